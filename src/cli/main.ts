@@ -1,0 +1,86 @@
+import { COMMANDS } from "./commands/index.js";
+import { renderCommandHelp } from "./help.js";
+import { parseCommandArgs } from "./parse-args.js";
+import { type Io, UsageError } from "./spec.js";
+import { VERSION } from "./version.js";
+
+function defaultIo(): Io {
+  return {
+    stdout: (t) => {
+      process.stdout.write(t);
+    },
+    stderr: (t) => {
+      process.stderr.write(t);
+    },
+    isTTY: Boolean(process.stdout.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString("utf8");
+    },
+  };
+}
+
+export function renderTopHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  const lines = [
+    "kube-rdma — verify, configure and prove RDMA-backed distributed GPU training on Kubernetes",
+    "",
+    "Usage: kube-rdma <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    "",
+    "Every command takes --help. Reports take -o text|json|yaml. Exit codes: 0 no errors, 1 errors found,",
+    "2 could not run (bad usage or unreadable input).",
+    "",
+    "Start here:",
+    "  kube-rdma verify --example a100-8x-roce-seed    # the seed's 8×A100 + 9×mlx5 RoCE node",
+    "  kube-rdma verify                                 # this host",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/** Runs one CLI invocation; returns the exit code. Never throws for expected failures. */
+export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    if (first === "help" && rest[0]) return main([rest[0], "--help"], io);
+    io.stdout(renderTopHelp());
+    return first === undefined ? 2 : 0;
+  }
+  if (first === "--version" || first === "-V") {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  if (first === "--list-examples") return main(["examples", ...rest], io);
+  const entry = COMMANDS.find((c) => c.name === first);
+  if (!entry) {
+    const near = COMMANDS.filter((c) => c.name.startsWith(first.slice(0, 2))).map((c) => c.name);
+    io.stderr(
+      `kube-rdma: unknown command "${first}".${near.length ? ` Did you mean ${near.join(" or ")}?` : ""}\n` +
+        "Run `kube-rdma --help` to list the commands.\n",
+    );
+    return 2;
+  }
+  const { command } = await entry.load();
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(renderCommandHelp(command));
+    return 0;
+  }
+  try {
+    const { values, positionals } = parseCommandArgs(rest, command.options);
+    if (values["list-examples"] === true) return main(["examples"], io);
+    return await command.run({ values, positionals, io });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`kube-rdma ${command.name}: ${err.message}\n`);
+      if (err.hint) io.stderr(`${err.hint}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+import { parseArgs } from "node:util";
+import { type OptionSpec, type OptionValues, UsageError } from "./spec.js";
+
+/** Parses argv against declared options; converts numbers and checks choices. Throws UsageError on bad input. */
+export function parseCommandArgs(
+  argv: readonly string[],
+  specs: readonly OptionSpec[],
+): { values: OptionValues; positionals: string[] } {
+  const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
+  for (const s of specs) {
+    options[s.name] = {
+      type: s.type === "boolean" ? "boolean" : "string",
+      ...(s.short ? { short: s.short } : {}),
+      ...(s.type === "strings" ? { multiple: true } : {}),
+    };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, allowNegative: true });
+  } catch (err) {
+    throw new UsageError(cleanParseError(err), "Run with --help to see the options.");
+  }
+  const values: OptionValues = {};
+  for (const s of specs) {
+    const raw = (parsed.values as Record<string, unknown>)[s.name];
+    if (raw === undefined) {
+      if (s.default !== undefined) values[s.name] = s.default;
+      continue;
+    }
+    if (s.type === "number") {
+      const n = Number(raw);
+      if (typeof raw !== "string" || raw.trim() === "" || !Number.isFinite(n)) {
+        throw new UsageError(`--${s.name} expects a number, got "${String(raw)}".`);
+      }
+      values[s.name] = n;
+    } else if (s.type === "strings") {
+      values[s.name] = (raw as string[]).flatMap((v) => v.split(",")).filter((v) => v !== "");
+    } else {
+      values[s.name] = raw as string | boolean;
+    }
+    if (s.choices && typeof values[s.name] === "string" && !s.choices.includes(values[s.name] as string)) {
+      throw new UsageError(
+        `--${s.name} must be one of ${s.choices.join(", ")}; got "${String(values[s.name])}".`,
+        "Run with --help to see the options.",
+      );
+    }
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+function cleanParseError(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  // node:util messages mention "parseArgs"; keep only the user-facing part.
+  return msg.replace(/\. To specify a positional argument.*$/s, ".").replace(/^TypeError \[[A-Z_]+\]: /, "");
+}

@@ -1,0 +1,46 @@
+import type { OptionSpec } from "./spec.js";
+
+export const OUTPUT_OPTION: OptionSpec = {
+  name: "output",
+  short: "o",
+  type: "string",
+  valueName: "FORMAT",
+  choices: ["text", "json", "yaml"],
+  default: "text",
+  description: "Output format",
+};
+
+export const STRICT_OPTION: OptionSpec = {
+  name: "strict",
+  type: "boolean",
+  description: "Count warnings as errors for the exit code",
+};
+
+/** Where host facts come from. At most one of --root, --snapshot, --example; none = the live host at /. */
+export const SOURCE_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "root",
+    type: "string",
+    valueName: "DIR",
+    description: "Read /sys, /proc and /dev under DIR (a host mounted at /host, or a fixture tree)",
+  },
+  {
+    name: "snapshot",
+    type: "string",
+    valueName: "FILE",
+    description: "Replay a snapshot written by `kube-rdma collect` (same findings on any machine)",
+  },
+  {
+    name: "example",
+    type: "string",
+    valueName: "NAME",
+    description: "Use an embedded example host (see `kube-rdma examples`)",
+  },
+  {
+    name: "command-timeout",
+    type: "number",
+    valueName: "SECONDS",
+    default: 15,
+    description: "Timeout for ofed_info and nvidia-smi on a live host",
+  },
+];

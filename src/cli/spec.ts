@@ -1,0 +1,78 @@
+/** Commands and options are declared once, as data; parsing and help are generated from them. */
+
+export type OptionType = "string" | "boolean" | "number" | "strings";
+
+export type OptionSpec = {
+  /** Long name without dashes: `output` for `--output`. */
+  name: string;
+  short?: string;
+  type: OptionType;
+  description: string;
+  /** Shown in help as `--output FORMAT`. */
+  valueName?: string;
+  choices?: readonly string[];
+  default?: string | boolean | number | string[];
+};
+
+export type Io = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** True when stdout is a terminal (progress bars, colours). */
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Reads all of standard input (for `-` file arguments). */
+  readStdin: () => Promise<string>;
+};
+
+export type OptionValues = Record<string, string | boolean | number | string[] | undefined>;
+
+export type CommandContext = {
+  values: OptionValues;
+  positionals: string[];
+  io: Io;
+};
+
+export type CommandSpec = {
+  name: string;
+  summary: string;
+  /** `kube-rdma verify [options]` */
+  usage: string;
+  /** Paragraphs that teach: what it checks, what the output means. */
+  description?: string;
+  options: readonly OptionSpec[];
+  /** Example invocations with a comment each: [`kube-rdma verify --example a100-8x-roce-seed`, `check the seed host`]. */
+  examples: readonly (readonly [string, string])[];
+  /** Returns the exit code: 0 ok, 1 errors found, 2 could not run. */
+  run: (ctx: CommandContext) => Promise<number>;
+};
+
+/** Bad usage or unreadable input: printed as one clear message, exit code 2, never a stack trace. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export function str(values: OptionValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function bool(values: OptionValues, name: string): boolean {
+  return values[name] === true;
+}
+
+export function num(values: OptionValues, name: string): number | undefined {
+  const v = values[name];
+  return typeof v === "number" ? v : undefined;
+}
+
+export function strs(values: OptionValues, name: string): string[] {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
+}

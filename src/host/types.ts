@@ -1,0 +1,60 @@
+/**
+ * The I/O edge. Everything that touches a machine goes through a HostReader, so that the same pipeline runs on
+ * the live host (`/`), on a mounted host or fixture tree (`--root DIR`), and on a captured snapshot (`--snapshot FILE`).
+ * Paths are always absolute host paths (`/sys/class/infiniband`), never prefixed with the root.
+ */
+
+export type ReadError = {
+  /** errno-style code: ENOENT, EACCES, EINVAL, EIO, ETIMEDOUT, ENOTDIR, … */
+  code: string;
+  message: string;
+};
+
+export type ReadOutcome<T> = { ok: true; value: T } | { ok: false; error: ReadError };
+
+export type CommandOutcome = {
+  /** The command as it was run, e.g. `ofed_info -s`. */
+  command: string;
+  /** Exit code, or null when it never ran / was killed. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the command could not run to completion: ENOENT (not installed), ETIMEDOUT, EACCES, signal. */
+  error?: ReadError;
+  durationMs?: number;
+};
+
+export interface HostReader {
+  /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce-seed`. */
+  readonly description: string;
+  readText(path: string): Promise<ReadOutcome<string>>;
+  /** Directory entries (names only), unsorted. */
+  list(path: string): Promise<ReadOutcome<string[]>>;
+  /** Resolved absolute path (like `realpath`), within the host's namespace. */
+  realpath(path: string): Promise<ReadOutcome<string>>;
+  exists(path: string): Promise<boolean>;
+  /** Size in bytes of the filesystem mounted at path (used for /dev/shm). */
+  fsSize(path: string): Promise<ReadOutcome<number>>;
+  /** Runs a command (execFile, no shell, with a timeout) — or replays it from a snapshot. */
+  run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome>;
+}
+
+/** Versioned capture of every raw fact a HostReader handed out. `collect` writes it; `--snapshot` replays it. */
+export type Snapshot = {
+  kind: "kube-rdma/snapshot";
+  schemaVersion: 1;
+  host: string;
+  collectedAt: string;
+  /** kube-rdma version that wrote it. */
+  tool: string;
+  /** Where it was read from, e.g. `/` or `/host`. Paths below are host paths regardless. */
+  root: string;
+  files: Record<string, string>;
+  dirs: Record<string, string[]>;
+  links: Record<string, string>;
+  /** Reads that failed, with their errno code (e.g. gid_attrs/types/N of an empty slot → EINVAL). */
+  errors: Record<string, ReadError>;
+  fsSizes: Record<string, number>;
+  /** Keyed by the command line as run, e.g. `ofed_info -s`. */
+  commands: Record<string, CommandOutcome>;
+};

@@ -1,0 +1,189 @@
+import type { Problem } from "../core/result.js";
+
+/** Kernel port states (`/sys/class/infiniband/<dev>/ports/<n>/state`). */
+export type PortState = "NOP" | "DOWN" | "INIT" | "ARMED" | "ACTIVE" | "ACTIVE_DEFER" | "UNKNOWN";
+/** Kernel physical states (`phys_state`), with spaces removed from `Phy Test`. */
+export type PhysState =
+  | "Sleep"
+  | "Polling"
+  | "Disabled"
+  | "PortConfigurationTraining"
+  | "LinkUp"
+  | "LinkErrorRecovery"
+  | "PhyTest"
+  | "UNKNOWN";
+export type LinkLayer = "InfiniBand" | "Ethernet" | "Unknown";
+
+/** What a GID slot holds, in NCCL's terms (configured/valid/link-local, IPv4-mapped or not). */
+export type GidKind = "link_local" | "ipv4" | "ipv6_global" | "ib";
+
+export type GidEntry = {
+  index: number;
+  /** Uncompressed, as sysfs prints it: `0000:0000:0000:0000:0000:ffff:190b:8002`. */
+  gid: string;
+  kind: GidKind;
+  /** Decoded IPv4 for IPv4-mapped GIDs, else null. */
+  ipv4: string | null;
+  /** Raw `gid_attrs/types/N` (`IB/RoCE v1`, `RoCE v2`), null when unreadable. */
+  type: string | null;
+  version: "v1" | "v2" | null;
+  /** `gid_attrs/ndevs/N`, null on IB or when unreadable. */
+  netdev: string | null;
+};
+
+export type Port = {
+  port: number;
+  state: PortState;
+  physState: PhysState;
+  /** Parsed number from `rate` (`200 Gb/sec (4X HDR)` → 200); null when unreadable. */
+  rateGbps: number | null;
+  /** Raw `rate` text (on RoCE the label is synthetic). */
+  rateText: string | null;
+  linkLayer: LinkLayer;
+  lid: string | null;
+  /** Number of slots in `gids/` (gid_tbl_len). */
+  gidTableLength: number;
+  /** Configured GIDs only (all-zero and bare fe80:: slots skipped), in index order. */
+  gids: GidEntry[];
+  /** Netdevs named by this port's GIDs (RoCE) or by the PCI function (IPoIB). */
+  netdevs: string[];
+  counters: Record<string, number>;
+  hwCounters: Record<string, number>;
+  /** Lowest index of a RoCE v2 GID with an IPv4 address, or null. */
+  roceV2Ipv4Index: number | null;
+  /** Lowest index of a RoCE v2 GID with a global IPv6 address, or null. */
+  roceV2Ipv6Index: number | null;
+};
+
+export type HcaRole = "management" | "data" | "excluded";
+
+export type Hca = {
+  name: string;
+  nodeGuid: string | null;
+  sysImageGuid: string | null;
+  fwVer: string | null;
+  /** `MT4123` etc. */
+  hcaType: string | null;
+  boardId: string | null;
+  /** `0000:55:00.0`, from the `device` link. */
+  pciAddress: string | null;
+  /** Resolved `/sys/devices/pci0000:4e/.../0000:55:00.0`. */
+  pciPath: string | null;
+  vendorId: string | null;
+  deviceId: string | null;
+  numaNode: number | null;
+  ports: Port[];
+  /** All netdevs of this HCA (union over ports). */
+  netdevs: string[];
+  /** `mlx5_bond_0` style devices (RoCE LAG). */
+  isBond: boolean;
+  /** `/dev/infiniband/uverbsN` names (`uverbs3`) belonging to this HCA. */
+  uverbs: string[];
+  role: HcaRole;
+  /** Why the role was given (`carries the default route via eth0`). */
+  roleReason: string;
+};
+
+export type Netdev = {
+  name: string;
+  operstate: string | null;
+  mtu: number | null;
+  address: string | null;
+  pciAddress: string | null;
+  /** The ibdev on the same PCI function / named by a GID, if any. */
+  hca: string | null;
+  isDefaultRoute: boolean;
+  /** Bond master/slaves where `bonding/` exists. */
+  bondSlaves: string[];
+};
+
+export type PcieLink = {
+  currentSpeed: string | null;
+  maxSpeed: string | null;
+  currentWidth: number | null;
+  maxWidth: number | null;
+};
+
+export type Gpu = {
+  index: number;
+  name: string;
+  /** Normalised PCI address, lower case, 4-digit domain: `0000:53:00.0`. */
+  pciAddress: string;
+  uuid: string | null;
+  memoryTotalMiB: number | null;
+  persistenceMode: boolean | null;
+  migMode: "Enabled" | "Disabled" | null;
+  eccVolatileUncorrected: number | null;
+  eccAggregateUncorrected: number | null;
+  retiredPagesPending: boolean | null;
+  remappedRows: { correctable: number; uncorrectable: number; pending: boolean; failure: boolean } | null;
+  /** From nvidia-smi (generation) — null when not reported. */
+  pcieGen: { current: number | null; max: number | null };
+  pcieWidth: { current: number | null; max: number | null };
+  /** From sysfs (`current_link_speed` …), null when unreadable. */
+  link: PcieLink | null;
+  numaNode: number | null;
+  pciPath: string | null;
+};
+
+/** NCCL's path types between a GPU and a NIC. nvidia-smi's NODE is PHB for NCCL. */
+export type NcclDistance = "PIX" | "PXB" | "PHB" | "SYS";
+export type NvsmiDistance = "PIX" | "PXB" | "PHB" | "NODE" | "SYS";
+
+export type GpuNicPath = {
+  gpu: number;
+  hca: string;
+  distance: NcclDistance;
+  nvsmi: NvsmiDistance;
+};
+
+export type GpuDirect = {
+  /** Loaded peer-memory module, if any. */
+  peermem: "nvidia_peermem" | "nv_peer_mem" | null;
+  nvidiaLoaded: boolean;
+  /** DMA-BUF is possible: NVIDIA driver ≥ 515 (open module recommended) with a kernel that has it. Best-effort. */
+  dmabufPossible: boolean;
+  mechanism: "peermem" | "dmabuf" | null;
+  reasons: string[];
+};
+
+export type OfedInfo = {
+  status: "present" | "absent" | "error";
+  flavor: "MLNX_OFED" | "DOCA-OFED" | "OFED" | null;
+  version: string | null;
+  raw: string | null;
+};
+
+export type DriverInfo = {
+  /** nvidia-smi answered. */
+  status: "ok" | "absent" | "error" | "timeout";
+  driverVersion: string | null;
+  cudaVersion: string | null;
+  error: string | null;
+};
+
+export type Limit = number | "unlimited" | null;
+
+export type NodeInventory = {
+  hostname: string;
+  /** Where the facts came from (`live host /`, `snapshot node1.json`, `example a100-8x-roce-seed`). */
+  source: string;
+  ofed: OfedInfo;
+  driver: DriverInfo;
+  hcas: Hca[];
+  netdevs: Netdev[];
+  gpus: Gpu[];
+  /** One entry per GPU × HCA pair with a resolvable PCIe path. */
+  paths: GpuNicPath[];
+  gpuDirect: GpuDirect;
+  roles: {
+    defaultRouteInterface: string | null;
+    managementHca: string | null;
+    /** Data HCAs in natural order. */
+    dataHcas: string[];
+  };
+  devices: { infiniband: string[]; rdmaCm: boolean };
+  process: { capEff: string | null; ipcLock: boolean | null; memlockSoft: Limit; memlockHard: Limit };
+  shmBytes: number | null;
+  problems: Problem[];
+};

@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { VERSION } from "../src/cli/version.js";
+import { captureIo } from "./support/io.js";
+
+describe("the command line", () => {
+  test("an unknown command is a usage error (exit 2) that points at --help", async () => {
+    const io = captureIo();
+    expect(await main(["verfy"], io)).toBe(2);
+    expect(io.err).toMatch(/unknown command "verfy"/);
+    expect(io.err).toMatch(/kube-rdma --help/);
+  });
+
+  test("--help lists the commands and the exit-code contract", async () => {
+    const io = captureIo();
+    expect(await main(["--help"], io)).toBe(0);
+    expect(io.out).toMatch(/Commands:/);
+    expect(io.out).toMatch(/2 could not run/);
+  });
+
+  test("the version printed is the package version", async () => {
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    expect(VERSION).toBe(pkg.version);
+    const io = captureIo();
+    await main(["--version"], io);
+    expect(io.out.trim()).toBe(pkg.version);
+  });
+
+  test("a bad option value names the allowed choices", async () => {
+    const io = captureIo();
+    expect(await main(["examples", "-o", "xml"], io)).toBe(2);
+    expect(io.err).toMatch(/must be one of text, json, yaml/);
+  });
+});
