@@ -1,0 +1,51 @@
+import type { Finding } from "../core/finding.js";
+import type { Problem } from "../core/result.js";
+import type { NodeInventory } from "../inventory/types.js";
+
+/** The kinds `analyze` recognises (design.md contract; extend, never rename). */
+export type AnalyzeKindName =
+  | "show_gids"
+  | "ofed_info"
+  | "nvidia_smi"
+  | "nvidia_smi_xml"
+  | "nvidia_smi_topo"
+  | "ibv_devinfo"
+  | "ibstat"
+  | "ibdev2netdev"
+  | "nccl_tests"
+  | "nccl_log"
+  | "unknown";
+
+export type AnalyzeOutcome = { data: unknown; findings: Finding[]; problems: Problem[] };
+
+export type AnalyzeContext = {
+  /** A node model to judge against (from --example/--root/--snapshot), when given. */
+  inventory?: NodeInventory;
+  /** `--expect GBps` for nccl-tests. */
+  expectGBps?: number;
+};
+
+/** A line-at-a-time analyser for inputs too large to hold (NCCL logs of many ranks). */
+export type AnalyzeStream = {
+  push(line: string): void;
+  end(): AnalyzeOutcome;
+};
+
+/** One recognisable format. Registered in src/analyze/registry.ts. */
+export type AnalyzerKind = {
+  kind: Exclude<AnalyzeKindName, "unknown">;
+  /** Confidence 0..1 that `head` (the first ~64 KiB of the input) is this format. */
+  detect(head: string): number;
+  analyze(text: string, ctx: AnalyzeContext): AnalyzeOutcome;
+  /** Optional streaming path; used for inputs larger than a few MiB. */
+  createStream?(ctx: AnalyzeContext): AnalyzeStream;
+};
+
+/** One entry of `analyze -o json` (design.md contract). */
+export type AnalyzeEntry = {
+  file: string;
+  kind: AnalyzeKindName;
+  data: unknown;
+  findings: Finding[];
+  problems?: Problem[];
+};
