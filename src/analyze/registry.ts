@@ -1,0 +1,17 @@
+import { ibdev2netdevAnalyzer } from "./kinds/ibdev2netdev.js";
+import { ibstatAnalyzer } from "./kinds/ibstat.js";
+import { ibvDevinfoAnalyzer } from "./kinds/ibv-devinfo.js";
+import { nvidiaSmiAnalyzer } from "./kinds/nvidia-smi.js";
+import { nvidiaSmiTopoAnalyzer } from "./kinds/nvidia-smi-topo.js";
+import { showGidsAnalyzer } from "./kinds/show-gids.js";
+import type { AnalyzerKind } from "./types.js";
+
+/** Every format `analyze` recognises; detection scores each on the first 64 KiB of an input. */
+export const ANALYZERS: AnalyzerKind[] = [
+  showGidsAnalyzer,
+  ibvDevinfoAnalyzer,
+  ibstatAnalyzer,
+  ibdev2netdevAnalyzer,
+  nvidiaSmiTopoAnalyzer,
+  nvidiaSmiAnalyzer,
+];
