@@ -15,4 +15,5 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./analyze.js"),
   },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
+  { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
 ];
