@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { capture, captureVariants } from "../../test/support/captures.js";
+import { renderNvidiaSmiXml, type XmlGpuSpec } from "../examples/nvidia-smi-xml.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { detectKind } from "./detect.js";
 import { ANALYZERS, analyzeText } from "./index.js";
@@ -44,7 +45,9 @@ describe("detection", () => {
   test("unknown input names the formats known and how to capture each", () => {
     const entry = analyzeText("notes.txt", "just some notes\n");
     expect(entry.kind).toBe("unknown");
-    expect(entry.problems?.[0]?.message).toMatch(/show_gids, ibv_devinfo, ibstat, ibdev2netdev/);
+    for (const kind of ["show_gids", "ofed_info", "ibv_devinfo", "ibstat", "ibdev2netdev", "nvidia_smi_xml"]) {
+      expect(entry.problems?.[0]?.message).toContain(kind);
+    }
     expect(entry.problems?.[0]?.hint).toMatch(/nvidia-smi topo -m > topo.txt/);
   });
 
@@ -174,7 +177,7 @@ describe("topology and GPU findings", () => {
 
   test("ERR! cells and uncorrectable ECC errors name the GPU", () => {
     expect(codes(capture("nvidia_smi", "a100-470-err"))).toEqual([
-      { code: "GPU_UNCORRECTABLE_ECC", severity: "error", subject: "GPU2" },
+      { code: "GPU_ROW_REMAP", severity: "error", subject: "GPU2" },
       { code: "GPU_ERR_STATE", severity: "error", subject: "GPU3" },
     ]);
   });
@@ -189,5 +192,63 @@ describe("topology and GPU findings", () => {
     expect(codes(capture("nvidia_smi", "a100-470-lost-gpu"))).toEqual([
       { code: "GPU_ERR_STATE", severity: "error", subject: "GPU 0000:CF:00.0" },
     ]);
+  });
+});
+
+describe("ofed_info and nvidia-smi -q -x", () => {
+  test("`ofed_info -s` after its prompt: MLNX_OFED 5.8-1.1.2.1, nothing wrong", () => {
+    const entry = analyzeText("ofed.txt", "$ ofed_info -s\nMLNX_OFED_LINUX-5.8-1.1.2.1:\n");
+    expect(entry.kind).toBe("ofed_info");
+    expect(entry.data).toMatchObject({ flavor: "MLNX_OFED", version: "5.8-1.1.2.1" });
+    expect(entry.summary).toBe("MLNX_OFED 5.8-1.1.2.1");
+    expect(entry.findings).toEqual([]);
+  });
+
+  test("`ofed_info: command not found`: OFED_ABSENT (info), flavor and version null", () => {
+    const entry = analyzeText("ofed.txt", "bash: ofed_info: command not found\n");
+    expect(entry.kind).toBe("ofed_info");
+    expect(entry.data).toMatchObject({ flavor: null, version: null });
+    expect(entry.findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
+  });
+
+  const seedGpus = (tweak: (g: XmlGpuSpec, i: number) => void = () => {}): string =>
+    renderNvidiaSmiXml({
+      driverVersion: "470.141.03",
+      cudaVersion: "11.4",
+      gpus: ["53", "59", "6E", "73", "8D", "92", "C9", "CF"].map((b, i) => {
+        const g: XmlGpuSpec = {
+          busId: `00000000:${b}:00.0`,
+          name: "NVIDIA A100-SXM4-80GB",
+          uuid: `GPU-0000000${i}-1111-2222-3333-444444444444`,
+          memoryTotalMiB: 81251,
+          minorNumber: i,
+          pcieGen: { max: 4, current: 4 },
+          pcieWidth: { max: 16, current: 16 },
+        };
+        tweak(g, i);
+        return g;
+      }),
+    });
+
+  test("the seed's GPUs as XML: recognised, summarised, no findings", () => {
+    const entry = analyzeText("smi.xml", seedGpus());
+    expect(entry.kind).toBe("nvidia_smi_xml");
+    expect(entry.summary).toBe("8 × NVIDIA A100-SXM4-80GB (81251 MiB); driver 470.141.03, CUDA 11.4");
+    expect(entry.findings).toEqual([]);
+  });
+
+  test("GPU2 with a pending row remap and GPU3 at x8 of x16: GPU_ROW_REMAP and GPU_PCIE_DEGRADED", () => {
+    const text = seedGpus((g, i) => {
+      if (i === 2) g.remapped = { corr: 0, unc: 1, pending: true, failure: false };
+      if (i === 3) g.pcieWidth = { max: 16, current: 8 };
+    });
+    expect(codes(text)).toEqual([
+      { code: "GPU_ROW_REMAP", severity: "error", subject: "GPU2" },
+      { code: "GPU_PCIE_DEGRADED", severity: "warning", subject: "GPU3" },
+    ]);
+  });
+
+  test("an idle GPU at a lower PCIe generation is not degraded (power saving)", () => {
+    expect(codes(seedGpus((g) => (g.pcieGen = { max: 4, current: 1 })))).toEqual([]);
   });
 });

@@ -140,13 +140,38 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "Check `dmesg | grep -i xid` and `nvidia-smi -q`; an ERR! GPU usually needs a reset or drain and RMA. Take the node " +
       "out of scheduling until it is fixed.",
   } satisfies Spec<{ busId: string | null; columns: string[]; message: string }>,
-  GPU_UNCORRECTABLE_ECC: {
+  GPU_ROW_REMAP: {
     severity: "error",
-    title: "Uncorrectable ECC errors",
-    message: (e, s) => `${s} (${e.busId}) has ${e.count} volatile uncorrectable ECC error(s).`,
+    title: "Uncorrectable memory errors / pending row remap",
+    message: (e, s) => {
+      const parts = [
+        e.eccUncorrected ? `${e.eccUncorrected} volatile uncorrectable ECC error(s)` : null,
+        e.pending ? "a pending row remap" : null,
+        e.remapFailure ? "a failed row remap" : null,
+        e.retiredPending ? "pages pending retirement" : null,
+      ].filter(Boolean);
+      return `${s} (${e.busId}) has ${parts.join(", ")}.`;
+    },
+    fix: (e) =>
+      e.remapFailure
+        ? "Row remapping failed: drain the node and RMA the GPU."
+        : "Run `nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT`; drain the GPU's jobs and reset it (`nvidia-smi -r`) " +
+          "to apply the remap, and drain for RMA if errors recur.",
+  } satisfies Spec<{
+    busId: string;
+    eccUncorrected: number | null;
+    pending: boolean;
+    remapFailure: boolean;
+    retiredPending: boolean;
+  }>,
+  GPU_PCIE_DEGRADED: {
+    severity: "warning",
+    title: "GPU PCIe link narrower than it can be",
+    message: (e, s) => `${s} (${e.busId}) trained at PCIe x${e.current} of x${e.max}.`,
     fix: () =>
-      "Run `nvidia-smi -q -d ECC,ROW_REMAPPER`; reset the GPU to apply pending row remaps, and drain it if errors recur.",
-  } satisfies Spec<{ busId: string; count: number }>,
+      "A narrow link halves host↔GPU and GPUDirect bandwidth: reseat the GPU/riser, check `lspci -vv` LnkSta, and " +
+      "report it to the vendor if it persists after a reboot.",
+  } satisfies Spec<{ busId: string; current: number; max: number }>,
   GPU_COUNT: {
     severity: "error",
     title: "GPU count",
@@ -162,6 +187,14 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
     message: (e) => `The GPUs are not all the same model: ${e.models.join(", ")}.`,
     fix: () => "Mixed models run collectives at the slowest GPU's pace; check the node was built as intended.",
   } satisfies Spec<{ models: string[] }>,
+  OFED_ABSENT: {
+    severity: "info",
+    title: "No MLNX_OFED / DOCA-OFED",
+    message: () => "ofed_info is not installed: the node uses the distribution's inbox rdma-core.",
+    fix: () =>
+      "Inbox rdma-core is enough for NCCL over RDMA; install DOCA-OFED only if you need its tools (show_gids, " +
+      "ibdev2netdev) or features. `kube-rdma gids` replaces show_gids.",
+  } satisfies Spec<Record<string, never>>,
   NO_GPU: {
     severity: "error",
     title: "No GPU",

@@ -14,7 +14,15 @@ function gpuFindings(table: NvidiaSmiTable): Finding[] {
       out.push(makeFinding(C, "GPU_ERR_STATE", subject, { busId: g.busId, columns: g.errCells, message: "" }));
     }
     if (g.eccUncorrected !== null && g.eccUncorrected > 0) {
-      out.push(makeFinding(C, "GPU_UNCORRECTABLE_ECC", subject, { busId: g.busId, count: g.eccUncorrected }));
+      out.push(
+        makeFinding(C, "GPU_ROW_REMAP", subject, {
+          busId: g.busId,
+          eccUncorrected: g.eccUncorrected,
+          pending: false,
+          remapFailure: false,
+          retiredPending: false,
+        }),
+      );
     }
   }
   for (const e of table.gpuErrors) {
@@ -32,24 +40,32 @@ function gpuFindings(table: NvidiaSmiTable): Finding[] {
 function nodeFindings(table: NvidiaSmiTable, ctx: AnalyzeContext): Finding[] {
   const out: Finding[] = [];
   if (table.noDevices && table.gpus.length === 0) out.push(makeFinding(C, "NO_GPU", "node", {}));
-  const found = table.gpus.length;
+  return [...out, ...gpuSetFindings(table.gpus, ctx)];
+}
+
+/** GPU count against --expect-gpus and one model per node: shared by the table and the XML. */
+export function gpuSetFindings(gpus: readonly { name: string }[], ctx: AnalyzeContext): Finding[] {
+  const out: Finding[] = [];
+  const found = gpus.length;
   if (ctx.expectGpus !== undefined && found !== ctx.expectGpus) {
     const severity = found < ctx.expectGpus ? "error" : "warning";
     out.push(makeFinding(C, "GPU_COUNT", "node", { found, expected: ctx.expectGpus }, severity));
   }
-  const models = [...new Set(table.gpus.map((g) => g.name).filter((n) => n !== "ERR!"))];
+  const models = [...new Set(gpus.map((g) => g.name).filter((n) => n !== "ERR!"))];
   if (models.length > 1) out.push(makeFinding(C, "GPU_MODEL_MIXED", "node", { models }));
   return out;
 }
 
-function summaryOf(table: NvidiaSmiTable): string {
-  const models = tally(table.gpus.map((g) => `${g.name}${g.memoryTotalMiB ? ` (${g.memoryTotalMiB} MiB)` : ""}`))
+/** `8 × NVIDIA A100-SXM... (81251 MiB); driver 470.141.03, CUDA 11.4` */
+export function gpuSummary(
+  gpus: readonly { name: string; memoryTotalMiB: number | null }[],
+  driverVersion: string | null,
+  cudaVersion: string | null,
+): string {
+  const models = tally(gpus.map((g) => `${g.name}${g.memoryTotalMiB ? ` (${g.memoryTotalMiB} MiB)` : ""}`))
     .map(([m, n]) => `${n} × ${m}`)
     .join(", ");
-  const versions = [
-    table.driverVersion ? `driver ${table.driverVersion}` : null,
-    table.cudaVersion ? `CUDA ${table.cudaVersion}` : null,
-  ]
+  const versions = [driverVersion ? `driver ${driverVersion}` : null, cudaVersion ? `CUDA ${cudaVersion}` : null]
     .filter(Boolean)
     .join(", ");
   return [models || "no GPU", versions].filter(Boolean).join("; ");
@@ -69,7 +85,7 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
   analyze(text, ctx) {
     return outcomeOf(parseNvidiaSmiTable(text), (value) => ({
       findings: [...gpuFindings(value), ...nodeFindings(value, ctx)],
-      summary: summaryOf(value),
+      summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
     }));
   },
 };
