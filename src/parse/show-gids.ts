@@ -98,7 +98,7 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       continue;
     }
     rowLines++;
-    problems.push(...parsed.problems);
+    if (parsed.problems.length > 0) problems.push(...parsed.problems);
     const r = parsed.row;
     const key = `${r.device}/${r.port}/${r.index}`;
     if (rows.has(key)) {
