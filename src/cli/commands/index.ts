@@ -9,6 +9,11 @@ export type CommandEntry = {
 
 /** Every command, in the order `kube-rdma --help` lists them. One line each. */
 export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "analyze",
+    summary: "Recognise and diagnose pasted outputs (show_gids, nvidia-smi, …)",
+    load: () => import("./analyze.js"),
+  },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
   { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
 ];
