@@ -7,7 +7,11 @@ export const readProblemsCheck: Check = {
   codes: ["READ_PROBLEM"],
   run(inv) {
     return inv.problems.map((p) =>
-      finding("READ_PROBLEM", p.path || p.code || "host", { problemCode: p.code, text: p.message, hint: p.hint ?? null }),
+      finding("READ_PROBLEM", p.path || p.code || "host", {
+        problemCode: p.code,
+        text: p.message,
+        hint: p.hint ?? null,
+      }),
     );
   },
 };
