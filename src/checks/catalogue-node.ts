@@ -78,10 +78,11 @@ export const NODE_CATALOGUE = defineCatalogue({
     severity: "error",
     title: "No GPUDirect RDMA mechanism",
     message: (e: { driverVersion: string | null; reasons: string[] }) =>
-      "no GPUDirect RDMA mechanism: neither nvidia_peermem nor nv_peer_mem is loaded, and DMA-BUF needs driver " +
-      `≥ 515 with the open kernel modules (driver ${e.driverVersion ?? "unknown"})` +
-      `${e.reasons.length ? ` [${e.reasons.join("; ")}]` : ""}. NCCL then stages every message through host memory ` +
-      "(no /GDRDMA in its channel lines), losing bandwidth and CPU.",
+      "no GPUDirect RDMA mechanism: neither nvidia_peermem nor nv_peer_mem is loaded, and " +
+      (e.reasons.length
+        ? `${e.reasons.join("; ")}. `
+        : `DMA-BUF needs driver ≥ 515 with the open kernel modules (driver ${e.driverVersion ?? "unknown"}). `) +
+      "NCCL then stages every message through host memory (no /GDRDMA in its channel lines), losing bandwidth and CPU.",
     fix: () =>
       "`modprobe nvidia-peermem` (ships with the driver since 470) and persist it " +
       "(`echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf`), or move to driver ≥ 515 with the open " +

@@ -99,17 +99,8 @@ function dataNicsText(inv: NodeInventory): string {
   const rateText =
     rates.length === 1 ? `${rates[0]![0]} Gb/s` : rates.map(([r, l]) => `${r} Gb/s ×${l.length}`).join(", ");
   const down = ports.length - ports.filter((p) => isUp(p.port)).length;
-  return [
-    `${hcas.length}: ${compactNames(hcas.map((h) => h.name))}`,
-    netdevs.length ? `on ${compactNames(netdevs)}` : "",
-    layers ? `, ${layers}` : "",
-    rateText ? `, ${rateText}` : "",
-    down ? `, ${down} port(s) not up` : "",
-  ]
-    .join(" ")
-    .replace(/ ,/g, ",")
-    .replace(/\s+/g, " ")
-    .trim();
+  const head = `${hcas.length}: ${compactNames(hcas.map((h) => h.name))}${netdevs.length ? ` on ${compactNames(netdevs)}` : ""}`;
+  return [head, layers, rateText, down ? `${down} port(s) not up` : ""].filter(Boolean).join(", ");
 }
 
 function gidIndexText(inv: NodeInventory): string {
