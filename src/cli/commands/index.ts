@@ -10,9 +10,6 @@ export type CommandEntry = {
 /** Every command, in the order `kube-rdma --help` lists them. One line each. */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
-  {
-    name: "nccl-env",
-    summary: "Derive and explain the NCCL variables for this node",
-    load: () => import("./nccl-env.js"),
-  },
+  { name: "nccl-env", summary: "Derive and explain NCCL variables", load: () => import("./nccl-env.js") },
+  { name: "bench", summary: "nccl-tests command line for N nodes", load: () => import("./bench.js") },
 ];
