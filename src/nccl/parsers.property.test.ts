@@ -5,12 +5,12 @@ import { analyzeNcclLog, createNcclLogStream } from "./log/analyzer.js";
 import { analyzeNcclTests } from "./tests/analyzer.js";
 
 const LOGS = [
-  "roce-2node-gdr-2.18.log",
-  "roce-2node-gdr-2.23-mpi.log",
-  "socket-fallback-no-device.log",
-  "status12-2.27.log",
-  "ib-2node-gdr-2.7.log",
-  "mixed-versions-srun.log",
+  "roce-2node-gdr-2.18.txt",
+  "roce-2node-gdr-2.23-mpi.txt",
+  "socket-fallback-no-device.txt",
+  "status12-2.27.txt",
+  "ib-2node-gdr-2.7.txt",
+  "mixed-versions-srun.txt",
 ].map((n) => fixtureText("nccl-logs", n));
 const PERF = ["allreduce-2node-a100-hdr-185.txt", "alltoall-2node-blank-redop.txt", "allreduce-2node-J.json"].map((n) =>
   fixtureText("nccl-tests", n),

@@ -8,7 +8,7 @@ const codes = (fs: { code: string }[]) => fs.map((f) => f.code);
 
 describe("healthy RoCE runs across 2 nodes", () => {
   test("NCCL 2.18 wording: RDMA with GPUDirect on every network connection", () => {
-    const r = analyzeNcclLog(log("roce-2node-gdr-2.18.log"));
+    const r = analyzeNcclLog(log("roce-2node-gdr-2.18.txt"));
     expect(r.data).toMatchObject({
       ncclVersions: ["2.18.3"],
       ranks: 4,
@@ -28,7 +28,7 @@ describe("healthy RoCE runs across 2 nodes", () => {
   });
 
   test("NCCL 2.23 behind mpirun --tag-output, P2P/CUMEM and PXN: same verdict, nNodes from the comm line", () => {
-    const r = analyzeNcclLog(log("roce-2node-gdr-2.23-mpi.log"));
+    const r = analyzeNcclLog(log("roce-2node-gdr-2.23-mpi.txt"));
     expect(r.data).toMatchObject({
       ncclVersions: ["2.23.4"],
       ranks: 4,
@@ -41,14 +41,14 @@ describe("healthy RoCE runs across 2 nodes", () => {
   });
 
   test("NCCL 2.7 (busId device ids, space before ; OOB)", () => {
-    const r = analyzeNcclLog(log("ib-2node-gdr-2.7.log"));
+    const r = analyzeNcclLog(log("ib-2node-gdr-2.7.txt"));
     expect(r.data).toMatchObject({ ncclVersions: ["2.7.8"], ranks: 4, verdict: "rdma_gdr", network: "IB" });
     expect(r.data.devices.map((d) => `${d.name}:${d.port}/${d.linkLayer}`)).toEqual(["mlx5_0:1/IB", "mlx5_1:1/IB"]);
     expect(r.data.oobInterfaces).toEqual(["ib0"]);
   });
 
   test("NCCL 2.20 merged dual-port devices are listed port by port", () => {
-    const r = analyzeNcclLog(log("ib-merged-2.20.log"));
+    const r = analyzeNcclLog(log("ib-merged-2.20.txt"));
     expect(r.data.devices.map((d) => `${d.name}:${d.port}`)).toEqual(["mlx5_0:1", "mlx5_0:2", "mlx5_2:1"]);
     expect(r.data.verdict).toBe("rdma_gdr");
   });
@@ -56,7 +56,7 @@ describe("healthy RoCE runs across 2 nodes", () => {
 
 describe("failures and their causes", () => {
   test("socket fallback after 'No device found' → error with the cause and fix", () => {
-    const r = analyzeNcclLog(log("socket-fallback-no-device.log"));
+    const r = analyzeNcclLog(log("socket-fallback-no-device.txt"));
     expect(r.data.verdict).toBe("socket");
     expect(r.data.connections.socket).toBe(8);
     expect(r.data.network).toBe("Socket");
@@ -69,7 +69,7 @@ describe("failures and their causes", () => {
   });
 
   test("GPUDirect missing on some channels → partial verdict, k of n, and NCCL's own distance line", () => {
-    const r = analyzeNcclLog(log("gdr-partial-2.18.log"));
+    const r = analyzeNcclLog(log("gdr-partial-2.18.txt"));
     expect(r.data.verdict).toBe("rdma_partial_gdr");
     const f = r.findings.find((x) => x.code === "NCCL_LOG_GDR_MISSING");
     expect(f?.message).toMatch(/^2 of 8 network connections run without GPUDirect RDMA/);
@@ -78,7 +78,7 @@ describe("failures and their causes", () => {
   });
 
   test("status 12 (retry exceeded) with a timestamped 2.27 WARN → error naming the cause; PyTorch's error line too", () => {
-    const r = analyzeNcclLog(log("status12-2.27.log"));
+    const r = analyzeNcclLog(log("status12-2.27.txt"));
     expect(r.data.verdict).toBe("rdma_gdr");
     const f = r.findings.find((x) => x.code === "NCCL_WARN_IB_RETRY_EXCEEDED");
     expect(f?.severity).toBe("error");
@@ -89,7 +89,7 @@ describe("failures and their causes", () => {
   });
 
   test("ibv_modify_qp EINVAL with NCCL_IB_GID_INDEX forced → init failed, cause names the forced index", () => {
-    const r = analyzeNcclLog(log("init-failed-gid-2.19.log"));
+    const r = analyzeNcclLog(log("init-failed-gid-2.19.txt"));
     expect(r.data.verdict).toBe("init_failed");
     expect(r.data.env.NCCL_IB_GID_INDEX).toBe("0");
     const f = r.findings.find((x) => x.code === "NCCL_WARN_GID_INDEX_INVALID");
@@ -99,7 +99,7 @@ describe("failures and their causes", () => {
   });
 
   test("mixed NCCL versions across srun ranks → warning with the count per version", () => {
-    const r = analyzeNcclLog(log("mixed-versions-srun.log"));
+    const r = analyzeNcclLog(log("mixed-versions-srun.txt"));
     expect(r.data.ncclVersions).toEqual(["2.18.3", "2.21.5"]);
     const f = r.findings.find((x) => x.code === "NCCL_LOG_MIXED_VERSIONS");
     expect(f?.message).toMatch(/2\.18\.3 on 1, 2\.21\.5 on 1/);
@@ -109,19 +109,19 @@ describe("failures and their causes", () => {
 
 describe("NCCL's device list against the node", () => {
   test("the management NIC in the list is a warning when the node is known", () => {
-    const r = analyzeNcclLog(log("mgmt-nic-2.21.log"), { inventory: seedInventory() });
+    const r = analyzeNcclLog(log("mgmt-nic-2.21.txt"), { inventory: seedInventory() });
     const f = r.findings.find((x) => x.code === "NCCL_LOG_MGMT_NIC");
     expect(f?.subject).toBe("mlx5_0");
     expect(f?.fix).toMatch(/NCCL_IB_HCA==mlx5_1,mlx5_2/);
   });
 
   test("without the node, 9 NICs for 8 GPUs per node is a hint", () => {
-    const r = analyzeNcclLog(log("mgmt-nic-2.21.log"));
+    const r = analyzeNcclLog(log("mgmt-nic-2.21.txt"));
     expect(codes(r.findings)).toContain("NCCL_LOG_EXTRA_NIC");
   });
 
   test("a data HCA NCCL did not list is named", () => {
-    const r = analyzeNcclLog(log("roce-2node-gdr-2.18.log"), { inventory: seedInventory() });
+    const r = analyzeNcclLog(log("roce-2node-gdr-2.18.txt"), { inventory: seedInventory() });
     const f = r.findings.find((x) => x.code === "NCCL_LOG_NIC_UNUSED");
     expect(f?.subject).toBe("mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
   });
@@ -135,7 +135,7 @@ describe("bad input", () => {
   });
 
   test("a log cut mid-line keeps everything before the cut and says so", () => {
-    const text = log("roce-2node-gdr-2.18.log");
+    const text = log("roce-2node-gdr-2.18.txt");
     const cut = text.slice(0, text.indexOf("Init COMPLETE") - 20);
     const r = analyzeNcclLog(cut);
     expect(r.data.connections.net).toBe(8);
@@ -151,7 +151,7 @@ describe("bad input", () => {
   });
 
   test("streaming in odd-sized chunks or line by line gives the same result as the whole text", () => {
-    const text = log("status12-2.27.log") + log("roce-2node-gdr-2.23-mpi.log");
+    const text = log("status12-2.27.txt") + log("roce-2node-gdr-2.23-mpi.txt");
     const whole = analyzeNcclLog(text);
     const chunked = createNcclLogStream();
     for (let i = 0; i < text.length; i += 37) chunked.write(text.slice(i, i + 37));
@@ -162,7 +162,7 @@ describe("bad input", () => {
   });
 
   test("detect: NCCL INFO lines are recognised; nccl-tests output is left to its own analyser", () => {
-    expect(ncclLogAnalyzer.detect(log("roce-2node-gdr-2.18.log"))).toBeGreaterThan(0.8);
+    expect(ncclLogAnalyzer.detect(log("roce-2node-gdr-2.18.txt"))).toBeGreaterThan(0.8);
     expect(ncclLogAnalyzer.detect("hello\nworld\n")).toBe(0);
   });
 });

@@ -46,7 +46,7 @@ describe("2-node all_reduce on 8×A100 per node", () => {
   });
 
   test("the same run with NCCL INFO lines (run.log) explains the low number with the log verdict", () => {
-    const r = analyzeNcclTests(perf("allreduce-2node-socket-run.log"), { inventory: seedInventory() });
+    const r = analyzeNcclTests(perf("allreduce-2node-socket-run.txt"), { inventory: seedInventory() });
     expect(r.data?.log?.verdict).toBe("socket");
     const low = r.findings.find((f) => f.code === "NCCL_TESTS_BANDWIDTH_LOW");
     expect(low?.message).toMatch(/The NCCL log says: socket \(TCP sockets — RDMA not used\)/);
@@ -124,7 +124,7 @@ describe("other collectives and formats", () => {
   });
 
   test("detect prefers nccl-tests output over plain logs", () => {
-    expect(ncclTestsAnalyzer.detect(perf("allreduce-2node-socket-run.log"))).toBeGreaterThan(0.9);
-    expect(ncclTestsAnalyzer.detect(fixtureText("nccl-logs", "roce-2node-gdr-2.18.log"))).toBe(0);
+    expect(ncclTestsAnalyzer.detect(perf("allreduce-2node-socket-run.txt"))).toBeGreaterThan(0.9);
+    expect(ncclTestsAnalyzer.detect(fixtureText("nccl-logs", "roce-2node-gdr-2.18.txt"))).toBe(0);
   });
 });
