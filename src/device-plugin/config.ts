@@ -49,7 +49,7 @@ export const DEFAULT_SELECTION: Selection = {
   explicit: false,
 };
 
-/** `mlx5_*` → /^mlx5_.*$/; `/re/` → /re/. Returns a problem message for a bad regular expression. */
+/** Globs (`*`, `?`, `[0-9]`, `[!0]`) → anchored RegExp; `/re/` → /re/. Returns a problem message for a bad regular expression. */
 export function compilePattern(pattern: string): RegExp | string {
   if (pattern.length > 2 && pattern.startsWith("/") && pattern.endsWith("/")) {
     try {
@@ -58,11 +58,25 @@ export function compilePattern(pattern: string): RegExp | string {
       return `"${pattern}" is not a valid regular expression (${err instanceof Error ? err.message : String(err)})`;
     }
   }
-  const body = pattern
-    .split("")
-    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
-    .join("");
-  return new RegExp(`^${body}$`);
+  let body = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    const close = c === "[" ? pattern.indexOf("]", i + 2) : -1;
+    if (close > 0) {
+      // A glob character class: [0-9], [!0] (negated) — copied with regex-special characters escaped.
+      const inner = pattern
+        .slice(i + 1, close)
+        .replace(/^!/, "^")
+        .replace(/[\\\]]/g, "\\$&");
+      body += `[${inner}]`;
+      i = close;
+    } else body += c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  try {
+    return new RegExp(`^${body}$`);
+  } catch {
+    return `"${pattern}" is not a valid glob (a character class like [z-a] is out of order)`;
+  }
 }
 
 function normaliseHex(id: string): string {
@@ -73,7 +87,7 @@ function normaliseHex(id: string): string {
 export function parseSelectionConfig(text: string, source = "config"): ParseResult<Selection> {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parseYaml(text, { logLevel: "silent" });
   } catch (err) {
     const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
     return { ok: false, problems: [problem("config.yaml", `${source} is not valid YAML: ${msg}`, { path: source })] };

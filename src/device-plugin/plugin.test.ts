@@ -285,6 +285,37 @@ describe("bad input: clear errors and logs, no crash", () => {
   });
 });
 
+test("Prometheus metrics: registration state, registrations, devices by health, allocations, allocate errors", async () => {
+  const { kubelet, plugin, root, unplug } = await setup({
+    mode: "exclusive",
+    metricsAddr: { host: "127.0.0.1", port: 0 },
+  });
+  await plugin.start();
+  await waitFor("a list", () => kubelet.latest);
+  await setPort(root, "mlx5_2", DOWN);
+  await waitFor("mlx5_2 unhealthy", () => kubelet.latest?.find((d) => d.ID === "mlx5_2" && d.health === "Unhealthy"));
+  await allocate(kubelet, ["mlx5_1"]);
+  await unplug("mlx5_8");
+  await allocate(kubelet, ["mlx5_8"]);
+  const text = await (await fetch(plugin.metricsUrl!)).text();
+  const value = (line: string) =>
+    Number(
+      text
+        .split("\n")
+        .find((l) => l.startsWith(line))
+        ?.slice(line.length + 1),
+    );
+  expect(value('kube_rdma_device_plugin_registered{resource="rdma/hca"}')).toBe(1);
+  expect(value('kube_rdma_device_plugin_registrations_total{result="ok",resource="rdma/hca"}')).toBe(1);
+  expect(value('kube_rdma_device_plugin_devices{health="Unhealthy",resource="rdma/hca"}')).toBeGreaterThanOrEqual(1);
+  expect(value('kube_rdma_device_plugin_allocations_total{resource="rdma/hca"}')).toBe(2);
+  // mlx5_8 vanished: either its char device is gone (missing_device) or the poll already dropped it (unknown_id).
+  const partial = ["missing_device", "unknown_id"].map(
+    (r) => value(`kube_rdma_device_plugin_allocate_errors_total{reason="${r}",resource="rdma/hca"}`) || 0,
+  );
+  expect(partial[0]! + partial[1]!).toBe(1);
+});
+
 test("the plugin answers real gRPC from any client on its socket (Allocate, many containers)", async () => {
   const { kubelet, plugin } = await setup();
   await plugin.start();

@@ -102,6 +102,14 @@ export class RdmaDevicePlugin {
     this.metrics = createMetrics(cfg.resource);
   }
 
+  /** `http://host:port/metrics` once serving metrics (the real port when --metrics-addr asked for port 0). */
+  get metricsUrl(): string | null {
+    const a = this.metricsServer?.address();
+    if (!a || typeof a === "string") return null;
+    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+    return `http://${host}:${a.port}/metrics`;
+  }
+
   /** The current device list (what a new ListAndWatch stream receives first). */
   get deviceList(): readonly Device[] {
     return this.devices;
