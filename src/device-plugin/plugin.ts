@@ -28,7 +28,7 @@ import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { buildNodeView, type DeriveEnv, type NodeView } from "./node-view.js";
 import { preferAllocation } from "./preferred.js";
 import { backoffDelay, registerOnce, registerRequest, socketNameFor } from "./registration.js";
-import { HostFiles } from "./sysfs.js";
+import { DeviceExistence, HostFiles } from "./sysfs.js";
 import { type DirWatch, fileIdentity, watchDir } from "./watcher.js";
 
 export type PluginConfig = {
@@ -74,6 +74,7 @@ export class RdmaDevicePlugin {
   readonly socketPath: string;
   readonly metrics: PluginMetrics;
   private readonly files: HostFiles;
+  private existence: DeviceExistence | null = null;
   private view: NodeView | null = null;
   private health = new Map<string, boolean>();
   private devices: Device[] = [];
@@ -132,6 +133,7 @@ export class RdmaDevicePlugin {
         "Mount the host's /var/lib/kubelet/device-plugins into the pod (hostPath), or pass --plugin-dir DIR.",
       );
     }
+    this.existence = new DeviceExistence(this.files);
     await this.refreshNode("start");
     await this.pollHealth();
     await this.serve();
@@ -154,6 +156,7 @@ export class RdmaDevicePlugin {
     if (this.healthTimer) clearInterval(this.healthTimer);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.dirWatch?.close();
+    this.existence?.close();
     this.wake?.();
     for (const s of this.streams) s.end();
     this.streams.clear();
@@ -207,6 +210,7 @@ export class RdmaDevicePlugin {
     try {
       const view = this.view;
       if (!view) return;
+      this.existence?.reset();
       const present = await this.files.ibdevs();
       if (present.join(",") !== view.ibdevs.join(",")) {
         this.cfg.log.info("RDMA devices changed; re-reading the node model", { was: view.ibdevs, now: present });
@@ -342,7 +346,8 @@ export class RdmaDevicePlugin {
   allocate(request: AllocateRequest): AllocateResponse {
     const view = this.view;
     if (!view) throw new Error("node model not read yet");
-    const exists = (p: string) => this.files.exists(p);
+    const existence = this.existence;
+    const exists = existence ? (p: string) => existence.exists(p) : (p: string) => this.files.exists(p);
     return {
       container_responses: request.container_requests.map((req) => {
         const answer = answerContainer(view.plan, req.devices_ids, exists);
