@@ -15,10 +15,7 @@ import {
   type Device,
   type DevicePluginOptions,
   KUBELET_SOCKET,
-  type ListAndWatchResponse,
   loadApi,
-  type PreferredAllocationRequest,
-  type PreferredAllocationResponse,
   unixAddress,
 } from "./api.js";
 import type { Selection } from "./config.js";
@@ -26,8 +23,8 @@ import { countHealth, deriveDeviceList, type Mode, type SharedHealthPolicy } fro
 import type { Logger } from "./log.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { buildNodeView, type DeriveEnv, type NodeView } from "./node-view.js";
-import { preferAllocation } from "./preferred.js";
-import { backoffDelay, registerOnce, registerRequest, socketNameFor } from "./registration.js";
+import { Registrar, registerRequest, socketNameFor } from "./registration.js";
+import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
 import { DeviceExistence, HostFiles } from "./sysfs.js";
 import { type DirWatch, fileIdentity, watchDir } from "./watcher.js";
 
@@ -67,7 +64,7 @@ export class PluginStartError extends Error {
   }
 }
 
-type Stream = grpc.ServerWritableStream<unknown, ListAndWatchResponse>;
+type Stream = ListAndWatchStream;
 
 export class RdmaDevicePlugin {
   readonly socketName: string;
@@ -81,11 +78,7 @@ export class RdmaDevicePlugin {
   private readonly streams = new Set<Stream>();
   private server: grpc.Server | null = null;
   private socketIdentity: string | null = null;
-  private registeredKubelet: string | null = null;
-  /** kubelet.sock as seen by the last registration attempt: a different one cuts the backoff short. */
-  private attemptedKubelet: string | null = null;
-  private registering = false;
-  private wake: (() => void) | null = null;
+  private readonly registrar: Registrar;
   private stopped = false;
   private healthTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
@@ -101,6 +94,15 @@ export class RdmaDevicePlugin {
     this.socketPath = join(cfg.pluginDir, this.socketName);
     this.files = new HostFiles(cfg.root);
     this.metrics = createMetrics(cfg.resource);
+    this.registrar = new Registrar({
+      pluginDir: cfg.pluginDir,
+      request: () => registerRequest(this.socketName, cfg.resource, this.options),
+      timeoutMs: cfg.registerTimeoutMs,
+      backoffInitialMs: cfg.backoffInitialMs,
+      backoffMaxMs: cfg.backoffMaxMs,
+      log: cfg.log,
+      metrics: this.metrics,
+    });
   }
 
   /** `http://host:port/metrics` once serving metrics (the real port when --metrics-addr asked for port 0). */
@@ -146,7 +148,7 @@ export class RdmaDevicePlugin {
       this.refreshTimer = setInterval(() => void this.refreshNode("periodic"), this.cfg.refreshIntervalMs);
     }
     this.dirWatch = watchDir(this.cfg.pluginDir, this.cfg.watchPollMs, () => void this.reconcile());
-    void this.registrationLoop();
+    this.registrar.kick(null);
   }
 
   /** Stops serving, ends every stream and removes the socket. Safe to call twice. */
@@ -157,7 +159,7 @@ export class RdmaDevicePlugin {
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.dirWatch?.close();
     this.existence?.close();
-    this.wake?.();
+    this.registrar.stop();
     for (const s of this.streams) s.end();
     this.streams.clear();
     await this.shutdownServer();
@@ -169,7 +171,19 @@ export class RdmaDevicePlugin {
 
   // --- node model and health -------------------------------------------------------------------------------
 
-  private async refreshNode(reason: string): Promise<void> {
+  private refreshing: Promise<void> | null = null;
+
+  /** Re-reads the node model; concurrent calls share one read. */
+  private refreshNode(reason: string): Promise<void> {
+    if (!this.refreshing) {
+      this.refreshing = this.readNode(reason).finally(() => {
+        this.refreshing = null;
+      });
+    }
+    return this.refreshing;
+  }
+
+  private async readNode(reason: string): Promise<void> {
     try {
       const inv = await this.cfg.loadInventory();
       const madDevices = this.cfg.mad ? await this.files.madDevices() : new Map<string, string[]>();
@@ -219,10 +233,12 @@ export class RdmaDevicePlugin {
       const current = this.view ?? view;
       const readings = await Promise.all(current.hcas.map((h) => this.files.readHca(h.name)));
       const health = new Map<string, boolean>();
+      let flipped = false;
       for (const r of readings) {
         health.set(r.hca, r.healthy);
         const was = this.health.get(r.hca);
         if (was !== undefined && was !== r.healthy) {
+          flipped = true;
           const ports = r.ports.map((p) => `${p.port}: ${p.state ?? "unreadable"} / ${p.physState ?? "unreadable"}`);
           if (r.healthy) this.cfg.log.info("HCA healthy again", { hca: r.hca, ports });
           else this.cfg.log.warn("HCA unhealthy", { hca: r.hca, present: r.present, ports });
@@ -238,6 +254,8 @@ export class RdmaDevicePlugin {
           sharedHealth: this.cfg.sharedHealth,
         }),
       );
+      // The NCCL variables leave out ports that are down (nccl-env), so a port that changed state re-derives them.
+      if (flipped && this.cfg.deriveEnv) void this.refreshNode("port state changed");
     } catch (err) {
       this.cfg.log.error("health poll failed", { error: err instanceof Error ? err.message : String(err) });
     } finally {
@@ -300,46 +318,24 @@ export class RdmaDevicePlugin {
   }
 
   private handlers(): grpc.UntypedServiceImplementation {
-    return {
-      GetDevicePluginOptions: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-        cb(null, this.options);
-      },
-      ListAndWatch: (call: Stream) => {
-        this.streams.add(call);
-        const drop = () => this.streams.delete(call);
-        call.on("cancelled", drop);
-        call.on("close", drop);
-        call.on("error", drop);
-        call.write({ devices: this.devices });
+    return devicePluginHandlers({
+      options: () => this.options,
+      devices: () => this.devices,
+      placed: () => this.view?.hcas ?? [],
+      allocate: (req) => this.allocate(req),
+      openStream: (stream) => {
+        this.streams.add(stream);
+        const drop = () => this.streams.delete(stream);
+        stream.on("cancelled", drop);
+        stream.on("close", drop);
+        stream.on("error", drop);
         this.cfg.log.info("kubelet opened ListAndWatch", { devices: this.devices.length, streams: this.streams.size });
       },
-      GetPreferredAllocation: (
-        call: grpc.ServerUnaryCall<PreferredAllocationRequest, PreferredAllocationResponse>,
-        cb: grpc.sendUnaryData<PreferredAllocationResponse>,
-      ) => {
-        const placed = this.view?.hcas ?? [];
-        cb(null, {
-          container_responses: call.request.container_requests.map((r) => ({
-            deviceIDs: preferAllocation(placed, r.available_deviceIDs, r.must_include_deviceIDs, r.allocation_size),
-          })),
-        });
+      allocateFailed: (err) => {
+        this.metrics.allocateErrors.inc({ reason: "internal" });
+        this.cfg.log.error("Allocate failed", { error: err instanceof Error ? err.message : String(err) });
       },
-      Allocate: (
-        call: grpc.ServerUnaryCall<AllocateRequest, AllocateResponse>,
-        cb: grpc.sendUnaryData<AllocateResponse>,
-      ) => {
-        try {
-          cb(null, this.allocate(call.request));
-        } catch (err) {
-          this.metrics.allocateErrors.inc({ reason: "internal" });
-          this.cfg.log.error("Allocate failed", { error: err instanceof Error ? err.message : String(err) });
-          cb({ code: grpc.status.INTERNAL, details: `kube-rdma Allocate failed: ${String(err)}` });
-        }
-      },
-      PreStartContainer: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-        cb(null, {});
-      },
-    };
+    });
   }
 
   /** Answers with what exists; a vanished HCA or char device is logged and counted, never fatal. */
@@ -378,77 +374,24 @@ export class RdmaDevicePlugin {
       const own = await fileIdentity(this.socketPath);
       if (this.server && own !== this.socketIdentity) {
         this.cfg.log.warn("our socket was removed (kubelet restart?); serving again", { socket: this.socketPath });
-        this.metrics.registered.set(0);
-        this.registeredKubelet = null;
+        this.registrar.forget();
         for (const s of this.streams) s.end();
         this.streams.clear();
         await this.shutdownServer();
         if (!this.stopped) await this.serve();
       }
       const kubelet = await fileIdentity(join(this.cfg.pluginDir, KUBELET_SOCKET));
-      if (kubelet !== this.registeredKubelet) {
-        if (this.registeredKubelet !== null) {
+      if (kubelet !== this.registrar.registeredTo) {
+        if (this.registrar.registeredTo !== null) {
           this.cfg.log.warn("kubelet.sock changed (kubelet restart); registering again");
-          this.metrics.registered.set(0);
-          this.registeredKubelet = null;
+          this.registrar.forget();
         }
-        if (!this.registering) void this.registrationLoop();
-        else if (kubelet !== this.attemptedKubelet) this.wake?.();
+        this.registrar.kick(kubelet);
       }
     })().finally(() => {
       this.reconciling = null;
     });
     return this.reconciling;
-  }
-
-  private async registrationLoop(): Promise<void> {
-    if (this.registering) return;
-    this.registering = true;
-    const kubeletSock = join(this.cfg.pluginDir, KUBELET_SOCKET);
-    try {
-      for (let attempt = 0; !this.stopped; attempt++) {
-        const identity = await fileIdentity(kubeletSock);
-        this.attemptedKubelet = identity;
-        const result =
-          identity === null
-            ? ({ ok: false, code: "ENOENT", message: `${kubeletSock} does not exist (kubelet not running?)` } as const)
-            : await registerOnce(
-                this.cfg.pluginDir,
-                registerRequest(this.socketName, this.cfg.resource, this.options),
-                this.cfg.registerTimeoutMs,
-              );
-        if (this.stopped) return;
-        if (result.ok) {
-          this.registeredKubelet = identity;
-          this.metrics.registrations.inc({ result: "ok" });
-          this.metrics.registered.set(1);
-          this.cfg.log.info("registered with kubelet", {
-            resource: this.cfg.resource,
-            endpoint: this.socketName,
-            attempt: attempt + 1,
-          });
-          return;
-        }
-        this.metrics.registrations.inc({ result: "error" });
-        const delay = backoffDelay(attempt, this.cfg.backoffInitialMs, this.cfg.backoffMaxMs);
-        this.cfg.log.warn("registration failed; retrying", {
-          attempt: attempt + 1,
-          code: result.code,
-          error: result.message,
-          retryInMs: delay,
-        });
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
-    } finally {
-      this.registering = false;
-    }
   }
 }
 
