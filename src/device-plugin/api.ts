@@ -51,12 +51,17 @@ export type PreStartContainerRequest = { devices_ids: string[] };
 const PROTO_RELATIVE = join("proto", "deviceplugin", "v1beta1", "api.proto");
 
 /**
- * Finds api.proto beside this module (running from src/ with tsx) or, from the compiled dist/, in the package's
- * src/device-plugin/ folder (tsc does not copy .proto files).
+ * Finds api.proto beside this module (running from src/ with tsx) or, from the compiled dist/device-plugin/, in the
+ * package's src/device-plugin/ or top-level proto/ folder (tsc does not copy .proto files).
  */
 export function protoPath(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, PROTO_RELATIVE), join(here, "..", "..", "..", "src", "device-plugin", PROTO_RELATIVE)];
+  const pkgRoot = join(here, "..", "..");
+  const candidates = [
+    join(here, PROTO_RELATIVE),
+    join(pkgRoot, "src", "device-plugin", PROTO_RELATIVE),
+    join(pkgRoot, PROTO_RELATIVE),
+  ];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`api.proto not found; looked in ${candidates.join(", ")}`);
   return found;

@@ -275,6 +275,25 @@ describe("bad input: clear errors and logs, no crash", () => {
     await waitFor("the success log", () => log.records.find((r) => r.msg === "registered with kubelet"));
   });
 
+  test("a node model that cannot be read yet: logged once, nothing advertised, served as soon as it reads", async () => {
+    let fail = true;
+    const hcas = twoNumaHcas();
+    const { kubelet, plugin, log } = await setup({
+      loadInventory: async () => {
+        if (fail) throw new Error("/sys/class/infiniband: ENOENT (driver not loaded yet)");
+        return inventoryFor(hcas);
+      },
+    });
+    await plugin.start();
+    await waitFor("registration", () => kubelet.registrations[0]);
+    await waitFor("the first list", () => kubelet.latest);
+    expect(kubelet.latest).toEqual([]);
+    await waitFor("a few polls", () => plugin.pollStats.polls >= 3);
+    expect(log.records.filter((r) => r.level === "error" && /node model/.test(r.msg))).toHaveLength(1);
+    fail = false;
+    await waitFor("the units", () => kubelet.latest?.length === 10);
+  });
+
   test("no kubelet yet: the plugin waits, then registers as soon as kubelet.sock appears", async () => {
     const { kubelet, plugin, log } = await setup({ backoffMaxMs: 60_000, backoffInitialMs: 10_000 });
     await kubelet.stop();

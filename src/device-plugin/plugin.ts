@@ -172,6 +172,7 @@ export class RdmaDevicePlugin {
   // --- node model and health -------------------------------------------------------------------------------
 
   private refreshing: Promise<void> | null = null;
+  private nodeError: string | null = null;
 
   /** Re-reads the node model; concurrent calls share one read. */
   private refreshNode(reason: string): Promise<void> {
@@ -210,11 +211,20 @@ export class RdmaDevicePlugin {
           this.cfg.log.warn("no HCA selected: advertising no devices", { source: inv.source });
         }
       }
+      if (this.nodeError !== null) this.cfg.log.info("node model read again", { reason });
+      this.nodeError = null;
     } catch (err) {
-      this.cfg.log.error("could not read the node model; keeping the previous one", {
-        reason,
-        error: err instanceof Error ? err.message : String(err),
-      });
+      const error = err instanceof Error ? err.message : String(err);
+      // Retried every health interval until it works: log a failure once, not every 2 s.
+      if (error !== this.nodeError) {
+        this.cfg.log.error(
+          this.view
+            ? "could not read the node model; keeping the previous one"
+            : "could not read the node model; advertising nothing until it can be read",
+          { reason, error },
+        );
+      }
+      this.nodeError = error;
     }
   }
 
@@ -222,6 +232,7 @@ export class RdmaDevicePlugin {
     if (this.polling || this.stopped) return;
     this.polling = true;
     try {
+      if (!this.view) await this.refreshNode("retry");
       const view = this.view;
       if (!view) return;
       this.existence?.reset();
