@@ -61,6 +61,11 @@ async function setup(over: Partial<PluginConfig> = {}) {
       present = present.filter((x) => x.name !== name);
       await removeHca(root, h);
     },
+    replug: async (name: string) => {
+      const h = hcas.find((x) => x.name === name)!;
+      await writeTree(root, [h]);
+      present = hcas.filter((x) => x === h || present.includes(x));
+    },
   };
 }
 
@@ -174,6 +179,16 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     expect(res.container_responses[0]!.devices.length).toBe(9);
   });
 
+  test("kubelet.sock recreated while our socket stays → registers again, same device list", async () => {
+    const { kubelet, plugin } = await setup();
+    await plugin.start();
+    await waitFor("first registration", () => kubelet.registrations.length === 1);
+    await kubelet.stop(); // removes only kubelet.sock
+    await kubelet.start();
+    await waitFor("second registration", () => kubelet.registrations.length === 2, 5000);
+    await waitFor("the same 10 units on the new stream", () => kubelet.latest?.length === 10);
+  });
+
   test("shutdown removes our socket", async () => {
     const { plugin, pluginDir, kubelet } = await setup();
     await plugin.start();
@@ -236,7 +251,7 @@ describe("exclusive mode: one unit per data HCA, with NUMA topology and preferre
   });
 
   test("an HCA that vanishes: Allocate answers with what exists and logs; the list drops it", async () => {
-    const { kubelet, plugin, unplug, log } = await setup({ mode: "exclusive" });
+    const { kubelet, plugin, unplug, replug, log } = await setup({ mode: "exclusive" });
     await plugin.start();
     await waitFor("a list", () => kubelet.latest?.length === 8);
     await unplug("mlx5_4");
@@ -248,6 +263,8 @@ describe("exclusive mode: one unit per data HCA, with NUMA topology and preferre
     expect(log.records.some((r) => r.level === "warn" && /vanished|does not serve/.test(r.msg))).toBe(true);
     await waitFor("mlx5_4 gone from the list", () => kubelet.latest?.length === 7);
     expect(kubelet.latest!.map((d) => d.ID)).not.toContain("mlx5_4");
+    await replug("mlx5_4");
+    await waitFor("mlx5_4 back in the list", () => kubelet.latest?.length === 8);
   });
 });
 
