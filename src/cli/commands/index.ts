@@ -16,4 +16,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
   { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
+  { name: "nccl-env", summary: "Derive and explain NCCL variables", load: () => import("./nccl-env.js") },
+  { name: "bench", summary: "nccl-tests command line for N nodes", load: () => import("./bench.js") },
+  {
+    name: "device-plugin",
+    summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
+    load: () => import("./device-plugin.js"),
+  },
 ];
