@@ -33,10 +33,21 @@ function groupsOf(part: string): string[] | null {
 
 /** `::ffff:10.0.60.3` → `0000:0000:0000:0000:0000:ffff:0a00:3c03`; null when the text is not an IPv6 address. */
 const FULL = /^[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}$/;
+/** `::ffff:10.0.60.3`, the form `ibv_devinfo -v` prints for every IPv4 RoCE GID: worth a fast path. */
+const MAPPED_V4 = /^::ffff:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i;
+const hex2 = (n: number) => (n < 16 ? "0" : "") + n.toString(16);
+
+function mappedGid(m: RegExpExecArray): string | null {
+  const [a, b, c, d] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+  if (a > 255 || b > 255 || c > 255 || d > 255) return null;
+  return `0000:0000:0000:0000:0000:ffff:${hex2(a)}${hex2(b)}:${hex2(c)}${hex2(d)}`;
+}
 
 export function expandGid(text: string): string | null {
   const t = text.trim();
   if (FULL.test(t)) return t.toLowerCase();
+  const mapped = MAPPED_V4.exec(t);
+  if (mapped) return mappedGid(mapped);
   if (t.length === 0 || t.length > 45) return null;
   const halves = t.split("::");
   if (halves.length > 2) return null;
