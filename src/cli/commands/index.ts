@@ -11,4 +11,10 @@ export type CommandEntry = {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
   { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
+  {
+    name: "job",
+    summary: "Generate RDMA PyTorchJob / MPIJob / Volcano Job / nccl-tests manifests",
+    load: () => import("./job.js"),
+  },
+  { name: "lint", summary: "Lint job manifests for RDMA/NCCL failure patterns", load: () => import("./lint.js") },
 ];
