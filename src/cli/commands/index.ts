@@ -17,4 +17,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./job.js"),
   },
   { name: "lint", summary: "Lint job manifests for RDMA/NCCL failure patterns", load: () => import("./lint.js") },
+  {
+    name: "fleet",
+    summary: "Verify every RDMA GPU node through the cluster (fleet verify)",
+    load: () => import("./fleet.js"),
+  },
 ];

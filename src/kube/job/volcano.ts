@@ -16,14 +16,15 @@ export type VolcanoOptions = JobOptions & {
  */
 export function buildVolcanoJob(opts: VolcanoOptions): VolcanoJob {
   const mpirun = withForwardedEnv(opts.launcherArgv, opts.env);
-  const withHosts = [mpirun[0]!, "--host", "${MPI_HOST}", ...mpirun.slice(1)];
+  const hostRef = "$" + "{MPI_HOST}";
+  const withHosts = [mpirun[0]!, "--host", hostRef, ...mpirun.slice(1)];
   const script = [
     'MPI_HOST=$(cat /etc/volcano/mpiworker.host | sed "s/$/:' +
       String(opts.gpusPerNode) +
       '/" | tr "\\n" "," | sed "s/,$//")',
     "mkdir -p /var/run/sshd",
     "/usr/sbin/sshd",
-    withHosts.map((w) => (w === "${MPI_HOST}" ? w : shellQuote(w))).join(" "),
+    withHosts.map((w) => (w === hostRef ? w : shellQuote(w))).join(" "),
   ].join("; ");
   const master = rdmaContainer(opts, {
     name: "mpimaster",
