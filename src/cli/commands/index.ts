@@ -23,4 +23,15 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
     load: () => import("./device-plugin.js"),
   },
+  {
+    name: "job",
+    summary: "Generate RDMA PyTorchJob / MPIJob / Volcano Job / nccl-tests manifests",
+    load: () => import("./job.js"),
+  },
+  { name: "lint", summary: "Lint job manifests for RDMA/NCCL failure patterns", load: () => import("./lint.js") },
+  {
+    name: "fleet",
+    summary: "Verify every RDMA GPU node through the cluster (fleet verify)",
+    load: () => import("./fleet.js"),
+  },
 ];
