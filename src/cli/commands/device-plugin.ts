@@ -1,0 +1,327 @@
+import { readFile } from "node:fs/promises";
+import { DEFAULT_PLUGIN_DIR } from "../../device-plugin/api.js";
+import { DEFAULT_SELECTION, parseSelectionConfig, type Selection } from "../../device-plugin/config.js";
+import { deriveDeviceList, type Mode, type SharedHealthPolicy } from "../../device-plugin/devices.js";
+import { lineLogger } from "../../device-plugin/log.js";
+import { DEFAULT_IMAGE, renderDeviceManifests } from "../../device-plugin/manifests.js";
+import { parseListenAddress } from "../../device-plugin/metrics.js";
+import { buildNodeView, type DeriveEnv } from "../../device-plugin/node-view.js";
+import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "../../device-plugin/plugin.js";
+import { socketNameFor } from "../../device-plugin/registration.js";
+import { HostFiles } from "../../device-plugin/sysfs.js";
+import type { NodeInventory } from "../../inventory/types.js";
+import { renderStructured } from "../../report/structured.js";
+import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
+import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
+
+// H1's `inventoryFromFlags` (src/cli/source.ts) and H4's `deriveNcclEnv` (src/nccl/env.ts), loaded by path until
+// both land in main.
+const SOURCE_MODULE = "../source.js";
+const NCCL_MODULE = "../../nccl/env.js";
+
+async function loadInventory(values: OptionValues): Promise<NodeInventory> {
+  const mod = (await import(SOURCE_MODULE)) as { inventoryFromFlags: (v: OptionValues) => Promise<NodeInventory> };
+  return mod.inventoryFromFlags(values);
+}
+
+async function ncclDeriver(ncclVersion: string | undefined): Promise<DeriveEnv> {
+  const mod = (await import(NCCL_MODULE)) as {
+    deriveNcclEnv: (
+      inv: NodeInventory,
+      opts: { ncclVersion?: string; hcas?: string[] },
+    ) => { env: Record<string, string> };
+  };
+  return (inv, hcas) =>
+    mod.deriveNcclEnv(inv, { hcas: [...hcas], ...(ncclVersion !== undefined ? { ncclVersion } : {}) }).env;
+}
+
+function positive(values: OptionValues, name: string, what: string): number {
+  const v = num(values, name);
+  if (v === undefined || !(v > 0)) throw new UsageError(`--${name} expects ${what} greater than 0; got ${String(v)}.`);
+  return v;
+}
+
+async function readSelection(path: string | undefined): Promise<Selection> {
+  if (path === undefined) return DEFAULT_SELECTION;
+  const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `cannot read the config file ${path}: ${err.code ?? err.message}.`,
+      "Pass --config FILE with a readable YAML file.",
+    );
+  });
+  const parsed = parseSelectionConfig(text, path);
+  if (!parsed.ok) {
+    throw new UsageError(parsed.problems.map((p) => p.message).join("\n"), parsed.problems[0]?.hint);
+  }
+  return parsed.value;
+}
+
+/** The plugin's settings from the flags; every bad value is a usage error naming the flag. */
+export async function pluginSettings(values: OptionValues): Promise<Omit<PluginConfig, "loadInventory" | "log">> {
+  const units = positive(values, "shared-units", "a whole number of units");
+  if (!Number.isInteger(units) || units > 100_000) {
+    throw new UsageError(`--shared-units expects a whole number from 1 to 100000; got ${units}.`);
+  }
+  const resource = str(values, "resource") ?? "rdma/hca";
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(resource)) {
+    throw new UsageError(
+      `--resource expects an extended resource name DOMAIN/NAME such as rdma/hca; got "${resource}".`,
+    );
+  }
+  const metrics = str(values, "metrics-addr");
+  const metricsAddr = metrics === undefined ? undefined : parseListenAddress(metrics);
+  if (metrics !== undefined && !metricsAddr) {
+    throw new UsageError(`--metrics-addr expects HOST:PORT, :PORT or PORT (e.g. :9465); got "${metrics}".`);
+  }
+  const inject = str(values, "inject-nccl-env") ?? "true";
+  return {
+    pluginDir: str(values, "plugin-dir") ?? DEFAULT_PLUGIN_DIR,
+    resource,
+    mode: (str(values, "mode") ?? "shared") as Mode,
+    sharedUnits: units,
+    sharedHealth: (str(values, "shared-health") ?? "all") as SharedHealthPolicy,
+    selection: await readSelection(str(values, "config")),
+    mad: bool(values, "mad"),
+    root: str(values, "root") ?? "/",
+    healthIntervalMs: positive(values, "health-interval", "seconds") * 1000,
+    refreshIntervalMs: (num(values, "refresh-interval") ?? 60) * 1000,
+    watchPollMs: 1000,
+    backoffInitialMs: 500,
+    backoffMaxMs: 30_000,
+    registerTimeoutMs: 5000,
+    deriveEnv: inject === "false" ? null : await ncclDeriver(str(values, "nccl-version")),
+    ...(metricsAddr ? { metricsAddr } : {}),
+  };
+}
+
+/** `--dry-run`: what the plugin would advertise and answer on this node, without serving. */
+async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
+  const inv = await loadInventory(values);
+  const files = new HostFiles(settings.root);
+  const view = buildNodeView(inv, {
+    mode: settings.mode,
+    selection: settings.selection,
+    sharedUnits: settings.sharedUnits,
+    mad: settings.mad,
+    madDevices: settings.mad ? await files.madDevices() : new Map(),
+    deriveEnv: settings.deriveEnv,
+  });
+  const live = str(values, "snapshot") === undefined && str(values, "example") === undefined;
+  const health = new Map<string, boolean>();
+  for (const h of view.hcas) {
+    const port = inv.hcas.find((x) => x.name === h.name)?.ports ?? [];
+    health.set(
+      h.name,
+      live
+        ? (await files.readHca(h.name)).healthy
+        : port.length > 0 && port.every((p) => p.state === "ACTIVE" && p.physState === "LinkUp"),
+    );
+  }
+  const devices = deriveDeviceList({ ...settings, hcas: view.hcas, health });
+  const ids = settings.mode === "shared" ? devices.slice(0, 1).map((d) => d.ID) : view.hcas.map((h) => h.name);
+  const hcaNames = settings.mode === "shared" ? view.hcas.map((h) => h.name) : ids;
+  const specs = [...hcaNames.flatMap((h) => view.plan.specsByHca.get(h) ?? []), ...view.plan.commonSpecs];
+  const report = {
+    schemaVersion: 1,
+    host: inv.hostname,
+    source: inv.source,
+    resource: settings.resource,
+    socket: socketNameFor(settings.resource),
+    mode: settings.mode,
+    hcas: view.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, healthy: health.get(h.name) === true })),
+    skipped: view.skipped,
+    devices: {
+      count: devices.length,
+      healthy: devices.filter((d) => d.health === "Healthy").length,
+      first: devices.slice(0, 3),
+    },
+    allocate: { ids, devices: specs, envs: view.plan.envFor(hcaNames) },
+  };
+  const format = str(values, "output") ?? "text";
+  if (format !== "text") {
+    io.stdout(renderStructured(format, report));
+    return 0;
+  }
+  const lines = [
+    `${settings.resource} on ${inv.hostname} (${inv.source}), ${settings.mode} mode, socket ${report.socket}`,
+    `HCAs served: ${report.hcas.map((h) => `${h.name}${h.healthy ? "" : " (down)"}${h.numaNode !== null ? ` numa${h.numaNode}` : ""}`).join(", ") || "none"}`,
+    ...view.skipped.map((s) => `  left out: ${s.hca} — ${s.reason}`),
+    `Advertised: ${devices.length} units, ${report.devices.healthy} healthy`,
+    `Allocate(${ids.join(",")}) would give:`,
+    ...specs.map((s) => `  ${s.host_path} (${s.permissions})`),
+    ...Object.entries(report.allocate.envs).map(([k, v]) => `  ${k}=${v}`),
+  ];
+  io.stdout(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** Serves until SIGTERM/SIGINT, then removes the socket. */
+async function serve(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
+  const log = lineLogger((line) => io.stderr(line));
+  const plugin = new RdmaDevicePlugin({ ...settings, loadInventory: () => loadInventory(values), log });
+  try {
+    await plugin.start();
+  } catch (err) {
+    await plugin.stop();
+    if (err instanceof PluginStartError) throw new UsageError(err.message, err.hint);
+    throw err;
+  }
+  await new Promise<void>((resolve) => {
+    const done = (signal: string) => {
+      log.info("signal received; shutting down", { signal });
+      resolve();
+    };
+    process.once("SIGTERM", () => done("SIGTERM"));
+    process.once("SIGINT", () => done("SIGINT"));
+  });
+  await plugin.stop();
+  return 0;
+}
+
+export const command: CommandSpec = {
+  name: "device-plugin",
+  summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
+  usage: "kube-rdma device-plugin [--mode shared|exclusive] [--resource rdma/hca] [--root /host] [options]",
+  description:
+    "Registers an extended resource (default rdma/hca) with the kubelet over the device-plugin API v1beta1 and " +
+    "serves it on <plugin-dir>/kube-rdma-<resource>.sock. A pod asking for `rdma/hca: 1` gets the node's RDMA " +
+    "char devices (/dev/infiniband/uverbsN of the data HCAs, rdma_cm, and umadN/issmN with --mad) and, unless " +
+    "--inject-nccl-env=false, the NCCL variables `kube-rdma nccl-env` derives for this node (NCCL_IB_HCA in exact " +
+    "form without the management NIC, NCCL_SOCKET_IFNAME, the GID selection, NCCL_IB_TIMEOUT=22, " +
+    "NCCL_IB_QPS_PER_CONNECTION=8).\n\n" +
+    "A variable the job sets itself always wins: the kubelet puts device-plugin envs first and the container's " +
+    "own env: entries after them, and the runtime keeps the last value of a name.\n\n" +
+    "Modes: shared (default) advertises --shared-units units that each give every selected data HCA; " +
+    "exclusive advertises one unit per data HCA (ID = HCA name) with its NUMA node for the topology manager, and " +
+    "prefers HCAs on one NUMA node and PCIe switch when the kubelet asks. The management HCA (the one carrying " +
+    "the default route) is never handed out unless a --config file says includeManagement: true.\n\n" +
+    "Health: every --health-interval the data ports' state/phys_state are read; a port that is not ACTIVE/LinkUp " +
+    "makes its unit Unhealthy (exclusive), or in shared mode all units when all data HCAs are down " +
+    "(--shared-health all) or when any is (--shared-health any). HCAs that appear or vanish change the list. " +
+    "After a kubelet restart (kubelet.sock recreated, our socket removed) the plugin serves and registers again " +
+    "by itself; if the kubelet is absent or refuses, it retries with backoff up to 30 s. Logs are JSON lines on " +
+    "stderr.\n\n" +
+    "Config file (--config, YAML): names, excludeNames (globs or /regex/), linkLayers (Ethernet|InfiniBand), " +
+    "vendors, deviceIds (PCI ids), netdevs (globs), includeManagement (bool). Selectors AND together; values in " +
+    "one list OR. Unknown keys are an error.",
+  options: [
+    ...SOURCE_OPTIONS,
+    {
+      name: "plugin-dir",
+      type: "string",
+      valueName: "DIR",
+      default: DEFAULT_PLUGIN_DIR,
+      description: "The kubelet's device-plugins directory (holds kubelet.sock)",
+    },
+    { name: "resource", type: "string", valueName: "NAME", default: "rdma/hca", description: "Extended resource name" },
+    {
+      name: "mode",
+      type: "string",
+      valueName: "MODE",
+      choices: ["shared", "exclusive"],
+      default: "shared",
+      description: "shared: N units each giving all data HCAs; exclusive: one unit per data HCA",
+    },
+    {
+      name: "shared-units",
+      type: "number",
+      valueName: "N",
+      default: 1000,
+      description: "Units advertised in shared mode (pods per node that can hold the resource)",
+    },
+    {
+      name: "shared-health",
+      type: "string",
+      valueName: "POLICY",
+      choices: ["all", "any"],
+      default: "all",
+      description: "Shared units go Unhealthy when all data HCAs are down (all) or when any is (any)",
+    },
+    { name: "config", type: "string", valueName: "FILE", description: "YAML file selecting the HCAs (see above)" },
+    {
+      name: "mad",
+      type: "boolean",
+      description: "Also hand out umadN/issmN (for ibstat, perftest with MADs, SM tools)",
+    },
+    {
+      name: "inject-nccl-env",
+      type: "string",
+      valueName: "BOOL",
+      choices: ["true", "false"],
+      default: "true",
+      description: "Inject the node's NCCL variables in Allocate (--inject-nccl-env=false to turn off)",
+    },
+    {
+      name: "nccl-version",
+      type: "string",
+      valueName: "X.Y",
+      description: "NCCL release the jobs use (picks the GID variables); unknown = variables every release reads",
+    },
+    {
+      name: "health-interval",
+      type: "number",
+      valueName: "SECONDS",
+      default: 2,
+      description: "How often the data ports' state is read",
+    },
+    {
+      name: "refresh-interval",
+      type: "number",
+      valueName: "SECONDS",
+      default: 60,
+      description: "Re-read the whole node model (GIDs, netdevs) this often; 0 = only when devices change",
+    },
+    {
+      name: "metrics-addr",
+      type: "string",
+      valueName: "ADDR",
+      description: "Serve Prometheus metrics on ADDR (e.g. :9465) at /metrics",
+    },
+    { name: "dry-run", type: "boolean", description: "Print what would be advertised and allocated, then exit" },
+    OUTPUT_OPTION,
+    { name: "print-manifests", type: "boolean", description: "Print the DaemonSet + ServiceAccount YAML and exit" },
+    {
+      name: "image",
+      type: "string",
+      valueName: "IMAGE",
+      default: DEFAULT_IMAGE,
+      description: "Image for --print-manifests",
+    },
+    {
+      name: "namespace",
+      type: "string",
+      valueName: "NS",
+      default: "kube-system",
+      description: "Namespace for --print-manifests",
+    },
+  ],
+  examples: [
+    ["kube-rdma device-plugin --print-manifests | kubectl apply -f -", "deploy it as a DaemonSet"],
+    [
+      "kube-rdma device-plugin --example a100-8x-roce-seed --dry-run",
+      "see what the seed node would advertise and inject",
+    ],
+    ["kube-rdma device-plugin --root /host --metrics-addr :9465", "what the DaemonSet runs"],
+    ["kube-rdma device-plugin --mode exclusive --resource rdma/hca_exclusive", "one unit per data HCA, NUMA-aware"],
+    [
+      "kube-rdma device-plugin --config /etc/kube-rdma/hcas.yaml --mad",
+      "select HCAs by name/netdev, hand out umad/issm",
+    ],
+  ],
+  async run({ values, io }) {
+    if (bool(values, "print-manifests")) {
+      const resource = str(values, "resource");
+      io.stdout(
+        renderDeviceManifests({
+          image: str(values, "image") ?? DEFAULT_IMAGE,
+          namespace: str(values, "namespace") ?? "kube-system",
+          ...(resource !== undefined ? { resource } : {}),
+        }),
+      );
+      return 0;
+    }
+    const settings = await pluginSettings(values);
+    if (bool(values, "dry-run")) return dryRun(values, settings, io);
+    return serve(values, settings, io);
+  },
+};

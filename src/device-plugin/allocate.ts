@@ -1,0 +1,111 @@
+/**
+ * Allocate answers, precomputed. When the node model changes the plugin builds an AllocationPlan once: the
+ * DeviceSpecs of every selected HCA and the NCCL variables; an Allocate then only picks prepared objects and checks
+ * that the char devices still exist, so it stays O(devices) with no sysfs walk and no derivation.
+ */
+import { naturalCompare } from "../core/natural.js";
+import type { ContainerAllocateResponse, DeviceSpec } from "./api.js";
+import type { Mode } from "./devices.js";
+
+export const RDMA_CM = "/dev/infiniband/rdma_cm";
+
+export type PlanHca = {
+  name: string;
+  /** Char device names under /dev/infiniband: `uverbs3`, and with --mad `umad3`, `issm3`. */
+  charDevices: string[];
+};
+
+export type AllocationPlan = {
+  mode: Mode;
+  /** HCA name → its DeviceSpecs. */
+  specsByHca: ReadonlyMap<string, readonly DeviceSpec[]>;
+  /** rdma_cm, shared by all. */
+  commonSpecs: readonly DeviceSpec[];
+  /** The shared unit IDs (shared mode) — any of them gives every HCA. */
+  sharedUnitIds: ReadonlySet<string>;
+  /** NCCL variables for a set of HCAs (sorted names); memoised per set. */
+  envFor: (hcas: readonly string[]) => Record<string, string>;
+};
+
+export function deviceSpec(name: string): DeviceSpec {
+  const path = `/dev/infiniband/${name}`;
+  return { container_path: path, host_path: path, permissions: "rw" };
+}
+
+/** Builds the plan. `deriveEnv` is called lazily, once per distinct HCA set. */
+export function buildAllocationPlan(opts: {
+  mode: Mode;
+  hcas: readonly PlanHca[];
+  sharedUnitIds: readonly string[];
+  rdmaCm: boolean;
+  deriveEnv: ((hcas: readonly string[]) => Record<string, string>) | null;
+}): AllocationPlan {
+  const specsByHca = new Map(opts.hcas.map((h) => [h.name, h.charDevices.map(deviceSpec)]));
+  const cache = new Map<string, Record<string, string>>();
+  const derive = opts.deriveEnv;
+  return {
+    mode: opts.mode,
+    specsByHca,
+    commonSpecs: opts.rdmaCm ? [deviceSpec("rdma_cm")] : [],
+    sharedUnitIds: new Set(opts.sharedUnitIds),
+    envFor(hcas) {
+      if (!derive) return {};
+      const key = hcas.join(",");
+      let env = cache.get(key);
+      if (!env) {
+        env = derive(hcas);
+        cache.set(key, env);
+      }
+      return env;
+    },
+  };
+}
+
+export type ContainerAnswer = {
+  response: ContainerAllocateResponse;
+  /** Requested IDs the plan does not know (an HCA that vanished, a stale kubelet checkpoint). */
+  unknownIds: string[];
+  /** Char devices that no longer exist on the host and were left out. */
+  missingDevices: string[];
+};
+
+/**
+ * One container's answer: the DeviceSpecs of the HCAs behind the requested IDs plus rdma_cm, only those whose
+ * host path exists (`exists`), and the NCCL variables for those HCAs.
+ */
+export function answerContainer(
+  plan: AllocationPlan,
+  ids: readonly string[],
+  exists: (hostPath: string) => boolean,
+): ContainerAnswer {
+  const unknownIds: string[] = [];
+  let hcas: string[];
+  if (plan.mode === "shared") {
+    for (const id of ids) if (!plan.sharedUnitIds.has(id)) unknownIds.push(id);
+    hcas = [...plan.specsByHca.keys()];
+  } else {
+    hcas = [];
+    for (const id of ids) {
+      if (plan.specsByHca.has(id)) hcas.push(id);
+      else unknownIds.push(id);
+    }
+    hcas.sort(naturalCompare);
+  }
+  const devices: DeviceSpec[] = [];
+  const missingDevices: string[] = [];
+  for (const hca of hcas) {
+    for (const spec of plan.specsByHca.get(hca) ?? []) {
+      if (exists(spec.host_path)) devices.push(spec);
+      else missingDevices.push(spec.host_path);
+    }
+  }
+  for (const spec of plan.commonSpecs) {
+    if (exists(spec.host_path)) devices.push(spec);
+    else missingDevices.push(spec.host_path);
+  }
+  return {
+    response: { envs: plan.envFor(hcas), mounts: [], devices, annotations: {}, cdi_devices: [] },
+    unknownIds,
+    missingDevices,
+  };
+}

@@ -1,0 +1,77 @@
+/** Prometheus metrics of the plugin, on its own registry (never the process-global one). */
+import { createServer, type Server } from "node:http";
+import { Counter, Gauge, Registry } from "prom-client";
+
+export type PluginMetrics = {
+  registry: Registry;
+  registered: Gauge;
+  registrations: Counter<"result">;
+  devices: Gauge<"health">;
+  allocations: Counter;
+  allocateErrors: Counter<"reason">;
+};
+
+export function createMetrics(resource: string): PluginMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ resource });
+  return {
+    registry,
+    registered: new Gauge({
+      name: "kube_rdma_device_plugin_registered",
+      help: "1 while the plugin is registered with the kubelet, 0 otherwise",
+      registers: [registry],
+    }),
+    registrations: new Counter({
+      name: "kube_rdma_device_plugin_registrations_total",
+      help: "Registration attempts with the kubelet, by result (ok, error)",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    devices: new Gauge({
+      name: "kube_rdma_device_plugin_devices",
+      help: "Advertised units by health (Healthy, Unhealthy)",
+      labelNames: ["health"],
+      registers: [registry],
+    }),
+    allocations: new Counter({
+      name: "kube_rdma_device_plugin_allocations_total",
+      help: "Container allocations answered",
+      registers: [registry],
+    }),
+    allocateErrors: new Counter({
+      name: "kube_rdma_device_plugin_allocate_errors_total",
+      help: "Container allocations answered partially, by reason (unknown_id, missing_device)",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+  };
+}
+
+/** `host:port`, `:port` or `port` → listen arguments. */
+export function parseListenAddress(addr: string): { host: string; port: number } | null {
+  const m = /^(?:(.*):)?(\d{1,5})$/.exec(addr.trim());
+  if (!m) return null;
+  const port = Number(m[2]);
+  if (port > 65535) return null;
+  const host = m[1] === undefined || m[1] === "" ? "0.0.0.0" : m[1].replace(/^\[(.*)\]$/, "$1");
+  return { host, port };
+}
+
+/** Serves GET /metrics; resolves once listening. */
+export async function serveMetrics(registry: Registry, addr: { host: string; port: number }): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url !== "/metrics") {
+      res.writeHead(404).end("see /metrics\n");
+      return;
+    }
+    registry.metrics().then(
+      (body) => res.writeHead(200, { "content-type": registry.contentType }).end(body),
+      (err: unknown) => res.writeHead(500).end(String(err)),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(addr.port, addr.host, () => resolve());
+  });
+  return server;
+}

@@ -1,0 +1,58 @@
+/**
+ * The plugin's view of the node, derived (purely) from the node model and the selection: which HCAs it serves,
+ * their char devices, placement for preferred allocations, and the prepared Allocate plan. Rebuilt whenever the
+ * node model changes; read by every RPC.
+ */
+import { naturalCompare } from "../core/natural.js";
+import type { NodeInventory } from "../inventory/types.js";
+import { type AllocationPlan, buildAllocationPlan } from "./allocate.js";
+import { type Selection, selectHcas } from "./config.js";
+import { type Mode, sharedUnitIds, type UnitHca } from "./devices.js";
+import type { PlacedHca } from "./preferred.js";
+
+/** NCCL variables for this node restricted to some HCAs (the `nccl-env` logic). */
+export type DeriveEnv = (inv: NodeInventory, hcas: readonly string[]) => Record<string, string>;
+
+export type NodeView = {
+  inventory: NodeInventory;
+  hcas: (UnitHca & PlacedHca)[];
+  skipped: { hca: string; reason: string }[];
+  plan: AllocationPlan;
+  /** Ibdev names the view was built from (a change means the node model must be re-read). */
+  ibdevs: string[];
+};
+
+export type NodeViewOptions = {
+  mode: Mode;
+  selection: Selection;
+  sharedUnits: number;
+  /** Include umadN/issmN (`--mad`). */
+  mad: boolean;
+  /** ibdev → MAD char devices, read from sysfs (only used with mad). */
+  madDevices: ReadonlyMap<string, readonly string[]>;
+  /** null: `--inject-nccl-env=false`. */
+  deriveEnv: DeriveEnv | null;
+};
+
+export function buildNodeView(inv: NodeInventory, opts: NodeViewOptions): NodeView {
+  const { selected, skipped } = selectHcas(inv, opts.selection);
+  const ordered = [...selected].sort((a, b) => naturalCompare(a.name, b.name));
+  const derive = opts.deriveEnv;
+  const plan = buildAllocationPlan({
+    mode: opts.mode,
+    hcas: ordered.map((h) => ({
+      name: h.name,
+      charDevices: [...h.uverbs, ...(opts.mad ? (opts.madDevices.get(h.name) ?? []) : [])],
+    })),
+    sharedUnitIds: opts.mode === "shared" ? sharedUnitIds(opts.sharedUnits) : [],
+    rdmaCm: true,
+    deriveEnv: derive ? (hcas) => derive(inv, hcas) : null,
+  });
+  return {
+    inventory: inv,
+    hcas: ordered.map((h) => ({ name: h.name, numaNode: h.numaNode, pciPath: h.pciPath })),
+    skipped,
+    plan,
+    ibdevs: inv.hcas.map((h) => h.name).sort(naturalCompare),
+  };
+}

@@ -1,0 +1,368 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { afterEach, describe, expect, test } from "vitest";
+import { call, FakeKubelet, pluginClient, waitFor } from "../../test/support/fake-kubelet.js";
+import { DOWN, inventoryFor, removeHca, setPort, twoNumaHcas, writeTree } from "../../test/support/rdma-node.js";
+import type { AllocateResponse, PreferredAllocationResponse } from "./api.js";
+import { DEFAULT_SELECTION } from "./config.js";
+import { memoryLogger } from "./log.js";
+import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "./plugin.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(over: Partial<PluginConfig> = {}) {
+  const base = await mkdtemp(join(tmpdir(), "kube-rdma-dp-"));
+  cleanups.push(() => rm(base, { recursive: true, force: true }));
+  const root = join(base, "host");
+  const pluginDir = join(base, "device-plugins");
+  const hcas = twoNumaHcas();
+  await writeTree(root, hcas);
+  await import("node:fs/promises").then((fs) => fs.mkdir(pluginDir));
+  const kubelet = new FakeKubelet(pluginDir);
+  await kubelet.start();
+  cleanups.push(() => kubelet.stop());
+  const log = memoryLogger();
+  let present = hcas;
+  const plugin = new RdmaDevicePlugin({
+    pluginDir,
+    resource: "rdma/hca",
+    mode: "shared",
+    sharedUnits: 10,
+    sharedHealth: "all",
+    selection: DEFAULT_SELECTION,
+    mad: false,
+    root,
+    healthIntervalMs: 100,
+    refreshIntervalMs: 0,
+    watchPollMs: 100,
+    backoffInitialMs: 20,
+    backoffMaxMs: 200,
+    registerTimeoutMs: 1000,
+    loadInventory: async () => inventoryFor(present),
+    deriveEnv: null,
+    log,
+    ...over,
+  });
+  cleanups.push(() => plugin.stop());
+  return {
+    root,
+    pluginDir,
+    hcas,
+    kubelet,
+    log,
+    plugin,
+    unplug: async (name: string) => {
+      const h = hcas.find((x) => x.name === name)!;
+      present = present.filter((x) => x.name !== name);
+      await removeHca(root, h);
+    },
+    replug: async (name: string) => {
+      const h = hcas.find((x) => x.name === name)!;
+      await writeTree(root, [h]);
+      present = hcas.filter((x) => x === h || present.includes(x));
+    },
+  };
+}
+
+const allocate = (k: FakeKubelet, ids: string[]) =>
+  call<AllocateResponse>((cb) => k.client!.Allocate({ container_requests: [{ devices_ids: ids }] }, cb));
+
+describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
+  test("registration carries version v1beta1, our socket name, the resource and the options", async () => {
+    const { kubelet, plugin, pluginDir } = await setup();
+    await plugin.start();
+    const reg = await waitFor("a registration", () => kubelet.registrations[0]);
+    expect(reg).toEqual({
+      version: "v1beta1",
+      endpoint: "kube-rdma-rdma_hca.sock",
+      resource_name: "rdma/hca",
+      options: { pre_start_required: false, get_preferred_allocation_available: false },
+    });
+    expect(await readdir(pluginDir)).toContain("kube-rdma-rdma_hca.sock");
+    await waitFor("the options", () => kubelet.options);
+    expect(kubelet.options).toEqual({ pre_start_required: false, get_preferred_allocation_available: false });
+  });
+
+  test("shared mode advertises N stable, healthy units without topology", async () => {
+    const { kubelet, plugin } = await setup();
+    await plugin.start();
+    const list = await waitFor("a device list", () => kubelet.latest);
+    expect(list.map((d) => d.ID)).toEqual(Array.from({ length: 10 }, (_, i) => `rdma-shared-${i}`));
+    expect(list.every((d) => d.health === "Healthy" && d.topology === null)).toBe(true);
+  });
+
+  test("Allocate gives uverbs of the 8 data HCAs (not the management mlx5_0) and rdma_cm, rw, host = container path", async () => {
+    const { kubelet, plugin } = await setup();
+    await plugin.start();
+    await waitFor("a device list", () => kubelet.latest);
+    const res = await allocate(kubelet, ["rdma-shared-3"]);
+    const devices = res.container_responses[0]!.devices;
+    expect(devices.map((d) => d.container_path)).toEqual([
+      ...Array.from({ length: 8 }, (_, i) => `/dev/infiniband/uverbs${i + 1}`),
+      "/dev/infiniband/rdma_cm",
+    ]);
+    expect(devices.every((d) => d.host_path === d.container_path && d.permissions === "rw")).toBe(true);
+    expect(res.container_responses[0]!.envs).toEqual({});
+  });
+
+  test("with --mad, umadN and issmN of each data HCA are added", async () => {
+    const { kubelet, plugin } = await setup({ mad: true });
+    await plugin.start();
+    await waitFor("a device list", () => kubelet.latest);
+    const paths = (await allocate(kubelet, ["rdma-shared-0"])).container_responses[0]!.devices.map((d) => d.host_path);
+    expect(paths).toContain("/dev/infiniband/umad5");
+    expect(paths).toContain("/dev/infiniband/issm5");
+    expect(paths).not.toContain("/dev/infiniband/umad0");
+  });
+
+  test("the NCCL variables the plugin derives arrive as envs, for the HCAs it hands out", async () => {
+    const seen: string[][] = [];
+    const { kubelet, plugin } = await setup({
+      deriveEnv: (_inv, hcas) => {
+        seen.push([...hcas]);
+        return { NCCL_IB_HCA: `=${hcas.join(",")}` };
+      },
+    });
+    await plugin.start();
+    await waitFor("a device list", () => kubelet.latest);
+    const res = await allocate(kubelet, ["rdma-shared-0"]);
+    expect(res.container_responses[0]!.envs.NCCL_IB_HCA).toBe(
+      "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
+    );
+    await allocate(kubelet, ["rdma-shared-1"]);
+    expect(seen).toHaveLength(1); // derived once when the node model was read, not per Allocate
+  });
+
+  test("a data port going DOWN makes the units Unhealthy (policy any) within 2 health intervals, Healthy when back", async () => {
+    const { kubelet, plugin, root } = await setup({ sharedHealth: "any" });
+    await plugin.start();
+    await waitFor("a healthy list", () => kubelet.latest?.every((d) => d.health === "Healthy"));
+    const downAt = plugin.pollStats.polls;
+    await setPort(root, "mlx5_3", DOWN);
+    await waitFor("unhealthy units", () => kubelet.latest?.every((d) => d.health === "Unhealthy"));
+    // Counted in health polls, not wall time: the poll running now may miss the write, the next one sees it.
+    expect(plugin.pollStats.changedAtPoll - downAt).toBeLessThanOrEqual(2);
+    const upAt = plugin.pollStats.polls;
+    await setPort(root, "mlx5_3", ["4: ACTIVE", "5: LinkUp"]);
+    await waitFor("healthy again", () => kubelet.latest?.every((d) => d.health === "Healthy"));
+    expect(plugin.pollStats.changedAtPoll - upAt).toBeLessThanOrEqual(2);
+  });
+
+  test("with the default policy all, one port down keeps the shared units Healthy; all down makes them Unhealthy", async () => {
+    const { kubelet, plugin, root, hcas, log } = await setup();
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
+    await setPort(root, "mlx5_3", DOWN);
+    await waitFor("the port-down log", () => log.records.find((r) => r.msg === "HCA unhealthy" && r.hca === "mlx5_3"));
+    expect(kubelet.latest?.every((d) => d.health === "Healthy")).toBe(true);
+    for (const h of hcas.filter((x) => x.role === "data")) await setPort(root, h.name, DOWN);
+    await waitFor("unhealthy units", () => kubelet.latest?.every((d) => d.health === "Unhealthy"));
+  });
+
+  test("a kubelet restart (sockets removed, kubelet.sock recreated) → fresh registration and a working ListAndWatch", async () => {
+    const { kubelet, plugin, pluginDir } = await setup();
+    await plugin.start();
+    await waitFor("first registration", () => kubelet.registrations.length === 1);
+    await waitFor("a list", () => kubelet.latest);
+    const before = kubelet.lists.length;
+    await kubelet.restart();
+    await waitFor("second registration", () => kubelet.registrations.length === 2, 5000);
+    await waitFor("a list on the new stream", () => kubelet.lists.length > before);
+    expect(kubelet.latest).toHaveLength(10);
+    expect(await readdir(pluginDir)).toContain("kube-rdma-rdma_hca.sock");
+    const res = await allocate(kubelet, ["rdma-shared-9"]);
+    expect(res.container_responses[0]!.devices.length).toBe(9);
+  });
+
+  test("kubelet.sock recreated while our socket stays → registers again, same device list", async () => {
+    const { kubelet, plugin } = await setup();
+    await plugin.start();
+    await waitFor("first registration", () => kubelet.registrations.length === 1);
+    await kubelet.stop(); // removes only kubelet.sock
+    await kubelet.start();
+    await waitFor("second registration", () => kubelet.registrations.length === 2, 5000);
+    await waitFor("the same 10 units on the new stream", () => kubelet.latest?.length === 10);
+  });
+
+  test("shutdown removes our socket", async () => {
+    const { plugin, pluginDir, kubelet } = await setup();
+    await plugin.start();
+    await waitFor("registration", () => kubelet.registrations[0]);
+    await plugin.stop();
+    expect(await readdir(pluginDir)).not.toContain("kube-rdma-rdma_hca.sock");
+  });
+});
+
+describe("exclusive mode: one unit per data HCA, with NUMA topology and preferred allocations", () => {
+  test("each data HCA is a unit carrying its NUMA node", async () => {
+    const { kubelet, plugin } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    const list = await waitFor("a list", () => kubelet.latest);
+    expect(list.map((d) => [d.ID, d.topology?.nodes[0]?.ID])).toEqual([
+      ["mlx5_1", 0],
+      ["mlx5_2", 0],
+      ["mlx5_3", 0],
+      ["mlx5_4", 0],
+      ["mlx5_5", 1],
+      ["mlx5_6", 1],
+      ["mlx5_7", 1],
+      ["mlx5_8", 1],
+    ]);
+    expect(kubelet.registrations[0]!.options?.get_preferred_allocation_available).toBe(true);
+  });
+
+  test("two HCAs are preferred behind one PCIe switch; with must_include mlx5_6, its switch partner mlx5_5", async () => {
+    const { kubelet, plugin } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
+    const all = Array.from({ length: 8 }, (_, i) => `mlx5_${i + 1}`);
+    const res = await call<PreferredAllocationResponse>((cb) =>
+      kubelet.client!.GetPreferredAllocation(
+        {
+          container_requests: [
+            { available_deviceIDs: all, must_include_deviceIDs: [], allocation_size: 2 },
+            { available_deviceIDs: all, must_include_deviceIDs: ["mlx5_6"], allocation_size: 2 },
+            { available_deviceIDs: all, must_include_deviceIDs: ["mlx5_7"], allocation_size: 4 },
+          ],
+        },
+        cb,
+      ),
+    );
+    expect(res.container_responses[0]!.deviceIDs).toEqual(["mlx5_1", "mlx5_2"]);
+    expect(res.container_responses[1]!.deviceIDs).toEqual(["mlx5_6", "mlx5_5"]);
+    expect([...res.container_responses[2]!.deviceIDs].sort()).toEqual(["mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"]);
+  });
+
+  test("Allocate of two HCAs gives just their uverbs and rdma_cm", async () => {
+    const { kubelet, plugin } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
+    const res = await allocate(kubelet, ["mlx5_6", "mlx5_5"]);
+    expect(res.container_responses[0]!.devices.map((d) => d.host_path)).toEqual([
+      "/dev/infiniband/uverbs5",
+      "/dev/infiniband/uverbs6",
+      "/dev/infiniband/rdma_cm",
+    ]);
+  });
+
+  test("an HCA that vanishes: Allocate answers with what exists and logs; the list drops it", async () => {
+    const { kubelet, plugin, unplug, replug, log } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest?.length === 8);
+    await unplug("mlx5_4");
+    const res = await allocate(kubelet, ["mlx5_3", "mlx5_4"]);
+    expect(res.container_responses[0]!.devices.map((d) => d.host_path)).toEqual([
+      "/dev/infiniband/uverbs3",
+      "/dev/infiniband/rdma_cm",
+    ]);
+    expect(log.records.some((r) => r.level === "warn" && /vanished|does not serve/.test(r.msg))).toBe(true);
+    await waitFor("mlx5_4 gone from the list", () => kubelet.latest?.length === 7);
+    expect(kubelet.latest!.map((d) => d.ID)).not.toContain("mlx5_4");
+    await replug("mlx5_4");
+    await waitFor("mlx5_4 back in the list", () => kubelet.latest?.length === 8);
+  });
+});
+
+describe("bad input: clear errors and logs, no crash", () => {
+  test("a missing plugin dir fails start with a message naming the dir and the fix", async () => {
+    const { plugin } = await setup({ pluginDir: "/nonexistent/device-plugins" });
+    const err = await plugin.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PluginStartError);
+    expect((err as PluginStartError).message).toContain("/nonexistent/device-plugins does not exist");
+    expect((err as PluginStartError).hint).toContain("--plugin-dir");
+  });
+
+  test("a kubelet that refuses registration → retries with growing delays and a log line per failure, then succeeds", async () => {
+    const { kubelet, plugin, log } = await setup();
+    kubelet.refuseWith = { code: grpc.status.FAILED_PRECONDITION, details: "plugin endpoint already registered" };
+    await plugin.start();
+    await waitFor("three refusals", () => kubelet.refused >= 3);
+    kubelet.refuseWith = null;
+    await waitFor("a registration", () => kubelet.registrations[0], 5000);
+    const failures = log.records.filter((r) => r.msg === "registration failed; retrying");
+    expect(failures.length).toBeGreaterThanOrEqual(3);
+    expect(failures[0]).toMatchObject({ code: "FAILED_PRECONDITION", error: "plugin endpoint already registered" });
+    const delays = failures.map((f) => f.retryInMs as number);
+    expect(delays.slice(0, 3)).toEqual([20, 40, 80]);
+    await waitFor("the success log", () => log.records.find((r) => r.msg === "registered with kubelet"));
+  });
+
+  test("a node model that cannot be read yet: logged once, nothing advertised, served as soon as it reads", async () => {
+    let fail = true;
+    const hcas = twoNumaHcas();
+    const { kubelet, plugin, log } = await setup({
+      loadInventory: async () => {
+        if (fail) throw new Error("/sys/class/infiniband: ENOENT (driver not loaded yet)");
+        return inventoryFor(hcas);
+      },
+    });
+    await plugin.start();
+    await waitFor("registration", () => kubelet.registrations[0]);
+    await waitFor("the first list", () => kubelet.latest);
+    expect(kubelet.latest).toEqual([]);
+    await waitFor("a few polls", () => plugin.pollStats.polls >= 3);
+    expect(log.records.filter((r) => r.level === "error" && /node model/.test(r.msg))).toHaveLength(1);
+    fail = false;
+    await waitFor("the units", () => kubelet.latest?.length === 10);
+  });
+
+  test("no kubelet yet: the plugin waits, then registers as soon as kubelet.sock appears", async () => {
+    const { kubelet, plugin, log } = await setup({ backoffMaxMs: 60_000, backoffInitialMs: 10_000 });
+    await kubelet.stop();
+    await plugin.start();
+    await waitFor("a failure log", () => log.records.find((r) => r.code === "ENOENT"));
+    await kubelet.start();
+    await waitFor("registration without waiting out the backoff", () => kubelet.registrations[0], 3000);
+  });
+});
+
+test("Prometheus metrics: registration state, registrations, devices by health, allocations, allocate errors", async () => {
+  const { kubelet, plugin, root, unplug } = await setup({
+    mode: "exclusive",
+    metricsAddr: { host: "127.0.0.1", port: 0 },
+  });
+  await plugin.start();
+  await waitFor("a list", () => kubelet.latest);
+  await setPort(root, "mlx5_2", DOWN);
+  await waitFor("mlx5_2 unhealthy", () => kubelet.latest?.find((d) => d.ID === "mlx5_2" && d.health === "Unhealthy"));
+  await allocate(kubelet, ["mlx5_1"]);
+  await unplug("mlx5_8");
+  await allocate(kubelet, ["mlx5_8"]);
+  const text = await (await fetch(plugin.metricsUrl!)).text();
+  const value = (line: string) =>
+    Number(
+      text
+        .split("\n")
+        .find((l) => l.startsWith(line))
+        ?.slice(line.length + 1),
+    );
+  expect(value('kube_rdma_device_plugin_registered{resource="rdma/hca"}')).toBe(1);
+  expect(value('kube_rdma_device_plugin_registrations_total{result="ok",resource="rdma/hca"}')).toBe(1);
+  expect(value('kube_rdma_device_plugin_devices{health="Unhealthy",resource="rdma/hca"}')).toBeGreaterThanOrEqual(1);
+  expect(value('kube_rdma_device_plugin_allocations_total{resource="rdma/hca"}')).toBe(2);
+  // mlx5_8 vanished: either its char device is gone (missing_device) or the poll already dropped it (unknown_id).
+  const partial = ["missing_device", "unknown_id"].map(
+    (r) => value(`kube_rdma_device_plugin_allocate_errors_total{reason="${r}",resource="rdma/hca"}`) || 0,
+  );
+  expect(partial[0]! + partial[1]!).toBe(1);
+});
+
+test("the plugin answers real gRPC from any client on its socket (Allocate, many containers)", async () => {
+  const { kubelet, plugin } = await setup();
+  await plugin.start();
+  await waitFor("a list", () => kubelet.latest);
+  const client = pluginClient(plugin.socketPath);
+  const res = await call<AllocateResponse>((cb) =>
+    client.Allocate(
+      { container_requests: [{ devices_ids: ["rdma-shared-1"] }, { devices_ids: ["rdma-shared-2"] }] },
+      cb,
+    ),
+  );
+  client.close();
+  expect(res.container_responses).toHaveLength(2);
+});

@@ -1,0 +1,418 @@
+/**
+ * The running device plugin: serves DevicePlugin on `<dir>/kube-rdma-<resource>.sock`, registers with the kubelet
+ * (retrying with backoff), re-registers after a kubelet restart without losing its device list, polls port health
+ * and re-reads the node model when HCAs appear or vanish.
+ */
+import { stat, unlink } from "node:fs/promises";
+import type { Server as HttpServer } from "node:http";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import type { NodeInventory } from "../inventory/types.js";
+import { answerContainer } from "./allocate.js";
+import {
+  type AllocateRequest,
+  type AllocateResponse,
+  type Device,
+  type DevicePluginOptions,
+  KUBELET_SOCKET,
+  loadApi,
+  unixAddress,
+} from "./api.js";
+import type { Selection } from "./config.js";
+import { countHealth, deriveDeviceList, type Mode, type SharedHealthPolicy } from "./devices.js";
+import type { Logger } from "./log.js";
+import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
+import { buildNodeView, type DeriveEnv, type NodeView } from "./node-view.js";
+import { Registrar, registerRequest, socketNameFor } from "./registration.js";
+import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
+import { DeviceExistence, HostFiles } from "./sysfs.js";
+import { type DirWatch, fileIdentity, watchDir } from "./watcher.js";
+
+export type PluginConfig = {
+  pluginDir: string;
+  resource: string;
+  mode: Mode;
+  sharedUnits: number;
+  sharedHealth: SharedHealthPolicy;
+  selection: Selection;
+  mad: boolean;
+  /** Host root for sysfs and /dev reads (`/`, or `/host` in the DaemonSet). */
+  root: string;
+  healthIntervalMs: number;
+  /** Full node-model re-read even without a device change (GIDs and netdevs can change). 0 disables. */
+  refreshIntervalMs: number;
+  watchPollMs: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  registerTimeoutMs: number;
+  /** Reads the node model (H1's readInventory over the host reader). */
+  loadInventory: () => Promise<NodeInventory>;
+  /** null disables NCCL variable injection. */
+  deriveEnv: DeriveEnv | null;
+  log: Logger;
+  metricsAddr?: { host: string; port: number };
+};
+
+/** A plugin that could not start (missing plugin dir, socket in use): the CLI turns it into exit 2. */
+export class PluginStartError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = "PluginStartError";
+  }
+}
+
+type Stream = ListAndWatchStream;
+
+export class RdmaDevicePlugin {
+  readonly socketName: string;
+  readonly socketPath: string;
+  readonly metrics: PluginMetrics;
+  private readonly files: HostFiles;
+  private existence: DeviceExistence | null = null;
+  private view: NodeView | null = null;
+  private health = new Map<string, boolean>();
+  private devices: Device[] = [];
+  private readonly streams = new Set<Stream>();
+  private server: grpc.Server | null = null;
+  private socketIdentity: string | null = null;
+  private readonly registrar: Registrar;
+  private stopped = false;
+  private healthTimer: NodeJS.Timeout | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private dirWatch: DirWatch | null = null;
+  private metricsServer: HttpServer | null = null;
+  private reconciling: Promise<void> | null = null;
+  private polling = false;
+  private polls = 0;
+  private changedAtPoll = 0;
+
+  constructor(private readonly cfg: PluginConfig) {
+    this.socketName = socketNameFor(cfg.resource);
+    this.socketPath = join(cfg.pluginDir, this.socketName);
+    this.files = new HostFiles(cfg.root);
+    this.metrics = createMetrics(cfg.resource);
+    this.registrar = new Registrar({
+      pluginDir: cfg.pluginDir,
+      request: () => registerRequest(this.socketName, cfg.resource, this.options),
+      timeoutMs: cfg.registerTimeoutMs,
+      backoffInitialMs: cfg.backoffInitialMs,
+      backoffMaxMs: cfg.backoffMaxMs,
+      log: cfg.log,
+      metrics: this.metrics,
+    });
+  }
+
+  /** `http://host:port/metrics` once serving metrics (the real port when --metrics-addr asked for port 0). */
+  get metricsUrl(): string | null {
+    const a = this.metricsServer?.address();
+    if (!a || typeof a === "string") return null;
+    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+    return `http://${host}:${a.port}/metrics`;
+  }
+
+  /** The current device list (what a new ListAndWatch stream receives first). */
+  get deviceList(): readonly Device[] {
+    return this.devices;
+  }
+
+  /** Health polls completed, and the poll whose reading last changed the device list (tests count intervals). */
+  get pollStats(): { polls: number; changedAtPoll: number } {
+    return { polls: this.polls, changedAtPoll: this.changedAtPoll };
+  }
+
+  get options(): DevicePluginOptions {
+    return { pre_start_required: false, get_preferred_allocation_available: this.cfg.mode === "exclusive" };
+  }
+
+  async start(): Promise<void> {
+    const dir = await stat(this.cfg.pluginDir).catch(() => null);
+    if (!dir?.isDirectory()) {
+      throw new PluginStartError(
+        `the device-plugins directory ${this.cfg.pluginDir} does not exist (expected the kubelet's, with kubelet.sock in it)`,
+        "Mount the host's /var/lib/kubelet/device-plugins into the pod (hostPath), or pass --plugin-dir DIR.",
+      );
+    }
+    this.existence = new DeviceExistence(this.files);
+    await this.refreshNode("start");
+    await this.pollHealth();
+    await this.serve();
+    if (this.cfg.metricsAddr) {
+      this.metricsServer = await serveMetrics(this.metrics.registry, this.cfg.metricsAddr);
+      this.cfg.log.info("metrics listening", { addr: `${this.cfg.metricsAddr.host}:${this.cfg.metricsAddr.port}` });
+    }
+    this.healthTimer = setInterval(() => void this.pollHealth(), this.cfg.healthIntervalMs);
+    if (this.cfg.refreshIntervalMs > 0) {
+      this.refreshTimer = setInterval(() => void this.refreshNode("periodic"), this.cfg.refreshIntervalMs);
+    }
+    this.dirWatch = watchDir(this.cfg.pluginDir, this.cfg.watchPollMs, () => void this.reconcile());
+    this.registrar.kick(null);
+  }
+
+  /** Stops serving, ends every stream and removes the socket. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.dirWatch?.close();
+    this.existence?.close();
+    this.registrar.stop();
+    for (const s of this.streams) s.end();
+    this.streams.clear();
+    await this.shutdownServer();
+    await unlink(this.socketPath).catch(() => undefined);
+    if (this.metricsServer) await new Promise((r) => this.metricsServer?.close(r));
+    this.metrics.registered.set(0);
+    this.cfg.log.info("stopped; socket removed", { socket: this.socketPath });
+  }
+
+  // --- node model and health -------------------------------------------------------------------------------
+
+  private refreshing: Promise<void> | null = null;
+  private nodeError: string | null = null;
+
+  /** Re-reads the node model; concurrent calls share one read. */
+  private refreshNode(reason: string): Promise<void> {
+    if (!this.refreshing) {
+      this.refreshing = this.readNode(reason).finally(() => {
+        this.refreshing = null;
+      });
+    }
+    return this.refreshing;
+  }
+
+  private async readNode(reason: string): Promise<void> {
+    try {
+      const inv = await this.cfg.loadInventory();
+      const madDevices = this.cfg.mad ? await this.files.madDevices() : new Map<string, string[]>();
+      const view = buildNodeView(inv, {
+        mode: this.cfg.mode,
+        selection: this.cfg.selection,
+        sharedUnits: this.cfg.sharedUnits,
+        mad: this.cfg.mad,
+        madDevices,
+        deriveEnv: this.cfg.deriveEnv,
+      });
+      view.plan.envFor(view.hcas.map((h) => h.name)); // precompute the common answer now, not in the first Allocate
+      const before = this.view?.hcas.map((h) => h.name).join(",");
+      this.view = view;
+      const after = view.hcas.map((h) => h.name).join(",");
+      if (before !== after) {
+        this.cfg.log.info("serving HCAs", {
+          reason,
+          mode: this.cfg.mode,
+          hcas: view.hcas.map((h) => h.name),
+          skipped: view.skipped.map((s) => `${s.hca}: ${s.reason}`),
+        });
+        if (view.hcas.length === 0) {
+          this.cfg.log.warn("no HCA selected: advertising no devices", { source: inv.source });
+        }
+      }
+      if (this.nodeError !== null) this.cfg.log.info("node model read again", { reason });
+      this.nodeError = null;
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      // Retried every health interval until it works: log a failure once, not every 2 s.
+      if (error !== this.nodeError) {
+        this.cfg.log.error(
+          this.view
+            ? "could not read the node model; keeping the previous one"
+            : "could not read the node model; advertising nothing until it can be read",
+          { reason, error },
+        );
+      }
+      this.nodeError = error;
+    }
+  }
+
+  private async pollHealth(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      if (!this.view) await this.refreshNode("retry");
+      const view = this.view;
+      if (!view) return;
+      this.existence?.reset();
+      const present = await this.files.ibdevs();
+      if (present.join(",") !== view.ibdevs.join(",")) {
+        this.cfg.log.info("RDMA devices changed; re-reading the node model", { was: view.ibdevs, now: present });
+        await this.refreshNode("devices changed");
+      }
+      const current = this.view ?? view;
+      const readings = await Promise.all(current.hcas.map((h) => this.files.readHca(h.name)));
+      const health = new Map<string, boolean>();
+      let flipped = false;
+      for (const r of readings) {
+        health.set(r.hca, r.healthy);
+        const was = this.health.get(r.hca);
+        if (was !== undefined && was !== r.healthy) {
+          flipped = true;
+          const ports = r.ports.map((p) => `${p.port}: ${p.state ?? "unreadable"} / ${p.physState ?? "unreadable"}`);
+          if (r.healthy) this.cfg.log.info("HCA healthy again", { hca: r.hca, ports });
+          else this.cfg.log.warn("HCA unhealthy", { hca: r.hca, present: r.present, ports });
+        }
+      }
+      this.health = health;
+      this.publish(
+        deriveDeviceList({
+          mode: this.cfg.mode,
+          hcas: current.hcas,
+          health,
+          sharedUnits: this.cfg.sharedUnits,
+          sharedHealth: this.cfg.sharedHealth,
+        }),
+      );
+      // The NCCL variables leave out ports that are down (nccl-env), so a port that changed state re-derives them.
+      if (flipped && this.cfg.deriveEnv) void this.refreshNode("port state changed");
+    } catch (err) {
+      this.cfg.log.error("health poll failed", { error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.polls++;
+      this.polling = false;
+    }
+  }
+
+  private publish(devices: Device[]): void {
+    if (sameDevices(devices, this.devices)) return;
+    this.devices = devices;
+    this.changedAtPoll = this.polls + 1;
+    const { healthy, unhealthy } = countHealth(devices);
+    this.metrics.devices.set({ health: "Healthy" }, healthy);
+    this.metrics.devices.set({ health: "Unhealthy" }, unhealthy);
+    this.cfg.log.info("device list updated", {
+      devices: devices.length,
+      healthy,
+      unhealthy,
+      streams: this.streams.size,
+    });
+    for (const s of this.streams) s.write({ devices });
+  }
+
+  // --- gRPC server -----------------------------------------------------------------------------------------
+
+  private async serve(): Promise<void> {
+    await unlink(this.socketPath).catch(() => undefined); // a stale socket from a previous run blocks bind
+    const server = new grpc.Server();
+    server.addService(loadApi().devicePluginService, this.handlers());
+    await new Promise<void>((resolve, reject) => {
+      server.bindAsync(unixAddress(this.socketPath), grpc.ServerCredentials.createInsecure(), (err) =>
+        err ? reject(err) : resolve(),
+      );
+    }).catch((err: unknown) => {
+      throw new PluginStartError(
+        `cannot listen on ${this.socketPath}: ${err instanceof Error ? err.message : String(err)}`,
+        "Check that the directory is writable by the plugin (hostPath mount, not read-only).",
+      );
+    });
+    this.server = server;
+    this.socketIdentity = await fileIdentity(this.socketPath);
+    this.cfg.log.info("serving DevicePlugin", { socket: this.socketPath, resource: this.cfg.resource });
+  }
+
+  private async shutdownServer(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, 1000);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private handlers(): grpc.UntypedServiceImplementation {
+    return devicePluginHandlers({
+      options: () => this.options,
+      devices: () => this.devices,
+      placed: () => this.view?.hcas ?? [],
+      allocate: (req) => this.allocate(req),
+      openStream: (stream) => {
+        this.streams.add(stream);
+        const drop = () => this.streams.delete(stream);
+        stream.on("cancelled", drop);
+        stream.on("close", drop);
+        stream.on("error", drop);
+        this.cfg.log.info("kubelet opened ListAndWatch", { devices: this.devices.length, streams: this.streams.size });
+      },
+      allocateFailed: (err) => {
+        this.metrics.allocateErrors.inc({ reason: "internal" });
+        this.cfg.log.error("Allocate failed", { error: err instanceof Error ? err.message : String(err) });
+      },
+    });
+  }
+
+  /** Answers with what exists; a vanished HCA or char device is logged and counted, never fatal. */
+  allocate(request: AllocateRequest): AllocateResponse {
+    const view = this.view;
+    if (!view) throw new Error("node model not read yet");
+    const existence = this.existence;
+    const exists = existence ? (p: string) => existence.exists(p) : (p: string) => this.files.exists(p);
+    return {
+      container_responses: request.container_requests.map((req) => {
+        const answer = answerContainer(view.plan, req.devices_ids, exists);
+        this.metrics.allocations.inc();
+        if (answer.unknownIds.length > 0) {
+          this.metrics.allocateErrors.inc({ reason: "unknown_id" });
+          this.cfg.log.warn("Allocate asked for devices this plugin does not serve now; answering with the rest", {
+            unknown: answer.unknownIds,
+          });
+        }
+        if (answer.missingDevices.length > 0) {
+          this.metrics.allocateErrors.inc({ reason: "missing_device" });
+          this.cfg.log.warn("char devices vanished; answering with those that exist", {
+            missing: answer.missingDevices,
+          });
+        }
+        return answer.response;
+      }),
+    };
+  }
+
+  // --- registration and kubelet restarts --------------------------------------------------------------------
+
+  private async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    if (this.reconciling) return this.reconciling;
+    this.reconciling = (async () => {
+      const own = await fileIdentity(this.socketPath);
+      if (this.server && own !== this.socketIdentity) {
+        this.cfg.log.warn("our socket was removed (kubelet restart?); serving again", { socket: this.socketPath });
+        this.registrar.forget();
+        for (const s of this.streams) s.end();
+        this.streams.clear();
+        await this.shutdownServer();
+        if (!this.stopped) await this.serve();
+      }
+      const kubelet = await fileIdentity(join(this.cfg.pluginDir, KUBELET_SOCKET));
+      if (kubelet !== this.registrar.registeredTo) {
+        if (this.registrar.registeredTo !== null) {
+          this.cfg.log.warn("kubelet.sock changed (kubelet restart); registering again");
+          this.registrar.forget();
+        }
+        this.registrar.kick(kubelet);
+      }
+    })().finally(() => {
+      this.reconciling = null;
+    });
+    return this.reconciling;
+  }
+}
+
+function sameDevices(a: readonly Device[], b: readonly Device[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.ID !== y.ID || x.health !== y.health) return false;
+    if (JSON.stringify(x.topology) !== JSON.stringify(y.topology)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,125 @@
+/**
+ * The plugin's own reads of the host, under `--root` (the host mounted at /host in the DaemonSet, or a fixture
+ * tree): port states for health, the MAD char devices (`umadN`/`issmN`, not in the node model) and whether a char
+ * device still exists at Allocate time. These are small, frequent reads, done directly and cheaply.
+ */
+import { existsSync, type FSWatcher, watch } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { naturalCompare } from "../core/natural.js";
+import { isPortHealthy } from "./devices.js";
+
+export type PortReading = { port: number; state: string | null; physState: string | null; healthy: boolean };
+export type HcaReading = { hca: string; present: boolean; ports: PortReading[]; healthy: boolean };
+
+export class HostFiles {
+  constructor(readonly root: string) {}
+
+  /** An absolute host path under the root. */
+  at(hostPath: string): string {
+    return this.root === "/" || this.root === "" ? hostPath : join(this.root, hostPath);
+  }
+
+  async text(hostPath: string): Promise<string | null> {
+    try {
+      return (await readFile(this.at(hostPath), "utf8")).trim();
+    } catch {
+      return null;
+    }
+  }
+
+  async list(hostPath: string): Promise<string[] | null> {
+    try {
+      return await readdir(this.at(hostPath));
+    } catch {
+      return null;
+    }
+  }
+
+  exists(hostPath: string): boolean {
+    return existsSync(this.at(hostPath));
+  }
+
+  /** The ibdevs present now (`/sys/class/infiniband`), in natural order; empty when the class dir is absent. */
+  async ibdevs(): Promise<string[]> {
+    return ((await this.list("/sys/class/infiniband")) ?? []).sort(naturalCompare);
+  }
+
+  /** Reads every port of one HCA. An HCA whose directory vanished is not present and not healthy. */
+  async readHca(hca: string): Promise<HcaReading> {
+    const base = `/sys/class/infiniband/${hca}/ports`;
+    const ports = await this.list(base);
+    if (ports === null) return { hca, present: false, ports: [], healthy: false };
+    const readings = await Promise.all(
+      ports
+        .filter((p) => /^\d+$/.test(p))
+        .sort(naturalCompare)
+        .map(async (p): Promise<PortReading> => {
+          const [state, physState] = await Promise.all([
+            this.text(`${base}/${p}/state`),
+            this.text(`${base}/${p}/phys_state`),
+          ]);
+          return { port: Number(p), state, physState, healthy: isPortHealthy(state, physState) };
+        }),
+    );
+    return { hca, present: true, ports: readings, healthy: readings.length > 0 && readings.every((r) => r.healthy) };
+  }
+
+  /**
+   * `umadN`/`issmN` per ibdev, from `/sys/class/infiniband_mad/<dev>/ibdev` (one pair per port, tech-spec §1.1).
+   */
+  async madDevices(): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    const entries = (await this.list("/sys/class/infiniband_mad")) ?? [];
+    for (const entry of entries.filter((e) => /^(umad|issm)\d+$/.test(e)).sort(naturalCompare)) {
+      const ibdev = await this.text(`/sys/class/infiniband_mad/${entry}/ibdev`);
+      if (!ibdev) continue;
+      out.set(ibdev, [...(out.get(ibdev) ?? []), entry]);
+    }
+    return out;
+  }
+}
+
+/**
+ * Existence of char devices under /dev/infiniband for Allocate, cached and invalidated by an inotify watch on the
+ * directory, so an Allocate costs map lookups instead of ~25 stat calls; without a working watch every lookup
+ * stats the file.
+ */
+export class DeviceExistence {
+  private readonly known = new Map<string, boolean>();
+  private watcher: FSWatcher | null = null;
+
+  constructor(private readonly files: HostFiles) {
+    this.reset();
+  }
+
+  /**
+   * Forgets what it knew and re-arms the watch (called on every health poll): a /dev/infiniband that was removed
+   * and recreated by a driver reload gets a fresh watch, so the cache is never stale for longer than one interval.
+   */
+  reset(): void {
+    this.close();
+    try {
+      this.watcher = watch(this.files.at("/dev/infiniband"), { persistent: false }, () => this.known.clear());
+      this.watcher.on("error", () => this.close());
+    } catch {
+      this.watcher = null;
+    }
+  }
+
+  exists(hostPath: string): boolean {
+    if (!this.watcher) return this.files.exists(hostPath);
+    let v = this.known.get(hostPath);
+    if (v === undefined) {
+      v = this.files.exists(hostPath);
+      this.known.set(hostPath, v);
+    }
+    return v;
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.known.clear();
+  }
+}
