@@ -16,13 +16,21 @@ export type AnalyzeKindName =
   | "nccl_log"
   | "unknown";
 
-export type AnalyzeOutcome = { data: unknown; findings: Finding[]; problems: Problem[] };
+export type AnalyzeOutcome = {
+  data: unknown;
+  findings: Finding[];
+  problems: Problem[];
+  /** One line for the text report ("9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all"). */
+  summary?: string;
+};
 
 export type AnalyzeContext = {
   /** A node model to judge against (from --example/--root/--snapshot), when given. */
   inventory?: NodeInventory;
   /** `--expect GBps` for nccl-tests. */
   expectGBps?: number;
+  /** `--expect-gpus N` for nvidia-smi captures. */
+  expectGpus?: number;
 };
 
 /** A line-at-a-time analyser for inputs too large to hold (NCCL logs of many ranks). */

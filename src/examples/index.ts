@@ -1,23 +1,3 @@
-import type { Snapshot } from "../host/types.js";
+export * from "./registry.js";
 
-export type Example = {
-  name: string;
-  description: string;
-  /** Builds the example's snapshot (the same shape `kube-rdma collect` writes). */
-  snapshot: () => Snapshot;
-};
-
-const EXAMPLES: Example[] = [];
-
-/** Registers an example host; called by the example modules at import. */
-export function registerExample(e: Example): void {
-  EXAMPLES.push(e);
-}
-
-export function listExamples(): readonly Example[] {
-  return EXAMPLES;
-}
-
-export function findExample(name: string): Example | undefined {
-  return EXAMPLES.find((e) => e.name === name);
-}
+import "./catalog.js";

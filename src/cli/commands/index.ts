@@ -9,10 +9,16 @@ export type CommandEntry = {
 
 /** Every command, in the order `kube-rdma --help` lists them. One line each. */
 export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "analyze",
+    summary: "Recognise and diagnose pasted outputs (show_gids, nvidia-smi, …)",
+    load: () => import("./analyze.js"),
+  },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
   {
     name: "device-plugin",
     summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
     load: () => import("./device-plugin.js"),
   },
+  { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
 ];

@@ -1,0 +1,254 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { capture, captureVariants } from "../../test/support/captures.js";
+import { renderNvidiaSmiXml, type XmlGpuSpec } from "../examples/nvidia-smi-xml.js";
+import type { NodeInventory } from "../inventory/types.js";
+import { detectKind } from "./detect.js";
+import { ANALYZERS, analyzeText } from "./index.js";
+
+const codes = (text: string, ctx = {}) =>
+  analyzeText("x", text, ctx).findings.map((f) => ({ code: f.code, severity: f.severity, subject: f.subject }));
+
+const FIXTURES: [kind: string, name: string, command: string][] = [
+  ["show_gids", "seed-sample", "show_gids"],
+  ["show_gids", "seed-tabs", "show_gids"],
+  ["ibv_devinfo", "seed", "ibv_devinfo"],
+  ["ibv_devinfo", "seed-verbose", "ibv_devinfo -v"],
+  ["ibstat", "seed", "ibstat"],
+  ["ibstat", "seed-ibstatus", "ibstatus"],
+  ["ibdev2netdev", "seed", "ibdev2netdev"],
+  ["ibdev2netdev", "seed-verbose", "ibdev2netdev -v"],
+  ["nvidia_smi_topo", "seed-470", "nvidia-smi topo -m"],
+  ["nvidia_smi_topo", "seed-nic-legend", "nvidia-smi topo -m"],
+  ["nvidia_smi", "seed-sample", "nvidia-smi"],
+  ["nvidia_smi", "a100-470", "nvidia-smi"],
+  ["nvidia_smi", "h100-535", "nvidia-smi"],
+  ["nvidia_smi", "h100-550", "nvidia-smi"],
+  ["nvidia_smi", "v100-418", "nvidia-smi"],
+];
+
+describe("detection", () => {
+  for (const [kind, name, command] of FIXTURES) {
+    for (const [variant, text] of Object.entries(captureVariants(capture(kind, name), command))) {
+      test(`${kind}/${name} (${variant}) is recognised as ${kind}`, () => {
+        expect(detectKind(text, ANALYZERS).kind).toBe(kind);
+      });
+    }
+  }
+
+  test("prose, an empty file and binary noise are unknown", () => {
+    for (const text of ["", "hello\nworld\n", "\u0000\u0001\u0002garbage", "Traceback (most recent call last):\n  x"]) {
+      expect(detectKind(text, ANALYZERS).kind).toBe("unknown");
+    }
+  });
+
+  test("unknown input names the formats known and how to capture each", () => {
+    const entry = analyzeText("notes.txt", "just some notes\n");
+    expect(entry.kind).toBe("unknown");
+    for (const kind of ["show_gids", "ofed_info", "ibv_devinfo", "ibstat", "ibdev2netdev", "nvidia_smi_xml"]) {
+      expect(entry.problems?.[0]?.message).toContain(kind);
+    }
+    expect(entry.problems?.[0]?.hint).toMatch(/nvidia-smi topo -m > topo.txt/);
+  });
+
+  test("property: detection and analysis never throw on random or spliced input", () => {
+    const corpus = FIXTURES.map(([k, n]) => capture(k, n));
+    const spliced = fc
+      .tuple(fc.constantFrom(...corpus), fc.constantFrom(...corpus), fc.nat(4000), fc.nat(4000))
+      .map(([a, b, i, j]) => a.slice(0, i) + b.slice(j));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 300 }), spliced), (text) => {
+        const entry = analyzeText("x", text);
+        expect(entry.kind === "unknown" || entry.data !== null || (entry.problems?.length ?? 0) > 0).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("show_gids findings", () => {
+  test("the seed's table: RoCE v2 IPv4 at index 3 everywhere — nothing wrong, the index noted", () => {
+    const entry = analyzeText("gids.txt", capture("show_gids", "seed-sample"));
+    expect(entry.summary).toBe("9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all");
+    expect(codes(capture("show_gids", "seed-sample"))).toEqual([
+      { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },
+    ]);
+  });
+
+  test("mlx5_5 with an IPv6 address ahead of its IPv4: GID_INDEX_DIFFERS names mlx5_5, eth5 and the fix", () => {
+    const entry = analyzeText("gids.txt", capture("show_gids", "seed-gid-index-5"));
+    const f = entry.findings.find((x) => x.code === "GID_INDEX_DIFFERS");
+    expect(f).toMatchObject({ severity: "error", subject: "mlx5_5", evidence: { index: 5, usual: 3, netdev: "eth5" } });
+    expect(f?.message).toMatch(/NCCL_IB_GID_INDEX cannot be right/);
+    expect(f?.fix).toMatch(/eth5/);
+    expect(entry.findings).toHaveLength(1);
+  });
+
+  test("mlx5_5 that lost its IPv4 address (link-local only): NO_ROCEV2_GID on mlx5_5", () => {
+    expect(codes(capture("show_gids", "seed-no-rocev2-gid"))).toContainEqual({
+      code: "NO_ROCEV2_GID",
+      severity: "error",
+      subject: "mlx5_5",
+    });
+  });
+
+  test("every table with holes at 2/3: one GID_TABLE_SPARSE warning for the node", () => {
+    expect(codes(capture("show_gids", "seed-sparse-gids"))).toEqual([
+      { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },
+      { code: "GID_TABLE_SPARSE", severity: "warning", subject: "node" },
+    ]);
+  });
+
+  test("no IP on any RDMA netdev: GID_LINK_LOCAL_ONLY for the node instead of nine errors", () => {
+    const text = capture("show_gids", "seed-tabs")
+      .split("\n")
+      .filter((l) => !l.includes("ffff"))
+      .join("\n");
+    expect(codes(text).map((c) => c.code)).toEqual(["GID_LINK_LOCAL_ONLY"]);
+  });
+
+  test("a node model that names the management HCA leaves it out of the index comparison", () => {
+    const text = capture("show_gids", "seed-tabs").replace(/mlx5_0\t1\t3\t/, "mlx5_0\t1\t7\t");
+    const indexCodes = (ctx = {}) => codes(text, ctx).filter((c) => c.code.startsWith("GID_INDEX"));
+    expect(indexCodes()).toEqual([{ code: "GID_INDEX_DIFFERS", severity: "error", subject: "mlx5_0" }]);
+    const inventory = { roles: { managementHca: "mlx5_0", dataHcas: [], defaultRouteInterface: "eth0" } };
+    expect(indexCodes({ inventory: inventory as unknown as NodeInventory })).toEqual([
+      { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },
+    ]);
+  });
+});
+
+describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
+  test("mlx5_3 down in ibstat: PORT_DOWN on mlx5_3; the slower mlx5_0 is taken for the management NIC (info)", () => {
+    expect(codes(capture("ibstat", "seed-port-down"))).toEqual([
+      { code: "PORT_DOWN", severity: "error", subject: "mlx5_3" },
+      { code: "RATE_MISMATCH", severity: "info", subject: "mlx5_0" },
+    ]);
+  });
+
+  test("mlx5_6 at 100 of 200 Gb/s: RATE_MISMATCH error on mlx5_6", () => {
+    expect(codes(capture("ibstat", "seed-half-rate"))).toContainEqual({
+      code: "RATE_MISMATCH",
+      severity: "error",
+      subject: "mlx5_6",
+    });
+  });
+
+  test("ibv_devinfo -v with mlx5_5's GID at index 5 gets the same GID finding as show_gids", () => {
+    expect(codes(capture("ibv_devinfo", "seed-gid-index-5-verbose"))).toContainEqual({
+      code: "GID_INDEX_DIFFERS",
+      severity: "error",
+      subject: "mlx5_5",
+    });
+  });
+
+  test("one HCA on older firmware than its identical siblings: FW_MISMATCH warning", () => {
+    const text = capture("ibstat", "seed").replace(
+      /(CA 'mlx5_8'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: )\S+/,
+      "$120.28.1002",
+    );
+    expect(codes(text)).toContainEqual({ code: "FW_MISMATCH", severity: "warning", subject: "mlx5_8" });
+  });
+
+  test("`No IB devices found`: NO_RDMA_HCA", () => {
+    expect(codes("root@n1:~# ibv_devinfo\nNo IB devices found\n").map((c) => c.code)).toEqual(["NO_RDMA_HCA"]);
+  });
+
+  test("ibdev2netdev with eth3 Down: PORT_DOWN on mlx5_3 naming eth3", () => {
+    const entry = analyzeText("i2n.txt", capture("ibdev2netdev", "seed-port-down-verbose"));
+    expect(entry.findings.map((f) => [f.code, f.subject])).toEqual([["PORT_DOWN", "mlx5_3"]]);
+    expect(entry.findings[0]?.fix).toMatch(/ip link set eth3 up/);
+  });
+});
+
+describe("topology and GPU findings", () => {
+  test("GPU7 with no NIC at PIX/PXB: GPU_NO_NEAR_NIC warning explaining NODE = PHB for NCCL", () => {
+    const entry = analyzeText("topo.txt", capture("nvidia_smi_topo", "seed-gpu-sys"));
+    expect(entry.findings.map((f) => [f.code, f.severity, f.subject])).toEqual([
+      ["GPU_NO_NEAR_NIC", "warning", "GPU7"],
+    ]);
+    expect(entry.findings[0]?.message).toMatch(/NODE as PHB/);
+    expect(entry.summary).toBe("8 GPUs, 9 NICs; 7 of 8 GPUs have a NIC at PIX/PXB");
+  });
+
+  test("the seed's topology: every GPU has a NIC at PIX", () => {
+    expect(codes(capture("nvidia_smi_topo", "seed-nic-legend"))).toEqual([]);
+  });
+
+  test("ERR! cells and uncorrectable ECC errors name the GPU", () => {
+    expect(codes(capture("nvidia_smi", "a100-470-err"))).toEqual([
+      { code: "GPU_ROW_REMAP", severity: "error", subject: "GPU2" },
+      { code: "GPU_ERR_STATE", severity: "error", subject: "GPU3" },
+    ]);
+  });
+
+  test("7 GPUs when 8 are expected: GPU_COUNT error; none without --expect-gpus", () => {
+    const text = capture("nvidia_smi", "h100-535-seven-gpus");
+    expect(codes(text, { expectGpus: 8 })).toEqual([{ code: "GPU_COUNT", severity: "error", subject: "node" }]);
+    expect(codes(text)).toEqual([]);
+  });
+
+  test("a GPU nvidia-smi cannot open is an error naming its bus id", () => {
+    expect(codes(capture("nvidia_smi", "a100-470-lost-gpu"))).toEqual([
+      { code: "GPU_ERR_STATE", severity: "error", subject: "GPU 0000:CF:00.0" },
+    ]);
+  });
+});
+
+describe("ofed_info and nvidia-smi -q -x", () => {
+  test("`ofed_info -s` after its prompt: MLNX_OFED 5.8-1.1.2.1, nothing wrong", () => {
+    const entry = analyzeText("ofed.txt", "$ ofed_info -s\nMLNX_OFED_LINUX-5.8-1.1.2.1:\n");
+    expect(entry.kind).toBe("ofed_info");
+    expect(entry.data).toMatchObject({ flavor: "MLNX_OFED", version: "5.8-1.1.2.1" });
+    expect(entry.summary).toBe("MLNX_OFED 5.8-1.1.2.1");
+    expect(entry.findings).toEqual([]);
+  });
+
+  test("`ofed_info: command not found`: OFED_ABSENT (info), flavor and version null", () => {
+    const entry = analyzeText("ofed.txt", "bash: ofed_info: command not found\n");
+    expect(entry.kind).toBe("ofed_info");
+    expect(entry.data).toMatchObject({ flavor: null, version: null });
+    expect(entry.findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
+  });
+
+  const seedGpus = (tweak: (g: XmlGpuSpec, i: number) => void = () => {}): string =>
+    renderNvidiaSmiXml({
+      driverVersion: "470.141.03",
+      cudaVersion: "11.4",
+      gpus: ["53", "59", "6E", "73", "8D", "92", "C9", "CF"].map((b, i) => {
+        const g: XmlGpuSpec = {
+          busId: `00000000:${b}:00.0`,
+          name: "NVIDIA A100-SXM4-80GB",
+          uuid: `GPU-0000000${i}-1111-2222-3333-444444444444`,
+          memoryTotalMiB: 81251,
+          minorNumber: i,
+          pcieGen: { max: 4, current: 4 },
+          pcieWidth: { max: 16, current: 16 },
+        };
+        tweak(g, i);
+        return g;
+      }),
+    });
+
+  test("the seed's GPUs as XML: recognised, summarised, no findings", () => {
+    const entry = analyzeText("smi.xml", seedGpus());
+    expect(entry.kind).toBe("nvidia_smi_xml");
+    expect(entry.summary).toBe("8 × NVIDIA A100-SXM4-80GB (81251 MiB); driver 470.141.03, CUDA 11.4");
+    expect(entry.findings).toEqual([]);
+  });
+
+  test("GPU2 with a pending row remap and GPU3 at x8 of x16: GPU_ROW_REMAP and GPU_PCIE_DEGRADED", () => {
+    const text = seedGpus((g, i) => {
+      if (i === 2) g.remapped = { corr: 0, unc: 1, pending: true, failure: false };
+      if (i === 3) g.pcieWidth = { max: 16, current: 8 };
+    });
+    expect(codes(text)).toEqual([
+      { code: "GPU_ROW_REMAP", severity: "error", subject: "GPU2" },
+      { code: "GPU_PCIE_DEGRADED", severity: "warning", subject: "GPU3" },
+    ]);
+  });
+
+  test("an idle GPU at a lower PCIe generation is not degraded (power saving)", () => {
+    expect(codes(seedGpus((g) => (g.pcieGen = { max: 4, current: 1 })))).toEqual([]);
+  });
+});

@@ -1,0 +1,60 @@
+import { problem } from "../core/result.js";
+import { DETECT_HEAD_BYTES, detectKind, unknownKindMessage } from "./detect.js";
+import { ANALYZERS } from "./registry.js";
+import type { AnalyzeContext, AnalyzeEntry, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "./types.js";
+
+export { ANALYZERS } from "./registry.js";
+export type { AnalyzeContext, AnalyzeEntry, AnalyzeKindName, AnalyzerKind } from "./types.js";
+
+/** An analysed input with the one-line summary the text report prints. */
+export type AnalyzedInput = AnalyzeEntry & { summary?: string };
+
+export function findAnalyzer(kind: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): AnalyzerKind | undefined {
+  return analyzers.find((a) => a.kind === kind);
+}
+
+export function unknownEntry(file: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): AnalyzedInput {
+  const { message, hint } = unknownKindMessage(analyzers);
+  return {
+    file,
+    kind: "unknown",
+    data: null,
+    findings: [],
+    problems: [problem("analyze.unknown_kind", message, { path: file, hint })],
+  };
+}
+
+/** Picks the analyser for an input: forced by `--kind`, else detected on its first 64 KiB. */
+export function chooseAnalyzer(
+  head: string,
+  forced: string | undefined,
+  analyzers: readonly AnalyzerKind[] = ANALYZERS,
+): AnalyzerKind | null {
+  if (forced !== undefined) return findAnalyzer(forced, analyzers) ?? null;
+  return detectKind(head.slice(0, DETECT_HEAD_BYTES), analyzers).analyzer;
+}
+
+function entryOf(file: string, kind: AnalyzeKindName, outcome: ReturnType<AnalyzerKind["analyze"]>): AnalyzedInput {
+  const entry: AnalyzedInput = { file, kind, data: outcome.data, findings: outcome.findings };
+  if (outcome.problems.length > 0) entry.problems = outcome.problems.map((p) => ({ path: file, ...p }));
+  if (outcome.summary !== undefined) entry.summary = outcome.summary;
+  return entry;
+}
+
+/** Analyses one whole input (pure: text in, entry out). */
+export function analyzeText(
+  file: string,
+  text: string,
+  ctx: AnalyzeContext = {},
+  opts: { kind?: string; analyzers?: readonly AnalyzerKind[] } = {},
+): AnalyzedInput {
+  const analyzers = opts.analyzers ?? ANALYZERS;
+  const analyzer = chooseAnalyzer(text, opts.kind, analyzers);
+  if (!analyzer) return unknownEntry(file, analyzers);
+  return entryOf(file, analyzer.kind, analyzer.analyze(text, ctx));
+}
+
+/** Finishes a streamed input (`createStream` path for big logs). */
+export function finishStream(file: string, analyzer: AnalyzerKind, stream: AnalyzeStream): AnalyzedInput {
+  return entryOf(file, analyzer.kind, stream.end());
+}

@@ -1,0 +1,41 @@
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import { parseIbdev2netdev } from "../../parse/ibdev2netdev.js";
+import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
+import { plural } from "../context.js";
+import type { AnalyzerKind } from "../types.js";
+import { lineShare, outcomeOf } from "./outcome.js";
+
+const LINE = /\bport\s+\d+(?:\s+\([A-Za-z_]+\))?\s*==>\s*\S+\s+\([^)]*\)\s*$/;
+
+export const ibdev2netdevAnalyzer: AnalyzerKind = {
+  kind: "ibdev2netdev",
+  detect(head) {
+    const share = lineShare(head, LINE);
+    return share > 0 ? Math.min(0.95, 0.6 + share) : 0;
+  },
+  analyze(text) {
+    return outcomeOf(parseIbdev2netdev(text), (value) => {
+      const findings: Finding[] = [];
+      for (const m of value.mappings) {
+        const portDown = m.portState !== undefined && m.portState !== "ACTIVE";
+        if (!m.up || portDown) {
+          const multi = value.mappings.some((o) => o.device === m.device && o.port !== m.port);
+          findings.push(
+            makeFinding(C, "PORT_DOWN", multi || m.port !== 1 ? `${m.device}/${m.port}` : m.device, {
+              port: m.port,
+              state: m.portState ?? (m.up ? "ACTIVE" : "DOWN"),
+              physState: null,
+              netdev: m.netdev,
+              link: m.up ? "Up" : "Down",
+            }),
+          );
+        }
+      }
+      const up = value.mappings.filter((m) => m.up).length;
+      const down = value.mappings.length - up;
+      const summary = `${plural(value.mappings.length, "RDMA port")} mapped to netdevs; ${up} Up${down ? `, ${down} Down` : ""}`;
+      return { findings, summary };
+    });
+  },
+};

@@ -1,0 +1,53 @@
+import { makeFinding } from "../../core/finding.js";
+import { ipv4OfGid } from "../../parse/gid-text.js";
+import type { IbDeviceReport } from "../../parse/ib-ports.js";
+import { parseIbvDevinfo } from "../../parse/ibv-devinfo.js";
+import type { GidRow } from "../../parse/show-gids.js";
+import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
+import { evaluateGids } from "../gids.js";
+import { evaluatePorts } from "../ports.js";
+import type { AnalyzerKind } from "../types.js";
+import { outcomeOf } from "./outcome.js";
+
+/** `ibv_devinfo -v` GIDs of RoCE ports as show_gids rows (netdevs are not printed there). */
+export function gidRowsOf(devices: readonly IbDeviceReport[]): GidRow[] {
+  return devices.flatMap((d) =>
+    d.ports
+      .filter((p) => p.linkLayer === "Ethernet")
+      .flatMap((p) =>
+        (p.gids ?? []).map((g) => ({
+          device: d.name,
+          port: p.port,
+          index: g.index,
+          gid: g.gid,
+          ipv4: ipv4OfGid(g.gid),
+          version: g.version,
+          netdev: null,
+        })),
+      ),
+  );
+}
+
+export const ibvDevinfoAnalyzer: AnalyzerKind = {
+  kind: "ibv_devinfo",
+  detect(head) {
+    if (/^\s*hca_id:\s*\S+/m.test(head)) return /^\s*(transport|fw_ver|phys_port_cnt):/m.test(head) ? 0.95 : 0.8;
+    return /^\s*No IB devices found\s*$/m.test(head) ? 0.7 : 0;
+  },
+  analyze(text, ctx) {
+    return outcomeOf(parseIbvDevinfo(text), (value) => {
+      if (value.devices.length === 0) {
+        return { findings: [makeFinding(C, "NO_RDMA_HCA", "node", {})], summary: "no RDMA device" };
+      }
+      const ports = evaluatePorts(value.devices, ctx);
+      const rows = gidRowsOf(value.devices);
+      if (rows.length === 0) return ports;
+      const gids = evaluateGids(rows, ctx);
+      const gidPart = gids.summary.split("; ").slice(1).join("; ");
+      return {
+        findings: [...ports.findings, ...gids.findings],
+        summary: gidPart ? `${ports.summary}; ${gidPart}` : ports.summary,
+      };
+    });
+  },
+};

@@ -1,0 +1,56 @@
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import { naturalCompare } from "../../core/natural.js";
+import { type NvidiaSmiTopo, parseNvidiaSmiTopo } from "../../parse/nvidia-smi-topo.js";
+import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
+import { managementHcaOf, plural } from "../context.js";
+import type { AnalyzeContext, AnalyzerKind } from "../types.js";
+import { outcomeOf } from "./outcome.js";
+
+/** Closeness for NCCL: NODE counts as PHB (NCCL's CPU node is per NUMA node). */
+const RANK: Record<string, number> = { PIX: 1, PXB: 2, PHB: 3, NODE: 3.5, SYS: 4 };
+const NEAR = new Set(["PIX", "PXB"]);
+
+const isGpu = (d: string) => /^GPU\d+$/.test(d);
+
+function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Finding[]; summary: string } {
+  const management = managementHcaOf(ctx);
+  const gpus = topo.devices.filter(isGpu);
+  const nics = topo.devices.filter((d) => !isGpu(d) && d !== management);
+  if (nics.length === 0) {
+    return { findings: [makeFinding(C, "TOPO_NO_NIC", "node", {})], summary: `${plural(gpus.length, "GPU")}, no NIC` };
+  }
+  // A NIC near no GPU (the management NIC on its own root port) loses ties to one that serves some GPU.
+  const servesSome = (nic: string) => gpus.some((g) => NEAR.has(topo.matrix[g]?.[nic] ?? ""));
+  const findings: Finding[] = [];
+  let near = 0;
+  for (const gpu of gpus) {
+    const row = topo.matrix[gpu];
+    if (!row) continue;
+    const best = nics
+      .filter((n) => row[n] !== undefined && RANK[row[n]!] !== undefined)
+      .sort(
+        (a, b) =>
+          RANK[row[a]!]! - RANK[row[b]!]! || Number(servesSome(b)) - Number(servesSome(a)) || naturalCompare(a, b),
+      )[0];
+    if (best === undefined) continue;
+    if (NEAR.has(row[best]!)) near++;
+    else findings.push(makeFinding(C, "GPU_NO_NEAR_NIC", gpu, { nic: best, level: row[best]! }));
+  }
+  const rows = gpus.filter((g) => topo.matrix[g]).length;
+  const verdict = near === rows ? "every GPU has a NIC at PIX/PXB" : `${near} of ${rows} GPUs have a NIC at PIX/PXB`;
+  return { findings, summary: `${plural(gpus.length, "GPU")}, ${plural(nics.length, "NIC")}; ${verdict}` };
+}
+
+export const nvidiaSmiTopoAnalyzer: AnalyzerKind = {
+  kind: "nvidia_smi_topo",
+  detect(head) {
+    const header = /^[ \t]+GPU0\b.*$/m.exec(head);
+    if (header && /CPU\s+Affinity|NUMA\s+Affinity/.test(header[0])) return 0.95;
+    if (/^\s*GPU0\s+X\s/m.test(head) && /Legend:/.test(head)) return 0.85;
+    return header && /^\s*GPU0\s+X\s/m.test(head) ? 0.7 : 0;
+  },
+  analyze(text, ctx) {
+    return outcomeOf(parseNvidiaSmiTopo(text), (value) => judgeTopo(value, ctx));
+  },
+};

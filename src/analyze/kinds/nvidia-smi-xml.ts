@@ -1,0 +1,49 @@
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import { type NvidiaSmiXml, parseNvidiaSmiXml } from "../../parse/nvidia-smi-xml.js";
+import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
+import type { AnalyzerKind } from "../types.js";
+import { gpuSetFindings, gpuSummary } from "./nvidia-smi.js";
+import { outcomeOf } from "./outcome.js";
+
+function gpuHealthFindings(xml: NvidiaSmiXml): Finding[] {
+  const out: Finding[] = [];
+  for (const g of xml.gpus) {
+    const subject = `GPU${g.index}`;
+    const ecc = g.eccVolatileUncorrected ?? 0;
+    const pending = g.remappedRows?.pending ?? false;
+    const remapFailure = g.remappedRows?.failure ?? false;
+    const retiredPending = g.retiredPagesPending ?? false;
+    if (ecc > 0 || pending || remapFailure || retiredPending) {
+      out.push(
+        makeFinding(C, "GPU_ROW_REMAP", subject, {
+          busId: g.busId,
+          eccUncorrected: ecc > 0 ? ecc : null,
+          pending,
+          remapFailure,
+          retiredPending,
+        }),
+      );
+    }
+    // An idle GPU drops its PCIe generation to save power, so only the width says the link is degraded.
+    const { current, max } = g.pcieWidth;
+    if (current !== null && max !== null && current < max) {
+      out.push(makeFinding(C, "GPU_PCIE_DEGRADED", subject, { busId: g.busId, current, max }));
+    }
+  }
+  return out;
+}
+
+export const nvidiaSmiXmlAnalyzer: AnalyzerKind = {
+  kind: "nvidia_smi_xml",
+  detect(head) {
+    if (/<nvidia_smi_log\b/.test(head)) return 0.98;
+    return /<\?xml[^>]*\?>\s*<!DOCTYPE nvidia_smi_log/.test(head) ? 0.95 : 0;
+  },
+  analyze(text, ctx) {
+    return outcomeOf(parseNvidiaSmiXml(text), (value) => ({
+      findings: [...gpuHealthFindings(value), ...gpuSetFindings(value.gpus, ctx)],
+      summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
+    }));
+  },
+};

@@ -1,0 +1,91 @@
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import { type NvidiaSmiTable, parseNvidiaSmiTable } from "../../parse/nvidia-smi-table.js";
+import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
+import { tally } from "../context.js";
+import type { AnalyzeContext, AnalyzerKind } from "../types.js";
+import { outcomeOf } from "./outcome.js";
+
+function gpuFindings(table: NvidiaSmiTable): Finding[] {
+  const out: Finding[] = [];
+  for (const g of table.gpus) {
+    const subject = `GPU${g.index}`;
+    if (g.errCells.length > 0) {
+      out.push(makeFinding(C, "GPU_ERR_STATE", subject, { busId: g.busId, columns: g.errCells, message: "" }));
+    }
+    if (g.eccUncorrected !== null && g.eccUncorrected > 0) {
+      out.push(
+        makeFinding(C, "GPU_ROW_REMAP", subject, {
+          busId: g.busId,
+          eccUncorrected: g.eccUncorrected,
+          pending: false,
+          remapFailure: false,
+          retiredPending: false,
+        }),
+      );
+    }
+  }
+  for (const e of table.gpuErrors) {
+    out.push(
+      makeFinding(C, "GPU_ERR_STATE", e.busId ? `GPU ${e.busId}` : "GPU", {
+        busId: e.busId,
+        columns: [],
+        message: e.message,
+      }),
+    );
+  }
+  return out;
+}
+
+function nodeFindings(table: NvidiaSmiTable, ctx: AnalyzeContext): Finding[] {
+  const out: Finding[] = [];
+  if (table.noDevices && table.gpus.length === 0) out.push(makeFinding(C, "NO_GPU", "node", {}));
+  return [...out, ...gpuSetFindings(table.gpus, ctx)];
+}
+
+/** GPU count against --expect-gpus and one model per node: shared by the table and the XML. */
+export function gpuSetFindings(gpus: readonly { name: string }[], ctx: AnalyzeContext): Finding[] {
+  const out: Finding[] = [];
+  const found = gpus.length;
+  if (ctx.expectGpus !== undefined && found !== ctx.expectGpus) {
+    const severity = found < ctx.expectGpus ? "error" : "warning";
+    out.push(makeFinding(C, "GPU_COUNT", "node", { found, expected: ctx.expectGpus }, severity));
+  }
+  const models = [...new Set(gpus.map((g) => g.name).filter((n) => n !== "ERR!"))];
+  if (models.length > 1) out.push(makeFinding(C, "GPU_MODEL_MIXED", "node", { models }));
+  return out;
+}
+
+/** `8 × NVIDIA A100-SXM... (81251 MiB); driver 470.141.03, CUDA 11.4` */
+export function gpuSummary(
+  gpus: readonly { name: string; memoryTotalMiB: number | null }[],
+  driverVersion: string | null,
+  cudaVersion: string | null,
+): string {
+  const models = tally(gpus.map((g) => `${g.name}${g.memoryTotalMiB ? ` (${g.memoryTotalMiB} MiB)` : ""}`))
+    .map(([m, n]) => `${n} × ${m}`)
+    .join(", ");
+  const versions = [driverVersion ? `driver ${driverVersion}` : null, cudaVersion ? `CUDA ${cudaVersion}` : null]
+    .filter(Boolean)
+    .join(", ");
+  return [models || "no GPU", versions].filter(Boolean).join("; ");
+}
+
+export const nvidiaSmiAnalyzer: AnalyzerKind = {
+  kind: "nvidia_smi",
+  detect(head) {
+    if (/<\?xml|<nvidia_smi_log>|NVSMI LOG/.test(head)) return 0;
+    const header = /NVIDIA-SMI\s+\d/.test(head);
+    const driver = /Driver Version:/.test(head);
+    const busRow = /^\s*\|\s*\d+\s+.*\|\s*[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d/m.test(head);
+    if (header && driver) return 0.95;
+    if (busRow) return 0.75;
+    return /^\s*No devices were found\s*$/m.test(head) ? 0.6 : 0;
+  },
+  analyze(text, ctx) {
+    return outcomeOf(parseNvidiaSmiTable(text), (value) => ({
+      findings: [...gpuFindings(value), ...nodeFindings(value, ctx)],
+      summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
+    }));
+  },
+};

@@ -1,0 +1,172 @@
+/** Words for RDMA fabric findings: ports, rates, GIDs, firmware, counters, bonds. */
+import { defineCatalogue } from "../core/finding.js";
+
+/** What `portEvidence` supplies for every port finding. */
+type PortEvidence = { hca: string; port: string; portNumber: number; netdev: string | null; linkLayer: string };
+
+type GidIndexEvidence = {
+  index: number;
+  usual: number;
+  usualHcas: string;
+  atUsual: string;
+  netdev: string | null;
+  port: string;
+};
+
+type FirmwareEvidence = {
+  fwVer: string;
+  usualFw: string;
+  hcaType: string;
+  usualHcas: string;
+  pciAddress: string | null;
+};
+
+const counterList = (c: Record<string, number>) =>
+  Object.entries(c)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
+
+export const FABRIC_CATALOGUE = defineCatalogue({
+  PORT_DOWN: {
+    severity: "error",
+    title: "Data port not active",
+    message: (e: PortEvidence & { state: string; physState: string; operstate: string | null }) =>
+      `${e.port} is ${e.state} / ${e.physState}` +
+      (e.netdev ? ` (netdev ${e.netdev} ${e.operstate ?? "state unknown"})` : "") +
+      ": this data NIC carries no RDMA traffic; NCCL skips it, or fails when NCCL_IB_HCA names it." +
+      (e.state === "2: INIT" ? " INIT means the link is up but no subnet manager has configured the port." : ""),
+    fix: (e: PortEvidence & { state: string }) =>
+      e.linkLayer === "Ethernet"
+        ? `Bring the link up: \`ip link set ${e.netdev ?? "<netdev>"} up\`; then check cable, optics and the switch ` +
+          `port (\`ethtool ${e.netdev ?? "<netdev>"}\`, \`ibv_devinfo -d ${e.hca}\`) and rerun verify.`
+        : `Check the cable and the switch port (\`ibstat ${e.hca}\`)` +
+          (e.state === "2: INIT" ? "; start or fix the subnet manager (opensm / UFM)." : "."),
+  },
+  PORT_NOT_LINKUP: {
+    severity: "error",
+    title: "Data port physical state not LinkUp",
+    message: (e: PortEvidence & { physState: string }) =>
+      `${e.port} is 4: ACTIVE but its physical state is ${e.physState}, not 5: LinkUp: the link is retraining or flapping.`,
+    fix: (e: PortEvidence) =>
+      `Check optics and cable (\`mlxlink -d ${e.hca}\` from MFT` +
+      (e.netdev ? `, \`ethtool -S ${e.netdev} | grep -iE 'err|discard'\`` : "") +
+      "); reseat or replace the cable.",
+  },
+  RATE_MISMATCH: {
+    severity: "error",
+    title: "Data port slower than its peers",
+    message: (e: PortEvidence & { rateGbps: number; rateText: string | null; usualGbps: number; usualCount: number }) =>
+      `${e.port} runs at ${e.rateGbps} Gb/s${e.rateText ? ` ("${e.rateText}")` : ""} while ${e.usualCount} data ` +
+      `port(s) run at ${e.usualGbps} Gb/s: collectives go at the pace of the slowest rail, so this node slows every ` +
+      "job it joins.",
+    fix: (e: PortEvidence) =>
+      `Check the cable/optics and the switch port speed (${e.netdev ? `\`ethtool ${e.netdev}\`, ` : ""}` +
+      `\`mlxlink -d ${e.hca}\`); a port trained on fewer lanes (2X of 4X) usually means a bad cable or lane: reseat ` +
+      "or replace it.",
+  },
+  NO_ROCEV2_GID: {
+    severity: "error",
+    title: "No routable RoCE v2 GID",
+    message: (e: PortEvidence & { content: "link_local_only" | "v1_only" }) =>
+      `${e.port} has no RoCE v2 GID with an IPv4 or global IPv6 address: ` +
+      (e.content === "link_local_only"
+        ? `its table holds only link-local fe80:: GIDs, so ${e.netdev ?? "its netdev"} has no IP address. `
+        : "its routable addresses appear only as RoCE v1 GIDs. ") +
+      "NCCL cannot route RoCE v2 traffic through it.",
+    fix: (e: PortEvidence & { content: "link_local_only" | "v1_only" }) =>
+      e.content === "link_local_only"
+        ? `Give ${e.netdev ?? "the netdev"} its data-network address back (\`ip addr show ${e.netdev ?? ""}\`, the ` +
+          `CNI/netplan config); then \`kube-rdma gids ${e.hca}\` shows a v2 row with the address.`
+        : `Check that the firmware/driver create RoCE v2 GIDs (\`ibv_devinfo -v -d ${e.hca}\`); update OFED/firmware.`,
+  },
+  GID_TABLE_EMPTY: {
+    severity: "error",
+    title: "Empty GID table",
+    message: (e: PortEvidence & { tableLength: number }) =>
+      `${e.port} has no configured GID in its ${e.tableLength}-slot table, not even the default link-local one: ` +
+      (e.linkLayer === "Ethernet"
+        ? "the HCA is not bound to a netdev, so RoCE cannot address it."
+        : "the port has no GUID-based GID, so it is not initialised."),
+    fix: (e: PortEvidence) =>
+      `Check \`rdma link show ${e.hca}\` and \`ls /sys/class/infiniband/${e.hca}/ports/*/gid_attrs/ndevs/\`; reload ` +
+      "the driver (`modprobe -r mlx5_ib && modprobe mlx5_ib`) or reboot.",
+  },
+  GID_LINK_LOCAL_ONLY: {
+    severity: "info",
+    title: "Link-local GIDs only (non-data NIC)",
+    message: (e: PortEvidence & { role: string }) =>
+      `${e.port} (${e.role} NIC) holds only link-local fe80:: GIDs: fine for TCP bootstrap, but it cannot carry ` +
+      "routable RoCE v2 traffic.",
+    fix: (e: PortEvidence) =>
+      `Nothing to do unless it should carry RDMA; then give ${e.netdev ?? "its netdev"} an IP address.`,
+  },
+  GID_INDEX_DIFFERS: {
+    severity: "error",
+    title: "RoCE v2 IPv4 GID index differs between HCAs",
+    message: (e: GidIndexEvidence, subject: string) =>
+      `${subject}'s RoCE v2 IPv4 GID sits at index ${e.index}, but at index ${e.usual} on ${e.usualHcas}: one ` +
+      `NCCL_IB_GID_INDEX cannot fit every HCA (index ${e.usual} on ${subject} holds ${e.atUsual}).`,
+    fix: (e: GidIndexEvidence) =>
+      "Make the address layout uniform (the same address families and aliases on every data netdev" +
+      (e.netdev ? `, e.g. \`ip addr show ${e.netdev}\` for the extra address` : "") +
+      "), or do not set NCCL_IB_GID_INDEX and let NCCL ≥ 2.21 pick the RoCE v2 IPv4 GID per HCA, steered with " +
+      "NCCL_IB_ADDR_FAMILY=AF_INET and NCCL_IB_ADDR_RANGE=<data network CIDR>.",
+  },
+  GID_TABLE_SPARSE: {
+    severity: "warning",
+    title: "Holes in the GID table",
+    message: (e: PortEvidence & { index: number; holes: number[]; uniform: boolean }) =>
+      `${e.port} has empty slot(s) ${e.holes.join(", ")} before its RoCE v2 IPv4 GID at index ${e.index}` +
+      (e.holes.includes(3)
+        ? ": the folklore NCCL_IB_GID_INDEX=3 points at an empty slot here and NCCL fails to connect."
+        : ": the folklore NCCL_IB_GID_INDEX=3 does not match this table."),
+    fix: (e: PortEvidence & { index: number; holes: number[]; uniform: boolean }) =>
+      (e.uniform
+        ? `Set NCCL_IB_GID_INDEX=${e.index} for this node (it is the same on every data HCA), or better `
+        : "Fix the differing indices first (see GID_INDEX_DIFFERS), or ") +
+      "leave NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21 and NCCL_IB_ADDR_FAMILY=AF_INET; `kube-rdma nccl-env` derives " +
+      "the value. Holes come from addresses removed or links toggled while a GID was in use; a reboot compacts them.",
+  },
+  FW_MISMATCH: {
+    severity: "warning",
+    title: "Firmware differs between data HCAs",
+    message: (e: FirmwareEvidence, subject: string) =>
+      `${subject} (${e.hcaType}) runs firmware ${e.fwVer} while ${e.usualHcas} (${e.hcaType}) run ${e.usualFw}: ` +
+      "mixed firmware behaves differently between rails (link training, congestion control, counters).",
+    fix: (e: FirmwareEvidence, subject: string) =>
+      `Update it to the fleet's version (\`mlxfwmanager -u -d ${e.pciAddress ?? subject}\` from MFT, or ` +
+      `\`mlnx_fw_updater\` with OFED), then \`mlxfwreset\` or reboot; check with \`ibv_devinfo -d ${subject} | grep fw_ver\`.`,
+  },
+  PORT_ERROR_COUNTERS: {
+    severity: "warning",
+    title: "Link error counters",
+    message: (e: PortEvidence & { counters: Record<string, number> }) =>
+      `${e.port} has non-zero link error counters: ${counterList(e.counters)} (since they were last cleared, ` +
+      "usually at boot): a marginal cable or optic, or a link that went down.",
+    fix: (e: PortEvidence) =>
+      "See whether they grow: rerun `kube-rdma verify` after a job, or watch " +
+      `\`cat /sys/class/infiniband/${e.hca}/ports/${e.portNumber}/counters/symbol_error\`; if they do, reseat or ` +
+      `replace the cable (\`mlxlink -d ${e.hca} -c\` shows the bit error rate).`,
+  },
+  ROCE_COUNTERS: {
+    severity: "warning",
+    title: "RoCE transport error counters",
+    message: (e: PortEvidence & { counters: Record<string, number> }) =>
+      `${e.port} has RoCE transport error counters: ${counterList(e.counters)}: packets were lost or reordered and ` +
+      "had to be retransmitted, usually a lossy fabric (PFC/ECN not configured end to end).",
+    fix: (e: PortEvidence) =>
+      `Check lossless settings (\`mlnx_qos -i ${e.netdev ?? "<netdev>"}\` for PFC on the RoCE priority, ` +
+      `\`ethtool -S ${e.netdev ?? "<netdev>"} | grep -E 'pause|discard'\`) and watch growth with ` +
+      `\`rdma statistic show link ${e.hca}/${e.portNumber}\` during a job.`,
+  },
+  BOND_PRESENT: {
+    severity: "info",
+    title: "RoCE LAG (bond) device",
+    message: (e: { bond: string | null; slaves: string[]; role: string }, subject: string) =>
+      `${subject} is a RoCE LAG device${e.bond ? ` on ${e.bond}` : ""}` +
+      `${e.slaves.length ? ` (slaves ${e.slaves.join(", ")})` : ""}: one HCA for the bonded ports; it is a ${e.role} NIC here.`,
+    fix: (_e: unknown, subject: string) =>
+      `Nothing to do. Name ${subject} (not the slave ports' HCAs) in NCCL_IB_HCA when it carries data; ` +
+      "`kube-rdma nccl-env` does.",
+  },
+});

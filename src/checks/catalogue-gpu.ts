@@ -1,0 +1,110 @@
+/** Words for GPU findings: count, model, PCIe link, memory health, distance to the NICs. */
+import { defineCatalogue } from "../core/finding.js";
+
+export type PcieEvidence = {
+  busId: string;
+  source: "nvidia-smi" | "sysfs";
+  currentWidth: number | null;
+  maxWidth: number | null;
+  currentGen: number | null;
+  maxGen: number | null;
+  widthDegraded: boolean;
+};
+
+const gen = (g: number | null) => (g === null ? "Gen?" : `Gen${g}`);
+const width = (w: number | null) => (w === null ? "x?" : `x${w}`);
+
+export const GPU_CATALOGUE = defineCatalogue({
+  GPU_COUNT: {
+    severity: "error",
+    title: "GPU count",
+    message: (e: { found: number; expected: number | null }) =>
+      e.expected === null
+        ? "nvidia-smi answered but lists no GPU."
+        : `nvidia-smi lists ${e.found} GPU(s), expected ${e.expected} (--expect-gpus ${e.expected}).`,
+    fix: () =>
+      "Compare with `lspci -d 10de:`: a GPU on PCIe but missing from nvidia-smi fell off the bus (`dmesg -T | grep -i " +
+      "xid`); drain the node and reboot, reseat or RMA it. If the count is right, fix --expect-gpus.",
+  },
+  GPU_MODEL: {
+    severity: "error",
+    title: "GPU model",
+    message: (e: { name: string; expected: string; busId: string }, subject: string) =>
+      `${subject} (${e.busId}) is "${e.name}", which does not contain the expected "${e.expected}".`,
+    fix: () =>
+      "Check the node's instance type and labels and schedule the job on the right GPU pool, or correct " +
+      "--expect-gpu-model.",
+  },
+  GPU_PCIE_DEGRADED: {
+    severity: "error",
+    title: "GPU PCIe link degraded",
+    message: (e: PcieEvidence, subject: string) =>
+      e.widthDegraded
+        ? `${subject} (${e.busId}) trained at PCIe ${width(e.currentWidth)} of ${width(e.maxWidth)} ` +
+          `(${gen(e.currentGen)} of ${gen(e.maxGen)}, from ${e.source}): host↔GPU and GPUDirect traffic through this ` +
+          "link get a fraction of its bandwidth."
+        : `${subject} (${e.busId}) runs PCIe ${gen(e.currentGen)} of ${gen(e.maxGen)} at full width ` +
+          `${width(e.currentWidth)} (from ${e.source}). GPUs lower the link generation when idle to save power, so ` +
+          "this is expected at rest; it matters only if it stays low under load.",
+    fix: (e: PcieEvidence, subject: string) =>
+      e.widthDegraded
+        ? `Check the trained link (\`lspci -vv -s ${e.busId} | grep -E 'LnkCap|LnkSta'\`); reseat the GPU/riser or ` +
+          "reboot to retrain; if it stays narrow, RMA the board or the baseboard slot."
+        : `Look again under load: \`nvidia-smi -q -d PCIE -i ${subject.replace(/^GPU/, "")}\` while a job runs.`,
+  },
+  GPU_ROW_REMAP: {
+    severity: "error",
+    title: "GPU memory row remapping",
+    message: (
+      e: { busId: string; pending: boolean; failure: boolean; uncorrectable: number; correctable: number },
+      subject: string,
+    ) =>
+      e.failure
+        ? `${subject} (${e.busId}) reports a row-remapping failure: it ran out of spare memory rows ` +
+          `(${e.uncorrectable} rows remapped for uncorrectable errors); its memory can no longer be trusted.`
+        : `${subject} (${e.busId}) has a pending row remap (${e.uncorrectable} uncorrectable, ${e.correctable} ` +
+          "correctable rows): the remap takes effect only after a GPU reset; until then jobs may hit the faulty rows.",
+    fix: (e: { failure: boolean }, subject: string) =>
+      e.failure
+        ? "Drain the node and RMA the GPU (attach `nvidia-bug-report.sh`)."
+        : `Drain the node, then reset the GPU (\`nvidia-smi -r -i ${subject.replace(/^GPU/, "")}\`) or reboot; ` +
+          `check it cleared with \`nvidia-smi -q -d ROW_REMAPPER -i ${subject.replace(/^GPU/, "")}\`.`,
+  },
+  GPU_ECC_UNCORRECTABLE: {
+    severity: "error",
+    title: "Uncorrectable ECC errors",
+    message: (e: { busId: string; volatile: number | null; aggregate: number | null }, subject: string) =>
+      (e.volatile ?? 0) > 0
+        ? `${subject} (${e.busId}) counted ${e.volatile} uncorrectable ECC error(s) since the driver loaded: running ` +
+          "jobs on it crash (Xid 48/94/95) or compute on corrupted memory."
+        : `${subject} (${e.busId}) counted ${e.aggregate} uncorrectable ECC error(s) over its lifetime (none since ` +
+          "the driver loaded): watch it.",
+    fix: (_e: unknown, subject: string) =>
+      `Inspect \`nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT -i ${subject.replace(/^GPU/, "")}\`; drain and ` +
+      "reset the GPU (row remaps and page retirements apply at reset); recurring errors mean RMA.",
+  },
+  GPU_RETIRED_PAGES_PENDING: {
+    severity: "error",
+    title: "Retired pages pending",
+    message: (e: { busId: string }, subject: string) =>
+      `${subject} (${e.busId}) has retired memory pages pending: they are taken out of use only after a GPU reset.`,
+    fix: (_e: unknown, subject: string) =>
+      `Drain the node and reset the GPU (\`nvidia-smi -r -i ${subject.replace(/^GPU/, "")}\`) or reboot.`,
+  },
+  GPU_NO_NEAR_NIC: {
+    severity: "warning",
+    title: "GPU without a near data NIC",
+    message: (
+      e: { busId: string; nearestHca: string; distance: string; nvsmi: string; gpuNuma: number | null },
+      subject: string,
+    ) =>
+      `${subject} (${e.busId}${e.gpuNuma === null ? "" : `, NUMA ${e.gpuNuma}`}) has no data NIC at PIX or PXB: ` +
+      `the nearest is ${e.nearestHca} at ${e.distance}${e.nvsmi !== e.distance ? ` (nvidia-smi: ${e.nvsmi})` : ""}. ` +
+      "NCCL's default NCCL_NET_GDR_LEVEL=PXB turns GPUDirect RDMA off for this GPU, so its network traffic is " +
+      "staged through host memory.",
+    fix: () =>
+      "Check the layout with `nvidia-smi topo -m`: on a server built with GPUs and NICs under shared PCIe switches, " +
+      "re-slot the card or fix the BIOS PCIe settings. NCCL_NET_GDR_LEVEL=PHB forces GDR over a host bridge " +
+      "(measure with nccl-tests); across sockets (SYS) it is usually slower.",
+  },
+});

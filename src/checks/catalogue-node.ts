@@ -1,0 +1,135 @@
+/** Words for the node-level findings: software stack, devices, pod limits, read problems. */
+import { defineCatalogue } from "../core/finding.js";
+import { formatBytes } from "./select.js";
+
+const limitText = (v: number | "unlimited" | null) =>
+  v === null ? "unknown" : v === "unlimited" ? "unlimited" : formatBytes(v);
+
+export const NODE_CATALOGUE = defineCatalogue({
+  OFED_ABSENT: {
+    severity: "info",
+    title: "No MLNX_OFED / DOCA-OFED: inbox rdma-core",
+    message: (e: { detail: string | null }) =>
+      `ofed_info is not installed${e.detail ? ` (${e.detail})` : ""}: the node runs the distribution's inbox ` +
+      "rdma-core and mlx5 drivers. NCCL works over them; the OFED tools the seed uses (ofed_info, show_gids) are absent.",
+    fix: () =>
+      "Nothing is required. If your platform expects MLNX_OFED/DOCA-OFED (the seed's GPU images ship it), install it " +
+      "or use such an image; `kube-rdma gids` replaces show_gids either way.",
+  },
+  OFED_UNRECOGNISED: {
+    severity: "warning",
+    title: "ofed_info answered something unexpected",
+    message: (e: { raw: string | null; status: string }) =>
+      `ofed_info -s ${e.status === "error" ? "failed" : "answered"}${e.raw ? ` "${e.raw}"` : " nothing"}, which is ` +
+      'not an OFED version line (expected e.g. "MLNX_OFED_LINUX-5.8-1.1.2.1:"): the OFED install is broken or partial.',
+    fix: () =>
+      "Run `ofed_info -s` by hand. Reinstall MLNX_OFED/DOCA-OFED if it fails (`/usr/sbin/ofed_uninstall.sh`, then the " +
+      "installer), or remove the stale script when the node is meant to use inbox rdma-core.",
+  },
+  DRIVER_ABSENT: {
+    severity: "error",
+    title: "NVIDIA driver missing",
+    message: (e: { error: string | null }) =>
+      `nvidia-smi is not installed${e.error ? ` (${e.error})` : ""}: without the NVIDIA driver no GPU can be used.`,
+    fix: () =>
+      "Install the NVIDIA driver (the seed's images ship 470.141.03) and check with `nvidia-smi`; on Kubernetes make " +
+      "sure the GPU driver DaemonSet / GPU operator ran on this node.",
+  },
+  DRIVER_NOT_RESPONDING: {
+    severity: "error",
+    title: "nvidia-smi does not answer",
+    message: (e: { status: "error" | "timeout"; error: string | null }) =>
+      e.status === "timeout"
+        ? `nvidia-smi did not answer in time${e.error ? ` (${e.error})` : ""}: the driver is wedged or a GPU hangs; ` +
+          "jobs on this node will hang at CUDA init."
+        : `nvidia-smi failed${e.error ? `: ${e.error}` : ""}: the driver cannot talk to the GPUs.`,
+    fix: () =>
+      "Look for Xid errors (`dmesg -T | grep -i xid`); drain the node, then reset the GPUs (`nvidia-smi -r`) or reboot. " +
+      "If it persists, collect `nvidia-bug-report.sh` for NVIDIA.",
+  },
+  NO_RDMA_HCA: {
+    severity: "error",
+    title: "No RDMA device for data",
+    message: (e: { hcas: string[] }) =>
+      e.hcas.length === 0
+        ? "no RDMA device under /sys/class/infiniband: NCCL falls back to TCP sockets (NET/Socket)."
+        : `the only RDMA device(s) ${e.hcas.join(", ")} carry the default route (management/bootstrap NIC); no data ` +
+          "HCA is left for NCCL_IB_HCA, so RDMA traffic would share the management NIC.",
+    fix: (e: { hcas: string[] }) =>
+      e.hcas.length === 0
+        ? "Check the NICs (`lspci | grep -i mellanox`) and the driver (`lsmod | grep mlx5_ib`; `modprobe mlx5_ib`); " +
+          "in a pod, request the RDMA device-plugin resource (e.g. `rdma/hca: 1`) so the devices are visible."
+        : "Give the node dedicated data NICs, or accept the shared NIC and set NCCL_IB_HCA to it explicitly.",
+  },
+  NO_UVERBS: {
+    severity: "error",
+    title: "No user-space verbs device",
+    message: (e: { hcas: number; uverbs: string[] }, subject: string) =>
+      subject === "/dev/infiniband"
+        ? `/dev/infiniband has no uverbs* device although ${e.hcas} RDMA device(s) are in sysfs: NCCL and ` +
+          "ibv_devinfo cannot open any HCA."
+        : `${subject}'s verbs device ${e.uverbs.map((u) => `/dev/infiniband/${u}`).join(", ")} is missing: ` +
+          `NCCL cannot open ${subject}.`,
+    fix: () =>
+      "On the host: `modprobe ib_uverbs` and `ls -l /dev/infiniband`. In a pod: request the RDMA device-plugin " +
+      "resource (e.g. `rdma/hca: 1`), which mounts /dev/infiniband/uverbs*, or run the pod privileged.",
+  },
+  NO_GPUDIRECT: {
+    severity: "error",
+    title: "No GPUDirect RDMA mechanism",
+    message: (e: { driverVersion: string | null; reasons: string[] }) =>
+      "no GPUDirect RDMA mechanism: neither nvidia_peermem nor nv_peer_mem is loaded, and " +
+      (e.reasons.length
+        ? `${e.reasons.join("; ")}. `
+        : `DMA-BUF needs driver ≥ 515 with the open kernel modules (driver ${e.driverVersion ?? "unknown"}). `) +
+      "NCCL then stages every message through host memory (no /GDRDMA in its channel lines), losing bandwidth and CPU.",
+    fix: () =>
+      "`modprobe nvidia-peermem` (ships with the driver since 470) and persist it " +
+      "(`echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf`), or move to driver ≥ 515 with the open " +
+      "kernel modules so NCCL ≥ 2.13 uses DMA-BUF. NCCL's log then says `GPU Direct RDMA Enabled`.",
+  },
+  MEMLOCK_LIMITED: {
+    severity: "error",
+    title: "Locked-memory limit too small",
+    message: (e: { soft: number | "unlimited" | null; hard: number | "unlimited" | null; ipcLock: boolean | null }) =>
+      `the locked-memory limit is ${limitText(e.soft)} (soft; hard ${limitText(e.hard)}), not unlimited: NCCL pins its ` +
+      "buffers with ibv_reg_mr, which " +
+      (e.ipcLock
+        ? "CAP_IPC_LOCK lets through here, but MPI launchers and tools that check `ulimit -l` still complain."
+        : "fails (`Call to ibv_reg_mr failed`) because the process also lacks CAP_IPC_LOCK."),
+    fix: () =>
+      "Run the container runtime with an unlimited memlock ulimit (`LimitMEMLOCK=infinity` in a containerd/docker " +
+      "systemd drop-in, or `--ulimit memlock=-1:-1`), and add IPC_LOCK to the container's " +
+      "securityContext.capabilities.add.",
+  },
+  NO_IPC_LOCK: {
+    severity: "error",
+    title: "IPC_LOCK capability missing",
+    message: (e: { capEff: string | null; memlockUnlimited: boolean }) =>
+      `CapEff ${e.capEff ?? "(unreadable)"} lacks CAP_IPC_LOCK (bit 14): ` +
+      (e.memlockUnlimited
+        ? "registration still works because memlock is unlimited, but the RDMA pod spec the seed's platform uses adds it."
+        : "with a limited memlock, NCCL's ibv_reg_mr of large buffers fails."),
+    fix: () =>
+      "Add it to the training container: `securityContext: {capabilities: {add: [IPC_LOCK]}}` " +
+      "(`kube-rdma job` writes it).",
+  },
+  SHM_SMALL: {
+    severity: "warning",
+    title: "/dev/shm too small",
+    message: (e: { bytes: number; minBytes: number }) =>
+      `/dev/shm is ${formatBytes(e.bytes)} (< ${formatBytes(e.minBytes)}): NCCL's intra-node SHM transport and ` +
+      "PyTorch DataLoader workers need more; jobs die with `Bus error` or NCCL `unhandled system error`.",
+    fix: () =>
+      "Mount a memory-backed emptyDir at /dev/shm: `volumes: [{name: dshm, emptyDir: {medium: Memory}}]` and " +
+      "`volumeMounts: [{name: dshm, mountPath: /dev/shm}]` (`kube-rdma job` writes it); with docker, `--shm-size=16g`.",
+  },
+  READ_PROBLEM: {
+    severity: "warning",
+    title: "A fact could not be read",
+    message: (e: { problemCode: string; text: string; hint: string | null }) => `${e.text} [${e.problemCode}]`,
+    fix: (e: { hint: string | null }) =>
+      e.hint ??
+      "Run kube-rdma as root on the host (or mount the host read-only and pass --root), then rerun `kube-rdma verify`.",
+  },
+});

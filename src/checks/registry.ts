@@ -1,0 +1,35 @@
+/** Every verify rule, in the order a reader meets the node: software, GPUs, RDMA devices, ports, GIDs, pod. */
+import { countersCheck } from "./counters.js";
+import { gidIndexCheck, gidPresenceCheck, gidSparseCheck } from "./gids.js";
+import { gpuPcieCheck } from "./gpu-pcie.js";
+import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
+import { gpuCountCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
+import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
+import { podLimitsCheck } from "./pod.js";
+import { portStateCheck, rateCheck } from "./ports.js";
+import { readProblemsCheck } from "./read-problems.js";
+import { driverCheck, ofedCheck } from "./software.js";
+import type { Check } from "./types.js";
+
+export const CHECKS: readonly Check[] = [
+  ofedCheck,
+  driverCheck,
+  gpuCountCheck,
+  gpuModelCheck,
+  gpuPcieCheck,
+  gpuMemoryCheck,
+  rdmaHcaCheck,
+  uverbsCheck,
+  portStateCheck,
+  rateCheck,
+  gidPresenceCheck,
+  gidIndexCheck,
+  gidSparseCheck,
+  firmwareCheck,
+  gpuDirectCheck,
+  nearNicCheck,
+  countersCheck,
+  bondCheck,
+  podLimitsCheck,
+  readProblemsCheck,
+];

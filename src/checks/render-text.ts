@@ -1,0 +1,159 @@
+/** The `verify` text report: header, a short node summary, findings grouped by severity, a verdict line. */
+import type { Finding, Severity } from "../core/finding.js";
+import type { NodeInventory } from "../inventory/types.js";
+import type { VerifyReport } from "./index.js";
+import { compactNames, dataHcas, dataPorts, groupsByCount, isRoce, isUp, plural } from "./select.js";
+
+const WIDTH = 110;
+
+export function renderVerifyText(report: VerifyReport): string {
+  const lines = [`kube-rdma verify: ${report.host} (${report.source})`, "", "Node", ...renderSummary(report.inventory)];
+  const columns = columnsFor(report.findings);
+  for (const [severity, title] of SECTIONS) {
+    const group = report.findings.filter((f) => f.severity === severity);
+    if (group.length) lines.push("", `${title} (${group.length})`, ...renderFindings(group, columns));
+  }
+  const { status, errors, warnings, infos } = report.summary;
+  lines.push("", `${status.toUpperCase()}  ${plural(errors, "error")}, ${plural(warnings, "warning")}, ${infos} info`);
+  return `${lines.join("\n")}\n`;
+}
+
+const SECTIONS: [Severity, string][] = [
+  ["error", "Errors"],
+  ["warning", "Warnings"],
+  ["info", "Info"],
+];
+
+/** Label/value rows describing the node the way an operator checks it (the seed's three commands and more). */
+export function summaryRows(inv: NodeInventory): [string, string][] {
+  return [
+    ["OFED", ofedText(inv)],
+    ["NVIDIA", inv.driver.status === "ok" ? driverText(inv) : `nvidia-smi ${inv.driver.status}`],
+    ["GPUs", gpusText(inv)],
+    ["GPUDirect", gpuDirectText(inv)],
+    ["Management", managementText(inv)],
+    ["Data NICs", dataNicsText(inv)],
+    ["GID index", gidIndexText(inv)],
+  ];
+}
+
+function renderSummary(inv: NodeInventory): string[] {
+  return summaryRows(inv).map(([label, value]) => `  ${label.padEnd(12)}${value}`);
+}
+
+function ofedText(inv: NodeInventory): string {
+  const { ofed } = inv;
+  if (ofed.status === "absent") return "not installed (inbox rdma-core)";
+  if (ofed.flavor && ofed.version) return `${ofed.flavor} ${ofed.version}`;
+  return `unrecognised${ofed.raw ? `: ${ofed.raw.trim().split("\n")[0]}` : ""}`;
+}
+
+function driverText(inv: NodeInventory): string {
+  const { driverVersion, cudaVersion } = inv.driver;
+  return `driver ${driverVersion ?? "?"}, CUDA ${cudaVersion ?? "?"}`;
+}
+
+function gpusText(inv: NodeInventory): string {
+  if (inv.gpus.length === 0) return "none listed";
+  return groupsByCount(
+    inv.gpus,
+    (g) => g.name,
+    (a, b) => a.localeCompare(b),
+  )
+    .map(([name, list]) => {
+      const mem = list[0]?.memoryTotalMiB;
+      return `${list.length} × ${name}${mem ? ` (${mem} MiB)` : ""}`;
+    })
+    .join(", ");
+}
+
+function gpuDirectText(inv: NodeInventory): string {
+  const { mechanism, peermem } = inv.gpuDirect;
+  if (mechanism === "peermem") return peermem ?? "peer-memory module";
+  if (mechanism === "dmabuf") return "DMA-BUF";
+  return "none";
+}
+
+function managementText(inv: NodeInventory): string {
+  const route = inv.roles.defaultRouteInterface;
+  const hca = inv.hcas.find((h) => h.name === inv.roles.managementHca);
+  if (!hca) return route ? `${route} (default route; not an RDMA NIC)` : "unknown (no default route)";
+  const rate = hca.ports[0]?.rateGbps;
+  const via = hca.netdevs.length ? ` on ${hca.netdevs.join(", ")}` : "";
+  const routeText = !route ? "" : hca.netdevs.includes(route) ? " (default route)" : ` (default route via ${route})`;
+  return `${hca.name}${via}${routeText}${rate ? `, ${rate} Gb/s` : ""}`;
+}
+
+function dataNicsText(inv: NodeInventory): string {
+  const hcas = dataHcas(inv);
+  if (hcas.length === 0) return "none";
+  const ports = dataPorts(inv);
+  const netdevs = hcas.flatMap((h) => h.netdevs);
+  const layers = [...new Set(ports.map((p) => (isRoce(p.port) ? "RoCE" : p.port.linkLayer)))].join("+");
+  const rated = ports.filter((p) => isUp(p.port) && p.port.rateGbps !== null);
+  const rates = groupsByCount(
+    rated,
+    (p) => p.port.rateGbps!,
+    (a, b) => b - a,
+  );
+  const rateText =
+    rates.length === 1 ? `${rates[0]![0]} Gb/s` : rates.map(([r, l]) => `${r} Gb/s ×${l.length}`).join(", ");
+  const down = ports.length - ports.filter((p) => isUp(p.port)).length;
+  const head = `${hcas.length}: ${compactNames(hcas.map((h) => h.name))}${netdevs.length ? ` on ${compactNames(netdevs)}` : ""}`;
+  return [head, layers, rateText, down ? `${down} port(s) not up` : ""].filter(Boolean).join(", ");
+}
+
+function gidIndexText(inv: NodeInventory): string {
+  const roce = dataPorts(inv).filter((p) => isRoce(p.port));
+  if (roce.length === 0) return dataPorts(inv).length ? "not used (InfiniBand: NCCL uses GID 0)" : "n/a";
+  const groups = groupsByCount(
+    roce,
+    (p) => p.port.roceV2Ipv4Index,
+    (a, b) => (a ?? 1e9) - (b ?? 1e9),
+  );
+  if (groups.length === 1 && groups[0]![0] !== null) {
+    return `RoCE v2 IPv4 at index ${groups[0]![0]} on every data HCA`;
+  }
+  return groups
+    .map(([index, list]) => `${index === null ? "none" : index} on ${compactNames(list.map((p) => p.hca.name))}`)
+    .join("; ");
+}
+
+type Columns = { codeWidth: number; subjectWidth: number };
+
+/** One column layout for every section, so that the whole report lines up. */
+function columnsFor(findings: readonly Finding[]): Columns {
+  return {
+    codeWidth: Math.max(0, ...findings.map((f) => f.code.length)) + 2,
+    subjectWidth: Math.min(18, Math.max(0, ...findings.map((f) => f.subject.length)) + 2),
+  };
+}
+
+function renderFindings(findings: readonly Finding[], { codeWidth, subjectWidth }: Columns): string[] {
+  const indent = 2 + codeWidth + subjectWidth;
+  const out: string[] = [];
+  for (const f of findings) {
+    const head = `  ${f.code.padEnd(codeWidth)}${f.subject.padEnd(subjectWidth)}`;
+    const message = wrap(f.message, WIDTH - indent);
+    const fix = wrap(`fix: ${f.fix}`, WIDTH - indent);
+    const pad = " ".repeat(indent);
+    if (head.length > indent) out.push(head.trimEnd(), ...message.map((l) => pad + l));
+    else out.push(head + message[0], ...message.slice(1).map((l) => pad + l));
+    out.push(...fix.map((l) => pad + l));
+  }
+  return out;
+}
+
+/** Greedy word wrap; a `command in backticks` is never split, so it can be copied whole. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.match(/[^\s`]*`[^`]*`\S*|\S+/g) ?? []) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}

@@ -1,0 +1,21 @@
+import type { Finding } from "../core/finding.js";
+import type { NodeInventory } from "../inventory/types.js";
+
+/** What the caller expects of the node (CLI flags of `verify`, or a fleet policy). */
+export type CheckOptions = {
+  /** Run the checks that only make sense inside a pod: memlock, IPC_LOCK, /dev/shm. */
+  pod?: boolean;
+  expectGpus?: number;
+  /** Case-insensitive text every GPU name must contain (`A100`, `H100 80GB`). */
+  expectGpuModel?: string;
+  /** Smallest acceptable /dev/shm in bytes (default 1 GiB). */
+  shmMinBytes?: number;
+};
+
+/** One small named rule: inventory in, findings out. Pure and fast: `fleet verify` runs it on many nodes. */
+export type Check = {
+  name: string;
+  /** The codes this rule can emit (all of them are in the catalogue). */
+  codes: readonly string[];
+  run: (inv: NodeInventory, opts: CheckOptions) => Finding[];
+};

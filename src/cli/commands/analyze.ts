@@ -1,0 +1,133 @@
+import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
+import {
+  ANALYZERS,
+  type AnalyzedInput,
+  analyzeText,
+  chooseAnalyzer,
+  finishStream,
+  unknownEntry,
+} from "../../analyze/index.js";
+import { renderAnalyzeText, structuredEntries } from "../../analyze/render.js";
+import type { AnalyzeContext } from "../../analyze/types.js";
+import { exitCodeFor } from "../../core/finding.js";
+import { problem } from "../../core/result.js";
+import { renderStructured } from "../../report/structured.js";
+import { type Input, readInput, readWhole } from "../input.js";
+import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
+import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
+
+/** Inputs above this size go through the analyser's line stream when it has one. */
+const LARGE_BYTES = 8 * 1024 * 1024;
+/** Without a stream, a large input is read whole up to this size. */
+const WHOLE_CAP_BYTES = 256 * 1024 * 1024;
+
+async function analyzeInput(
+  input: Input,
+  ctx: AnalyzeContext,
+  kind: string | undefined,
+  io: Io,
+): Promise<AnalyzedInput> {
+  if (input.status === "unreadable") {
+    return { file: input.file, kind: "unknown", data: null, findings: [], problems: [input.problem] };
+  }
+  if (input.status === "whole") return analyzeText(input.file, input.text, ctx, kind ? { kind } : {});
+  const analyzer = chooseAnalyzer(input.head, kind);
+  if (!analyzer) return unknownEntry(input.file);
+  if (analyzer.createStream) {
+    const stream = analyzer.createStream(ctx);
+    for await (const line of input.lines()) stream.push(line);
+    return finishStream(input.file, analyzer, stream);
+  }
+  if (input.size > WHOLE_CAP_BYTES) {
+    const mib = Math.round(input.size / 1024 / 1024);
+    return {
+      file: input.file,
+      kind: analyzer.kind,
+      data: null,
+      findings: [],
+      problems: [
+        problem(
+          "analyze.too_large",
+          `${input.file} is ${mib} MiB; ${analyzer.kind} captures are read whole up to 256 MiB.`,
+          {
+            path: input.file,
+            hint: "Cut the capture to the part that matters (e.g. with head or grep) and analyse that.",
+          },
+        ),
+      ],
+    };
+  }
+  return analyzeText(input.file, await readWhole(io, input.file), ctx, { kind: analyzer.kind });
+}
+
+/** 2 when nothing could be read or recognised; else 1 on any error finding (or warning with --strict); else 0. */
+function exitCode(entries: readonly AnalyzedInput[], strict: boolean): number {
+  if (entries.every((e) => e.kind === "unknown")) return 2;
+  return exitCodeFor(
+    entries.flatMap((e) => e.findings),
+    strict,
+  );
+}
+
+function contextOf(values: OptionValues): AnalyzeContext {
+  const ctx: AnalyzeContext = {};
+  const expect = num(values, "expect");
+  const gpus = num(values, "expect-gpus");
+  if (expect !== undefined) ctx.expectGBps = expect;
+  if (gpus !== undefined) {
+    if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--expect-gpus expects a whole number, got ${gpus}.`);
+    ctx.expectGpus = gpus;
+  }
+  return ctx;
+}
+
+export const command: CommandSpec = {
+  name: "analyze",
+  summary: "Recognise pasted/captured outputs (show_gids, ibv_devinfo, nvidia-smi, …) and diagnose them",
+  usage: "kube-rdma analyze FILE… [--kind K] [--expect GBps] [--expect-gpus N] [-o text|json|yaml]",
+  description:
+    "Each FILE (or - for standard input) is recognised from its first 64 KiB and parsed: show_gids, ibv_devinfo " +
+    "[-v], ibstat/ibstatus, ibdev2netdev [-v], nvidia-smi, nvidia-smi topo -m, and the other kinds listed under " +
+    "--kind. Captures may be indented, have tabs expanded to spaces, start with a shell prompt line or be cut off: " +
+    "what can be read is read and the rest is reported as a problem. Findings name the device and the fix: a RoCE " +
+    "HCA without a RoCE v2 GID, a RoCE v2 IPv4 GID at a different index than on the other HCAs (one " +
+    "NCCL_IB_GID_INDEX cannot work), ports not ACTIVE or at a lower rate, GPUs with no NIC at PIX/PXB (GPUDirect " +
+    "RDMA off by NCCL's default), ERR! cells and uncorrectable ECC errors.\n\n" +
+    "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when no input could be read " +
+    "or recognised. Inputs over 8 MiB are streamed line by line when the kind supports it.",
+  options: [
+    OUTPUT_OPTION,
+    STRICT_OPTION,
+    {
+      name: "kind",
+      type: "string",
+      valueName: "K",
+      choices: ANALYZERS.map((a) => a.kind),
+      description: "Parse every input as this kind instead of detecting it",
+    },
+    { name: "expect", type: "number", valueName: "GBps", description: "Expected nccl-tests bus bandwidth (GB/s)" },
+    { name: "expect-gpus", type: "number", valueName: "N", description: "Expected GPUs in an nvidia-smi capture" },
+  ],
+  examples: [
+    ["kube-rdma analyze gids.txt", "diagnose a pasted show_gids table"],
+    ["show_gids | kube-rdma analyze -", "read standard input"],
+    ["kube-rdma analyze nvidia-smi.txt --expect-gpus 8", "check that all 8 GPUs are there and healthy"],
+    ["kube-rdma analyze topo.txt devinfo.txt -o json", "several captures, JSON for other tools"],
+  ],
+  async run({ values, positionals, io }) {
+    if (positionals.length === 0) {
+      throw new UsageError("no input given.", "Pass one or more capture files, or - for standard input.");
+    }
+    const ctx = contextOf(values);
+    const kind = str(values, "kind");
+    const entries: AnalyzedInput[] = [];
+    const files = positionals.filter((f, i) => f !== "-" || positionals.indexOf("-") === i);
+    for (const file of files) {
+      const input = await readInput(file, io, { largeBytes: LARGE_BYTES, headBytes: DETECT_HEAD_BYTES });
+      entries.push(await analyzeInput(input, ctx, kind, io));
+    }
+    const format = str(values, "output") ?? "text";
+    io.stdout(format === "text" ? renderAnalyzeText(entries) : renderStructured(format, structuredEntries(entries)));
+    return exitCode(entries, values.strict === true);
+  },
+};

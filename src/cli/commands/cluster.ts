@@ -1,0 +1,66 @@
+import { exitCodeFor, summarize } from "../../core/finding.js";
+import { makeClients } from "../../kube/api/client.js";
+import { loadKubeConfig } from "../../kube/api/config.js";
+import { KUBECONFIG_OPTIONS, kubeOptionsFrom, NAMESPACE_OPTION } from "../../kube/api/options.js";
+import { CLUSTER_READER_ROLE, readClusterObjects } from "../../kube/api/read-cluster.js";
+import { evaluateCluster, renderClusterText } from "../../kube/cluster/index.js";
+import { renderStructured } from "../../report/structured.js";
+import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
+import { bool, type CommandSpec, str } from "../spec.js";
+
+export const command: CommandSpec = {
+  name: "cluster",
+  summary: "Check the cluster for RDMA training: GPU+RDMA nodes, device plugins, Volcano, training operator",
+  usage: "kube-rdma cluster [--kubeconfig FILE] [--context NAME] [-n NS] [-o text|json|yaml]",
+  description: `
+One pass over the Kubernetes API (read-only). It checks what the seed's RDMA training needs:
+  - at least 2 Ready, schedulable nodes with GPUs (nvidia.com/gpu, baidu.com/*_cgpu, amd.com/gpu) and an RDMA
+    resource (rdma/hca, rdma/*, vke.volcengine.com/rdma, tke.cloud.tencent.com/rdma-hca, vpc.amazonaws.com/efa);
+  - RDMA allocatable 0 while capacity is not (the device plugin lost its registration after a kubelet restart), or
+    differing between nodes of the same instance type;
+  - the RDMA and GPU device-plugin DaemonSets: desired vs ready, and which node's pod is not ready;
+  - Volcano (CRDs jobs.batch.volcano.sh, podgroups/queues.scheduling.volcano.sh and the scheduler Deployment);
+  - the training operator (pytorchjobs/mpijobs/tfjobs/paddlejobs.kubeflow.org CRDs and its controller);
+  - namespaces that inject a service-mesh sidecar (an error for the namespace given with -n).
+Needs get/list on nodes, namespaces, daemonsets, deployments, pods and customresourcedefinitions (ClusterRole
+kube-rdma-cluster-reader in deploy/cluster/rbac.yaml). Exit 0 pass, 1 errors found, 2 could not run (no access).`,
+  options: [...KUBECONFIG_OPTIONS, NAMESPACE_OPTION, OUTPUT_OPTION, STRICT_OPTION],
+  examples: [
+    ["kube-rdma cluster", "check the current kubeconfig context's cluster"],
+    ["kube-rdma cluster --context prod -n training -o json", "JSON report; training must not inject sidecars"],
+  ],
+  async run({ values, io }) {
+    const target = loadKubeConfig(kubeOptionsFrom(values, io.env));
+    const clients = makeClients(target, CLUSTER_READER_ROLE);
+    const objects = await readClusterObjects(clients);
+    const namespace = str(values, "namespace");
+    const ev = evaluateCluster(objects, namespace ? { namespace } : {});
+    const strict = bool(values, "strict");
+    const format = str(values, "output") ?? "text";
+    if (format === "text") {
+      io.stdout(renderClusterText(ev, `Cluster ${target.server} (context ${target.context})`, strict));
+    } else {
+      const { status, errors, warnings } = summarize(ev.findings, strict);
+      io.stdout(
+        renderStructured(format, {
+          schemaVersion: 1,
+          context: target.context,
+          server: target.server,
+          nodes: ev.nodes,
+          components: ev.components,
+          crds: ev.crds,
+          findings: ev.findings.map(({ code, severity, subject, message, fix, evidence }) => ({
+            code,
+            severity,
+            subject,
+            message,
+            fix,
+            evidence,
+          })),
+          summary: { status, errors, warnings },
+        }),
+      );
+    }
+    return exitCodeFor(ev.findings, strict);
+  },
+};

@@ -1,0 +1,44 @@
+/** The part of `verify` after the inventory is read: options → checks → report → exit code. */
+import { type CheckOptions, runChecks, verifyReport } from "../checks/index.js";
+import { renderVerifyText } from "../checks/render-text.js";
+import { exitCodeFor } from "../core/finding.js";
+import type { NodeInventory } from "../inventory/types.js";
+import { parseSize } from "./parse-size.js";
+import { bool, type Io, num, type OptionValues, str, UsageError } from "./spec.js";
+
+/** Reads --pod, --expect-gpus, --expect-gpu-model, --shm-min; bad values are usage errors (exit 2). */
+export function checkOptionsFromFlags(values: OptionValues): CheckOptions {
+  const opts: CheckOptions = { pod: bool(values, "pod") };
+  const gpus = num(values, "expect-gpus");
+  if (gpus !== undefined) {
+    if (!Number.isInteger(gpus) || gpus < 0) {
+      throw new UsageError(`--expect-gpus expects a whole number of GPUs (0 or more); got ${gpus}.`);
+    }
+    opts.expectGpus = gpus;
+  }
+  const model = str(values, "expect-gpu-model");
+  if (model !== undefined) opts.expectGpuModel = model;
+  opts.shmMinBytes = parseSize(str(values, "shm-min") ?? "1Gi", "shm-min");
+  return opts;
+}
+
+/** Runs the checks on an inventory, prints the report in the chosen format and returns the exit code. */
+export async function writeVerifyReport(
+  inv: NodeInventory,
+  opts: CheckOptions,
+  values: OptionValues,
+  io: Io,
+): Promise<number> {
+  const strict = bool(values, "strict");
+  const findings = runChecks(inv, opts);
+  const report = verifyReport(inv, findings, strict);
+  const format = str(values, "output") ?? "text";
+  if (format === "text") io.stdout(renderVerifyText(report));
+  else if (format === "json") io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    // yaml stays out of the text/JSON path: it costs start-up time that verify does not need.
+    const { renderStructured } = await import("../report/structured.js");
+    io.stdout(renderStructured(format, report));
+  }
+  return exitCodeFor(findings, strict);
+}

@@ -1,0 +1,481 @@
+/**
+ * Builds a whole RDMA GPU host as a HostTree in the kernel's exact formats: /sys/class/infiniband (GID tables of
+ * `gidSlots` entries, empty slots all-zero with EINVAL attributes), /sys/class/net, a PCIe tree under /sys/devices
+ * reached through /sys/bus/pci/devices links, modules, /proc, /dev/infiniband and the two commands.
+ */
+import { renderNvidiaSmiXml, type XmlGpuSpec } from "./nvidia-smi-xml.js";
+import { HostTree } from "./tree.js";
+
+export type LinkLayerSpec = "Ethernet" | "InfiniBand";
+
+/** One GID slot as the kernel shows it. */
+export type GidSlot = { index: number; gid: string; type: "IB/RoCE v1" | "RoCE v2"; ndev: string | null };
+
+export type NicSpec = {
+  ibdev: string;
+  /** RoCE netdev; null on InfiniBand ports without IPoIB. */
+  netdev: string | null;
+  bdf: string;
+  /** Interface id of the link-local GID (`eaeb:d3ff:fecc:c920`); the MAC is derived from it (EUI-64). */
+  interfaceId: string;
+  ipv4: string[];
+  ipv6: string[];
+  rate: string;
+  linkLayer: LinkLayerSpec;
+  state?: string;
+  physState?: string;
+  /** IB LID (`0x1a`); RoCE ports read `0x0`. */
+  lid?: string;
+};
+
+export type GpuSpec = { bdf: string; model: GpuModel; minor: number };
+
+export type GpuModel = { name: string; deviceId: string; memoryMiB: number; linkSpeed: string };
+
+/** A PCIe switch on its own root port: 2 GPUs and N NICs below its downstream ports. */
+export type SwitchSpec = { rootBus: number; numa: number; gpus: GpuSpec[]; nics: NicSpec[] };
+
+export type HostSpec = {
+  hostname: string;
+  switches: SwitchSpec[];
+  /** NICs on their own root port (management, storage), with their NUMA node and root bus. */
+  standaloneNics: { rootBus: number; numa: number; nic: NicSpec }[];
+  /** A non-RDMA NIC for the default route (IB hosts): netdev on its own root port. */
+  plainEthernet?: { netdev: string; bdf: string; rootBus: number; numa: number; mac: string; ipv4: string };
+  /** Netdev carrying the default route. */
+  defaultRoute: { netdev: string; gateway: string };
+  /** Bond masters: name → slaves (the bond's ibdev is the first slave's function). */
+  bonds?: Record<string, { slaves: string[]; mac: string }>;
+  gidSlots: number;
+  fwVer: string;
+  hcaType: string;
+  nicDeviceId: string;
+  boardId: string;
+  driverVersion: string;
+  cudaVersion: string;
+  ofedLine: string;
+  peermem: boolean;
+  shmBytes: number;
+  kernelRelease: string;
+  /** NVIDIA's open GPU kernel module (needed for DMA-BUF). */
+  openKernelModule: boolean;
+};
+
+const NIC_COUNTERS = [
+  "VL15_dropped",
+  "excessive_buffer_overrun_errors",
+  "link_downed",
+  "link_error_recovery",
+  "local_link_integrity_errors",
+  "multicast_rcv_packets",
+  "multicast_xmit_packets",
+  "port_rcv_constraint_errors",
+  "port_rcv_data",
+  "port_rcv_errors",
+  "port_rcv_packets",
+  "port_rcv_remote_physical_errors",
+  "port_rcv_switch_relay_errors",
+  "port_xmit_constraint_errors",
+  "port_xmit_data",
+  "port_xmit_discards",
+  "port_xmit_packets",
+  "port_xmit_wait",
+  "symbol_error",
+  "unicast_rcv_packets",
+  "unicast_xmit_packets",
+];
+
+const HW_COUNTERS = [
+  "duplicate_request",
+  "implied_nak_seq_err",
+  "local_ack_timeout_err",
+  "np_cnp_sent",
+  "np_ecn_marked_roce_packets",
+  "out_of_buffer",
+  "out_of_sequence",
+  "packet_seq_err",
+  "req_cqe_error",
+  "req_cqe_flush_error",
+  "req_remote_access_errors",
+  "req_remote_invalid_request",
+  "resp_cqe_error",
+  "resp_cqe_flush_error",
+  "resp_local_length_error",
+  "resp_remote_access_errors",
+  "rnr_nak_retry_err",
+  "roce_adp_retrans",
+  "roce_adp_retrans_to",
+  "roce_slow_restart",
+  "roce_slow_restart_cnps",
+  "roce_slow_restart_trans",
+  "rp_cnp_handled",
+  "rp_cnp_ignored",
+  "rx_atomic_requests",
+  "rx_icrc_encapsulated",
+  "rx_read_requests",
+  "rx_write_requests",
+];
+
+export const ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
+const hex2 = (n: number) => n.toString(16).padStart(2, "0");
+const hex4 = (n: number) => n.toString(16).padStart(4, "0");
+
+/** `25.11.128.2` → `0000:0000:0000:0000:0000:ffff:190b:8002`. */
+export function ipv4Gid(ip: string): string {
+  const b = ip.split(".").map(Number);
+  return `0000:0000:0000:0000:0000:ffff:${hex2(b[0]!)}${hex2(b[1]!)}:${hex2(b[2]!)}${hex2(b[3]!)}`;
+}
+
+/** Expands an IPv6 address to the 8×4 sysfs form. */
+export function ipv6Gid(ip: string): string {
+  const [head = "", tail = ""] = ip.includes("::") ? ip.split("::") : [ip, ""];
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  const groups = [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
+  return groups.map((g) => g.padStart(4, "0").toLowerCase()).join(":");
+}
+
+export function linkLocalGid(interfaceId: string): string {
+  return `fe80:0000:0000:0000:${interfaceId}`;
+}
+
+/** MAC of an EUI-64 interface id (`eaeb:d3ff:fecc:c920` → `e8:eb:d3:cc:c9:20`). */
+export function macOf(interfaceId: string): string {
+  const h = interfaceId.replace(/:/g, "");
+  const bytes = [h.slice(0, 2), h.slice(2, 4), h.slice(4, 6), h.slice(10, 12), h.slice(12, 14), h.slice(14, 16)];
+  bytes[0] = hex2(Number.parseInt(bytes[0]!, 16) ^ 0x02);
+  return bytes.join(":");
+}
+
+/** The usual RoCE table: each address twice (v1, v2), link-local first, then IPv4s, then IPv6s. */
+export function defaultGidSlots(nic: NicSpec): GidSlot[] {
+  if (nic.linkLayer === "InfiniBand") {
+    return [{ index: 0, gid: linkLocalGid(nic.interfaceId), type: "IB/RoCE v1", ndev: null }];
+  }
+  const gids = [linkLocalGid(nic.interfaceId), ...nic.ipv4.map(ipv4Gid), ...nic.ipv6.map(ipv6Gid)];
+  return gids.flatMap((gid, i) => [
+    { index: 2 * i, gid, type: "IB/RoCE v1" as const, ndev: nic.netdev },
+    { index: 2 * i + 1, gid, type: "RoCE v2" as const, ndev: nic.netdev },
+  ]);
+}
+
+/** Writes one GID slot: configured, or empty (all-zero GID, attributes fail with EINVAL). */
+export function writeGidSlot(t: HostTree, portDir: string, index: number, slot: GidSlot | null): void {
+  t.file(`${portDir}/gids/${index}`, `${slot ? slot.gid : ZERO_GID}\n`);
+  const types = `${portDir}/gid_attrs/types/${index}`;
+  const ndevs = `${portDir}/gid_attrs/ndevs/${index}`;
+  if (slot) t.file(types, `${slot.type}\n`);
+  else t.error(types, "EINVAL");
+  if (slot?.ndev) t.file(ndevs, `${slot.ndev}\n`);
+  else t.error(ndevs, "EINVAL");
+}
+
+type PciDev = { class: string; vendor: string; device: string; numa: number; speed: string; width: number };
+
+function pciFunction(t: HostTree, path: string, d: PciDev): void {
+  const bdf = path.slice(path.lastIndexOf("/") + 1);
+  t.filesIn(path, {
+    class: `${d.class}\n`,
+    vendor: `${d.vendor}\n`,
+    device: `${d.device}\n`,
+    numa_node: `${d.numa}\n`,
+    current_link_speed: `${d.speed}\n`,
+    max_link_speed: `${d.speed}\n`,
+    current_link_width: `${d.width}\n`,
+    max_link_width: `${d.width}\n`,
+  });
+  t.link(`/sys/bus/pci/devices/${bdf}`, path);
+}
+
+const ROOT_PORT = { class: "0x060400", vendor: "0x8086", device: "0x347a", speed: "16.0 GT/s PCIe", width: 16 };
+const SWITCH_PORT = { class: "0x060400", vendor: "0x1000", device: "0xc010", speed: "16.0 GT/s PCIe", width: 16 };
+
+/** Root complex `pci0000:RR` with root port `RR:02.0`; returns the root port's sysfs path. */
+function rootPort(t: HostTree, rootBus: number, numa: number): string {
+  const rc = `/sys/devices/pci0000:${hex2(rootBus)}`;
+  const rp = `${rc}/0000:${hex2(rootBus)}:02.0`;
+  pciFunction(t, rp, { ...ROOT_PORT, numa });
+  return rp;
+}
+
+/** A switch below a root port: upstream `(R+1):00.0`, downstream ports `(R+2):0N.0`. Returns downstream paths. */
+function pcieSwitch(t: HostTree, rp: string, rootBus: number, numa: number, ports: number): string[] {
+  const up = `${rp}/0000:${hex2(rootBus + 1)}:00.0`;
+  pciFunction(t, up, { ...SWITCH_PORT, numa });
+  return Array.from({ length: ports }, (_, i) => {
+    const dp = `${up}/0000:${hex2(rootBus + 2)}:${hex2(i)}.0`;
+    pciFunction(t, dp, { ...SWITCH_PORT, numa });
+    return dp;
+  });
+}
+
+function guidOf(nic: NicSpec, salt: number): string {
+  const h = nic.interfaceId.replace(/:/g, "");
+  const g = `${h.slice(0, 6)}0300${h.slice(10, 14)}${hex2((Number.parseInt(h.slice(14, 16), 16) + salt) & 0xff)}`;
+  return [g.slice(0, 4), g.slice(4, 8), g.slice(8, 12), g.slice(12, 16)].join(":");
+}
+
+function writeNic(t: HostTree, spec: HostSpec, nic: NicSpec, fnPath: string, numa: number, uverbs: number): void {
+  pciFunction(t, fnPath, {
+    class: nic.linkLayer === "InfiniBand" ? "0x020700" : "0x020000",
+    vendor: "0x15b3",
+    device: spec.nicDeviceId,
+    numa,
+    speed: "16.0 GT/s PCIe",
+    width: 16,
+  });
+  const ib = `/sys/class/infiniband/${nic.ibdev}`;
+  t.filesIn(ib, {
+    node_type: "1: CA\n",
+    node_guid: `${guidOf(nic, 0)}\n`,
+    sys_image_guid: `${guidOf(nic, 0)}\n`,
+    fw_ver: `${spec.fwVer}\n`,
+    hca_type: `${spec.hcaType}\n`,
+    hw_rev: "0x0\n",
+    board_id: `${spec.boardId}\n`,
+    node_desc: `${spec.hostname} ${nic.ibdev}\n`,
+  });
+  t.link(`${ib}/device`, fnPath);
+  t.dir(`${fnPath}/infiniband/${nic.ibdev}`);
+  const port = `${ib}/ports/1`;
+  const roce = nic.linkLayer === "Ethernet";
+  t.filesIn(port, {
+    state: `${nic.state ?? "4: ACTIVE"}\n`,
+    phys_state: `${nic.physState ?? "5: LinkUp"}\n`,
+    rate: `${nic.rate}\n`,
+    link_layer: `${nic.linkLayer}\n`,
+    lid: `${roce ? "0x0" : (nic.lid ?? "0x1")}\n`,
+    sm_lid: `${roce ? "0x0" : "0x1"}\n`,
+    lid_mask_count: "0\n",
+    sm_sl: "0\n",
+    cap_mask: roce ? "0x04010000\n" : "0xa651e848\n",
+    "pkeys/0": "0xffff\n",
+  });
+  const slots = new Map(defaultGidSlots(nic).map((s) => [s.index, s]));
+  for (let i = 0; i < spec.gidSlots; i++) writeGidSlot(t, port, i, slots.get(i) ?? null);
+  for (const c of NIC_COUNTERS) t.file(`${port}/counters/${c}`, "0\n");
+  for (const c of HW_COUNTERS) t.file(`${port}/hw_counters/${c}`, "0\n");
+  t.file(`${port}/hw_counters/lifespan`, "10\n");
+  t.filesIn(`/sys/class/infiniband_verbs/uverbs${uverbs}`, { ibdev: `${nic.ibdev}\n`, abi_version: "1\n" });
+  t.link(`${fnPath}/infiniband_verbs/uverbs${uverbs}`, `/sys/class/infiniband_verbs/uverbs${uverbs}`);
+  for (const dev of [`uverbs${uverbs}`, `umad${uverbs}`, `issm${uverbs}`]) t.file(`/dev/infiniband/${dev}`, "");
+  const bond = nic.netdev ? spec.bonds?.[nic.netdev] : undefined;
+  if (bond) {
+    // RoCE LAG: the bond ibdev sits on the first PF; each slave netdev is one PF of the dual-port NIC.
+    bond.slaves.forEach((slave, i) => {
+      const fn = fnPath.replace(/\.0$/, `.${i}`);
+      if (i > 0) {
+        pciFunction(t, fn, {
+          class: "0x020000",
+          vendor: "0x15b3",
+          device: spec.nicDeviceId,
+          numa,
+          speed: "16.0 GT/s PCIe",
+          width: 16,
+        });
+      }
+      writeNetdev(t, slave, fn, bond.mac, nic.state ?? "4: ACTIVE", nic.rate);
+    });
+  } else if (nic.netdev) {
+    writeNetdev(t, nic.netdev, fnPath, macOf(nic.interfaceId), nic.state ?? "4: ACTIVE", nic.rate);
+  }
+}
+
+function writeNetdev(t: HostTree, name: string, fnPath: string, mac: string, state: string, rate: string): void {
+  const up = state.startsWith("4");
+  const net = `/sys/class/net/${name}`;
+  t.filesIn(net, {
+    operstate: up ? "up\n" : "down\n",
+    carrier: up ? "1\n" : "0\n",
+    mtu: "1500\n",
+    address: `${mac}\n`,
+    type: "1\n",
+    speed: up ? `${Number.parseFloat(rate) * 1000}\n` : "-1\n",
+  });
+  t.link(`${net}/device`, fnPath);
+  t.dir(`${fnPath}/net/${name}`);
+}
+
+function writeGpu(t: HostTree, fnPath: string, g: GpuSpec, numa: number): void {
+  pciFunction(t, fnPath, {
+    class: "0x030200",
+    vendor: "0x10de",
+    device: g.model.deviceId,
+    numa,
+    speed: g.model.linkSpeed,
+    width: 16,
+  });
+}
+
+function allNics(spec: HostSpec): NicSpec[] {
+  return [...spec.standaloneNics.map((s) => s.nic), ...spec.switches.flatMap((s) => s.nics)];
+}
+
+function allGpus(spec: HostSpec): GpuSpec[] {
+  return spec.switches.flatMap((s) => s.gpus).sort((a, b) => a.minor - b.minor);
+}
+
+function procFiles(t: HostTree, spec: HostSpec): void {
+  const routes = [
+    "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT                                                       ",
+    routeLine(spec.defaultRoute.netdev, "0.0.0.0", spec.defaultRoute.gateway, "0003", "0.0.0.0"),
+  ];
+  for (const nic of allNics(spec)) {
+    const ip = nic.ipv4[0];
+    if (ip && nic.netdev) routes.push(routeLine(nic.netdev, subnetOf(ip, 27), "0.0.0.0", "0001", "255.255.255.224"));
+  }
+  t.file("/proc/net/route", `${routes.join("\n")}\n`);
+  t.file("/proc/sys/kernel/hostname", `${spec.hostname}\n`);
+  t.file("/proc/sys/kernel/osrelease", `${spec.kernelRelease}\n`);
+  t.file(
+    "/proc/driver/nvidia/version",
+    `NVRM version: NVIDIA UNIX ${spec.openKernelModule ? "Open Kernel Module for x86_64" : "x86_64 Kernel Module"}  ` +
+      `${spec.driverVersion}  Thu Jun 30 18:45:31 UTC 2022\nGCC version:  gcc version 9.4.0 (Ubuntu 9.4.0-1ubuntu1~20.04.1) \n`,
+  );
+  t.file(
+    "/proc/self/status",
+    "Name:\tkube-rdma\nUmask:\t0022\nState:\tR (running)\nTgid:\t4242\nNgid:\t0\nPid:\t4242\nPPid:\t4200\n" +
+      "TracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t64\nGroups:\t0 \nNStgid:\t4242\nNSpid:\t4242\n" +
+      "NSpgid:\t4242\nNSsid:\t4200\nVmPeak:\t  1050000 kB\nVmSize:\t  1050000 kB\nThreads:\t11\n" +
+      "SigQ:\t0/2061216\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t0000000000000000\n" +
+      "SigIgn:\t0000000001001000\nSigCgt:\t0000000188004602\nCapInh:\t0000000000000000\n" +
+      "CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n" +
+      "CapAmb:\t0000000000000000\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n" +
+      "Speculation_Store_Bypass:\tthread vulnerable\nCpus_allowed_list:\t0-127\nMems_allowed_list:\t0-1\n" +
+      "voluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n",
+  );
+  t.file("/proc/self/limits", limitsText("unlimited", "unlimited"));
+}
+
+/** `/proc/self/limits` with the given memlock soft/hard values. */
+export function limitsText(soft: string, hard: string): string {
+  const row = (name: string, s: string, h: string, unit: string) =>
+    `${name.padEnd(26)}${s.padEnd(21)}${h.padEnd(21)}${unit.padEnd(10)}\n`;
+  return (
+    row("Limit", "Soft Limit", "Hard Limit", "Units") +
+    row("Max cpu time", "unlimited", "unlimited", "seconds") +
+    row("Max file size", "unlimited", "unlimited", "bytes") +
+    row("Max data size", "unlimited", "unlimited", "bytes") +
+    row("Max stack size", "8388608", "unlimited", "bytes") +
+    row("Max core file size", "unlimited", "unlimited", "bytes") +
+    row("Max resident set", "unlimited", "unlimited", "bytes") +
+    row("Max processes", "unlimited", "unlimited", "processes") +
+    row("Max open files", "1048576", "1048576", "files") +
+    row("Max locked memory", soft, hard, "bytes") +
+    row("Max address space", "unlimited", "unlimited", "bytes") +
+    row("Max file locks", "unlimited", "unlimited", "locks") +
+    row("Max pending signals", "2061216", "2061216", "signals") +
+    row("Max msgqueue size", "819200", "819200", "bytes") +
+    row("Max nice priority", "0", "0", "") +
+    row("Max realtime priority", "0", "0", "") +
+    row("Max realtime timeout", "unlimited", "unlimited", "us")
+  );
+}
+
+function routeLine(dev: string, dest: string, gw: string, flags: string, mask: string): string {
+  return [dev, hexIp(dest), hexIp(gw), flags, "0", "0", "0", hexIp(mask), "0", "0", "0"].join("\t");
+}
+
+/** /proc/net/route stores addresses as little-endian hex. */
+function hexIp(ip: string): string {
+  return ip
+    .split(".")
+    .map((b) => hex2(Number(b)).toUpperCase())
+    .reverse()
+    .join("");
+}
+
+function subnetOf(ip: string, bits: number): string {
+  const n = ip.split(".").reduce((a, b) => a * 256 + Number(b), 0);
+  const m = Math.floor(n / 2 ** (32 - bits)) * 2 ** (32 - bits);
+  return [24, 16, 8, 0].map((s) => Math.floor(m / 2 ** s) % 256).join(".");
+}
+
+export function gpuXmlSpecs(spec: HostSpec): XmlGpuSpec[] {
+  return allGpus(spec).map((g) => ({
+    busId: `0000${g.bdf.toUpperCase()}`,
+    name: g.model.name,
+    uuid: `GPU-${hex4(0x6f0e + g.minor)}${hex4(0x6d1a)}-${hex4(0x2c4b)}-4${hex4(g.minor).slice(1)}-8a1f-${hex4(0x5e00 + g.minor)}${hex4(0x37b2)}${hex4(0x90c4)}`,
+    memoryTotalMiB: g.model.memoryMiB,
+    minorNumber: g.minor,
+  }));
+}
+
+export function buildHost(spec: HostSpec): HostTree {
+  const t = new HostTree();
+  let uverbs = 0;
+  const nicOrder = allNics(spec).sort((a, b) => a.ibdev.localeCompare(b.ibdev, "en", { numeric: true }));
+  const uverbsOf = new Map(nicOrder.map((n) => [n.ibdev, uverbs++]));
+  for (const s of spec.standaloneNics) {
+    const rp = rootPort(t, s.rootBus, s.numa);
+    writeNic(t, spec, s.nic, `${rp}/${s.nic.bdf}`, s.numa, uverbsOf.get(s.nic.ibdev)!);
+  }
+  if (spec.plainEthernet) {
+    const p = spec.plainEthernet;
+    const rp = rootPort(t, p.rootBus, p.numa);
+    const fn = `${rp}/${p.bdf}`;
+    pciFunction(t, fn, {
+      class: "0x020000",
+      vendor: "0x8086",
+      device: "0x1593",
+      numa: p.numa,
+      speed: "8.0 GT/s PCIe",
+      width: 8,
+    });
+    writeNetdev(t, p.netdev, fn, p.mac, "4: ACTIVE", "25 Gb/sec");
+  }
+  for (const sw of spec.switches) {
+    const rp = rootPort(t, sw.rootBus, sw.numa);
+    const members: { bdf: string; write: (path: string) => void }[] = [
+      ...sw.gpus.map((g) => ({ bdf: g.bdf, write: (p: string) => writeGpu(t, p, g, sw.numa) })),
+      ...sw.nics.map((n) => ({
+        bdf: n.bdf,
+        write: (p: string) => writeNic(t, spec, n, p, sw.numa, uverbsOf.get(n.ibdev)!),
+      })),
+    ].sort((a, b) => (a.bdf < b.bdf ? -1 : 1));
+    const downstream = pcieSwitch(t, rp, sw.rootBus, sw.numa, members.length);
+    members.forEach((m, i) => {
+      m.write(`${downstream[i]}/${m.bdf}`);
+    });
+  }
+  for (const [bond, b] of Object.entries(spec.bonds ?? {})) {
+    t.filesIn(`/sys/class/net/${bond}`, {
+      operstate: "up\n",
+      carrier: "1\n",
+      mtu: "1500\n",
+      address: `${b.mac}\n`,
+      type: "1\n",
+      "bonding/slaves": `${b.slaves.join(" ")}\n`,
+      "bonding/mode": "802.3ad 4\n",
+    });
+    for (const s of b.slaves) t.link(`/sys/class/net/${s}/master`, `/sys/class/net/${bond}`);
+  }
+  t.file("/dev/infiniband/rdma_cm", "");
+  for (const m of [
+    "nvidia",
+    "nvidia_uvm",
+    "nvidia_modeset",
+    "mlx5_core",
+    "mlx5_ib",
+    "ib_core",
+    "ib_uverbs",
+    "rdma_cm",
+  ]) {
+    t.file(`/sys/module/${m}/refcnt`, "0\n");
+  }
+  t.file("/sys/module/nvidia/version", `${spec.driverVersion}\n`);
+  if (spec.peermem) t.file("/sys/module/nvidia_peermem/version", `${spec.driverVersion}\n`);
+  procFiles(t, spec);
+  t.fsSizes.set("/dev/shm", spec.shmBytes);
+  t.command("ofed_info -s", { exitCode: 0, stdout: `${spec.ofedLine}\n`, stderr: "" });
+  t.command("nvidia-smi -q -x", {
+    exitCode: 0,
+    stdout: renderNvidiaSmiXml({
+      driverVersion: spec.driverVersion,
+      cudaVersion: spec.cudaVersion,
+      gpus: gpuXmlSpecs(spec),
+    }),
+    stderr: "",
+  });
+  return t;
+}

@@ -1,0 +1,35 @@
+/** Registers every example host (imported by ./index.ts). */
+import { buildHost, type HostSpec } from "./builder.js";
+import { registerExample } from "./registry.js";
+import { seedSpec } from "./seed.js";
+import type { HostTree } from "./tree.js";
+import { bondSpec, h100Spec, ib8xHdrSpec, SEED_DIFFS } from "./variations.js";
+
+export const SEED_EXAMPLE = "a100-8x-roce-seed";
+
+function snapshotOf(spec: HostSpec, tree: HostTree) {
+  return tree.toSnapshot({ host: spec.hostname });
+}
+
+function register(name: string, description: string, spec: () => HostSpec, change?: (t: HostTree) => void): void {
+  registerExample({
+    name,
+    description,
+    snapshot: () => {
+      const s = spec();
+      const t = buildHost(s);
+      change?.(t);
+      return snapshotOf(s, t);
+    },
+  });
+}
+
+register(
+  SEED_EXAMPLE,
+  "the seed's node: 8×A100 80GB, mlx5_0 management on eth0, mlx5_1..8 RoCE 200 Gb/s data NICs",
+  seedSpec,
+);
+for (const [name, v] of Object.entries(SEED_DIFFS)) register(name, v.description, seedSpec, (t) => t.apply(v.diff));
+register("ib-8x-hdr", "8 InfiniBand HDR HCAs mlx5_0..7 (no netdevs), default route on a non-RDMA eth0", ib8xHdrSpec);
+register("h100-18hca", "8×H100 with 18 HCAs: mlx5_0 management, mlx5_1..17 400 Gb/s RoCE data NICs", () => h100Spec());
+register("seed-bond", "management is the RoCE LAG mlx5_bond_0 on bond0 (eth0+eth1); data NICs mlx5_2..9", bondSpec);

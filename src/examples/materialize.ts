@@ -1,0 +1,47 @@
+import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { ROOT_CAPTURES, ROOT_FS_SIZES } from "../host/fs-reader.js";
+import { resolveSnapshotPath } from "../host/snapshot-reader.js";
+import type { Snapshot } from "../host/types.js";
+
+/**
+ * Writes a snapshot as a real directory tree under `dir`: files, directories, relative symlinks (as sysfs has) and
+ * the command outputs in `<dir>/.kube-rdma/commands.json` (sizes of mounts in `fs-sizes.json`), so that `--root dir` reads what the snapshot holds.
+ * Failed reads cannot be stored in a plain tree: an EINVAL attribute becomes a missing file (ENOENT), which every
+ * reader here treats the same way (an empty GID slot's attributes are never needed).
+ */
+export function materializeSnapshot(snapshot: Snapshot, dir: string): void {
+  const at = (p: string) => join(dir, p);
+  // Anything recorded below a link lives at the link's target, as in sysfs.
+  const real = (p: string) => resolveSnapshotPath(snapshot.links, p) ?? p;
+  const realParent = (p: string) => join(real(dirname(p)), basename(p));
+  for (const d of Object.keys(snapshot.dirs)) {
+    if (!Object.hasOwn(snapshot.links, d)) mkdirSync(at(real(d)), { recursive: true });
+  }
+  const written = new Set<string>();
+  for (const [p, content] of Object.entries(snapshot.files)) {
+    const r = real(p);
+    if (r !== p && Object.hasOwn(snapshot.files, r)) continue;
+    if (written.has(r)) continue;
+    written.add(r);
+    mkdirSync(dirname(at(r)), { recursive: true });
+    writeFileSync(at(r), content);
+  }
+  for (const [p, target] of Object.entries(snapshot.links)) {
+    const r = realParent(p);
+    if (existsSync(at(r)) || isSymlink(at(r))) continue;
+    mkdirSync(dirname(at(r)), { recursive: true });
+    symlinkSync(relative(dirname(r), target) || ".", at(r));
+  }
+  mkdirSync(dirname(at(ROOT_CAPTURES)), { recursive: true });
+  writeFileSync(at(ROOT_CAPTURES), `${JSON.stringify(snapshot.commands, null, 1)}\n`);
+  writeFileSync(at(ROOT_FS_SIZES), `${JSON.stringify(snapshot.fsSizes, null, 1)}\n`);
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,89 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { UsageError } from "../cli/spec.js";
+import { FsHostReader } from "./fs-reader.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS } from "./run-command.js";
+import { SnapshotHostReader } from "./snapshot-reader.js";
+import type { HostReader, Snapshot } from "./types.js";
+
+export type OpenOptions = { root?: string; snapshot?: string; example?: string; commandTimeoutMs?: number };
+
+/** Opens the host the flags name: an example, a snapshot file, a root tree, or the live host at `/`. */
+export async function openReader(opts: OpenOptions): Promise<HostReader> {
+  const given = (["root", "snapshot", "example"] as const).filter((k) => opts[k] !== undefined);
+  if (given.length > 1) {
+    throw new UsageError(
+      `--${given.join(" and --")} name different hosts; give one of --root, --snapshot or --example.`,
+    );
+  }
+  if (opts.example !== undefined) return openExample(opts.example);
+  if (opts.snapshot !== undefined)
+    return new SnapshotHostReader(loadSnapshot(opts.snapshot), `snapshot ${opts.snapshot}`);
+  const root = opts.root ?? "/";
+  if (opts.root !== undefined) {
+    const dir = resolve(root);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+      throw new UsageError(
+        `--root ${root}: no such directory.`,
+        "Point --root at a mounted host (e.g. /host) or a tree written by `kube-rdma collect` + materialize.",
+      );
+    }
+  }
+  return new FsHostReader(root, opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+}
+
+async function openExample(name: string): Promise<HostReader> {
+  const { findExample, listExamples } = await import("../examples/index.js");
+  const ex = findExample(name);
+  if (!ex) {
+    throw new UsageError(
+      `unknown example "${name}".`,
+      `Known examples: ${listExamples()
+        .map((e) => e.name)
+        .join(", ")}. Run \`kube-rdma examples\` for what each shows.`,
+    );
+  }
+  return new SnapshotHostReader(ex.snapshot(), `example ${name}`);
+}
+
+/** Reads and checks a snapshot file; every failure is a UsageError that says what to do. */
+export function loadSnapshot(path: string): Snapshot {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `--snapshot ${path}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : `cannot read (${code ?? String(err)})`}.`,
+      "Write one on the node with `kube-rdma collect -o node.json`, then pass that file.",
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(
+      `--snapshot ${path}: not JSON (${err instanceof Error ? err.message : String(err)}).`,
+      "A snapshot is the JSON file `kube-rdma collect -o FILE` writes; collect it again if it was truncated.",
+    );
+  }
+  const s = data as Partial<Snapshot>;
+  if (typeof s !== "object" || s === null || s.kind !== "kube-rdma/snapshot") {
+    throw new UsageError(
+      `--snapshot ${path}: not a kube-rdma snapshot (expected "kind": "kube-rdma/snapshot").`,
+      "Write one with `kube-rdma collect -o FILE`.",
+    );
+  }
+  if (s.schemaVersion !== 1) {
+    throw new UsageError(
+      `--snapshot ${path}: schemaVersion ${String(s.schemaVersion)} is not supported (this kube-rdma reads 1).`,
+      "Collect it again with this version of kube-rdma.",
+    );
+  }
+  for (const k of ["files", "dirs", "links", "errors", "fsSizes", "commands"] as const) {
+    if (typeof s[k] !== "object" || s[k] === null) {
+      throw new UsageError(`--snapshot ${path}: the "${k}" table is missing or not an object.`, "Collect it again.");
+    }
+  }
+  return s as Snapshot;
+}

@@ -1,0 +1,25 @@
+/** Host-path helpers shared by the readers (posix paths only: hosts are Linux). */
+import { posix } from "node:path";
+
+/** Normalises an absolute host path: `/sys/class/../bus` → `/sys/bus`, no trailing slash. */
+export function normalizeHostPath(p: string): string {
+  const n = posix.normalize(p.startsWith("/") ? p : `/${p}`);
+  return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n;
+}
+
+export function parentOf(p: string): string {
+  return posix.dirname(p);
+}
+
+export function baseName(p: string): string {
+  return posix.basename(p);
+}
+
+export function joinHost(...parts: string[]): string {
+  return normalizeHostPath(posix.join(...parts));
+}
+
+/** The `file args…` key a command is stored under in snapshots and captures. */
+export function commandKey(file: string, args: readonly string[]): string {
+  return [file, ...args].join(" ");
+}

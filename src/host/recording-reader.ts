@@ -1,0 +1,71 @@
+import { normalizeHostPath } from "./paths.js";
+import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
+
+export type SnapshotBody = Pick<Snapshot, "files" | "dirs" | "links" | "errors" | "fsSizes" | "commands">;
+
+export function emptySnapshotBody(): SnapshotBody {
+  return { files: {}, dirs: {}, links: {}, errors: {}, fsSizes: {}, commands: {} };
+}
+
+/** Passes every call through to `inner` and records what it answered, in the Snapshot's tables. */
+export class RecordingHostReader implements HostReader {
+  readonly record: SnapshotBody = emptySnapshotBody();
+
+  constructor(readonly inner: HostReader) {}
+
+  get description(): string {
+    return this.inner.description;
+  }
+
+  private note<T>(path: string, r: ReadOutcome<T>, table: Record<string, T>): ReadOutcome<T> {
+    const p = normalizeHostPath(path);
+    if (r.ok) {
+      table[p] = r.value;
+      delete this.record.errors[p];
+    } else {
+      delete table[p];
+      this.record.errors[p] = r.error;
+    }
+    return r;
+  }
+
+  async readText(path: string): Promise<ReadOutcome<string>> {
+    return this.note(path, await this.inner.readText(path), this.record.files);
+  }
+
+  async list(path: string): Promise<ReadOutcome<string[]>> {
+    return this.note(path, await this.inner.list(path), this.record.dirs);
+  }
+
+  async realpath(path: string): Promise<ReadOutcome<string>> {
+    const r = await this.inner.realpath(path);
+    const p = normalizeHostPath(path);
+    if (!r.ok) this.record.errors[p] = r.error;
+    else if (r.value !== p) this.record.links[p] = r.value;
+    return r;
+  }
+
+  async exists(path: string): Promise<boolean> {
+    const yes = await this.inner.exists(path);
+    // Recorded as an empty directory listing or a missing entry so that replay answers the same.
+    const p = normalizeHostPath(path);
+    if (!yes && !this.record.errors[p])
+      this.record.errors[p] = { code: "ENOENT", message: `${p}: no such file or directory` };
+    if (yes && !(p in this.record.files) && !(p in this.record.dirs) && !(p in this.record.links)) {
+      const asDir = await this.inner.list(path);
+      if (asDir.ok) this.record.dirs[p] = asDir.value;
+      else this.record.files[p] = "";
+    }
+    return yes;
+  }
+
+  async fsSize(path: string): Promise<ReadOutcome<number>> {
+    return this.note(path, await this.inner.fsSize(path), this.record.fsSizes);
+  }
+
+  async run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome> {
+    const o = await this.inner.run(file, args, opts);
+    this.record.commands[o.command] = o;
+    return o;
+  }
+}

@@ -1,0 +1,26 @@
+import { VERSION } from "../cli/version.js";
+import { RecordingHostReader } from "./recording-reader.js";
+import type { HostReader, Snapshot } from "./types.js";
+
+/**
+ * Reads everything the node model needs through a recording reader and returns it as a versioned Snapshot:
+ * `--snapshot FILE` then gives the same inventory (and findings) on any machine.
+ */
+export async function collectSnapshot(
+  reader: HostReader,
+  opts: { root?: string; now?: () => Date } = {},
+): Promise<Snapshot> {
+  const { readFacts } = await import("../inventory/read.js");
+  const rec = new RecordingHostReader(reader);
+  const facts = await readFacts(rec);
+  const host = facts.hostname.ok ? facts.hostname.value.trim() : "unknown";
+  return {
+    kind: "kube-rdma/snapshot",
+    schemaVersion: 1,
+    host,
+    collectedAt: (opts.now?.() ?? new Date()).toISOString(),
+    tool: `kube-rdma ${VERSION}`,
+    root: opts.root ?? "/",
+    ...rec.record,
+  };
+}

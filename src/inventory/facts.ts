@@ -1,0 +1,83 @@
+import type { CommandOutcome, ReadError, ReadOutcome } from "../host/types.js";
+
+/** A raw sysfs/proc read: its text or why it failed. */
+export type Fact = ReadOutcome<string>;
+
+export type GidFact = { index: number; gid: Fact; type?: Fact; ndev?: Fact };
+
+export type PortFacts = {
+  port: number;
+  dir: string;
+  state: Fact;
+  physState: Fact;
+  rate: Fact;
+  linkLayer: Fact;
+  lid: Fact;
+  /** Files in `gids/` (gid_tbl_len), or why the directory could not be listed. */
+  gidSlots: ReadOutcome<number>;
+  /** Every slot's GID; `type`/`ndev` only read for configured slots (as show_gids). */
+  gids: GidFact[];
+  counters: Record<string, Fact>;
+  hwCounters: Record<string, Fact>;
+};
+
+export type PciFacts = {
+  address: string;
+  /** Resolved `/sys/devices/pci0000:4e/…/0000:55:00.0`. */
+  path: ReadOutcome<string>;
+  class: Fact;
+  vendor: Fact;
+  device: Fact;
+  numaNode: Fact;
+  currentLinkSpeed: Fact;
+  maxLinkSpeed: Fact;
+  currentLinkWidth: Fact;
+  maxLinkWidth: Fact;
+};
+
+export type HcaFacts = {
+  name: string;
+  nodeGuid: Fact;
+  sysImageGuid: Fact;
+  fwVer: Fact;
+  hcaType: Fact;
+  boardId: Fact;
+  /** realpath of `device`. */
+  device: ReadOutcome<string>;
+  pci: PciFacts | null;
+  ports: PortFacts[];
+  portsError?: ReadError;
+};
+
+export type NetdevFacts = {
+  name: string;
+  operstate: Fact;
+  mtu: Fact;
+  address: Fact;
+  device: ReadOutcome<string>;
+  bondSlaves: Fact;
+};
+
+/** Everything read from one host, before interpretation. `buildInventory` turns it into the node model. */
+export type HostFacts = {
+  source: string;
+  hostname: Fact;
+  kernelRelease: Fact;
+  nvidiaDriverProc: Fact;
+  hcaList: ReadOutcome<string[]>;
+  hcas: HcaFacts[];
+  netList: ReadOutcome<string[]>;
+  netdevs: NetdevFacts[];
+  /** NVIDIA display-class PCI functions found in /sys/bus/pci/devices. */
+  gpuPci: PciFacts[];
+  pciList: ReadOutcome<string[]>;
+  modules: { nvidia: boolean; nvidiaPeermem: boolean; nvPeerMem: boolean; memoryPeersNvMem: boolean };
+  route: Fact;
+  status: Fact;
+  limits: Fact;
+  devInfiniband: ReadOutcome<string[]>;
+  uverbs: { name: string; ibdev: Fact }[];
+  shm: ReadOutcome<number>;
+  ofed: CommandOutcome;
+  nvidiaSmi: CommandOutcome;
+};

@@ -1,0 +1,59 @@
+import {
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoreV1Api,
+  type KubernetesObject,
+  KubernetesObjectApi,
+} from "@kubernetes/client-node";
+import type { KubeTarget } from "./config.js";
+import { type ApiRequest, apiFailure } from "./errors.js";
+
+/** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
+export type KubeClients = {
+  target: KubeTarget;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  ext: ApiextensionsV1Api;
+  objects: KubernetesObjectApi;
+  /** Runs one call; an RBAC refusal / unreachable server becomes a UsageError naming `req` and `role`. */
+  call<T>(req: ApiRequest, fn: () => Promise<T>): Promise<T>;
+};
+
+export function makeClients(target: KubeTarget, role: string): KubeClients {
+  const { kc } = target;
+  return {
+    target,
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    ext: kc.makeApiClient(ApiextensionsV1Api),
+    objects: KubernetesObjectApi.makeApiClient(kc),
+    async call(req, fn) {
+      try {
+        return await fn();
+      } catch (err) {
+        throw apiFailure(err, req, target, role);
+      }
+    },
+  };
+}
+
+/** Server-side create of generated objects, in order; stops at the first refusal with a clear error. */
+export async function createObjects(clients: KubeClients, objects: readonly KubernetesObject[]): Promise<string[]> {
+  const created: string[] = [];
+  for (const o of objects) {
+    const kind = o.kind ?? "object";
+    const [group] = (o.apiVersion ?? "").includes("/") ? (o.apiVersion ?? "").split("/") : [""];
+    const res = await clients.call(
+      {
+        verb: "create",
+        resource: `${kind.toLowerCase()}s`,
+        ...(group ? { group } : {}),
+        ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
+        ...(o.metadata?.name ? { name: o.metadata.name } : {}),
+      },
+      () => clients.objects.create(o),
+    );
+    created.push(`${kind}/${res.metadata?.name ?? o.metadata?.name ?? "?"}`);
+  }
+  return created;
+}

@@ -1,0 +1,76 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { UsageError } from "../../cli/spec.js";
+
+export type KubeOptions = {
+  /** `--kubeconfig FILE`; else $KUBECONFIG, else in-cluster config, else ~/.kube/config. */
+  kubeconfig?: string | undefined;
+  /** `--context NAME`; else the kubeconfig's current context. */
+  context?: string | undefined;
+  env?: Record<string, string | undefined>;
+};
+
+/** Where the configuration came from, for messages and reports. */
+export type KubeTarget = { kc: KubeConfig; context: string; server: string; source: string };
+
+/**
+ * Loads a kubeconfig the way kubectl does (flag, $KUBECONFIG, in-cluster service account, ~/.kube/config) and
+ * selects the context. A missing file or context is a usage error (exit 2) naming what exists.
+ */
+export function loadKubeConfig(opts: KubeOptions): KubeTarget {
+  const env = opts.env ?? process.env;
+  const kc = new KubeConfig();
+  let source: string;
+  const file = opts.kubeconfig ?? env.KUBECONFIG?.split(":").find((f) => f !== "");
+  if (file) {
+    if (!existsSync(file)) {
+      throw new UsageError(
+        `the kubeconfig ${file} does not exist.`,
+        "Pass --kubeconfig FILE pointing at a kubeconfig, or run inside a pod with a service account.",
+      );
+    }
+    try {
+      kc.loadFromFile(file);
+    } catch (err) {
+      throw new UsageError(`the kubeconfig ${file} could not be read: ${errorText(err)}.`);
+    }
+    source = file;
+  } else if (env.KUBERNETES_SERVICE_HOST) {
+    kc.loadFromCluster();
+    source = "in-cluster service account";
+  } else {
+    const home = join(env.HOME ?? homedir(), ".kube", "config");
+    if (!existsSync(home)) {
+      throw new UsageError(
+        "no kubeconfig found: neither --kubeconfig, $KUBECONFIG, an in-cluster service account nor ~/.kube/config.",
+        "Pass --kubeconfig FILE (and --context NAME) for the cluster to check.",
+      );
+    }
+    kc.loadFromFile(home);
+    source = home;
+  }
+  if (opts.context) {
+    const names = kc.getContexts().map((c) => c.name);
+    if (!names.includes(opts.context)) {
+      throw new UsageError(
+        `the kubeconfig ${source} has no context "${opts.context}"; it has ${names.length ? names.map((n) => `"${n}"`).join(", ") : "none"}.`,
+        "Run `kubectl config get-contexts` to list them, then pass --context NAME.",
+      );
+    }
+    kc.setCurrentContext(opts.context);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) {
+    throw new UsageError(
+      `the kubeconfig ${source} names no cluster for context "${kc.getCurrentContext()}".`,
+      "Run `kubectl config get-contexts` and pass --context NAME for a context with a cluster.",
+    );
+  }
+  return { kc, context: kc.getCurrentContext(), server: cluster.server, source };
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

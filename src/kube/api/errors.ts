@@ -1,0 +1,76 @@
+import { UsageError } from "../../cli/spec.js";
+import type { KubeTarget } from "./config.js";
+
+/** What a request was for, so that a refusal can name the exact RBAC rule that is missing. */
+export type ApiRequest = { verb: string; resource: string; group?: string; namespace?: string; name?: string };
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "ECONNRESET", "EAI_AGAIN"]);
+
+/** The HTTP status of a failed call, or null when the request never got an answer. */
+export function statusOf(err: unknown): number | null {
+  if (typeof err === "object" && err !== null && "code" in err && typeof err.code === "number") return err.code;
+  return null;
+}
+
+function networkCode(err: unknown): string | null {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && typeof e === "object" && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && NETWORK_CODES.has(code)) return code;
+    const errno = (e as { errno?: unknown }).errno;
+    if (typeof errno === "string" && NETWORK_CODES.has(errno)) return errno;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const msg = err instanceof Error ? err.message : String(err);
+  const m = /\b(ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|ECONNRESET|EAI_AGAIN)\b/.exec(msg);
+  return m ? m[1]! : null;
+}
+
+function statusMessage(err: unknown): string {
+  const body = (err as { body?: unknown }).body;
+  if (typeof body === "string") {
+    try {
+      const parsed = JSON.parse(body) as { message?: string };
+      if (parsed.message) return parsed.message;
+    } catch {
+      return body.slice(0, 300);
+    }
+  }
+  if (typeof body === "object" && body !== null && "message" in body) return String(body.message);
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
+}
+
+function describeRequest(r: ApiRequest): string {
+  const res = r.group ? `${r.resource}.${r.group}` : r.resource;
+  const where = r.namespace ? ` in namespace ${r.namespace}` : "";
+  return `${r.verb} ${res}${r.name ? ` ${r.name}` : ""}${where}`;
+}
+
+/**
+ * Turns a failed API call into a clear "could not run" error (exit 2): RBAC refusals name the verb, the resource
+ * and the role to apply; an unreachable server names the address and the context.
+ */
+export function apiFailure(err: unknown, req: ApiRequest, target: KubeTarget, role: string): UsageError {
+  const status = statusOf(err);
+  if (status === 403) {
+    return new UsageError(
+      `the API server refused to ${describeRequest(req)} (403 Forbidden: RBAC): ${statusMessage(err)}`,
+      `Grant it: apply the ClusterRole ${role} (kubectl apply -f deploy/fleet/rbac.yaml) and bind it to your user or ` +
+        `service account, or check with \`kubectl auth can-i ${req.verb} ${req.group ? `${req.resource}.${req.group}` : req.resource}\`.`,
+    );
+  }
+  if (status === 401) {
+    return new UsageError(
+      `the API server at ${target.server} did not accept the credentials of context "${target.context}" (401 Unauthorized).`,
+      "Refresh the credentials (e.g. log in again) and retry; `kubectl get nodes` should work first.",
+    );
+  }
+  const net = networkCode(err);
+  if (net || status === null) {
+    return new UsageError(
+      `cannot reach the Kubernetes API at ${target.server} (context "${target.context}" from ${target.source}): ${net ?? statusMessage(err)}.`,
+      "Check that the cluster is up and reachable (`kubectl cluster-info`), or choose another --context / --kubeconfig.",
+    );
+  }
+  return new UsageError(`the API server failed to ${describeRequest(req)} (HTTP ${status}): ${statusMessage(err)}`);
+}

@@ -1,0 +1,74 @@
+/**
+ * Extended-resource names of GPU and RDMA device plugins, across providers (seed-context §2, §6), and the
+ * Kubernetes quantity arithmetic needed to compare them.
+ */
+
+/** GPU resources: NVIDIA's plugin, Baidu's GPU Manager (`baidu.com/a100_80g_cgpu`, `baidu.com/cgpu`), AMD. */
+export function isGpuResource(name: string): boolean {
+  return name === "nvidia.com/gpu" || name === "amd.com/gpu" || /^baidu\.com\/(?:[a-z0-9_]+_)?cgpu$/.test(name);
+}
+
+/** Provider RDMA resources other than the `rdma/*` family. */
+const OTHER_RDMA_RESOURCES = new Set([
+  "vke.volcengine.com/rdma",
+  "tke.cloud.tencent.com/rdma-hca",
+  "vpc.amazonaws.com/efa",
+  "cce.baidubce.com/rdmaeni",
+]);
+
+/** RDMA resources: `rdma/hca` (Baidu CCE, Alibaba ACK), `rdma/shared_ib` (Azure), `rdma/rdma_shared_device_a`
+ * (NVIDIA Network Operator), `rdma/ib` (CoreWeave), Volcano Engine, Tencent, AWS EFA. */
+export function isRdmaResource(name: string): boolean {
+  return name.startsWith("rdma/") || OTHER_RDMA_RESOURCES.has(name);
+}
+
+const SUFFIX: Record<string, number> = {
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 1024,
+  Mi: 1024 ** 2,
+  Gi: 1024 ** 3,
+  Ti: 1024 ** 4,
+  Pi: 1024 ** 5,
+  Ei: 1024 ** 6,
+  m: 1e-3,
+};
+
+/** Parses a Kubernetes quantity (`1k`, `8`, `10Gi`, `500m`); null when it is not one. */
+export function parseQuantity(q: string | number | undefined | null): number | null {
+  if (typeof q === "number") return Number.isFinite(q) ? q : null;
+  if (typeof q !== "string") return null;
+  const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPEm])?$/.exec(q.trim());
+  if (!m) return null;
+  const factor = SUFFIX[m[2] ?? ""];
+  return factor === undefined ? null : Number(m[1]) * factor;
+}
+
+/** Resources of one kind picked from a resource map (capacity, allocatable, limits). */
+export function pickResources(
+  map: Record<string, string | number> | undefined,
+  keep: (name: string) => boolean,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(map ?? {})) {
+    if (!keep(k)) continue;
+    const n = parseQuantity(v);
+    if (n !== null) out[k] = n;
+  }
+  return out;
+}
+
+export function formatBytes(n: number): string {
+  for (const [unit, f] of [
+    ["Gi", 1024 ** 3],
+    ["Mi", 1024 ** 2],
+  ] as const) {
+    if (n >= f && n % f === 0) return `${n / f}${unit}`;
+  }
+  return String(n);
+}

@@ -1,0 +1,37 @@
+import { splitLines } from "../core/text.js";
+
+/** One line of a pasted capture with its 1-based line number in the input. */
+export type CaptureLine = { text: string; line: number };
+
+/**
+ * The non-blank lines of a capture, CR/LF normalised and trailing whitespace removed; the leading indentation is
+ * kept (some formats nest by indentation). Parsers ignore lines they do not recognise, so a shell prompt line
+ * (`root@node:~# show_gids`) before the output is harmless.
+ */
+export function captureLines(text: string): CaptureLine[] {
+  const out: CaptureLine[] = [];
+  const lines = splitLines(text);
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i]!.replace(/\s+$/, "");
+    if (t.trim() !== "") out.push({ text: t, line: i + 1 });
+  }
+  return out;
+}
+
+/** Whitespace-separated tokens of a line (tabs and runs of spaces are the same: captures expand tabs). */
+export function tokens(text: string): string[] {
+  const t = text.trim();
+  return t === "" ? [] : t.split(/\s+/);
+}
+
+/** Shortens a line for a problem message. */
+export function excerpt(text: string, max = 80): string {
+  const t = text.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** The leading decimal number of a text (`200 Gb/sec (4X HDR)` → 200, `2.5` → 2.5), else null. */
+export function leadingNumber(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)/.exec(text);
+  return m ? Number(m[1]) : null;
+}

@@ -1,0 +1,72 @@
+/** GID text as users paste it: sysfs/show_gids print 8 uncompressed groups; `ibv_devinfo -v` prints compressed. */
+
+const GROUP = /^[0-9a-fA-F]{1,4}$/;
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+function ipv4Groups(text: string): string[] | null {
+  const m = IPV4.exec(text);
+  if (!m) return null;
+  const bytes = m.slice(1, 5).map(Number);
+  if (bytes.some((b) => b > 255)) return null;
+  const hex = bytes.map((b) => b.toString(16).padStart(2, "0"));
+  return [`${hex[0]}${hex[1]}`, `${hex[2]}${hex[3]}`];
+}
+
+function groupsOf(part: string): string[] | null {
+  if (part === "") return [];
+  const raw = part.split(":");
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const g = raw[i]!;
+    if (i === raw.length - 1 && g.includes(".")) {
+      const v4 = ipv4Groups(g);
+      if (!v4) return null;
+      out.push(...v4);
+    } else if (GROUP.test(g)) {
+      out.push(g.toLowerCase().padStart(4, "0"));
+    } else {
+      return null;
+    }
+  }
+  return out;
+}
+
+/** `::ffff:10.0.60.3` → `0000:0000:0000:0000:0000:ffff:0a00:3c03`; null when the text is not an IPv6 address. */
+export function expandGid(text: string): string | null {
+  const t = text.trim();
+  if (t.length === 0 || t.length > 45) return null;
+  const halves = t.split("::");
+  if (halves.length > 2) return null;
+  let groups: string[];
+  if (halves.length === 2) {
+    const head = groupsOf(halves[0]!);
+    const tail = groupsOf(halves[1]!);
+    if (!head || !tail || head.length + tail.length > 7) return null;
+    groups = [...head, ...Array<string>(8 - head.length - tail.length).fill("0000"), ...tail];
+  } else {
+    const all = groupsOf(t);
+    if (all?.length !== 8) return null;
+    groups = all;
+  }
+  return groups.join(":");
+}
+
+const MAPPED_PREFIX = "0000:0000:0000:0000:0000:ffff:";
+
+/** The IPv4 address of an IPv4-mapped GID (NCCL's test: 80 zero bits then `ffff`), else null. */
+export function ipv4OfGid(gid: string): string | null {
+  if (!gid.startsWith(MAPPED_PREFIX) || gid.length !== 39) return null;
+  const hex = gid.slice(MAPPED_PREFIX.length).replace(":", "");
+  const bytes = [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+  return bytes.some(Number.isNaN) ? null : bytes.join(".");
+}
+
+export type GidClass = "empty" | "link_local" | "ipv4" | "ipv6_global";
+
+/** Classifies an uncompressed GID the way NCCL does (configured / link-local / IPv4-mapped). */
+export function classifyGid(gid: string): GidClass {
+  if (/^[0:]+$/.test(gid) || gid === "fe80:0000:0000:0000:0000:0000:0000:0000") return "empty";
+  if (gid.startsWith("fe80:0000:0000:0000:")) return "link_local";
+  if (ipv4OfGid(gid)) return "ipv4";
+  return "ipv6_global";
+}

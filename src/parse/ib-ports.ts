@@ -1,0 +1,77 @@
+import type { LinkLayer, PhysState, PortState } from "../inventory/types.js";
+
+/** One port as `ibv_devinfo` / `ibstat` / `ibstatus` report it (the `analyze` data contract plus extras). */
+export type IbPortReport = {
+  port: number;
+  /** The kernel word: ACTIVE, DOWN, INIT, … */
+  state: PortState;
+  physState?: PhysState;
+  linkLayer: LinkLayer;
+  rateGbps?: number;
+  /** ibv_devinfo -v: GIDs as listed (uncompressed), with their RoCE version when printed. */
+  gids?: { index: number; gid: string; version: "v1" | "v2" | null }[];
+};
+
+export type IbDeviceReport = {
+  name: string;
+  fwVer: string | null;
+  /** ibv_devinfo `vendor_part_id` (decimal, `4123`) or ibstat `CA type` (`MT4123`). */
+  partId: string | null;
+  boardId: string | null;
+  nodeGuid: string | null;
+  sysImageGuid: string | null;
+  ports: IbPortReport[];
+};
+
+export type IbDevicesReport = { devices: IbDeviceReport[] };
+
+const STATES: Record<string, PortState> = {
+  NOP: "NOP",
+  DOWN: "DOWN",
+  INIT: "INIT",
+  INITIALIZING: "INIT",
+  ARMED: "ARMED",
+  ACTIVE: "ACTIVE",
+  ACTIVE_DEFER: "ACTIVE_DEFER",
+  ACTIVEDEFER: "ACTIVE_DEFER",
+};
+const STATE_NUMBERS: PortState[] = ["NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"];
+
+/** `PORT_ACTIVE (4)`, `Active`, `4: ACTIVE`, `Initializing` → the kernel word. */
+export function portStateOf(text: string): PortState {
+  const t = text.trim();
+  const num = /\((\d)\)\s*$/.exec(t) ?? /^(\d):/.exec(t);
+  if (num) return STATE_NUMBERS[Number(num[1])] ?? "UNKNOWN";
+  const word = t
+    .replace(/^PORT_/i, "")
+    .replace(/[\s-]+/g, "_")
+    .toUpperCase();
+  return STATES[word] ?? STATES[word.replace(/_/g, "")] ?? "UNKNOWN";
+}
+
+const PHYS_NUMBERS: PhysState[] = [
+  "UNKNOWN",
+  "Sleep",
+  "Polling",
+  "Disabled",
+  "PortConfigurationTraining",
+  "LinkUp",
+  "LinkErrorRecovery",
+  "PhyTest",
+];
+const PHYS_WORDS = new Map(PHYS_NUMBERS.map((p) => [p.toLowerCase(), p]));
+
+/** `LINK_UP (5)`, `LinkUp`, `5: LinkUp`, `Phy Test` → the kernel word (spaces removed). */
+export function physStateOf(text: string): PhysState {
+  const t = text.trim();
+  const num = /\((\d)\)\s*$/.exec(t) ?? /^(\d):/.exec(t);
+  if (num) return PHYS_NUMBERS[Number(num[1])] ?? "UNKNOWN";
+  return PHYS_WORDS.get(t.replace(/[\s_]+/g, "").toLowerCase()) ?? "UNKNOWN";
+}
+
+export function linkLayerOf(text: string): LinkLayer {
+  const t = text.trim().toLowerCase();
+  if (t === "ethernet") return "Ethernet";
+  if (t === "infiniband") return "InfiniBand";
+  return "Unknown";
+}

@@ -1,0 +1,44 @@
+import { describe, expect, test } from "vitest";
+import { capture, captureVariants } from "../../test/support/captures.js";
+import { assertParserTotal } from "../../test/support/property.js";
+import { parseIbdev2netdev } from "./ibdev2netdev.js";
+
+describe("ibdev2netdev", () => {
+  test("plain lines map each RDMA port to its netdev and link", () => {
+    const r = parseIbdev2netdev(capture("ibdev2netdev", "seed-port-down"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.mappings).toHaveLength(9);
+    expect(r.value.mappings[0]).toEqual({ device: "mlx5_0", port: 1, netdev: "eth0", up: true });
+    expect(r.value.mappings[3]).toEqual({ device: "mlx5_3", port: 1, netdev: "eth3", up: false });
+  });
+
+  test("-v lines add the PCI address, card, firmware and port state (card text with parentheses kept whole)", () => {
+    const r = parseIbdev2netdev(capture("ibdev2netdev", "seed-port-down-verbose"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.verbose).toBe(true);
+    expect(r.value.mappings[3]).toMatchObject({
+      device: "mlx5_3",
+      pciAddress: "0000:6c:00.0",
+      fwVer: "20.31.1014",
+      portState: "DOWN",
+      netdev: "eth3",
+      up: false,
+    });
+    expect(r.value.mappings[1]?.card).toContain("HDR IB (200Gb/s)");
+  });
+
+  for (const [name, text] of Object.entries(
+    captureVariants(capture("ibdev2netdev", "seed-verbose"), "ibdev2netdev -v"),
+  )) {
+    test(`a ${name} capture still reads`, () => {
+      const r = parseIbdev2netdev(text);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      expect(r.value.mappings.length).toBe(name === "truncated" ? 8 : 9);
+      if (name === "truncated") expect(r.problems.map((p) => p.code)).toEqual(["ibdev2netdev.bad_line"]);
+    });
+  }
+
+  test("property: random and mutated input never throws", () => {
+    assertParserTotal(parseIbdev2netdev, capture("ibdev2netdev", "seed-verbose"));
+  });
+});

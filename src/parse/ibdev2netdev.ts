@@ -1,0 +1,98 @@
+import { naturalCompare } from "../core/natural.js";
+import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import { captureLines, excerpt } from "./capture.js";
+
+export type NetdevMapping = {
+  device: string;
+  port: number;
+  netdev: string;
+  /** The netdev's link (`(Up)`); false for `(Down)` and anything else. */
+  up: boolean;
+  /** `-v` only. */
+  pciAddress?: string;
+  /** `-v` only: the RDMA port state in parentheses (`ACTIVE`, `DOWN`). */
+  portState?: string;
+  /** `-v` only: `MT4123 - MCX653105A-HDAT` and the card description. */
+  card?: string;
+  fwVer?: string;
+};
+
+export type Ibdev2netdev = { mappings: NetdevMapping[]; verbose: boolean };
+
+const TAIL = /\bport\s+(\d+)(?:\s+\(([A-Za-z_]+)\))?\s*==>\s*(\S+)\s+\(([^)]*)\)\s*$/;
+const PCI = /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
+const DEVICE = /^[A-Za-z][\w.-]*$/;
+/** The start of a mapping line whose end is missing (a capture cut short). */
+const PARTIAL = /^\s*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b|[A-Za-z][\w.-]*\d\s+(?:\(|port\b))/;
+
+function parseHead(head: string): Pick<NetdevMapping, "device" | "pciAddress" | "card" | "fwVer"> | null {
+  const words = head.trim().split(/\s+/);
+  let i = 0;
+  let pciAddress: string | undefined;
+  if (words[0] && PCI.test(words[0])) {
+    pciAddress = words[0];
+    i = 1;
+  }
+  const device = words[i];
+  if (!device || !DEVICE.test(device)) return null;
+  const rest = words.slice(i + 1).join(" ");
+  const fw = /\bfw\s+(\S+)\s*$/.exec(rest);
+  const card = (fw ? rest.slice(0, fw.index) : rest).trim();
+  return {
+    device,
+    ...(pciAddress ? { pciAddress } : {}),
+    ...(card ? { card } : {}),
+    ...(fw ? { fwVer: fw[1]! } : {}),
+  };
+}
+
+/**
+ * Parses `ibdev2netdev` (`mlx5_0 port 1 ==> eth0 (Up)`) and `ibdev2netdev -v`
+ * (`0000:53:00.0 mlx5_1 (MT4123 - MCX653105A-HDAT) ConnectX-6 … fw 20.31.1014 port 1 (ACTIVE) ==> eth1 (Up)`).
+ */
+export function parseIbdev2netdev(text: string): ParseResult<Ibdev2netdev> {
+  const problems: Problem[] = [];
+  const mappings: NetdevMapping[] = [];
+  let verbose = false;
+  for (const { text: t, line } of captureLines(text)) {
+    const tail = TAIL.exec(t);
+    if (!tail) {
+      if (/==>/.test(t) || PARTIAL.test(t)) {
+        problems.push(
+          problem(
+            "ibdev2netdev.bad_line",
+            `Line ${line}: expected "<dev> port <n> ==> <netdev> (Up|Down)", found "${excerpt(t)}".`,
+            {
+              line,
+              hint: "A line cut short usually means the capture was truncated.",
+            },
+          ),
+        );
+      }
+      continue;
+    }
+    const head = parseHead(t.slice(0, tail.index));
+    if (!head) {
+      problems.push(problem("ibdev2netdev.bad_line", `Line ${line}: no RDMA device name before "port".`, { line }));
+      continue;
+    }
+    if (head.pciAddress || tail[2]) verbose = true;
+    mappings.push({
+      ...head,
+      port: Number(tail[1]),
+      netdev: tail[3]!,
+      up: tail[4]!.trim().toLowerCase() === "up",
+      ...(tail[2] ? { portState: tail[2].toUpperCase() } : {}),
+    });
+  }
+  if (mappings.length === 0) {
+    if (problems.length > 0) return fail(...problems);
+    return fail(
+      problem("ibdev2netdev.unrecognised", "No `<dev> port <n> ==> <netdev> (Up|Down)` line was found.", {
+        hint: "Capture it with `ibdev2netdev -v > ibdev2netdev.txt` (MLNX_OFED).",
+      }),
+    );
+  }
+  mappings.sort((a, b) => naturalCompare(a.device, b.device) || a.port - b.port);
+  return ok({ mappings, verbose }, problems);
+}

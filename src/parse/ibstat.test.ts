@@ -1,0 +1,46 @@
+import { describe, expect, test } from "vitest";
+import { capture, captureVariants } from "../../test/support/captures.js";
+import { assertParserTotal } from "../../test/support/property.js";
+import { parseIbstat } from "./ibstat.js";
+
+describe("ibstat / ibstatus", () => {
+  test("ibstat CA blocks: state Active → ACTIVE, rate as a number, CA type and firmware kept", () => {
+    const r = parseIbstat(capture("ibstat", "seed"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.format).toBe("ibstat");
+    expect(r.value.devices).toHaveLength(9);
+    expect(r.value.devices[0]).toMatchObject({ name: "mlx5_0", partId: "MT4117", fwVer: "14.32.1010" });
+    expect(r.value.devices[8]?.ports).toEqual([
+      { port: 1, state: "ACTIVE", physState: "LinkUp", linkLayer: "Ethernet", rateGbps: 200 },
+    ]);
+    expect(r.problems).toEqual([]);
+  });
+
+  test("a port Down / Disabled maps to the kernel words DOWN / Disabled", () => {
+    const r = parseIbstat(capture("ibstat", "seed-port-down"));
+    if (!r.ok) throw new Error("expected ok");
+    expect(r.value.devices[3]?.ports[0]).toMatchObject({ state: "DOWN", physState: "Disabled" });
+  });
+
+  test("ibstatus (`4: ACTIVE`, `200 Gb/sec (4X HDR)`) gives the same shape", () => {
+    const r = parseIbstat(capture("ibstat", "seed-ibstatus"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.format).toBe("ibstatus");
+    expect(r.value.devices.map((d) => d.ports[0]?.rateGbps)).toEqual([25, 200, 200, 200, 200, 200, 200, 200, 200]);
+    expect(r.value.devices[1]?.ports[0]).toMatchObject({ state: "ACTIVE", physState: "LinkUp", linkLayer: "Ethernet" });
+  });
+
+  for (const [name, text] of Object.entries(captureVariants(capture("ibstat", "seed"), "ibstat"))) {
+    test(`a ${name} capture still reads`, () => {
+      const r = parseIbstat(text);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      expect(r.value.devices.length).toBe(9);
+      expect(r.value.devices[0]?.ports[0]?.state).toBe("ACTIVE");
+    });
+  }
+
+  test("property: random and mutated input never throws", () => {
+    assertParserTotal(parseIbstat, capture("ibstat", "seed"));
+    assertParserTotal(parseIbstat, capture("ibstat", "seed-ibstatus"));
+  });
+});

@@ -1,0 +1,129 @@
+import { naturalCompare } from "../core/natural.js";
+import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import { captureLines, excerpt, leadingNumber } from "./capture.js";
+import {
+  type IbDeviceReport,
+  type IbDevicesReport,
+  type IbPortReport,
+  linkLayerOf,
+  physStateOf,
+  portStateOf,
+} from "./ib-ports.js";
+
+export type Ibstat = IbDevicesReport & {
+  /** `ibstat` (CA blocks) or `ibstatus` (one block per device port). */
+  format: "ibstat" | "ibstatus";
+};
+
+const CA = /^\s*CA\s+'([^']+)'/;
+const PORT = /^\s*Port\s+(\d+):\s*$/;
+const IBSTATUS = /^\s*Infiniband device\s+'([^']+)'\s+port\s+(\d+)\s+status:/i;
+const KEY_VALUE = /^\s*([A-Za-z][A-Za-z _]*?):\s*(.*)$/;
+const PANIC = /^\s*(ibpanic|ibwarn|ibstat):.*$/;
+
+type PortDraft = IbPortReport & { sawState: boolean };
+
+function newDevice(name: string): IbDeviceReport {
+  return { name, fwVer: null, partId: null, boardId: null, nodeGuid: null, sysImageGuid: null, ports: [] };
+}
+
+function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
+  if (key === "firmware version") dev.fwVer = value;
+  else if (key === "ca type") dev.partId = value;
+  else if (key === "node guid") dev.nodeGuid = value;
+  else if (key === "system image guid") dev.sysImageGuid = value;
+}
+
+function applyPortKey(port: PortDraft, key: string, value: string): void {
+  if (key === "state") {
+    port.state = portStateOf(value);
+    port.sawState = true;
+  } else if (key === "physical state" || key === "phys state") port.physState = physStateOf(value);
+  else if (key === "link layer" || key === "link_layer") port.linkLayer = linkLayerOf(value);
+  else if (key === "rate") {
+    const r = leadingNumber(value);
+    if (r !== null) port.rateGbps = r;
+  }
+}
+
+/**
+ * Parses `ibstat` (`CA 'mlx5_0'` blocks with `Port 1:` sub-blocks: `State: Active`, `Physical state: LinkUp`,
+ * `Rate: 200`, `Link layer: Ethernet`) and `ibstatus` (`Infiniband device 'mlx5_0' port 1 status:` blocks with
+ * `state: 4: ACTIVE`, `rate: 200 Gb/sec (4X HDR)`). States come back as the kernel word.
+ */
+export function parseIbstat(text: string): ParseResult<Ibstat> {
+  const problems: Problem[] = [];
+  const devices = new Map<string, IbDeviceReport>();
+  let format: Ibstat["format"] | null = null;
+  let dev: IbDeviceReport | null = null;
+  let port: PortDraft | null = null;
+  const closePort = () => {
+    if (dev && port) {
+      if (!port.sawState) {
+        problems.push(problem("ibstat.port_incomplete", `${dev.name} port ${port.port}: no state line (truncated?).`));
+      }
+      const { sawState: _s, ...p } = port;
+      dev.ports.push(p);
+    }
+    port = null;
+  };
+  const deviceNamed = (name: string) => {
+    const d = devices.get(name) ?? newDevice(name);
+    devices.set(name, d);
+    return d;
+  };
+  for (const { text: t, line } of captureLines(text)) {
+    const ca = CA.exec(t);
+    if (ca) {
+      closePort();
+      format = "ibstat";
+      dev = deviceNamed(ca[1]!);
+      continue;
+    }
+    const st = IBSTATUS.exec(t);
+    if (st) {
+      closePort();
+      format ??= "ibstatus";
+      dev = deviceNamed(st[1]!);
+      port = { port: Number(st[2]), state: "UNKNOWN", linkLayer: "Unknown", sawState: false };
+      continue;
+    }
+    if (PANIC.test(t)) {
+      problems.push(problem("ibstat.tool_error", `Line ${line}: ${excerpt(t)}`, { line }));
+      continue;
+    }
+    if (!dev) continue;
+    const p = PORT.exec(t);
+    if (p) {
+      closePort();
+      port = { port: Number(p[1]), state: "UNKNOWN", linkLayer: "Unknown", sawState: false };
+      continue;
+    }
+    const kv = KEY_VALUE.exec(t);
+    if (!kv) continue;
+    const key = kv[1]!.trim().toLowerCase();
+    const value = kv[2]!.trim();
+    if (port) applyPortKey(port, key, value);
+    else applyDeviceKey(dev, key, value);
+  }
+  closePort();
+  if (devices.size === 0 || format === null) {
+    if (problems.length > 0) return fail(...problems);
+    return fail(
+      problem(
+        "ibstat.unrecognised",
+        "No `CA '<name>'` or `Infiniband device '<name>' port N status:` block was found.",
+        {
+          hint: "Capture it with `ibstat > ibstat.txt` or `ibstatus > ibstatus.txt` (infiniband-diags).",
+        },
+      ),
+    );
+  }
+  const list = [...devices.values()].sort((a, b) => naturalCompare(a.name, b.name));
+  for (const d of list) {
+    if (d.ports.length === 0)
+      problems.push(problem("ibstat.no_ports", `${d.name}: no port block was read (truncated?).`));
+    d.ports.sort((a, b) => a.port - b.port);
+  }
+  return ok({ devices: list, format }, problems);
+}

@@ -1,0 +1,62 @@
+import { describe, expect, test } from "vitest";
+import { capture, captureVariants } from "../../test/support/captures.js";
+import { assertParserTotal } from "../../test/support/property.js";
+import { parseIbvDevinfo } from "./ibv-devinfo.js";
+
+describe("ibv_devinfo", () => {
+  test("plain output of the seed node: 9 RoCE devices, port 1 ACTIVE on Ethernet, no rate without -v", () => {
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "seed"));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.verbose).toBe(false);
+    expect(r.value.devices.map((d) => d.name)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => `mlx5_${i}`));
+    expect(r.value.devices[1]).toMatchObject({ fwVer: "20.31.1014", partId: "4123", boardId: "MT_0000000223" });
+    expect(r.value.devices[1]?.ports).toEqual([{ port: 1, state: "ACTIVE", linkLayer: "Ethernet" }]);
+    expect(r.problems).toEqual([]);
+  });
+
+  test("-v adds the rate (width × lane speed), the physical state and the GIDs, expanded from compressed form", () => {
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "seed-verbose"));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.verbose).toBe(true);
+    const [mgmt, data] = r.value.devices;
+    expect(mgmt?.ports[0]?.rateGbps).toBe(25);
+    expect(data?.ports[0]).toMatchObject({ rateGbps: 200, physState: "LinkUp" });
+    expect(data?.ports[0]?.gids?.[3]).toEqual({
+      index: 3,
+      gid: "0000:0000:0000:0000:0000:ffff:190b:8002",
+      version: "v2",
+    });
+  });
+
+  test("a port that is down reads as DOWN / Disabled with no rate", () => {
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "seed-port-down-verbose"));
+    if (!r.ok) throw new Error("expected ok");
+    const port = r.value.devices.find((d) => d.name === "mlx5_3")?.ports[0];
+    expect(port).toMatchObject({ state: "DOWN", physState: "Disabled" });
+    expect(port?.rateGbps).toBeUndefined();
+    expect(r.value.devices.find((d) => d.name === "mlx5_6")?.ports[0]?.rateGbps).toBe(100);
+  });
+
+  test("`No IB devices found` is a valid answer: no devices", () => {
+    const r = parseIbvDevinfo("$ ibv_devinfo\nNo IB devices found\n");
+    expect(r.ok && r.value).toMatchObject({ devices: [], noDevices: true });
+  });
+
+  for (const [name, text] of Object.entries(
+    captureVariants(capture("ibv_devinfo", "seed-verbose"), "ibv_devinfo -v"),
+  )) {
+    test(`a ${name} capture still reads`, () => {
+      const r = parseIbvDevinfo(text);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      const expected = name === "truncated" ? 8 : 9;
+      expect(r.value.devices.length).toBeGreaterThanOrEqual(expected);
+      expect(r.value.devices[1]?.ports[0]).toMatchObject({ state: "ACTIVE", rateGbps: 200 });
+    });
+  }
+
+  test("property: random and mutated input never throws", () => {
+    assertParserTotal(parseIbvDevinfo, capture("ibv_devinfo", "seed-verbose"));
+  });
+});

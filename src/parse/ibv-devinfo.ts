@@ -1,0 +1,154 @@
+import { naturalCompare } from "../core/natural.js";
+import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import { captureLines, excerpt, leadingNumber } from "./capture.js";
+import { expandGid } from "./gid-text.js";
+import {
+  type IbDeviceReport,
+  type IbDevicesReport,
+  type IbPortReport,
+  linkLayerOf,
+  physStateOf,
+  portStateOf,
+} from "./ib-ports.js";
+
+export type IbvDevinfo = IbDevicesReport & {
+  /** `-v` output (GIDs, widths and speeds present). */
+  verbose: boolean;
+  /** The tool said `No IB devices found`. */
+  noDevices: boolean;
+};
+
+const HCA_ID = /^\s*hca_id:\s*(\S+)/;
+const KEY_VALUE = /^\s*([A-Za-z_][\w]*):\s*(.*)$/;
+const GID_LINE = /^\s*GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+),?\s*(.*)$/;
+const NO_DEVICES = /No IB devices found/i;
+const FAILURE = /^\s*(Failed to get IB devices list.*|ibv_devinfo: .*|.*: command not found)\s*$/;
+
+type PortDraft = IbPortReport & { width?: number; laneGbps?: number; sawState: boolean };
+
+function versionOfGidType(text: string): "v1" | "v2" | null {
+  const m = /v(\d)/i.exec(text);
+  if (!m) return null;
+  return m[1] === "2" ? "v2" : "v1";
+}
+
+function finishPort(p: PortDraft): IbPortReport {
+  const { width, laneGbps, sawState: _s, ...port } = p;
+  if (width !== undefined && laneGbps !== undefined) port.rateGbps = Math.round(width * laneGbps * 1000) / 1000;
+  return port;
+}
+
+function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
+  const v = value.trim();
+  if (key === "fw_ver") dev.fwVer = v;
+  else if (key === "vendor_part_id") dev.partId = v;
+  else if (key === "board_id") dev.boardId = v;
+  else if (key === "node_guid") dev.nodeGuid = v;
+  else if (key === "sys_image_guid") dev.sysImageGuid = v;
+}
+
+function applyPortKey(port: PortDraft, key: string, value: string): void {
+  if (key === "state") {
+    port.state = portStateOf(value);
+    port.sawState = true;
+  } else if (key === "phys_state") port.physState = physStateOf(value);
+  else if (key === "link_layer") port.linkLayer = linkLayerOf(value);
+  else if (key === "active_width") {
+    const w = /^\s*(\d+)X/i.exec(value);
+    if (w) port.width = Number(w[1]);
+  } else if (key === "active_speed") {
+    const s = leadingNumber(value);
+    if (s !== null && s > 0) port.laneGbps = s;
+  }
+}
+
+/**
+ * Parses `ibv_devinfo` and `ibv_devinfo -v`: one block per `hca_id:`, device keys, then `port:` blocks with
+ * `state: PORT_ACTIVE (4)`, `link_layer`, and with -v `active_width`/`active_speed` (rate = width × lane speed) and
+ * `GID[  n]:` lines (compressed or not; `, RoCE v2` suffix).
+ */
+export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
+  const problems: Problem[] = [];
+  const devices: IbDeviceReport[] = [];
+  let dev: IbDeviceReport | null = null;
+  let port: PortDraft | null = null;
+  let verbose = false;
+  let noDevices = false;
+  const closePort = () => {
+    if (dev && port) {
+      if (!port.sawState) {
+        problems.push(
+          problem("ibv_devinfo.port_incomplete", `${dev.name} port ${port.port}: no state line (truncated capture?).`),
+        );
+      }
+      dev.ports.push(finishPort(port));
+    }
+    port = null;
+  };
+  for (const { text: t, line } of captureLines(text)) {
+    const hca = HCA_ID.exec(t);
+    if (hca) {
+      closePort();
+      dev = { name: hca[1]!, fwVer: null, partId: null, boardId: null, nodeGuid: null, sysImageGuid: null, ports: [] };
+      devices.push(dev);
+      continue;
+    }
+    if (NO_DEVICES.test(t)) {
+      noDevices = true;
+      continue;
+    }
+    const failure = FAILURE.exec(t);
+    if (failure && !dev) {
+      problems.push(problem("ibv_devinfo.failed", `ibv_devinfo failed: ${excerpt(failure[1]!)}`, { line }));
+      continue;
+    }
+    if (!dev) continue;
+    const gid = GID_LINE.exec(t);
+    if (gid) {
+      verbose = true;
+      const full = expandGid(gid[2]!);
+      if (!port) continue;
+      if (!full) {
+        problems.push(problem("ibv_devinfo.bad_gid", `Line ${line}: "${excerpt(t)}" is not a GID.`, { line }));
+        continue;
+      }
+      port.gids ??= [];
+      port.gids.push({ index: Number(gid[1]), gid: full, version: versionOfGidType(gid[3] ?? "") });
+      continue;
+    }
+    const kv = KEY_VALUE.exec(t);
+    if (!kv) continue;
+    const [, key, value] = kv as unknown as [string, string, string];
+    if (key === "port") {
+      closePort();
+      const n = Number(value.trim());
+      if (!Number.isInteger(n) || n < 1) {
+        problems.push(
+          problem("ibv_devinfo.bad_port", `Line ${line}: port "${excerpt(value)}" is not a number.`, { line }),
+        );
+        continue;
+      }
+      port = { port: n, state: "UNKNOWN", linkLayer: "Unknown", sawState: false };
+      continue;
+    }
+    if (key === "active_width" || key === "max_mr_size") verbose = true;
+    if (port) applyPortKey(port, key, value);
+    else applyDeviceKey(dev, key, value);
+  }
+  closePort();
+  if (devices.length === 0 && !noDevices) {
+    if (problems.length > 0) return fail(...problems);
+    return fail(
+      problem("ibv_devinfo.unrecognised", "No `hca_id:` block was found.", {
+        hint: "Capture it with `ibv_devinfo -v > devinfo.txt` (rdma-core / libibverbs-utils).",
+      }),
+    );
+  }
+  for (const d of devices) {
+    if (d.ports.length === 0) {
+      problems.push(problem("ibv_devinfo.no_ports", `${d.name}: no port block was read (truncated capture?).`));
+    }
+  }
+  devices.sort((a, b) => naturalCompare(a.name, b.name));
+  return ok({ devices, verbose, noDevices }, problems);
+}

@@ -1,0 +1,93 @@
+import { describe, expect, test } from "vitest";
+import { capture, captureVariants } from "../../test/support/captures.js";
+import { assertParserTotal } from "../../test/support/property.js";
+import { parseNvidiaSmiTable } from "./nvidia-smi-table.js";
+
+const SEED_BUS = ["53", "59", "6E", "73", "8D", "92", "C9", "CF"].map((b) => `00000000:${b}:00.0`);
+
+describe("nvidia-smi (default table)", () => {
+  test("the seed's pasted table: driver 470.141.03, CUDA 11.4, 8 × A100 80 GB at the seed's bus ids", () => {
+    const r = parseNvidiaSmiTable(capture("nvidia_smi", "seed-sample"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value).toMatchObject({ driverVersion: "470.141.03", cudaVersion: "11.4", processes: 0 });
+    expect(r.value.gpus.map((g) => g.busId)).toEqual(SEED_BUS);
+    expect(r.value.gpus[2]).toMatchObject({
+      index: 2,
+      name: "NVIDIA A100-SXM...",
+      memoryTotalMiB: 81251,
+      memoryUsedMiB: 0,
+      persistence: "On",
+      eccUncorrected: 0,
+      fanPercent: null,
+      temperatureC: 33,
+      perf: "P0",
+      powerW: 67,
+      powerCapW: 400,
+      utilPercent: 0,
+      computeMode: "Default",
+      migMode: "Disabled",
+      errCells: [],
+    });
+    expect(r.problems).toEqual([]);
+  });
+
+  test("the same node in the real column layout gives the same GPUs", () => {
+    const sample = parseNvidiaSmiTable(capture("nvidia_smi", "seed-sample"));
+    const real = parseNvidiaSmiTable(capture("nvidia_smi", "a100-470"));
+    if (!sample.ok || !real.ok) throw new Error("expected ok");
+    expect(real.value.gpus).toEqual(sample.value.gpus);
+  });
+
+  test.each([
+    ["h100-535", "535.104.05", "12.2", 81559, 8],
+    ["h100-550", "550.54.15", "12.4", 81559, 8],
+    ["v100-418", "418.87.01", "10.1", 32480, 4],
+  ])("layout %s: driver %s, CUDA %s, %i MiB per GPU", (name, driver, cuda, mib, count) => {
+    const r = parseNvidiaSmiTable(capture("nvidia_smi", name));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value).toMatchObject({ driverVersion: driver, cudaVersion: cuda });
+    expect(r.value.gpus).toHaveLength(count);
+    expect(r.value.gpus.every((g) => g.memoryTotalMiB === mib)).toBe(true);
+    expect(r.problems).toEqual([]);
+  });
+
+  test("the old two-line layout has no MIG column; the 535 layout reports a running process", () => {
+    const old = parseNvidiaSmiTable(capture("nvidia_smi", "v100-418"));
+    const h100 = parseNvidiaSmiTable(capture("nvidia_smi", "h100-535"));
+    expect(old.ok && old.value.gpus[0]?.migMode).toBeNull();
+    expect(h100.ok && h100.value.processes).toBe(1);
+  });
+
+  test("ERR! cells are listed per GPU; a non-zero uncorrectable ECC count is kept", () => {
+    const r = parseNvidiaSmiTable(capture("nvidia_smi", "a100-470-err"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.gpus[3]?.errCells).toEqual(["name", "ecc", "fan", "temperature", "perf", "power"]);
+    expect(r.value.gpus[3]?.temperatureC).toBeNull();
+    expect(r.value.gpus[2]?.eccUncorrected).toBe(4);
+    expect(r.value.gpus[0]?.errCells).toEqual([]);
+  });
+
+  test("a GPU nvidia-smi could not open is reported with its bus id", () => {
+    const r = parseNvidiaSmiTable(capture("nvidia_smi", "a100-470-lost-gpu"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.gpus).toHaveLength(7);
+    expect(r.value.gpuErrors).toEqual([
+      { busId: "0000:CF:00.0", message: "Unable to determine the device handle for GPU 0000:CF:00.0: Unknown Error" },
+    ]);
+  });
+
+  for (const [name, text] of Object.entries(captureVariants(capture("nvidia_smi", "a100-470"), "nvidia-smi"))) {
+    test(`a ${name} capture still reads`, () => {
+      const r = parseNvidiaSmiTable(text);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      expect(r.value.driverVersion).toBe("470.141.03");
+      expect(r.value.gpus).toHaveLength(8);
+      expect(r.value.gpus[7]?.memoryTotalMiB).toBe(81251);
+    });
+  }
+
+  test("property: random and mutated input never throws", () => {
+    assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "a100-470-err"));
+    assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "seed-sample"));
+  });
+});

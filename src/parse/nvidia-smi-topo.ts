@@ -1,0 +1,116 @@
+import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import { captureLines, excerpt, tokens } from "./capture.js";
+
+/** A cell of the `nvidia-smi topo -m` matrix (old drivers print `SOC` for `SYS`). */
+export type TopoLink = "X" | "PIX" | "PXB" | "PHB" | "NODE" | "SYS" | `NV${number}`;
+
+export type NvidiaSmiTopo = {
+  /** Column names in order; NICn columns renamed through the NIC Legend (`NIC0` → `mlx5_0`). */
+  devices: string[];
+  matrix: Record<string, Record<string, TopoLink>>;
+  /** GPU rows: `CPU Affinity`, `NUMA Affinity`, `GPU NUMA ID` as printed (null when absent). */
+  affinity: Record<string, { cpus: string | null; numa: string | null; gpuNumaId: string | null }>;
+};
+
+const CELL = /^(X|PIX|PXB|PHB|NODE|SYS|SOC|NV\d+)$/;
+const LEGEND_NIC = /^\s*(NIC\d+)\s*:\s*(\S+)\s*$/;
+const AFFINITY_WORDS = new Set(["CPU", "NUMA", "GPU", "Affinity", "ID"]);
+
+const DEVICE_NAME = /^(GPU\d+|NIC\d+|[A-Za-z][\w-]*\d)$/;
+
+/** The header row: device names up to the affinity columns; a data row is refused (its cells are X/PIX/NV#…). */
+function headerDevices(t: string): string[] | null {
+  const devices: string[] = [];
+  for (const w of tokens(t)) {
+    if (AFFINITY_WORDS.has(w)) break;
+    if (!DEVICE_NAME.test(w) || CELL.test(w)) return null;
+    devices.push(w);
+  }
+  return devices.includes("GPU0") || devices.some((d) => d.startsWith("NIC")) ? devices : null;
+}
+
+/**
+ * Parses `nvidia-smi topo -m`: the header row of GPUn / NICn (or mlx5_n on older drivers) columns followed by the
+ * affinity columns, one row per device, the legend, and `NIC Legend:` (NICn → mlx5_n). Tabs or spaces alike.
+ */
+export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
+  const problems: Problem[] = [];
+  let columns: string[] | null = null;
+  const rows = new Map<string, string[]>();
+  const affinity: NvidiaSmiTopo["affinity"] = {};
+  const legend = new Map<string, string>();
+  for (const { text: t, line } of captureLines(text)) {
+    const nic = LEGEND_NIC.exec(t);
+    if (nic) {
+      legend.set(nic[1]!, nic[2]!);
+      continue;
+    }
+    if (!columns) {
+      columns = headerDevices(t);
+      continue;
+    }
+    const words = tokens(t);
+    const name = words[0];
+    if (!name || !columns.includes(name)) continue;
+    const cells = words.slice(1, 1 + columns.length);
+    const bad = cells.find((c) => !CELL.test(c));
+    if (cells.length < columns.length || bad !== undefined) {
+      problems.push(
+        problem(
+          "nvidia_smi_topo.bad_row",
+          `Line ${line}: the ${name} row should have ${columns.length} cells of X/PIX/PXB/PHB/NODE/SYS/NV#; found "${excerpt(t)}".`,
+          { line, hint: "A row cut short usually means the capture was truncated; re-run `nvidia-smi topo -m`." },
+        ),
+      );
+      continue;
+    }
+    rows.set(name, cells);
+    if (name.startsWith("GPU")) {
+      const rest = words.slice(1 + columns.length);
+      affinity[name] = { cpus: rest[0] ?? null, numa: rest[1] ?? null, gpuNumaId: rest[2] ?? null };
+    }
+  }
+  if (!columns) {
+    return fail(
+      problem(
+        "nvidia_smi_topo.unrecognised",
+        "No `nvidia-smi topo -m` header row (GPU0 GPU1 … CPU Affinity) was found.",
+        {
+          hint: "Capture it with `nvidia-smi topo -m > topo.txt`.",
+        },
+      ),
+    );
+  }
+  const rename = (n: string) => legend.get(n) ?? n;
+  if (columns.some((c) => /^NIC\d+$/.test(c) && !legend.has(c))) {
+    problems.push(
+      problem(
+        "nvidia_smi_topo.no_nic_legend",
+        "NIC columns are present but the `NIC Legend:` is missing; NICn names are kept.",
+        {
+          hint: "Paste the whole output, including the NIC Legend at the end.",
+        },
+      ),
+    );
+  }
+  const devices = columns.map(rename);
+  const matrix: NvidiaSmiTopo["matrix"] = {};
+  for (const [name, cells] of rows) {
+    const row: Record<string, TopoLink> = {};
+    cells.forEach((c, i) => {
+      row[devices[i]!] = (c === "SOC" ? "SYS" : c) as TopoLink;
+    });
+    matrix[rename(name)] = row;
+  }
+  const missing = devices.filter((d) => !matrix[d]);
+  if (missing.length > 0) {
+    problems.push(
+      problem("nvidia_smi_topo.missing_rows", `No row for ${missing.join(", ")} (truncated capture?).`, {
+        hint: "Re-run `nvidia-smi topo -m` and paste all of it.",
+      }),
+    );
+  }
+  const renamedAffinity: NvidiaSmiTopo["affinity"] = {};
+  for (const [k, v] of Object.entries(affinity)) renamedAffinity[rename(k)] = v;
+  return ok({ devices, matrix, affinity: renamedAffinity }, problems);
+}

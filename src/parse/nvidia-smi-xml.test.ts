@@ -1,0 +1,101 @@
+import { describe, expect, test } from "vitest";
+import { renderNvidiaSmiXml, type XmlGpuSpec } from "../examples/nvidia-smi-xml.js";
+import { normalizeBusId, parseNvidiaSmiXml } from "./nvidia-smi-xml.js";
+
+const gpu = (busId: string, i: number, extra: Partial<XmlGpuSpec> = {}): XmlGpuSpec => ({
+  busId,
+  name: "NVIDIA A100-SXM4-80GB",
+  uuid: `GPU-6f0e6d1a-0000-4000-8000-00000000000${i}`,
+  memoryTotalMiB: 81251,
+  minorNumber: i,
+  ...extra,
+});
+
+describe("nvidia-smi -q -x", () => {
+  test("driver, CUDA and each GPU's facts on an A100 node", () => {
+    const xml = renderNvidiaSmiXml({
+      driverVersion: "470.141.03",
+      cudaVersion: "11.4",
+      gpus: [gpu("00000000:53:00.0", 0), gpu("00000000:6E:00.0", 1, { pcieWidth: { max: 16, current: 8 } })],
+    });
+    const r = parseNvidiaSmiXml(xml);
+    expect(r.problems).toEqual([]);
+    if (!r.ok) throw new Error("expected ok");
+    expect(r.value.driverVersion).toBe("470.141.03");
+    expect(r.value.cudaVersion).toBe("11.4");
+    expect(r.value.gpus.map((g) => g.busId)).toEqual(["0000:53:00.0", "0000:6e:00.0"]);
+    expect(r.value.gpus[0]).toMatchObject({
+      index: 0,
+      name: "NVIDIA A100-SXM4-80GB",
+      memoryTotalMiB: 81251,
+      persistenceMode: true,
+      migMode: "Disabled",
+      eccVolatileUncorrected: 0,
+      retiredPagesPending: null,
+      remappedRows: { correctable: 0, uncorrectable: 0, pending: false, failure: false },
+      pcieGen: { current: 4, max: 4 },
+      pcieWidth: { current: 16, max: 16 },
+    });
+    expect(r.value.gpus[1]?.pcieWidth).toEqual({ current: 8, max: 16 });
+  });
+
+  test("a pending row remap and uncorrectable DRAM errors are read (Ampere layout)", () => {
+    const xml = renderNvidiaSmiXml({
+      driverVersion: "470.141.03",
+      cudaVersion: "11.4",
+      gpus: [
+        gpu("00000000:6E:00.0", 2, {
+          eccVolatileUncorrectable: 3,
+          remapped: { corr: 0, unc: 1, pending: true, failure: false },
+        }),
+      ],
+    });
+    const r = parseNvidiaSmiXml(xml);
+    expect(r.ok && r.value.gpus[0]).toMatchObject({
+      eccVolatileUncorrected: 3,
+      remappedRows: { uncorrectable: 1, pending: true },
+    });
+  });
+
+  test("the older single_bit/double_bit layout with retired pages", () => {
+    const xml = renderNvidiaSmiXml({
+      driverVersion: "450.80.02",
+      cudaVersion: "11.0",
+      layout: "legacy",
+      gpus: [gpu("00000000:3B:00.0", 0, { name: "Tesla V100-SXM2-32GB", eccAggregateUncorrectable: 2 })],
+    });
+    const r = parseNvidiaSmiXml(xml);
+    expect(r.ok && r.value.gpus[0]).toMatchObject({
+      eccVolatileUncorrected: 0,
+      eccAggregateUncorrected: 2,
+      retiredPagesPending: false,
+      remappedRows: null,
+    });
+  });
+
+  test("a truncated capture is a problem naming the line, never a throw", () => {
+    const xml = renderNvidiaSmiXml({
+      driverVersion: "470.141.03",
+      cudaVersion: "11.4",
+      gpus: [gpu("00000000:53:00.0", 0)],
+    });
+    const r = parseNvidiaSmiXml(xml.slice(0, Math.floor(xml.length / 2)));
+    expect(r.ok).toBe(false);
+    expect(r.problems[0]?.code).toBe("nvidia_smi_xml.malformed");
+    expect(r.problems[0]?.hint).toMatch(/nvidia-smi -q -x/);
+  });
+
+  test("an error message instead of XML is a problem", () => {
+    const r = parseNvidiaSmiXml(
+      "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
+    );
+    expect(r.ok).toBe(false);
+    expect(r.problems[0]?.message).toMatch(/no <nvidia_smi_log>/);
+  });
+
+  test("bus ids are normalised to a 4-digit lower-case domain", () => {
+    expect(normalizeBusId("00000000:CF:00.0")).toBe("0000:cf:00.0");
+    expect(normalizeBusId("53:00.0")).toBe("0000:53:00.0");
+    expect(normalizeBusId("GPU-53")).toBeNull();
+  });
+});

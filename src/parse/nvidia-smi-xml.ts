@@ -1,0 +1,218 @@
+/** `nvidia-smi -q -x` (the `nvidia_smi_log` XML document). Pure. */
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+
+export type NvsmiXmlGpu = {
+  index: number;
+  name: string;
+  /** Normalised: lower case, 4-digit domain (`0000:53:00.0`). */
+  busId: string;
+  uuid: string | null;
+  memoryTotalMiB: number | null;
+  persistenceMode: boolean | null;
+  migMode: "Enabled" | "Disabled" | null;
+  /** Volatile / aggregate uncorrectable ECC errors (double-bit on older GPUs, SRAM+DRAM on Ampere and later). */
+  eccVolatileUncorrected: number | null;
+  eccAggregateUncorrected: number | null;
+  retiredPagesPending: boolean | null;
+  remappedRows: { correctable: number; uncorrectable: number; pending: boolean; failure: boolean } | null;
+  pcieGen: { current: number | null; max: number | null };
+  pcieWidth: { current: number | null; max: number | null };
+};
+
+export type NvidiaSmiXml = {
+  driverVersion: string | null;
+  cudaVersion: string | null;
+  attachedGpus: number | null;
+  gpus: NvsmiXmlGpu[];
+};
+
+type XmlNode = { [k: string]: XmlValue };
+type XmlValue = string | XmlNode | XmlValue[];
+
+let parser: XMLParser | undefined;
+function xmlParser(): XMLParser {
+  parser ??= new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: "@",
+    parseTagValue: false,
+    parseAttributeValue: false,
+    processEntities: false,
+    trimValues: true,
+    isArray: (name) => name === "gpu",
+  });
+  return parser;
+}
+
+/**
+ * Reads driver and CUDA versions and, per GPU, the facts checks need. Missing elements become null; malformed XML
+ * (a truncated capture, an error message instead of XML) is a problem, never a throw.
+ */
+export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
+  const start = text.indexOf("<");
+  if (start < 0 || !text.includes("nvidia_smi_log")) {
+    return fail(notXml(`found no <nvidia_smi_log> element in "${text.trim().slice(0, 80)}"`));
+  }
+  const xml = text.slice(start);
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    const { msg, line } = valid.err;
+    return fail(notXml(`the XML is malformed at line ${line}: ${msg}`, line));
+  }
+  let doc: XmlNode;
+  try {
+    doc = xmlParser().parse(xml) as XmlNode;
+  } catch (err) {
+    return fail(notXml(`the XML could not be read: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  const log = doc.nvidia_smi_log;
+  if (!isNode(log)) return fail(notXml("the document has no <nvidia_smi_log> root element"));
+  const problems: Problem[] = [];
+  const gpuNodes = Array.isArray(log.gpu) ? log.gpu.filter(isNode) : [];
+  const gpus = gpuNodes.map((g, i) => readGpu(g, i, problems));
+  const attached = intOf(text1(log, "attached_gpus"));
+  if (attached !== null && attached !== gpus.length) {
+    problems.push(
+      problem(
+        "nvidia_smi_xml.gpu_count",
+        `<attached_gpus> says ${attached} but ${gpus.length} <gpu> elements were found (truncated capture?)`,
+      ),
+    );
+  }
+  return ok(
+    {
+      driverVersion: text1(log, "driver_version"),
+      cudaVersion: text1(log, "cuda_version"),
+      attachedGpus: attached,
+      gpus,
+    },
+    problems,
+  );
+}
+
+function readGpu(g: XmlNode, index: number, problems: Problem[]): NvsmiXmlGpu {
+  const rawId = (typeof g["@id"] === "string" ? g["@id"] : null) ?? text1(g, "pci", "pci_bus_id");
+  const busId = rawId ? normalizeBusId(rawId) : null;
+  if (!busId) {
+    problems.push(problem("nvidia_smi_xml.bus_id", `GPU ${index} has no readable PCI bus id (found "${rawId ?? ""}")`));
+  }
+  const link = at(g, "pci", "pci_gpu_link_info");
+  return {
+    index,
+    name: text1(g, "product_name") ?? "unknown",
+    busId: busId ?? "",
+    uuid: text1(g, "uuid"),
+    memoryTotalMiB: mib(text1(g, "fb_memory_usage", "total")),
+    persistenceMode: enabled(text1(g, "persistence_mode")),
+    migMode: migMode(text1(g, "mig_mode", "current_mig")),
+    eccVolatileUncorrected: uncorrected(at(g, "ecc_errors", "volatile")),
+    eccAggregateUncorrected: uncorrected(at(g, "ecc_errors", "aggregate")),
+    retiredPagesPending: retiredPending(at(g, "retired_pages")),
+    remappedRows: remapped(at(g, "remapped_rows")),
+    pcieGen: {
+      current: intOf(text1(link, "pcie_gen", "current_link_gen")),
+      max: intOf(text1(link, "pcie_gen", "max_link_gen")),
+    },
+    pcieWidth: {
+      current: intOf(text1(link, "link_widths", "current_link_width")),
+      max: intOf(text1(link, "link_widths", "max_link_width")),
+    },
+  };
+}
+
+/** `00000000:53:00.0` / `0000:6E:00.0` / `53:00.0` → `0000:53:00.0`. */
+export function normalizeBusId(id: string): string | null {
+  const m = /^(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$/.exec(id.trim());
+  if (!m) return null;
+  const domain = (m[1] ?? "0")
+    .toLowerCase()
+    .replace(/^0+(?=.)/, "")
+    .padStart(4, "0");
+  return `${domain}:${m[2]!.toLowerCase()}:${m[3]!.toLowerCase()}.${m[4]}`;
+}
+
+// Old layout: <single_bit>/<double_bit> with <total>. Ampere and later: <sram_uncorrectable>, <dram_uncorrectable>,
+// and since R535 <sram_uncorrectable_parity>/<sram_uncorrectable_secded>.
+function uncorrected(node: XmlValue | undefined): number | null {
+  if (!isNode(node)) return null;
+  const doubleBit = node.double_bit;
+  if (isNode(doubleBit)) return intOf(text1(doubleBit, "total"));
+  let sum: number | null = null;
+  for (const [k, v] of Object.entries(node)) {
+    if (!/uncorrectable/.test(k) || typeof v !== "string") continue;
+    const n = intOf(v);
+    if (n !== null) sum = (sum ?? 0) + n;
+  }
+  return sum;
+}
+
+function retiredPending(node: XmlValue | undefined): boolean | null {
+  if (!isNode(node)) return null;
+  const flags = [text1(node, "pending_retirement"), text1(node, "pending_blacklist")].map(yesNo);
+  if (flags.every((f) => f === null)) return null;
+  return flags.some((f) => f === true);
+}
+
+function remapped(node: XmlValue | undefined): NvsmiXmlGpu["remappedRows"] {
+  if (!isNode(node)) return null;
+  const correctable = intOf(text1(node, "remapped_row_corr"));
+  const uncorrectable = intOf(text1(node, "remapped_row_unc"));
+  const pending = yesNo(text1(node, "remapped_row_pending"));
+  const failure = yesNo(text1(node, "remapped_row_failure"));
+  if (correctable === null && uncorrectable === null && pending === null && failure === null) return null;
+  return {
+    correctable: correctable ?? 0,
+    uncorrectable: uncorrectable ?? 0,
+    pending: pending ?? false,
+    failure: failure ?? false,
+  };
+}
+
+function at(node: XmlValue | undefined, ...keys: string[]): XmlValue | undefined {
+  let cur: XmlValue | undefined = node;
+  for (const k of keys) {
+    if (!isNode(cur)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+function text1(node: XmlValue | undefined, ...keys: string[]): string | null {
+  const v = at(node, ...keys);
+  if (typeof v !== "string") return null;
+  return v === "" || v === "N/A" || /^\[?(Not Supported|N\/A|Unknown Error)\]?$/i.test(v) ? null : v;
+}
+
+function isNode(v: XmlValue | undefined): v is XmlNode {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function intOf(v: string | null): number | null {
+  if (v === null) return null;
+  const m = /^(\d+)\s*x?$/.exec(v.trim());
+  return m ? Number(m[1]) : null;
+}
+
+function mib(v: string | null): number | null {
+  const m = v ? /^(\d+)\s*MiB$/.exec(v) : null;
+  return m ? Number(m[1]) : null;
+}
+
+function enabled(v: string | null): boolean | null {
+  return v === "Enabled" ? true : v === "Disabled" ? false : null;
+}
+
+function yesNo(v: string | null): boolean | null {
+  return v === "Yes" ? true : v === "No" ? false : null;
+}
+
+function migMode(v: string | null): "Enabled" | "Disabled" | null {
+  return v === "Enabled" || v === "Disabled" ? v : null;
+}
+
+function notXml(message: string, line?: number): Problem {
+  return problem("nvidia_smi_xml.malformed", message, {
+    ...(line !== undefined ? { line } : {}),
+    hint: "Capture it again with `nvidia-smi -q -x > nvidia-smi.xml` and pass the whole file.",
+  });
+}

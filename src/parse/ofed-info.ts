@@ -1,0 +1,48 @@
+/** `ofed_info -s` (and the first line of a full `ofed_info`). Pure. */
+import { fail, ok, type ParseResult, problem } from "../core/result.js";
+import { isPromptLine, splitLines, stripPrompt } from "../core/text.js";
+
+export type OfedFlavor = "MLNX_OFED" | "DOCA-OFED" | "OFED";
+
+export type OfedVersion =
+  | { status: "present"; flavor: OfedFlavor; version: string; raw: string }
+  /** No `ofed_info` at all: inbox rdma-core (or empty output). */
+  | { status: "absent"; flavor: null; version: null; raw: string | null };
+
+// `MLNX_OFED_LINUX-5.8-1.1.2.1:`, `OFED-internal-24.01-0.3.3:`, `MLNX_OFED_LINUX-5.8-1.1.2.1 (OFED-5.8-1.1.2):`
+const OFED_LINE = /^(MLNX_OFED_LINUX|OFED-internal|OFED)-(\d+\.\d+-[\d.]*\d)(?:\s+\(.*\))?:?\s*$/;
+const NOT_FOUND = /(command not found|not found|No such file or directory)\s*$/i;
+
+const FLAVOR: Record<string, OfedFlavor> = {
+  MLNX_OFED_LINUX: "MLNX_OFED",
+  "OFED-internal": "DOCA-OFED",
+  OFED: "OFED",
+};
+
+/**
+ * Recognises the MLNX_OFED (`MLNX_OFED_LINUX-x:`), DOCA-OFED (`OFED-internal-x:`) and plain `OFED-x` forms, with or
+ * without the `(OFED-…)` suffix of the full `ofed_info` header. A shell's "command not found" or empty output means
+ * OFED is absent (inbox rdma-core). Prompt lines and indentation are tolerated.
+ */
+export function parseOfedInfo(text: string): ParseResult<OfedVersion> {
+  const lines = splitLines(text)
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const meaningful = lines.filter((l) => !(isPromptLine(l) && /ofed_info/.test(l)));
+  if (meaningful.length === 0) return ok({ status: "absent", flavor: null, version: null, raw: null });
+  for (const line of meaningful) {
+    const m = OFED_LINE.exec(stripPrompt(line));
+    if (m) return ok({ status: "present", flavor: FLAVOR[m[1]!]!, version: m[2]!, raw: line });
+  }
+  const first = meaningful[0]!;
+  if (meaningful.some((l) => NOT_FOUND.test(l) && /ofed_info/.test(l))) {
+    return ok({ status: "absent", flavor: null, version: null, raw: first });
+  }
+  return fail(
+    problem(
+      "ofed_info.unrecognised",
+      `expected a line like \`MLNX_OFED_LINUX-5.8-1.1.2.1:\` or \`OFED-internal-24.01-0.3.3:\`, found "${first.slice(0, 80)}"`,
+      { line: lines.indexOf(first) + 1, hint: "Run `ofed_info -s` on the node and pass its output unchanged." },
+    ),
+  );
+}

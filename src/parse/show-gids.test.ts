@@ -1,0 +1,89 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { capture, captureVariants } from "../../test/support/captures.js";
+import { parseShowGids } from "./show-gids.js";
+
+describe("show_gids", () => {
+  test("the seed's pasted table (spaces, no footer) reads as 36 GIDs with IPv4 at index 2/3", () => {
+    const r = parseShowGids(capture("show_gids", "seed-sample"));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.gids).toHaveLength(36);
+    expect(r.value.nGidsFound).toBeNull();
+    expect(r.value.gids[3]).toEqual({
+      device: "mlx5_0",
+      port: 1,
+      index: 3,
+      gid: "0000:0000:0000:0000:0000:ffff:0a00:3c03",
+      ipv4: "10.0.60.3",
+      version: "v2",
+      netdev: "eth0",
+    });
+    expect(r.value.gids[0]).toMatchObject({ index: 0, ipv4: null, version: "v1", netdev: "eth0" });
+    expect(r.problems).toEqual([]);
+  });
+
+  test("the script's real tab layout (empty IPv4 columns, footer) gives the same rows as the pasted sample", () => {
+    const tabs = parseShowGids(capture("show_gids", "seed-tabs"));
+    const sample = parseShowGids(capture("show_gids", "seed-sample"));
+    expect(tabs.ok && sample.ok).toBe(true);
+    if (!tabs.ok || !sample.ok) return;
+    expect(tabs.value.gids).toEqual(sample.value.gids);
+    expect(tabs.value.nGidsFound).toBe(36);
+    expect(tabs.problems).toEqual([]);
+  });
+
+  test("rows are returned in natural device order (mlx5_2 before mlx5_10), as the script's ls order is not", () => {
+    const text = ["mlx5_10\t1\t3\t0000:0000:0000:0000:0000:ffff:0a00:0a01\t10.0.10.1  \tv2\teth10"]
+      .concat(["mlx5_2\t1\t3\t0000:0000:0000:0000:0000:ffff:0a00:0201\t10.0.2.1  \tv2\teth2"])
+      .join("\n");
+    const r = parseShowGids(text);
+    expect(r.ok && r.value.gids.map((g) => g.device)).toEqual(["mlx5_2", "mlx5_10"]);
+  });
+
+  for (const [name, text] of Object.entries(captureVariants(capture("show_gids", "seed-tabs"), "show_gids"))) {
+    test(`a ${name} capture still reads`, () => {
+      const r = parseShowGids(text);
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      if (name === "truncated") {
+        expect(r.value.gids.length).toBeGreaterThan(20);
+        expect(r.value.gids.length).toBeLessThan(36);
+      } else {
+        expect(r.value.gids).toHaveLength(36);
+        expect(r.problems).toEqual([]);
+      }
+    });
+  }
+
+  test("a footer that disagrees with the rows read says the capture is incomplete", () => {
+    const text = capture("show_gids", "seed-tabs").replace("n_gids_found=36", "n_gids_found=40");
+    const r = parseShowGids(text);
+    expect(r.problems.map((p) => p.code)).toEqual(["show_gids.count_mismatch"]);
+  });
+
+  test("text that is not show_gids fails with a hint on how to capture it", () => {
+    const r = parseShowGids("hello world\n");
+    expect(r.ok).toBe(false);
+    expect(r.problems[0]?.hint).toMatch(/show_gids/);
+  });
+
+  test("property: random and mutated input never throws and always returns a value or problems", () => {
+    const base = capture("show_gids", "seed-tabs");
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc
+            .tuple(fc.nat(base.length), fc.nat(base.length), fc.string({ maxLength: 20 }))
+            .map(([a, b, s]) => base.slice(0, Math.min(a, b)) + s + base.slice(Math.max(a, b))),
+        ),
+        (text) => {
+          const r = parseShowGids(text);
+          expect(r.ok || r.problems.length > 0).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

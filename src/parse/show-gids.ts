@@ -1,0 +1,128 @@
+import { naturalCompare } from "../core/natural.js";
+import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import { captureLines, excerpt, tokens } from "./capture.js";
+import { expandGid, ipv4OfGid } from "./gid-text.js";
+
+/** One row of `show_gids` — the `gids -o json` contract. */
+export type GidRow = {
+  device: string;
+  port: number;
+  index: number;
+  /** Uncompressed, lower case: `0000:0000:0000:0000:0000:ffff:190b:8002`. */
+  gid: string;
+  ipv4: string | null;
+  version: "v1" | "v2" | null;
+  netdev: string | null;
+};
+
+export type ShowGids = {
+  gids: GidRow[];
+  /** The `n_gids_found=N` footer, null when the capture has none (the seed's sample omits it). */
+  nGidsFound: number | null;
+};
+
+const DEVICE = /^[A-Za-z][\w.-]*$/;
+const NUMBER = /^\d+$/;
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+const VERSION = /^[vV]\d$/;
+const HEADER = /^\s*DEV\s+PORT\s+INDEX\s+GID\b/;
+const DASHES = /^\s*---\s+----\s+-----\s+---/;
+const FOOTER = /^\s*n_gids_found=(\d+)\s*$/;
+const ROW_START = /^\s*[A-Za-z][\w.-]*\s+\d+\s+\d+\s+[0-9a-fA-F:]/;
+
+type RowParse = { row: GidRow; problems: Problem[] } | { error: string };
+
+function parseRow(text: string, line: number): RowParse {
+  const [device, port, index, gidText, ...rest] = tokens(text);
+  if (!device || !DEVICE.test(device) || !port || !NUMBER.test(port) || !index || !NUMBER.test(index)) {
+    return { error: "expected DEV PORT INDEX GID [IPv4] VER DEV" };
+  }
+  const gid = gidText ? expandGid(gidText) : null;
+  if (!gid) return { error: `the GID "${gidText ?? ""}" is not 8 groups of hex digits` };
+  let ipv4: string | null = null;
+  let version: GidRow["version"] = null;
+  let netdev: string | null = null;
+  const problems: Problem[] = [];
+  for (const t of rest) {
+    if (IPV4.test(t) && ipv4 === null) ipv4 = t;
+    else if (VERSION.test(t) && version === null) version = t.toLowerCase() === "v2" ? "v2" : "v1";
+    else if (netdev === null) netdev = t;
+    else return { error: `unexpected extra column "${t}"` };
+  }
+  const mapped = ipv4OfGid(gid);
+  if (ipv4 === null) ipv4 = mapped;
+  else if (mapped !== null && mapped !== ipv4) {
+    problems.push(
+      problem("show_gids.ipv4_mismatch", `The IPv4 column ${ipv4} does not match the GID ${gid} (${mapped}).`, {
+        line,
+        hint: "The capture may have been edited; re-run show_gids.",
+      }),
+    );
+  }
+  return { row: { device, port: Number(port), index: Number(index), gid, ipv4, version, netdev }, problems };
+}
+
+function compareRows(a: GidRow, b: GidRow): number {
+  return naturalCompare(a.device, b.device) || a.port - b.port || a.index - b.index;
+}
+
+/**
+ * Parses the output of MLNX_OFED's `show_gids` (tab-separated as the script prints it, or with tabs expanded /
+ * collapsed to spaces as in pasted captures). Rows come back in natural device order (mlx5_2 before mlx5_10).
+ */
+export function parseShowGids(text: string): ParseResult<ShowGids> {
+  const problems: Problem[] = [];
+  const rows = new Map<string, GidRow>();
+  let sawHeader = false;
+  let nGidsFound: number | null = null;
+  let rowLines = 0;
+  for (const { text: t, line } of captureLines(text)) {
+    if (HEADER.test(t) || DASHES.test(t)) {
+      sawHeader = true;
+      continue;
+    }
+    const footer = FOOTER.exec(t);
+    if (footer) {
+      nGidsFound = Number(footer[1]);
+      continue;
+    }
+    if (!ROW_START.test(t)) continue;
+    const parsed = parseRow(t, line);
+    if ("error" in parsed) {
+      problems.push(
+        problem("show_gids.bad_row", `Line ${line}: ${parsed.error}; found "${excerpt(t)}".`, {
+          line,
+          hint: "A row cut short usually means the capture was truncated; re-run show_gids and paste all of it.",
+        }),
+      );
+      continue;
+    }
+    rowLines++;
+    problems.push(...parsed.problems);
+    const r = parsed.row;
+    const key = `${r.device}/${r.port}/${r.index}`;
+    if (rows.has(key)) {
+      problems.push(
+        problem("show_gids.duplicate_row", `Line ${line}: ${key} appears twice; the later row is kept.`, { line }),
+      );
+    }
+    rows.set(key, r);
+  }
+  if (!sawHeader && rowLines === 0 && nGidsFound === null) {
+    return fail(
+      problem("show_gids.unrecognised", "No show_gids header, row or n_gids_found footer was found.", {
+        hint: "Capture it with `show_gids > gids.txt` (MLNX_OFED), or use `kube-rdma gids` which reads sysfs directly.",
+      }),
+    );
+  }
+  if (nGidsFound !== null && nGidsFound !== rowLines) {
+    problems.push(
+      problem(
+        "show_gids.count_mismatch",
+        `The footer says n_gids_found=${nGidsFound} but ${rowLines} rows were read.`,
+        { hint: "The capture is incomplete or edited; re-run show_gids and paste all of it." },
+      ),
+    );
+  }
+  return ok({ gids: [...rows.values()].sort(compareRows), nGidsFound }, problems);
+}

@@ -1,0 +1,153 @@
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { readProblem } from "../src/cli/input.js";
+import { main } from "../src/cli/main.js";
+import { capture } from "./support/captures.js";
+import { captureIo } from "./support/io.js";
+
+const FIX = join(import.meta.dirname, "..", "fixtures", "captures");
+const fx = (kind: string, name: string) => join(FIX, kind, `${name}.txt`);
+
+describe("kube-rdma analyze", () => {
+  test("the seed's pasted show_gids: header, summary, the GID index, exit 0", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", fx("show_gids", "seed-sample")], io);
+    expect(code).toBe(0);
+    expect(io.out).toContain("seed-sample.txt: show_gids\n  9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all\n");
+    expect(io.out).toContain("GID_INDEX_UNIFORM");
+  });
+
+  test("a shifted GID index is an error: exit 1, mlx5_5 and the fix printed", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", fx("show_gids", "seed-gid-index-5")], io);
+    expect(code).toBe(1);
+    expect(io.out).toMatch(/ERROR GID_INDEX_DIFFERS mlx5_5: .*index 5.*index 3/);
+    expect(io.out).toMatch(/fix: .*NCCL_IB_GID_INDEX unset/);
+  });
+
+  test("-o json: one {schemaVersion, file, kind, data, findings} entry per input, in order", async () => {
+    const io = captureIo();
+    const files = [
+      fx("show_gids", "seed-tabs"),
+      fx("nvidia_smi", "seed-sample"),
+      fx("nvidia_smi_topo", "seed-nic-legend"),
+    ];
+    const code = await main(["analyze", ...files, "-o", "json"], io);
+    expect(code).toBe(0);
+    const entries = JSON.parse(io.out) as {
+      schemaVersion: number;
+      file: string;
+      kind: string;
+      data: unknown;
+      findings: unknown[];
+    }[];
+    expect(entries.map((e) => [e.file, e.kind])).toEqual([
+      [files[0], "show_gids"],
+      [files[1], "nvidia_smi"],
+      [files[2], "nvidia_smi_topo"],
+    ]);
+    expect(entries.every((e) => e.schemaVersion === 1 && Array.isArray(e.findings))).toBe(true);
+    const [gids, smi, topo] = entries.map((e) => e.data) as [
+      { gids: unknown[] },
+      { gpus: unknown[] },
+      { matrix: Record<string, Record<string, string>> },
+    ];
+    expect(gids.gids[3]).toEqual({
+      device: "mlx5_0",
+      port: 1,
+      index: 3,
+      gid: "0000:0000:0000:0000:0000:ffff:0a00:3c03",
+      ipv4: "10.0.60.3",
+      version: "v2",
+      netdev: "eth0",
+    });
+    expect(smi).toMatchObject({ driverVersion: "470.141.03", cudaVersion: "11.4" });
+    expect(smi.gpus[0]).toMatchObject({ index: 0, busId: "00000000:53:00.0", memoryTotalMiB: 81251 });
+    expect(topo.matrix.GPU0?.mlx5_1).toBe("PIX");
+  });
+
+  test("- reads standard input (a capture pasted after its prompt line)", async () => {
+    const io = captureIo(`root@gpu-1:~# ibdev2netdev\n${capture("ibdev2netdev", "seed-port-down")}`);
+    const code = await main(["analyze", "-", "-o", "yaml"], io);
+    expect(code).toBe(1);
+    expect(io.out).toMatch(/file: "-"\n {2}kind: ibdev2netdev/);
+    expect(io.out).toContain("code: PORT_DOWN");
+  });
+
+  test("--expect-gpus 8 against a 7-GPU capture is an error", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", fx("nvidia_smi", "h100-535-seven-gpus"), "--expect-gpus", "8"], io);
+    expect(code).toBe(1);
+    expect(io.out).toContain("GPU_COUNT node: 7 GPU(s) listed, 8 expected.");
+  });
+
+  test("--kind forces a parser: show_gids text read as ibstat gives problems, not a crash", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", fx("show_gids", "seed-tabs"), "--kind", "ibstat", "-o", "json"], io);
+    const [entry] = JSON.parse(io.out) as { kind: string; problems: { code: string }[] }[];
+    expect(entry?.kind).toBe("ibstat");
+    expect(entry?.problems.map((p) => p.code)).toEqual(["ibstat.unrecognised"]);
+    expect(code).toBe(0);
+  });
+
+  test("an unknown input says which formats are known and how to capture them; alone it exits 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "analyze-"));
+    const notes = join(dir, "notes.txt");
+    writeFileSync(notes, "the cluster was slow yesterday\n");
+    const io = captureIo();
+    const code = await main(["analyze", notes], io);
+    expect(code).toBe(2);
+    expect(io.out).toContain("notes.txt: unknown");
+    expect(io.out).toContain("show_gids        show_gids > gids.txt");
+  });
+
+  test("a missing file is a problem naming the path; other inputs are still analysed", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", "/nonexistent/gids.txt", fx("show_gids", "seed-sample")], io);
+    expect(code).toBe(0);
+    expect(io.out).toContain("problem analyze.unreadable: Cannot read /nonexistent/gids.txt: no such file.");
+    expect(io.out).toContain("seed-sample.txt: show_gids");
+  });
+
+  test("nothing readable (a missing file, a directory) exits 2 with a problem for each", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "analyze-"));
+    const io = captureIo();
+    const code = await main(["analyze", join(dir, "missing.txt"), dir], io);
+    expect(code).toBe(2);
+    expect(io.out).toContain("no such file");
+    expect(io.out).toContain("is a directory");
+  });
+
+  test.skipIf(process.getuid?.() === 0)("a file without read permission is a problem saying so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "analyze-"));
+    const locked = join(dir, "locked.txt");
+    writeFileSync(locked, capture("show_gids", "seed-tabs"));
+    chmodSync(locked, 0o000);
+    const io = captureIo();
+    expect(await main(["analyze", locked], io)).toBe(2);
+    expect(io.out).toContain("permission denied");
+  });
+
+  test("permission errors become a problem that says so and what to do (also when tests run as root)", () => {
+    const p = readProblem("/root/gids.txt", Object.assign(new Error("EACCES"), { code: "EACCES" }));
+    expect(p).toMatchObject({ code: "analyze.unreadable", path: "/root/gids.txt" });
+    expect(p.message).toBe("Cannot read /root/gids.txt: permission denied.");
+    expect(p.hint).toMatch(/user who can read it/);
+  });
+
+  test("no file at all is a usage error", async () => {
+    const io = captureIo();
+    expect(await main(["analyze"], io)).toBe(2);
+    expect(io.err).toMatch(/no input given/);
+  });
+
+  test("--help teaches: what it reads, the exit codes, examples", async () => {
+    const io = captureIo();
+    expect(await main(["analyze", "--help"], io)).toBe(0);
+    expect(io.out).toMatch(/show_gids/);
+    expect(io.out).toMatch(/Exit code/);
+    expect(io.out).toMatch(/kube-rdma analyze gids.txt/);
+  });
+});

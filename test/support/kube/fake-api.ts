@@ -1,0 +1,336 @@
+/**
+ * A local Kubernetes API server for tests: it speaks the real JSON shapes (List kinds with apiVersion and
+ * metadata.resourceVersion, Status objects for 403/404/409, text/plain pod logs, discovery documents) so that the
+ * real @kubernetes/client-node clients talk to it through a real kubeconfig. Not part of the shipped code.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+// biome-ignore lint/suspicious/noExplicitAny: API objects are free-form JSON here, as on the wire.
+export type Obj = Record<string, any>;
+
+type ResourceType = { group: string; version: string; plural: string; kind: string; namespaced: boolean };
+
+const TYPES: ResourceType[] = [
+  { group: "", version: "v1", plural: "nodes", kind: "Node", namespaced: false },
+  { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+  { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
+  { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
+  { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true },
+  { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
+  { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+  {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    plural: "customresourcedefinitions",
+    kind: "CustomResourceDefinition",
+    namespaced: false,
+  },
+  { group: "kubeflow.org", version: "v1", plural: "pytorchjobs", kind: "PyTorchJob", namespaced: true },
+  { group: "kubeflow.org", version: "v2beta1", plural: "mpijobs", kind: "MPIJob", namespaced: true },
+  { group: "batch.volcano.sh", version: "v1alpha1", plural: "jobs", kind: "Job", namespaced: true },
+];
+
+/** What a pod "does" once created: its final phase and what its log holds, after a delay. */
+export type PodOutcome = { phase: "Succeeded" | "Failed" | "Running" | "Pending"; log?: string; afterMs?: number };
+
+export type FakeApiOptions = {
+  /** Requests answered 403 Forbidden (RBAC denial), by verb and plural (`{verb: "list", resource: "nodes"}`). */
+  deny?: { verb: string; resource: string }[];
+  /** Called for every created pod; decides how the pod ends. */
+  onPodCreated?: (pod: Obj) => PodOutcome | undefined;
+  user?: string;
+};
+
+export type FakeApi = {
+  url: string;
+  /** Objects by plural (`nodes`, `pods`, `daemonsets`, `pytorchjobs`, …). */
+  store: Map<string, Obj[]>;
+  /** Every request seen, as `VERB path`. */
+  requests: string[];
+  logs: Map<string, string>;
+  kubeconfig: string;
+  close(): Promise<void>;
+};
+
+let rv = 1000;
+const nextRv = () => String(++rv);
+
+function status(res: ServerResponse, code: number, reason: string, message: string, details: Obj = {}): void {
+  res.writeHead(code, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message,
+      reason,
+      details,
+      code,
+    }),
+  );
+}
+
+function json(res: ServerResponse, code: number, body: unknown): void {
+  res.writeHead(code, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function matchesLabels(obj: Obj, selector: string | null): boolean {
+  if (!selector) return true;
+  const labels: Obj = obj.metadata?.labels ?? {};
+  return selector.split(",").every((term) => {
+    const t = term.trim();
+    if (t === "") return true;
+    const ne = /^([^!=]+)!=(.*)$/.exec(t);
+    if (ne) return labels[ne[1]!] !== ne[2];
+    const eq = /^([^=]+)==?(.*)$/.exec(t);
+    if (eq) return labels[eq[1]!] === eq[2];
+    if (t.startsWith("!")) return !(t.slice(1) in labels);
+    return t in labels;
+  });
+}
+
+function matchesFields(obj: Obj, selector: string | null): boolean {
+  if (!selector) return true;
+  return selector.split(",").every((term) => {
+    const [path, value] = term.split("=");
+    const actual = (path ?? "").split(".").reduce<unknown>((o, k) => (o as Obj | undefined)?.[k], obj);
+    return String(actual ?? "") === value;
+  });
+}
+
+async function body(req: IncomingMessage): Promise<Obj> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Obj;
+}
+
+function discovery(group: string, version: string): Obj {
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: group ? `${group}/${version}` : version,
+    resources: TYPES.filter((t) => t.group === group && t.version === version).map((t) => ({
+      name: t.plural,
+      singularName: t.kind.toLowerCase(),
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+    })),
+  };
+}
+
+/** Starts the server on 127.0.0.1 with the given objects; writes a kubeconfig (contexts `fake` and `other`). */
+export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApiOptions = {}): Promise<FakeApi> {
+  const store = new Map<string, Obj[]>();
+  for (const t of TYPES) store.set(t.plural, []);
+  for (const [plural, items] of Object.entries(objects)) store.set(plural, structuredClone(items));
+  for (const items of store.values()) {
+    for (const o of items) {
+      o.metadata ??= {};
+      o.metadata.resourceVersion ??= nextRv();
+      o.metadata.uid ??= `uid-${o.metadata.name}`;
+    }
+  }
+  const logs = new Map<string, string>();
+  const requests: string[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const user = opts.user ?? "system:serviceaccount:default:kube-rdma";
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => status(res, 500, "InternalError", String(err)));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://x");
+    const method = req.method ?? "GET";
+    requests.push(`${method} ${url.pathname}`);
+    const parts = url.pathname.split("/").filter(Boolean);
+    let group = "";
+    let version: string;
+    let rest: string[];
+    if (parts[0] === "api") {
+      version = parts[1] ?? "v1";
+      rest = parts.slice(2);
+    } else if (parts[0] === "apis") {
+      group = parts[1] ?? "";
+      version = parts[2] ?? "";
+      rest = parts.slice(3);
+    } else {
+      return status(res, 404, "NotFound", `the server could not find the requested resource (${url.pathname})`);
+    }
+    if (rest.length === 0) return json(res, 200, discovery(group, version));
+    let namespace: string | null = null;
+    if (rest[0] === "namespaces" && rest.length >= 3) {
+      namespace = rest[1]!;
+      rest = rest.slice(2);
+    }
+    const [plural, name, sub] = rest;
+    const type = TYPES.find((t) => t.plural === plural && t.group === group);
+    if (!type) return status(res, 404, "NotFound", `the server could not find the requested resource`);
+    const verb =
+      method === "POST" ? "create" : method === "DELETE" ? "delete" : name ? (sub === "log" ? "get" : "get") : "list";
+    const denied = opts.deny?.some((d) => d.verb === verb && d.resource === (sub ? `${plural}/${sub}` : plural));
+    if (denied) {
+      const scope = namespace ? `in the namespace "${namespace}"` : "at the cluster scope";
+      return status(
+        res,
+        403,
+        "Forbidden",
+        `${plural}${name ? ` "${name}"` : ""} is forbidden: User "${user}" cannot ${verb} resource "${sub ? `${plural}/${sub}` : plural}" in API group "${group}" ${scope}`,
+        { ...(name ? { name } : {}), group, kind: plural },
+      );
+    }
+    const items = store.get(type.plural)!;
+    const apiVersion = group ? `${group}/${type.version}` : type.version;
+    const inScope = (o: Obj) => !type.namespaced || namespace === null || o.metadata?.namespace === namespace;
+    const find = () => items.find((o) => o.metadata?.name === name && inScope(o));
+    const notFound = () =>
+      status(res, 404, "NotFound", `${type.plural}${group ? `.${group}` : ""} "${name}" not found`, {
+        name,
+        group,
+        kind: type.plural,
+      });
+
+    if (method === "GET" && !name) {
+      const list = items
+        .filter(inScope)
+        .filter((o) => matchesLabels(o, url.searchParams.get("labelSelector")))
+        .filter((o) => matchesFields(o, url.searchParams.get("fieldSelector")))
+        .map(({ apiVersion: _a, kind: _k, ...o }) => o);
+      return json(res, 200, {
+        kind: `${type.kind}List`,
+        apiVersion,
+        metadata: { resourceVersion: String(rv) },
+        items: list,
+      });
+    }
+    if (method === "GET" && name && sub === "log") {
+      const pod = find();
+      if (!pod) return notFound();
+      const phase = pod.status?.phase;
+      if (phase === "Pending") {
+        return status(
+          res,
+          400,
+          "BadRequest",
+          `container "collect" in pod "${name}" is waiting to start: ContainerCreating`,
+        );
+      }
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(logs.get(`${pod.metadata.namespace}/${name}`) ?? "");
+      return;
+    }
+    if (method === "GET" && name) {
+      const o = find();
+      return o ? json(res, 200, { apiVersion, kind: type.kind, ...o }) : notFound();
+    }
+    if (method === "POST" && !name) {
+      const o = await body(req);
+      o.metadata ??= {};
+      if (type.namespaced) o.metadata.namespace = namespace ?? "default";
+      if (items.some((x) => x.metadata?.name === o.metadata.name && inScope(x))) {
+        return status(res, 409, "AlreadyExists", `${type.plural} "${o.metadata.name}" already exists`, {
+          name: o.metadata.name,
+          kind: type.plural,
+        });
+      }
+      o.metadata.uid = `uid-${o.metadata.name}-${nextRv()}`;
+      o.metadata.resourceVersion = nextRv();
+      o.metadata.creationTimestamp = new Date(0).toISOString();
+      if (type.plural === "pods") o.status = { phase: "Pending" };
+      items.push(o);
+      if (type.plural === "pods") schedulePod(o);
+      return json(res, 201, { apiVersion, kind: type.kind, ...o });
+    }
+    if (method === "DELETE" && name) {
+      const o = find();
+      if (!o) return notFound();
+      items.splice(items.indexOf(o), 1);
+      return json(res, 200, { apiVersion, kind: type.kind, ...o });
+    }
+    return status(res, 405, "MethodNotAllowed", `${method} is not supported here`);
+  }
+
+  function schedulePod(pod: Obj): void {
+    const outcome = opts.onPodCreated?.(pod);
+    if (!outcome) return;
+    const t = setTimeout(() => {
+      timers.delete(t);
+      const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      if (outcome.log !== undefined) logs.set(key, outcome.log);
+      const exitCode = outcome.phase === "Succeeded" ? 0 : 1;
+      pod.metadata.resourceVersion = nextRv();
+      pod.status = {
+        phase: outcome.phase,
+        ...(outcome.phase === "Succeeded" || outcome.phase === "Failed"
+          ? {
+              containerStatuses: [
+                {
+                  name: pod.spec?.containers?.[0]?.name ?? "main",
+                  ready: false,
+                  restartCount: 0,
+                  image: pod.spec?.containers?.[0]?.image ?? "",
+                  imageID: "",
+                  state: { terminated: { exitCode, reason: exitCode === 0 ? "Completed" : "Error" } },
+                },
+              ],
+            }
+          : {}),
+      };
+    }, outcome.afterMs ?? 5);
+    timers.add(t);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const kubeconfig = writeKubeconfig(url);
+  return {
+    url,
+    store,
+    requests,
+    logs,
+    kubeconfig,
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A kubeconfig for `server` with contexts `fake` (current) and `other`; skipTLSVerify allows plain http. */
+export function writeKubeconfig(server: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "kube-rdma-kubeconfig-"));
+  const file = join(dir, "config");
+  writeFileSync(
+    file,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      "- name: fake",
+      "  cluster:",
+      `    server: ${server}`,
+      "    insecure-skip-tls-verify: true",
+      "users:",
+      "- name: tester",
+      "  user:",
+      "    token: test-token",
+      "contexts:",
+      "- name: fake",
+      "  context: {cluster: fake, user: tester, namespace: default}",
+      "- name: other",
+      "  context: {cluster: fake, user: tester}",
+      "current-context: fake",
+      "",
+    ].join("\n"),
+  );
+  return file;
+}
