@@ -15,10 +15,23 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./analyze.js"),
   },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
+  { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
+  { name: "nccl-env", summary: "Derive and explain NCCL variables", load: () => import("./nccl-env.js") },
+  { name: "bench", summary: "nccl-tests command line for N nodes", load: () => import("./bench.js") },
   {
     name: "device-plugin",
     summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
     load: () => import("./device-plugin.js"),
   },
-  { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
+  {
+    name: "job",
+    summary: "Generate RDMA PyTorchJob / MPIJob / Volcano Job / nccl-tests manifests",
+    load: () => import("./job.js"),
+  },
+  { name: "lint", summary: "Lint job manifests for RDMA/NCCL failure patterns", load: () => import("./lint.js") },
+  {
+    name: "fleet",
+    summary: "Verify every RDMA GPU node through the cluster (fleet verify)",
+    load: () => import("./fleet.js"),
+  },
 ];

@@ -50,12 +50,19 @@ function describeRequest(r: ApiRequest): string {
  * Turns a failed API call into a clear "could not run" error (exit 2): RBAC refusals name the verb, the resource
  * and the role to apply; an unreachable server names the address and the context.
  */
+/** Where each role kube-rdma names is shipped. */
+const ROLE_FILES: Record<string, string> = {
+  "kube-rdma-cluster-reader": "deploy/cluster/rbac.yaml",
+  "kube-rdma-fleet": "deploy/fleet/rbac.yaml",
+  "kube-rdma-job-creator": "deploy/job/rbac.yaml",
+};
+
 export function apiFailure(err: unknown, req: ApiRequest, target: KubeTarget, role: string): UsageError {
   const status = statusOf(err);
   if (status === 403) {
     return new UsageError(
       `the API server refused to ${describeRequest(req)} (403 Forbidden: RBAC): ${statusMessage(err)}`,
-      `Grant it: apply the ClusterRole ${role} (kubectl apply -f deploy/fleet/rbac.yaml) and bind it to your user or ` +
+      `Grant it: apply the role ${role} (kubectl apply -f ${ROLE_FILES[role] ?? "deploy/"}) and bind it to your user or ` +
         `service account, or check with \`kubectl auth can-i ${req.verb} ${req.group ? `${req.resource}.${req.group}` : req.resource}\`.`,
     );
   }

@@ -1,0 +1,22 @@
+# kube-rdma image: the CLI, used by `kube-rdma fleet verify` collector pods (`kube-rdma collect --root /host`).
+#   docker build -t kube-rdma:0.1.0 . && docker push <registry>/kube-rdma:0.1.0
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY . .
+RUN mkdir -p proto deploy && npm run build
+
+FROM node:20-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/proto ./proto
+COPY --from=build /app/deploy ./deploy
+RUN ln -s /app/bin/kube-rdma.js /usr/local/bin/kube-rdma && chmod +x /app/bin/kube-rdma.js
+USER node
+ENTRYPOINT ["kube-rdma"]
+CMD ["--help"]

@@ -1,0 +1,133 @@
+import { createObjects, makeClients } from "../../kube/api/client.js";
+import { loadKubeConfig } from "../../kube/api/config.js";
+import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
+import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
+import { renderManifests } from "../../kube/job/render.js";
+import { SOURCE_OPTIONS } from "../shared-options.js";
+import { bool, type CommandSpec, str, UsageError } from "../spec.js";
+
+export const command: CommandSpec = {
+  name: "job",
+  summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests",
+  usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests [options] [-- PROGRAM ARGS…]",
+  description: `
+Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the seed's shape:
+schedulerName volcano, capabilities IPC_LOCK, limits <gpu-resource>: N and rdma/hca: 1, /dev/shm on an emptyDir
+with medium Memory, sidecar.istio.io/inject "false", NCCL_DEBUG=INFO, NCCL_IB_DISABLE=0 and the NCCL variables
+derived for a node (--example, --snapshot, or --env-from-node NAME, which reads that node through the cluster).
+Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform injects the rest.
+
+  pytorch     PyTorchJob kubeflow.org/v1: Master + (nodes-1) Workers. The launcher (torchrun, or
+              torch.distributed.launch with --launcher launch) takes --nnodes/--node_rank/--master_addr/--master_port
+              from the operator's WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT through Kubernetes' own $(VAR)
+              expansion, with no \`sh -c\` wrapper: the launcher stays PID 1, where the platform injects the NCCL
+              variables (a process started through sh does not get them).
+  mpi         MPIJob kubeflow.org/v2beta1: Launcher + N Workers, slotsPerWorker = GPUs per node,
+              launcherCreationPolicy WaitForWorkersReady; NCCL variables forwarded with mpirun -x.
+  volcano     Volcano Job batch.volcano.sh/v1alpha1 with the ssh and svc plugins, minAvailable = all pods,
+              tasks mpimaster and mpiworker.
+  nccl-tests  all_reduce_perf across --nodes N nodes, as an MPIJob (default) or --kind volcano.
+
+PROGRAM after \`--\` is the training script for pytorch (default train.py) and the program mpirun starts for
+mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUDA ≤ 11.4).`,
+  options: [
+    { name: "name", type: "string", valueName: "NAME", description: "Job name (default: rdma-<kind>)" },
+    { name: "namespace", short: "n", type: "string", valueName: "NS", default: "default", description: "Namespace" },
+    { name: "nodes", type: "number", valueName: "N", default: 2, description: "Nodes (pods with GPUs)" },
+    { name: "gpus", type: "number", valueName: "N", default: 8, description: "GPUs per node" },
+    {
+      name: "gpu-resource",
+      type: "string",
+      valueName: "NAME",
+      default: "nvidia.com/gpu",
+      description: "GPU resource name (e.g. baidu.com/a100_80g_cgpu, amd.com/gpu)",
+    },
+    {
+      name: "rdma-resource",
+      type: "string",
+      valueName: "NAME",
+      default: "rdma/hca",
+      description: "RDMA resource name",
+    },
+    { name: "rdma-count", type: "number", valueName: "N", default: 1, description: "RDMA resource units per pod" },
+    { name: "image", type: "string", valueName: "IMAGE", description: "Container image" },
+    { name: "command", type: "string", valueName: "CMD", description: "PROGRAM as one string (instead of after --)" },
+    {
+      name: "launcher",
+      type: "string",
+      valueName: "L",
+      choices: ["torchrun", "launch"],
+      default: "torchrun",
+      description: "pytorch: torchrun or python -m torch.distributed.launch (the seed's)",
+    },
+    {
+      name: "kind",
+      type: "string",
+      valueName: "K",
+      choices: ["mpi", "volcano"],
+      default: "mpi",
+      description: "nccl-tests: job kind",
+    },
+    { name: "queue", type: "string", valueName: "QUEUE", description: "Volcano queue" },
+    { name: "scheduler", type: "string", valueName: "NAME", default: "volcano", description: "schedulerName" },
+    {
+      name: "host-network",
+      type: "boolean",
+      description: "hostNetwork: true (with dnsPolicy ClusterFirstWithHostNet)",
+    },
+    { name: "shm-size", type: "string", valueName: "SIZE", default: "32Gi", description: "/dev/shm sizeLimit" },
+    { name: "env", type: "strings", valueName: "K=V", description: "Extra/overriding environment variables" },
+    {
+      name: "env-from-node",
+      type: "string",
+      valueName: "NODE",
+      description: "Derive the NCCL variables from this cluster node (runs one collector pod there)",
+    },
+    ...SOURCE_OPTIONS.filter((o) => o.name === "snapshot" || o.name === "example"),
+    { name: "apply", type: "boolean", description: "Create the job through the API instead of printing it" },
+    ...KUBECONFIG_OPTIONS,
+    {
+      name: "output",
+      short: "o",
+      type: "string",
+      valueName: "FORMAT",
+      choices: ["yaml", "json"],
+      default: "yaml",
+      description: "Manifest format (json: a v1 List)",
+    },
+  ],
+  examples: [
+    [
+      "kube-rdma job pytorch --nodes 2 --gpus 8 --example a100-8x-roce-seed -- main.py --batch-size 128",
+      "the seed's job",
+    ],
+    ["kube-rdma job nccl-tests --nodes 4 | kubectl apply -f -", "all_reduce_perf over 4 nodes (MPIJob)"],
+    ["kube-rdma job nccl-tests --nodes 2 --kind volcano --env-from-node gpu-a100-1", "Volcano Job, env from a node"],
+    ["kube-rdma job mpi --nodes 2 --image my/img -- python train.py", "MPIJob running train.py on 16 ranks"],
+  ],
+  async run({ values, positionals, io }) {
+    const [kind, ...program] = positionals;
+    if (!kind || !JOB_KINDS.includes(kind as JobKind)) {
+      throw new UsageError(
+        `job needs a kind: one of ${JOB_KINDS.join(", ")}${kind ? `; got "${kind}"` : ""}.`,
+        "Example: kube-rdma job pytorch --nodes 2 --gpus 8",
+      );
+    }
+    const opts = await jobOptionsFrom(kind as JobKind, values, program, io);
+    const { objects, notes } = buildJobs(kind as JobKind, opts, values);
+    if (bool(values, "apply")) {
+      const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), "kube-rdma-job-creator");
+      for (const c of await createObjects(clients, objects))
+        io.stdout(`created ${c} in namespace ${opts.base.namespace}\n`);
+      for (const n of notes) io.stderr(`note: ${n}\n`);
+      return 0;
+    }
+    if (str(values, "output") === "json") {
+      io.stdout(`${JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }, null, 2)}\n`);
+      for (const n of notes) io.stderr(`note: ${n}\n`);
+    } else {
+      io.stdout(renderManifests(objects, [`Generated by kube-rdma job ${kind}`, ...notes]));
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,105 @@
+import { exitCodeFor } from "../../core/finding.js";
+import type { NodeInventory } from "../../inventory/types.js";
+import { deriveNcclEnv, type NcclEnvOptions } from "../../nccl/env.js";
+import { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "../../nccl/render-env.js";
+import { parseNcclVersion } from "../../nccl/version.js";
+import { SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
+import { type CommandSpec, type Io, num, type OptionValues, str, strs, UsageError } from "../spec.js";
+
+/** Validated options of `nccl-env`; bad values are usage errors (exit 2). */
+export function ncclEnvOptions(values: OptionValues): { opts: NcclEnvOptions; format: NcclEnvFormat } {
+  const opts: NcclEnvOptions = {};
+  const version = str(values, "nccl-version");
+  if (version !== undefined) {
+    if (!parseNcclVersion(version)) {
+      throw new UsageError(`--nccl-version expects X.Y or X.Y.Z (e.g. 2.18 or 2.21.5); got "${version}".`);
+    }
+    opts.ncclVersion = version;
+  }
+  const tc = num(values, "traffic-class");
+  if (tc !== undefined) {
+    if (!Number.isInteger(tc) || tc < 0 || tc > 255) {
+      throw new UsageError(
+        `--traffic-class expects an integer 0–255 (the IP ToS byte, e.g. 106 = DSCP 26); got ${tc}.`,
+      );
+    }
+    opts.trafficClass = tc;
+  }
+  const hcas = strs(values, "hcas");
+  if (hcas.length) opts.hcas = hcas;
+  return { opts, format: (str(values, "output") ?? "text") as NcclEnvFormat };
+}
+
+/** Derives, renders and returns the exit code for one inventory. */
+export function printNcclEnv(inv: NodeInventory, values: OptionValues, io: Io): number {
+  const { opts, format } = ncclEnvOptions(values);
+  const result = deriveNcclEnv(inv, opts);
+  io.stdout(renderNcclEnv(result, format, `${inv.hostname} (${inv.source})`));
+  return exitCodeFor(result.findings, values.strict === true);
+}
+
+// H1's `inventoryFromFlags` (src/cli/source.ts): loaded by path so this command builds before it lands.
+const SOURCE_MODULE = "../source.js";
+
+async function loadInventory(values: OptionValues): Promise<NodeInventory> {
+  const mod = (await import(SOURCE_MODULE)) as { inventoryFromFlags: (v: OptionValues) => Promise<NodeInventory> };
+  return mod.inventoryFromFlags(values);
+}
+
+export const command: CommandSpec = {
+  name: "nccl-env",
+  summary: "Derive and explain the NCCL variables for this node (NCCL_IB_HCA, GID, socket interface, …)",
+  usage: "kube-rdma nccl-env [--root DIR | --snapshot FILE | --example NAME] [-o text|shell|dotenv|json|yaml|k8s]",
+  description:
+    "Reads the node model and prints the NCCL variables a job on this node should get, each with its reason: " +
+    "NCCL_IB_HCA in exact form (=mlx5_1,…) with the active data HCAs only (never the management NIC or a down port), " +
+    "NCCL_SOCKET_IFNAME (=the default-route interface, for bootstrap), the GID selection (NCCL_IB_GID_INDEX when one " +
+    "RoCE v2 IPv4 index is shared by all data HCAs; NCCL_IB_ADDR_FAMILY/RANGE otherwise, NCCL ≥ 2.21; nothing on " +
+    "InfiniBand), the seed platform's NCCL_IB_TIMEOUT=22 and NCCL_IB_QPS_PER_CONNECTION=8, NCCL_IB_DISABLE=0, and " +
+    "NCCL_NET_GDR_LEVEL only when the PCIe distances need it.\n\n" +
+    "Without --nccl-version the NCCL release is unknown and the variables are chosen to work on every release " +
+    "(before 2.21 NCCL used GID index 0, the link-local RoCE v1 GID). -o k8s prints a container `env:` list; " +
+    "-o json prints {schemaVersion, env, reasons, findings}. Exit 1 when a finding is an error (e.g. no GID choice works).",
+  options: [
+    {
+      name: "output",
+      short: "o",
+      type: "string",
+      valueName: "FORMAT",
+      choices: NCCL_ENV_FORMATS,
+      default: "text",
+      description: "text (reasons as comments), shell (export lines), dotenv, json, yaml, k8s (container env list)",
+    },
+    {
+      name: "nccl-version",
+      type: "string",
+      valueName: "X.Y",
+      description: "The NCCL the jobs use; from 2.21 NCCL selects the RoCE GID itself",
+    },
+    {
+      name: "traffic-class",
+      type: "number",
+      valueName: "TC",
+      description: "Set NCCL_IB_TC (IP ToS byte; DSCP = TC >> 2) to match the lossless queue",
+    },
+    {
+      name: "hcas",
+      type: "strings",
+      valueName: "LIST",
+      description: "Only these HCAs (comma-separated), e.g. a device-plugin allocation",
+    },
+    ...SOURCE_OPTIONS,
+    STRICT_OPTION,
+  ],
+  examples: [
+    ["kube-rdma nccl-env --example a100-8x-roce-seed", "the seed node's variables with their reasons"],
+    ["kube-rdma nccl-env --example seed-gid-index-5", "one HCA's GID moved: address family/range selection"],
+    ["kube-rdma nccl-env -o k8s", "a container env: list for this host"],
+    ['eval "$(kube-rdma nccl-env -o shell)"', "export the variables into this shell"],
+    ["kube-rdma nccl-env --nccl-version 2.21 --traffic-class 106", "NCCL 2.21 with DSCP 26 traffic"],
+  ],
+  async run({ values, io }) {
+    ncclEnvOptions(values); // usage errors before reading the host
+    return printNcclEnv(await loadInventory(values), values, io);
+  },
+};

@@ -1,0 +1,50 @@
+import { defineCatalogue, type FindingSpec } from "../../core/finding.js";
+
+type Odd = { node: string; attribute: string; value: string; majority: string; majorityNodes: number; nodes: number };
+
+const differs = (title: string, fix: (e: Odd) => string): FindingSpec<Odd> => ({
+  severity: "warning",
+  title,
+  message: (e) =>
+    `${e.node}: ${e.attribute} is ${e.value}, while ${e.majorityNodes} of ${e.nodes} nodes have ${e.majority}.`,
+  fix,
+});
+
+/** Fleet-level findings: nodes that differ from the majority, and nodes that could not be read. */
+export const FLEET_FINDINGS = defineCatalogue({
+  FLEET_OFED_DIFFERS: differs(
+    "OFED differs from the fleet",
+    (e) => `Install ${e.majority} on ${e.node} (ofed_info -s), or upgrade the fleet together.`,
+  ),
+  FLEET_DRIVER_DIFFERS: differs(
+    "GPU driver differs from the fleet",
+    (e) => `Align the NVIDIA driver on ${e.node} with ${e.majority}; mixed drivers give mixed CUDA/NCCL behaviour.`,
+  ),
+  FLEET_FIRMWARE_DIFFERS: differs(
+    "HCA firmware differs from the fleet",
+    (e) => `Flash the HCAs of ${e.node} to ${e.majority} (mlxfwmanager) to match the fleet.`,
+  ),
+  FLEET_HCA_COUNT_DIFFERS: differs(
+    "HCA count differs from the fleet",
+    (e) => `Check ${e.node} for a missing/dead HCA (kube-rdma verify on it; lspci | grep Mellanox).`,
+  ),
+  FLEET_PORT_RATES_DIFFER: differs(
+    "port rates differ from the fleet",
+    (e) =>
+      `Check cables/transceivers and switch ports of ${e.node}; a port trained below the fleet's rate slows every ring it is in.`,
+  ),
+  FLEET_GID_LAYOUT_DIFFERS: differs(
+    "RoCE v2 GID index layout differs from the fleet",
+    (e) =>
+      `A single NCCL_IB_GID_INDEX cannot fit ${e.node}; fix its addresses (extra IPv6/IPv4 on a data NIC) or let NCCL pick (NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21).`,
+  ),
+  NODE_COLLECT_FAILED: {
+    severity: "error",
+    title: "node could not be verified",
+    message: (e: { node: string; reason: string }) => `${e.node} could not be verified: ${e.reason}.`,
+    fix: (e: { node: string }) =>
+      `kubectl describe node ${e.node}; rerun with --node ${e.node} and a longer --timeout, or run kube-rdma verify on the node itself.`,
+  } satisfies FindingSpec<{ node: string; reason: string }>,
+});
+
+export type FleetCode = keyof typeof FLEET_FINDINGS;

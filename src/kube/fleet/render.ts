@@ -1,0 +1,39 @@
+import { summarize } from "../../core/finding.js";
+import type { FleetReport } from "./analyse.js";
+
+/** The `fleet verify` text report: per-node lines, fleet consistency, nodes that failed, verdict. */
+export function renderFleetText(r: FleetReport, strict = false): string {
+  const out: string[] = ["Per node:"];
+  const w = Math.max(4, ...r.nodes.map((n) => n.node.length)) + 2;
+  for (const n of r.nodes) {
+    const codes = [...new Set(n.findings.filter((f) => f.severity !== "info").map((f) => f.code))];
+    const detail =
+      n.status === "not-verified"
+        ? n.reason
+        : `${n.errors} error(s), ${n.warnings} warning(s)${codes.length ? `: ${codes.join(", ")}` : ""}`;
+    out.push(`  ${n.node.padEnd(w)}${n.status.toUpperCase().padEnd(14)}${detail}`);
+  }
+  out.push("", "Fleet consistency (majority, then the nodes that differ):");
+  for (const a of r.consistency.attributes) {
+    out.push(`  ${a.name}: ${a.majority} on ${a.majorityNodes} node(s)${a.odd.length ? "" : " — all nodes agree"}`);
+    for (const o of a.odd) out.push(`    odd: ${o.node}: ${o.value}`);
+  }
+  if (r.failedNodes.length) {
+    out.push("", `Not verified (${r.failedNodes.length}):`);
+    for (const f of r.failedNodes) out.push(`  ${f.node}: ${f.reason}`);
+  }
+  const s = summarize(r.findings, strict);
+  const verified = r.nodes.length - r.failedNodes.length;
+  const odd = new Set(r.consistency.findings.map((f) => f.subject));
+  out.push(
+    "",
+    `${s.status.toUpperCase()}: ${verified}/${r.nodes.length} node(s) verified, ${odd.size} odd node(s)${odd.size ? ` (${[...odd].join(", ")})` : ""}; ${s.errors} error(s), ${s.warnings} warning(s)`,
+  );
+  return `${out.join("\n")}\n`;
+}
+
+/** A one-line progress bar for stderr on a terminal. */
+export function progressLine(done: number, total: number, failed: number, width = 30): string {
+  const filled = total ? Math.round((done / total) * width) : width;
+  return `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} nodes${failed ? `, ${failed} failed` : ""}`;
+}

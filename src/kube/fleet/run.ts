@@ -1,0 +1,183 @@
+import type { V1Pod } from "@kubernetes/client-node";
+import type { Snapshot } from "../../host/types.js";
+import type { KubeClients } from "../api/client.js";
+import { apiFailure, statusOf } from "../api/errors.js";
+import { collectorPod, collectorPodName } from "./collector.js";
+import { parseSnapshotLog } from "./snapshot-log.js";
+
+export type CollectOutcome =
+  | { node: string; ok: true; snapshot: Snapshot; pod: string }
+  | { node: string; ok: false; reason: string; pod: string | null };
+
+export type FleetRunOptions = {
+  nodes: string[];
+  namespace: string;
+  image: string;
+  runId: string;
+  /** Per-node limit: create → Succeeded → log. */
+  timeoutMs: number;
+  pollMs: number;
+  concurrency: number;
+  serviceAccountName?: string | undefined;
+  onProgress?: (done: number, total: number, outcome: CollectOutcome) => void;
+  signal?: AbortSignal;
+};
+
+export type FleetRunResult = {
+  outcomes: CollectOutcome[];
+  /** Pods deleted at the end (all it created), and any it could not delete. */
+  deleted: string[];
+  leftBehind: string[];
+  interrupted: boolean;
+};
+
+/** ClusterRole/Role `fleet verify` needs (deploy/fleet/rbac.yaml). */
+export const FLEET_ROLE = "kube-rdma-fleet";
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/** Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. */
+function isFatal(err: unknown): boolean {
+  const s = statusOf(err);
+  return s === 401 || s === 403 || s === null;
+}
+
+function waitingReason(pod: V1Pod): string {
+  const cs = pod.status?.containerStatuses?.[0];
+  const w = cs?.state?.waiting;
+  if (w?.reason) return `${w.reason}${w.message ? `: ${w.message}` : ""}`;
+  const cond = pod.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status !== "True");
+  return cond?.message ?? pod.status?.reason ?? "";
+}
+
+async function collectOne(clients: KubeClients, node: string, o: FleetRunOptions, created: Set<string>) {
+  const { core, target } = clients;
+  const namespace = o.namespace;
+  const name = collectorPodName(node, o.runId);
+  const body = collectorPod({
+    node,
+    namespace,
+    image: o.image,
+    runId: o.runId,
+    timeoutSeconds: Math.ceil(o.timeoutMs / 1000) + 30,
+    serviceAccountName: o.serviceAccountName,
+  });
+  const fail = (reason: string, pod: string | null = name): CollectOutcome => ({ node, ok: false, reason, pod });
+  try {
+    await core.createNamespacedPod({ namespace, body });
+  } catch (err) {
+    if (isFatal(err)) throw apiFailure(err, { verb: "create", resource: "pods", namespace }, target, FLEET_ROLE);
+    return fail(
+      `could not create the collector pod: HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`,
+      null,
+    );
+  }
+  created.add(name);
+  const deadline = Date.now() + o.timeoutMs;
+  let last: V1Pod | undefined;
+  while (!o.signal?.aborted && Date.now() < deadline) {
+    try {
+      last = await core.readNamespacedPod({ name, namespace });
+    } catch (err) {
+      if (isFatal(err)) throw apiFailure(err, { verb: "get", resource: "pods", namespace, name }, target, FLEET_ROLE);
+      return fail(`the collector pod disappeared (HTTP ${statusOf(err)})`);
+    }
+    const phase = last.status?.phase;
+    if (phase === "Succeeded" || phase === "Failed") {
+      let log: string;
+      try {
+        log = await core.readNamespacedPodLog({ name, namespace, container: "collect" });
+      } catch (err) {
+        if (isFatal(err))
+          throw apiFailure(err, { verb: "get", resource: "pods/log", namespace, name }, target, FLEET_ROLE);
+        return fail(`could not read the collector's log (HTTP ${statusOf(err)})`);
+      }
+      if (phase === "Failed") {
+        const code = last.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
+        const tail = log.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
+        return fail(`the collector failed${code !== undefined ? ` (exit ${code})` : ""}${tail ? `: ${tail}` : ""}`);
+      }
+      const parsed = parseSnapshotLog(log, node);
+      if (!parsed.ok) return fail(parsed.problems.map((p) => p.message).join("; "));
+      return { node, ok: true, snapshot: parsed.value, pod: name } satisfies CollectOutcome;
+    }
+    await sleep(o.pollMs, o.signal);
+  }
+  if (o.signal?.aborted) return fail("interrupted before the collector finished");
+  const why = last ? waitingReason(last) : "";
+  return fail(
+    `no snapshot within ${Math.round(o.timeoutMs / 1000)} s (pod phase ${last?.status?.phase ?? "unknown"}${why ? `, ${why}` : ""})`,
+  );
+}
+
+async function deletePod(clients: KubeClients, namespace: string, name: string): Promise<boolean> {
+  try {
+    await clients.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+    return true;
+  } catch (err) {
+    return statusOf(err) === 404;
+  }
+}
+
+/**
+ * Runs one collector pod per node (at most `concurrency` at a time), gathers the snapshots from their logs and
+ * deletes every pod it created — after each node, and again at the end for anything left (errors, Ctrl-C).
+ */
+export async function collectFleet(clients: KubeClients, o: FleetRunOptions): Promise<FleetRunResult> {
+  const created = new Set<string>();
+  const deleted: string[] = [];
+  const outcomes: CollectOutcome[] = new Array(o.nodes.length);
+  // One fatal error (RBAC, unreachable API) stops every worker; Ctrl-C (o.signal) does the same.
+  const stop = new AbortController();
+  o.signal?.addEventListener("abort", () => stop.abort(), { once: true });
+  const opts = { ...o, signal: stop.signal };
+  let fatal: unknown;
+  let next = 0;
+  let done = 0;
+  const release = async (name: string | null) => {
+    if (!name || !created.has(name)) return;
+    if (await deletePod(clients, o.namespace, name)) {
+      created.delete(name);
+      deleted.push(name);
+    }
+  };
+  const worker = async () => {
+    while (next < o.nodes.length) {
+      const i = next++;
+      const node = o.nodes[i]!;
+      let outcome: CollectOutcome;
+      if (stop.signal.aborted) outcome = { node, ok: false, reason: "interrupted before it started", pod: null };
+      else {
+        try {
+          outcome = await collectOne(clients, node, opts, created);
+        } catch (err) {
+          fatal ??= err;
+          stop.abort();
+          outcome = { node, ok: false, reason: "stopped by an API error", pod: null };
+        } finally {
+          await release(collectorPodName(node, o.runId));
+        }
+      }
+      outcomes[i] = outcome;
+      o.onProgress?.(++done, o.nodes.length, outcome);
+    }
+  };
+  try {
+    await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(o.concurrency, o.nodes.length)) }, worker));
+  } finally {
+    for (const name of [...created]) await release(name);
+  }
+  if (fatal !== undefined) throw fatal;
+  return { outcomes, deleted, leftBehind: [...created], interrupted: o.signal?.aborted ?? false };
+}

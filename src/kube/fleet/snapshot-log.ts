@@ -1,0 +1,35 @@
+import { fail, ok, type ParseResult, problem } from "../../core/result.js";
+import type { Snapshot } from "../../host/types.js";
+
+/** The snapshot a collector pod printed (`kube-rdma collect -o -`), from its log. Pure. */
+export function parseSnapshotLog(text: string, node: string): ParseResult<Snapshot> {
+  const start = text.indexOf("{");
+  const end = text.lastIndexOf("}");
+  if (start < 0 || end < start) {
+    return fail(
+      problem(
+        "fleet.no_snapshot",
+        `the collector pod on ${node} printed no snapshot JSON (${text.length} bytes of log).`,
+        {
+          hint: `Read the pod's log; the collector image must contain kube-rdma (${text.trim().split("\n").slice(-1)[0]?.slice(0, 160) ?? ""}).`,
+        },
+      ),
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, end + 1));
+  } catch (err) {
+    return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is not valid JSON: ${String(err)}.`));
+  }
+  const s = value as Partial<Snapshot>;
+  if (s.kind !== "kube-rdma/snapshot" || s.schemaVersion !== 1 || typeof s.files !== "object") {
+    return fail(
+      problem(
+        "fleet.bad_snapshot",
+        `the log of ${node}'s collector is JSON but not a kube-rdma snapshot (kind ${String(s.kind)}, schemaVersion ${String(s.schemaVersion)}).`,
+      ),
+    );
+  }
+  return ok(value as Snapshot);
+}

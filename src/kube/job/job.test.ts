@@ -1,0 +1,226 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { captureIo } from "../../../test/support/io.js";
+import { seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
+import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import {
+  CRD_SKIP_REASON,
+  crdsAvailable,
+  validateCoreObject,
+  validateCustomResource,
+} from "../../../test/support/kube/schemas.js";
+import { main } from "../../cli/main.js";
+import { lintManifestText } from "../lint/index.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
+type Any = any;
+
+async function job(...args: string[]) {
+  const io = captureIo();
+  const code = await main(["job", ...args], io);
+  const docs = io.out ? parseAllDocuments(io.out).map((d) => d.toJS() as Any) : [];
+  return { code, io, docs, yaml: io.out };
+}
+
+function podTemplates(o: Any): Any[] {
+  if (o.kind === "PyTorchJob") return Object.values(o.spec.pytorchReplicaSpecs).map((r: Any) => r.template);
+  if (o.kind === "MPIJob") return Object.values(o.spec.mpiReplicaSpecs).map((r: Any) => r.template);
+  return o.spec.tasks.map((t: Any) => t.template);
+}
+
+/** Generated YAML must lint clean (no errors or warnings) and match the published CRD and core models. */
+function expectValid(yaml: string, docs: Any[]) {
+  const lint = lintManifestText(yaml, "generated.yaml");
+  expect(lint.problems).toEqual([]);
+  expect(lint.findings.map((f) => `${f.code} ${f.field}`)).toEqual([]);
+  for (const d of docs) {
+    for (const t of podTemplates(d)) expect(validateCoreObject(t, "V1PodTemplateSpec")).toEqual([]);
+    if (crdsAvailable) expect(validateCustomResource(d)).toEqual([]);
+    else console.warn(CRD_SKIP_REASON);
+  }
+}
+
+describe("job pytorch: the seed's PyTorchJob", () => {
+  test("--nodes 2 --gpus 8: Master + Worker, Volcano, IPC_LOCK, rdma/hca 1, memory /dev/shm, no sidecar, NCCL env", async () => {
+    const { code, docs, yaml } = await job(
+      "pytorch",
+      "--nodes",
+      "2",
+      "--gpus",
+      "8",
+      "--",
+      "main.py",
+      "--batch-size",
+      "128",
+    );
+    expect(code).toBe(0);
+    expect(docs).toHaveLength(1);
+    const pj = docs[0];
+    expect(pj).toMatchObject({ apiVersion: "kubeflow.org/v1", kind: "PyTorchJob" });
+    expect(pj.spec.pytorchReplicaSpecs.Master.replicas).toBe(1);
+    expect(pj.spec.pytorchReplicaSpecs.Worker.replicas).toBe(1);
+    for (const t of podTemplates(pj)) {
+      expect(t.metadata.annotations["sidecar.istio.io/inject"]).toBe("false");
+      expect(t.spec.schedulerName).toBe("volcano");
+      const c = t.spec.containers[0];
+      expect(c.name).toBe("pytorch");
+      expect(c.securityContext.capabilities.add).toEqual(["IPC_LOCK"]);
+      expect(c.resources.limits).toEqual({ "nvidia.com/gpu": "8", "rdma/hca": "1" });
+      expect(c.env).toEqual(
+        expect.arrayContaining([
+          { name: "NCCL_DEBUG", value: "INFO" },
+          { name: "NCCL_IB_DISABLE", value: "0" },
+        ]),
+      );
+      const shm = c.volumeMounts.find((m: Any) => m.mountPath === "/dev/shm");
+      expect(t.spec.volumes.find((v: Any) => v.name === shm.name).emptyDir).toEqual({
+        medium: "Memory",
+        sizeLimit: "32Gi",
+      });
+      // No shell: torchrun is PID 1 and its flags come from the operator's env through $(VAR) expansion.
+      expect(c.command).toEqual(["torchrun"]);
+      expect(c.args).toEqual([
+        "--nproc_per_node=8",
+        "--nnodes=$(WORLD_SIZE)",
+        "--node_rank=$(RANK)",
+        "--master_addr=$(MASTER_ADDR)",
+        "--master_port=$(MASTER_PORT)",
+        "main.py",
+        "--batch-size",
+        "128",
+      ]);
+    }
+    expectValid(yaml, docs);
+  });
+
+  test("--launcher launch keeps the seed's torch.distributed.launch flags, without sh -c", async () => {
+    const { docs } = await job("pytorch", "--launcher", "launch", "--command", "main.py --cfg 'configs/a b.yaml'");
+    const c = docs[0].spec.pytorchReplicaSpecs.Master.template.spec.containers[0];
+    expect([...c.command, ...c.args].join(" ")).toBe(
+      "python -m torch.distributed.launch --nproc_per_node 8 --nnodes $(WORLD_SIZE) --node_rank $(RANK) --master_addr $(MASTER_ADDR) --master_port $(MASTER_PORT) main.py --cfg configs/a b.yaml",
+    );
+  });
+
+  test("vendor GPU names, queue, --host-network (ClusterFirstWithHostNet) and shm size are honoured", async () => {
+    const { docs, yaml } = await job(
+      "pytorch",
+      "--nodes",
+      "4",
+      "--gpu-resource",
+      "baidu.com/a100_80g_cgpu",
+      "--queue",
+      "training",
+      "--host-network",
+      "--shm-size",
+      "10Gi",
+      "--env",
+      "NCCL_IB_TIMEOUT=22",
+    );
+    const pj = docs[0];
+    expect(pj.spec.pytorchReplicaSpecs.Worker.replicas).toBe(3);
+    expect(pj.spec.runPolicy.schedulingPolicy).toEqual({ minAvailable: 4, queue: "training" });
+    const t = pj.spec.pytorchReplicaSpecs.Worker.template;
+    expect(t.metadata.annotations["scheduling.volcano.sh/queue-name"]).toBe("training");
+    expect(t.spec).toMatchObject({ hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet" });
+    expect(t.spec.containers[0].resources.limits["baidu.com/a100_80g_cgpu"]).toBe("8");
+    expect(t.spec.containers[0].env).toContainEqual({ name: "NCCL_IB_TIMEOUT", value: "22" });
+    expect(t.spec.volumes[0].emptyDir.sizeLimit).toBe("10Gi");
+    expectValid(yaml, docs);
+  });
+});
+
+describe("job nccl-tests / mpi / volcano", () => {
+  test("nccl-tests --nodes 4: MPIJob v2beta1, 4 workers × 8 slots, WaitForWorkersReady, mpirun -np 32 with -x NCCL_*", async () => {
+    const { code, docs, yaml } = await job("nccl-tests", "--nodes", "4");
+    expect(code).toBe(0);
+    const mj = docs[0];
+    expect(mj).toMatchObject({
+      apiVersion: "kubeflow.org/v2beta1",
+      kind: "MPIJob",
+      spec: { slotsPerWorker: 8, launcherCreationPolicy: "WaitForWorkersReady" },
+    });
+    expect(mj.spec.mpiReplicaSpecs.Worker.replicas).toBe(4);
+    const launcher = mj.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0];
+    const argv = [...launcher.command, ...launcher.args];
+    expect(argv[0]).toBe("mpirun");
+    expect(argv.slice(argv.indexOf("-np"), argv.indexOf("-np") + 2)).toEqual(["-np", "32"]);
+    expect(argv.join(" ")).toMatch(/-x NCCL_DEBUG -x NCCL_IB_DISABLE .*all_reduce_perf/);
+    expect(launcher.resources).toBeUndefined();
+    expect(launcher.env).toContainEqual({ name: "OMPI_ALLOW_RUN_AS_ROOT", value: "1" });
+    const worker = mj.spec.mpiReplicaSpecs.Worker.template.spec.containers[0];
+    expect(worker.resources.limits).toEqual({ "nvidia.com/gpu": "8", "rdma/hca": "1" });
+    expectValid(yaml, docs);
+  });
+
+  test("nccl-tests --kind volcano: Volcano Job with ssh/svc plugins, minAvailable = all pods, mpimaster/mpiworker", async () => {
+    const { docs, yaml } = await job("nccl-tests", "--nodes", "2", "--kind", "volcano");
+    const vj = docs[0];
+    expect(vj).toMatchObject({
+      apiVersion: "batch.volcano.sh/v1alpha1",
+      kind: "Job",
+      spec: { minAvailable: 3, schedulerName: "volcano", plugins: { ssh: [], svc: [] } },
+    });
+    expect(vj.spec.tasks.map((t: Any) => `${t.name}×${t.replicas}`)).toEqual(["mpimaster×1", "mpiworker×2"]);
+    expect(vj.spec.tasks[0].policies).toEqual([{ event: "TaskCompleted", action: "CompleteJob" }]);
+    expect(vj.spec.tasks[0].template.spec.containers[0].command[2]).toMatch(
+      /MPI_HOST=\$\(cat \/etc\/volcano\/mpiworker\.host.*mpirun --host \$\{MPI_HOST\} .*-x NCCL_DEBUG/,
+    );
+    expectValid(yaml, docs);
+  });
+
+  test("mpi and volcano run the given program under mpirun", async () => {
+    for (const kind of ["mpi", "volcano"]) {
+      const { code, docs, yaml } = await job(kind, "--nodes", "2", "--image", "my/train:1", "--", "python", "train.py");
+      expect(code).toBe(0);
+      expect(yaml).toMatch(/python train\.py|- python\n\s+- train\.py/);
+      expectValid(yaml, docs);
+    }
+  });
+
+  test("-o json prints a v1 List for kubectl", async () => {
+    const io = captureIo();
+    expect(await main(["job", "nccl-tests", "-o", "json"], io)).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({ apiVersion: "v1", kind: "List", items: [{ kind: "MPIJob" }] });
+  });
+});
+
+describe("job: bad usage and --apply", () => {
+  test("an unknown kind, a missing mpi program and --nodes 0 are usage errors", async () => {
+    expect((await job("tfjob")).code).toBe(2);
+    const mpi = await job("mpi");
+    expect(mpi.code).toBe(2);
+    expect(mpi.io.err).toMatch(/needs the program mpirun starts/);
+    const zero = await job("pytorch", "--nodes", "0");
+    expect(zero.io.err).toMatch(/--nodes must be a whole number ≥ 1/);
+  });
+
+  let api: FakeApi | undefined;
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+  });
+
+  test("--apply creates the PyTorchJob through the API server", async () => {
+    api = await startFakeApi(seedCluster());
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], io)).toBe(0);
+    expect(io.out).toMatch(/created PyTorchJob\/rdma-pytorch in namespace team-a/);
+    expect(api.store.get("pytorchjobs")?.[0]?.metadata).toMatchObject({ name: "rdma-pytorch", namespace: "team-a" });
+    expect(api.requests).toContain("POST /apis/kubeflow.org/v1/namespaces/team-a/pytorchjobs");
+  });
+
+  test("--apply refused by RBAC → exit 2 naming create pytorchjobs.kubeflow.org", async () => {
+    api = await startFakeApi(seedCluster(), { deny: [{ verb: "create", resource: "pytorchjobs" }] });
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    expect(io.err).toMatch(/refused to create pytorchjobs\.kubeflow\.org rdma-pytorch in namespace default \(403/);
+  });
+
+  test("--apply of a job that already exists → exit 2 with the server's message", async () => {
+    api = await startFakeApi(seedCluster());
+    await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig], captureIo());
+    const io = captureIo();
+    expect(await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    expect(io.err).toMatch(/HTTP 409.*already exists/);
+  });
+});

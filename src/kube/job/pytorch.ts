@@ -1,0 +1,78 @@
+import { rdmaContainer, rdmaPodTemplate } from "./pod-template.js";
+import type { JobOptions, PyTorchJob, ReplicaSpec } from "./types.js";
+
+export type PyTorchLauncher = "torchrun" | "launch";
+
+/**
+ * The distributed launcher's argv, built from the variables the training operator puts into each container's env
+ * (WORLD_SIZE = number of pods, RANK = pod rank, MASTER_ADDR, MASTER_PORT).
+ *
+ * Why `$(VAR)` and no `sh -c`: the kubelet expands `$(WORLD_SIZE)` in `command`/`args` from the container's env
+ * (which is where the operator writes these variables), so no shell is needed and the launcher is PID 1. The
+ * platform in the seed injects NCCL_IB_HCA, NCCL_SOCKET_IFNAME, NCCL_IB_GID_INDEX, … into PID 1 only; under the
+ * seed's `/bin/sh -c "python -m torch.distributed.launch …"` they land on the shell and, per the seed, processes
+ * started through sh do not get them.
+ */
+export function pytorchLaunchArgs(launcher: PyTorchLauncher, gpusPerNode: number): string[] {
+  if (launcher === "launch") {
+    return [
+      "python",
+      "-m",
+      "torch.distributed.launch",
+      "--nproc_per_node",
+      String(gpusPerNode),
+      "--nnodes",
+      "$(WORLD_SIZE)",
+      "--node_rank",
+      "$(RANK)",
+      "--master_addr",
+      "$(MASTER_ADDR)",
+      "--master_port",
+      "$(MASTER_PORT)",
+    ];
+  }
+  return [
+    "torchrun",
+    `--nproc_per_node=${gpusPerNode}`,
+    "--nnodes=$(WORLD_SIZE)",
+    "--node_rank=$(RANK)",
+    "--master_addr=$(MASTER_ADDR)",
+    "--master_port=$(MASTER_PORT)",
+  ];
+}
+
+export type PyTorchOptions = JobOptions & { launcher: PyTorchLauncher; script: string[] };
+
+/** The seed's PyTorchJob shape: Master (1) + Worker (nodes − 1), Volcano, IPC_LOCK, rdma/hca, /dev/shm, NCCL env. */
+export function buildPyTorchJob(opts: PyTorchOptions): PyTorchJob {
+  const [launcher, ...launcherArgs] = pytorchLaunchArgs(opts.launcher, opts.gpusPerNode);
+  const replica = (replicas: number): ReplicaSpec => ({
+    replicas,
+    restartPolicy: "OnFailure",
+    template: rdmaPodTemplate(opts, [
+      rdmaContainer(opts, {
+        // The training operator finds the training container by this name.
+        name: "pytorch",
+        command: [launcher!],
+        args: [...launcherArgs, ...opts.script],
+        rdma: true,
+        ports: [{ name: "pytorchjob-port", containerPort: 23456 }],
+      }),
+    ]),
+  });
+  return {
+    apiVersion: "kubeflow.org/v1",
+    kind: "PyTorchJob",
+    metadata: { name: opts.name, namespace: opts.namespace },
+    spec: {
+      runPolicy: {
+        cleanPodPolicy: "None",
+        schedulingPolicy: { minAvailable: opts.nodes, ...(opts.queue ? { queue: opts.queue } : {}) },
+      },
+      pytorchReplicaSpecs: {
+        Master: replica(1),
+        ...(opts.nodes > 1 ? { Worker: replica(opts.nodes - 1) } : {}),
+      },
+    },
+  };
+}

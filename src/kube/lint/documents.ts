@@ -1,0 +1,71 @@
+import { type Document, LineCounter, parseAllDocuments } from "yaml";
+import { type Problem, problem } from "../../core/result.js";
+
+export type ManifestDocument = {
+  /** 0-based index of the document in its file. */
+  index: number;
+  value: unknown;
+  /** 1-based line of the node at a field path, when it can be found. */
+  lineOf: (path: readonly (string | number)[]) => number | undefined;
+};
+
+/** Splits multi-document YAML; syntax errors become problems with line and column. Pure. */
+export function parseManifests(text: string, file: string): { documents: ManifestDocument[]; problems: Problem[] } {
+  const lineCounter = new LineCounter();
+  const problems: Problem[] = [];
+  const documents: ManifestDocument[] = [];
+  let docs: Document.Parsed[];
+  try {
+    docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false }) as Document.Parsed[];
+  } catch (err) {
+    return { documents, problems: [problem("yaml.invalid", `${file}: ${String(err)}`, { path: file })] };
+  }
+  if (!Array.isArray(docs)) docs = [];
+  docs.forEach((doc, index) => {
+    const errors = doc.errors;
+    if (errors.length) {
+      for (const e of errors) {
+        const pos = e.linePos?.[0];
+        problems.push(
+          problem(
+            "yaml.invalid",
+            `${file}:${pos ? `${pos.line}:${pos.col}` : "?"}: invalid YAML in document ${index + 1}: ${e.message.split("\n")[0]}`,
+            {
+              path: file,
+              ...(pos ? { line: pos.line } : {}),
+              hint: "Fix the YAML at that line and column (indentation, a missing colon or quote).",
+            },
+          ),
+        );
+      }
+      return;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // Unresolved aliases and alias bombs surface only when converting.
+      problems.push(
+        problem(
+          "yaml.invalid",
+          `${file}: invalid YAML in document ${index + 1}: ${err instanceof Error ? err.message : String(err)}`,
+          {
+            path: file,
+          },
+        ),
+      );
+      return;
+    }
+    if (value === null || value === undefined) return;
+    documents.push({
+      index,
+      value,
+      lineOf(path) {
+        const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+        const offset = node?.range?.[0];
+        return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+      },
+    });
+  });
+  return { documents, problems };
+}

@@ -1,0 +1,130 @@
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { captureIo } from "../../../test/support/io.js";
+import { main } from "../../cli/main.js";
+import { lintManifestText } from "./index.js";
+
+const dir = "fixtures/manifests";
+
+type Json = {
+  findings: {
+    code: string;
+    severity: string;
+    file: string;
+    document: number;
+    kind: string;
+    name: string;
+    container: string | null;
+    field: string;
+    line: number | null;
+  }[];
+  summary: { status: string };
+};
+
+async function lint(...args: string[]) {
+  const io = captureIo();
+  const code = await main(["lint", "-o", "json", ...args], io);
+  return { code, io, report: io.out ? (JSON.parse(io.out) as Json) : undefined };
+}
+
+const BAD: [file: string, code: string, container: string | null, field: RegExp][] = [
+  ["no-rdma-resource", "NO_RDMA_RESOURCE", "pytorch", /containers\[0\]\.resources\.limits$/],
+  ["no-ipc-lock", "NO_IPC_LOCK", "pytorch", /containers\[0\]\.securityContext\.capabilities\.add$/],
+  ["no-shm", "SHM_MISSING", "pytorch", /containers\[0\]\.volumeMounts$/],
+  ["shm-disk", "SHM_NOT_MEMORY", "pytorch", /spec\.volumes\[1\]$/],
+  ["shm-small", "SHM_SMALL", "pytorch", /volumes\[1\]\.emptyDir\.sizeLimit$/],
+  ["ib-disabled", "NCCL_IB_DISABLED", "pytorch", /containers\[0\]\.env\[1\]\.value$/],
+  ["nccl-net-socket", "NCCL_NET_SOCKET", "pytorch", /containers\[0\]\.env\[0\]\.value$/],
+  ["ib-hca-prefix", "NCCL_IB_HCA_PREFIX", "pytorch", /env\[0\]\.value$/],
+  ["ib-hca-management", "NCCL_IB_HCA_MANAGEMENT", "pytorch", /env\[0\]\.value$/],
+  ["hostnetwork-no-dns", "HOSTNETWORK_DNS", null, /template\.spec\.hostNetwork$/],
+  ["no-gang-scheduler", "NOT_GANG_SCHEDULED", null, /Master\.template\.spec\.schedulerName$/],
+  ["gpu-count-differs", "GPU_COUNT_DIFFERS", null, /Master\.template\.spec$/],
+  ["sidecar-not-disabled", "SIDECAR_NOT_DISABLED", null, /template\.metadata\.annotations$/],
+  ["sh-c-wrapper", "SH_C_LOSES_INJECTED_ENV", "pytorch", /containers\[0\]\.command$/],
+];
+
+describe("lint: each failure pattern on its own fixture", () => {
+  test.each(BAD)("bad/%s.yaml → %s, located to object, container and field", async (name, code, container, field) => {
+    const file = `${dir}/bad/${name}.yaml`;
+    const { report } = await lint(file);
+    const findings = report!.findings.filter((f) => f.severity !== "info");
+    expect(new Set(findings.map((f) => f.code))).toEqual(new Set([code]));
+    const f = findings[0]!;
+    expect(f).toMatchObject({
+      file,
+      document: 1,
+      kind: "PyTorchJob",
+      name: "pytorch-swin-transformer-nccl",
+      container,
+    });
+    expect(f.field).toMatch(field);
+    expect(f.line).toBeGreaterThan(1);
+  });
+
+  test("the text report names file:line, document, object, container, field and the fix", async () => {
+    const io = captureIo();
+    expect(await main(["lint", `${dir}/bad/ib-disabled.yaml`], io)).toBe(1);
+    expect(io.out).toMatch(
+      /ERROR {3}NCCL_IB_DISABLED fixtures\/manifests\/bad\/ib-disabled\.yaml:\d+ \(document 1, PyTorchJob\/pytorch-swin-transformer-nccl, container pytorch\)/,
+    );
+    expect(io.out).toMatch(
+      /field: spec\.pytorchReplicaSpecs\.Master\.template\.spec\.containers\[0\]\.env\[1\]\.value/,
+    );
+    expect(io.out).toMatch(/fix: Set NCCL_IB_DISABLE to "0"/);
+  });
+
+  test("the good manifests pass; the PVC next to the seed's job is skipped with a note", async () => {
+    const { code, report } = await lint(`${dir}/good/seed-pytorchjob.yaml`, `${dir}/good/hostnetwork-mpijob.yaml`);
+    expect(report!.findings.map((f) => `${f.severity}:${f.code}:${f.kind}`)).toEqual([
+      "info:UNKNOWN_KIND:PersistentVolumeClaim",
+    ]);
+    expect(report!.findings[0]!.document).toBe(2);
+    expect(code).toBe(0);
+  });
+});
+
+describe("lint: input it cannot read", () => {
+  test("invalid YAML → exit 2 with file, line and column", async () => {
+    const io = captureIo();
+    expect(await main(["lint", `${dir}/bad/invalid-yaml.yaml`], io)).toBe(2);
+    expect(io.out).toMatch(/invalid-yaml\.yaml:9:\d+: invalid YAML in document 1/);
+  });
+
+  test("a missing file is a usage error naming it", async () => {
+    const io = captureIo();
+    expect(await main(["lint", "nope.yaml"], io)).toBe(2);
+    expect(io.err).toMatch(/cannot read nope\.yaml: no such file/);
+  });
+
+  test("- reads standard input; pod templates are found in Deployments, StatefulSets, Jobs and Volcano Jobs", async () => {
+    const yaml = [
+      "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: trainer}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: t\n        image: x\n        env: [{name: NCCL_NET, value: Socket}]\n",
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj}\nspec:\n  schedulerName: volcano\n  tasks:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n        containers: [{name: c, image: x, env: [{name: NCCL_IB_DISABLE, value: '1'}]}]\n",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {}\n",
+    ].join("---\n");
+    const io = captureIo(yaml);
+    expect(await main(["lint", "-", "-o", "json"], io)).toBe(1);
+    const report = JSON.parse(io.out) as Json;
+    expect(report.findings.map((f) => `${f.document}:${f.kind}/${f.name}:${f.code}`)).toEqual([
+      "1:StatefulSet/trainer:NCCL_NET_SOCKET",
+      "2:Job/vj:NCCL_IB_DISABLED",
+      "3:ConfigMap/cm:UNKNOWN_KIND",
+    ]);
+    expect(report.findings[0]!.file).toBe("<stdin>");
+  });
+
+  test("garbage and mutated manifests give findings or problems, never a throw", () => {
+    const good = readFileSync(`${dir}/good/seed-pytorchjob.yaml`, "utf8");
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), fc.nat(good.length), fc.nat(200), (junk, at, cut) => {
+        const mutated = good.slice(0, at) + junk + good.slice(Math.min(good.length, at + cut));
+        const r = lintManifestText(mutated, "m.yaml");
+        expect(Array.isArray(r.findings)).toBe(true);
+        lintManifestText(junk, "j.yaml");
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

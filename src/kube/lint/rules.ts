@@ -1,0 +1,239 @@
+import { type Finding, makeFinding } from "../../core/finding.js";
+import { formatBytes, isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
+import { LINT_FINDINGS as L } from "./catalogue.js";
+import { isObj, type Json, type Path, type PodTemplateRef, pathString, type WorkloadObject } from "./templates.js";
+
+/** Where a finding points: the object, the container (if any) and the field path. */
+export type Location = { container: string | null; field: Path };
+export type LocatedFinding = { finding: Finding; location: Location };
+
+export type LintOptions = {
+  /** HCA treated as the management NIC in NCCL_IB_HCA (the seed: mlx5_0). */
+  managementHca: string;
+  /** Smallest acceptable /dev/shm, bytes. */
+  shmMinBytes: number;
+};
+
+export const DEFAULT_LINT_OPTIONS: LintOptions = { managementHca: "mlx5_0", shmMinBytes: 1024 ** 3 };
+
+const GANG_SCHEDULERS = new Set(["volcano", "kube-batch", "scheduler-plugins-scheduler", "yunikorn", "kai-scheduler"]);
+const INJECTED = ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX"];
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const obj = (v: unknown): Json => (isObj(v) ? v : {});
+
+type Container = { index: number; c: Json; path: Path; name: string };
+
+function containersOf(t: PodTemplateRef): Container[] {
+  return arr(t.spec.containers).map((c, index) => ({
+    index,
+    c: obj(c),
+    path: [...t.specPath, "containers", index],
+    name: String(obj(c).name ?? `#${index}`),
+  }));
+}
+
+function limitsOf(c: Json): Record<string, unknown> {
+  const r = obj(c.resources);
+  return { ...obj(r.requests), ...obj(r.limits) };
+}
+
+function gpuCount(c: Json): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(limitsOf(c))) if (isGpuResource(k)) n += parseQuantity(v as string) ?? 0;
+  return n;
+}
+
+function envOf(c: Json): Map<string, { value: string; index: number }> {
+  const m = new Map<string, { value: string; index: number }>();
+  arr(c.env).forEach((e, index) => {
+    const x = obj(e);
+    if (typeof x.name === "string" && x.value !== undefined) m.set(x.name, { value: String(x.value), index });
+  });
+  return m;
+}
+
+/** A finding at an object/container/field, with the words of `where`. */
+function at(w: WorkloadObject, container: Container | null, field: Path) {
+  const where = `${w.kind}/${w.name}${container ? ` container ${container.name}` : ""}`;
+  return { where, location: { container: container?.name ?? null, field } };
+}
+
+function envRules(w: WorkloadObject, ct: Container, opts: LintOptions): LocatedFinding[] {
+  const out: LocatedFinding[] = [];
+  const env = envOf(ct.c);
+  const envPath = (name: string) => [...ct.path, "env", env.get(name)!.index, "value"];
+  const found = (name: string) => env.get(name)?.value;
+  if (found("NCCL_IB_DISABLE") === "1") {
+    const { where, location } = at(w, ct, envPath("NCCL_IB_DISABLE"));
+    out.push({ finding: makeFinding(L, "NCCL_IB_DISABLED", where, { where }), location });
+  }
+  if (found("NCCL_NET")?.toLowerCase() === "socket") {
+    const { where, location } = at(w, ct, envPath("NCCL_NET"));
+    out.push({ finding: makeFinding(L, "NCCL_NET_SOCKET", where, { where }), location });
+  }
+  const hca = found("NCCL_IB_HCA");
+  if (hca !== undefined && hca !== "") {
+    const { where, location } = at(w, ct, envPath("NCCL_IB_HCA"));
+    const exclude = hca.startsWith("^");
+    const exact = hca.replace(/^\^/, "").startsWith("=");
+    const entries = hca
+      .replace(/^\^?=?/, "")
+      .split(",")
+      .map((e) => e.split(":")[0]!.trim())
+      .filter(Boolean);
+    const prefixes = exact ? [] : entries.filter((e) => /\d$/.test(e));
+    if (prefixes.length && !exclude) {
+      out.push({
+        finding: makeFinding(L, "NCCL_IB_HCA_PREFIX", where, { where, value: hca, entries: prefixes }),
+        location,
+      });
+    }
+    const mgmt = opts.managementHca;
+    const selectsMgmt = entries.some((e) => (exact ? e === mgmt : mgmt.startsWith(e)));
+    if (!exclude && selectsMgmt) {
+      out.push({
+        finding: makeFinding(L, "NCCL_IB_HCA_MANAGEMENT", where, { where, value: hca, hca: mgmt }),
+        location,
+      });
+    }
+  }
+  return out;
+}
+
+function shmRules(w: WorkloadObject, t: PodTemplateRef, ct: Container, opts: LintOptions): LocatedFinding[] {
+  const mounts = arr(ct.c.volumeMounts).map(obj);
+  const mi = mounts.findIndex((m) => m.mountPath === "/dev/shm");
+  if (mi < 0) {
+    const { where, location } = at(w, ct, [...ct.path, "volumeMounts"]);
+    return [{ finding: makeFinding(L, "SHM_MISSING", where, { where }), location }];
+  }
+  const volName = mounts[mi]!.name;
+  const vi = arr(t.spec.volumes).findIndex((v) => obj(v).name === volName);
+  const vol = obj(arr(t.spec.volumes)[vi]);
+  if (isObj(vol.hostPath)) return [];
+  const ed = vol.emptyDir;
+  if (!isObj(ed) || ed.medium !== "Memory") {
+    const { where, location } = at(w, ct, vi >= 0 ? [...t.specPath, "volumes", vi] : [...ct.path, "volumeMounts", mi]);
+    return [{ finding: makeFinding(L, "SHM_NOT_MEMORY", where, { where, volume: String(volName) }), location }];
+  }
+  const size = ed.sizeLimit === undefined ? null : parseQuantity(ed.sizeLimit as string);
+  if (size !== null && size < opts.shmMinBytes) {
+    const { where, location } = at(w, ct, [...t.specPath, "volumes", vi, "emptyDir", "sizeLimit"]);
+    return [{ finding: makeFinding(L, "SHM_SMALL", where, { where, size: formatBytes(size) }), location }];
+  }
+  return [];
+}
+
+function shellWrapper(c: Json): { shell: string; script: string; field: "command" | "args" } | null {
+  const words = [...arr(c.command), ...arr(c.args)].map(String);
+  const sh = /^(?:\/usr)?(?:\/bin\/)?(?:sh|bash|dash|ash|zsh)$/;
+  const i = words.findIndex((x) => sh.test(x));
+  if (i < 0 || words[i + 1] !== "-c") return null;
+  const field = i < arr(c.command).length ? "command" : "args";
+  return { shell: words[i]!, script: words[i + 2] ?? "", field };
+}
+
+function containerRules(
+  w: WorkloadObject,
+  t: PodTemplateRef,
+  ct: Container,
+  gpuPods: number,
+  opts: LintOptions,
+): LocatedFinding[] {
+  const out = envRules(w, ct, opts);
+  const gpus = gpuCount(ct.c);
+  const limits = limitsOf(ct.c);
+  const rdma = Object.keys(limits).some(isRdmaResource);
+  const env = envOf(ct.c);
+  const sc = obj(ct.c.securityContext);
+  const privileged = sc.privileged === true;
+  const wantsRdma = rdma || (gpus > 0 && (gpuPods > 1 || [...env.keys()].some((k) => k.startsWith("NCCL_IB_"))));
+  if (!wantsRdma) return out;
+  const devInfiniband = arr(ct.c.volumeMounts).some((m) => obj(m).mountPath === "/dev/infiniband");
+  if (!rdma && !privileged && !devInfiniband) {
+    const { where, location } = at(w, ct, [...ct.path, "resources", "limits"]);
+    const gpuText = Object.entries(limits)
+      .filter(([k]) => isGpuResource(k))
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join(", ");
+    out.push({ finding: makeFinding(L, "NO_RDMA_RESOURCE", where, { where, gpus: gpuText }), location });
+  }
+  const caps = arr(obj(sc.capabilities).add).map(String);
+  if (!privileged && !caps.includes("IPC_LOCK") && !caps.includes("CAP_IPC_LOCK")) {
+    const { where, location } = at(w, ct, [...ct.path, "securityContext", "capabilities", "add"]);
+    out.push({ finding: makeFinding(L, "NO_IPC_LOCK", where, { where }), location });
+  }
+  if (gpus > 0) out.push(...shmRules(w, t, ct, opts));
+  const wrapper = shellWrapper(ct.c);
+  if (wrapper && rdma && !/(?:^|[;&|\n])\s*exec\s/.test(wrapper.script) && !INJECTED.every((k) => env.has(k))) {
+    const { where, location } = at(w, ct, [...ct.path, wrapper.field]);
+    out.push({ finding: makeFinding(L, "SH_C_LOSES_INJECTED_ENV", where, { where, shell: wrapper.shell }), location });
+  }
+  return out;
+}
+
+function sidecarDisabled(t: PodTemplateRef): boolean {
+  const ann = obj(t.meta.annotations);
+  const labels = obj(t.meta.labels);
+  return (
+    ann["sidecar.istio.io/inject"] === "false" ||
+    labels["sidecar.istio.io/inject"] === "false" ||
+    ann["linkerd.io/inject"] === "disabled"
+  );
+}
+
+/** Every rule over one workload object. */
+export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT_OPTIONS): LocatedFinding[] {
+  const out: LocatedFinding[] = [];
+  const gpuTemplates = w.templates.filter((t) => containersOf(t).some((c) => gpuCount(c.c) > 0));
+  const gpuPods = gpuTemplates.reduce((n, t) => n + t.replicas, 0);
+  const pods = w.templates.reduce((n, t) => n + t.replicas, 0);
+  for (const t of w.templates) {
+    for (const ct of containersOf(t)) out.push(...containerRules(w, t, ct, gpuPods, opts));
+    if (t.spec.hostNetwork === true && t.spec.dnsPolicy !== "ClusterFirstWithHostNet") {
+      const { where, location } = at(w, null, [
+        ...t.specPath,
+        t.spec.dnsPolicy === undefined ? "hostNetwork" : "dnsPolicy",
+      ]);
+      out.push({
+        finding: makeFinding(L, "HOSTNETWORK_DNS", where, {
+          where,
+          dnsPolicy: String(t.spec.dnsPolicy ?? "ClusterFirst (default)"),
+        }),
+        location,
+      });
+    }
+  }
+  if (gpuPods > 1) {
+    for (const t of gpuTemplates) {
+      if (!sidecarDisabled(t) && t.metaPath) {
+        const { where, location } = at(w, null, [...t.metaPath, "annotations"]);
+        out.push({
+          finding: makeFinding(L, "SIDECAR_NOT_DISABLED", `${where} (${t.role})`, { where: `${where} (${t.role})` }),
+          location,
+        });
+      }
+    }
+    const counts = gpuTemplates.map((t) => `${t.role}=${Math.max(...containersOf(t).map((c) => gpuCount(c.c)))}`);
+    if (new Set(counts.map((c) => c.split("=")[1])).size > 1) {
+      const { where, location } = at(w, null, gpuTemplates[0]!.specPath);
+      out.push({ finding: makeFinding(L, "GPU_COUNT_DIFFERS", where, { where, counts: counts.join(", ") }), location });
+    }
+  }
+  if (pods > 1 && gpuPods > 0) {
+    const schedulers = w.objectScheduler
+      ? [{ s: w.objectScheduler, path: ["spec", "schedulerName"] as Path }]
+      : w.templates.map((t) => ({
+          s: typeof t.spec.schedulerName === "string" ? t.spec.schedulerName : "default-scheduler",
+          path: [...t.specPath, "schedulerName"],
+        }));
+    const bad = schedulers.find((x) => !GANG_SCHEDULERS.has(x.s));
+    if (bad) {
+      const { where, location } = at(w, null, bad.path);
+      out.push({ finding: makeFinding(L, "NOT_GANG_SCHEDULED", where, { where, pods, scheduler: bad.s }), location });
+    }
+  }
+  return out;
+}
+
+export { pathString };

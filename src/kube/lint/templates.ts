@@ -1,0 +1,104 @@
+/** Finds the pod templates inside workload objects, with their field paths and replica counts. Pure. */
+
+export type Path = (string | number)[];
+export type Json = Record<string, unknown>;
+
+export type PodTemplateRef = {
+  /** Path of the pod spec (`spec.pytorchReplicaSpecs.Worker.template.spec`). */
+  specPath: Path;
+  /** Path of the pod metadata (annotations), when the object has one. */
+  metaPath: Path | null;
+  spec: Json;
+  meta: Json;
+  role: string;
+  replicas: number;
+};
+
+export type WorkloadObject = {
+  kind: string;
+  apiVersion: string;
+  name: string;
+  templates: PodTemplateRef[];
+  /** For Volcano Jobs: spec.schedulerName. */
+  objectScheduler: string | null;
+};
+
+export const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const obj = (v: unknown): Json => (isObj(v) ? v : {});
+const int = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? v : d);
+
+function template(base: Path, t: unknown, role: string, replicas: number): PodTemplateRef | null {
+  if (!isObj(t)) return null;
+  return {
+    specPath: [...base, "spec"],
+    metaPath: [...base, "metadata"],
+    spec: obj(t.spec),
+    meta: obj(t.metadata),
+    role,
+    replicas,
+  };
+}
+
+const REPLICA_SPECS: Record<string, string> = {
+  PyTorchJob: "pytorchReplicaSpecs",
+  MPIJob: "mpiReplicaSpecs",
+  TFJob: "tfReplicaSpecs",
+  PaddleJob: "paddleReplicaSpecs",
+  XGBoostJob: "xgbReplicaSpecs",
+};
+
+const SIMPLE_TEMPLATE = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController"]);
+
+/** The workload's pod templates, or null for a kind without pod templates. */
+export function workloadOf(value: unknown): WorkloadObject | null {
+  if (!isObj(value)) return null;
+  const kind = typeof value.kind === "string" ? value.kind : "";
+  const apiVersion = typeof value.apiVersion === "string" ? value.apiVersion : "";
+  const name = typeof obj(value.metadata).name === "string" ? (obj(value.metadata).name as string) : "(unnamed)";
+  const spec = obj(value.spec);
+  const out: WorkloadObject = { kind, apiVersion, name, templates: [], objectScheduler: null };
+  const push = (t: PodTemplateRef | null) => t && out.templates.push(t);
+  if (kind === "Pod") {
+    out.templates.push({
+      specPath: ["spec"],
+      metaPath: ["metadata"],
+      spec,
+      meta: obj(value.metadata),
+      role: "pod",
+      replicas: 1,
+    });
+  } else if (SIMPLE_TEMPLATE.has(kind)) {
+    push(template(["spec", "template"], spec.template, kind.toLowerCase(), int(spec.replicas, 1)));
+  } else if (kind === "Job" && apiVersion.startsWith("batch.volcano.sh/")) {
+    out.objectScheduler = typeof spec.schedulerName === "string" ? spec.schedulerName : null;
+    const tasks = Array.isArray(spec.tasks) ? spec.tasks : [];
+    tasks.forEach((t, i) => {
+      const task = obj(t);
+      push(
+        template(
+          ["spec", "tasks", i, "template"],
+          task.template,
+          String(task.name ?? `task${i}`),
+          int(task.replicas, 1),
+        ),
+      );
+    });
+  } else if (kind === "Job") {
+    push(template(["spec", "template"], spec.template, "job", int(spec.parallelism, 1)));
+  } else if (kind === "CronJob") {
+    const jt = obj(obj(spec.jobTemplate).spec);
+    push(template(["spec", "jobTemplate", "spec", "template"], jt.template, "cronjob", int(jt.parallelism, 1)));
+  } else if (REPLICA_SPECS[kind]) {
+    const field = REPLICA_SPECS[kind]!;
+    for (const [role, r] of Object.entries(obj(spec[field]))) {
+      push(template(["spec", field, role, "template"], obj(r).template, role, int(obj(r).replicas, 1)));
+    }
+  } else {
+    return null;
+  }
+  return out;
+}
+
+export function pathString(path: readonly (string | number)[]): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}

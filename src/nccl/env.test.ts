@@ -1,0 +1,214 @@
+import { describe, expect, test } from "vitest";
+import {
+  findHca,
+  hca,
+  ibInventory,
+  ibPort,
+  ipv4Gid,
+  rocePort,
+  seedInventory,
+} from "../../test/support/nccl-inventory.js";
+import { deriveNcclEnv } from "./env.js";
+import { coveringCidr } from "./gid-select.js";
+
+const codes = (fs: { code: string; subject: string; severity: string }[]) =>
+  fs.map((f) => `${f.severity} ${f.code} ${f.subject}`);
+
+describe("nccl-env on the seed node", () => {
+  const r = deriveNcclEnv(seedInventory());
+
+  test("names the eight data HCAs exactly, never the management NIC", () => {
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
+    expect(r.dataHcas).toEqual(["mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"]);
+    expect(codes(r.findings)).toContain("info NCCL_HCA_SKIPPED mlx5_0");
+  });
+
+  test("bootstrap over the default-route interface, GID index 3, the platform defaults", () => {
+    expect(r.env).toMatchObject({
+      NCCL_SOCKET_IFNAME: "=eth0",
+      NCCL_IB_GID_INDEX: "3",
+      NCCL_IB_TIMEOUT: "22",
+      NCCL_IB_QPS_PER_CONNECTION: "8",
+      NCCL_IB_DISABLE: "0",
+    });
+    expect(r.env).not.toHaveProperty("NCCL_NET_GDR_LEVEL");
+    expect(r.env).not.toHaveProperty("NCCL_IB_TC");
+  });
+
+  test("every variable has a reason, and the GID reason says which NCCL is assumed", () => {
+    expect(Object.keys(r.reasons).sort()).toEqual(Object.keys(r.env).sort());
+    expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/index 3 on all 8 data HCAs/);
+    expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/version unknown/);
+    expect(r.reasons.NCCL_IB_HCA).toMatch(/mlx5_1 does not also match mlx5_10/);
+    expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
+  });
+});
+
+describe("GID selection", () => {
+  const moved = () =>
+    seedInventory((inv) => {
+      const port = findHca(inv, "mlx5_5").ports[0]!;
+      port.gids.push(ipv4Gid(5, "25.11.128.130", "v2", "eth5"));
+      port.gids = port.gids.filter((g) => g.index !== 3);
+      port.roceV2Ipv4Index = 5;
+    });
+
+  test("mlx5_5 with its RoCE v2 IPv4 GID at index 5 → address family and range, and the reason names mlx5_5", () => {
+    const r = deriveNcclEnv(moved());
+    expect(r.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
+    expect(r.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET");
+    expect(r.env.NCCL_IB_ADDR_RANGE).toBe("25.11.128.0/24");
+    expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(
+      /mlx5_5 has its RoCE v2 IPv4 GID at index 5, the other data HCAs at 3/,
+    );
+    expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(/requires NCCL ≥ 2.21/);
+    expect(codes(r.findings)).toContain("warning NCCL_GID_NOT_UNIFORM mlx5_5");
+  });
+
+  test("the same node with NCCL 2.18 → no GID choice works: an error, no GID variable", () => {
+    const r = deriveNcclEnv(moved(), { ncclVersion: "2.18" });
+    expect(codes(r.findings)).toContain("error NCCL_GID_NO_CHOICE node");
+    expect(Object.keys(r.env).filter((k) => /GID|ADDR/.test(k))).toEqual([]);
+  });
+
+  test("NCCL 2.21 on a uniform node selects the GID itself: no NCCL_IB_GID_INDEX", () => {
+    const r = deriveNcclEnv(seedInventory(), { ncclVersion: "2.21.5" });
+    expect(r.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
+    expect(codes(r.findings)).toContain("info NCCL_GID_AUTO node");
+  });
+
+  test("an older NCCL keeps the pinned index and names its own version", () => {
+    const r = deriveNcclEnv(seedInventory(), { ncclVersion: "2.18.3" });
+    expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
+    expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/NCCL 2\.18\.3 uses index 0/);
+    expect(r.reasons.NCCL_IB_TIMEOUT).toMatch(/18 in NCCL 2\.18\.3/);
+  });
+
+  test("an InfiniBand node gets no GID variable", () => {
+    const r = deriveNcclEnv(ibInventory());
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
+    expect(Object.keys(r.env).filter((k) => /GID|ADDR/.test(k))).toEqual([]);
+    expect(codes(r.findings)).toContain("info NCCL_GID_NOT_NEEDED node");
+  });
+
+  test("a data HCA that lost its IPv4 address is left out with an error", () => {
+    const inv = seedInventory((i) => {
+      findHca(i, "mlx5_5").ports[0] = rocePort("eth5", null);
+    });
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_IB_HCA).not.toMatch(/mlx5_5/);
+    expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
+    expect(codes(r.findings)).toContain("error NCCL_NO_ROCEV2_IPV4_GID mlx5_5");
+  });
+
+  test("covering CIDR of addresses", () => {
+    expect(coveringCidr(["10.0.0.1", "10.0.0.2"])).toBe("10.0.0.0/30");
+    expect(coveringCidr(["10.1.2.3"])).toBe("10.1.2.3/32");
+    expect(coveringCidr(["10.0.0.1", "192.168.0.1"])).toBe("0.0.0.0/0");
+    expect(coveringCidr(["nonsense"])).toBeNull();
+  });
+});
+
+describe("which HCAs and ports", () => {
+  test("a port that is down is not named, and the warning says why", () => {
+    const inv = seedInventory((i) => {
+      findHca(i, "mlx5_3").ports[0]!.state = "DOWN";
+      findHca(i, "mlx5_3").ports[0]!.physState = "Disabled";
+    });
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
+    const f = r.findings.find((x) => x.subject === "mlx5_3");
+    expect(f?.message).toMatch(/port 1 is DOWN\/Disabled/);
+  });
+
+  test("a dual-port HCA has its ports named", () => {
+    const inv = ibInventory();
+    inv.hcas = [hca("mlx5_0", [ibPort(1), ibPort(2)]), hca("mlx5_1", [ibPort(1), ibPort(2, { state: "DOWN" })])];
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0:1,mlx5_0:2,mlx5_1:1");
+    expect(r.reasons.NCCL_IB_HCA).toMatch(/ports named/);
+  });
+
+  test("a management bond stays out; a bond that is the data path is named", () => {
+    const inv = seedInventory((i) => {
+      i.hcas[0] = hca("mlx5_bond_0", [rocePort("bond0", "10.0.60.3")], {
+        isBond: true,
+        role: "management",
+        roleReason: "carries the default route via bond0",
+      });
+      i.roles = { ...i.roles, defaultRouteInterface: "bond0", managementHca: "mlx5_bond_0" };
+    });
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_IB_HCA).not.toMatch(/bond/);
+    expect(r.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
+    expect(r.findings.find((f) => f.subject === "mlx5_bond_0")?.message).toMatch(/bond that is not the data path/);
+
+    const dataBond = seedInventory((i) => {
+      i.hcas.push(hca("mlx5_bond_1", [rocePort("bond1", "25.11.129.2")], { isBond: true }));
+    });
+    expect(deriveNcclEnv(dataBond).env.NCCL_IB_HCA).toMatch(/,mlx5_bond_1$/);
+  });
+
+  test("18 HCAs are listed in natural order", () => {
+    const inv = seedInventory((i) => {
+      i.hcas = [
+        i.hcas[0]!,
+        ...Array.from({ length: 17 }, (_, k) => hca(`mlx5_${k + 1}`, [rocePort(`eth${k + 1}`, `25.11.${k}.2`)])),
+      ];
+    });
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_IB_HCA).toMatch(/^=mlx5_1,mlx5_2,.*,mlx5_9,mlx5_10,.*mlx5_17$/);
+  });
+
+  test("--hcas restricts to the allocated HCAs and warns on the management NIC or unknown names", () => {
+    const r = deriveNcclEnv(seedInventory(), { hcas: ["mlx5_2", "mlx5_1", "mlx5_0", "mlx5_99"] });
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2");
+    expect(codes(r.findings)).toEqual(
+      expect.arrayContaining(["warning NCCL_HCA_UNKNOWN mlx5_99", "warning NCCL_HCA_SKIPPED mlx5_0"]),
+    );
+  });
+
+  test("no data HCA at all → an error and no IB variables", () => {
+    const inv = seedInventory((i) => {
+      i.hcas = i.hcas.slice(0, 1);
+    });
+    const r = deriveNcclEnv(inv);
+    expect(codes(r.findings)).toContain("error NCCL_NO_DATA_HCA node");
+    expect(Object.keys(r.env)).toEqual(["NCCL_SOCKET_IFNAME"]);
+  });
+});
+
+describe("GPUDirect level and traffic class", () => {
+  test("GPUs whose nearest data NIC is behind the host bridge get NCCL_NET_GDR_LEVEL=PHB", () => {
+    const inv = seedInventory((i) => {
+      i.paths = i.paths.map((p) => (p.distance === "PIX" ? { ...p, distance: "PHB", nvsmi: "NODE" } : p));
+    });
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_NET_GDR_LEVEL).toBe("PHB");
+    expect(r.reasons.NCCL_NET_GDR_LEVEL).toMatch(/GPU0, GPU1.*PXB/);
+  });
+
+  test("a GPU that only reaches NICs across sockets gets a warning, not a level", () => {
+    const inv = seedInventory((i) => {
+      i.paths = i.paths.map((p) => (p.gpu === 7 ? { ...p, distance: "SYS", nvsmi: "SYS" } : p));
+    });
+    const r = deriveNcclEnv(inv);
+    expect(r.env).not.toHaveProperty("NCCL_NET_GDR_LEVEL");
+    expect(codes(r.findings)).toContain("warning NCCL_GDR_FAR GPU7");
+  });
+
+  test("--traffic-class 106 → NCCL_IB_TC with its DSCP; 300 is refused", () => {
+    const r = deriveNcclEnv(seedInventory(), { trafficClass: 106 });
+    expect(r.env.NCCL_IB_TC).toBe("106");
+    expect(r.reasons.NCCL_IB_TC).toMatch(/DSCP 26/);
+    const bad = deriveNcclEnv(seedInventory(), { trafficClass: 300 });
+    expect(bad.env).not.toHaveProperty("NCCL_IB_TC");
+    expect(codes(bad.findings)).toContain("error NCCL_BAD_OPTION traffic-class");
+  });
+
+  test("a bad --nccl-version is an error finding, and the rest still derives as for an unknown version", () => {
+    const r = deriveNcclEnv(seedInventory(), { ncclVersion: "two" });
+    expect(codes(r.findings)).toContain("error NCCL_BAD_OPTION nccl-version");
+    expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
+  });
+});

@@ -1,0 +1,203 @@
+import type { Finding } from "../core/finding.js";
+import { makeFinding } from "../core/finding.js";
+import type { NcclDistance, NodeInventory } from "../inventory/types.js";
+import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
+import { type DataPort, selectDataPorts } from "./data-ports.js";
+import { type EnvEntry, selectGid } from "./gid-select.js";
+import {
+  defaultIbTimeout,
+  formatNcclVersion,
+  hasQpsPerConnection,
+  type NcclVersion,
+  parseNcclVersion,
+} from "./version.js";
+
+export type NcclEnvOptions = {
+  /** `X.Y` or `X.Y.Z` of the NCCL the jobs use; unknown = variables that work on every release. */
+  ncclVersion?: string;
+  /** `NCCL_IB_TC` (0–255), only when asked. */
+  trafficClass?: number;
+  /** Restrict to these HCAs (e.g. the device plugin's allocation). */
+  hcas?: string[];
+};
+
+export type NcclEnvResult = {
+  env: Record<string, string>;
+  reasons: Record<string, string>;
+  findings: Finding[];
+  /** The HCAs in NCCL_IB_HCA, natural order. */
+  dataHcas: string[];
+};
+
+/** The seed platform's values (seed-context §1.3). */
+export const PLATFORM_IB_TIMEOUT = 22;
+export const PLATFORM_QPS_PER_CONNECTION = 8;
+
+/**
+ * Derives the NCCL variables for a node and explains each one. Pure and cheap: the device plugin calls it in every
+ * Allocate. Nothing is emitted that NCCL would pick correctly by itself, except the platform defaults.
+ */
+export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): NcclEnvResult {
+  const findings: Finding[] = [];
+  const version = versionOption(opts.ncclVersion, findings);
+  const selection = selectDataPorts(inv, opts.hcas);
+  findings.push(...selection.findings);
+  const entries: EnvEntry[] = [];
+  const ports = selection.ports;
+  if (ports.length === 0) {
+    findings.push(makeFinding(F, "NCCL_NO_DATA_HCA", "node", { skipped: selection.skipped }));
+  } else {
+    entries.push(hcaEntry(ports, selection.skipped));
+  }
+  const socket = socketEntry(inv);
+  if (socket) entries.push(socket);
+  else findings.push(makeFinding(F, "NCCL_NO_SOCKET_IF", "node", {} as Record<string, never>));
+  if (ports.length > 0) {
+    const gid = selectGid(ports, version);
+    entries.push(...gid.entries);
+    findings.push(...gid.findings);
+    entries.push(...platformEntries(ports, version));
+    const gdr = gdrLevel(inv, ports);
+    if (gdr.entry) entries.push(gdr.entry);
+    findings.push(...gdr.findings);
+  }
+  const tc = trafficClassEntry(opts.trafficClass, findings);
+  if (tc) entries.push(tc);
+  const env: Record<string, string> = {};
+  const reasons: Record<string, string> = {};
+  for (const e of entries) {
+    env[e.name] = e.value;
+    reasons[e.name] = e.reason;
+  }
+  const dataHcas = [...new Set(ports.map((p) => p.hca.name))];
+  return { env, reasons, findings, dataHcas };
+}
+
+function versionOption(text: string | undefined, findings: Finding[]): NcclVersion | null {
+  if (text === undefined) return null;
+  const v = parseNcclVersion(text);
+  if (!v) {
+    findings.push(
+      makeFinding(F, "NCCL_BAD_OPTION", "nccl-version", {
+        option: "--nccl-version",
+        value: text,
+        expected: "X.Y or X.Y.Z, e.g. 2.18 or 2.21.5",
+      }),
+    );
+  }
+  return v;
+}
+
+function hcaEntry(ports: readonly DataPort[], skipped: readonly string[]): EnvEntry {
+  const tokens = ports.map((p) => p.token);
+  const names = [...new Set(ports.map((p) => p.hca.name))];
+  const multi = ports.some((p) => p.token.includes(":"));
+  const left = skipped.length ? `; left out: ${skipped.join(", ")} (see findings)` : "";
+  return {
+    name: "NCCL_IB_HCA",
+    value: `=${tokens.join(",")}`,
+    reason:
+      `the ${names.length} data HCA${names.length === 1 ? "" : "s"} with an active port (${rangeText(tokens)}); ` +
+      `leading "=" = exact names, so ${names[0]} does not also match ${names[0]}0–${names[0]}9` +
+      `${multi ? "; ports named because an HCA has several" : ""}${left}`,
+  };
+}
+
+function rangeText(tokens: readonly string[]): string {
+  return tokens.length > 4 ? `${tokens[0]}, ${tokens[1]}, …, ${tokens[tokens.length - 1]}` : tokens.join(", ");
+}
+
+function socketEntry(inv: NodeInventory): EnvEntry | null {
+  const ifname = inv.roles.defaultRouteInterface;
+  if (!ifname) return null;
+  const mgmt = inv.roles.managementHca ? ` (the management NIC ${inv.roles.managementHca})` : "";
+  return {
+    name: "NCCL_SOCKET_IFNAME",
+    value: `=${ifname}`,
+    reason:
+      `${ifname}${mgmt} carries the default route: NCCL's bootstrap and out-of-band connection setup go there; ` +
+      `"=" = exact, so ${ifname} does not also match ${ifname}.100 or ${ifname}1`,
+  };
+}
+
+function platformEntries(ports: readonly DataPort[], version: NcclVersion | null): EnvEntry[] {
+  const own = defaultIbTimeout(version);
+  const ownText = own === null ? "20 since 2.23, 18 in 2.14–2.22" : `${own} in NCCL ${formatNcclVersion(version!)}`;
+  const roce = ports.some((p) => p.port.linkLayer === "Ethernet");
+  const out: EnvEntry[] = [
+    {
+      name: "NCCL_IB_TIMEOUT",
+      value: String(PLATFORM_IB_TIMEOUT),
+      reason:
+        `the seed platform's value: ACK timeout 4.096 µs × 2^${PLATFORM_IB_TIMEOUT} ≈ 17 s per try (× NCCL_IB_RETRY_CNT 7), ` +
+        `so a short link flap does not end the job (NCCL's own default: ${ownText})`,
+    },
+  ];
+  if (hasQpsPerConnection(version)) {
+    out.push({
+      name: "NCCL_IB_QPS_PER_CONNECTION",
+      value: String(PLATFORM_QPS_PER_CONNECTION),
+      reason:
+        `the seed platform's value: ${PLATFORM_QPS_PER_CONNECTION} queue pairs per connection spread each connection over ` +
+        `${roce ? "more ECMP paths of the RoCE fabric" : "more fabric paths"} (NCCL's default is 1)`,
+    });
+  }
+  out.push({
+    name: "NCCL_IB_DISABLE",
+    value: "0",
+    reason: "use the IB verbs (RDMA) transport on the data HCAs; 1 would force TCP sockets",
+  });
+  return out;
+}
+
+const DISTANCE_RANK: Record<NcclDistance, number> = { PIX: 0, PXB: 1, PHB: 2, SYS: 3 };
+
+/** NCCL_NET_GDR_LEVEL only when some GPU's nearest data NIC is beyond NCCL's default PXB (tech-spec §2.4). */
+function gdrLevel(inv: NodeInventory, ports: readonly DataPort[]): { entry: EnvEntry | null; findings: Finding[] } {
+  if (inv.gpuDirect.mechanism === null || inv.gpus.length === 0) return { entry: null, findings: [] };
+  const data = new Set(ports.map((p) => p.hca.name));
+  const nearest = new Map<number, NcclDistance>();
+  for (const path of inv.paths) {
+    if (!data.has(path.hca)) continue;
+    const cur = nearest.get(path.gpu);
+    if (cur === undefined || DISTANCE_RANK[path.distance] < DISTANCE_RANK[cur]) nearest.set(path.gpu, path.distance);
+  }
+  const at = (d: NcclDistance) => [...nearest].filter(([, v]) => v === d).map(([g]) => `GPU${g}`);
+  const phb = at("PHB");
+  const sys = at("SYS");
+  const findings: Finding[] = [];
+  if (sys.length) findings.push(makeFinding(F, "NCCL_GDR_FAR", sys.join(","), { gpus: sys }));
+  if (phb.length === 0) return { entry: null, findings };
+  findings.push(makeFinding(F, "NCCL_GDR_LEVEL_RAISED", phb.join(","), { gpus: phb, level: "PHB" }));
+  return {
+    entry: {
+      name: "NCCL_NET_GDR_LEVEL",
+      value: "PHB",
+      reason:
+        `${phb.join(", ")} reach their nearest data NIC through the CPU host bridge (PHB); NCCL's default level PXB ` +
+        "would send their traffic through host memory instead of GPUDirect RDMA",
+    },
+    findings,
+  };
+}
+
+function trafficClassEntry(tc: number | undefined, findings: Finding[]): EnvEntry | null {
+  if (tc === undefined) return null;
+  if (!Number.isInteger(tc) || tc < 0 || tc > 255) {
+    findings.push(
+      makeFinding(F, "NCCL_BAD_OPTION", "traffic-class", {
+        option: "--traffic-class",
+        value: String(tc),
+        expected: "an integer 0–255 (the IP ToS byte; DSCP 26 = 104, DSCP 26 with ECN bits = 106)",
+      }),
+    );
+    return null;
+  }
+  return {
+    name: "NCCL_IB_TC",
+    value: String(tc),
+    reason:
+      `asked for with --traffic-class: the RoCE v2 IP ToS byte, DSCP ${tc >> 2}; it must select the switches' ` +
+      "lossless (PFC/ECN) queue",
+  };
+}

@@ -1,0 +1,137 @@
+import type { Finding } from "../core/finding.js";
+import { makeFinding } from "../core/finding.js";
+import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
+import type { DataPort } from "./data-ports.js";
+import { ASSUMED_NCCL_NOTE, formatNcclVersion, hasGidAutoSelect, type NcclVersion } from "./version.js";
+
+export type EnvEntry = { name: string; value: string; reason: string };
+
+/** The GID variables for the selected data ports (tech-spec §1.3, §3): a pinned index, a family/range, or nothing. */
+export function selectGid(
+  ports: readonly DataPort[],
+  version: NcclVersion | null,
+): { entries: EnvEntry[]; findings: Finding[] } {
+  const roce = ports.filter((p) => p.port.linkLayer === "Ethernet");
+  if (roce.length === 0) {
+    return ports.length > 0
+      ? { entries: [], findings: [makeFinding(F, "NCCL_GID_NOT_NEEDED", "node", {} as Record<string, never>)] }
+      : { entries: [], findings: [] };
+  }
+  const indices = new Map<string, number>();
+  for (const p of roce) if (p.port.roceV2Ipv4Index !== null) indices.set(p.token, p.port.roceV2Ipv4Index);
+  const groups = groupByValue(indices);
+  const usual = majority(groups);
+  if (groups.size === 1 && usual !== null) return pinnedIndex(usual, roce.length, version);
+
+  const odd = [...indices].filter(([, i]) => i !== usual).map(([h]) => h);
+  const record = Object.fromEntries(indices);
+  if (version !== null && !hasGidAutoSelect(version)) {
+    const v = formatNcclVersion(version);
+    return { entries: [], findings: [makeFinding(F, "NCCL_GID_NO_CHOICE", "node", { version: v, odd })] };
+  }
+  const evidence = { odd, usual, indices: record };
+  const severity = version === null ? "warning" : "info";
+  const finding = makeFinding(F, "NCCL_GID_NOT_UNIFORM", odd.join(","), evidence, severity);
+  const differs = odd.map((h) => `${h} has its RoCE v2 IPv4 GID at index ${record[h]}`).join(", ");
+  const needs =
+    version === null
+      ? "; requires NCCL ≥ 2.21 (older releases ignore it and use GID index 0 — pass --nccl-version)"
+      : "";
+  const entries: EnvEntry[] = [
+    {
+      name: "NCCL_IB_ADDR_FAMILY",
+      value: "AF_INET",
+      reason:
+        `${differs}${usual === null ? "" : `, the other data HCAs at ${usual}`}: no single NCCL_IB_GID_INDEX fits, ` +
+        `so NCCL picks on each HCA the RoCE v2 GID whose address is IPv4${needs}`,
+    },
+  ];
+  const cidr = coveringCidr(roce.map((p) => p.ipv4).filter((a): a is string => a !== null));
+  if (cidr) {
+    entries.push({
+      name: "NCCL_IB_ADDR_RANGE",
+      value: cidr,
+      reason: `the smallest range holding every data HCA's RoCE address (${summariseAddresses(roce)}), so no other address on those ports (a VLAN, a second IP) is chosen${needs}`,
+    });
+  }
+  return { entries, findings: [finding] };
+}
+
+function pinnedIndex(
+  index: number,
+  count: number,
+  version: NcclVersion | null,
+): { entries: EnvEntry[]; findings: Finding[] } {
+  if (hasGidAutoSelect(version)) {
+    const v = formatNcclVersion(version!);
+    return { entries: [], findings: [makeFinding(F, "NCCL_GID_AUTO", "node", { version: v, index })] };
+  }
+  const all = count === 1 ? "the data HCA" : `all ${count} data HCAs`;
+  const why =
+    version === null
+      ? `pinned because NCCL before 2.21 uses index 0 (RoCE v1, link-local) by default (${ASSUMED_NCCL_NOTE})`
+      : `pinned because NCCL ${formatNcclVersion(version)} uses index 0 (RoCE v1, link-local) by default`;
+  return {
+    entries: [
+      {
+        name: "NCCL_IB_GID_INDEX",
+        value: String(index),
+        reason: `RoCE v2 IPv4 GID is at index ${index} on ${all}; ${why}`,
+      },
+    ],
+    findings: [],
+  };
+}
+
+function groupByValue(m: ReadonlyMap<string, number>): Map<number, string[]> {
+  const g = new Map<number, string[]>();
+  for (const [k, v] of m) g.set(v, [...(g.get(v) ?? []), k]);
+  return g;
+}
+
+/** The index most HCAs share (lowest on a tie); null when none has one. */
+function majority(groups: ReadonlyMap<number, string[]>): number | null {
+  let best: number | null = null;
+  let size = 0;
+  for (const [i, hs] of [...groups].sort((a, b) => a[0] - b[0])) {
+    if (hs.length > size) {
+      best = i;
+      size = hs.length;
+    }
+  }
+  return best;
+}
+
+function ipv4ToInt(a: string): number | null {
+  const parts = a.split(".");
+  if (parts.length !== 4) return null;
+  let n = 0;
+  for (const p of parts) {
+    const v = Number(p);
+    if (!/^\d{1,3}$/.test(p) || v > 255) return null;
+    n = n * 256 + v;
+  }
+  return n;
+}
+
+function intToIpv4(n: number): string {
+  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
+}
+
+/** The smallest CIDR block containing every address (`25.11.128.0/24`); null without valid addresses. */
+export function coveringCidr(addresses: readonly string[]): string | null {
+  const ints = addresses.map(ipv4ToInt).filter((n): n is number => n !== null);
+  if (ints.length === 0) return null;
+  let prefix = 32;
+  const first = ints[0]!;
+  for (const n of ints) {
+    while (prefix > 0 && Math.floor(n / 2 ** (32 - prefix)) !== Math.floor(first / 2 ** (32 - prefix))) prefix--;
+  }
+  const block = 2 ** (32 - prefix);
+  return `${intToIpv4(Math.floor(first / block) * block)}/${prefix}`;
+}
+
+function summariseAddresses(ports: readonly DataPort[]): string {
+  const pairs = ports.filter((p) => p.ipv4).map((p) => `${p.token} ${p.ipv4}`);
+  return pairs.length > 3 ? `${pairs.slice(0, 2).join(", ")}, … ${pairs[pairs.length - 1]}` : pairs.join(", ");
+}

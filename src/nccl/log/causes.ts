@@ -1,0 +1,152 @@
+import type { Severity } from "../../core/finding.js";
+
+/** A known NCCL WARN (or error/INFO line that explains a failure): what it means and what to do (tech-spec §4.3). */
+export type LogCause = {
+  /** Stable id; the finding code is `NCCL_WARN_<id>`. */
+  id: string;
+  severity: Severity;
+  test: RegExp;
+  cause: string;
+  fix: string;
+};
+
+export const LOG_CAUSES: readonly LogCause[] = [
+  {
+    id: "NO_IB_DEVICE",
+    severity: "error",
+    test: /NET\/IB ?: No device found/,
+    cause:
+      "NCCL found no active IB/RoCE port it may use: /dev/infiniband not in the container, NCCL_IB_HCA naming no active port, or libibverbs missing",
+    fix: "Give the pod the RDMA resource and IPC_LOCK, check `ibv_devinfo` inside it, and set NCCL_IB_HCA from `kube-rdma nccl-env`.",
+  },
+  {
+    id: "NO_LIBIBVERBS",
+    severity: "error",
+    test: /Failed to open libibverbs/,
+    cause: "libibverbs is not installed in the image, so NCCL cannot use RDMA",
+    fix: "Install rdma-core / libibverbs (MLNX_OFED user space) in the image.",
+  },
+  {
+    id: "IB_RETRY_EXCEEDED",
+    severity: "error",
+    test: /status=(?:IBV_WC_RETRY_EXC_ERR\()?12\b/,
+    cause:
+      "completion status 12 (transport retry counter exceeded): no ACK within NCCL_IB_TIMEOUT × retries — packet loss, a dead link or peer, wrong routing, or a lossy RoCE fabric (PFC/ECN)",
+    fix: "Check the named HCA's port counters and the peer node (`kube-rdma verify` on both), the switch's PFC/ECN setup and NCCL_IB_TC; NCCL_IB_TIMEOUT=22 rides out short flaps.",
+  },
+  {
+    id: "IB_RNR_RETRY_EXCEEDED",
+    severity: "error",
+    test: /status=(?:IBV_WC_RNR_RETRY_EXC_ERR\()?13\b/,
+    cause:
+      "completion status 13 (receiver not ready, retries exceeded): the peer stopped posting receives — usually it died",
+    fix: "Look for the first failure on the peer rank's node; this one is a consequence.",
+  },
+  {
+    id: "IB_WR_FLUSH",
+    severity: "warning",
+    test: /status=(?:IBV_WC_WR_FLUSH_ERR\()?5\b/,
+    cause:
+      "completion status 5 (work request flushed): the queue pair was already in error — a consequence of an earlier failure",
+    fix: "Find the first WARN of the run (often a status 12 on this or the peer node).",
+  },
+  {
+    id: "IB_REMOTE_ACCESS",
+    severity: "error",
+    test: /status=(?:IBV_WC_REM_ACCESS_ERR\()?10\b/,
+    cause:
+      "completion status 10 (remote access error): memory registration mismatch, often with GPUDirect on a broken peer-memory setup",
+    fix: "Check nvidia_peermem / DMA-BUF on both nodes (`kube-rdma verify`), and try NCCL_NET_GDR_LEVEL=LOC to confirm.",
+  },
+  {
+    id: "GID_INDEX_INVALID",
+    severity: "error",
+    test: /ibv_modify_qp failed with (?:22 |error )?Invalid argument/,
+    cause:
+      "ibv_modify_qp returned EINVAL: on RoCE almost always a wrong or forced GID index (NCCL_IB_GID_INDEX pointing at an empty, link-local or different slot on this HCA)",
+    fix: "Use the GID selection from `kube-rdma nccl-env` (NCCL ≥ 2.21: unset NCCL_IB_GID_INDEX so NCCL auto-selects).",
+  },
+  {
+    id: "QP_TIMEOUT",
+    severity: "error",
+    test: /ibv_modify_qp failed with (?:110 )?Connection timed out/,
+    cause:
+      "ibv_modify_qp timed out: the NICs cannot reach each other across rails (not cross-connected) or routing is wrong",
+    fix: "Check the fabric routing between rails; NCCL_CROSS_NIC=0 keeps rings on the same NIC index across nodes.",
+  },
+  {
+    id: "MEMLOCK",
+    severity: "error",
+    test: /ibv_reg_mr|ibv_create_qp|ibv_create_cq|Cannot allocate memory|RLIMIT_MEMLOCK|memlock/i,
+    cause: "registering or creating RDMA resources failed: the locked-memory limit (ulimit -l) is too low",
+    fix: "Run with `ulimit -l unlimited` (limits.conf, container runtime) and add the IPC_LOCK capability in pods.",
+  },
+  {
+    id: "NO_IP_INTERFACE",
+    severity: "error",
+    test: /No IP interface found|no socket interface found|NET\/Socket : no interface found|Bootstrap : no socket interface/i,
+    cause: "no IP interface matched NCCL_SOCKET_IFNAME, so NCCL cannot bootstrap or open its out-of-band sockets",
+    fix: "Set NCCL_SOCKET_IFNAME to an interface that exists in the pod (`kube-rdma nccl-env` uses the default-route one).",
+  },
+  {
+    id: "INCOMPATIBLE_DEVICES",
+    severity: "error",
+    test: /incompatible devices/,
+    cause: "InfiniBand and RoCE ports were selected together",
+    fix: "Select NICs of one link type with NCCL_IB_HCA (`kube-rdma nccl-env`).",
+  },
+  {
+    id: "ASYNC_EVENT",
+    severity: "warning",
+    test: /async (?:fatal )?event|GID table changed/i,
+    cause: "the HCA reported an asynchronous event (port error or state change, GID table change)",
+    fix: "Check the named port with `kube-rdma verify` and the switch logs; fatal events stop the communicator.",
+  },
+  {
+    id: "NET_PLUGIN",
+    severity: "error",
+    test: /Failed to initialize any NET plugin/,
+    cause: "NCCL_NET forced a network module that failed to load",
+    fix: "Unset NCCL_NET, or install the plugin library it names (libnccl-net-<name>.so).",
+  },
+  {
+    id: "PEER_GONE",
+    severity: "warning",
+    test: /Connection closed by remote peer|Call to recv from|connect to .* failed|Connection refused|Connection reset/i,
+    cause: "a peer process died or became unreachable; usually the consequence of another rank's failure",
+    fix: "Find the first WARN or crash on the other ranks; fix that one.",
+  },
+  {
+    id: "CUDA",
+    severity: "error",
+    test: /Cuda failure|unhandled cuda error|CUDA error/i,
+    cause: "a CUDA call failed (out of memory, a bad device, a driver problem)",
+    fix: "Read the CUDA error text; check `nvidia-smi` on the node (`kube-rdma verify`).",
+  },
+  {
+    id: "TOPOLOGY",
+    severity: "error",
+    test: /does not loop back|does not contain rank/,
+    cause: "ranks disagree on the topology (different NCCL settings or hardware across nodes)",
+    fix: "Give every rank the same NCCL variables and NCCL version; compare `kube-rdma nccl-env` across nodes.",
+  },
+  {
+    id: "SYSTEM_ERROR",
+    severity: "error",
+    test: /unhandled system error|ncclSystemError/,
+    cause: "a system or verbs call failed inside NCCL; the WARN lines before it say which",
+    fix: "Re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of the failing rank.",
+  },
+  {
+    id: "OTHER",
+    severity: "warning",
+    test: /[\s\S]/,
+    cause: "an NCCL warning kube-rdma does not know",
+    fix: "Read the warning text; search it in NVIDIA's NCCL troubleshooting guide.",
+  },
+];
+
+export function causeOf(text: string): LogCause {
+  for (const c of LOG_CAUSES) if (c.test.test(text)) return c;
+  return LOG_CAUSES[LOG_CAUSES.length - 1]!;
+}

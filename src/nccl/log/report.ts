@@ -1,0 +1,217 @@
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import { naturalCompare } from "../../core/natural.js";
+import { type Problem, problem } from "../../core/result.js";
+import type { NodeInventory } from "../../inventory/types.js";
+import { deriveNcclEnv } from "../env.js";
+import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
+import type { Connections, LogDevice, LogState } from "./state.js";
+
+export type NcclLogVerdict = "rdma_gdr" | "rdma_partial_gdr" | "rdma_no_gdr" | "socket" | "init_failed" | "unknown";
+
+/** `analyze` data for kind `nccl_log` (design.md contract, plus details). */
+export type NcclLogData = {
+  ncclVersions: string[];
+  ranks: number;
+  nNodes: number;
+  network: string | null;
+  networks: Record<string, number>;
+  devices: LogDevice[];
+  oobInterfaces: string[];
+  connections: Connections;
+  warnings: { code: string; text: string; cause: string; fix: string; severity: string; count: number }[];
+  verdict: NcclLogVerdict;
+  processes: number;
+  hosts: number;
+  initComplete: number;
+  env: Record<string, string>;
+  lines: number;
+};
+
+export const VERDICT_TEXT: Record<NcclLogVerdict, string> = {
+  rdma_gdr: "RDMA with GPUDirect on every network connection",
+  rdma_partial_gdr: "RDMA, but some network connections without GPUDirect",
+  rdma_no_gdr: "RDMA without GPUDirect (through host memory)",
+  socket: "TCP sockets — RDMA not used",
+  init_failed: "NCCL initialisation failed",
+  unknown: "no network verdict (no inter-node connection in the log)",
+};
+
+function counts(m: ReadonlyMap<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of m.values()) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}
+
+function verdictOf(st: LogState, networks: Record<string, number>): NcclLogVerdict {
+  if ((networks.Socket ?? 0) > 0 || st.conn.socket > 0) return "socket";
+  if (st.conn.net > 0) {
+    if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
+    return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";
+  }
+  const errors = [...st.warnings.values()].some((w) => w.severity === "error");
+  if (st.initComplete === 0 && errors) return "init_failed";
+  return "unknown";
+}
+
+/** Turns the aggregates into the contract data, findings and problems. */
+export function reportLog(
+  st: LogState,
+  inventory?: NodeInventory,
+): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
+  const networks = counts(st.networkOf);
+  const versions = counts(st.versionOf);
+  const verdict = verdictOf(st, networks);
+  const netNames = Object.keys(networks);
+  const devices = [...st.devices.values()].sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
+  const warnings = [...st.warnings.values()].map((w) => ({
+    code: `NCCL_WARN_${w.id}`,
+    text: w.samples[0] ?? "",
+    cause: w.cause,
+    fix: w.fix,
+    severity: w.severity,
+    count: w.count,
+  }));
+  const hostCount = st.hosts.size;
+  const data: NcclLogData = {
+    ncclVersions: Object.keys(versions).sort(naturalCompare),
+    ranks: Math.max(st.nranks, st.completedRanks.size),
+    nNodes: st.nNodes || hostCount,
+    network: netNames.length === 0 ? null : netNames.length === 1 ? netNames[0]! : "mixed",
+    networks,
+    devices,
+    oobInterfaces: [...st.oob.keys()],
+    connections: { ...st.conn },
+    warnings,
+    verdict,
+    processes: new Set([...st.versionOf.keys(), ...st.networkOf.keys()]).size,
+    hosts: hostCount,
+    initComplete: st.initComplete,
+    env: Object.fromEntries(st.env),
+    lines: st.lines,
+  };
+  const findings = [...verdictFindings(st, data), ...warningFindings(st), ...deviceFindings(st, data, inventory)];
+  return { data, findings, problems: problemsOf(st) };
+}
+
+function verdictFindings(st: LogState, d: NcclLogData): Finding[] {
+  const out: Finding[] = [];
+  if (d.verdict === "socket") {
+    const after = st.warnings.get("NO_IB_DEVICE")?.samples[0] ?? null;
+    const total = Math.max(st.networkOf.size, 1);
+    out.push(makeFinding(F, "NCCL_LOG_SOCKET", "log", { processes: d.networks.Socket ?? 0, total, after }));
+  } else if (d.verdict === "rdma_no_gdr" || d.verdict === "rdma_partial_gdr") {
+    const without = st.conn.net - st.conn.netGdr;
+    const sample = st.gdrDisabledSamples[0] ?? null;
+    out.push(makeFinding(F, "NCCL_LOG_GDR_MISSING", "log", { without, total: st.conn.net, sample }));
+  } else if (d.verdict === "init_failed") {
+    const first = [...st.warnings.values()].find((w) => w.severity === "error");
+    out.push(makeFinding(F, "NCCL_LOG_INIT_FAILED", "log", { first: first ? first.cause : null }));
+  } else if (d.verdict === "unknown" && st.ncclLines > 0) {
+    out.push(makeFinding(F, "NCCL_LOG_SINGLE_NODE", "log", {} as Record<string, never>));
+  }
+  if (d.ncclVersions.length > 1) {
+    out.push(makeFinding(F, "NCCL_LOG_MIXED_VERSIONS", "log", { versions: counts(st.versionOf) }));
+  }
+  return out;
+}
+
+function warningFindings(st: LogState): Finding[] {
+  const out: Finding[] = [];
+  for (const w of st.warnings.values()) {
+    const code = `NCCL_WARN_${w.id}`;
+    const spec = NCCL_WARN_FINDINGS[code];
+    if (!spec) continue;
+    const forced = w.id === "GID_INDEX_INVALID" ? st.env.get("NCCL_IB_GID_INDEX") : undefined;
+    const cause = forced === undefined ? w.cause : `${w.cause} — here NCCL_IB_GID_INDEX was forced to ${forced}`;
+    const evidence = { cause, fix: w.fix, count: w.count, sample: w.samples[0] ?? "", hosts: [...w.hosts] };
+    out.push({
+      code,
+      severity: spec.severity,
+      subject: w.hosts.size === 1 ? [...w.hosts][0]! : "log",
+      message: spec.message(evidence as never, "log"),
+      fix: spec.fix(evidence as never, "log"),
+      evidence: { ...evidence, samples: w.samples },
+    });
+  }
+  return out;
+}
+
+/** NCCL's device list against what `nccl-env` would choose on this node. */
+function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Finding[] {
+  const out: Finding[] = [];
+  const variants = [...new Set(st.deviceListOf.values())].filter((v) => v !== "");
+  if (variants.length > 1)
+    out.push(makeFinding(F, "NCCL_LOG_DEVICE_LISTS_DIFFER", "log", { variants: variants.slice(0, 4) }));
+  const rdma = d.devices.filter((x) => x.linkLayer !== "Socket");
+  if (rdma.length === 0) return out;
+  if (!inv) {
+    if (st.localRanks > 0 && rdma.length > st.localRanks && rdma.length % 2 === 1) {
+      out.push(makeFinding(F, "NCCL_LOG_EXTRA_NIC", "log", { devices: rdma.length, localRanks: st.localRanks }));
+    }
+    return out;
+  }
+  const env = deriveNcclEnv(inv);
+  const hcaVar = env.env.NCCL_IB_HCA ?? null;
+  const byName = new Map(inv.hcas.map((h) => [h.name, h]));
+  for (const dev of new Set(rdma.map((x) => x.name))) {
+    const h = byName.get(dev);
+    if (!h) continue;
+    if (h.role === "management" || inv.roles.managementHca === dev) {
+      out.push(makeFinding(F, h.isBond ? "NCCL_LOG_BOND_NIC" : "NCCL_LOG_MGMT_NIC", dev, { device: dev, hcaVar }));
+    } else if (h.isBond && h.role !== "data") {
+      out.push(makeFinding(F, "NCCL_LOG_BOND_NIC", dev, { device: dev, hcaVar }));
+    }
+  }
+  const listed = new Set(rdma.map((x) => x.name));
+  const missing = env.dataHcas.filter((h) => !listed.has(h));
+  if (missing.length) out.push(makeFinding(F, "NCCL_LOG_NIC_UNUSED", missing.join(","), { devices: missing }));
+  return out;
+}
+
+function problemsOf(st: LogState): Problem[] {
+  const out: Problem[] = [];
+  if (st.lines === 0) {
+    out.push(
+      problem("nccl_log.empty", "The input is empty: expected NCCL_DEBUG=INFO output.", {
+        hint: "Run the job with NCCL_DEBUG=INFO and capture stdout.",
+      }),
+    );
+    return out;
+  }
+  if (st.binaryLines > 0) {
+    out.push(
+      problem(
+        "nccl_log.binary",
+        `${st.binaryLines} line(s) hold binary data (control bytes or invalid UTF-8); they were skipped.`,
+        {
+          hint: "Pass the plain-text log (not a compressed or binary file).",
+        },
+      ),
+    );
+  }
+  if (st.ncclLines === 0) {
+    out.push(
+      problem(
+        "nccl_log.no_nccl_lines",
+        `No NCCL line in ${st.lines} line(s): expected "host:pid:tid [dev] NCCL INFO …" lines.`,
+        {
+          hint: "Set NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) for the run.",
+        },
+      ),
+    );
+  }
+  if (st.cutLine !== null) {
+    out.push(
+      problem(
+        "nccl_log.cut_line",
+        `The log ends in the middle of a line ("${st.cutLine.slice(0, 80)}"); it was still read.`,
+        {
+          line: st.lines,
+          hint: "The capture was cut short: results cover what was written before.",
+        },
+      ),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,298 @@
+import { causeOf } from "./causes.js";
+import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
+
+/**
+ * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
+ * string is made unless the line carries information (versions, devices, WARNs). Bulk lines (channel connections)
+ * are classified with startsWith/charCodeAt only. Tech-spec §4 is the grammar.
+ */
+export class LineScanner {
+  /** Cached next occurrences of markers (searches never rescan: linear in the chunk whatever the content). */
+  private nextNccl = -1;
+  private nextVia = -1;
+  private chunk = "";
+
+  constructor(private readonly st: LogState) {}
+
+  /** Scans every complete line of `s`; returns the index after the last newline (the rest is a partial line). */
+  scanChunk(s: string): number {
+    this.chunk = s;
+    this.nextNccl = -1;
+    this.nextVia = -1;
+    let pos = 0;
+    const len = s.length;
+    while (pos < len) {
+      const nl = s.indexOf("\n", pos);
+      if (nl < 0) break;
+      this.line(s, pos, nl);
+      pos = nl + 1;
+    }
+    return pos;
+  }
+
+  /** Scans one line given on its own (the `push(line)` interface). */
+  scanLine(line: string): void {
+    this.chunk = line;
+    this.nextNccl = -1;
+    this.nextVia = -1;
+    this.line(line, 0, line.length);
+  }
+
+  private line(s: string, start: number, endRaw: number): void {
+    const st = this.st;
+    let end = endRaw;
+    if (end > start && s.charCodeAt(end - 1) === 13) end--;
+    if (end === start) return;
+    st.lines++;
+    const p = skipPrefixes(s, start, end);
+    if (this.nextNccl < p) {
+      this.nextNccl = s.indexOf(" NCCL ", p);
+      if (this.nextNccl < 0) this.nextNccl = s.length;
+    }
+    const k = this.nextNccl;
+    if (k >= end) {
+      this.plainLine(s, start, p, end);
+      return;
+    }
+    st.ncclLines++;
+    const lvl = k + 6;
+    const c = s.charCodeAt(lvl);
+    if (c === 73 /* I */ && s.startsWith("INFO ", lvl)) this.info(s, p, k, lvl + 5, end);
+    else if (c === 87 /* W */ && s.startsWith("WARN", lvl)) this.warn(s, start, p, lvl + 5, end);
+    else if (c === 101 /* e */ && s.startsWith("error", lvl)) this.failure(s, start, end);
+    else if (c === 118 /* v */ && s.startsWith("version ", lvl)) this.version(s, k + 1, end, s.slice(start, p));
+  }
+
+  private plainLine(s: string, start: number, p: number, end: number): void {
+    const st = this.st;
+    if (s.startsWith("NCCL version ", p)) {
+      st.ncclLines++;
+      this.version(s, p, end, s.slice(start, p));
+      return;
+    }
+    const text = s.slice(p, end);
+    if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
+    else if (/unhandled system error|NCCL error|ncclSystemError|ncclInternalError/.test(text)) this.failure(s, p, end);
+  }
+
+  private info(s: string, p: number, k: number, msg: number, end: number): void {
+    const st = this.st;
+    const c = s.charCodeAt(msg);
+    if (c === 67 /* C */) {
+      if (s.startsWith("Channel ", msg)) this.channel(s, msg, end);
+      return;
+    }
+    if (s.charCodeAt(end - 1) === 69 /* E */ && s.startsWith("Init COMPLETE", end - 13)) {
+      this.initComplete(s, msg, end);
+      return;
+    }
+    if (c === 78 /* N */) {
+      if (s.startsWith("NET/", msg)) this.netLine(s, p, k, msg, end);
+      else if (s.startsWith("NCCL version ", msg)) this.version(s, msg, end, processKey(s, p, k));
+      else if (s.startsWith("NCCL_", msg)) this.envLine(s, msg, end);
+      return;
+    }
+    if (c === 99 /* c */ && s.startsWith("comm 0x", msg)) {
+      this.commSummary(s, msg, end);
+      return;
+    }
+    if (c === 85 /* U */ && s.startsWith("Using network ", msg)) {
+      const key = processKey(s, p, k);
+      const net = s.slice(msg + 14, end).trim();
+      setCapped(st.networkOf, key, net);
+      st.hosts.add(hostOf(key));
+      return;
+    }
+    if (c === 66 /* B */ && s.startsWith("Bootstrap", msg)) {
+      const m = /Using (?:\[\d+\])?([^:\s]+):/.exec(s.slice(msg, end));
+      if (m) bump(st.bootstrap, m[1]!);
+      return;
+    }
+    if (c === 71 /* G */ && s.startsWith("GPU Direct RDMA Disabled", msg)) {
+      st.gdrDisabled++;
+      if (st.gdrDisabledSamples.length < MAX_SAMPLES) st.gdrDisabledSamples.push(s.slice(msg, end));
+    }
+  }
+
+  private channel(s: string, msg: number, end: number): void {
+    const st = this.st;
+    if (this.nextVia < msg) {
+      this.nextVia = s.indexOf(" via ", msg);
+      if (this.nextVia < 0) this.nextVia = s.length;
+    }
+    const via = this.nextVia;
+    if (via >= end) return; // ring order line
+    const t = via + 5;
+    const c = s.charCodeAt(t);
+    if (c === 78 /* N */ && s.startsWith("NET/", t)) {
+      if (s.startsWith("Socket", t + 4)) {
+        st.conn.socket++;
+        return;
+      }
+      st.conn.net++;
+      const gdr = s.indexOf("/GDRDMA", t + 4);
+      if (gdr >= 0 && gdr < end) st.conn.netGdr++;
+      if (s.startsWith("IB/", t + 4)) bump(st.netNames, "IB");
+      else {
+        const slash = s.indexOf("/", t + 4);
+        bump(st.netNames, s.slice(t + 4, slash > 0 && slash < end ? slash : end));
+      }
+    } else if (c === 80 /* P */ && s.startsWith("P2P", t)) st.conn.p2p++;
+    else if (c === 83 /* S */ && s.startsWith("SHM", t)) st.conn.shm++;
+    else st.conn.other++;
+  }
+
+  private netLine(s: string, p: number, k: number, msg: number, end: number): void {
+    const st = this.st;
+    const text = s.slice(msg, end);
+    const key = processKey(s, p, k);
+    st.hosts.add(hostOf(key));
+    if (/^NET\/IB ?: Using /.test(text) || /^NET\/Socket ?: Using /.test(text)) {
+      const socket = text.startsWith("NET/Socket");
+      const semi = text.indexOf("; OOB ");
+      const list = semi >= 0 ? text.slice(0, semi) : text;
+      if (semi >= 0) {
+        const oob = /^; OOB ([^:\s]+)/.exec(text.slice(semi));
+        if (oob) bump(st.oob, oob[1]!);
+      }
+      const names: string[] = [];
+      if (socket) {
+        for (const m of list.matchAll(/\[\d+\]([^:\s[\]]+):/g)) {
+          names.push(m[1]!);
+          setCapped(st.devices, `${m[1]}/Socket`, { name: m[1]!, port: 0, linkLayer: "Socket" });
+        }
+      } else {
+        for (const m of list.matchAll(/([A-Za-z0-9_.-]+):(\d+)(?::\d*)*\/(IB|RoCE)/g)) {
+          names.push(`${m[1]}:${m[2]}`);
+          const linkLayer = m[3] === "IB" ? "IB" : "RoCE";
+          setCapped(st.devices, `${m[1]}:${m[2]}`, { name: m[1]!, port: Number(m[2]), linkLayer });
+        }
+      }
+      setCapped(st.deviceListOf, `${key}${socket ? "/socket" : ""}`, names.join(","));
+      return;
+    }
+    if (/^NET\/IB ?: No device found/.test(text)) {
+      st.noDeviceFound++;
+      this.addWarning(text, hostOf(key));
+    }
+  }
+
+  private envLine(s: string, msg: number, end: number): void {
+    const m = /^(NCCL_\w+) set (?:by environment )?to (.*)$/.exec(s.slice(msg, end));
+    if (m && !this.st.env.has(m[1]!)) setCapped(this.st.env, m[1]!, m[2]!.trim().replace(/\.$/, ""));
+  }
+
+  private version(s: string, at: number, end: number, key: string): void {
+    const m = /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end));
+    if (!m) return;
+    const k = key.trim() || `unattributed#${this.st.unattributed++}`;
+    setCapped(this.st.versionOf, k, m[1]!);
+  }
+
+  private commSummary(s: string, msg: number, end: number): void {
+    const st = this.st;
+    const text = s.slice(msg, end);
+    const nn = /nNodes (\d+)/.exec(text);
+    if (nn) st.nNodes = Math.max(st.nNodes, Number(nn[1]));
+    const lr = /localRanks (\d+)/.exec(text);
+    if (lr) st.localRanks = Math.max(st.localRanks, Number(lr[1]));
+    const nr = /nRanks (\d+)/.exec(text);
+    if (nr) st.nranks = Math.max(st.nranks, Number(nr[1]));
+  }
+
+  private initComplete(s: string, msg: number, end: number): void {
+    const st = this.st;
+    st.initComplete++;
+    const m = /rank (\d+) nranks (\d+)/.exec(s.slice(msg, end));
+    if (!m) return;
+    st.nranks = Math.max(st.nranks, Number(m[2]));
+    if (st.completedRanks.size < 1 << 20) st.completedRanks.add(Number(m[1]));
+  }
+
+  private warn(s: string, start: number, p: number, msg: number, end: number): void {
+    const key = processKey(s, p, s.indexOf(" ", p));
+    this.addWarning(s.slice(msg, end), hostOf(key), s.slice(start, end));
+  }
+
+  private failure(s: string, start: number, end: number): void {
+    this.addWarning(s.slice(start, end).trim(), "");
+  }
+
+  private addWarning(text: string, host: string, sample = text): void {
+    const cause = causeOf(text);
+    let agg = this.st.warnings.get(cause.id);
+    if (!agg) {
+      agg = {
+        id: cause.id,
+        severity: cause.severity,
+        cause: cause.cause,
+        fix: cause.fix,
+        count: 0,
+        samples: [],
+        hosts: new Set(),
+      };
+      this.st.warnings.set(cause.id, agg);
+    }
+    agg.count++;
+    if (agg.samples.length < MAX_SAMPLES) agg.samples.push(sample.length > 400 ? `${sample.slice(0, 400)}…` : sample);
+    if (host && agg.hosts.size < 64) agg.hosts.add(host);
+  }
+
+  get current(): string {
+    return this.chunk;
+  }
+}
+
+/** `host:pid` of a `host:pid:tid [dev] …` line; `k` is where the prefix ends. */
+function processKey(s: string, p: number, k: number): string {
+  const sp = s.indexOf(" ", p);
+  const stop = sp >= 0 && sp < k ? sp : k;
+  const last = s.lastIndexOf(":", stop);
+  return last > p ? s.slice(p, last) : s.slice(p, stop);
+}
+
+function hostOf(key: string): string {
+  const c = key.indexOf(":");
+  return c >= 0 ? key.slice(0, c) : key;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * Skips launcher and timestamp prefixes: OpenMPI `[1,0]<stdout>:`, srun `  0: `, NCCL ≥ 2.26 `[2026-05-05 06:16:47] `,
+ * kubectl `--timestamps` `2026-05-05T06:16:47.123Z `. Returns the index where the NCCL line proper starts.
+ */
+export function skipPrefixes(s: string, start: number, end: number): number {
+  let i = start;
+  for (let round = 0; round < 3 && i < end; round++) {
+    const c = s.charCodeAt(i);
+    if (c === 91 /* [ */) {
+      const close = s.indexOf("]", i);
+      if (close < 0 || close >= end || close - i > 40) return i;
+      if (s.charCodeAt(close + 1) === 60 /* < */) {
+        const tag = s.indexOf(">:", close);
+        if (tag < 0 || tag >= end || tag - close > 12) return i;
+        i = tag + 2;
+      } else if (s.charCodeAt(i + 5) === 45 /* - */ && s.charCodeAt(close + 1) === 32) {
+        i = close + 2;
+      } else return i;
+    } else if (c === 32 || isDigit(c)) {
+      let j = i;
+      while (j < end && s.charCodeAt(j) === 32) j++;
+      const digits = j;
+      while (j < end && isDigit(s.charCodeAt(j))) j++;
+      if (j > digits && s.charCodeAt(j) === 58 /* : */ && s.charCodeAt(j + 1) === 32) {
+        i = j + 2; // srun -l
+      } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && s.charCodeAt(j + 6) === 84 /* T */) {
+        const sp = s.indexOf(" ", j);
+        if (sp < 0 || sp >= end) return i;
+        i = sp + 1; // kubectl logs --timestamps
+      } else if (j === digits && j > i) {
+        i = j; // indentation
+      } else return i;
+    } else return i;
+  }
+  return i;
+}

@@ -1,0 +1,53 @@
+import { stringify } from "yaml";
+import type { Finding } from "../core/finding.js";
+import type { NcclEnvResult } from "./env.js";
+
+export type NcclEnvFormat = "text" | "shell" | "dotenv" | "json" | "yaml" | "k8s";
+export const NCCL_ENV_FORMATS: readonly NcclEnvFormat[] = ["text", "shell", "dotenv", "json", "yaml", "k8s"];
+
+const SAFE = /^[A-Za-z0-9_=,.:/+@%-]*$/;
+
+function shellQuote(v: string): string {
+  return SAFE.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
+function comment(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `# ${l}`)
+    .join("\n");
+}
+
+function findingLines(findings: readonly Finding[]): string[] {
+  return findings.map((f) => `# ${f.severity.toUpperCase()} ${f.code} (${f.subject}): ${f.message}`);
+}
+
+/** Renders the derived variables; shell/dotenv/text carry each reason as a comment above its variable. */
+export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: string): string {
+  const names = Object.keys(r.env);
+  switch (format) {
+    case "json":
+      return `${JSON.stringify({ schemaVersion: 1, env: r.env, reasons: r.reasons, findings: r.findings, dataHcas: r.dataHcas }, null, 2)}\n`;
+    case "yaml":
+      return stringify(
+        { schemaVersion: 1, env: r.env, reasons: r.reasons, findings: r.findings, dataHcas: r.dataHcas },
+        { lineWidth: 0 },
+      );
+    case "k8s":
+      // A container `env:` list, ready to paste under `containers[].env`.
+      return stringify(
+        names.map((n) => ({ name: n, value: r.env[n] })),
+        { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" },
+      );
+    default: {
+      const prefix = format === "shell" ? "export " : "";
+      const head = source ? [`# NCCL variables for ${source} (kube-rdma nccl-env)`] : [];
+      const body = names.flatMap((n) => [
+        comment(r.reasons[n] ?? ""),
+        `${prefix}${n}=${format === "dotenv" ? r.env[n] : shellQuote(r.env[n] ?? "")}`,
+      ]);
+      const notes = r.findings.length ? ["", ...findingLines(r.findings)] : [];
+      return `${[...head, ...body, ...notes].join("\n")}\n`;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze/types.js";
+import type { Finding } from "../../core/finding.js";
+import { type Problem, problem } from "../../core/result.js";
+import { createNcclLogStream } from "../log/analyzer.js";
+import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
+import { judgeRun, type RunSummary } from "./judge.js";
+import { parsePerfJson } from "./parse-json.js";
+import { PerfTextParser } from "./parse-text.js";
+import type { PerfRun } from "./types.js";
+
+/** `analyze` data for kind `nccl_tests` (design.md contract: the judged run's fields at the top, every run in `runs`). */
+export type NcclTestsData = RunSummary & {
+  runs: RunSummary[];
+  /** The NCCL log verdict when the same input held NCCL INFO lines (a run.log). */
+  log: Pick<NcclLogData, "verdict" | "ncclVersions" | "network" | "connections"> | null;
+};
+
+/** The context may carry the verdict of an NCCL log analysed alongside (`analyze run.log`). */
+export type NcclTestsContext = AnalyzeContext & { logVerdict?: NcclLogVerdict };
+
+const MAX_JSON_BYTES = 64 * 2 ** 20;
+
+function outcome(
+  runs: PerfRun[],
+  problems: Problem[],
+  ctx: NcclTestsContext,
+  log: NcclLogData | null,
+): AnalyzeOutcome & { data: NcclTestsData | null } {
+  const withRows = runs.filter((r) => r.rows.length > 0);
+  if (withRows.length === 0) {
+    problems.push(
+      problem(
+        "nccl_tests.no_rows",
+        "No result rows: expected nccl-tests output (`#  size  count  type …` then one row per size).",
+        {
+          hint: "Capture the whole stdout of all_reduce_perf (or another *_perf binary), or its -J JSON file.",
+        },
+      ),
+    );
+    return { data: null, findings: [], problems };
+  }
+  const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
+  const judged = withRows.map((r) =>
+    judgeRun(r, {
+      ...(ctx.inventory ? { inventory: ctx.inventory } : {}),
+      ...(ctx.expectGBps !== undefined ? { expectGBps: ctx.expectGBps } : {}),
+      ...(logVerdict ? { logVerdict } : {}),
+    }),
+  );
+  // The run judged at the top: the most ranks, then the latest.
+  let main = judged[0]!;
+  for (const j of judged) if ((j.summary.nranks ?? 0) >= (main.summary.nranks ?? 0)) main = j;
+  const findings: Finding[] =
+    judged.length === 1
+      ? main.findings
+      : judged.flatMap((j, i) => j.findings.map((f) => ({ ...f, subject: `run ${i + 1}` })));
+  const data: NcclTestsData = {
+    ...main.summary,
+    runs: judged.map((j) => j.summary),
+    log:
+      log && log.lines > 0 && log.verdict !== "unknown"
+        ? { verdict: log.verdict, ncclVersions: log.ncclVersions, network: log.network, connections: log.connections }
+        : null,
+  };
+  return { data, findings, problems };
+}
+
+/** Streaming nccl-tests analyser; NCCL INFO lines in the same input feed the log analyser for the explanation. */
+export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
+  const parser = new PerfTextParser();
+  const log = createNcclLogStream(ctx);
+  let json: string[] | null = null;
+  let jsonBytes = 0;
+  let first = true;
+  return {
+    push(line: string) {
+      if (first && line.trim() !== "") {
+        first = false;
+        if (line.trimStart().startsWith("{")) json = [];
+      }
+      if (json) {
+        jsonBytes += line.length + 1;
+        if (jsonBytes <= MAX_JSON_BYTES) json.push(line);
+        return;
+      }
+      if (!parser.push(line)) log.push(line);
+    },
+    end(): AnalyzeOutcome & { data: NcclTestsData | null } {
+      if (json) {
+        if (jsonBytes > MAX_JSON_BYTES) {
+          return {
+            data: null,
+            findings: [],
+            problems: [
+              problem("nccl_tests.too_large", `JSON over ${MAX_JSON_BYTES} bytes: not an nccl-tests -J report.`),
+            ],
+          };
+        }
+        const r = parsePerfJson(json.join("\n"));
+        return outcome(r.runs, r.problems, ctx, null);
+      }
+      const runs = parser.end();
+      const logResult = log.end();
+      return outcome(runs, [...parser.problems], ctx, logResult.data);
+    },
+  };
+}
+
+export function analyzeNcclTests(
+  text: string,
+  ctx: NcclTestsContext = {},
+): AnalyzeOutcome & { data: NcclTestsData | null } {
+  const s = createNcclTestsStream(ctx);
+  const lines = text.split("\n");
+  for (const l of lines) s.push(l);
+  return s.end();
+}
+
+export const ncclTestsAnalyzer: AnalyzerKind = {
+  kind: "nccl_tests",
+  detect(head: string): number {
+    if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
+    let score = 0;
+    if (/# nThread \d+ nGpus \d+/.test(head)) score += 0.5;
+    if (/#\s+size\s+count\s+type/.test(head)) score += 0.3;
+    if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
+    return Math.min(score, 0.95);
+  },
+  analyze: (text, ctx) => analyzeNcclTests(text, ctx),
+  createStream: (ctx) => createNcclTestsStream(ctx),
+};

@@ -1,0 +1,99 @@
+import { defineCatalogue } from "../../core/finding.js";
+
+const gb = (v: number) => `${Math.round(v * 10) / 10} GB/s`;
+export const sizeText = (b: number) =>
+  b >= 2 ** 30 ? `${b / 2 ** 30} GiB` : b >= 2 ** 20 ? `${b / 2 ** 20} MiB` : b >= 1024 ? `${b / 1024} KiB` : `${b} B`;
+
+type Low = {
+  busbw: number;
+  bytes: number;
+  threshold: number;
+  expected: number;
+  source: string;
+  log: string | null;
+};
+
+/** Findings of the nccl-tests analyser. */
+export const NCCL_TESTS_FINDINGS = defineCatalogue({
+  NCCL_TESTS_WRONG: {
+    severity: "error",
+    title: "Wrong results",
+    message: (e: { rows: number; sizes: string[]; total: number }) =>
+      `${e.rows} row(s) report wrong elements (#wrong > 0, ${e.total} in all; sizes ${e.sizes.join(", ")}): the collective returned corrupted data.`,
+    fix: () =>
+      "Check GPU health (`kube-rdma verify`: ECC, row remap), remove NCCL_PROTO/NCCL_ALGO overrides (forcing LL128 where unsupported corrupts data), and check PCIe ACS.",
+  },
+  NCCL_TESTS_OUT_OF_BOUNDS: {
+    severity: "error",
+    title: "Out of bounds values",
+    message: (e: { count: number }) => `nccl-tests reports ${e.count} out-of-bounds value(s) (FAILED).`,
+    fix: () => "Treat the run as failed: check GPU health and re-run with -c 1.",
+  },
+  NCCL_TESTS_RUN_ERROR: {
+    severity: "error",
+    title: "nccl-tests reported an error",
+    message: (e: { errors: string[] }) => `nccl-tests reported: ${e.errors.join("; ")}.`,
+    fix: () => "Run again with NCCL_DEBUG=INFO and analyse the log (`kube-rdma analyze run.log`).",
+  },
+  NCCL_TESTS_BANDWIDTH_LOW: {
+    severity: "error",
+    title: "Large-message bus bandwidth below expectation",
+    message: (e: Low) =>
+      `Large-message busbw ${gb(e.busbw)} (at ${sizeText(e.bytes)}) is below ${gb(e.threshold)}; expected ≈ ${gb(e.expected)} (${e.source}).${e.log ? ` The NCCL log says: ${e.log}.` : ""}`,
+    fix: (e: Low) =>
+      e.log
+        ? "Fix what the NCCL log verdict names first, then re-run."
+        : "Re-run with NCCL_DEBUG=INFO in the same output (run.log) so the log verdict can explain it; check every node with `kube-rdma verify`.",
+  },
+  NCCL_TESTS_BANDWIDTH_OK: {
+    severity: "info",
+    title: "Large-message bus bandwidth as expected",
+    message: (e: Low) =>
+      `Large-message busbw ${gb(e.busbw)} (at ${sizeText(e.bytes)}) meets the expectation ≈ ${gb(e.expected)} (problem below ${gb(e.threshold)}; ${e.source}).`,
+    fix: () => "Nothing to do.",
+  },
+  NCCL_TESTS_SOCKET_SUSPECTED: {
+    severity: "error",
+    title: "Socket fallback?",
+    message: (e: { busbw: number; hosts: number; log: string | null }) =>
+      `Large-message busbw ${gb(e.busbw)} across ${e.hosts} nodes is TCP-socket speed, below one 100 Gb/s NIC: socket fallback?${e.log ? ` The NCCL log says: ${e.log}.` : ""}`,
+    fix: () =>
+      "Run again with NCCL_DEBUG=INFO and look for `Using network Socket` / `via NET/Socket` (`kube-rdma analyze run.log`); set NCCL_IB_HCA from `kube-rdma nccl-env`.",
+  },
+  NCCL_TESTS_ABOVE_LINE_RATE: {
+    severity: "info",
+    title: "Above the network's rate",
+    message: (e: { busbw: number; expected: number }) =>
+      `busbw ${gb(e.busbw)} exceeds the network expectation ${gb(e.expected)}: on 2 nodes NCCL may pick Tree, whose busbw is not comparable to the NIC rate.`,
+    fix: () => "Measure the network with NCCL_ALGO=Ring (`kube-rdma bench job` sets it for 2 nodes).",
+  },
+  NCCL_TESTS_BUSBW_MISMATCH: {
+    severity: "warning",
+    title: "busbw does not match algbw × factor",
+    message: (e: { rows: number; factor: number; collective: string; nranks: number; example: string }) =>
+      `${e.rows} row(s) have busbw ≠ algbw × ${Math.round(e.factor * 1000) / 1000} (${e.collective}, ${e.nranks} ranks), e.g. ${e.example}.`,
+    fix: () =>
+      "Check the rank count (all ranks listed under `# Using devices`?) and the -a reporting mode; busbw is only comparable when it follows the nccl-tests formula.",
+  },
+  NCCL_TESTS_NOT_MPI: {
+    severity: "warning",
+    title: "Each process ran alone",
+    message: (e: { duplicates: number }) =>
+      `The header or rank 0 appears again ${e.duplicates} time(s): nccl-tests was built without MPI=1 and every process ran its own single-rank test, so no network was measured.`,
+    fix: () => "Rebuild nccl-tests with `make MPI=1 MPI_HOME=…` and launch with mpirun.",
+  },
+  NCCL_TESTS_SINGLE_NODE: {
+    severity: "info",
+    title: "Single-node run",
+    message: (e: { baseline: string | null }) =>
+      `All ranks are on one node: this measures NVLink/PCIe, not the network.${e.baseline ? ` Reference: ${e.baseline}.` : ""}`,
+    fix: () => "Run on ≥ 2 nodes to measure RDMA (`kube-rdma bench job --nodes 2`).",
+  },
+  NCCL_TESTS_NO_EXPECTATION: {
+    severity: "info",
+    title: "No expectation to judge against",
+    message: (e: { busbw: number; bytes: number; candidates: string[] }) =>
+      `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: no node model and no --expect.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
+    fix: () => "Pass --expect GBps, or the node (--example/--snapshot/--root) so the data NICs give the expectation.",
+  },
+});

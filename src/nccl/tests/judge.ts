@@ -1,0 +1,242 @@
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import type { NodeInventory } from "../../inventory/types.js";
+import { BASELINES, type Baseline, findBaseline, PROBLEM_FRACTION, perNicCeiling } from "../baselines.js";
+import { deriveNcclEnv } from "../env.js";
+import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
+import { NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
+import { busBwFactor, collectiveOf, type PerfRow, type PerfRun } from "./types.js";
+
+export type Expectation = { GBps: number; problemBelowGBps: number; source: string };
+
+export type RunSummary = {
+  collective: string | null;
+  collectiveSource: "program" | "ratio" | null;
+  nranks: number | null;
+  hosts: string[];
+  gpus: string[];
+  rows: PerfRow[];
+  avgBusBw: number | null;
+  peak: { bytes: number; busbw: number } | null;
+  largeMessage: { bytes: number; busbw: number; basis: string } | null;
+  expectation: Expectation | null;
+  baseline: Omit<Baseline, "gpuModel"> | null;
+  outOfBounds: { count: number; ok: boolean } | null;
+};
+
+const GiB = 2 ** 30;
+/** Below one 100 Gb/s NIC (12.5 GB/s line rate) across nodes = TCP-socket speed (tech-spec §7). */
+const SOCKET_SPEED_GBPS = 12.5;
+
+const bestBus = (r: PerfRow): number => Math.max(r.outOfPlace?.busbw ?? 0, r.inPlace?.busbw ?? 0);
+
+/** Peak over sizes ≥ 1 GiB, or over the three largest sizes when the run stopped below 1 GiB. */
+export function largeMessageBusBw(rows: readonly PerfRow[]): { bytes: number; busbw: number; basis: string } | null {
+  if (rows.length === 0) return null;
+  let pool = rows.filter((r) => r.bytes >= GiB);
+  let basis = "peak over sizes ≥ 1 GiB";
+  if (pool.length === 0) {
+    const sizes = [...new Set(rows.map((r) => r.bytes))].sort((a, b) => b - a).slice(0, 3);
+    pool = rows.filter((r) => sizes.includes(r.bytes));
+    basis = `peak over the largest sizes (${sizes.map(sizeText).join(", ")}); the run stopped below 1 GiB`;
+  }
+  let best = pool[0]!;
+  for (const r of pool) if (bestBus(r) > bestBus(best)) best = r;
+  return { bytes: best.bytes, busbw: bestBus(best), basis };
+}
+
+function inferCollective(
+  run: PerfRun,
+  nranks: number | null,
+): { name: string | null; source: "program" | "ratio" | null } {
+  const named = collectiveOf(run.program);
+  if (named) return { name: named, source: "program" };
+  if (!nranks || nranks < 2) return { name: null, source: null };
+  const r = run.rows.find((x) => (x.outOfPlace?.algbw ?? 0) > 1);
+  if (!r?.outOfPlace?.algbw || r.outOfPlace.busbw === null) return { name: null, source: null };
+  const ratio = r.outOfPlace.busbw / r.outOfPlace.algbw;
+  const close = (f: number) => Math.abs(ratio - f) < 0.02 * f;
+  if (close((2 * (nranks - 1)) / nranks) && r.redop && r.redop !== "none")
+    return { name: "all_reduce", source: "ratio" };
+  if (close(1)) return { name: r.redop && r.redop !== "none" ? "reduce" : "broadcast", source: "ratio" };
+  return { name: null, source: null };
+}
+
+/** NIC count and rate of the node's data HCAs (what NCCL_IB_HCA would name). */
+function dataNics(inv: NodeInventory): { count: number; rateGbps: number } | null {
+  const env = deriveNcclEnv(inv);
+  const rates = env.dataHcas.map((h) => {
+    const hca = inv.hcas.find((x) => x.name === h);
+    return hca?.ports.find((p) => p.state === "ACTIVE")?.rateGbps ?? null;
+  });
+  const known = rates.filter((r): r is number => r !== null);
+  if (known.length === 0) return null;
+  return { count: known.length, rateGbps: Math.min(...known) };
+}
+
+function expectationOf(
+  collective: string | null,
+  gpusPerNode: number,
+  nics: { count: number; rateGbps: number },
+): Expectation {
+  const ceiling = perNicCeiling(nics.rateGbps);
+  // AlltoAll cannot aggregate NICs per peer (tech-spec §5.2); a rank drives at most its own NIC.
+  const used = collective === "alltoall" ? 1 : Math.min(nics.count, Math.max(gpusPerNode, 1));
+  const GBps = used * ceiling.GBps;
+  const why =
+    collective === "alltoall"
+      ? "AlltoAll runs at single-NIC speed [nccl-tests#267]"
+      : `${used} data NIC${used === 1 ? "" : "s"}`;
+  return {
+    GBps,
+    problemBelowGBps: GBps * PROBLEM_FRACTION,
+    source: `${why} × ${ceiling.GBps} GB/s (${nics.rateGbps} Gb/s × efficiency ${Math.round(ceiling.efficiency * 1000) / 1000}: ${ceiling.source})`,
+  };
+}
+
+export type JudgeContext = { inventory?: NodeInventory; expectGBps?: number; logVerdict?: NcclLogVerdict };
+
+/** Summarises one run and judges its large-message busbw. */
+export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary; findings: Finding[] } {
+  const findings: Finding[] = [];
+  const nranks = run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
+  const hosts = [...new Set(run.ranks.map((r) => r.host))];
+  const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
+  const coll = inferCollective(run, nranks);
+  const large = largeMessageBusBw(run.rows);
+  let peak: RunSummary["peak"] = null;
+  for (const r of run.rows) if (!peak || bestBus(r) > peak.busbw) peak = { bytes: r.bytes, busbw: bestBus(r) };
+  const log =
+    ctx.logVerdict && ctx.logVerdict !== "unknown" ? `${ctx.logVerdict} (${VERDICT_TEXT[ctx.logVerdict]})` : null;
+
+  findings.push(...correctness(run));
+  const mismatch = busbwMismatch(run.rows, coll.name, nranks);
+  if (mismatch) findings.push(mismatch);
+  if (run.duplicateHeaders + run.duplicateRanks > 0) {
+    findings.push(
+      makeFinding(F, "NCCL_TESTS_NOT_MPI", "run", { duplicates: run.duplicateHeaders + run.duplicateRanks }),
+    );
+  }
+
+  const multiNode = hosts.length >= 2;
+  const gpusPerNode = nranks && hosts.length ? Math.round(nranks / hosts.length) : 0;
+  const nics = ctx.inventory && multiNode ? dataNics(ctx.inventory) : null;
+  // Multi-node baselines need the NICs (from the node model); single-node ones do not.
+  const baselineQuery =
+    gpus[0] && gpusPerNode && (!multiNode || nics) ? { gpu: gpus[0], gpusPerNode, nics, collective: coll.name } : null;
+  const baseline = baselineQuery ? findBaseline(baselineQuery) : null;
+  let expectation: Expectation | null = null;
+  if (ctx.expectGBps !== undefined) {
+    expectation = {
+      GBps: ctx.expectGBps,
+      problemBelowGBps: ctx.expectGBps * 0.9,
+      source: "--expect; problem below 90% as with NCCL_TESTS_MIN_BW [NT-common]",
+    };
+  } else if (baseline && multiNode) {
+    expectation = {
+      GBps: baseline.typicalGBps[1],
+      problemBelowGBps: baseline.problemBelowGBps,
+      source: `baseline ${baseline.description}: ${baseline.typicalGBps[0]}–${baseline.typicalGBps[1]} GB/s; ${baseline.source}`,
+    };
+  } else if (nics && multiNode) {
+    expectation = expectationOf(coll.name, gpusPerNode, nics);
+  }
+
+  if (large && !run.duplicateHeaders && !run.duplicateRanks) {
+    if (multiNode && large.busbw < SOCKET_SPEED_GBPS) {
+      findings.push(
+        makeFinding(F, "NCCL_TESTS_SOCKET_SUSPECTED", "run", { busbw: large.busbw, hosts: hosts.length, log }),
+      );
+    }
+    if (!multiNode && hosts.length === 1) {
+      const ref = baseline ? `${baseline.description} ≈ ${baseline.typicalGBps[1]} GB/s (${baseline.source})` : null;
+      findings.push(makeFinding(F, "NCCL_TESTS_SINGLE_NODE", "run", { baseline: ref }));
+    } else if (expectation) {
+      const e = {
+        busbw: large.busbw,
+        bytes: large.bytes,
+        threshold: expectation.problemBelowGBps,
+        expected: expectation.GBps,
+        source: expectation.source,
+        log,
+      };
+      findings.push(
+        makeFinding(
+          F,
+          large.busbw < expectation.problemBelowGBps ? "NCCL_TESTS_BANDWIDTH_LOW" : "NCCL_TESTS_BANDWIDTH_OK",
+          "run",
+          e,
+        ),
+      );
+      if (hosts.length === 2 && coll.name === "all_reduce" && large.busbw > expectation.GBps * 1.05) {
+        findings.push(
+          makeFinding(F, "NCCL_TESTS_ABOVE_LINE_RATE", "run", { busbw: large.busbw, expected: expectation.GBps }),
+        );
+      }
+    } else {
+      const candidates = BASELINES.filter((b) => gpus.some((g) => b.gpuModel.test(g)) && b.nics !== null).map(
+        (b) => `${b.description}: ${b.typicalGBps[0]}–${b.typicalGBps[1]} GB/s`,
+      );
+      findings.push(
+        makeFinding(F, "NCCL_TESTS_NO_EXPECTATION", "run", { busbw: large.busbw, bytes: large.bytes, candidates }),
+      );
+    }
+  }
+
+  const { gpuModel: _omit, ...baselineData } = baseline ?? { gpuModel: null };
+  return {
+    summary: {
+      collective: coll.name,
+      collectiveSource: coll.source,
+      nranks,
+      hosts,
+      gpus,
+      rows: run.rows,
+      avgBusBw: run.avgBusBw,
+      peak,
+      largeMessage: large,
+      expectation,
+      baseline: baseline ? (baselineData as Omit<Baseline, "gpuModel">) : null,
+      outOfBounds: run.outOfBounds,
+    },
+    findings,
+  };
+}
+
+function correctness(run: PerfRun): Finding[] {
+  const out: Finding[] = [];
+  const wrongRows = run.rows.filter((r) => (r.outOfPlace?.wrong ?? 0) > 0 || (r.inPlace?.wrong ?? 0) > 0);
+  if (wrongRows.length) {
+    const total = wrongRows.reduce((s, r) => s + (r.outOfPlace?.wrong ?? 0) + (r.inPlace?.wrong ?? 0), 0);
+    const sizes = [...new Set(wrongRows.map((r) => sizeText(r.bytes)))].slice(0, 6);
+    out.push(makeFinding(F, "NCCL_TESTS_WRONG", "run", { rows: wrongRows.length, sizes, total }));
+  }
+  if (run.outOfBounds && !run.outOfBounds.ok) {
+    out.push(makeFinding(F, "NCCL_TESTS_OUT_OF_BOUNDS", "run", { count: run.outOfBounds.count }));
+  }
+  if (run.errors.length) out.push(makeFinding(F, "NCCL_TESTS_RUN_ERROR", "run", { errors: run.errors.slice(0, 3) }));
+  return out;
+}
+
+/** Recomputes busbw = algbw × factor; printed values are rounded (2 decimals), hence the tolerance. */
+function busbwMismatch(rows: readonly PerfRow[], collective: string | null, nranks: number | null): Finding | null {
+  if (!collective || !nranks) return null;
+  const factor = busBwFactor(collective, nranks);
+  if (factor === null) return null;
+  let bad = 0;
+  let example = "";
+  for (const r of rows) {
+    for (const p of [r.outOfPlace, r.inPlace]) {
+      if (!p || p.algbw === null || p.busbw === null || p.algbw < 0.1) continue;
+      const want = p.algbw * factor;
+      if (Math.abs(want - p.busbw) > Math.max(0.06, 0.02 * want)) {
+        bad++;
+        if (!example)
+          example = `${sizeText(r.bytes)}: algbw ${p.algbw} → busbw ${Math.round(want * 100) / 100}, printed ${p.busbw}`;
+      }
+    }
+  }
+  return bad
+    ? makeFinding(F, "NCCL_TESTS_BUSBW_MISMATCH", "run", { rows: bad, factor, collective, nranks, example })
+    : null;
+}

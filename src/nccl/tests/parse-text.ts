@@ -1,0 +1,226 @@
+import { type Problem, problem } from "../../core/result.js";
+import { skipPrefixes } from "../log/scan.js";
+import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
+
+const RANK_LINE =
+  /^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
+const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
+const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
+
+/** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
+export class PerfTextParser {
+  readonly runs: PerfRun[] = [];
+  readonly problems: Problem[] = [];
+  private run: PerfRun = emptyRun();
+  private lastHeader = new Map<string, string>();
+  private metricCols = 8;
+  private hasTimestamp = false;
+  /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
+  private errorColumn = false;
+  private lineNo = 0;
+  private seenRanks = new Set<number>();
+  private badRows = 0;
+  tableLines = 0;
+
+  /** Returns true when the line belonged to nccl-tests output (others may be NCCL log lines). */
+  push(raw: string): boolean {
+    this.lineNo++;
+    const end = raw.endsWith("\r") ? raw.length - 1 : raw.length;
+    const p = skipPrefixes(raw, 0, end);
+    const line = raw.slice(p, end).trim();
+    if (line === "") return false;
+    if (line.startsWith("#")) return this.comment(line);
+    const c = line.charCodeAt(0);
+    if (c >= 48 && c <= 57) return this.row(line);
+    return false;
+  }
+
+  private newRun(): void {
+    this.flush();
+    this.run = emptyRun();
+    this.lastHeader = new Map();
+    this.seenRanks = new Set();
+  }
+
+  private flush(): void {
+    const r = this.run;
+    if (r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0) {
+      if (!this.runs.includes(r)) this.runs.push(r);
+    }
+  }
+
+  /** A header line (`nccl-tests version`, `Collective test starting`, `nThread`): starts a run, or is a duplicate. */
+  private header(kind: string, body: string): boolean {
+    if (this.run.rows.length === 0 && this.lastHeader.get(kind) === body) {
+      this.run.duplicateHeaders++;
+      return false;
+    }
+    if (this.run.rows.length > 0 || this.lastHeader.has(kind)) this.newRun();
+    this.lastHeader.set(kind, body);
+    return true;
+  }
+
+  private comment(line: string): boolean {
+    const body = line.replace(/^#\s*/, "");
+    const version = /^nccl-tests version (\S+)/.exec(body);
+    if (version) {
+      if (this.header("version", body)) this.run.testsVersion = version[1]!;
+      return true;
+    }
+    const starting = /^Collective test starting: (\S+)/.exec(body);
+    if (starting) {
+      if (this.header("program", body)) this.run.program = starting[1]!;
+      return true;
+    }
+    if (body.startsWith("nThread ")) {
+      if (this.header("nThread", body)) this.threadLine(body);
+      return true;
+    }
+    const rank = RANK_LINE.exec(line);
+    if (rank) {
+      this.rankLine(rank);
+      return true;
+    }
+    if (/^size\s+count\s+type/.test(body)) {
+      this.columns(body);
+      return true;
+    }
+    const oob = /^Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?/.exec(body);
+    if (oob) {
+      this.run.outOfBounds = { count: Number(oob[1]), ok: oob[2] !== "FAILED" && oob[1] === "0" };
+      return true;
+    }
+    const avg = /^Avg bus bandwidth\s*:\s*(\S+)/.exec(body);
+    if (avg) {
+      const v = Number(avg[1]);
+      this.run.avgBusBw = Number.isFinite(v) ? v : null;
+      return true;
+    }
+    const error = /^error: (.*)$/.exec(body);
+    if (error) {
+      this.run.errors.push(error[1]!);
+      return true;
+    }
+    return /^(Using devices|Collective test concluded|\(B\)|out-of-place|Writing JSON|Blocking|Per-Iteration|Parallel Init|GPU memory usage|$)/.test(
+      body.trim(),
+    );
+  }
+
+  private threadLine(body: string): void {
+    const t = /nThread (\d+) nGpus (\d+)/.exec(body);
+    if (t) {
+      this.run.nThread = Number(t[1]);
+      this.run.nGpus = Number(t[2]);
+    }
+    const v = /validation: (\d+)/.exec(body);
+    if (v) this.run.validation = v[1] !== "0";
+  }
+
+  private rankLine(m: RegExpExecArray): void {
+    const rank = Number(m[1]);
+    if (this.seenRanks.has(rank)) {
+      this.run.duplicateRanks++;
+      return;
+    }
+    this.seenRanks.add(rank);
+    this.run.ranks.push({
+      rank,
+      pid: m[2] === undefined ? null : Number(m[2]),
+      host: m[3]!,
+      device: Number(m[4]),
+      busId: m[5]!,
+      gpu: m[6]!.trim(),
+    });
+  }
+
+  private columns(body: string): void {
+    const cols = body.split(/\s+/);
+    const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
+    this.hasTimestamp = cols.includes("timestamp");
+    this.errorColumn = cols.includes("error") && !cols.includes("#wrong");
+    this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
+    if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
+    this.tableLines++;
+  }
+
+  private row(line: string): boolean {
+    const tokens = line.split(/\s+/);
+    while (tokens.length > 3 && DATE.test(tokens[tokens.length - 1]!)) tokens.pop();
+    const bytes = Number(tokens[0]);
+    const count = Number(tokens[1]);
+    const type = tokens[2];
+    if (!Number.isInteger(bytes) || !Number.isInteger(count) || type === undefined || NUMBER.test(type)) {
+      return this.badRow(line);
+    }
+    const rest = tokens.slice(3);
+    const group = this.metricCols / 2;
+    let mid: number;
+    let groups: string[][];
+    if (rest.length >= this.metricCols && rest.length - this.metricCols <= 2) {
+      mid = rest.length - this.metricCols;
+      groups = [rest.slice(mid, mid + group), rest.slice(mid + group)];
+    } else if (rest.length >= group && rest.length - group <= 2) {
+      mid = rest.length - group;
+      groups = [[], rest.slice(mid)]; // in-place only (trace replay)
+    } else return this.badRow(line);
+    const perfs = groups.map((g) => (g.length ? perfOf(g, this.errorColumn) : null));
+    if (perfs.some((x) => x === undefined)) return this.badRow(line);
+    const midTokens = rest.slice(0, mid);
+    let redop: string | null = null;
+    let root: number | null = null;
+    for (const t of midTokens) {
+      if (NUMBER.test(t)) root = Number(t);
+      else redop = t;
+    }
+    const row: PerfRow = {
+      bytes,
+      count,
+      type,
+      redop,
+      root,
+      outOfPlace: perfs[0] ?? null,
+      inPlace: perfs[1] ?? null,
+      line: this.lineNo,
+    };
+    this.run.rows.push(row);
+    return true;
+  }
+
+  private badRow(line: string): boolean {
+    this.badRows++;
+    if (this.badRows <= 5) {
+      this.problems.push(
+        problem(
+          "nccl_tests.bad_row",
+          `Row not understood: expected "size count type [redop root] time algbw busbw #wrong …", found "${line.slice(0, 120)}".`,
+          {
+            line: this.lineNo,
+          },
+        ),
+      );
+    }
+    return false;
+  }
+
+  end(): PerfRun[] {
+    this.flush();
+    if (this.badRows > 5) {
+      this.problems.push(problem("nccl_tests.bad_rows", `${this.badRows} rows were not understood (first 5 listed).`));
+    }
+    return this.runs;
+  }
+}
+
+function num(t: string | undefined): number | null | undefined {
+  if (t === undefined) return undefined;
+  if (t === "N/A") return null;
+  if (!NUMBER.test(t)) return undefined;
+  return Number(t);
+}
+
+/** `time algbw busbw #wrong [i_min i_max i_p99 i_cv%]`; undefined when a value is not a number or N/A. */
+function perfOf(g: readonly string[], errorColumn: boolean): Perf | undefined {
+  const [t, a, b, w] = [num(g[0]), num(g[1]), num(g[2]), num(g[3])];
+  if (t === undefined || a === undefined || b === undefined || w === undefined) return undefined;
+  return { timeUs: t, algbw: a, busbw: b, wrong: errorColumn ? null : w };
+}

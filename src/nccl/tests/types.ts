@@ -1,0 +1,83 @@
+/** nccl-tests results (tech-spec §5). Bandwidths in GB/s (10^9 B/s) as printed; times in µs. */
+
+export type Perf = { timeUs: number | null; algbw: number | null; busbw: number | null; wrong: number | null };
+
+export type PerfRow = {
+  bytes: number;
+  count: number;
+  type: string;
+  redop: string | null;
+  root: number | null;
+  outOfPlace: Perf | null;
+  inPlace: Perf | null;
+  /** 1-based line in the input (0 for JSON). */
+  line: number;
+};
+
+export type RankInfo = { rank: number; host: string; pid: number | null; device: number; busId: string; gpu: string };
+
+export type PerfRun = {
+  /** `all_reduce_perf` as printed in `# Collective test starting:` or the JSON args. */
+  program: string | null;
+  testsVersion: string | null;
+  nThread: number | null;
+  nGpus: number | null;
+  validation: boolean | null;
+  ranks: RankInfo[];
+  /** Rank lines seen again for a rank already listed (non-MPI builds launched by mpirun). */
+  duplicateRanks: number;
+  duplicateHeaders: number;
+  rows: PerfRow[];
+  avgBusBw: number | null;
+  outOfBounds: { count: number; ok: boolean } | null;
+  errors: string[];
+};
+
+export function emptyRun(): PerfRun {
+  return {
+    program: null,
+    testsVersion: null,
+    nThread: null,
+    nGpus: null,
+    validation: null,
+    ranks: [],
+    duplicateRanks: 0,
+    duplicateHeaders: 0,
+    rows: [],
+    avgBusBw: null,
+    outOfBounds: null,
+    errors: [],
+  };
+}
+
+/** busbw = algbw × factor (tech-spec §5.2, nccl-tests doc/PERFORMANCE.md). */
+export function busBwFactor(collective: string, nranks: number): number | null {
+  if (nranks < 1) return null;
+  const n = nranks;
+  switch (collective) {
+    case "all_reduce":
+      return (2 * (n - 1)) / n;
+    case "reduce_scatter":
+    case "all_gather":
+    case "alltoall":
+    case "alltoallv":
+    case "gather":
+    case "scatter":
+    case "hypercube":
+      return (n - 1) / n;
+    case "broadcast":
+    case "reduce":
+    case "sendrecv":
+      return 1;
+    default:
+      return null;
+  }
+}
+
+/** `./build/all_reduce_perf_mpi` → `all_reduce`. */
+export function collectiveOf(program: string | null): string | null {
+  if (!program) return null;
+  const base = program.split("/").pop() ?? program;
+  const m = /^([a-z_]+?)_perf(?:_\w+)?$/.exec(base);
+  return m ? m[1]! : null;
+}
