@@ -86,6 +86,14 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
         problems.push(
           problem("ibv_devinfo.port_incomplete", `${dev.name} port ${port.port}: no state line (truncated capture?).`),
         );
+      } else if (verbose && port.physState === undefined) {
+        // -v prints phys_state after the port's other attributes: without it the block was cut.
+        problems.push(
+          problem(
+            "ibv_devinfo.port_incomplete",
+            `${dev.name} port ${port.port}: the -v block ends early (truncated capture?).`,
+          ),
+        );
       }
       dev.ports.push(finishPort(port));
     }
