@@ -44,7 +44,10 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
 
 async function readAll(reader: HostReader, dir: string): Promise<Record<string, Fact>> {
   const names = sortedNames(await reader.list(dir));
-  const values = await Promise.all(names.map((n) => reader.readText(`${dir}/${n}`)));
+  const values = await readMany(
+    reader,
+    names.map((n) => `${dir}/${n}`),
+  );
   return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
 }
 
