@@ -9,6 +9,7 @@ export type CommandEntry = {
 
 /** Every command, in the order `kube-rdma --help` lists them. One line each. */
 export const COMMANDS: readonly CommandEntry[] = [
+  { name: "verify", summary: "Check an RDMA GPU node (host, pod or snapshot)", load: () => import("./verify.js") },
   {
     name: "analyze",
     summary: "Recognise and diagnose pasted outputs (show_gids, nvidia-smi, …)",
