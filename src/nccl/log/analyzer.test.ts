@@ -24,6 +24,9 @@ describe("healthy RoCE runs across 2 nodes", () => {
       { name: "mlx5_2", port: 1, linkLayer: "RoCE" },
     ]);
     expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
+    expect(r.findings.find((f) => f.code === "NCCL_LOG_VERDICT")?.message).toMatch(
+      /^Verdict rdma_gdr: RDMA with GPUDirect on every network connection \(NCCL 2\.18\.3; 4 ranks; 2 nodes; network IB; devices mlx5_1:1 mlx5_2:1; 8 network connections \(8 GPUDirect\)/,
+    );
     expect(r.problems).toEqual([]);
   });
 

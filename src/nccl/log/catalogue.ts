@@ -3,6 +3,12 @@ import { LOG_CAUSES } from "./causes.js";
 
 /** Findings of the NCCL log analyser. */
 export const NCCL_LOG_FINDINGS = defineCatalogue({
+  NCCL_LOG_VERDICT: {
+    severity: "info",
+    title: "What NCCL did",
+    message: (e: { verdict: string; text: string; facts: string }) => `Verdict ${e.verdict}: ${e.text} (${e.facts}).`,
+    fix: () => "See the other findings for what to change; none means nothing to do.",
+  },
   NCCL_LOG_SOCKET: {
     severity: "error",
     title: "NCCL fell back to TCP sockets",
@@ -88,8 +94,10 @@ export const NCCL_WARN_FINDINGS: Catalogue = Object.fromEntries(
     {
       severity: c.severity,
       title: c.cause,
-      message: ((e: WarnEvidence) =>
-        `${e.cause} (${e.count}× ${e.hosts.length ? `on ${e.hosts.slice(0, 4).join(", ")}${e.hosts.length > 4 ? ", …" : ""}` : ""}: "${e.sample}").`) as never,
+      message: ((e: WarnEvidence) => {
+        const where = e.hosts.length ? ` on ${e.hosts.slice(0, 4).join(", ")}${e.hosts.length > 4 ? ", …" : ""}` : "";
+        return `${e.cause} (${e.count}×${where}: "${e.sample}").`;
+      }) as never,
       fix: ((e: WarnEvidence) => e.fix) as never,
     },
   ]),

@@ -113,10 +113,30 @@ function verdictFindings(st: LogState, d: NcclLogData): Finding[] {
   } else if (d.verdict === "unknown" && st.ncclLines > 0) {
     out.push(makeFinding(F, "NCCL_LOG_SINGLE_NODE", "log", {} as Record<string, never>));
   }
+  if (st.ncclLines > 0)
+    out.push(
+      makeFinding(F, "NCCL_LOG_VERDICT", "log", {
+        verdict: d.verdict,
+        text: VERDICT_TEXT[d.verdict],
+        facts: factsOf(d),
+      }),
+    );
   if (d.ncclVersions.length > 1) {
     out.push(makeFinding(F, "NCCL_LOG_MIXED_VERSIONS", "log", { versions: counts(st.versionOf) }));
   }
   return out;
+}
+
+function factsOf(d: NcclLogData): string {
+  const parts = [
+    d.ncclVersions.length ? `NCCL ${d.ncclVersions.join(", ")}` : null,
+    d.ranks ? `${d.ranks} ranks` : null,
+    d.nNodes ? `${d.nNodes} node${d.nNodes === 1 ? "" : "s"}` : null,
+    d.network ? `network ${d.network}` : null,
+    d.devices.length ? `devices ${d.devices.map((x) => (x.port ? `${x.name}:${x.port}` : x.name)).join(" ")}` : null,
+    `${d.connections.net} network connections (${d.connections.netGdr} GPUDirect), ${d.connections.socket} socket, ${d.connections.p2p} P2P, ${d.connections.shm} SHM`,
+  ];
+  return parts.filter((p) => p !== null).join("; ");
 }
 
 function warningFindings(st: LogState): Finding[] {
