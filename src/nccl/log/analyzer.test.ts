@@ -123,6 +123,12 @@ describe("NCCL's device list against the node", () => {
     expect(codes(r.findings)).toContain("NCCL_LOG_EXTRA_NIC");
   });
 
+  test("a GID index the job forced that this node does not call for is named", () => {
+    const r = analyzeNcclLog(log("init-failed-gid-2.19.txt"), { inventory: seedInventory() });
+    const f = r.findings.find((x) => x.code === "NCCL_LOG_ENV_DIFFERS");
+    expect(f?.message).toBe("The job set NCCL_IB_GID_INDEX=0, but this node calls for NCCL_IB_GID_INDEX=3.");
+  });
+
   test("a data HCA NCCL did not list is named", () => {
     const r = analyzeNcclLog(log("roce-2node-gdr-2.18.txt"), { inventory: seedInventory() });
     const f = r.findings.find((x) => x.code === "NCCL_LOG_NIC_UNUSED");

@@ -70,6 +70,16 @@ export const NCCL_LOG_FINDINGS = defineCatalogue({
       `NCCL did not list ${e.devices.join(", ")}, data HCA${e.devices.length === 1 ? "" : "s"} of this node: those rails carry nothing.`,
     fix: () => "Check the ports are ACTIVE and NCCL_IB_HCA names them (`kube-rdma verify`, `kube-rdma nccl-env`).",
   },
+  NCCL_LOG_ENV_DIFFERS: {
+    severity: "warning",
+    title: "The job's NCCL variable differs from this node's",
+    message: (e: { name: string; used: string; derived: string | null }) =>
+      `The job set ${e.name}=${e.used}, but this node calls for ${e.derived === null ? "leaving it unset" : `${e.name}=${e.derived}`}.`,
+    fix: (e: { name: string; derived: string | null }) =>
+      e.derived === null
+        ? `Unset ${e.name} (see \`kube-rdma nccl-env\`).`
+        : `Set ${e.name}=${e.derived} (from \`kube-rdma nccl-env\`), or let the device plugin inject it.`,
+  },
   NCCL_LOG_EXTRA_NIC: {
     severity: "info",
     title: "More NICs than local GPUs",

@@ -186,6 +186,13 @@ function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Find
       out.push(makeFinding(F, "NCCL_LOG_BOND_NIC", dev, { device: dev, hcaVar }));
     }
   }
+  for (const name of ["NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME"]) {
+    const used = st.env.get(name);
+    const derived = env.env[name] ?? null;
+    if (used !== undefined && used !== derived) {
+      out.push(makeFinding(F, "NCCL_LOG_ENV_DIFFERS", name, { name, used, derived }));
+    }
+  }
   const listed = new Set(rdma.map((x) => x.name));
   const missing = env.dataHcas.filter((h) => !listed.has(h));
   if (missing.length) out.push(makeFinding(F, "NCCL_LOG_NIC_UNUSED", missing.join(","), { devices: missing }));
