@@ -10,8 +10,11 @@ import type { AllocateResponse } from "../src/device-plugin/api.js";
 import { DEFAULT_SELECTION } from "../src/device-plugin/config.js";
 import type { Logger } from "../src/device-plugin/log.js";
 import { RdmaDevicePlugin } from "../src/device-plugin/plugin.js";
+import { findExample } from "../src/examples/index.js";
+import { materializeSnapshot } from "../src/examples/materialize.js";
+import { openReader } from "../src/host/index.js";
+import { readInventory } from "../src/inventory/index.js";
 import { call, FakeKubelet, pluginClient, waitFor } from "../test/support/fake-kubelet.js";
-import { inventoryFor, twoNumaHcas, writeTree } from "../test/support/rdma-node.js";
 
 const SEQUENTIAL = 10_000;
 const CONCURRENT = 1_000;
@@ -27,7 +30,7 @@ function percentile(sorted: readonly number[], p: number): number {
 async function serve(base: string): Promise<void> {
   const root = join(base, "host");
   const pluginDir = join(base, "device-plugins");
-  const hcas = twoNumaHcas();
+  const reader = await openReader({ root });
   const plugin = new RdmaDevicePlugin({
     pluginDir,
     resource: "rdma/hca",
@@ -35,7 +38,7 @@ async function serve(base: string): Promise<void> {
     sharedUnits: 1000,
     sharedHealth: "all",
     selection: DEFAULT_SELECTION,
-    mad: true,
+    mad: false,
     root,
     healthIntervalMs: 2000,
     refreshIntervalMs: 0,
@@ -43,7 +46,7 @@ async function serve(base: string): Promise<void> {
     backoffInitialMs: 100,
     backoffMaxMs: 30_000,
     registerTimeoutMs: 2000,
-    loadInventory: async () => inventoryFor(hcas),
+    loadInventory: () => readInventory(reader),
     deriveEnv: (_inv, names) => ({ NCCL_IB_HCA: `=${names.join(",")}`, NCCL_IB_TIMEOUT: "22" }),
     log: quiet,
   });
@@ -67,8 +70,7 @@ async function main(): Promise<number> {
   const root = join(base, "host");
   const pluginDir = join(base, "device-plugins");
   await mkdir(pluginDir);
-  const hcas = twoNumaHcas();
-  await writeTree(root, hcas);
+  materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), root);
   const kubelet = new FakeKubelet(pluginDir);
   await kubelet.start();
   const child = fork(process.argv[1]!, ["serve", base], { execArgv: ["--import", "tsx"] });
@@ -78,15 +80,12 @@ async function main(): Promise<number> {
   });
   await waitFor("registration", () => kubelet.registrations[0]);
   const client = pluginClient(join(pluginDir, "kube-rdma-rdma_hca.sock"));
-  const expectedHca = `=${hcas
-    .filter((h) => h.role === "data")
-    .map((h) => h.name)
-    .join(",")}`;
+  const expectedHca = "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8";
   const allocate = (id: string) =>
     call<AllocateResponse>((cb) => client.Allocate({ container_requests: [{ devices_ids: [id] }] }, cb));
   const correct = (r: AllocateResponse) => {
     const c = r.container_responses[0];
-    return c !== undefined && c.devices.length === 8 * 3 + 1 && c.envs.NCCL_IB_HCA === expectedHca;
+    return c !== undefined && c.devices.length === 8 + 1 && c.envs.NCCL_IB_HCA === expectedHca;
   };
 
   for (let i = 0; i < 500; i++) await allocate(`rdma-shared-${i % 1000}`); // warm-up: JIT, HTTP/2 window
@@ -118,7 +117,7 @@ async function main(): Promise<number> {
   const seqPass = p99 < TARGET_P99_MS && wrong === 0;
   const concPass = answered === CONCURRENT && concurrentCorrect === CONCURRENT;
   const lines = [
-    `Allocate, ${SEQUENTIAL} sequential calls over gRPC/unix socket (8 HCAs, --mad, NCCL envs):`,
+    `Allocate, ${SEQUENTIAL} sequential calls over gRPC/unix socket (seed node: 8 data HCAs, NCCL envs):`,
     `  p50 ${p50.toFixed(3)} ms   p99 ${p99.toFixed(3)} ms   max ${times[times.length - 1]!.toFixed(3)} ms   wrong answers ${wrong}`,
     `  target p99 < ${TARGET_P99_MS} ms: ${seqPass ? "PASS" : "MISS"}`,
     `  the plugin's own handler (no gRPC, ${SEQUENTIAL} calls): p50 ${handler.handlerP50.toFixed(3)} ms   p99 ${handler.handlerP99.toFixed(3)} ms`,

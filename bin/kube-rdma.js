@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/main.js";
+// Entry point: loads the compiled CLI from dist/ (built by `npm ci` / `npm run build`).
+let cli;
+try {
+  cli = await import("../dist/cli/main.js");
+} catch (err) {
+  if (err && err.code === "ERR_MODULE_NOT_FOUND" && String(err.message).includes("dist/cli/main.js")) {
+    process.stderr.write("kube-rdma: the compiled CLI is missing (dist/). Run `npm ci` or `npm run build` first.\n");
+    process.exit(2);
+  }
+  throw err;
+}
 
-main(process.argv.slice(2)).then(
+cli.main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

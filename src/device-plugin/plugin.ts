@@ -188,6 +188,9 @@ export class RdmaDevicePlugin {
     try {
       const inv = await this.cfg.loadInventory();
       const madDevices = this.cfg.mad ? await this.files.madDevices() : new Map<string, string[]>();
+      if (this.cfg.mad && madDevices.size === 0 && this.view === null) {
+        this.cfg.log.warn("--mad: no umad/issm devices in /sys/class/infiniband_mad (is ib_umad loaded?)", {});
+      }
       const view = buildNodeView(inv, {
         mode: this.cfg.mode,
         selection: this.cfg.selection,

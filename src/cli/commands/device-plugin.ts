@@ -9,19 +9,26 @@ import { buildNodeView, type DeriveEnv } from "../../device-plugin/node-view.js"
 import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "../../device-plugin/plugin.js";
 import { socketNameFor } from "../../device-plugin/registration.js";
 import { HostFiles } from "../../device-plugin/sysfs.js";
+import { openReader } from "../../host/index.js";
+import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { renderStructured } from "../../report/structured.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
-// H1's `inventoryFromFlags` (src/cli/source.ts) and H4's `deriveNcclEnv` (src/nccl/env.ts), loaded by path until
-// both land in main.
-const SOURCE_MODULE = "../source.js";
+// H4's `deriveNcclEnv` (src/nccl/env.ts), loaded by path until it lands in main.
 const NCCL_MODULE = "../../nccl/env.js";
 
-async function loadInventory(values: OptionValues): Promise<NodeInventory> {
-  const mod = (await import(SOURCE_MODULE)) as { inventoryFromFlags: (v: OptionValues) => Promise<NodeInventory> };
-  return mod.inventoryFromFlags(values);
+/** Opens the host once (a UsageError for a bad --root/--snapshot/--example), then re-reads it on every call. */
+async function inventoryLoader(values: OptionValues): Promise<() => Promise<NodeInventory>> {
+  const timeout = num(values, "command-timeout");
+  const reader = await openReader({
+    ...(str(values, "root") !== undefined ? { root: str(values, "root")! } : {}),
+    ...(str(values, "snapshot") !== undefined ? { snapshot: str(values, "snapshot")! } : {}),
+    ...(str(values, "example") !== undefined ? { example: str(values, "example")! } : {}),
+    ...(timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}),
+  });
+  return () => readInventory(reader, timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {});
 }
 
 async function ncclDeriver(ncclVersion: string | undefined): Promise<DeriveEnv> {
@@ -96,7 +103,7 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
 
 /** `--dry-run`: what the plugin would advertise and answer on this node, without serving. */
 async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
-  const inv = await loadInventory(values);
+  const inv = await (await inventoryLoader(values))();
   const files = new HostFiles(settings.root);
   const view = buildNodeView(inv, {
     mode: settings.mode,
@@ -158,7 +165,7 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
 /** Serves until SIGTERM/SIGINT, then removes the socket. */
 async function serve(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
   const log = lineLogger((line) => io.stderr(line));
-  const plugin = new RdmaDevicePlugin({ ...settings, loadInventory: () => loadInventory(values), log });
+  const plugin = new RdmaDevicePlugin({ ...settings, loadInventory: await inventoryLoader(values), log });
   try {
     await plugin.start();
   } catch (err) {
