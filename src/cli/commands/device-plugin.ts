@@ -67,6 +67,8 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
   if (metrics !== undefined && !metricsAddr) {
     throw new UsageError(`--metrics-addr expects HOST:PORT, :PORT or PORT (e.g. :9465); got "${metrics}".`);
   }
+  const refresh = num(values, "refresh-interval") ?? 60;
+  if (!(refresh >= 0)) throw new UsageError(`--refresh-interval expects seconds ≥ 0 (0 = off); got ${refresh}.`);
   const inject = str(values, "inject-nccl-env") ?? "true";
   const ncclVersion = str(values, "nccl-version");
   if (ncclVersion !== undefined && !parseNcclVersion(ncclVersion)) {
@@ -82,7 +84,7 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
     mad: bool(values, "mad"),
     root: str(values, "root") ?? "/",
     healthIntervalMs: positive(values, "health-interval", "seconds") * 1000,
-    refreshIntervalMs: (num(values, "refresh-interval") ?? 60) * 1000,
+    refreshIntervalMs: refresh * 1000,
     watchPollMs: 1000,
     backoffInitialMs: 500,
     backoffMaxMs: 30_000,
