@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { capture, captureVariants } from "../../test/support/captures.js";
@@ -35,6 +37,19 @@ describe("detection", () => {
       });
     }
   }
+
+  test("NCCL logs and nccl-tests outputs go to H4's analysers, not to a host-tool kind", () => {
+    const root = join(import.meta.dirname, "..", "..", "fixtures");
+    for (const [dir, kind] of [
+      ["nccl-logs", "nccl_log"],
+      ["nccl-tests", "nccl_tests"],
+    ] as const) {
+      for (const name of readdirSync(join(root, dir)).filter((n) => n.endsWith(".txt"))) {
+        const text = readFileSync(join(root, dir, name), "utf8");
+        expect([name, detectKind(text, ANALYZERS).kind]).toEqual([name, kind]);
+      }
+    }
+  });
 
   test("prose, an empty file and binary noise are unknown", () => {
     for (const text of ["", "hello\nworld\n", "\u0000\u0001\u0002garbage", "Traceback (most recent call last):\n  x"]) {

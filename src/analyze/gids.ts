@@ -21,7 +21,9 @@ function groupPorts(rows: readonly GidRow[]): PortGids[] {
   const byPort = new Map<string, GidRow[]>();
   for (const r of rows) {
     const key = `${r.device}\u0000${r.port}`;
-    byPort.set(key, [...(byPort.get(key) ?? []), r]);
+    const list = byPort.get(key);
+    if (list) list.push(r);
+    else byPort.set(key, [r]);
   }
   const ports: PortGids[] = [];
   for (const list of byPort.values()) {
@@ -40,25 +42,27 @@ function groupPorts(rows: readonly GidRow[]): PortGids[] {
   return ports.sort((a, b) => naturalCompare(a.device, b.device) || a.port - b.port);
 }
 
-function subjectOf(p: PortGids, ports: readonly PortGids[]): string {
-  const multiPort = ports.some((q) => q.device === p.device && q.port !== p.port);
-  return multiPort || p.port !== 1 ? `${p.device}/${p.port}` : p.device;
+/** `mlx5_1` for a single-port device, `mlx5_1/2` when the device has several ports. */
+function subjectNamer(ports: readonly PortGids[]): (p: PortGids) => string {
+  const perDevice = new Map<string, number>();
+  for (const p of ports) perDevice.set(p.device, (perDevice.get(p.device) ?? 0) + 1);
+  return (p) => ((perDevice.get(p.device) ?? 0) > 1 || p.port !== 1 ? `${p.device}/${p.port}` : p.device);
 }
 
 /** Index 0 and the v1/v2 pairs fill from the start; anything missing below the highest used slot is a hole. */
-function sparseFindings(ports: readonly PortGids[]): Finding[] {
+function sparseFindings(ports: readonly PortGids[], subjectOf: (p: PortGids) => string): Finding[] {
   const sparse = ports.filter((p) => Math.max(...p.rows.map((r) => r.index)) + 1 > p.rows.length);
   if (sparse.length > 1 && sparse.length === ports.length) {
     const indices = sparse[0]!.rows.map((r) => r.index);
-    return [makeFinding(C, "GID_TABLE_SPARSE", "node", { indices, devices: sparse.map((p) => subjectOf(p, ports)) })];
+    return [makeFinding(C, "GID_TABLE_SPARSE", "node", { indices, devices: sparse.map(subjectOf) })];
   }
   return sparse.map((p) => {
-    const subject = subjectOf(p, ports);
+    const subject = subjectOf(p);
     return makeFinding(C, "GID_TABLE_SPARSE", subject, { indices: p.rows.map((r) => r.index), devices: [subject] });
   });
 }
 
-function indexFindings(ports: readonly PortGids[], ctx: AnalyzeContext): Finding[] {
+function indexFindings(ports: readonly PortGids[], ctx: AnalyzeContext, subjectOf: (p: PortGids) => string): Finding[] {
   const management = managementHcaOf(ctx);
   const judged = ports.filter((p) => p.v2Ipv4 && p.device !== management);
   const usual = mostCommon(
@@ -71,7 +75,7 @@ function indexFindings(ports: readonly PortGids[], ctx: AnalyzeContext): Finding
     return [makeFinding(C, "GID_INDEX_UNIFORM", "node", { index: usual, devices: judged.length })];
   }
   return odd.map((p) =>
-    makeFinding(C, "GID_INDEX_DIFFERS", subjectOf(p, ports), {
+    makeFinding(C, "GID_INDEX_DIFFERS", subjectOf(p), {
       index: p.v2Ipv4!.index,
       usual,
       ipv4: p.v2Ipv4!.ipv4,
@@ -80,7 +84,7 @@ function indexFindings(ports: readonly PortGids[], ctx: AnalyzeContext): Finding
   );
 }
 
-function missingV2Findings(ports: readonly PortGids[]): Finding[] {
+function missingV2Findings(ports: readonly PortGids[], subjectOf: (p: PortGids) => string): Finding[] {
   const roce = ports.filter((p) => p.roce);
   const missing = roce.filter((p) => !p.v2Ipv4 && !p.v2Ipv6);
   const linkLocalOnly = (p: PortGids) => p.rows.every((r) => classifyGid(r.gid) === "link_local");
@@ -88,7 +92,7 @@ function missingV2Findings(ports: readonly PortGids[]): Finding[] {
     return [makeFinding(C, "GID_LINK_LOCAL_ONLY", "node", { devices: roce.length })];
   }
   return missing.map((p) =>
-    makeFinding(C, "NO_ROCEV2_GID", subjectOf(p, ports), { netdev: p.netdev, linkLocalOnly: linkLocalOnly(p) }),
+    makeFinding(C, "NO_ROCEV2_GID", subjectOf(p), { netdev: p.netdev, linkLocalOnly: linkLocalOnly(p) }),
   );
 }
 
@@ -99,7 +103,11 @@ function summaryOf(ports: readonly PortGids[], rows: number): string {
   if (ports.length > 0 && ports.every((p) => !p.roce)) return `${head}; InfiniBand (no RoCE GIDs)`;
   if (withV4.length === 0) return `${head}; no RoCE v2 IPv4 GID`;
   const byIndex = new Map<number, string[]>();
-  for (const p of withV4) byIndex.set(p.v2Ipv4!.index, [...(byIndex.get(p.v2Ipv4!.index) ?? []), p.device]);
+  for (const p of withV4) {
+    const list = byIndex.get(p.v2Ipv4!.index);
+    if (list) list.push(p.device);
+    else byIndex.set(p.v2Ipv4!.index, [p.device]);
+  }
   if (byIndex.size === 1 && withV4.length === ports.length) {
     return `${head}; RoCE v2 IPv4 at index ${[...byIndex.keys()][0]} on all`;
   }
@@ -115,6 +123,11 @@ function summaryOf(ports: readonly PortGids[], rows: number): string {
  */
 export function evaluateGids(rows: readonly GidRow[], ctx: AnalyzeContext): { findings: Finding[]; summary: string } {
   const ports = groupPorts(rows);
-  const findings = [...missingV2Findings(ports), ...indexFindings(ports, ctx), ...sparseFindings(ports)];
+  const subjectOf = subjectNamer(ports);
+  const findings = [
+    ...missingV2Findings(ports, subjectOf),
+    ...indexFindings(ports, ctx, subjectOf),
+    ...sparseFindings(ports, subjectOf),
+  ];
   return { findings, summary: summaryOf(ports, rows.length) };
 }

@@ -89,7 +89,12 @@ function rateFindings(devices: readonly IbDeviceReport[], ctx: AnalyzeContext): 
 function firmwareFindings(devices: readonly IbDeviceReport[]): Finding[] {
   const out: Finding[] = [];
   const byPart = new Map<string, IbDeviceReport[]>();
-  for (const d of devices) if (d.partId && d.fwVer) byPart.set(d.partId, [...(byPart.get(d.partId) ?? []), d]);
+  for (const d of devices) {
+    if (!d.partId || !d.fwVer) continue;
+    const group = byPart.get(d.partId);
+    if (group) group.push(d);
+    else byPart.set(d.partId, [d]);
+  }
   for (const [partId, group] of byPart) {
     const usual = mostCommon(
       group.map((d) => d.fwVer!),

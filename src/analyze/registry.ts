@@ -1,3 +1,4 @@
+import { ncclLogAnalyzer, ncclTestsAnalyzer } from "../nccl/index.js";
 import { ibdev2netdevAnalyzer } from "./kinds/ibdev2netdev.js";
 import { ibstatAnalyzer } from "./kinds/ibstat.js";
 import { ibvDevinfoAnalyzer } from "./kinds/ibv-devinfo.js";
@@ -18,4 +19,6 @@ export const ANALYZERS: AnalyzerKind[] = [
   nvidiaSmiTopoAnalyzer,
   nvidiaSmiAnalyzer,
   nvidiaSmiXmlAnalyzer,
+  ncclTestsAnalyzer,
+  ncclLogAnalyzer,
 ];

@@ -73,7 +73,7 @@ export const gidIndexCheck: Check = {
   codes: ["GID_INDEX_DIFFERS"],
   run(inv) {
     const [usual, ...odd] = ipv4IndexGroups(dataPorts(inv));
-    if (!usual) return [];
+    if (!usual || odd.length === 0) return [];
     const usualHcas = compactNames(usual[1].map((dp) => dp.hca.name));
     return odd.flatMap(([index, list]) =>
       list.map((dp) =>

@@ -1,6 +1,6 @@
 /** GPUDirect RDMA: a mechanism (peermem or DMA-BUF), and a data NIC close enough to each GPU for NCCL to use it. */
 import type { Finding } from "../core/finding.js";
-import type { NcclDistance } from "../inventory/types.js";
+import type { GpuNicPath, NcclDistance } from "../inventory/types.js";
 import { finding } from "./catalogue.js";
 import { gpuSubject } from "./gpus.js";
 import { dataHcas } from "./select.js";
@@ -26,12 +26,17 @@ export const nearNicCheck: Check = {
   codes: ["GPU_NO_NEAR_NIC"],
   run(inv) {
     const data = new Set(dataHcas(inv).map((h) => h.name));
+    const nearestByGpu = new Map<number, GpuNicPath>();
+    for (const p of inv.paths) {
+      if (!data.has(p.hca)) continue;
+      const best = nearestByGpu.get(p.gpu);
+      if (!best || RANK[p.distance] < RANK[best.distance]) nearestByGpu.set(p.gpu, p);
+    }
     const out: Finding[] = [];
     for (const gpu of inv.gpus) {
-      const paths = inv.paths.filter((p) => p.gpu === gpu.index && data.has(p.hca));
-      if (paths.length === 0) continue; // no resolvable PCIe path: nothing to judge
-      const nearest = paths.reduce((a, b) => (RANK[b.distance] < RANK[a.distance] ? b : a));
-      if (RANK[nearest.distance] <= GDR_DEFAULT_LEVEL) continue;
+      const nearest = nearestByGpu.get(gpu.index);
+      // No resolvable PCIe path: nothing to judge.
+      if (!nearest || RANK[nearest.distance] <= GDR_DEFAULT_LEVEL) continue;
       out.push(
         finding("GPU_NO_NEAR_NIC", gpuSubject(gpu), {
           busId: gpu.pciAddress,

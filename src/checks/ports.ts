@@ -37,7 +37,7 @@ export const rateCheck: Check = {
       (dp) => dp.port.rateGbps!,
       (a, b) => b - a,
     );
-    if (!usual) return [];
+    if (!usual || odd.length === 0) return [];
     return odd.flatMap(([rateGbps, list]) =>
       list.map((dp) =>
         finding("RATE_MISMATCH", portSubject(dp.hca, dp.port), {

@@ -4,8 +4,20 @@ import type { Hca, NodeInventory, PhysState, Port, PortState } from "../inventor
 
 export type DataPort = { hca: Hca; port: Port };
 
+/** Data HCAs in natural order (mlx5_2 before mlx5_10). */
 export function dataHcas(inv: NodeInventory): Hca[] {
-  return inv.hcas.filter((h) => h.role === "data").sort((a, b) => naturalCompare(a.name, b.name));
+  const data = inv.hcas.filter((h) => h.role === "data");
+  return inOrder(data) ? data : data.sort((a, b) => naturalCompare(a.name, b.name));
+}
+
+/** Zero-padded numbers make plain string order natural; cheaper than naturalCompare on the hot path. */
+const naturalKey = (name: string) => name.replace(/\d+/g, (d) => d.padStart(10, "0"));
+
+function inOrder(hcas: readonly Hca[]): boolean {
+  for (let i = 1; i < hcas.length; i++) {
+    if (naturalKey(hcas[i - 1]!.name) > naturalKey(hcas[i]!.name)) return false;
+  }
+  return true;
 }
 
 export function dataPorts(inv: NodeInventory): DataPort[] {

@@ -37,6 +37,11 @@ export const SOURCE_OPTIONS: readonly OptionSpec[] = [
     description: "Use an embedded example host (see `kube-rdma examples`)",
   },
   {
+    name: "list-examples",
+    type: "boolean",
+    description: "List the embedded example hosts and exit",
+  },
+  {
     name: "command-timeout",
     type: "number",
     valueName: "SECONDS",

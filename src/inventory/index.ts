@@ -5,6 +5,7 @@ import type { NodeInventory } from "./types.js";
 
 export { buildInventory } from "./build.js";
 export type * from "./facts.js";
+export { type GidRow, readGidTable, renderShowGids, SHOW_GIDS_HEADER } from "./gid-table.js";
 export { readFacts, readPortGids } from "./read.js";
 export { assignRoles } from "./roles.js";
 export { pciDistance, splitPciPath } from "./topology.js";

@@ -78,14 +78,14 @@ export const NCCL_ENV_FINDINGS = defineCatalogue({
     severity: "info",
     title: "GPUDirect RDMA level raised",
     message: (e: { gpus: string[]; level: string }) =>
-      `${e.gpus.join(", ")} reach their nearest data NIC only through the CPU host bridge (${e.level}); NCCL's default level PXB would turn GPUDirect RDMA off for them.`,
+      `${e.gpus.join(", ")} ${e.gpus.length === 1 ? "reaches its" : "reach their"} nearest data NIC only through the CPU host bridge (${e.level}); NCCL's default level PXB would turn GPUDirect RDMA off there.`,
     fix: () => "NCCL_NET_GDR_LEVEL=PHB is set; if bandwidth drops, compare with NCCL_NET_GDR_LEVEL unset.",
   },
   NCCL_GDR_FAR: {
     severity: "warning",
     title: "GPU far from every data NIC",
     message: (e: { gpus: string[] }) =>
-      `${e.gpus.join(", ")} reach every data NIC only across CPU sockets (SYS); GPUDirect RDMA stays off for them and traffic bounces through host memory.`,
+      `${e.gpus.join(", ")} ${e.gpus.length === 1 ? "reaches" : "reach"} every data NIC only across CPU sockets (SYS); GPUDirect RDMA stays off there and traffic bounces through host memory.`,
     fix: () =>
       "Put a data NIC on the same PCIe switch or NUMA node as each GPU; NCCL_NET_GDR_LEVEL=SYS is rarely faster.",
   },

@@ -98,7 +98,7 @@ function hcaEntry(ports: readonly DataPort[], skipped: readonly string[]): EnvEn
     value: `=${tokens.join(",")}`,
     reason:
       `the ${names.length} data HCA${names.length === 1 ? "" : "s"} with an active port (${rangeText(tokens)}); ` +
-      `leading "=" = exact names, so ${names[0]} does not also match ${names[0]}0–${names[0]}9` +
+      `leading "=" = exact names (a bare mlx5_1 would also match mlx5_10–mlx5_19)` +
       `${multi ? "; ports named because an HCA has several" : ""}${left}`,
   };
 }
@@ -174,8 +174,8 @@ function gdrLevel(inv: NodeInventory, ports: readonly DataPort[]): { entry: EnvE
       name: "NCCL_NET_GDR_LEVEL",
       value: "PHB",
       reason:
-        `${phb.join(", ")} reach their nearest data NIC through the CPU host bridge (PHB); NCCL's default level PXB ` +
-        "would send their traffic through host memory instead of GPUDirect RDMA",
+        `${phb.join(", ")} ${phb.length === 1 ? "reaches its" : "reach their"} nearest data NIC through the CPU host ` +
+        "bridge (PHB); NCCL's default level PXB would send that traffic through host memory instead of GPUDirect RDMA",
     },
     findings,
   };

@@ -2,7 +2,7 @@ import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import type { DataPort } from "./data-ports.js";
-import { ASSUMED_NCCL_NOTE, formatNcclVersion, hasGidAutoSelect, type NcclVersion } from "./version.js";
+import { formatNcclVersion, hasGidAutoSelect, type NcclVersion } from "./version.js";
 
 export type EnvEntry = { name: string; value: string; reason: string };
 
@@ -69,7 +69,7 @@ function pinnedIndex(
   const all = count === 1 ? "the data HCA" : `all ${count} data HCAs`;
   const why =
     version === null
-      ? `pinned because NCCL before 2.21 uses index 0 (RoCE v1, link-local) by default (${ASSUMED_NCCL_NOTE})`
+      ? "pinned because NCCL before 2.21 uses index 0 (RoCE v1, link-local) by default; the NCCL version is unknown, so the variable is chosen to work on every release (--nccl-version X.Y tailors it)"
       : `pinned because NCCL ${formatNcclVersion(version)} uses index 0 (RoCE v1, link-local) by default`;
   return {
     entries: [

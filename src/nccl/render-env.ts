@@ -34,11 +34,8 @@ export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: 
         { lineWidth: 0 },
       );
     case "k8s":
-      // A container `env:` list, ready to paste under `containers[].env`.
-      return stringify(
-        names.map((n) => ({ name: n, value: r.env[n] })),
-        { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" },
-      );
+      // A container `env:` list, ready to paste under `containers[].env` (values double-quoted: "=mlx5_1,…").
+      return names.map((n) => `- name: ${n}\n  value: ${JSON.stringify(r.env[n])}\n`).join("");
     default: {
       const prefix = format === "shell" ? "export " : "";
       const head = source ? [`# NCCL variables for ${source} (kube-rdma nccl-env)`] : [];

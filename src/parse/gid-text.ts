@@ -32,8 +32,22 @@ function groupsOf(part: string): string[] | null {
 }
 
 /** `::ffff:10.0.60.3` → `0000:0000:0000:0000:0000:ffff:0a00:3c03`; null when the text is not an IPv6 address. */
+const FULL = /^[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}$/;
+/** `::ffff:10.0.60.3`, the form `ibv_devinfo -v` prints for every IPv4 RoCE GID: worth a fast path. */
+const MAPPED_V4 = /^::ffff:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i;
+const hex2 = (n: number) => (n < 16 ? "0" : "") + n.toString(16);
+
+function mappedGid(m: RegExpExecArray): string | null {
+  const [a, b, c, d] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+  if (a > 255 || b > 255 || c > 255 || d > 255) return null;
+  return `0000:0000:0000:0000:0000:ffff:${hex2(a)}${hex2(b)}:${hex2(c)}${hex2(d)}`;
+}
+
 export function expandGid(text: string): string | null {
   const t = text.trim();
+  if (FULL.test(t)) return t.toLowerCase();
+  const mapped = MAPPED_V4.exec(t);
+  if (mapped) return mappedGid(mapped);
   if (t.length === 0 || t.length > 45) return null;
   const halves = t.split("::");
   if (halves.length > 2) return null;
@@ -55,10 +69,11 @@ const MAPPED_PREFIX = "0000:0000:0000:0000:0000:ffff:";
 
 /** The IPv4 address of an IPv4-mapped GID (NCCL's test: 80 zero bits then `ffff`), else null. */
 export function ipv4OfGid(gid: string): string | null {
-  if (!gid.startsWith(MAPPED_PREFIX) || gid.length !== 39) return null;
-  const hex = gid.slice(MAPPED_PREFIX.length).replace(":", "");
-  const bytes = [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-  return bytes.some(Number.isNaN) ? null : bytes.join(".");
+  if (gid.length !== 39 || !gid.startsWith(MAPPED_PREFIX)) return null;
+  const hi = Number.parseInt(gid.slice(30, 34), 16);
+  const lo = Number.parseInt(gid.slice(35, 39), 16);
+  if (Number.isNaN(hi) || Number.isNaN(lo)) return null;
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
 export type GidClass = "empty" | "link_local" | "ipv4" | "ipv6_global";

@@ -22,7 +22,7 @@ const HCA_ID = /^\s*hca_id:\s*(\S+)/;
 const KEY_VALUE = /^\s*([A-Za-z_][\w]*):\s*(.*)$/;
 const GID_LINE = /^\s*GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+),?\s*(.*)$/;
 const NO_DEVICES = /No IB devices found/i;
-const FAILURE = /^\s*(Failed to get IB devices list.*|ibv_devinfo: .*|.*: command not found)\s*$/;
+const FAILURE = /^\s*(Failed to get IB devices list.*|ibv_devinfo: .*|\S+: command not found)\s*$/;
 
 type PortDraft = IbPortReport & { width?: number; laneGbps?: number; sawState: boolean };
 
@@ -93,17 +93,14 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
       devices.push(dev);
       continue;
     }
-    if (NO_DEVICES.test(t)) {
-      noDevices = true;
+    if (!dev) {
+      if (NO_DEVICES.test(t)) noDevices = true;
+      const failure = FAILURE.exec(t);
+      if (failure)
+        problems.push(problem("ibv_devinfo.failed", `ibv_devinfo failed: ${excerpt(failure[1]!)}`, { line }));
       continue;
     }
-    const failure = FAILURE.exec(t);
-    if (failure && !dev) {
-      problems.push(problem("ibv_devinfo.failed", `ibv_devinfo failed: ${excerpt(failure[1]!)}`, { line }));
-      continue;
-    }
-    if (!dev) continue;
-    const gid = GID_LINE.exec(t);
+    const gid = t.includes("GID[") ? GID_LINE.exec(t) : null;
     if (gid) {
       verbose = true;
       const full = expandGid(gid[2]!);

@@ -62,8 +62,10 @@ function parseRow(text: string, line: number): RowParse {
   return { row: { device, port: Number(port), index: Number(index), gid, ipv4, version, netdev }, problems };
 }
 
-function compareRows(a: GidRow, b: GidRow): number {
-  return naturalCompare(a.device, b.device) || a.port - b.port || a.index - b.index;
+/** Natural device order, then port, then index; device names are ranked once (few devices, many rows). */
+function sortRows(rows: GidRow[]): GidRow[] {
+  const rank = new Map([...new Set(rows.map((r) => r.device))].sort(naturalCompare).map((d, i) => [d, i]));
+  return rows.sort((a, b) => rank.get(a.device)! - rank.get(b.device)! || a.port - b.port || a.index - b.index);
 }
 
 /**
@@ -98,7 +100,7 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       continue;
     }
     rowLines++;
-    problems.push(...parsed.problems);
+    if (parsed.problems.length > 0) problems.push(...parsed.problems);
     const r = parsed.row;
     const key = `${r.device}/${r.port}/${r.index}`;
     if (rows.has(key)) {
@@ -124,5 +126,5 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       ),
     );
   }
-  return ok({ gids: [...rows.values()].sort(compareRows), nGidsFound }, problems);
+  return ok({ gids: sortRows([...rows.values()]), nGidsFound }, problems);
 }

@@ -17,10 +17,12 @@ export const ibdev2netdevAnalyzer: AnalyzerKind = {
   analyze(text) {
     return outcomeOf(parseIbdev2netdev(text), (value) => {
       const findings: Finding[] = [];
+      const portsPerDevice = new Map<string, number>();
+      for (const m of value.mappings) portsPerDevice.set(m.device, (portsPerDevice.get(m.device) ?? 0) + 1);
       for (const m of value.mappings) {
         const portDown = m.portState !== undefined && m.portState !== "ACTIVE";
         if (!m.up || portDown) {
-          const multi = value.mappings.some((o) => o.device === m.device && o.port !== m.port);
+          const multi = (portsPerDevice.get(m.device) ?? 0) > 1;
           findings.push(
             makeFinding(C, "PORT_DOWN", multi || m.port !== 1 ? `${m.device}/${m.port}` : m.device, {
               port: m.port,

@@ -8,7 +8,7 @@ import {
   unknownEntry,
 } from "../../analyze/index.js";
 import { renderAnalyzeText, structuredEntries } from "../../analyze/render.js";
-import type { AnalyzeContext } from "../../analyze/types.js";
+import type { AnalyzeContext, AnalyzerKind } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
 import { renderStructured } from "../../report/structured.js";
@@ -21,18 +21,20 @@ const LARGE_BYTES = 8 * 1024 * 1024;
 /** Without a stream, a large input is read whole up to this size. */
 const WHOLE_CAP_BYTES = 256 * 1024 * 1024;
 
-async function analyzeInput(
-  input: Input,
-  ctx: AnalyzeContext,
-  kind: string | undefined,
-  io: Io,
-): Promise<AnalyzedInput> {
+type InputOptions = { ctx: AnalyzeContext; kind: string | undefined; io: Io; analyzers?: readonly AnalyzerKind[] };
+
+/** Analyses one read input: whole text, or a large file through the kind's line stream when it has one. */
+export async function analyzeInput(input: Input, opts: InputOptions): Promise<AnalyzedInput> {
+  const { ctx, kind, io } = opts;
+  const analyzers = opts.analyzers ?? ANALYZERS;
   if (input.status === "unreadable") {
     return { file: input.file, kind: "unknown", data: null, findings: [], problems: [input.problem] };
   }
-  if (input.status === "whole") return analyzeText(input.file, input.text, ctx, kind ? { kind } : {});
-  const analyzer = chooseAnalyzer(input.head, kind);
-  if (!analyzer) return unknownEntry(input.file);
+  if (input.status === "whole") {
+    return analyzeText(input.file, input.text, ctx, { analyzers, ...(kind ? { kind } : {}) });
+  }
+  const analyzer = chooseAnalyzer(input.head, kind, analyzers);
+  if (!analyzer) return unknownEntry(input.file, analyzers);
   if (analyzer.createStream) {
     const stream = analyzer.createStream(ctx);
     for await (const line of input.lines()) stream.push(line);
@@ -57,7 +59,7 @@ async function analyzeInput(
       ],
     };
   }
-  return analyzeText(input.file, await readWhole(io, input.file), ctx, { kind: analyzer.kind });
+  return analyzeText(input.file, await readWhole(io, input.file), ctx, { kind: analyzer.kind, analyzers });
 }
 
 /** 2 when nothing could be read or recognised; else 1 on any error finding (or warning with --strict); else 0. */
@@ -124,7 +126,7 @@ export const command: CommandSpec = {
     const files = positionals.filter((f, i) => f !== "-" || positionals.indexOf("-") === i);
     for (const file of files) {
       const input = await readInput(file, io, { largeBytes: LARGE_BYTES, headBytes: DETECT_HEAD_BYTES });
-      entries.push(await analyzeInput(input, ctx, kind, io));
+      entries.push(await analyzeInput(input, { ctx, kind, io }));
     }
     const format = str(values, "output") ?? "text";
     io.stdout(format === "text" ? renderAnalyzeText(entries) : renderStructured(format, structuredEntries(entries)));

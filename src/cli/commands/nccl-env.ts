@@ -38,12 +38,21 @@ export function printNcclEnv(inv: NodeInventory, values: OptionValues, io: Io): 
   return exitCodeFor(result.findings, values.strict === true);
 }
 
-// H1's `inventoryFromFlags` (src/cli/source.ts): loaded by path so this command builds before it lands.
-const SOURCE_MODULE = "../source.js";
-
-async function loadInventory(values: OptionValues): Promise<NodeInventory> {
-  const mod = (await import(SOURCE_MODULE)) as { inventoryFromFlags: (v: OptionValues) => Promise<NodeInventory> };
-  return mod.inventoryFromFlags(values);
+/** The node model from --root/--snapshot/--example (or the live host), via H1's reader and inventory. */
+export async function loadInventory(values: OptionValues): Promise<NodeInventory> {
+  const { openReader } = await import("../../host/open.js");
+  const { readInventory } = await import("../../inventory/index.js");
+  const seconds = num(values, "command-timeout");
+  const root = str(values, "root");
+  const snapshot = str(values, "snapshot");
+  const example = str(values, "example");
+  const reader = await openReader({
+    ...(root !== undefined ? { root } : {}),
+    ...(snapshot !== undefined ? { snapshot } : {}),
+    ...(example !== undefined ? { example } : {}),
+    ...(seconds !== undefined ? { commandTimeoutMs: seconds * 1000 } : {}),
+  });
+  return readInventory(reader, seconds !== undefined ? { commandTimeoutMs: seconds * 1000 } : {});
 }
 
 export const command: CommandSpec = {

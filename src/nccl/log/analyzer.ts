@@ -16,14 +16,25 @@ export function createNcclLogStream(ctx: AnalyzeContext = {}): NcclLogStream {
   let rest = "";
   return {
     write(chunk: string) {
-      const s = rest ? rest + chunk : chunk;
-      const used = scanner.scanChunk(s);
-      rest = used < s.length ? s.slice(used) : "";
-      if (rest.length > 1 << 20) {
-        // A "line" over 1 MiB is not a log line (binary data): scan it as one and move on.
-        st.binaryLines++;
+      let from = 0;
+      if (rest) {
+        // Finish the partial line without concatenating whole chunks (no multi-MiB copies).
+        const nl = chunk.indexOf("\n");
+        if (nl < 0) {
+          rest += chunk;
+          if (rest.length > 1 << 20) {
+            // A "line" over 1 MiB is not a log line (binary data): count it and move on.
+            st.binaryLines++;
+            rest = "";
+          }
+          return;
+        }
+        scanner.scanLine(rest + chunk.slice(0, nl));
         rest = "";
+        from = nl + 1;
       }
+      const used = scanner.scanChunk(chunk, from);
+      rest = used < chunk.length ? chunk.slice(used) : "";
     },
     push(line: string) {
       scanner.scanLine(line);

@@ -19,6 +19,8 @@ export type NcclLogData = {
   devices: LogDevice[];
   oobInterfaces: string[];
   connections: Connections;
+  /** Network connections per transport (`IB`, or a plugin's name such as `IBext`). */
+  netTransports: Record<string, number>;
   warnings: { code: string; text: string; cause: string; fix: string; severity: string; count: number }[];
   verdict: NcclLogVerdict;
   processes: number;
@@ -82,6 +84,7 @@ export function reportLog(
     devices,
     oobInterfaces: [...st.oob.keys()],
     connections: { ...st.conn },
+    netTransports: { ...(st.ibConns ? { IB: st.ibConns } : {}), ...Object.fromEntries(st.netNames) },
     warnings,
     verdict,
     processes: new Set([...st.versionOf.keys(), ...st.networkOf.keys()]).size,
@@ -140,7 +143,7 @@ function warningFindings(st: LogState): Finding[] {
 /** NCCL's device list against what `nccl-env` would choose on this node. */
 function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Finding[] {
   const out: Finding[] = [];
-  const variants = [...new Set(st.deviceListOf.values())].filter((v) => v !== "");
+  const variants = [...st.deviceLists.keys()].filter((v) => v !== "" && !v.startsWith("socket:"));
   if (variants.length > 1)
     out.push(makeFinding(F, "NCCL_LOG_DEVICE_LISTS_DIFFER", "log", { variants: variants.slice(0, 4) }));
   const rdma = d.devices.filter((x) => x.linkLayer !== "Socket");

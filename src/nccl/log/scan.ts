@@ -1,5 +1,5 @@
 import { causeOf } from "./causes.js";
-import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
+import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -15,11 +15,12 @@ export class LineScanner {
   constructor(private readonly st: LogState) {}
 
   /** Scans every complete line of `s`; returns the index after the last newline (the rest is a partial line). */
-  scanChunk(s: string): number {
+  scanChunk(s: string, from = 0): number {
     this.chunk = s;
     this.nextNccl = -1;
     this.nextVia = -1;
-    let pos = 0;
+    this.nextGdr = -1;
+    let pos = from;
     const len = s.length;
     while (pos < len) {
       const nl = s.indexOf("\n", pos);
@@ -35,6 +36,7 @@ export class LineScanner {
     this.chunk = line;
     this.nextNccl = -1;
     this.nextVia = -1;
+    this.nextGdr = -1;
     this.line(line, 0, line.length);
   }
 
@@ -44,10 +46,14 @@ export class LineScanner {
     if (end > start && s.charCodeAt(end - 1) === 13) end--;
     if (end === start) return;
     st.lines++;
-    const p = skipPrefixes(s, start, end);
+    const c0 = s.charCodeAt(start);
+    // Hostnames start with a letter: only other lines can carry a launcher or timestamp prefix.
+    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? start : skipPrefixes(s, start, end);
     if (this.nextNccl < p) {
-      this.nextNccl = s.indexOf(" NCCL ", p);
-      if (this.nextNccl < 0) this.nextNccl = s.length;
+      // "] NCCL ": ']' is rare, so the search runs at memchr speed; WARN lines (`] file.cc:12 NCCL WARN`) and
+      // other shapes are handled by plainLine.
+      const at = s.indexOf("] NCCL ", p);
+      this.nextNccl = at < 0 ? s.length : at + 1;
     }
     const k = this.nextNccl;
     if (k >= end) {
@@ -57,7 +63,7 @@ export class LineScanner {
     st.ncclLines++;
     const lvl = k + 6;
     const c = s.charCodeAt(lvl);
-    if (c === 73 /* I */ && s.startsWith("INFO ", lvl)) this.info(s, p, k, lvl + 5, end);
+    if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) this.info(s, p, k, lvl + 5, end);
     else if (c === 87 /* W */ && s.startsWith("WARN", lvl)) this.warn(s, start, p, lvl + 5, end);
     else if (c === 101 /* e */ && s.startsWith("error", lvl)) this.failure(s, start, end);
     else if (c === 118 /* v */ && s.startsWith("version ", lvl)) this.version(s, k + 1, end, s.slice(start, p));
@@ -71,6 +77,16 @@ export class LineScanner {
       return;
     }
     const text = s.slice(p, end);
+    const w = text.indexOf(" NCCL WARN");
+    if (w >= 0) {
+      st.ncclLines++;
+      this.warn(s, start, p, p + w + 11, end);
+      return;
+    }
+    if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
+      st.ncclLines++;
+      return;
+    }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
     else if (/unhandled system error|NCCL error|ncclSystemError|ncclInternalError/.test(text)) this.failure(s, p, end);
   }
@@ -79,7 +95,7 @@ export class LineScanner {
     const st = this.st;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
-      if (s.startsWith("Channel ", msg)) this.channel(s, msg, end);
+      if (s.charCodeAt(msg + 1) === 104 /* h */ && s.charCodeAt(msg + 7) === 32) this.channel(s, msg, end);
       return;
     }
     if (s.charCodeAt(end - 1) === 69 /* E */ && s.startsWith("Init COMPLETE", end - 13)) {
@@ -98,9 +114,17 @@ export class LineScanner {
     }
     if (c === 85 /* U */ && s.startsWith("Using network ", msg)) {
       const key = processKey(s, p, k);
-      const net = s.slice(msg + 14, end).trim();
-      setCapped(st.networkOf, key, net);
-      st.hosts.add(hostOf(key));
+      const n = msg + 14;
+      const net =
+        end - n === 2 && s.startsWith("IB", n)
+          ? "IB"
+          : end - n === 6 && s.startsWith("Socket", n)
+            ? "Socket"
+            : s.slice(n, end).trim();
+      if (st.networkOf.get(key) !== net) {
+        setCapped(st.networkOf, keep(key), keep(net));
+        if (st.hosts.size < MAX_KEYS) st.hosts.add(keep(hostOf(key)));
+      }
       return;
     }
     if (c === 66 /* B */ && s.startsWith("Bootstrap", msg)) {
@@ -115,67 +139,100 @@ export class LineScanner {
   }
 
   private channel(s: string, msg: number, end: number): void {
-    const st = this.st;
+    const conn = this.st.conn;
     if (this.nextVia < msg) {
-      this.nextVia = s.indexOf(" via ", msg);
-      if (this.nextVia < 0) this.nextVia = s.length;
+      const at = s.indexOf("via ", msg);
+      this.nextVia = at < 0 ? s.length : at;
     }
     const via = this.nextVia;
     if (via >= end) return; // ring order line
-    const t = via + 5;
+    const t = via + 4;
     const c = s.charCodeAt(t);
-    if (c === 78 /* N */ && s.startsWith("NET/", t)) {
-      if (s.startsWith("Socket", t + 4)) {
-        st.conn.socket++;
+    if (c === 78 /* N */ && s.charCodeAt(t + 3) === 47 /* / */) {
+      const n = t + 4;
+      if (s.charCodeAt(n) === 83 /* S */ && s.startsWith("Socket", n)) {
+        conn.socket++;
         return;
       }
-      st.conn.net++;
-      const gdr = s.indexOf("/GDRDMA", t + 4);
-      if (gdr >= 0 && gdr < end) st.conn.netGdr++;
-      if (s.startsWith("IB/", t + 4)) bump(st.netNames, "IB");
-      else {
-        const slash = s.indexOf("/", t + 4);
-        bump(st.netNames, s.slice(t + 4, slash > 0 && slash < end ? slash : end));
+      conn.net++;
+      if (this.nextGdr < n) {
+        const at = s.indexOf("GDRDMA", n);
+        this.nextGdr = at < 0 ? s.length : at;
       }
-    } else if (c === 80 /* P */ && s.startsWith("P2P", t)) st.conn.p2p++;
-    else if (c === 83 /* S */ && s.startsWith("SHM", t)) st.conn.shm++;
-    else st.conn.other++;
+      if (this.nextGdr < end) conn.netGdr++;
+      if (s.charCodeAt(n) === 73 /* I */ && s.charCodeAt(n + 1) === 66 /* B */ && s.charCodeAt(n + 2) === 47)
+        this.st.ibConns++;
+      else {
+        const slash = s.indexOf("/", n);
+        bump(this.st.netNames, keep(s.slice(n, slash > 0 && slash < end ? slash : end)));
+      }
+    } else if (c === 80 /* P */ && s.charCodeAt(t + 1) === 50 /* 2 */) conn.p2p++;
+    else if (c === 83 /* S */ && s.charCodeAt(t + 1) === 72 /* H */) conn.shm++;
+    else conn.other++;
   }
+
+  private nextGdr = -1;
 
   private netLine(s: string, p: number, k: number, msg: number, end: number): void {
     const st = this.st;
-    const text = s.slice(msg, end);
-    const key = processKey(s, p, k);
-    st.hosts.add(hostOf(key));
-    if (/^NET\/IB ?: Using /.test(text) || /^NET\/Socket ?: Using /.test(text)) {
-      const socket = text.startsWith("NET/Socket");
-      const semi = text.indexOf("; OOB ");
-      const list = semi >= 0 ? text.slice(0, semi) : text;
-      if (semi >= 0) {
-        const oob = /^; OOB ([^:\s]+)/.exec(text.slice(semi));
-        if (oob) bump(st.oob, oob[1]!);
+    const socket = s.startsWith("NET/Socket", msg);
+    if (socket || s.startsWith("NET/IB : Using ", msg) || s.startsWith("NET/IB: Using ", msg)) {
+      let semi = s.indexOf("; OOB ", msg);
+      if (semi < 0 || semi >= end) semi = end;
+      else this.oob(s, semi + 6, end);
+      // Every rank of every communicator prints the same list: parse each distinct list once.
+      const last = this.lastList;
+      if (last !== null && semi - msg === last.length && s.startsWith(last, msg)) {
+        bump(st.deviceLists, this.lastListNames);
+        return;
       }
-      const names: string[] = [];
-      if (socket) {
-        for (const m of list.matchAll(/\[\d+\]([^:\s[\]]+):/g)) {
-          names.push(m[1]!);
-          setCapped(st.devices, `${m[1]}/Socket`, { name: m[1]!, port: 0, linkLayer: "Socket" });
-        }
-      } else {
-        for (const m of list.matchAll(/([A-Za-z0-9_.-]+):(\d+)(?::\d*)*\/(IB|RoCE)/g)) {
-          names.push(`${m[1]}:${m[2]}`);
-          const linkLayer = m[3] === "IB" ? "IB" : "RoCE";
-          setCapped(st.devices, `${m[1]}:${m[2]}`, { name: m[1]!, port: Number(m[2]), linkLayer });
-        }
-      }
-      setCapped(st.deviceListOf, `${key}${socket ? "/socket" : ""}`, names.join(","));
+      const list = keep(s.slice(msg, semi));
+      this.lastList = list;
+      this.lastListNames = keep(this.devicesOf(list, socket));
+      bump(st.deviceLists, this.lastListNames);
       return;
     }
-    if (/^NET\/IB ?: No device found/.test(text)) {
+    if (s.startsWith("NET/IB : No device found", msg) || s.startsWith("NET/IB: No device found", msg)) {
       st.noDeviceFound++;
-      this.addWarning(text, hostOf(key));
+      this.addWarning(s.slice(msg, end), hostOf(processKey(s, p, k)));
     }
   }
+
+  private lastList: string | null = null;
+  private lastListNames = "";
+
+  private devicesOf(list: string, socket: boolean): string {
+    const st = this.st;
+    const names: string[] = [];
+    if (socket) {
+      for (const m of list.matchAll(/\[\d+\]([^:\s[\]]+):/g)) {
+        names.push(m[1]!);
+        setCapped(st.devices, `${m[1]}/Socket`, { name: m[1]!, port: 0, linkLayer: "Socket" });
+      }
+      return `socket:${names.join(",")}`;
+    }
+    for (const m of list.matchAll(/([A-Za-z0-9_.-]+):(\d+)(?::\d*)*\/(IB|RoCE)/g)) {
+      names.push(`${m[1]}:${m[2]}`);
+      const linkLayer = m[3] === "IB" ? "IB" : "RoCE";
+      setCapped(st.devices, `${m[1]}:${m[2]}`, { name: m[1]!, port: Number(m[2]), linkLayer });
+    }
+    return names.join(",");
+  }
+
+  /** `; OOB eth0:10.0.60.3<0>` → eth0. */
+  private oob(s: string, at: number, end: number): void {
+    let colon = s.indexOf(":", at);
+    if (colon < 0 || colon > end) colon = end;
+    const last = this.lastOob;
+    if (last !== null && colon - at === last.length && s.startsWith(last, at)) {
+      bump(this.st.oob, last);
+      return;
+    }
+    this.lastOob = keep(s.slice(at, colon));
+    bump(this.st.oob, this.lastOob);
+  }
+
+  private lastOob: string | null = null;
 
   private envLine(s: string, msg: number, end: number): void {
     const m = /^(NCCL_\w+) set (?:by environment )?to (.*)$/.exec(s.slice(msg, end));
@@ -191,22 +248,22 @@ export class LineScanner {
 
   private commSummary(s: string, msg: number, end: number): void {
     const st = this.st;
-    const text = s.slice(msg, end);
-    const nn = /nNodes (\d+)/.exec(text);
-    if (nn) st.nNodes = Math.max(st.nNodes, Number(nn[1]));
-    const lr = /localRanks (\d+)/.exec(text);
-    if (lr) st.localRanks = Math.max(st.localRanks, Number(lr[1]));
-    const nr = /nRanks (\d+)/.exec(text);
-    if (nr) st.nranks = Math.max(st.nranks, Number(nr[1]));
+    const nn = intAfter(s, " nNodes ", msg, end);
+    if (nn > st.nNodes) st.nNodes = nn;
+    const lr = intAfter(s, " localRanks ", msg, end);
+    if (lr > st.localRanks) st.localRanks = lr;
+    const nr = intAfter(s, " nRanks ", msg, end);
+    if (nr > st.nranks) st.nranks = nr;
   }
 
   private initComplete(s: string, msg: number, end: number): void {
     const st = this.st;
     st.initComplete++;
-    const m = /rank (\d+) nranks (\d+)/.exec(s.slice(msg, end));
-    if (!m) return;
-    st.nranks = Math.max(st.nranks, Number(m[2]));
-    if (st.completedRanks.size < 1 << 20) st.completedRanks.add(Number(m[1]));
+    const rank = intAfter(s, " rank ", msg - 1, end);
+    const nranks = intAfter(s, " nranks ", msg, end);
+    if (rank < 0 || nranks < 0) return;
+    if (nranks > st.nranks) st.nranks = nranks;
+    if (st.completedRanks.size < 1 << 20) st.completedRanks.add(rank);
   }
 
   private warn(s: string, start: number, p: number, msg: number, end: number): void {
@@ -241,6 +298,27 @@ export class LineScanner {
   get current(): string {
     return this.chunk;
   }
+}
+
+/** The integer after `label` within s[from, end), or -1. */
+function intAfter(s: string, label: string, from: number, end: number): number {
+  const at = s.indexOf(label, from);
+  if (at < 0 || at >= end) return -1;
+  let i = at + label.length;
+  let n = 0;
+  let digits = 0;
+  for (; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    n = n * 10 + (c - 48);
+    digits++;
+  }
+  return digits ? n : -1;
+}
+
+/** A copy that does not pin the multi-MiB chunk it was sliced from (V8 sliced strings keep their parent alive). */
+export function keep(str: string): string {
+  return str.length < 13 ? str : ` ${str}`.slice(1).split("").join("");
 }
 
 /** `host:pid` of a `host:pid:tid [dev] …` line; `k` is where the prefix ends. */

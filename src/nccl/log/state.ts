@@ -27,13 +27,16 @@ export class LogState {
   /** Process key (`host:pid`, or a launcher tag for bare lines) → NCCL version. */
   readonly versionOf = new Map<string, string>();
   readonly networkOf = new Map<string, string>();
-  readonly deviceListOf = new Map<string, string>();
+  /** Distinct device lists (`mlx5_1:1,mlx5_2:1`, `socket:eth0`) → lines that printed them. */
+  readonly deviceLists = new Map<string, number>();
   readonly hosts = new Set<string>();
   readonly devices = new Map<string, LogDevice>();
   readonly oob = new Map<string, number>();
   readonly bootstrap = new Map<string, number>();
   readonly env = new Map<string, string>();
   readonly conn: Connections = { net: 0, netGdr: 0, p2p: 0, shm: 0, socket: 0, other: 0 };
+  /** Network connections by transport: the internal IB one counted apart (the common case), others by name. */
+  ibConns = 0;
   readonly netNames = new Map<string, number>();
   readonly warnings = new Map<string, WarnAggregate>();
   readonly gdrDisabledSamples: string[] = [];

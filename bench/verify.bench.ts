@@ -1,0 +1,67 @@
+/**
+ * verify speed. Whole process: `node bin/kube-rdma.js verify --root <materialized seed tree>` (the built CLI, as a
+ * user runs it), median of 20 runs; target < 150 ms. Baseline: a bare `node -e ""` start in the same script.
+ * Also runChecks alone on the seed inventory, per call (fleet verify runs it once per node).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { runChecks } from "../src/checks/index.js";
+import { findExample } from "../src/examples/index.js";
+import { materializeSnapshot } from "../src/examples/materialize.js";
+import { openReader } from "../src/host/index.js";
+import { readInventory } from "../src/inventory/index.js";
+
+const TARGET_MS = 150;
+const RUNS = 20;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+function timeProcess(args: string[]): { ms: number[]; status: number | null; stderr: string } {
+  const ms: number[] = [];
+  let last: ReturnType<typeof spawnSync> | undefined;
+  for (let i = 0; i < RUNS + 2; i++) {
+    const t0 = performance.now();
+    last = spawnSync(process.execPath, args, { encoding: "utf8" });
+    if (i >= 2) ms.push(performance.now() - t0); // two warm-up runs fill the page cache
+  }
+  return { ms, status: last?.status ?? null, stderr: String(last?.stderr ?? "") };
+}
+
+if (!existsSync("dist/cli/main.js")) {
+  console.log("dist/ is missing: run `npm run build` first (npm run bench does).");
+  process.exit(1);
+}
+const seed = findExample("a100-8x-roce-seed");
+if (!seed) throw new Error("the seed example is not registered");
+const dir = mkdtempSync(join(tmpdir(), "kube-rdma-verify-bench-"));
+try {
+  materializeSnapshot(seed.snapshot(), dir);
+  const verify = timeProcess(["bin/kube-rdma.js", "verify", "--root", dir]);
+  if (verify.status !== 0) {
+    console.log(`verify --root exited ${verify.status}: ${verify.stderr.trim()}`);
+    process.exit(1);
+  }
+  const bare = timeProcess(["-e", ""]);
+  const v = median(verify.ms);
+  const b = median(bare.ms);
+  console.log(`verify --root <seed tree>, whole process: median ${v.toFixed(1)} ms over ${RUNS} runs`);
+  console.log(`  baseline node -e "": median ${b.toFixed(1)} ms; verify = ${(v / b).toFixed(2)}× a bare node start`);
+  console.log(`  target < ${TARGET_MS} ms: ${v < TARGET_MS ? "PASS" : "MISS"}`);
+
+  const inv = await readInventory(await openReader({ root: dir }));
+  const calls = 2000;
+  for (let i = 0; i < 200; i++) runChecks(inv, { pod: true, expectGpus: 8 });
+  const t0 = performance.now();
+  for (let i = 0; i < calls; i++) runChecks(inv, { pod: true, expectGpus: 8 });
+  const perCall = ((performance.now() - t0) / calls) * 1000;
+  console.log(`runChecks on the seed inventory: ${perCall.toFixed(1)} µs per call (${calls} calls)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,105 @@
+/**
+ * The example hosts of docs/CONTRACTS.md, read the way `verify --example NAME` reads them: the seed passes cleanly
+ * and each variation yields its own finding on its own subject, with a fix.
+ */
+import { describe, expect, test } from "vitest";
+import { listExamples } from "../examples/index.js";
+import { openReader } from "../host/index.js";
+import { readInventory } from "../inventory/index.js";
+import { runChecks } from "./index.js";
+import type { CheckOptions } from "./types.js";
+
+async function findingsOf(example: string, opts: CheckOptions = {}) {
+  return runChecks(await readInventory(await openReader({ example })), opts);
+}
+
+const notInfo = (fs: Awaited<ReturnType<typeof findingsOf>>) => fs.filter((f) => f.severity !== "info");
+
+/** example → the findings (code, subject, severity) it must produce, and nothing else of severity error/warning. */
+const VARIATIONS: [string, { code: string; subject: string; severity: string }[], CheckOptions?][] = [
+  ["seed-port-down", [{ code: "PORT_DOWN", subject: "mlx5_3", severity: "error" }]],
+  ["seed-half-rate", [{ code: "RATE_MISMATCH", subject: "mlx5_6", severity: "error" }]],
+  ["seed-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
+  ["seed-no-rocev2-gid", [{ code: "NO_ROCEV2_GID", subject: "mlx5_5", severity: "error" }]],
+  [
+    "seed-sparse-gids",
+    [1, 2, 3, 4, 5, 6, 7, 8].map((i) => ({ code: "GID_TABLE_SPARSE", subject: `mlx5_${i}`, severity: "warning" })),
+  ],
+  ["seed-no-peermem", [{ code: "NO_GPUDIRECT", subject: "node", severity: "error" }]],
+  ["seed-gpu-sys", [{ code: "GPU_NO_NEAR_NIC", subject: "GPU7", severity: "warning" }]],
+  ["seed-nvidia-smi-timeout", [{ code: "DRIVER_NOT_RESPONDING", subject: "nvidia-smi", severity: "error" }]],
+  ["seed-row-remap", [{ code: "GPU_ROW_REMAP", subject: "GPU2", severity: "error" }]],
+  ["seed-gpu-pcie-x8", [{ code: "GPU_PCIE_DEGRADED", subject: "GPU3", severity: "error" }]],
+  ["seed-port-errors", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_4", severity: "warning" }]],
+  ["seed-fw-mismatch", [{ code: "FW_MISMATCH", subject: "mlx5_8", severity: "warning" }]],
+  [
+    "seed-pod-restricted",
+    [
+      { code: "MEMLOCK_LIMITED", subject: "memlock", severity: "error" },
+      { code: "NO_IPC_LOCK", subject: "CapEff", severity: "error" },
+      { code: "SHM_SMALL", subject: "/dev/shm", severity: "warning" },
+    ],
+    { pod: true },
+  ],
+  ["seed-no-uverbs", [{ code: "NO_UVERBS", subject: "/dev/infiniband", severity: "error" }]],
+];
+
+describe("the seed node (a100-8x-roce-seed)", () => {
+  test("passes with no finding at all, even with the GPU expectations and --pod", async () => {
+    expect(
+      await findingsOf("a100-8x-roce-seed", { expectGpus: 8, expectGpuModel: "A100-SXM4-80GB", pod: true }),
+    ).toEqual([]);
+  });
+});
+
+describe("each variation of the seed yields its finding, on its subject, with a fix", () => {
+  test.each(VARIATIONS)("%s", async (example, expected, opts) => {
+    const findings = await findingsOf(example, opts ?? {});
+    const got = notInfo(findings).map((f) => ({ code: f.code, subject: f.subject, severity: f.severity }));
+    expect(got).toEqual(expected);
+    for (const f of notInfo(findings)) {
+      if (/^(mlx5|GPU)/.test(f.subject)) expect(f.message).toContain(f.subject);
+      expect(f.fix).toMatch(/`[^`]+`|NCCL_|securityContext|emptyDir/);
+    }
+  });
+
+  test("seed-pod-restricted is a clean host when not judged as a pod", async () => {
+    expect(notInfo(await findingsOf("seed-pod-restricted"))).toEqual([]);
+  });
+});
+
+describe("other layouts pass", () => {
+  test("ib-8x-hdr: eight InfiniBand HCAs without netdevs, no GID findings", async () => {
+    expect(await findingsOf("ib-8x-hdr")).toEqual([]);
+  });
+
+  test("h100-18hca: 17 data NICs up to mlx5_17, no finding", async () => {
+    expect(await findingsOf("h100-18hca", { expectGpus: 8, expectGpuModel: "H100" })).toEqual([]);
+  });
+
+  test("seed-bond: the bonded management NIC is noted (BOND_PRESENT, info) and the node passes", async () => {
+    const findings = await findingsOf("seed-bond");
+    expect(findings.map((f) => [f.code, f.subject, f.severity])).toEqual([["BOND_PRESENT", "mlx5_bond_0", "info"]]);
+  });
+
+  test("seed-no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
+    const findings = await findingsOf("seed-no-ofed");
+    expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
+  });
+});
+
+test("every example host is covered by a story above", () => {
+  const covered = new Set([
+    "a100-8x-roce-seed",
+    "ib-8x-hdr",
+    "h100-18hca",
+    "seed-bond",
+    "seed-no-ofed",
+    ...VARIATIONS.map(([name]) => name),
+  ]);
+  expect(
+    listExamples()
+      .map((e) => e.name)
+      .filter((n) => !covered.has(n)),
+  ).toEqual([]);
+});

@@ -1,0 +1,70 @@
+import { SOURCE_OPTIONS } from "../shared-options.js";
+import { type CommandSpec, str, UsageError } from "../spec.js";
+
+export const command: CommandSpec = {
+  name: "collect",
+  summary: "Write a snapshot of every raw file and command output the checks read (replay with --snapshot)",
+  usage: "kube-rdma collect -o FILE [--root DIR | --snapshot FILE | --example NAME]",
+  description: `
+Reads this host the way \`kube-rdma verify\` does — /sys/class/infiniband, /sys/class/net, the PCI functions of
+GPUs and NICs, /sys/module, /proc/net/route, /proc/self/{status,limits}, /dev/infiniband, the size of /dev/shm,
+and the outputs of \`ofed_info -s\` and \`nvidia-smi -q -x\` (run with execFile and --command-timeout) — and writes
+all of it, as read, into one versioned JSON file (kind "kube-rdma/snapshot", schemaVersion 1). Any command given
+--snapshot FILE then sees exactly this host, on any machine: same inventory, same findings.
+
+With --root DIR the files are read under DIR. Command outputs for a --root tree come from
+DIR/.kube-rdma/commands.json when it holds that command (an object keyed by the command line, e.g.
+"nvidia-smi -q -x", whose values are {exitCode, stdout, stderr, error?}); otherwise the command runs on this
+machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes}).`,
+  options: [
+    {
+      name: "output",
+      short: "o",
+      type: "string",
+      valueName: "FILE",
+      description: "Where to write the snapshot JSON; `-` for standard output",
+    },
+    ...SOURCE_OPTIONS,
+  ],
+  examples: [
+    ["kube-rdma collect -o node1.json", "capture this host"],
+    ["kube-rdma verify --snapshot node1.json", "verify it later, anywhere"],
+    ["kube-rdma collect --root /host -o - | gzip > node1.json.gz", "from a pod with the host mounted at /host"],
+  ],
+  async run({ values, io }) {
+    const out = str(values, "output");
+    if (out === undefined) {
+      throw new UsageError("say where to write the snapshot: -o FILE, or -o - for standard output.");
+    }
+    const { readerFromFlags } = await import("../source.js");
+    const { collectSnapshot } = await import("../../host/snapshot.js");
+    const reader = await readerFromFlags(values);
+    const progress = io.isTTY && out !== "-";
+    if (progress) io.stderr(`collecting ${reader.description} …\n`);
+    const root = str(values, "root");
+    const snapshot = await collectSnapshot(reader, root !== undefined ? { root } : {});
+    const json = `${JSON.stringify(snapshot)}\n`;
+    if (out === "-") {
+      io.stdout(json);
+      return 0;
+    }
+    const { resolve } = await import("node:path");
+    const { writeFileSync } = await import("node:fs");
+    const path = resolve(io.cwd, out);
+    try {
+      writeFileSync(path, json);
+    } catch (err) {
+      throw new UsageError(
+        `cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`,
+        "Pick a writable path, or -o - to print it.",
+      );
+    }
+    const count = (o: object) => Object.keys(o).length;
+    io.stderr(
+      `wrote ${out}: ${count(snapshot.files)} files, ${count(snapshot.dirs)} directories, ${count(snapshot.links)} links, ` +
+        `${count(snapshot.errors)} failed reads, ${count(snapshot.commands)} commands (${Math.round(json.length / 1024)} KiB).\n` +
+        `Replay it anywhere with: kube-rdma verify --snapshot ${out}\n`,
+    );
+    return 0;
+  },
+};

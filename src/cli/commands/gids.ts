@@ -1,0 +1,50 @@
+import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
+import { type CommandSpec, str, UsageError } from "../spec.js";
+
+export const command: CommandSpec = {
+  name: "gids",
+  summary: "Print the RoCE/IB GID table like show_gids, straight from sysfs",
+  usage: "kube-rdma gids [DEVICE…] [--root DIR | --snapshot FILE | --example NAME] [-o text|json|yaml]",
+  description: `
+Reads /sys/class/infiniband/*/ports/*/gids/* and prints the same table as Mellanox's show_gids (same columns, tabs,
+header and n_gids_found=N footer; all-zero and bare fe80:: slots skipped), without needing OFED's scripts. Devices
+come in natural order (mlx5_2 before mlx5_10), ports and indices in numeric order. Name devices to show only those,
+like \`show_gids mlx5_1\`.
+
+Read the table: each address of a netdev gives two rows, RoCE v1 and v2. NCCL on RoCE wants the index of the v2
+row with an IPv4 address (VER v2, IPv4 column set) — and the same index on every data NIC, else one
+NCCL_IB_GID_INDEX cannot serve them all (\`kube-rdma verify\` checks that).
+
+Sources: the live host by default; --root DIR reads a host mounted at DIR (gids never runs commands); --snapshot
+replays a \`kube-rdma collect\` file; --example uses an embedded example host.
+
+-o json prints an array of {device, port, index, gid, ipv4, version, netdev} (ipv4/version/netdev may be null).`,
+  options: [OUTPUT_OPTION, ...SOURCE_OPTIONS],
+  examples: [
+    ["kube-rdma gids", "the GID table of this host"],
+    ["kube-rdma gids mlx5_1 mlx5_2", "only two devices, like `show_gids mlx5_1`"],
+    ["kube-rdma gids --example a100-8x-roce-seed", "the seed's table: index 3 is RoCE v2 + IPv4 on every NIC"],
+    ["kube-rdma gids --root /host -o json", "from a DaemonSet pod with the host mounted at /host, as JSON"],
+  ],
+  async run({ values, positionals, io }) {
+    const { readerFromFlags } = await import("../source.js");
+    const { readGidTable, renderShowGids } = await import("../../inventory/gid-table.js");
+    const devices = positionals.flatMap((p) => p.split(/[\s,]+/)).filter(Boolean);
+    const reader = await readerFromFlags(values);
+    const { rows, problems, missing, available } = await readGidTable(reader, devices);
+    if (missing.length) {
+      throw new UsageError(
+        `no RDMA device ${missing.join(", ")} on ${reader.description}.`,
+        available.length ? `Devices here: ${available.join(" ")}.` : "This host shows no RDMA devices at all.",
+      );
+    }
+    for (const p of problems) io.stderr(`kube-rdma gids: ${p.message}${p.path ? ` (${p.path})` : ""}\n`);
+    const format = str(values, "output") ?? "text";
+    if (format === "text") io.stdout(renderShowGids(rows));
+    else {
+      const { renderStructured } = await import("../../report/structured.js");
+      io.stdout(renderStructured(format, rows));
+    }
+    return problems.length > 0 && rows.length === 0 ? 2 : 0;
+  },
+};

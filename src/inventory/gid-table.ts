@@ -1,0 +1,97 @@
+/**
+ * The `show_gids` table read straight from sysfs: every configured GID of every port, in natural device order,
+ * numeric port and index order. Reads only /sys/class/infiniband (no commands), so `gids` stays fast.
+ */
+import { naturalCompare } from "../core/natural.js";
+import { type Problem, problem } from "../core/result.js";
+import type { HostReader } from "../host/types.js";
+import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
+import { readPortGids } from "./read.js";
+
+/** One row of `gids -o json` (design.md contract). */
+export type GidRow = {
+  device: string;
+  port: number;
+  index: number;
+  gid: string;
+  ipv4: string | null;
+  version: "v1" | "v2" | null;
+  netdev: string | null;
+};
+
+const IB = "/sys/class/infiniband";
+
+/** show_gids' `grep -o "[Vv].*"` on `gid_attrs/types/N`. */
+function versionOf(type: string | null): "v1" | "v2" | null {
+  const m = type ? /[Vv].*/.exec(type) : null;
+  if (!m) return null;
+  const v = m[0].toLowerCase();
+  return v === "v1" || v === "v2" ? v : null;
+}
+
+/** Devices to show: the ones named (kept in natural order), else every device under /sys/class/infiniband. */
+export async function readGidTable(
+  reader: HostReader,
+  devices: readonly string[] = [],
+): Promise<{ rows: GidRow[]; problems: Problem[]; missing: string[]; available: string[] }> {
+  const problems: Problem[] = [];
+  const list = await reader.list(IB);
+  if (!list.ok && list.error.code !== "ENOENT") {
+    problems.push(problem("host.read_failed", list.error.message, { path: IB }));
+  }
+  const available = list.ok ? [...list.value].sort(naturalCompare) : [];
+  const missing = devices.filter((d) => !available.includes(d));
+  const chosen = devices.length
+    ? [...new Set(devices)].filter((d) => available.includes(d)).sort(naturalCompare)
+    : available;
+  const perDevice = await Promise.all(chosen.map((d) => readDevice(reader, d, problems)));
+  return { rows: perDevice.flat(), problems, missing, available };
+}
+
+async function readDevice(reader: HostReader, device: string, problems: Problem[]): Promise<GidRow[]> {
+  const ports = await reader.list(`${IB}/${device}/ports`);
+  if (!ports.ok) {
+    problems.push(problem("host.read_failed", ports.error.message, { path: `${IB}/${device}/ports` }));
+    return [];
+  }
+  const numbers = ports.value
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .sort((a, b) => a - b);
+  const rows: GidRow[] = [];
+  for (const port of numbers) {
+    const dir = `${IB}/${device}/ports/${port}`;
+    const { gidSlots, gids } = await readPortGids(reader, dir);
+    if (!gidSlots.ok) problems.push(problem("host.read_failed", gidSlots.error.message, { path: `${dir}/gids` }));
+    for (const g of gids) {
+      if (!g.gid.ok) continue;
+      const parsed = parseGid(g.gid.value);
+      if (!parsed.ok || !parsed.value.configured) continue;
+      const gid = parsed.value.gid;
+      rows.push({
+        device,
+        port,
+        index: g.index,
+        gid,
+        ipv4: showGidsIpv4(gid),
+        version: versionOf(g.type?.ok ? g.type.value.trim() : null),
+        netdev: g.ndev?.ok ? g.ndev.value.trim() || null : null,
+      });
+    }
+  }
+  return rows;
+}
+
+/** show_gids' header, with its exact tabs. */
+export const SHOW_GIDS_HEADER =
+  "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n";
+
+/** Renders rows exactly as show_gids prints them, with the `n_gids_found=N` footer. */
+export function renderShowGids(rows: readonly GidRow[]): string {
+  const lines = rows.map((r) => {
+    const head = `${r.device}\t${r.port}\t${r.index}\t${r.gid}`;
+    const tail = `${r.version ?? ""}\t${r.netdev ?? ""}`;
+    return r.ipv4 !== null ? `${head}\t${r.ipv4}  \t${tail}` : `${head}\t\t\t${tail}`;
+  });
+  return `${SHOW_GIDS_HEADER}${lines.map((l) => `${l}\n`).join("")}n_gids_found=${rows.length}\n`;
+}

@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { openReader } from "../src/host/index.js";
+import type { Snapshot } from "../src/host/types.js";
+import { readInventory } from "../src/inventory/index.js";
+import type { NodeInventory } from "../src/inventory/types.js";
+import { materializedExample } from "./support/examples.js";
+import { captureIo } from "./support/io.js";
+
+const NAMES = [
+  "a100-8x-roce-seed",
+  "seed-bond",
+  "seed-gpu-sys",
+  "seed-no-ofed",
+  "seed-nvidia-smi-timeout",
+  "seed-pod-restricted",
+  "seed-sparse-gids",
+  "ib-8x-hdr",
+];
+
+/** The inventory without `source`, which names where it was read from. */
+const comparable = (inv: NodeInventory) => ({ ...inv, source: "" });
+
+describe("collect → --snapshot gives the same node as reading the tree itself", () => {
+  const trees = new Map<string, ReturnType<typeof materializedExample>>();
+  beforeAll(() => {
+    for (const n of NAMES) trees.set(n, materializedExample(n));
+  }, 120_000);
+  afterAll(() => {
+    for (const t of trees.values()) t.cleanup();
+  }, 120_000);
+
+  test.each(NAMES)("%s: --root tree, its collected snapshot and the embedded example agree", async (name) => {
+    const dir = trees.get(name)!.dir;
+    const file = join(dir, "..", `${name}.snapshot.json`);
+    const io = captureIo();
+    expect(await main(["collect", "--root", dir, "-o", file], io)).toBe(0);
+    expect(io.err).toMatch(/Replay it anywhere with: kube-rdma verify --snapshot/);
+    const snap = JSON.parse(readFileSync(file, "utf8")) as Snapshot;
+    expect(snap).toMatchObject({ kind: "kube-rdma/snapshot", schemaVersion: 1, root: dir });
+    expect(snap.commands["nvidia-smi -q -x"]).toBeDefined();
+
+    const fromRoot = await readInventory(await openReader({ root: dir }));
+    const fromSnapshot = await readInventory(await openReader({ snapshot: file }));
+    const fromExample = await readInventory(await openReader({ example: name }));
+    expect(comparable(fromSnapshot)).toEqual(comparable(fromRoot));
+    expect(comparable(fromRoot)).toEqual(comparable(fromExample));
+    expect(fromSnapshot.source).toBe(`snapshot ${file}`);
+  });
+
+  test("collect -o - writes the snapshot JSON to standard output", async () => {
+    const io = captureIo();
+    expect(await main(["collect", "--example", "seed-bond", "-o", "-"], io)).toBe(0);
+    const snap = JSON.parse(io.out) as Snapshot;
+    expect(snap.host).toBe("cce-a100-roce-bond-01");
+    expect(snap.files["/sys/class/infiniband/mlx5_bond_0/ports/1/gids/3"]).toMatch(/ffff:0a00:3c03/);
+  });
+
+  test("collect without -o says how to use it", async () => {
+    const io = captureIo();
+    expect(await main(["collect", "--example", "seed-bond"], io)).toBe(2);
+    expect(io.err).toMatch(/-o FILE, or -o - for standard output/);
+  });
+});
