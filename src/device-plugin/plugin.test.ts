@@ -329,7 +329,7 @@ describe("bad input: clear errors and logs, no crash", () => {
     await plugin.start();
     await waitFor("a failure log", () => log.records.find((r) => r.code === "ENOENT"));
     await kubelet.start();
-    await waitFor("registration without waiting out the backoff", () => kubelet.registrations[0], 3000);
+    await waitFor("registration without waiting out the 10 s backoff", () => kubelet.registrations[0], 8000);
   });
 });
 
