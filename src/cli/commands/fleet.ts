@@ -13,7 +13,6 @@ import {
   renderFleetText,
   selectFleetNodes,
 } from "../../kube/fleet/index.js";
-import { nodeAnalyser } from "../../kube/fleet/node-analyser.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { renderStructured } from "../../report/structured.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
@@ -172,7 +171,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       );
     }
     const strict = bool(values, "strict");
-    const report = await analyseFleet(run.outcomes, nodeAnalyser(), strict);
+    const report = await analyseFleet(run.outcomes, undefined, strict);
     const format = str(values, "output") ?? "text";
     if (format === "text") io.stdout(renderFleetText(report, strict));
     else {

@@ -1,16 +1,13 @@
 import { type Finding, makeFinding, summarize } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import type { Snapshot } from "../../host/types.js";
-import type { NodeInventory } from "../../inventory/types.js";
 import { FLEET_FINDINGS } from "./catalogue.js";
 import { type ConsistencyReport, evaluateFleetConsistency } from "./consistency.js";
+import { analyseSnapshot, type NodeAnalysis } from "./node-analyser.js";
 import type { CollectOutcome } from "./run.js";
 
-/** How one snapshot becomes a verified node: the same pipeline as `verify --snapshot`. */
-export type NodeAnalyser = {
-  inventoryOf: (snapshot: Snapshot) => Promise<NodeInventory>;
-  checks: (inventory: NodeInventory) => Finding[];
-};
+/** How snapshots become verified nodes (in this thread, or spread over worker threads). */
+export type NodeAnalyser = (snapshots: readonly Snapshot[]) => Promise<NodeAnalysis[]>;
 
 export type NodeResult = {
   node: string;
@@ -30,16 +27,26 @@ export type FleetReport = {
   findings: Finding[];
 };
 
+/** Analyses snapshots one after another in this thread. */
+export const analyseInline: NodeAnalyser = async (snapshots) => {
+  const out: NodeAnalysis[] = [];
+  for (const s of snapshots) out.push(await analyseSnapshot(s));
+  return out;
+};
+
 /** Per-node verify results plus fleet consistency, from the gathered snapshots. */
 export async function analyseFleet(
   outcomes: readonly CollectOutcome[],
-  analyser: NodeAnalyser,
+  analyser: NodeAnalyser = analyseInline,
   strict = false,
 ): Promise<FleetReport> {
-  const verified: { node: string; inventory: NodeInventory }[] = [];
+  const verified: { node: string; values: Record<string, string> }[] = [];
   const nodes: NodeResult[] = [];
   const failedNodes: { node: string; reason: string }[] = [];
   const findings: Finding[] = [];
+  const collected = outcomes.filter((o): o is Extract<CollectOutcome, { ok: true }> => o.ok);
+  const analyses = await analyser(collected.map((o) => o.snapshot));
+  const byNode = new Map(collected.map((o, i) => [o.node, analyses[i]!]));
   for (const o of outcomes) {
     if (!o.ok) {
       failedNodes.push({ node: o.node, reason: o.reason });
@@ -48,12 +55,12 @@ export async function analyseFleet(
       nodes.push({ node: o.node, status: "not-verified", errors: 1, warnings: 0, findings: [f], reason: o.reason });
       continue;
     }
-    const inventory = await analyser.inventoryOf(o.snapshot);
-    const nodeFindings = analyser.checks(inventory).map((f) => ({ ...f, subject: `${o.node}/${f.subject}` }));
+    const a = byNode.get(o.node)!;
+    const nodeFindings = a.findings.map((f) => ({ ...f, subject: `${o.node}/${f.subject}` }));
     const s = summarize(nodeFindings, strict);
     nodes.push({ node: o.node, status: s.status, errors: s.errors, warnings: s.warnings, findings: nodeFindings });
     findings.push(...nodeFindings);
-    verified.push({ node: o.node, inventory });
+    verified.push({ node: o.node, values: a.values });
   }
   const consistency = evaluateFleetConsistency(verified);
   findings.push(...consistency.findings);
