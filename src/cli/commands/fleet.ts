@@ -4,15 +4,19 @@ import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import {
-  analyseFleet,
+  analyseInThread,
+  buildFleetReport,
   type CollectOutcome,
   collectFleet,
   collectorPod,
+  createAnalysisPool,
+  defaultAnalysisThreads,
   FLEET_ROLE,
   progressLine,
   renderFleetText,
   selectFleetNodes,
 } from "../../kube/fleet/index.js";
+import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { renderStructured } from "../../report/structured.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
@@ -67,6 +71,12 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       valueName: "MS",
       default: 1000,
       description: "Pod status polling interval",
+    },
+    {
+      name: "analysis-threads",
+      type: "number",
+      valueName: "N",
+      description: "Worker threads analysing snapshots (default: 0 below 64 nodes, else one per spare core, ≤ 8)",
     },
     { name: "dry-run", type: "boolean", description: "Print the collector pod manifests and exit" },
     {
@@ -143,7 +153,9 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    let run: Awaited<ReturnType<typeof collectFleet>>;
+    const threads = num(values, "analysis-threads") ?? defaultAnalysisThreads(nodes.length);
+    const pool = threads > 0 ? createAnalysisPool(threads) : null;
+    let run: Awaited<ReturnType<typeof collectFleet<NodeAnalysis>>>;
     try {
       run = await collectFleet(clients, {
         nodes,
@@ -155,12 +167,14 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
         concurrency,
         serviceAccountName,
         signal: controller.signal,
-        onProgress: (done, total, o: CollectOutcome) => {
+        handle: pool?.handle ?? analyseInThread,
+        onProgress: (done, total, o: CollectOutcome<NodeAnalysis>) => {
           if (!o.ok) failed++;
           if (showProgress) io.stderr(progressLine(done, total, failed) + (done === total ? "\n" : ""));
         },
       });
     } finally {
+      await pool?.close();
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
@@ -171,7 +185,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       );
     }
     const strict = bool(values, "strict");
-    const report = await analyseFleet(run.outcomes, undefined, strict);
+    const report = buildFleetReport(run.outcomes, strict);
     const format = str(values, "output") ?? "text";
     if (format === "text") io.stdout(renderFleetText(report, strict));
     else {

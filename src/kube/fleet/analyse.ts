@@ -1,13 +1,9 @@
 import { type Finding, makeFinding, summarize } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
-import type { Snapshot } from "../../host/types.js";
 import { FLEET_FINDINGS } from "./catalogue.js";
 import { type ConsistencyReport, evaluateFleetConsistency } from "./consistency.js";
-import { analyseSnapshot, type NodeAnalysis } from "./node-analyser.js";
+import type { NodeAnalysis } from "./node-analyser.js";
 import type { CollectOutcome } from "./run.js";
-
-/** How snapshots become verified nodes (in this thread, or spread over worker threads). */
-export type NodeAnalyser = (snapshots: readonly Snapshot[]) => Promise<NodeAnalysis[]>;
 
 export type NodeResult = {
   node: string;
@@ -27,26 +23,12 @@ export type FleetReport = {
   findings: Finding[];
 };
 
-/** Analyses snapshots one after another in this thread. */
-export const analyseInline: NodeAnalyser = async (snapshots) => {
-  const out: NodeAnalysis[] = [];
-  for (const s of snapshots) out.push(await analyseSnapshot(s));
-  return out;
-};
-
-/** Per-node verify results plus fleet consistency, from the gathered snapshots. */
-export async function analyseFleet(
-  outcomes: readonly CollectOutcome[],
-  analyser: NodeAnalyser = analyseInline,
-  strict = false,
-): Promise<FleetReport> {
+/** Per-node verify results plus fleet consistency, from each node's analysis. Pure. */
+export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>[], strict = false): FleetReport {
   const verified: { node: string; values: Record<string, string> }[] = [];
   const nodes: NodeResult[] = [];
   const failedNodes: { node: string; reason: string }[] = [];
   const findings: Finding[] = [];
-  const collected = outcomes.filter((o): o is Extract<CollectOutcome, { ok: true }> => o.ok);
-  const analyses = await analyser(collected.map((o) => o.snapshot));
-  const byNode = new Map(collected.map((o, i) => [o.node, analyses[i]!]));
   for (const o of outcomes) {
     if (!o.ok) {
       failedNodes.push({ node: o.node, reason: o.reason });
@@ -55,7 +37,7 @@ export async function analyseFleet(
       nodes.push({ node: o.node, status: "not-verified", errors: 1, warnings: 0, findings: [f], reason: o.reason });
       continue;
     }
-    const a = byNode.get(o.node)!;
+    const a = o.result;
     const nodeFindings = a.findings.map((f) => ({ ...f, subject: `${o.node}/${f.subject}` }));
     const s = summarize(nodeFindings, strict);
     nodes.push({ node: o.node, status: s.status, errors: s.errors, warnings: s.warnings, findings: nodeFindings });

@@ -114,6 +114,33 @@ describe("fleet verify over 50 simulated nodes", () => {
   });
 });
 
+describe("fleet analysis in worker threads", () => {
+  test("--analysis-threads 2 gives the same report as analysing in the main thread", async () => {
+    const nodes = ["gpu-01", "gpu-07", "gpu-13", "gpu-21", "gpu-34"];
+    const logs = new Map<string, string>();
+    for (const n of nodes) logs.set(n, JSON.stringify(await snapshotFor(n)));
+    const api = await startFakeApi(seedCluster({ nodes: nodes.map((name) => node({ name, gpus: 8, rdma: "1k" })) }), {
+      onPodCreated: (pod) => ({ phase: "Succeeded", log: logs.get(pod.spec.nodeName) ?? "" }),
+    });
+    try {
+      const run = async (threads: string) => {
+        const io = captureIo();
+        const args = ["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5", "-o", "json"];
+        await main([...args, "--analysis-threads", threads], io);
+        const { run: _run, ...rest } = JSON.parse(io.out) as Report;
+        return rest;
+      };
+      const inThread = await run("0");
+      expect(inThread.consistency.find((a) => a.name === "OFED")?.odd).toEqual([
+        { node: "gpu-34", value: "OFED absent" },
+      ]);
+      expect(await run("2")).toEqual(inThread);
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+});
+
 describe("fleet consistency (pure)", () => {
   test("a tie-free majority names only the nodes that differ; a uniform fleet has no findings", () => {
     const values = (fw: string) => ({ "HCA firmware": fw });

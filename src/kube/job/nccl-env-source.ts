@@ -9,7 +9,7 @@ import { deriveNcclEnv } from "../../nccl/index.js";
 import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
 import { kubeOptionsFrom } from "../api/options.js";
-import { collectFleet, FLEET_ROLE } from "../fleet/run.js";
+import { collectFleet, FLEET_ROLE, snapshotFromLog } from "../fleet/run.js";
 
 export type DerivedEnv = { env: Record<string, string>; source: string; notes: string[] };
 
@@ -25,6 +25,7 @@ async function readerForNode(node: string, values: OptionValues, io: Io): Promis
     pollMs: num(values, "poll-interval") ?? 1000,
     concurrency: 1,
     serviceAccountName: "kube-rdma-collector",
+    handle: snapshotFromLog,
   });
   const outcome = run.outcomes[0];
   if (!outcome?.ok) {
@@ -33,7 +34,7 @@ async function readerForNode(node: string, values: OptionValues, io: Io): Promis
       "Check with kube-rdma fleet verify --node NODE, or derive from a snapshot (--snapshot FILE) or an example.",
     );
   }
-  return new SnapshotHostReader(outcome.snapshot, `node ${node} (collector pod)`);
+  return new SnapshotHostReader(outcome.result, `node ${node} (collector pod)`);
 }
 
 /**
