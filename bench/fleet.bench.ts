@@ -57,12 +57,12 @@ const t = performance.now();
 const report = buildFleetReport(outcomes);
 const reportS = (performance.now() - t) / 1000;
 
-// Baseline in the same process: the same pipeline on one thread, 100 nodes, with where the time goes.
+// Baseline in the same process: the same pipeline on one thread, 30 nodes, with where the time goes.
 const t1 = performance.now();
-for (let i = 0; i < 100; i++) await analyseInThread(logOf(i).log, `single-${i}`);
-const singleMs = (performance.now() - t1) / 100;
+for (let i = 0; i < 30; i++) await analyseInThread(logOf(i).log, `single-${i}`);
+const singleMs = (performance.now() - t1) / 30;
 const stage = { parse: 0, inventory: 0, checks: 0 };
-for (let i = 0; i < 50; i++) {
+for (let i = 0; i < 20; i++) {
   let t0 = performance.now();
   const parsed = parseSnapshotLog(logOf(i).log, "x");
   stage.parse += performance.now() - t0;
@@ -85,7 +85,7 @@ console.log(
   `  per node: ${((analysedS * 1000) / done).toFixed(2)} ms wall (${(done / analysedS).toFixed(0)} nodes/s); one thread: ${singleMs.toFixed(2)} ms/node (ratio ${(singleMs / ((analysedS * 1000) / done)).toFixed(2)}×)`,
 );
 console.log(
-  `  one thread, per node: log → snapshot ${(stage.parse / 50).toFixed(2)} ms, snapshot → inventory ${(stage.inventory / 50).toFixed(2)} ms, checks + fleet values ${(stage.checks / 50).toFixed(2)} ms`,
+  `  one thread, per node: log → snapshot ${(stage.parse / 20).toFixed(2)} ms, snapshot → inventory ${(stage.inventory / 20).toFixed(2)} ms, checks + fleet values ${(stage.checks / 20).toFixed(2)} ms`,
 );
 console.log(
   `  report (consistency + verdicts): ${(reportS * 1000).toFixed(0)} ms; ${odd.size} odd node(s), ${report.failedNodes.length} failed`,

@@ -31,7 +31,8 @@ export const command: CommandSpec = {
   usage: "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml]",
   description: `
 fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with
-spec.nodeName, host /sys, /proc and /dev/infiniband read-only under /host, hostNetwork, tolerating every taint),
+spec.nodeName, host /sys, /proc, /dev/infiniband and /usr/bin read-only under /host, hostNetwork, tolerating every
+taint),
 reads each snapshot from the pod's log, deletes every pod it created (also on errors and Ctrl-C), and analyses
 centrally: the per-node verify result, and fleet consistency — OFED, NVIDIA driver, HCA firmware, HCA count, data
 port rates and the RoCE v2 GID index layout compared with the majority, naming the odd nodes.
