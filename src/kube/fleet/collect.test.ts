@@ -8,7 +8,7 @@ import { validateCoreObject } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
 import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
-import { collectFleet, FLEET_ROLE } from "./run.js";
+import { collectFleet, FLEET_ROLE, snapshotFromLog } from "./run.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -73,8 +73,9 @@ describe("fleet: collector pods through the API", () => {
       timeoutMs: 5000,
       pollMs: 5,
       concurrency: 4,
+      handle: snapshotFromLog,
     });
-    expect(run.outcomes.map((o) => o.ok && o.snapshot.host)).toEqual([
+    expect(run.outcomes.map((o) => o.ok && o.result.host)).toEqual([
       "gpu-1",
       "gpu-2",
       "gpu-3",
@@ -104,6 +105,7 @@ describe("fleet: collector pods through the API", () => {
       timeoutMs: 300,
       pollMs: 10,
       concurrency: 3,
+      handle: snapshotFromLog,
     });
     const byNode = Object.fromEntries(run.outcomes.map((o) => [o.node, o.ok ? "ok" : o.reason]));
     expect(byNode["gpu-1"]).toBe("ok");
@@ -124,6 +126,7 @@ describe("fleet: collector pods through the API", () => {
       timeoutMs: 2000,
       pollMs: 5,
       concurrency: 1,
+      handle: snapshotFromLog,
     });
     expect(run.outcomes[0]).toMatchObject({ ok: false, reason: expect.stringMatching(/printed no snapshot JSON/) });
   });
@@ -149,6 +152,7 @@ describe("fleet: collector pods through the API", () => {
       pollMs: 10,
       concurrency: 2,
       signal: controller.signal,
+      handle: snapshotFromLog,
     });
     expect(run.interrupted).toBe(true);
     expect(run.outcomes.every((o) => !o.ok)).toBe(true);
