@@ -177,6 +177,21 @@ describe("kube-rdma analyze", () => {
     expect(io.err).toMatch(/no-such-host/);
   });
 
+  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "h100-18hca", "ib-8x-hdr"])(
+    "round trip on %s: `gids` text fed to `analyze` gives exactly `gids -o json`",
+    async (example) => {
+      const text = captureIo();
+      const json = captureIo();
+      await main(["gids", "--example", example], text);
+      await main(["gids", "--example", example, "-o", "json"], json);
+      const io = captureIo(text.out);
+      await main(["analyze", "-", "-o", "json"], io);
+      const [entry] = JSON.parse(io.out) as { kind: string; data: { gids: unknown[] } }[];
+      expect(entry?.kind).toBe("show_gids");
+      expect(entry?.data.gids).toEqual(JSON.parse(json.out));
+    },
+  );
+
   test("no file at all is a usage error", async () => {
     const io = captureIo();
     expect(await main(["analyze"], io)).toBe(2);
