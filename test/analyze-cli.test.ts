@@ -152,6 +152,25 @@ describe("kube-rdma analyze", () => {
     expect(entry?.findings[0]?.message).toMatch(/per the node model/);
   });
 
+  test("NCCL logs and nccl-tests outputs get a summary line from their data (H4's analysers)", async () => {
+    const root = join(import.meta.dirname, "..", "fixtures");
+    const io = captureIo();
+    await main(
+      [
+        "analyze",
+        join(root, "nccl-logs", "roce-2node-gdr-2.18.txt"),
+        join(root, "nccl-tests", "allreduce-2node-a100-hdr-185.txt"),
+      ],
+      io,
+    );
+    expect(io.out).toMatch(
+      /roce-2node-gdr-2.18.txt: nccl_log\n {2}NCCL 2\.18\.\S+; \d+ ranks on 2 node\(s\); .*verdict rdma_gdr/,
+    );
+    expect(io.out).toMatch(
+      /allreduce-2node-a100-hdr-185.txt: nccl_tests\n {2}all_reduce; 16 ranks; peak busbw 185.47 GB\/s at 8 GiB/,
+    );
+  });
+
   test("an unknown --example is a usage error (exit 2)", async () => {
     const io = captureIo();
     expect(await main(["analyze", fx("ibstat", "seed"), "--example", "no-such-host"], io)).toBe(2);
