@@ -137,6 +137,27 @@ describe("kube-rdma analyze", () => {
     expect(p.hint).toMatch(/user who can read it/);
   });
 
+  test("--example attaches the node model: its management NIC is named, not guessed", async () => {
+    const io = captureIo();
+    const file = fx("ibstat", "seed-half-rate");
+    const code = await main(["analyze", file, "--example", "a100-8x-roce-seed", "-o", "json"], io);
+    expect(code).toBe(1);
+    const [entry] = JSON.parse(io.out) as {
+      findings: { code: string; severity: string; subject: string; message: string }[];
+    }[];
+    expect(entry?.findings.map((f) => [f.code, f.severity, f.subject])).toEqual([
+      ["RATE_MISMATCH", "info", "mlx5_0"],
+      ["RATE_MISMATCH", "error", "mlx5_6"],
+    ]);
+    expect(entry?.findings[0]?.message).toMatch(/per the node model/);
+  });
+
+  test("an unknown --example is a usage error (exit 2)", async () => {
+    const io = captureIo();
+    expect(await main(["analyze", fx("ibstat", "seed"), "--example", "no-such-host"], io)).toBe(2);
+    expect(io.err).toMatch(/no-such-host/);
+  });
+
   test("no file at all is a usage error", async () => {
     const io = captureIo();
     expect(await main(["analyze"], io)).toBe(2);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { capture, captureVariants } from "../../test/support/captures.js";
+import { hostileLines } from "../../test/support/property.js";
 import { renderNvidiaSmiXml, type XmlGpuSpec } from "../examples/nvidia-smi-xml.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { detectKind } from "./detect.js";
@@ -48,6 +49,13 @@ describe("detection", () => {
         const text = readFileSync(join(root, dir, name), "utf8");
         expect([name, detectKind(text, ANALYZERS).kind]).toEqual([name, kind]);
       }
+    }
+  });
+
+  test("hostile 200k-character lines are classified (unknown or not) without hanging", () => {
+    for (const line of hostileLines()) {
+      const entry = analyzeText("x", `${line}\n${line}\n`);
+      expect(entry.kind === "unknown" || entry.data !== null || (entry.problems?.length ?? 0) > 0).toBe(true);
     }
   });
 

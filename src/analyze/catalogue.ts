@@ -91,13 +91,17 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
     title: "Port rate differs",
     message: (e, s) =>
       `${s} ${portPhrase(e)} runs at ${e.rateGbps} Gb/s, the other ports at ${e.usual} Gb/s` +
-      (e.management ? " (likely the management NIC, which is usually slower)." : "."),
+      (e.management
+        ? e.named
+          ? " (the management NIC, per the node model)."
+          : " (likely the management NIC, which is usually slower)."
+        : "."),
     fix: (e, s) =>
       e.management
         ? `Nothing to do if ${s} is the management/bootstrap NIC; keep it out of NCCL_IB_HCA.`
         : `A port at reduced rate slows every collective to its speed: check the cable/transceiver and the switch ` +
           `port's speed (\`mlxlink -d ${s}\`), then reseat or replace.`,
-  } satisfies Spec<{ port: number; rateGbps: number; usual: number; management: boolean }>,
+  } satisfies Spec<{ port: number; rateGbps: number; usual: number; management: boolean; named: boolean }>,
   FW_MISMATCH: {
     severity: "warning",
     title: "Firmware differs between identical HCAs",

@@ -27,7 +27,11 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ],
   ["seed-no-peermem", [{ code: "NO_GPUDIRECT", subject: "node", severity: "error" }]],
   ["seed-gpu-sys", [{ code: "GPU_NO_NEAR_NIC", subject: "GPU7", severity: "warning" }]],
-  ["seed-nvidia-smi-timeout", [{ code: "DRIVER_NOT_RESPONDING", subject: "nvidia-smi", severity: "error" }]],
+  [
+    "seed-nvidia-smi-timeout",
+    [{ code: "DRIVER_NOT_RESPONDING", subject: "nvidia-smi", severity: "error" }],
+    { expectGpus: 8, expectGpuModel: "A100" },
+  ],
   ["seed-row-remap", [{ code: "GPU_ROW_REMAP", subject: "GPU2", severity: "error" }]],
   ["seed-gpu-pcie-x8", [{ code: "GPU_PCIE_DEGRADED", subject: "GPU3", severity: "error" }]],
   ["seed-port-errors", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_4", severity: "warning" }]],

@@ -25,7 +25,8 @@ export const gpuModelCheck: Check = {
   codes: ["GPU_MODEL"],
   run(inv, opts) {
     const expected = opts.expectGpuModel?.trim();
-    if (!expected) return [];
+    // Without nvidia-smi the names are placeholders from PCI ids; DRIVER_* already says so.
+    if (!expected || inv.driver.status !== "ok") return [];
     const want = expected.toLowerCase();
     return inv.gpus
       .filter((g) => !g.name.toLowerCase().includes(want))

@@ -47,16 +47,17 @@ describe("software stack", () => {
     expect(f?.fix).toMatch(/ofed_info -s/);
   });
 
-  test("a wedged nvidia-smi is DRIVER_NOT_RESPONDING with the Xid hint; no GPU_COUNT noise", () => {
+  test("a wedged nvidia-smi is DRIVER_NOT_RESPONDING with the Xid hint; no GPU_COUNT/GPU_MODEL noise", () => {
     const inv = seedInventory();
     inv.driver = { status: "timeout", driverVersion: null, cudaVersion: null, error: "killed after 15 s" };
     inv.gpus = [];
-    const findings = runChecks(inv, { expectGpus: 8 });
+    const findings = runChecks(inv, { expectGpus: 8, expectGpuModel: "A100" });
     const [f] = only(findings, "DRIVER_NOT_RESPONDING");
     expect(f).toMatchObject({ severity: "error", subject: "nvidia-smi" });
     expect(f?.message).toMatch(/did not answer in time/);
     expect(f?.fix).toMatch(/dmesg -T \| grep -i xid/);
     expect(only(findings, "GPU_COUNT")).toEqual([]);
+    expect(only(findings, "GPU_MODEL")).toEqual([]);
   });
 
   test("no nvidia-smi at all is DRIVER_ABSENT", () => {

@@ -1,15 +1,7 @@
-import type { NodeInventory } from "../../inventory/types.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
-import type { CommandSpec, OptionValues } from "../spec.js";
+import { inventoryFromFlags } from "../source.js";
+import type { CommandSpec } from "../spec.js";
 import { checkOptionsFromFlags, writeVerifyReport } from "../verify-output.js";
-
-// H1's `inventoryFromFlags` (src/cli/source.ts): loaded by path so this command builds before it lands in main.
-const SOURCE_MODULE = "../source.js";
-
-async function inventoryFromFlags(values: OptionValues): Promise<NodeInventory> {
-  const mod = (await import(SOURCE_MODULE)) as { inventoryFromFlags: (v: OptionValues) => Promise<NodeInventory> };
-  return mod.inventoryFromFlags(values);
-}
 
 export const command: CommandSpec = {
   name: "verify",

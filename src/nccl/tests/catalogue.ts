@@ -57,8 +57,10 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
     title: "Socket fallback?",
     message: (e: { busbw: number; hosts: number; log: string | null }) =>
       `Large-message busbw ${gb(e.busbw)} across ${e.hosts} nodes is TCP-socket speed, below one 100 Gb/s NIC: socket fallback?${e.log ? ` The NCCL log says: ${e.log}.` : ""}`,
-    fix: () =>
-      "Run again with NCCL_DEBUG=INFO and look for `Using network Socket` / `via NET/Socket` (`kube-rdma analyze run.log`); set NCCL_IB_HCA from `kube-rdma nccl-env`.",
+    fix: (e: { log: string | null }) =>
+      e.log
+        ? "Fix what the NCCL log names (its findings list the cause); set NCCL_IB_HCA from `kube-rdma nccl-env`."
+        : "Run again with NCCL_DEBUG=INFO and look for `Using network Socket` / `via NET/Socket` (`kube-rdma analyze run.log`); set NCCL_IB_HCA from `kube-rdma nccl-env`.",
   },
   NCCL_TESTS_ABOVE_LINE_RATE: {
     severity: "info",

@@ -1,0 +1,92 @@
+import { Ajv } from "ajv";
+import { describe, expect, test } from "vitest";
+import { VERIFY_REPORT_SCHEMA } from "../src/checks/testing/verify-schema.js";
+import { main } from "../src/cli/main.js";
+import { captureIo } from "./support/io.js";
+
+describe("kube-rdma verify", () => {
+  test("on the seed example prints the node summary and PASS, exit 0", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "a100-8x-roce-seed"], io)).toBe(0);
+    expect(io.out).toMatch(/Management\s+mlx5_0 on eth0 \(default route\), 25 Gb\/s/);
+    expect(io.out).toMatch(/Data NICs\s+8: mlx5_1\.\.mlx5_8 on eth1\.\.eth8, RoCE, 200 Gb\/s/);
+    expect(io.out).toMatch(/GID index\s+RoCE v2 IPv4 at index 3 on every data HCA/);
+    expect(io.out).toMatch(/\nPASS {2}0 errors, 0 warnings, 0 info\n$/);
+  });
+
+  test("-o json on the seed follows the design contract", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "a100-8x-roce-seed", "-o", "json"], io)).toBe(0);
+    const report = JSON.parse(io.out);
+    const validate = new Ajv({ strict: false }).compile(VERIFY_REPORT_SCHEMA);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(report).toMatchObject({
+      schemaVersion: 1,
+      host: report.inventory.hostname,
+      findings: [],
+      summary: { status: "pass", errors: 0, warnings: 0 },
+    });
+    expect(report.inventory.roles).toMatchObject({ managementHca: "mlx5_0", defaultRouteInterface: "eth0" });
+  });
+
+  test("a variation with an error exits 1 and names the HCA and the fix", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "seed-gid-index-5"], io)).toBe(1);
+    expect(io.out).toMatch(/GID_INDEX_DIFFERS\s+mlx5_5/);
+    expect(io.out).toMatch(/GID index\s+3 on mlx5_1\.\.mlx5_4, mlx5_6\.\.mlx5_8; 5 on mlx5_5/);
+    expect(io.out).toMatch(/fix: Make the address layout uniform/);
+  });
+
+  test("warnings pass (exit 0) unless --strict (exit 1)", async () => {
+    expect(await main(["verify", "--example", "seed-fw-mismatch"], captureIo())).toBe(0);
+    expect(await main(["verify", "--example", "seed-fw-mismatch", "--strict"], captureIo())).toBe(1);
+  });
+
+  test("--pod judges the container limits; --shm-min changes the bar", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "seed-pod-restricted", "--pod", "-o", "json"], io)).toBe(1);
+    const codes = JSON.parse(io.out).findings.map((f: { code: string }) => f.code);
+    expect(codes).toEqual(["MEMLOCK_LIMITED", "NO_IPC_LOCK", "SHM_SMALL"]);
+    const small = captureIo();
+    await main(["verify", "--example", "seed-pod-restricted", "--pod", "--shm-min", "32Mi", "-o", "json"], small);
+    expect(JSON.parse(small.out).findings.map((f: { code: string }) => f.code)).not.toContain("SHM_SMALL");
+  });
+
+  test("--expect-gpus and --expect-gpu-model are checked against nvidia-smi", async () => {
+    const io = captureIo();
+    const argv = ["verify", "--example", "a100-8x-roce-seed", "--expect-gpus", "16", "--expect-gpu-model", "H100"];
+    expect(await main(argv, io)).toBe(1);
+    expect(io.out).toMatch(/GPU_COUNT\s+GPUs\s+nvidia-smi lists 8 GPU\(s\), expected 16/);
+    expect(io.out).toMatch(/GPU_MODEL\s+GPU0/);
+  });
+
+  test("bad usage exits 2 with a clear message, never a stack trace", async () => {
+    const cases: [string[], RegExp][] = [
+      [["verify", "--example", "no-such-host"], /unknown example "no-such-host"/],
+      [["verify", "--example", "a100-8x-roce-seed", "--shm-min", "huge"], /--shm-min expects a size/],
+      [["verify", "--example", "a100-8x-roce-seed", "--expect-gpus", "eight"], /--expect-gpus expects a number/],
+      [["verify", "--root", "/no/such/dir"], /no such directory/],
+    ];
+    for (const [argv, message] of cases) {
+      const io = captureIo();
+      expect(await main(argv, io)).toBe(2);
+      expect(io.err).toMatch(message);
+      expect(io.err).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test("-o yaml renders the same report", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "seed-no-ofed", "-o", "yaml"], io)).toBe(0);
+    expect(io.out).toMatch(/^schemaVersion: 1\n/);
+    expect(io.out).toMatch(/code: OFED_ABSENT/);
+  });
+
+  test("--help teaches: checks, exit codes, examples", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--help"], io)).toBe(0);
+    expect(io.out).toMatch(/--expect-gpus N/);
+    expect(io.out).toMatch(/Exit codes: 0 no errors/);
+    expect(io.out).toMatch(/kube-rdma verify --example a100-8x-roce-seed/);
+  });
+});
