@@ -34,6 +34,26 @@ function timeProcess(args: string[]): { ms: number[]; status: number | null; std
   return { ms, status: last?.status ?? null, stderr: String(last?.stderr ?? "") };
 }
 
+/** A script that times each phase of `verify --root DIR` from the built modules. */
+function phaseProbe(root: string): string {
+  return `
+const t = [performance.now()];
+const { command } = await import("./dist/cli/commands/verify.js");
+t.push(performance.now());
+const { inventoryFromFlags } = await import("./dist/cli/source.js");
+const inv = await inventoryFromFlags({ root: ${JSON.stringify(root)} });
+t.push(performance.now());
+const { runChecks, verifyReport } = await import("./dist/checks/index.js");
+const findings = runChecks(inv, {});
+t.push(performance.now());
+const { renderVerifyText } = await import("./dist/checks/render-text.js");
+renderVerifyText(verifyReport(inv, findings));
+t.push(performance.now());
+const names = ["import verify", "read + build inventory", "runChecks (first call)", "render text"];
+console.log(names.map((n, i) => n + " " + (t[i + 1] - t[i]).toFixed(1) + " ms").join(", "), command.name ? "" : "");
+`;
+}
+
 if (!existsSync("dist/cli/main.js")) {
   console.log("dist/ is missing: run `npm run build` first (npm run bench does).");
   process.exit(1);
@@ -54,6 +74,10 @@ try {
   console.log(`verify --root <seed tree>, whole process: median ${v.toFixed(1)} ms over ${RUNS} runs`);
   console.log(`  baseline node -e "": median ${b.toFixed(1)} ms; verify = ${(v / b).toFixed(2)}× a bare node start`);
   console.log(`  target < ${TARGET_MS} ms: ${v < TARGET_MS ? "PASS" : "MISS"}`);
+
+  // Where one cold run spends its time, in a fresh process like the CLI's (dist, no tsx).
+  const probe = spawnSync(process.execPath, ["--input-type=module", "-e", phaseProbe(dir)], { encoding: "utf8" });
+  console.log(`  one cold run, by phase: ${probe.stdout.trim() || probe.stderr.trim()}`);
 
   const inv = await readInventory(await openReader({ root: dir }));
   const calls = 2000;

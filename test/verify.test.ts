@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, test } from "vitest";
 import { VERIFY_REPORT_SCHEMA } from "../src/checks/testing/verify-schema.js";
 import { main } from "../src/cli/main.js";
+import { findExample } from "../src/examples/index.js";
+import { materializeSnapshot } from "../src/examples/materialize.js";
 import { captureIo } from "./support/io.js";
 
 describe("kube-rdma verify", () => {
@@ -89,4 +94,29 @@ describe("kube-rdma verify", () => {
     expect(io.out).toMatch(/Exit codes: 0 no errors/);
     expect(io.out).toMatch(/kube-rdma verify --example a100-8x-roce-seed/);
   });
+});
+
+describe("verify on the same host from every source", () => {
+  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "seed-pod-restricted"])(
+    "%s: --example, a collected --snapshot and the example's tree as --root give identical findings",
+    async (example) => {
+      const dir = mkdtempSync(join(tmpdir(), "kube-rdma-verify-"));
+      try {
+        const snapshotFile = join(dir, "node.json");
+        expect(await main(["collect", "--example", example, "-o", snapshotFile], captureIo())).toBe(0);
+        // The example's own snapshot: a collected one lists /dev/infiniband without the char devices as files.
+        materializeSnapshot(findExample(example)!.snapshot(), join(dir, "root"));
+        const findingsFrom = async (source: string[]) => {
+          const io = captureIo();
+          await main(["verify", ...source, "--pod", "-o", "json"], io);
+          return JSON.parse(io.out).findings;
+        };
+        const fromExample = await findingsFrom(["--example", example]);
+        expect(await findingsFrom(["--snapshot", snapshotFile])).toEqual(fromExample);
+        expect(await findingsFrom(["--root", join(dir, "root")])).toEqual(fromExample);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

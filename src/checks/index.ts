@@ -2,6 +2,7 @@
 import { bySeverity, type Finding, summarize } from "../core/finding.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { CHECKS } from "./registry.js";
+import { withViews } from "./select.js";
 import type { CheckOptions } from "./types.js";
 
 export { CATALOGUE, type CheckCode } from "./catalogue.js";
@@ -11,7 +12,7 @@ export type { Check, CheckOptions } from "./types.js";
 
 /** Runs every rule on one node. Pure and synchronous: `fleet verify` calls it once per node. */
 export function runChecks(inv: NodeInventory, opts: CheckOptions = {}): Finding[] {
-  return CHECKS.flatMap((check) => check.run(inv, opts));
+  return withViews(inv, () => CHECKS.flatMap((check) => check.run(inv, opts)));
 }
 
 export type VerifyReport = {

@@ -4,13 +4,33 @@ import type { Hca, NodeInventory, PhysState, Port, PortState } from "../inventor
 
 export type DataPort = { hca: Hca; port: Port };
 
-/** Data HCAs in natural order (mlx5_2 before mlx5_10). */
-export function dataHcas(inv: NodeInventory): Hca[] {
+type Views = { hcas: Hca[]; ports: DataPort[] };
+
+/** Views computed once per runChecks call (every rule asks for the data ports); never outlives the call. */
+const views = new WeakMap<NodeInventory, Views>();
+
+function computeViews(inv: NodeInventory): Views {
   const data = inv.hcas.filter((h) => h.role === "data");
-  return inOrder(data) ? data : data.sort((a, b) => naturalCompare(a.name, b.name));
+  const hcas = inOrder(data) ? data : data.sort((a, b) => naturalCompare(a.name, b.name));
+  return { hcas, ports: hcas.flatMap((hca) => hca.ports.map((port) => ({ hca, port }))) };
 }
 
-/** Zero-padded numbers make plain string order natural; cheaper than naturalCompare on the hot path. */
+/** Runs `fn` with the inventory's views computed once; the inventory must not change meanwhile. */
+export function withViews<T>(inv: NodeInventory, fn: () => T): T {
+  views.set(inv, computeViews(inv));
+  try {
+    return fn();
+  } finally {
+    views.delete(inv);
+  }
+}
+
+/** Data HCAs in natural order (mlx5_2 before mlx5_10). */
+export function dataHcas(inv: NodeInventory): Hca[] {
+  return (views.get(inv) ?? computeViews(inv)).hcas;
+}
+
+/** Zero-padded numbers make plain string order natural; cheaper than naturalCompare. */
 const naturalKey = (name: string) => name.replace(/\d+/g, (d) => d.padStart(10, "0"));
 
 function inOrder(hcas: readonly Hca[]): boolean {
@@ -21,7 +41,7 @@ function inOrder(hcas: readonly Hca[]): boolean {
 }
 
 export function dataPorts(inv: NodeInventory): DataPort[] {
-  return dataHcas(inv).flatMap((hca) => hca.ports.map((port) => ({ hca, port })));
+  return (views.get(inv) ?? computeViews(inv)).ports;
 }
 
 export function isRoce(port: Port): boolean {

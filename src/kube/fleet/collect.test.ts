@@ -61,6 +61,24 @@ describe("fleet: collector pods through the API", () => {
     expect(api.store.get("pods")!.some((x) => x.metadata.name.startsWith("kr-collect"))).toBe(false);
   });
 
+  test("-l selects nodes by label on the server; --progress always draws the bar on stderr", async () => {
+    const nodes = [
+      node({ name: "pool-a-1", gpus: 8, rdma: "1k", labels: { pool: "a" } }),
+      node({ name: "pool-a-2", gpus: 8, rdma: "1k", labels: { pool: "a" } }),
+      node({ name: "pool-b-1", gpus: 8, rdma: "1k", labels: { pool: "b" } }),
+    ];
+    api = await startFakeApi(seedCluster({ nodes }), {
+      onPodCreated: (pod) => ({ phase: "Failed", log: `cannot read ${pod.spec.nodeName}\n` }),
+    });
+    const io = captureIo();
+    const args = ["fleet", "verify", "-l", "pool=a", "--kubeconfig", api.kubeconfig, "--poll-interval", "5"];
+    expect(await main([...args, "--progress", "always"], io)).toBe(1);
+    expect(io.err).toMatch(/\r\[#+\] 2\/2 nodes, 2 failed\n/);
+    expect(io.out).toMatch(/Not verified \(2\):\n {2}pool-a-1: the collector failed \(exit 1\): cannot read pool-a-1/);
+    expect(io.out).not.toMatch(/pool-b-1/);
+    expect(api.requests).toContain("GET /api/v1/nodes");
+  });
+
   test("each node's snapshot comes back from its pod's log and every pod is deleted", async () => {
     const clients = await start(gpuNodes(6), {
       onPodCreated: (pod) => ({ phase: "Succeeded", log: emptySnapshot(pod.spec.nodeName) }),

@@ -278,6 +278,14 @@ describe("job: bad usage and --apply", () => {
     expect(io.err).toMatch(/refused to create pytorchjobs\.kubeflow\.org rdma-pytorch in namespace default \(403/);
   });
 
+  test("--apply when the cluster has no PyTorchJob CRD → exit 2 saying the kind is not served", async () => {
+    api = await startFakeApi(seedCluster(), { unserved: ["pytorchjobs"] });
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    expect(io.err).toMatch(/does not serve kubeflow\.org\/v1 PyTorchJob/);
+    expect(io.err).toMatch(/kube-rdma cluster/);
+  });
+
   test("--apply of a job that already exists → exit 2 with the server's message", async () => {
     api = await startFakeApi(seedCluster());
     await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig], captureIo());

@@ -86,7 +86,7 @@ export const NCCL_LOG_FINDINGS = defineCatalogue({
     message: (e: { devices: number; localRanks: number }) =>
       `NCCL lists ${e.devices} NICs for ${e.localRanks} GPUs per node: is a management NIC in the list?`,
     fix: () =>
-      "Analyse again with the node (`--example`, `--snapshot`) to check, or set NCCL_IB_HCA from `kube-rdma nccl-env`.",
+      "Check the list against the node's data HCAs: run `kube-rdma nccl-env` there and set NCCL_IB_HCA to what it prints.",
   },
   NCCL_LOG_SINGLE_NODE: {
     severity: "info",

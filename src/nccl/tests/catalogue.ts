@@ -96,6 +96,7 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
     title: "No expectation to judge against",
     message: (e: { busbw: number; bytes: number; candidates: string[] }) =>
       `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: no node model and no --expect.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
-    fix: () => "Pass --expect GBps, or the node (--example/--snapshot/--root) so the data NICs give the expectation.",
+    fix: () =>
+      "Pass --expect GBps (the floor of the matching baseline above, e.g. 180 for 8×A100 + 8×HDR); with a node model the data NICs give the expectation.",
   },
 });
