@@ -177,6 +177,16 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
     expect(codes(text)).toContainEqual({ code: "FW_MISMATCH", severity: "warning", subject: "mlx5_8" });
   });
 
+  test("mlx5_4's netdev left at MTU 1500 (active_mtu 1024): MTU_MISMATCH warning; the management NIC's 1024 is fine", () => {
+    const lowMtu = (text: string) => text.replace(/(hca_id:\tmlx5_4[\s\S]*?active_mtu:\t\t)4096 \(5\)/, "$11024 (3)");
+    // Plain output has no rates: the management NIC is recognised as the other HCA model (MT4117 among MT4123s).
+    expect(codes(lowMtu(capture("ibv_devinfo", "seed")))).toEqual([
+      { code: "MTU_MISMATCH", severity: "warning", subject: "mlx5_4" },
+    ]);
+    expect(codes(lowMtu(capture("ibv_devinfo", "seed-verbose"))).map((c) => c.code)).toContain("MTU_MISMATCH");
+    expect(codes(capture("ibv_devinfo", "seed")).map((c) => c.code)).toEqual([]);
+  });
+
   test("`No IB devices found`: NO_RDMA_HCA", () => {
     expect(codes("root@n1:~# ibv_devinfo\nNo IB devices found\n").map((c) => c.code)).toEqual(["NO_RDMA_HCA"]);
   });

@@ -101,6 +101,15 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
         : `A port at reduced rate slows every collective to its speed: check the cable/transceiver and the switch ` +
           `port's speed (\`mlxlink -d ${s}\`), then reseat or replace.`,
   } satisfies Spec<{ port: number; rateGbps: number; usual: number; management: boolean; named: boolean }>,
+  MTU_MISMATCH: {
+    severity: "warning",
+    title: "Active MTU lower than on the other ports",
+    message: (e, s) =>
+      `${s} port ${e.port} runs with an active MTU of ${e.activeMtu}, the other data ports ${e.usual}.`,
+    fix: (_e, s) =>
+      `On RoCE the active MTU follows the netdev's MTU (1500 → 1024, 4200/9000 → 4096): set the same MTU on ${s}'s ` +
+      "netdev as on the others (and on its switch port); smaller packets cost bandwidth on that rail.",
+  } satisfies Spec<{ port: number; activeMtu: number; usual: number }>,
   FW_MISMATCH: {
     severity: "warning",
     title: "Firmware differs between identical HCAs",

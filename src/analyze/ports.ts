@@ -48,12 +48,20 @@ function guessManagement(
   const own = ports.filter((p) => p.device === first.name);
   const slower = own.length > 0 && own.every((p) => p.rate < usual);
   const alone = own.every((p) => ports.filter((q) => q.rate === p.rate).length === own.length);
-  const partOf = mostCommon(
+  const otherModel = firstOfOtherModel(devices) === first.name;
+  return slower && (alone || otherModel) ? first.name : null;
+}
+
+/** The first device when it is another HCA model than the rest (the seed's ConnectX-4 Lx management NIC). */
+function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
+  const sorted = [...devices].sort((a, b) => naturalCompare(a.name, b.name));
+  const first = sorted[0];
+  if (!first?.partId || sorted.length < 3) return null;
+  const usual = mostCommon(
     sorted.slice(1).flatMap((d) => (d.partId ? [d.partId] : [])),
     (a) => a,
   );
-  const otherModel = first.partId !== null && partOf !== null && first.partId !== partOf;
-  return slower && (alone || otherModel) ? first.name : null;
+  return usual !== null && first.partId !== usual ? first.name : null;
 }
 
 /**
@@ -84,6 +92,25 @@ function rateFindings(devices: readonly IbDeviceReport[], ctx: AnalyzeContext): 
       management ? "info" : undefined,
     );
   });
+}
+
+/** Active MTUs of the data ports (the management NIC, named or guessed, is left out) should agree. */
+function mtuFindings(devices: readonly IbDeviceReport[], management: string | null): Finding[] {
+  const ports = devices
+    .filter((d) => d.name !== management)
+    .flatMap((d) =>
+      d.ports
+        .filter((p) => p.state === "ACTIVE" && p.activeMtu !== undefined)
+        .map((p) => ({ device: d.name, port: p.port, multiPort: d.ports.length > 1, mtu: p.activeMtu! })),
+    );
+  const usual = mostCommon(
+    ports.map((p) => p.mtu),
+    (a, b) => Math.max(a, b),
+  );
+  if (usual === null) return [];
+  return ports
+    .filter((p) => p.mtu < usual)
+    .map((p) => makeFinding(C, "MTU_MISMATCH", subjectOf(p), { port: p.port, activeMtu: p.mtu, usual }));
 }
 
 function firmwareFindings(devices: readonly IbDeviceReport[]): Finding[] {
@@ -129,8 +156,13 @@ export function evaluatePorts(
   devices: readonly IbDeviceReport[],
   ctx: AnalyzeContext,
 ): { findings: Finding[]; summary: string } {
+  const rates = rateFindings(devices, ctx);
+  const management =
+    managementHcaOf(ctx) ??
+    rates.find((f) => f.code === "RATE_MISMATCH" && f.evidence?.management)?.subject ??
+    firstOfOtherModel(devices);
   return {
-    findings: [...stateFindings(devices), ...rateFindings(devices, ctx), ...firmwareFindings(devices)],
+    findings: [...stateFindings(devices), ...rates, ...mtuFindings(devices, management), ...firmwareFindings(devices)],
     summary: summaryOf(devices),
   };
 }
