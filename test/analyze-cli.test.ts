@@ -137,6 +137,61 @@ describe("kube-rdma analyze", () => {
     expect(p.hint).toMatch(/user who can read it/);
   });
 
+  test("--example attaches the node model: its management NIC is named, not guessed", async () => {
+    const io = captureIo();
+    const file = fx("ibstat", "seed-half-rate");
+    const code = await main(["analyze", file, "--example", "a100-8x-roce-seed", "-o", "json"], io);
+    expect(code).toBe(1);
+    const [entry] = JSON.parse(io.out) as {
+      findings: { code: string; severity: string; subject: string; message: string }[];
+    }[];
+    expect(entry?.findings.map((f) => [f.code, f.severity, f.subject])).toEqual([
+      ["RATE_MISMATCH", "info", "mlx5_0"],
+      ["RATE_MISMATCH", "error", "mlx5_6"],
+    ]);
+    expect(entry?.findings[0]?.message).toMatch(/per the node model/);
+  });
+
+  test("NCCL logs and nccl-tests outputs get a summary line from their data (H4's analysers)", async () => {
+    const root = join(import.meta.dirname, "..", "fixtures");
+    const io = captureIo();
+    await main(
+      [
+        "analyze",
+        join(root, "nccl-logs", "roce-2node-gdr-2.18.txt"),
+        join(root, "nccl-tests", "allreduce-2node-a100-hdr-185.txt"),
+      ],
+      io,
+    );
+    expect(io.out).toMatch(
+      /roce-2node-gdr-2.18.txt: nccl_log\n {2}NCCL 2\.18\.\S+; \d+ ranks on 2 node\(s\); .*verdict rdma_gdr/,
+    );
+    expect(io.out).toMatch(
+      /allreduce-2node-a100-hdr-185.txt: nccl_tests\n {2}all_reduce; 16 ranks; peak busbw 185.47 GB\/s at 8 GiB/,
+    );
+  });
+
+  test("an unknown --example is a usage error (exit 2)", async () => {
+    const io = captureIo();
+    expect(await main(["analyze", fx("ibstat", "seed"), "--example", "no-such-host"], io)).toBe(2);
+    expect(io.err).toMatch(/no-such-host/);
+  });
+
+  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "h100-18hca", "ib-8x-hdr"])(
+    "round trip on %s: `gids` text fed to `analyze` gives exactly `gids -o json`",
+    async (example) => {
+      const text = captureIo();
+      const json = captureIo();
+      await main(["gids", "--example", example], text);
+      await main(["gids", "--example", example, "-o", "json"], json);
+      const io = captureIo(text.out);
+      await main(["analyze", "-", "-o", "json"], io);
+      const [entry] = JSON.parse(io.out) as { kind: string; data: { gids: unknown[] } }[];
+      expect(entry?.kind).toBe("show_gids");
+      expect(entry?.data.gids).toEqual(JSON.parse(json.out));
+    },
+  );
+
   test("no file at all is a usage error", async () => {
     const io = captureIo();
     expect(await main(["analyze"], io)).toBe(2);

@@ -1,7 +1,9 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../src/cli/main.js";
+import { materializeSnapshot } from "../src/examples/materialize.js";
 import { openReader } from "../src/host/index.js";
 import type { Snapshot } from "../src/host/types.js";
 import { readInventory } from "../src/inventory/index.js";
@@ -48,6 +50,24 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
     expect(comparable(fromSnapshot)).toEqual(comparable(fromRoot));
     expect(comparable(fromRoot)).toEqual(comparable(fromExample));
     expect(fromSnapshot.source).toBe(`snapshot ${file}`);
+  });
+
+  test("a collected snapshot written back out as a tree reads as the same node (files recorded through links)", async () => {
+    const dir = trees.get("seed-gpu-sys")!.dir;
+    const io = captureIo();
+    expect(await main(["collect", "--root", dir, "-o", "-"], io)).toBe(0);
+    const snap = JSON.parse(io.out) as Snapshot;
+    // Recorded through the /sys/bus/pci/devices link, as a live collect records it.
+    expect(snap.files["/sys/bus/pci/devices/0000:cf:00.0/numa_node"]).toBe("1\n");
+    const again = mkdtempSync(join(tmpdir(), "kube-rdma-again-"));
+    try {
+      materializeSnapshot(snap, again);
+      const a = await readInventory(await openReader({ root: again }));
+      const b = await readInventory(await openReader({ root: dir }));
+      expect(comparable(a)).toEqual(comparable(b));
+    } finally {
+      rmSync(again, { recursive: true, force: true });
+    }
   });
 
   test("collect -o - writes the snapshot JSON to standard output", async () => {

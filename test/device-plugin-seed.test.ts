@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { AllocateResponse, PreferredAllocationResponse } from "../src/device-plugin/api.js";
 import { DEFAULT_SELECTION } from "../src/device-plugin/config.js";
+import { mergeContainerEnv } from "../src/device-plugin/env-merge.js";
 import { memoryLogger } from "../src/device-plugin/log.js";
+import { ncclEnvDeriver } from "../src/device-plugin/node-view.js";
 import { type PluginConfig, RdmaDevicePlugin } from "../src/device-plugin/plugin.js";
 import { findExample } from "../src/examples/index.js";
 import { materializeSnapshot } from "../src/examples/materialize.js";
@@ -51,7 +53,7 @@ async function seedNode(over: Partial<PluginConfig> = {}) {
     backoffMaxMs: 200,
     registerTimeoutMs: 2000,
     loadInventory: () => readInventory(reader),
-    deriveEnv: null,
+    deriveEnv: ncclEnvDeriver(),
     log: memoryLogger(),
     ...over,
   });
@@ -83,11 +85,30 @@ describe("rdma/hca on the seed node (8×A100, mlx5_0 management on eth0, mlx5_1.
       "/dev/infiniband/rdma_cm",
     ]);
     expect(devices.every((d) => d.permissions === "rw" && d.host_path === d.container_path)).toBe(true);
+    expect(res.container_responses[0]!.envs).toMatchObject({
+      NCCL_IB_HCA: "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
+      NCCL_SOCKET_IFNAME: "=eth0",
+      NCCL_IB_GID_INDEX: "3",
+      NCCL_IB_TIMEOUT: "22",
+      NCCL_IB_QPS_PER_CONNECTION: "8",
+    });
     await plugin.stop();
     expect(await readdir(pluginDir)).not.toContain("kube-rdma-rdma_hca.sock");
   });
 
-  test("mlx5_3 DOWN/Disabled → units Unhealthy within 2 polls; ACTIVE/LinkUp again → Healthy", async () => {
+  test("a job that sets NCCL_IB_HCA itself keeps it; the other injected variables still reach it", async () => {
+    const { kubelet, plugin } = await seedNode();
+    await plugin.start();
+    await waitFor("the list", () => kubelet.latest);
+    const injected = (await allocate(kubelet, ["rdma-shared-7"])).container_responses[0]!.envs;
+    const env = mergeContainerEnv(injected, [
+      { name: "NCCL_IB_HCA", value: "=mlx5_1,mlx5_2" },
+      { name: "NCCL_DEBUG", value: "INFO" },
+    ]);
+    expect(env).toMatchObject({ NCCL_IB_HCA: "=mlx5_1,mlx5_2", NCCL_DEBUG: "INFO", NCCL_IB_TIMEOUT: "22" });
+  });
+
+  test("mlx5_3 DOWN/Disabled → units Unhealthy within 2 polls and NCCL_IB_HCA drops it; back → Healthy", async () => {
     const { kubelet, plugin, setPort } = await seedNode();
     await plugin.start();
     await waitFor("a healthy list", () => kubelet.latest?.every((d) => d.health === "Healthy"));
@@ -95,10 +116,18 @@ describe("rdma/hca on the seed node (8×A100, mlx5_0 management on eth0, mlx5_1.
     await setPort("mlx5_3", "1: DOWN", "3: Disabled");
     await waitFor("unhealthy", () => kubelet.latest?.every((d) => d.health === "Unhealthy"));
     expect(plugin.pollStats.changedAtPoll - downAt).toBeLessThanOrEqual(2);
+    // The node model is re-read when a port changes state; nccl-env leaves down ports out of NCCL_IB_HCA.
+    const hcaVar = async () => (await allocate(kubelet, ["rdma-shared-1"])).container_responses[0]!.envs.NCCL_IB_HCA;
+    const without = await waitFor("mlx5_3 out of NCCL_IB_HCA", async () => {
+      const v = await hcaVar();
+      return v?.includes("mlx5_3") ? undefined : v;
+    });
+    expect(without).toBe("=mlx5_1,mlx5_2,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
     const upAt = plugin.pollStats.polls;
     await setPort("mlx5_3", "4: ACTIVE", "5: LinkUp");
     await waitFor("healthy", () => kubelet.latest?.every((d) => d.health === "Healthy"));
     expect(plugin.pollStats.changedAtPoll - upAt).toBeLessThanOrEqual(2);
+    await waitFor("mlx5_3 back in NCCL_IB_HCA", async () => (await hcaVar())?.includes("mlx5_3"));
   });
 
   test("a kubelet restart: fresh registration, and the new ListAndWatch has all 1000 units", async () => {
@@ -129,5 +158,19 @@ describe("rdma/hca on the seed node (8×A100, mlx5_0 management on eth0, mlx5_1.
     );
     expect(res.container_responses[0]!.deviceIDs).toEqual(["mlx5_3", "mlx5_4"]);
     expect([...res.container_responses[1]!.deviceIDs].sort()).toEqual(["mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"]);
+    const pair = await allocate(kubelet, ["mlx5_6", "mlx5_5"]);
+    expect(pair.container_responses[0]!.envs.NCCL_IB_HCA).toBe("=mlx5_5,mlx5_6");
+    expect(pair.container_responses[0]!.devices.map((d) => d.host_path)).toEqual([
+      "/dev/infiniband/uverbs5",
+      "/dev/infiniband/uverbs6",
+      "/dev/infiniband/rdma_cm",
+    ]);
+  });
+
+  test("--inject-nccl-env=false: devices only, no envs", async () => {
+    const { kubelet, plugin } = await seedNode({ deriveEnv: null });
+    await plugin.start();
+    await waitFor("the list", () => kubelet.latest);
+    expect((await allocate(kubelet, ["rdma-shared-0"])).container_responses[0]!.envs).toEqual({});
   });
 });

@@ -20,14 +20,13 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "config); NCCL over RoCE v2 needs one. Until then exclude the HCA from NCCL_IB_HCA.",
   } satisfies Spec<{ netdev: string | null; linkLocalOnly: boolean }>,
   GID_LINK_LOCAL_ONLY: {
-    severity: "error",
-    title: "Every RoCE GID is link-local",
-    message: (e) =>
-      `All ${e.devices} RoCE devices list only link-local (fe80::) GIDs: no IP address is configured on any RDMA netdev.`,
-    fix: () =>
-      "Configure the RDMA netdevs' IP addresses (or run show_gids in the pod's network namespace, where the CNI adds " +
-      "them); NCCL cannot use RoCE v2 without them.",
-  } satisfies Spec<{ devices: number }>,
+    severity: "info",
+    title: "Link-local GIDs only (management NIC)",
+    message: (e, s) =>
+      `${s}${e.netdev ? ` (${e.netdev})` : ""}, the management NIC, holds only link-local fe80:: GIDs: fine for TCP ` +
+      "bootstrap, but it cannot carry routable RoCE v2 traffic.",
+    fix: (e) => `Nothing to do unless it should carry RDMA; then give ${e.netdev ?? "its netdev"} an IP address.`,
+  } satisfies Spec<{ netdev: string | null }>,
   GID_INDEX_DIFFERS: {
     severity: "error",
     title: "RoCE v2 IPv4 GID at a different index",
@@ -91,13 +90,17 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
     title: "Port rate differs",
     message: (e, s) =>
       `${s} ${portPhrase(e)} runs at ${e.rateGbps} Gb/s, the other ports at ${e.usual} Gb/s` +
-      (e.management ? " (likely the management NIC, which is usually slower)." : "."),
+      (e.management
+        ? e.named
+          ? " (the management NIC, per the node model)."
+          : " (likely the management NIC, which is usually slower)."
+        : "."),
     fix: (e, s) =>
       e.management
         ? `Nothing to do if ${s} is the management/bootstrap NIC; keep it out of NCCL_IB_HCA.`
         : `A port at reduced rate slows every collective to its speed: check the cable/transceiver and the switch ` +
           `port's speed (\`mlxlink -d ${s}\`), then reseat or replace.`,
-  } satisfies Spec<{ port: number; rateGbps: number; usual: number; management: boolean }>,
+  } satisfies Spec<{ port: number; rateGbps: number; usual: number; management: boolean; named: boolean }>,
   FW_MISMATCH: {
     severity: "warning",
     title: "Firmware differs between identical HCAs",
@@ -165,7 +168,7 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
     retiredPending: boolean;
   }>,
   GPU_PCIE_DEGRADED: {
-    severity: "warning",
+    severity: "error",
     title: "GPU PCIe link narrower than it can be",
     message: (e, s) => `${s} (${e.busId}) trained at PCIe x${e.current} of x${e.max}.`,
     fix: () =>

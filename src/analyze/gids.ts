@@ -84,16 +84,24 @@ function indexFindings(ports: readonly PortGids[], ctx: AnalyzeContext, subjectO
   );
 }
 
-function missingV2Findings(ports: readonly PortGids[], subjectOf: (p: PortGids) => string): Finding[] {
-  const roce = ports.filter((p) => p.roce);
-  const missing = roce.filter((p) => !p.v2Ipv4 && !p.v2Ipv6);
+/**
+ * A RoCE port without a RoCE v2 IPv4/IPv6 GID cannot carry NCCL traffic (error), except the management NIC named by
+ * the node model, whose link-local-only table is expected (info) — the same verdicts `verify` gives.
+ */
+function missingV2Findings(
+  ports: readonly PortGids[],
+  ctx: AnalyzeContext,
+  subjectOf: (p: PortGids) => string,
+): Finding[] {
+  const management = managementHcaOf(ctx);
   const linkLocalOnly = (p: PortGids) => p.rows.every((r) => classifyGid(r.gid) === "link_local");
-  if (roce.length > 1 && missing.length === roce.length && missing.every(linkLocalOnly)) {
-    return [makeFinding(C, "GID_LINK_LOCAL_ONLY", "node", { devices: roce.length })];
-  }
-  return missing.map((p) =>
-    makeFinding(C, "NO_ROCEV2_GID", subjectOf(p), { netdev: p.netdev, linkLocalOnly: linkLocalOnly(p) }),
-  );
+  return ports
+    .filter((p) => p.roce && !p.v2Ipv4 && !p.v2Ipv6)
+    .map((p) =>
+      p.device === management && linkLocalOnly(p)
+        ? makeFinding(C, "GID_LINK_LOCAL_ONLY", subjectOf(p), { netdev: p.netdev })
+        : makeFinding(C, "NO_ROCEV2_GID", subjectOf(p), { netdev: p.netdev, linkLocalOnly: linkLocalOnly(p) }),
+    );
 }
 
 function summaryOf(ports: readonly PortGids[], rows: number): string {
@@ -125,7 +133,7 @@ export function evaluateGids(rows: readonly GidRow[], ctx: AnalyzeContext): { fi
   const ports = groupPorts(rows);
   const subjectOf = subjectNamer(ports);
   const findings = [
-    ...missingV2Findings(ports, subjectOf),
+    ...missingV2Findings(ports, ctx, subjectOf),
     ...indexFindings(ports, ctx, subjectOf),
     ...sparseFindings(ports, subjectOf),
   ];

@@ -80,7 +80,7 @@ function rateFindings(devices: readonly IbDeviceReport[], ctx: AnalyzeContext): 
       C,
       "RATE_MISMATCH",
       subjectOf(p),
-      { port: p.port, rateGbps: p.rate, usual, management },
+      { port: p.port, rateGbps: p.rate, usual, management, named: management && named !== null },
       management ? "info" : undefined,
     );
   });

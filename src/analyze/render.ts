@@ -14,12 +14,57 @@ function renderProblem(p: Problem): string[] {
   return lines;
 }
 
+type Loose = Record<string, unknown>;
+const isObj = (v: unknown): v is Loose => typeof v === "object" && v !== null;
+
+function bytesText(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
+}
+
+/** A summary line for kinds whose analyser gives none (the NCCL kinds), read from their data contract. */
+export function fallbackSummary(kind: string, data: unknown): string | undefined {
+  if (!isObj(data)) return undefined;
+  if (kind === "nccl_log") {
+    const versions = Array.isArray(data.ncclVersions) ? data.ncclVersions.join(", ") : "";
+    return [
+      versions ? `NCCL ${versions}` : null,
+      typeof data.ranks === "number" ? `${data.ranks} ranks on ${String(data.nNodes ?? "?")} node(s)` : null,
+      typeof data.network === "string" ? `network ${data.network}` : null,
+      typeof data.verdict === "string" ? `verdict ${data.verdict}` : null,
+    ]
+      .filter(Boolean)
+      .join("; ");
+  }
+  if (kind === "nccl_tests") {
+    const peak = isObj(data.peak) ? data.peak : null;
+    return [
+      typeof data.collective === "string" ? data.collective : null,
+      typeof data.nranks === "number" ? `${data.nranks} ranks` : null,
+      peak && typeof peak.busbw === "number" && typeof peak.bytes === "number"
+        ? `peak busbw ${peak.busbw} GB/s at ${bytesText(peak.bytes)}`
+        : null,
+      typeof data.avgBusBw === "number" ? `avg bus bandwidth ${data.avgBusBw} GB/s` : null,
+    ]
+      .filter(Boolean)
+      .join("; ");
+  }
+  return undefined;
+}
+
 /** The text report: per input a `file: kind` header, a one-line summary, findings (errors first), problems. */
 export function renderAnalyzeText(entries: readonly AnalyzedInput[]): string {
   const out: string[] = [];
   for (const e of entries) {
     out.push(`${e.file}: ${e.kind}`);
-    if (e.summary) out.push(`  ${e.summary}`);
+    const summary = e.summary ?? fallbackSummary(e.kind, e.data);
+    if (summary) out.push(`  ${summary}`);
     for (const f of [...e.findings].sort(bySeverity)) out.push(...renderFinding(f));
     for (const p of e.problems ?? []) out.push(...renderProblem(p));
     if (e.kind !== "unknown" && e.findings.length === 0 && !e.problems?.length) out.push("  no findings");

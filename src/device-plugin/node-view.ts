@@ -5,6 +5,7 @@
  */
 import { naturalCompare } from "../core/natural.js";
 import type { NodeInventory } from "../inventory/types.js";
+import { deriveNcclEnv } from "../nccl/env.js";
 import { type AllocationPlan, buildAllocationPlan } from "./allocate.js";
 import { type Selection, selectHcas } from "./config.js";
 import { type Mode, sharedUnitIds, type UnitHca } from "./devices.js";
@@ -12,6 +13,12 @@ import type { PlacedHca } from "./preferred.js";
 
 /** NCCL variables for this node restricted to some HCAs (the `nccl-env` logic). */
 export type DeriveEnv = (inv: NodeInventory, hcas: readonly string[]) => Record<string, string>;
+
+/** The shipped DeriveEnv: `deriveNcclEnv` (what `kube-rdma nccl-env` prints) for exactly the HCAs handed out. */
+export function ncclEnvDeriver(ncclVersion?: string): DeriveEnv {
+  return (inv, hcas) =>
+    deriveNcclEnv(inv, { hcas: [...hcas], ...(ncclVersion !== undefined ? { ncclVersion } : {}) }).env;
+}
 
 export type NodeView = {
   inventory: NodeInventory;

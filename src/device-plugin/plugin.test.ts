@@ -277,6 +277,18 @@ describe("bad input: clear errors and logs, no crash", () => {
     expect((err as PluginStartError).hint).toContain("--plugin-dir");
   });
 
+  test("a metrics port already in use fails start with the address and the fix", async () => {
+    const { createServer } = await import("node:net");
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+    cleanups.push(() => new Promise((r) => busy.close(() => r())));
+    const port = (busy.address() as { port: number }).port;
+    const { plugin } = await setup({ metricsAddr: { host: "127.0.0.1", port } });
+    const err = await plugin.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PluginStartError);
+    expect((err as Error).message).toContain(`cannot serve metrics on 127.0.0.1:${port}`);
+  });
+
   test("a kubelet that refuses registration → retries with growing delays and a log line per failure, then succeeds", async () => {
     const { kubelet, plugin, log } = await setup();
     kubelet.refuseWith = { code: grpc.status.FAILED_PRECONDITION, details: "plugin endpoint already registered" };
@@ -317,7 +329,7 @@ describe("bad input: clear errors and logs, no crash", () => {
     await plugin.start();
     await waitFor("a failure log", () => log.records.find((r) => r.code === "ENOENT"));
     await kubelet.start();
-    await waitFor("registration without waiting out the backoff", () => kubelet.registrations[0], 3000);
+    await waitFor("registration without waiting out the 10 s backoff", () => kubelet.registrations[0], 8000);
   });
 });
 

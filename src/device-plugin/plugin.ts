@@ -140,7 +140,13 @@ export class RdmaDevicePlugin {
     await this.pollHealth();
     await this.serve();
     if (this.cfg.metricsAddr) {
-      this.metricsServer = await serveMetrics(this.metrics.registry, this.cfg.metricsAddr);
+      const addr = this.cfg.metricsAddr;
+      this.metricsServer = await serveMetrics(this.metrics.registry, addr).catch((err: unknown) => {
+        throw new PluginStartError(
+          `cannot serve metrics on ${addr.host}:${addr.port}: ${err instanceof Error ? err.message : String(err)}`,
+          "Pick a free port with --metrics-addr (the DaemonSet uses hostNetwork, so the port is the node's).",
+        );
+      });
       this.cfg.log.info("metrics listening", { addr: `${this.cfg.metricsAddr.host}:${this.cfg.metricsAddr.port}` });
     }
     this.healthTimer = setInterval(() => void this.pollHealth(), this.cfg.healthIntervalMs);

@@ -8,7 +8,8 @@ import type { Snapshot } from "../host/types.js";
  * Writes a snapshot as a real directory tree under `dir`: files, directories, relative symlinks (as sysfs has) and
  * the command outputs in `<dir>/.kube-rdma/commands.json` (sizes of mounts in `fs-sizes.json`), so that `--root dir` reads what the snapshot holds.
  * Failed reads cannot be stored in a plain tree: an EINVAL attribute becomes a missing file (ENOENT), which every
- * reader here treats the same way (an empty GID slot's attributes are never needed).
+ * reader here treats the same way (an empty GID slot's attributes are never needed). A name known only from a
+ * directory listing (a character device in /dev/infiniband) becomes an empty file.
  */
 export function materializeSnapshot(snapshot: Snapshot, dir: string): void {
   const at = (p: string) => join(dir, p);
@@ -33,9 +34,24 @@ export function materializeSnapshot(snapshot: Snapshot, dir: string): void {
     mkdirSync(dirname(at(r)), { recursive: true });
     symlinkSync(relative(dirname(r), target) || ".", at(r));
   }
+  // Names only known from a listing (character devices in /dev/infiniband, module directories): empty files.
+  for (const [d, names] of Object.entries(snapshot.dirs)) {
+    for (const name of names) {
+      const p = d === "/" ? `/${name}` : `${d}/${name}`;
+      if (known(snapshot, p)) continue;
+      const r = real(p);
+      if (existsSync(at(r)) || isSymlink(at(r))) continue;
+      mkdirSync(dirname(at(r)), { recursive: true });
+      writeFileSync(at(r), "");
+    }
+  }
   mkdirSync(dirname(at(ROOT_CAPTURES)), { recursive: true });
   writeFileSync(at(ROOT_CAPTURES), `${JSON.stringify(snapshot.commands, null, 1)}\n`);
   writeFileSync(at(ROOT_FS_SIZES), `${JSON.stringify(snapshot.fsSizes, null, 1)}\n`);
+}
+
+function known(s: Snapshot, p: string): boolean {
+  return [s.files, s.dirs, s.links, s.errors].some((t) => Object.hasOwn(t, p));
 }
 
 function isSymlink(p: string): boolean {

@@ -1,8 +1,16 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statfsSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statfsSync,
+} from "node:fs";
 import { resolve, sep } from "node:path";
 import { toReadError } from "./errors.js";
-import { commandKey, normalizeHostPath } from "./paths.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS, runCommand } from "./run-command.js";
+import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome } from "./types.js";
 
 /**
@@ -21,6 +29,7 @@ export const ROOT_FS_SIZES = ".kube-rdma/fs-sizes.json";
 export class FsHostReader implements HostReader {
   readonly description: string;
   private readonly root: string;
+  private buf = Buffer.alloc(64 * 1024);
   /** Loaded captures, null when there are none, or the message saying why the file is unusable. */
   private captures: Record<string, CommandOutcome> | string | null | undefined;
 
@@ -45,10 +54,31 @@ export class FsHostReader implements HostReader {
   }
 
   async readText(path: string): Promise<ReadOutcome<string>> {
+    return this.readOne(path);
+  }
+
+  async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
+    return paths.map((p) => this.readOne(p));
+  }
+
+  private readOne(path: string): ReadOutcome<string> {
+    let fd: number | undefined;
     try {
-      return { ok: true, value: readFileSync(this.real(path), "utf8") };
+      fd = openSync(this.real(path), "r");
+      // sysfs files report a size of 4096 whatever they hold, and hand out a whole attribute in one read: a short
+      // read is the end of the file (saves a syscall per file; a GID table is thousands of files).
+      let len = 0;
+      for (;;) {
+        const n = readSync(fd, this.buf, len, this.buf.length - len, null);
+        len += n;
+        if (n === 0 || len < this.buf.length) break;
+        this.buf = Buffer.concat([this.buf, Buffer.alloc(this.buf.length)]);
+      }
+      return { ok: true, value: this.buf.toString("utf8", 0, len) };
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 
@@ -91,6 +121,8 @@ export class FsHostReader implements HostReader {
     }
     const captured = captures?.[key];
     if (captured) return captured;
+    // Loaded on demand: child_process is not needed by `gids`, and startup time counts there.
+    const { runCommand } = await import("./run-command.js");
     return runCommand(file, args, opts.timeoutMs ?? this.commandTimeoutMs);
   }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS } from "./run-command.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
 import type { HostReader, Snapshot } from "./types.js";
 

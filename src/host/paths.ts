@@ -3,6 +3,8 @@ import { posix } from "node:path";
 
 /** Normalises an absolute host path: `/sys/class/../bus` → `/sys/bus`, no trailing slash. */
 export function normalizeHostPath(p: string): string {
+  // Fast path: already absolute and clean (the common case; GID tables ask for thousands of paths).
+  if (p.startsWith("/") && !/\/\/|\/\.\.?(?:\/|$)|.\/$/.test(p)) return p;
   const n = posix.normalize(p.startsWith("/") ? p : `/${p}`);
   return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n;
 }
@@ -23,3 +25,6 @@ export function joinHost(...parts: string[]): string {
 export function commandKey(file: string, args: readonly string[]): string {
   return [file, ...args].join(" ");
 }
+
+/** Default limit for `ofed_info` / `nvidia-smi`: a wedged driver must not hang us. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000;

@@ -33,6 +33,16 @@ export class RecordingHostReader implements HostReader {
     return this.note(path, await this.inner.readText(path), this.record.files);
   }
 
+  async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
+    const out = this.inner.readTexts
+      ? await this.inner.readTexts(paths)
+      : await Promise.all(paths.map((p) => this.inner.readText(p)));
+    out.forEach((r, i) => {
+      this.note(paths[i]!, r, this.record.files);
+    });
+    return out;
+  }
+
   async list(path: string): Promise<ReadOutcome<string[]>> {
     return this.note(path, await this.inner.list(path), this.record.dirs);
   }

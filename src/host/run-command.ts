@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { toReadError } from "./errors.js";
-import { commandKey } from "./paths.js";
+import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import type { CommandOutcome } from "./types.js";
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000;
+export { DEFAULT_COMMAND_TIMEOUT_MS };
 
 /**
  * Runs a command with execFile (never a shell). Resolves at the timeout even when the child cannot be killed (a

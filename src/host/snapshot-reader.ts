@@ -64,6 +64,10 @@ export class SnapshotHostReader implements HostReader {
     return hit.value !== undefined ? { ok: true, value: hit.value } : this.failure(path, hit.key, "file");
   }
 
+  async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
+    return Promise.all(paths.map((p) => this.readText(p)));
+  }
+
   async list(path: string): Promise<ReadOutcome<string[]>> {
     const hit = this.lookup(path, this.snap.dirs);
     return hit.value !== undefined ? { ok: true, value: [...hit.value] } : this.failure(path, hit.key, "dir");

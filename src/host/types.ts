@@ -28,6 +28,8 @@ export interface HostReader {
   /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce-seed`. */
   readonly description: string;
   readText(path: string): Promise<ReadOutcome<string>>;
+  /** Many reads in one call (GID tables: thousands of tiny files); same answers as readText for each path. */
+  readTexts?(paths: readonly string[]): Promise<ReadOutcome<string>[]>;
   /** Directory entries (names only), unsorted. */
   list(path: string): Promise<ReadOutcome<string[]>>;
   /** Resolved absolute path (like `realpath`), within the host's namespace. */

@@ -10,6 +10,10 @@ const PCI = "/sys/bus/pci/devices";
 
 const sortedNames = (r: ReadOutcome<string[]>) => (r.ok ? [...r.value].sort(naturalCompare) : []);
 
+function readMany(reader: HostReader, paths: string[]): Promise<ReadOutcome<string>[]> {
+  return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
+}
+
 /** Reads one port's GID table the way show_gids does: every slot, attributes only for configured GIDs. */
 export async function readPortGids(reader: HostReader, portDir: string): Promise<Pick<PortFacts, "gidSlots" | "gids">> {
   const list = await reader.list(`${portDir}/gids`);
@@ -18,24 +22,32 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
     .filter((n) => /^\d+$/.test(n))
     .map(Number)
     .sort((a, b) => a - b);
-  const gids = await Promise.all(
-    indices.map(async (index): Promise<GidFact> => {
-      const gid = await reader.readText(`${portDir}/gids/${index}`);
-      const parsed = gid.ok ? parseGid(gid.value) : null;
-      if (!parsed?.ok || !parsed.value.configured) return { index, gid };
-      const [type, ndev] = await Promise.all([
-        reader.readText(`${portDir}/gid_attrs/types/${index}`),
-        reader.readText(`${portDir}/gid_attrs/ndevs/${index}`),
-      ]);
-      return { index, gid, type, ndev };
-    }),
+  const texts = await readMany(
+    reader,
+    indices.map((i) => `${portDir}/gids/${i}`),
   );
+  const gids: GidFact[] = indices.map((index, k) => ({ index, gid: texts[k]! }));
+  const configured = gids.filter((g) => {
+    const parsed = g.gid.ok ? parseGid(g.gid.value) : null;
+    return parsed?.ok === true && parsed.value.configured;
+  });
+  const attrs = await readMany(
+    reader,
+    configured.flatMap((g) => [`${portDir}/gid_attrs/types/${g.index}`, `${portDir}/gid_attrs/ndevs/${g.index}`]),
+  );
+  configured.forEach((g, k) => {
+    g.type = attrs[2 * k]!;
+    g.ndev = attrs[2 * k + 1]!;
+  });
   return { gidSlots: { ok: true, value: indices.length }, gids };
 }
 
 async function readAll(reader: HostReader, dir: string): Promise<Record<string, Fact>> {
   const names = sortedNames(await reader.list(dir));
-  const values = await Promise.all(names.map((n) => reader.readText(`${dir}/${n}`)));
+  const values = await readMany(
+    reader,
+    names.map((n) => `${dir}/${n}`),
+  );
   return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
 }
 

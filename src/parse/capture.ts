@@ -4,6 +4,12 @@ import { splitLines } from "../core/text.js";
 export type CaptureLine = { text: string; line: number };
 
 /**
+ * Longest line the host-tool parsers look at. No line of show_gids, ibv_devinfo, ibstat, ibdev2netdev or nvidia-smi
+ * comes near it; skipping longer ones keeps every line regex linear on hostile input (a 1 MB line of spaces).
+ */
+export const MAX_LINE_LENGTH = 4096;
+
+/**
  * The non-blank lines of a capture, CR/LF normalised and trailing whitespace removed; the leading indentation is
  * kept (some formats nest by indentation). Parsers ignore lines they do not recognise, so a shell prompt line
  * (`root@node:~# show_gids`) before the output is harmless.
@@ -12,7 +18,9 @@ export function captureLines(text: string): CaptureLine[] {
   const out: CaptureLine[] = [];
   const lines = splitLines(text);
   for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.replace(/\s+$/, "");
+    const raw = lines[i]!;
+    if (raw.length > MAX_LINE_LENGTH) continue;
+    const t = raw.trimEnd();
     if (t.trim() !== "") out.push({ text: t, line: i + 1 });
   }
   return out;

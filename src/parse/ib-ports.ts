@@ -8,6 +8,12 @@ export type IbPortReport = {
   physState?: PhysState;
   linkLayer: LinkLayer;
   rateGbps?: number;
+  /** ibv_devinfo `active_mtu` / `max_mtu` in bytes (`4096 (5)` → 4096). */
+  activeMtu?: number;
+  maxMtu?: number;
+  /** `port_lid`/`Base lid` and `sm_lid`/`SM lid` as printed (decimal or 0x…); RoCE ports show 0. */
+  lid?: string;
+  smLid?: string;
   /** ibv_devinfo -v: GIDs as listed (uncompressed), with their RoCE version when printed. */
   gids?: { index: number; gid: string; version: "v1" | "v2" | null }[];
 };
@@ -20,6 +26,8 @@ export type IbDeviceReport = {
   boardId: string | null;
   nodeGuid: string | null;
   sysImageGuid: string | null;
+  /** `phys_port_cnt` / `Number of ports`: compared with the port blocks read to spot a cut capture. */
+  portCount: number | null;
   ports: IbPortReport[];
 };
 

@@ -11,8 +11,9 @@ describe("ibstat / ibstatus", () => {
     expect(r.value.devices).toHaveLength(9);
     expect(r.value.devices[0]).toMatchObject({ name: "mlx5_0", partId: "MT4117", fwVer: "14.32.1010" });
     expect(r.value.devices[8]?.ports).toEqual([
-      { port: 1, state: "ACTIVE", physState: "LinkUp", linkLayer: "Ethernet", rateGbps: 200 },
+      { port: 1, state: "ACTIVE", physState: "LinkUp", linkLayer: "Ethernet", rateGbps: 200, lid: "0", smLid: "0" },
     ]);
+    expect(r.value.devices[8]?.portCount).toBe(1);
     expect(r.problems).toEqual([]);
   });
 
@@ -28,6 +29,13 @@ describe("ibstat / ibstatus", () => {
     expect(r.value.format).toBe("ibstatus");
     expect(r.value.devices.map((d) => d.ports[0]?.rateGbps)).toEqual([25, 200, 200, 200, 200, 200, 200, 200, 200]);
     expect(r.value.devices[1]?.ports[0]).toMatchObject({ state: "ACTIVE", physState: "LinkUp", linkLayer: "Ethernet" });
+  });
+
+  test("a capture cut inside the last CA block says a port is missing", () => {
+    const text = capture("ibstat", "seed");
+    const r = parseIbstat(text.slice(0, text.lastIndexOf("\tPort 1:")));
+    expect(r.problems.map((p) => p.code)).toEqual(["ibstat.missing_ports"]);
+    expect(r.problems[0]?.message).toMatch(/mlx5_8: 1 port\(s\) announced, 0 read/);
   });
 
   for (const [name, text] of Object.entries(captureVariants(capture("ibstat", "seed"), "ibstat"))) {

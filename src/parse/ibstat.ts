@@ -24,7 +24,16 @@ const PANIC = /^\s*(ibpanic|ibwarn|ibstat):.*$/;
 type PortDraft = IbPortReport & { sawState: boolean };
 
 function newDevice(name: string): IbDeviceReport {
-  return { name, fwVer: null, partId: null, boardId: null, nodeGuid: null, sysImageGuid: null, ports: [] };
+  return {
+    name,
+    fwVer: null,
+    partId: null,
+    boardId: null,
+    nodeGuid: null,
+    sysImageGuid: null,
+    portCount: null,
+    ports: [],
+  };
 }
 
 function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
@@ -32,6 +41,7 @@ function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
   else if (key === "ca type") dev.partId = value;
   else if (key === "node guid") dev.nodeGuid = value;
   else if (key === "system image guid") dev.sysImageGuid = value;
+  else if (key === "number of ports" && /^\d+$/.test(value)) dev.portCount = Number(value);
 }
 
 function applyPortKey(port: PortDraft, key: string, value: string): void {
@@ -40,6 +50,8 @@ function applyPortKey(port: PortDraft, key: string, value: string): void {
     port.sawState = true;
   } else if (key === "physical state" || key === "phys state") port.physState = physStateOf(value);
   else if (key === "link layer" || key === "link_layer") port.linkLayer = linkLayerOf(value);
+  else if (key === "base lid") port.lid = value;
+  else if (key === "sm lid") port.smLid = value;
   else if (key === "rate") {
     const r = leadingNumber(value);
     if (r !== null) port.rateGbps = r;
@@ -121,8 +133,15 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
   }
   const list = [...devices.values()].sort((a, b) => naturalCompare(a.name, b.name));
   for (const d of list) {
-    if (d.ports.length === 0)
-      problems.push(problem("ibstat.no_ports", `${d.name}: no port block was read (truncated?).`));
+    if (d.ports.length < (d.portCount ?? 1)) {
+      const announced = d.portCount ?? 1;
+      problems.push(
+        problem(
+          "ibstat.missing_ports",
+          `${d.name}: ${announced} port(s) announced, ${d.ports.length} read (truncated?).`,
+        ),
+      );
+    }
     d.ports.sort((a, b) => a.port - b.port);
   }
   return ok({ devices: list, format }, problems);

@@ -11,7 +11,11 @@ describe("ibv_devinfo", () => {
     expect(r.value.verbose).toBe(false);
     expect(r.value.devices.map((d) => d.name)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => `mlx5_${i}`));
     expect(r.value.devices[1]).toMatchObject({ fwVer: "20.31.1014", partId: "4123", boardId: "MT_0000000223" });
-    expect(r.value.devices[1]?.ports).toEqual([{ port: 1, state: "ACTIVE", linkLayer: "Ethernet" }]);
+    expect(r.value.devices[1]?.ports).toEqual([
+      { port: 1, state: "ACTIVE", linkLayer: "Ethernet", maxMtu: 4096, activeMtu: 4096, smLid: "0", lid: "0" },
+    ]);
+    expect(r.value.devices[0]?.ports[0]?.activeMtu).toBe(1024);
+    expect(r.value.devices[0]?.portCount).toBe(1);
     expect(r.problems).toEqual([]);
   });
 
@@ -52,6 +56,7 @@ describe("ibv_devinfo", () => {
       if (!r.ok) throw new Error(JSON.stringify(r.problems));
       const expected = name === "truncated" ? 8 : 9;
       expect(r.value.devices.length).toBeGreaterThanOrEqual(expected);
+      if (name !== "truncated") expect(r.problems).toEqual([]);
       expect(r.value.devices[1]?.ports[0]).toMatchObject({ state: "ACTIVE", rateGbps: 200 });
     });
   }

@@ -45,6 +45,7 @@ function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
   else if (key === "board_id") dev.boardId = v;
   else if (key === "node_guid") dev.nodeGuid = v;
   else if (key === "sys_image_guid") dev.sysImageGuid = v;
+  else if (key === "phys_port_cnt" && /^\d+$/.test(v)) dev.portCount = Number(v);
 }
 
 function applyPortKey(port: PortDraft, key: string, value: string): void {
@@ -56,7 +57,12 @@ function applyPortKey(port: PortDraft, key: string, value: string): void {
   else if (key === "active_width") {
     const w = /^\s*(\d+)X/i.exec(value);
     if (w) port.width = Number(w[1]);
-  } else if (key === "active_speed") {
+  } else if (key === "active_mtu" || key === "max_mtu") {
+    const mtu = leadingNumber(value);
+    if (mtu !== null) port[key === "active_mtu" ? "activeMtu" : "maxMtu"] = mtu;
+  } else if (key === "port_lid") port.lid = value.trim();
+  else if (key === "sm_lid") port.smLid = value.trim();
+  else if (key === "active_speed") {
     const s = leadingNumber(value);
     if (s !== null && s > 0) port.laneGbps = s;
   }
@@ -80,6 +86,14 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
         problems.push(
           problem("ibv_devinfo.port_incomplete", `${dev.name} port ${port.port}: no state line (truncated capture?).`),
         );
+      } else if (verbose && port.physState === undefined) {
+        // -v prints phys_state after the port's other attributes: without it the block was cut.
+        problems.push(
+          problem(
+            "ibv_devinfo.port_incomplete",
+            `${dev.name} port ${port.port}: the -v block ends early (truncated capture?).`,
+          ),
+        );
       }
       dev.ports.push(finishPort(port));
     }
@@ -89,7 +103,16 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     const hca = HCA_ID.exec(t);
     if (hca) {
       closePort();
-      dev = { name: hca[1]!, fwVer: null, partId: null, boardId: null, nodeGuid: null, sysImageGuid: null, ports: [] };
+      dev = {
+        name: hca[1]!,
+        fwVer: null,
+        partId: null,
+        boardId: null,
+        nodeGuid: null,
+        sysImageGuid: null,
+        portCount: null,
+        ports: [],
+      };
       devices.push(dev);
       continue;
     }
@@ -142,8 +165,13 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     );
   }
   for (const d of devices) {
-    if (d.ports.length === 0) {
-      problems.push(problem("ibv_devinfo.no_ports", `${d.name}: no port block was read (truncated capture?).`));
+    if (d.ports.length < (d.portCount ?? 1)) {
+      problems.push(
+        problem(
+          "ibv_devinfo.missing_ports",
+          `${d.name}: ${d.portCount ?? 1} port(s) announced, ${d.ports.length} read (truncated capture?).`,
+        ),
+      );
     }
   }
   devices.sort((a, b) => naturalCompare(a.name, b.name));

@@ -1,5 +1,5 @@
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
-import { captureLines } from "./capture.js";
+import { captureLines, excerpt } from "./capture.js";
 
 /** One GPU of the default `nvidia-smi` table. Null where the cell is `N/A`, `ERR!` or absent. */
 export type NvidiaSmiGpu = {
@@ -47,6 +47,9 @@ const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A))?$/;
 const HANDLE_ERROR =
   /(Unable to determine the device handle for GPU\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])?.*|GPU\s+[0-9A-Fa-f:.]+: .*fallen off the bus.*)$/i;
 const SEPARATOR = /^\s*[+|][-=+|\s]*$/;
+/** `|   5  NVIDIA H100…`: the start of a GPU's first line (MIG and process rows have other shapes). */
+const GPU_ROW_START = /^\s*\|\s*\d+\s+[A-Za-z]/;
+const BUS_ID_ANYWHERE = /[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]/;
 
 const num = (text: string | undefined, re: RegExp): number | null => {
   const m = text === undefined ? null : re.exec(text);
@@ -152,7 +155,7 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
   let current: NvidiaSmiGpu | null = null;
   let extraLines = 0;
   let inProcesses = false;
-  for (const { text: t } of captureLines(text)) {
+  for (const { text: t, line } of captureLines(text)) {
     if (/^\s*No devices were found\s*$/.test(t)) {
       out.noDevices = true;
       continue;
@@ -190,6 +193,16 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
       current = started;
       extraLines = 0;
       out.gpus.push(started);
+      continue;
+    }
+    if (GPU_ROW_START.test(t) && !BUS_ID_ANYWHERE.test(t)) {
+      problems.push(
+        problem("nvidia_smi.bad_row", `Line ${line}: a GPU row without its bus id: "${excerpt(t)}".`, {
+          line,
+          hint: "A row cut short usually means the capture was truncated; paste the whole nvidia-smi output.",
+        }),
+      );
+      current = null;
       continue;
     }
     if (!current || cells.length < 3) continue;

@@ -1,6 +1,9 @@
-/** `nvidia-smi -q -x` (the `nvidia_smi_log` XML document). Pure. */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+/**
+ * `nvidia-smi -q -x` (the `nvidia_smi_log` XML document). Pure. Read with ./xml-tree.ts rather than fast-xml-parser:
+ * validating and parsing a 100-GPU document with fast-xml-parser took ~4× longer (bench/host.bench.ts target 50 ms).
+ */
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import { at, readXml, type XmlElement } from "./xml-tree.js";
 
 export type NvsmiXmlGpu = {
   index: number;
@@ -27,23 +30,6 @@ export type NvidiaSmiXml = {
   gpus: NvsmiXmlGpu[];
 };
 
-type XmlNode = { [k: string]: XmlValue };
-type XmlValue = string | XmlNode | XmlValue[];
-
-let parser: XMLParser | undefined;
-function xmlParser(): XMLParser {
-  parser ??= new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: "@",
-    parseTagValue: false,
-    parseAttributeValue: false,
-    processEntities: false,
-    trimValues: true,
-    isArray: (name) => name === "gpu",
-  });
-  return parser;
-}
-
 /**
  * Reads driver and CUDA versions and, per GPU, the facts checks need. Missing elements become null; malformed XML
  * (a truncated capture, an error message instead of XML) is a problem, never a throw.
@@ -53,22 +39,17 @@ export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
   if (start < 0 || !text.includes("nvidia_smi_log")) {
     return fail(notXml(`found no <nvidia_smi_log> element in "${text.trim().slice(0, 80)}"`));
   }
-  const xml = text.slice(start);
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    const { msg, line } = valid.err;
-    return fail(notXml(`the XML is malformed at line ${line}: ${msg}`, line));
+  const doc = readXml(text.slice(start));
+  if (!doc.ok) {
+    const line = text.slice(0, start).split("\n").length - 1 + doc.line;
+    return fail(notXml(`the XML is malformed at line ${line}: ${doc.message}`, line));
   }
-  let doc: XmlNode;
-  try {
-    doc = xmlParser().parse(xml) as XmlNode;
-  } catch (err) {
-    return fail(notXml(`the XML could not be read: ${err instanceof Error ? err.message : String(err)}`));
+  const log = doc.root;
+  if (log.name !== "nvidia_smi_log") {
+    return fail(notXml(`the root element is <${log.name}>, expected <nvidia_smi_log>`));
   }
-  const log = doc.nvidia_smi_log;
-  if (!isNode(log)) return fail(notXml("the document has no <nvidia_smi_log> root element"));
   const problems: Problem[] = [];
-  const gpuNodes = Array.isArray(log.gpu) ? log.gpu.filter(isNode) : [];
+  const gpuNodes = log.children.filter((c) => c.name === "gpu");
   const gpus = gpuNodes.map((g, i) => readGpu(g, i, problems));
   const attached = intOf(text1(log, "attached_gpus"));
   if (attached !== null && attached !== gpus.length) {
@@ -90,8 +71,8 @@ export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
   );
 }
 
-function readGpu(g: XmlNode, index: number, problems: Problem[]): NvsmiXmlGpu {
-  const rawId = (typeof g["@id"] === "string" ? g["@id"] : null) ?? text1(g, "pci", "pci_bus_id");
+function readGpu(g: XmlElement, index: number, problems: Problem[]): NvsmiXmlGpu {
+  const rawId = g.attrs.id ?? text1(g, "pci", "pci_bus_id");
   const busId = rawId ? normalizeBusId(rawId) : null;
   if (!busId) {
     problems.push(problem("nvidia_smi_xml.bus_id", `GPU ${index} has no readable PCI bus id (found "${rawId ?? ""}")`));
@@ -133,28 +114,28 @@ export function normalizeBusId(id: string): string | null {
 
 // Old layout: <single_bit>/<double_bit> with <total>. Ampere and later: <sram_uncorrectable>, <dram_uncorrectable>,
 // and since R535 <sram_uncorrectable_parity>/<sram_uncorrectable_secded>.
-function uncorrected(node: XmlValue | undefined): number | null {
-  if (!isNode(node)) return null;
-  const doubleBit = node.double_bit;
-  if (isNode(doubleBit)) return intOf(text1(doubleBit, "total"));
+function uncorrected(node: XmlElement | undefined): number | null {
+  if (!node || node.children.length === 0) return null;
+  const doubleBit = at(node, "double_bit");
+  if (doubleBit) return intOf(text1(doubleBit, "total"));
   let sum: number | null = null;
-  for (const [k, v] of Object.entries(node)) {
-    if (!/uncorrectable/.test(k) || typeof v !== "string") continue;
-    const n = intOf(v);
+  for (const c of node.children) {
+    if (!/uncorrectable/.test(c.name) || c.children.length > 0) continue;
+    const n = intOf(clean(c.text));
     if (n !== null) sum = (sum ?? 0) + n;
   }
   return sum;
 }
 
-function retiredPending(node: XmlValue | undefined): boolean | null {
-  if (!isNode(node)) return null;
+function retiredPending(node: XmlElement | undefined): boolean | null {
+  if (!node || node.children.length === 0) return null;
   const flags = [text1(node, "pending_retirement"), text1(node, "pending_blacklist")].map(yesNo);
   if (flags.every((f) => f === null)) return null;
   return flags.some((f) => f === true);
 }
 
-function remapped(node: XmlValue | undefined): NvsmiXmlGpu["remappedRows"] {
-  if (!isNode(node)) return null;
+function remapped(node: XmlElement | undefined): NvsmiXmlGpu["remappedRows"] {
+  if (!node || node.children.length === 0) return null;
   const correctable = intOf(text1(node, "remapped_row_corr"));
   const uncorrectable = intOf(text1(node, "remapped_row_unc"));
   const pending = yesNo(text1(node, "remapped_row_pending"));
@@ -168,23 +149,17 @@ function remapped(node: XmlValue | undefined): NvsmiXmlGpu["remappedRows"] {
   };
 }
 
-function at(node: XmlValue | undefined, ...keys: string[]): XmlValue | undefined {
-  let cur: XmlValue | undefined = node;
-  for (const k of keys) {
-    if (!isNode(cur)) return undefined;
-    cur = cur[k];
-  }
-  return cur;
+/** Text of a leaf element, null when absent or a placeholder (`N/A`, `[Not Supported]`). */
+function text1(node: XmlElement | undefined, ...keys: string[]): string | null {
+  const el = at(node, ...keys);
+  if (!el || el.children.length > 0) return null;
+  return clean(el.text);
 }
 
-function text1(node: XmlValue | undefined, ...keys: string[]): string | null {
-  const v = at(node, ...keys);
-  if (typeof v !== "string") return null;
-  return v === "" || v === "N/A" || /^\[?(Not Supported|N\/A|Unknown Error)\]?$/i.test(v) ? null : v;
-}
-
-function isNode(v: XmlValue | undefined): v is XmlNode {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+function clean(v: string): string | null {
+  return v === "" || /^\[?(Not Supported|N\/A|Unknown Error|Requested functionality has been deprecated)\]?$/i.test(v)
+    ? null
+    : v;
 }
 
 function intOf(v: string | null): number | null {

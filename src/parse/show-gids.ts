@@ -45,6 +45,7 @@ function parseRow(text: string, line: number): RowParse {
   const problems: Problem[] = [];
   for (const t of rest) {
     if (IPV4.test(t) && ipv4 === null) ipv4 = t;
+    else if (/^\d[\d.]*$/.test(t)) return { error: `the IPv4 column "${t}" is not an address` };
     else if (VERSION.test(t) && version === null) version = t.toLowerCase() === "v2" ? "v2" : "v1";
     else if (netdev === null) netdev = t;
     else return { error: `unexpected extra column "${t}"` };

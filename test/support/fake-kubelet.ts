@@ -41,12 +41,12 @@ export function call<T>(fn: (cb: Cb<T>) => void): Promise<T> {
 /** Polls `check` every 10 ms until it returns a value (not undefined/null/false), or rejects after `timeoutMs`. */
 export async function waitFor<T>(
   what: string,
-  check: () => T | undefined | null | false,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   timeoutMs = 5000,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const v = check();
+    const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

@@ -16,3 +16,17 @@ export function assertParserTotal<T>(parse: (text: string) => ParseResult<T>, ba
     { numRuns },
   );
 }
+
+/** Hostile long lines (runs of spaces, letters, digits) that make backtracking regexes quadratic: must return. */
+export function hostileLines(): string[] {
+  const n = 200_000;
+  return [
+    " ".repeat(n),
+    `0 ${" ".repeat(n)}x`,
+    `| 0 ${" ".repeat(n)}| 00000000:53:00.0 Off | 0 |`,
+    `${"a ".repeat(n / 2)}`,
+    `mlx5_0 ${"1 ".repeat(n / 2)}`,
+    `port 1 ${"(".repeat(n)} ==> eth0 (Up`,
+    `GID[  1]:${" ".repeat(n)}::ffff:`,
+  ];
+}

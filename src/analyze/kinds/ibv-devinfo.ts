@@ -7,7 +7,7 @@ import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { evaluateGids } from "../gids.js";
 import { evaluatePorts } from "../ports.js";
 import type { AnalyzerKind } from "../types.js";
-import { outcomeOf } from "./outcome.js";
+import { anyLine, outcomeOf } from "./outcome.js";
 
 /** `ibv_devinfo -v` GIDs of RoCE ports as show_gids rows (netdevs are not printed there). */
 export function gidRowsOf(devices: readonly IbDeviceReport[]): GidRow[] {
@@ -31,8 +31,10 @@ export function gidRowsOf(devices: readonly IbDeviceReport[]): GidRow[] {
 export const ibvDevinfoAnalyzer: AnalyzerKind = {
   kind: "ibv_devinfo",
   detect(head) {
-    if (/^\s*hca_id:\s*\S+/m.test(head)) return /^\s*(transport|fw_ver|phys_port_cnt):/m.test(head) ? 0.95 : 0.8;
-    return /^\s*No IB devices found\s*$/m.test(head) ? 0.7 : 0;
+    if (anyLine(head, /^[ \t]*hca_id:[ \t]*\S/)) {
+      return anyLine(head, /^[ \t]*(transport|fw_ver|phys_port_cnt):/) ? 0.95 : 0.8;
+    }
+    return anyLine(head, /^[ \t]*No IB devices found[ \t]*$/) ? 0.7 : 0;
   },
   analyze(text, ctx) {
     return outcomeOf(parseIbvDevinfo(text), (value) => {

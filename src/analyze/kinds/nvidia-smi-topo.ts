@@ -5,7 +5,7 @@ import { type NvidiaSmiTopo, parseNvidiaSmiTopo } from "../../parse/nvidia-smi-t
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { managementHcaOf, plural } from "../context.js";
 import type { AnalyzeContext, AnalyzerKind } from "../types.js";
-import { outcomeOf } from "./outcome.js";
+import { headLines, outcomeOf } from "./outcome.js";
 
 /** Closeness for NCCL: NODE counts as PHB (NCCL's CPU node is per NUMA node). */
 const RANK: Record<string, number> = { PIX: 1, PXB: 2, PHB: 3, NODE: 3.5, SYS: 4 };
@@ -45,10 +45,12 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
 export const nvidiaSmiTopoAnalyzer: AnalyzerKind = {
   kind: "nvidia_smi_topo",
   detect(head) {
-    const header = /^[ \t]+GPU0\b.*$/m.exec(head);
-    if (header && /CPU\s+Affinity|NUMA\s+Affinity/.test(header[0])) return 0.95;
-    if (/^\s*GPU0\s+X\s/m.test(head) && /Legend:/.test(head)) return 0.85;
-    return header && /^\s*GPU0\s+X\s/m.test(head) ? 0.7 : 0;
+    const lines = headLines(head);
+    const header = lines.find((l) => /^[ \t]+GPU0\b/.test(l));
+    if (header && /CPU[ \t]+Affinity|NUMA[ \t]+Affinity/.test(header)) return 0.95;
+    const gpu0Row = lines.some((l) => /^[ \t]*GPU0[ \t]+X[ \t]/.test(l));
+    if (gpu0Row && lines.some((l) => /^[ \t]*Legend:/.test(l))) return 0.85;
+    return header && gpu0Row ? 0.7 : 0;
   },
   analyze(text, ctx) {
     return outcomeOf(parseNvidiaSmiTopo(text), (value) => judgeTopo(value, ctx));

@@ -4,7 +4,7 @@ import { type NvidiaSmiTable, parseNvidiaSmiTable } from "../../parse/nvidia-smi
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { tally } from "../context.js";
 import type { AnalyzeContext, AnalyzerKind } from "../types.js";
-import { outcomeOf } from "./outcome.js";
+import { anyLine, outcomeOf } from "./outcome.js";
 
 function gpuFindings(table: NvidiaSmiTable): Finding[] {
   const out: Finding[] = [];
@@ -75,12 +75,13 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
   kind: "nvidia_smi",
   detect(head) {
     if (/<\?xml|<nvidia_smi_log>|NVSMI LOG/.test(head)) return 0;
-    const header = /NVIDIA-SMI\s+\d/.test(head);
+    const header = /NVIDIA-SMI[ \t]+\d/.test(head);
     const driver = /Driver Version:/.test(head);
-    const busRow = /^\s*\|\s*\d+\s+.*\|\s*[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d/m.test(head);
     if (header && driver) return 0.95;
-    if (busRow) return 0.75;
-    return /^\s*No devices were found\s*$/m.test(head) ? 0.6 : 0;
+    // `|   0  NVIDIA A100-SXM...  On   | 00000000:53:00.0 Off |`: the first cell, then the bus id cell.
+    if (anyLine(head, /^[ \t]*\|[ \t]*\d+[ \t]+\S[^|]*\|[ \t]*[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d/))
+      return 0.75;
+    return anyLine(head, /^[ \t]*No devices were found[ \t]*$/) ? 0.6 : 0;
   },
   analyze(text, ctx) {
     return outcomeOf(parseNvidiaSmiTable(text), (value) => ({

@@ -2,14 +2,15 @@ import { makeFinding } from "../../core/finding.js";
 import { parseOfedInfo } from "../../parse/ofed-info.js";
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import type { AnalyzerKind } from "../types.js";
-import { outcomeOf } from "./outcome.js";
+import { headLines, outcomeOf } from "./outcome.js";
 
-const OFED_LINE = /^\s*(?:\S+[$#]\s+)?(MLNX_OFED_LINUX|OFED-internal|OFED)-\d+\.\d+-[\d.]*\d(?:\s+\(.*\))?:?\s*$/m;
+const OFED_LINE =
+  /^[ \t]*(?:\S+[$#][ \t]+)?(MLNX_OFED_LINUX|OFED-internal|OFED)-\d+\.\d+-[\d.]*\d(?:[ \t]+\(.*\))?:?[ \t]*$/;
 
 export const ofedInfoAnalyzer: AnalyzerKind = {
   kind: "ofed_info",
   detect(head) {
-    const lines = head.split(/\r?\n/, 50).filter((l) => l.trim() !== "");
+    const lines = headLines(head, 50);
     // `ofed_info -s` is one line; the full `ofed_info` starts with it and lists packages below.
     if (lines.slice(0, 3).some((l) => OFED_LINE.test(l))) return 0.95;
     return /ofed_info: (command )?not found/.test(head) && lines.length <= 3 ? 0.8 : 0;

@@ -1,5 +1,6 @@
 import type { Finding } from "../../core/finding.js";
 import type { ParseResult } from "../../core/result.js";
+import { MAX_LINE_LENGTH } from "../../parse/capture.js";
 import type { AnalyzeOutcome } from "../types.js";
 
 /** Turns a parse result into an outcome: parse problems kept, the judge run only on parsed data. */
@@ -12,10 +13,26 @@ export function outcomeOf<T>(
   return { data: result.value, findings, problems: result.problems, summary };
 }
 
+/**
+ * The non-blank lines of a detection head, without over-long ones: detectors test one line at a time with
+ * anchored patterns, so no pattern can backtrack across lines or through a 64 KiB run of spaces.
+ */
+export function headLines(head: string, max = 2000): string[] {
+  const out: string[] = [];
+  for (const l of head.split("\n", max)) {
+    if (l.length <= MAX_LINE_LENGTH && l.trim() !== "") out.push(l.replace(/\r$/, ""));
+  }
+  return out;
+}
+
+/** True when some line of the head matches `re` (a pattern without the `m` flag). */
+export function anyLine(head: string, re: RegExp): boolean {
+  return headLines(head).some((l) => re.test(l));
+}
+
 /** Share of the non-blank lines (at most the first 200) that match `re`. */
 export function lineShare(head: string, re: RegExp): number {
-  const lines = head.split(/\r?\n/, 400).filter((l) => l.trim() !== "");
-  if (lines.length === 0) return 0;
-  const sample = lines.slice(0, 200);
+  const sample = headLines(head, 400).slice(0, 200);
+  if (sample.length === 0) return 0;
   return sample.filter((l) => re.test(l)).length / sample.length;
 }

@@ -13,7 +13,8 @@ import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
 import { renderStructured } from "../../report/structured.js";
 import { type Input, readInput, readWhole } from "../input.js";
-import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
+import { OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
+import { inventoryFromFlags } from "../source.js";
 import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
 /** Inputs above this size go through the analyser's line stream when it has one. */
@@ -71,8 +72,12 @@ function exitCode(entries: readonly AnalyzedInput[], strict: boolean): number {
   );
 }
 
-function contextOf(values: OptionValues): AnalyzeContext {
+/** The node model named by --example/--root/--snapshot (only when one is given: never the live host by default). */
+async function contextOf(values: OptionValues): Promise<AnalyzeContext> {
   const ctx: AnalyzeContext = {};
+  if (["example", "root", "snapshot"].some((k) => str(values, k) !== undefined)) {
+    ctx.inventory = await inventoryFromFlags(values);
+  }
   const expect = num(values, "expect");
   const gpus = num(values, "expect-gpus");
   if (expect !== undefined) ctx.expectGBps = expect;
@@ -96,7 +101,9 @@ export const command: CommandSpec = {
     "NCCL_IB_GID_INDEX cannot work), ports not ACTIVE or at a lower rate, GPUs with no NIC at PIX/PXB (GPUDirect " +
     "RDMA off by NCCL's default), ERR! cells and uncorrectable ECC errors.\n\n" +
     "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when no input could be read " +
-    "or recognised. Inputs over 8 MiB are streamed line by line when the kind supports it.",
+    "or recognised. Inputs over 8 MiB are streamed line by line when the kind supports it.\n\n" +
+    "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
+    "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.",
   options: [
     OUTPUT_OPTION,
     STRICT_OPTION,
@@ -109,18 +116,23 @@ export const command: CommandSpec = {
     },
     { name: "expect", type: "number", valueName: "GBps", description: "Expected nccl-tests bus bandwidth (GB/s)" },
     { name: "expect-gpus", type: "number", valueName: "N", description: "Expected GPUs in an nvidia-smi capture" },
+    ...SOURCE_OPTIONS,
   ],
   examples: [
     ["kube-rdma analyze gids.txt", "diagnose a pasted show_gids table"],
     ["show_gids | kube-rdma analyze -", "read standard input"],
     ["kube-rdma analyze nvidia-smi.txt --expect-gpus 8", "check that all 8 GPUs are there and healthy"],
     ["kube-rdma analyze topo.txt devinfo.txt -o json", "several captures, JSON for other tools"],
+    [
+      "kube-rdma analyze gids.txt --snapshot node1.json",
+      "judge against the node's model (its management NIC is left out of the GID index and rate comparisons)",
+    ],
   ],
   async run({ values, positionals, io }) {
     if (positionals.length === 0) {
       throw new UsageError("no input given.", "Pass one or more capture files, or - for standard input.");
     }
-    const ctx = contextOf(values);
+    const ctx = await contextOf(values);
     const kind = str(values, "kind");
     const entries: AnalyzedInput[] = [];
     const files = positionals.filter((f, i) => f !== "-" || positionals.indexOf("-") === i);

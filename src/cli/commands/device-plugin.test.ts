@@ -40,7 +40,7 @@ describe("kube-rdma device-plugin", () => {
     const cfg = join(dir, "hcas.yaml");
     await writeFile(cfg, "names: [mlx5_*]\nifNames: [eth1]\n");
     const io = captureIo();
-    expect(await main(["device-plugin", "--config", cfg, "--inject-nccl-env=false"], io)).toBe(2);
+    expect(await main(["device-plugin", "--config", cfg], io)).toBe(2);
     expect(io.err).toContain('unknown key "ifNames"');
     expect(io.err).toContain("allowed keys: names, excludeNames");
   });
@@ -48,7 +48,7 @@ describe("kube-rdma device-plugin", () => {
   test("a missing plugin dir: exit 2 with the dir and the fix, no stack trace", async () => {
     const io = captureIo();
     const code = await main(
-      ["device-plugin", "--plugin-dir", "/nonexistent/kubelet/device-plugins", "--inject-nccl-env=false"],
+      ["device-plugin", "--example", "a100-8x-roce-seed", "--plugin-dir", "/nonexistent/kubelet/device-plugins"],
       io,
     );
     expect(code).toBe(2);
@@ -57,15 +57,29 @@ describe("kube-rdma device-plugin", () => {
     expect(io.err).not.toMatch(/\n\s+at /);
   });
 
+  test("--dry-run on the seed example: the 8 data HCAs, mlx5_0 left out, and NCCL_IB_HCA==mlx5_1..8 (JSON)", async () => {
+    const io = captureIo();
+    expect(await main(["device-plugin", "--example", "a100-8x-roce-seed", "--dry-run", "-o", "json"], io)).toBe(0);
+    const report = JSON.parse(io.out);
+    expect(report.schemaVersion).toBe(1);
+    expect(report.hcas.map((h: { name: string }) => h.name)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `mlx5_${i}`));
+    expect(report.skipped[0].hca).toBe("mlx5_0");
+    expect(report.devices.count).toBe(1000);
+    expect(report.allocate.envs.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
+  });
+
   test("bad flag values are usage errors naming the flag", async () => {
     for (const [args, words] of [
       [["--shared-units", "0"], "--shared-units"],
       [["--resource", "hca"], "--resource expects"],
       [["--metrics-addr", "nope"], "--metrics-addr"],
       [["--mode", "both"], "--mode must be one of shared, exclusive"],
+      [["--refresh-interval", "-1"], "--refresh-interval"],
+      [["--nccl-version", "two"], "--nccl-version expects X.Y"],
+      [["--config", "/nonexistent/hcas.yaml"], "cannot read the config file /nonexistent/hcas.yaml: ENOENT"],
     ] as const) {
       const io = captureIo();
-      expect(await main(["device-plugin", ...args, "--inject-nccl-env=false"], io)).toBe(2);
+      expect(await main(["device-plugin", ...args], io)).toBe(2);
       expect(io.err).toContain(words);
     }
   });

@@ -5,19 +5,17 @@ import { deriveDeviceList, type Mode, type SharedHealthPolicy } from "../../devi
 import { lineLogger } from "../../device-plugin/log.js";
 import { DEFAULT_IMAGE, renderDeviceManifests } from "../../device-plugin/manifests.js";
 import { parseListenAddress } from "../../device-plugin/metrics.js";
-import { buildNodeView, type DeriveEnv } from "../../device-plugin/node-view.js";
+import { buildNodeView, ncclEnvDeriver } from "../../device-plugin/node-view.js";
 import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "../../device-plugin/plugin.js";
 import { socketNameFor } from "../../device-plugin/registration.js";
 import { HostFiles } from "../../device-plugin/sysfs.js";
 import { openReader } from "../../host/index.js";
 import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
+import { parseNcclVersion } from "../../nccl/version.js";
 import { renderStructured } from "../../report/structured.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
-
-// H4's `deriveNcclEnv` (src/nccl/env.ts), loaded by path until it lands in main.
-const NCCL_MODULE = "../../nccl/env.js";
 
 /** Opens the host once (a UsageError for a bad --root/--snapshot/--example), then re-reads it on every call. */
 async function inventoryLoader(values: OptionValues): Promise<() => Promise<NodeInventory>> {
@@ -29,17 +27,6 @@ async function inventoryLoader(values: OptionValues): Promise<() => Promise<Node
     ...(timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}),
   });
   return () => readInventory(reader, timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {});
-}
-
-async function ncclDeriver(ncclVersion: string | undefined): Promise<DeriveEnv> {
-  const mod = (await import(NCCL_MODULE)) as {
-    deriveNcclEnv: (
-      inv: NodeInventory,
-      opts: { ncclVersion?: string; hcas?: string[] },
-    ) => { env: Record<string, string> };
-  };
-  return (inv, hcas) =>
-    mod.deriveNcclEnv(inv, { hcas: [...hcas], ...(ncclVersion !== undefined ? { ncclVersion } : {}) }).env;
 }
 
 function positive(values: OptionValues, name: string, what: string): number {
@@ -80,7 +67,13 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
   if (metrics !== undefined && !metricsAddr) {
     throw new UsageError(`--metrics-addr expects HOST:PORT, :PORT or PORT (e.g. :9465); got "${metrics}".`);
   }
+  const refresh = num(values, "refresh-interval") ?? 60;
+  if (!(refresh >= 0)) throw new UsageError(`--refresh-interval expects seconds ≥ 0 (0 = off); got ${refresh}.`);
   const inject = str(values, "inject-nccl-env") ?? "true";
+  const ncclVersion = str(values, "nccl-version");
+  if (ncclVersion !== undefined && !parseNcclVersion(ncclVersion)) {
+    throw new UsageError(`--nccl-version expects X.Y or X.Y.Z (e.g. 2.18 or 2.21.5); got "${ncclVersion}".`);
+  }
   return {
     pluginDir: str(values, "plugin-dir") ?? DEFAULT_PLUGIN_DIR,
     resource,
@@ -91,12 +84,12 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
     mad: bool(values, "mad"),
     root: str(values, "root") ?? "/",
     healthIntervalMs: positive(values, "health-interval", "seconds") * 1000,
-    refreshIntervalMs: (num(values, "refresh-interval") ?? 60) * 1000,
+    refreshIntervalMs: refresh * 1000,
     watchPollMs: 1000,
     backoffInitialMs: 500,
     backoffMaxMs: 30_000,
     registerTimeoutMs: 5000,
-    deriveEnv: inject === "false" ? null : await ncclDeriver(str(values, "nccl-version")),
+    deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion),
     ...(metricsAddr ? { metricsAddr } : {}),
   };
 }

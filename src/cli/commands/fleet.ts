@@ -4,16 +4,19 @@ import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import {
-  analyseFleet,
+  analyseInThread,
+  buildFleetReport,
   type CollectOutcome,
   collectFleet,
   collectorPod,
+  createAnalysisPool,
+  defaultAnalysisThreads,
   FLEET_ROLE,
   progressLine,
   renderFleetText,
   selectFleetNodes,
 } from "../../kube/fleet/index.js";
-import { nodeAnalyser } from "../../kube/fleet/node-analyser.js";
+import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { renderStructured } from "../../report/structured.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
@@ -28,7 +31,8 @@ export const command: CommandSpec = {
   usage: "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml]",
   description: `
 fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with
-spec.nodeName, host /sys, /proc and /dev/infiniband read-only under /host, hostNetwork, tolerating every taint),
+spec.nodeName, host /sys, /proc, /dev/infiniband and /usr/bin read-only under /host, hostNetwork, tolerating every
+taint),
 reads each snapshot from the pod's log, deletes every pod it created (also on errors and Ctrl-C), and analyses
 centrally: the per-node verify result, and fleet consistency — OFED, NVIDIA driver, HCA firmware, HCA count, data
 port rates and the RoCE v2 GID index layout compared with the majority, naming the odd nodes.
@@ -68,6 +72,12 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       valueName: "MS",
       default: 1000,
       description: "Pod status polling interval",
+    },
+    {
+      name: "analysis-threads",
+      type: "number",
+      valueName: "N",
+      description: "Worker threads analysing snapshots (default: 0 below 64 nodes, else one per spare core, ≤ 8)",
     },
     { name: "dry-run", type: "boolean", description: "Print the collector pod manifests and exit" },
     {
@@ -144,7 +154,9 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    let run: Awaited<ReturnType<typeof collectFleet>>;
+    const threads = num(values, "analysis-threads") ?? defaultAnalysisThreads(nodes.length);
+    const pool = threads > 0 ? createAnalysisPool(threads) : null;
+    let run: Awaited<ReturnType<typeof collectFleet<NodeAnalysis>>>;
     try {
       run = await collectFleet(clients, {
         nodes,
@@ -156,12 +168,14 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
         concurrency,
         serviceAccountName,
         signal: controller.signal,
-        onProgress: (done, total, o: CollectOutcome) => {
+        handle: pool?.handle ?? analyseInThread,
+        onProgress: (done, total, o: CollectOutcome<NodeAnalysis>) => {
           if (!o.ok) failed++;
           if (showProgress) io.stderr(progressLine(done, total, failed) + (done === total ? "\n" : ""));
         },
       });
     } finally {
+      await pool?.close();
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
@@ -172,7 +186,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       );
     }
     const strict = bool(values, "strict");
-    const report = await analyseFleet(run.outcomes, nodeAnalyser(), strict);
+    const report = buildFleetReport(run.outcomes, strict);
     const format = str(values, "output") ?? "text";
     if (format === "text") io.stdout(renderFleetText(report, strict));
     else {

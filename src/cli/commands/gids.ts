@@ -15,8 +15,10 @@ Read the table: each address of a netdev gives two rows, RoCE v1 and v2. NCCL on
 row with an IPv4 address (VER v2, IPv4 column set) — and the same index on every data NIC, else one
 NCCL_IB_GID_INDEX cannot serve them all (\`kube-rdma verify\` checks that).
 
-Sources: the live host by default; --root DIR reads a host mounted at DIR (gids never runs commands); --snapshot
-replays a \`kube-rdma collect\` file; --example uses an embedded example host.
+Sources: the live host by default; --root DIR reads a host mounted at DIR (gids reads files only and never runs
+a command; for other commands a --root tree may hold command captures in DIR/.kube-rdma/commands.json, see
+\`kube-rdma collect --help\`); --snapshot replays a \`kube-rdma collect\` file; --example uses an embedded example
+host (\`--list-examples\`).
 
 -o json prints an array of {device, port, index, gid, ipv4, version, netdev} (ipv4/version/netdev may be null).`,
   options: [OUTPUT_OPTION, ...SOURCE_OPTIONS],
@@ -39,6 +41,12 @@ replays a \`kube-rdma collect\` file; --example uses an embedded example host.
       );
     }
     for (const p of problems) io.stderr(`kube-rdma gids: ${p.message}${p.path ? ` (${p.path})` : ""}\n`);
+    if (available.length === 0 && problems.length === 0) {
+      io.stderr(
+        `kube-rdma gids: ${reader.description} has no RDMA devices (/sys/class/infiniband is empty or missing). ` +
+          "Is mlx5_ib loaded? In a pod, mount the host's /sys and pass --root.\n",
+      );
+    }
     const format = str(values, "output") ?? "text";
     if (format === "text") io.stdout(renderShowGids(rows));
     else {

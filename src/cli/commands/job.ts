@@ -68,6 +68,33 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
       default: "mpi",
       description: "nccl-tests: job kind",
     },
+    {
+      name: "collective",
+      type: "string",
+      valueName: "NAME",
+      choices: ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"],
+      description: "nccl-tests: collective (default all_reduce)",
+    },
+    {
+      name: "collector-timeout",
+      type: "number",
+      valueName: "SECONDS",
+      default: 120,
+      description: "--env-from-node: how long to wait for the collector pod",
+    },
+    {
+      name: "poll-interval",
+      type: "number",
+      valueName: "MS",
+      default: 1000,
+      description: "--env-from-node: pod status polling interval",
+    },
+    {
+      name: "collector-image",
+      type: "string",
+      valueName: "IMAGE",
+      description: "--env-from-node: kube-rdma image of the collector pod (default kube-rdma:<version>)",
+    },
     { name: "queue", type: "string", valueName: "QUEUE", description: "Volcano queue" },
     { name: "scheduler", type: "string", valueName: "NAME", default: "volcano", description: "schedulerName" },
     {

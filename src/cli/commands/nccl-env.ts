@@ -38,21 +38,10 @@ export function printNcclEnv(inv: NodeInventory, values: OptionValues, io: Io): 
   return exitCodeFor(result.findings, values.strict === true);
 }
 
-/** The node model from --root/--snapshot/--example (or the live host), via H1's reader and inventory. */
+/** The node model from --root/--snapshot/--example (or the live host): H1's `inventoryFromFlags`. */
 export async function loadInventory(values: OptionValues): Promise<NodeInventory> {
-  const { openReader } = await import("../../host/open.js");
-  const { readInventory } = await import("../../inventory/index.js");
-  const seconds = num(values, "command-timeout");
-  const root = str(values, "root");
-  const snapshot = str(values, "snapshot");
-  const example = str(values, "example");
-  const reader = await openReader({
-    ...(root !== undefined ? { root } : {}),
-    ...(snapshot !== undefined ? { snapshot } : {}),
-    ...(example !== undefined ? { example } : {}),
-    ...(seconds !== undefined ? { commandTimeoutMs: seconds * 1000 } : {}),
-  });
-  return readInventory(reader, seconds !== undefined ? { commandTimeoutMs: seconds * 1000 } : {});
+  const { inventoryFromFlags } = await import("../source.js");
+  return inventoryFromFlags(values);
 }
 
 export const command: CommandSpec = {

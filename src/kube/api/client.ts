@@ -5,8 +5,9 @@ import {
   type KubernetesObject,
   KubernetesObjectApi,
 } from "@kubernetes/client-node";
+import { UsageError } from "../../cli/spec.js";
 import type { KubeTarget } from "./config.js";
-import { type ApiRequest, apiFailure } from "./errors.js";
+import { type ApiRequest, apiFailure, statusOf } from "./errors.js";
 
 /** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
 export type KubeClients = {
@@ -31,6 +32,7 @@ export function makeClients(target: KubeTarget, role: string): KubeClients {
       try {
         return await fn();
       } catch (err) {
+        if (err instanceof UsageError) throw err;
         throw apiFailure(err, req, target, role);
       }
     },
@@ -51,7 +53,20 @@ export async function createObjects(clients: KubeClients, objects: readonly Kube
         ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
         ...(o.metadata?.name ? { name: o.metadata.name } : {}),
       },
-      () => clients.objects.create(o),
+      async () => {
+        try {
+          return await clients.objects.create(o);
+        } catch (err) {
+          // Discovery answers 404 (or client-node does not know the kind) when the CRD is not installed.
+          if (statusOf(err) === 404 || /Unrecognized API version and kind/.test(String(err))) {
+            throw new UsageError(
+              `the cluster does not serve ${o.apiVersion} ${kind}: its CRD is not installed.`,
+              "Run `kube-rdma cluster` to see which components (training operator, Volcano) are missing.",
+            );
+          }
+          throw err;
+        }
+      },
     );
     created.push(`${kind}/${res.metadata?.name ?? o.metadata?.name ?? "?"}`);
   }

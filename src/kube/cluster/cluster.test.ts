@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { captureIo } from "../../../test/support/io.js";
 import { namespace, node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
 import { type FakeApi, type FakeApiOptions, type Obj, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import { validateCoreObject } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
 
 let api: FakeApi | undefined;
@@ -122,6 +123,23 @@ describe("cluster: the seed's system through the API", () => {
     expect(err.report?.findings[0]?.severity).toBe("error");
     expect(err.report?.findings[0]?.fix).toMatch(/sidecar.istio.io\/inject: "false"/);
     expect(err.code).toBe(1);
+  });
+});
+
+describe("the API fixtures", () => {
+  test("are written in the shapes of the Kubernetes models (client-node OpenAPI models)", () => {
+    const models: Record<string, string> = {
+      nodes: "V1Node",
+      daemonsets: "V1DaemonSet",
+      deployments: "V1Deployment",
+      pods: "V1Pod",
+      namespaces: "V1Namespace",
+      customresourcedefinitions: "V1CustomResourceDefinition",
+    };
+    for (const [plural, items] of Object.entries(seedCluster())) {
+      for (const item of items)
+        expect(validateCoreObject(item, models[plural]), `${plural}/${item.metadata.name}`).toEqual([]);
+    }
   });
 });
 

@@ -1,16 +1,9 @@
 import { type Finding, makeFinding, summarize } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
-import type { Snapshot } from "../../host/types.js";
-import type { NodeInventory } from "../../inventory/types.js";
 import { FLEET_FINDINGS } from "./catalogue.js";
 import { type ConsistencyReport, evaluateFleetConsistency } from "./consistency.js";
+import type { NodeAnalysis } from "./node-analyser.js";
 import type { CollectOutcome } from "./run.js";
-
-/** How one snapshot becomes a verified node: the same pipeline as `verify --snapshot`. */
-export type NodeAnalyser = {
-  inventoryOf: (snapshot: Snapshot) => Promise<NodeInventory>;
-  checks: (inventory: NodeInventory) => Finding[];
-};
 
 export type NodeResult = {
   node: string;
@@ -30,13 +23,9 @@ export type FleetReport = {
   findings: Finding[];
 };
 
-/** Per-node verify results plus fleet consistency, from the gathered snapshots. */
-export async function analyseFleet(
-  outcomes: readonly CollectOutcome[],
-  analyser: NodeAnalyser,
-  strict = false,
-): Promise<FleetReport> {
-  const verified: { node: string; inventory: NodeInventory }[] = [];
+/** Per-node verify results plus fleet consistency, from each node's analysis. Pure. */
+export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>[], strict = false): FleetReport {
+  const verified: { node: string; values: Record<string, string> }[] = [];
   const nodes: NodeResult[] = [];
   const failedNodes: { node: string; reason: string }[] = [];
   const findings: Finding[] = [];
@@ -48,12 +37,12 @@ export async function analyseFleet(
       nodes.push({ node: o.node, status: "not-verified", errors: 1, warnings: 0, findings: [f], reason: o.reason });
       continue;
     }
-    const inventory = await analyser.inventoryOf(o.snapshot);
-    const nodeFindings = analyser.checks(inventory).map((f) => ({ ...f, subject: `${o.node}/${f.subject}` }));
+    const a = o.result;
+    const nodeFindings = a.findings.map((f) => ({ ...f, subject: `${o.node}/${f.subject}` }));
     const s = summarize(nodeFindings, strict);
     nodes.push({ node: o.node, status: s.status, errors: s.errors, warnings: s.warnings, findings: nodeFindings });
     findings.push(...nodeFindings);
-    verified.push({ node: o.node, inventory });
+    verified.push({ node: o.node, values: a.values });
   }
   const consistency = evaluateFleetConsistency(verified);
   findings.push(...consistency.findings);

@@ -8,7 +8,7 @@ import { validateCoreObject } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
 import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
-import { collectFleet, FLEET_ROLE } from "./run.js";
+import { collectFleet, FLEET_ROLE, snapshotFromLog } from "./run.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -61,6 +61,24 @@ describe("fleet: collector pods through the API", () => {
     expect(api.store.get("pods")!.some((x) => x.metadata.name.startsWith("kr-collect"))).toBe(false);
   });
 
+  test("-l selects nodes by label on the server; --progress always draws the bar on stderr", async () => {
+    const nodes = [
+      node({ name: "pool-a-1", gpus: 8, rdma: "1k", labels: { pool: "a" } }),
+      node({ name: "pool-a-2", gpus: 8, rdma: "1k", labels: { pool: "a" } }),
+      node({ name: "pool-b-1", gpus: 8, rdma: "1k", labels: { pool: "b" } }),
+    ];
+    api = await startFakeApi(seedCluster({ nodes }), {
+      onPodCreated: (pod) => ({ phase: "Failed", log: `cannot read ${pod.spec.nodeName}\n` }),
+    });
+    const io = captureIo();
+    const args = ["fleet", "verify", "-l", "pool=a", "--kubeconfig", api.kubeconfig, "--poll-interval", "5"];
+    expect(await main([...args, "--progress", "always"], io)).toBe(1);
+    expect(io.err).toMatch(/\r\[#+\] 2\/2 nodes, 2 failed\n/);
+    expect(io.out).toMatch(/Not verified \(2\):\n {2}pool-a-1: the collector failed \(exit 1\): cannot read pool-a-1/);
+    expect(io.out).not.toMatch(/pool-b-1/);
+    expect(api.requests).toContain("GET /api/v1/nodes");
+  });
+
   test("each node's snapshot comes back from its pod's log and every pod is deleted", async () => {
     const clients = await start(gpuNodes(6), {
       onPodCreated: (pod) => ({ phase: "Succeeded", log: emptySnapshot(pod.spec.nodeName) }),
@@ -73,8 +91,9 @@ describe("fleet: collector pods through the API", () => {
       timeoutMs: 5000,
       pollMs: 5,
       concurrency: 4,
+      handle: snapshotFromLog,
     });
-    expect(run.outcomes.map((o) => o.ok && o.snapshot.host)).toEqual([
+    expect(run.outcomes.map((o) => o.ok && o.result.host)).toEqual([
       "gpu-1",
       "gpu-2",
       "gpu-3",
@@ -104,6 +123,7 @@ describe("fleet: collector pods through the API", () => {
       timeoutMs: 300,
       pollMs: 10,
       concurrency: 3,
+      handle: snapshotFromLog,
     });
     const byNode = Object.fromEntries(run.outcomes.map((o) => [o.node, o.ok ? "ok" : o.reason]));
     expect(byNode["gpu-1"]).toBe("ok");
@@ -124,6 +144,7 @@ describe("fleet: collector pods through the API", () => {
       timeoutMs: 2000,
       pollMs: 5,
       concurrency: 1,
+      handle: snapshotFromLog,
     });
     expect(run.outcomes[0]).toMatchObject({ ok: false, reason: expect.stringMatching(/printed no snapshot JSON/) });
   });
@@ -149,6 +170,7 @@ describe("fleet: collector pods through the API", () => {
       pollMs: 10,
       concurrency: 2,
       signal: controller.signal,
+      handle: snapshotFromLog,
     });
     expect(run.interrupted).toBe(true);
     expect(run.outcomes.every((o) => !o.ok)).toBe(true);

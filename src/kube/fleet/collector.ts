@@ -25,9 +25,10 @@ export function collectorPodName(node: string, runId: string): string {
 
 /**
  * A short-lived pod pinned to `node` (spec.nodeName: it runs even where no GPU is free or the node is cordoned)
- * that runs `kube-rdma collect -o - --root /host` with the host's /sys, /proc and /dev/infiniband read-only under
- * /host, on the host network (so netdevs and routes are the node's), tolerating every taint. It requests no GPU:
- * NVIDIA_VISIBLE_DEVICES=all lets nvidia-smi see the GPUs through the NVIDIA container runtime without taking them.
+ * that runs `kube-rdma collect -o - --root /host` with the host's /sys, /proc, /dev/infiniband and /usr/bin
+ * read-only under /host, on the host network (so netdevs, routes and the hostname are the node's), tolerating every
+ * taint. It requests no GPU: NVIDIA_VISIBLE_DEVICES=all lets nvidia-smi see the GPUs through the NVIDIA container
+ * runtime without taking them; the host's ofed_info script is reached through PATH.
  */
 export function collectorPod(o: CollectorPodOptions): V1Pod {
   const hostPath = (name: string, path: string, mountPath: string) => ({
@@ -38,6 +39,8 @@ export function collectorPod(o: CollectorPodOptions): V1Pod {
     hostPath("host-sys", "/sys", "/host/sys"),
     hostPath("host-proc", "/proc", "/host/proc"),
     hostPath("host-dev-infiniband", "/dev/infiniband", "/host/dev/infiniband"),
+    // ofed_info is a script on the host: found through PATH (last), so the image's own tools win.
+    hostPath("host-usr-bin", "/usr/bin", "/host/usr/bin"),
   ];
   mounts[2]!.volume.hostPath.type = "DirectoryOrCreate";
   return {
@@ -70,6 +73,7 @@ export function collectorPod(o: CollectorPodOptions): V1Pod {
           imagePullPolicy: "IfNotPresent",
           command: ["kube-rdma", "collect", "-o", "-", "--root", "/host"],
           env: [
+            { name: "PATH", value: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/host/usr/bin" },
             { name: "NVIDIA_VISIBLE_DEVICES", value: "all" },
             { name: "NVIDIA_DRIVER_CAPABILITIES", value: "utility" },
             { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },

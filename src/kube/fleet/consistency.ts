@@ -81,15 +81,22 @@ export type AttributeReport = {
 
 export type ConsistencyReport = { attributes: AttributeReport[]; findings: Finding[] };
 
+/** The value of every fleet attribute on one node (small: what a worker thread sends back). */
+export function attributeValues(inv: NodeInventory, attributes: readonly FleetAttribute[] = FLEET_ATTRIBUTES) {
+  const out: Record<string, string> = {};
+  for (const a of attributes) out[a.name] = a.valueOf(inv);
+  return out;
+}
+
 /** Compares every node with the fleet's majority, per attribute, and names the odd nodes. Pure. */
 export function evaluateFleetConsistency(
-  nodes: readonly { node: string; inventory: NodeInventory }[],
+  nodes: readonly { node: string; values: Record<string, string> }[],
   attributes: readonly FleetAttribute[] = FLEET_ATTRIBUTES,
 ): ConsistencyReport {
   const report: ConsistencyReport = { attributes: [], findings: [] };
   if (nodes.length === 0) return report;
   for (const attr of attributes) {
-    const values = nodes.map((n) => ({ node: n.node, value: attr.valueOf(n.inventory) }));
+    const values = nodes.map((n) => ({ node: n.node, value: n.values[attr.name] ?? "unknown" }));
     const counts = new Map<string, number>();
     for (const v of values) counts.set(v.value, (counts.get(v.value) ?? 0) + 1);
     const [majority, majorityNodes] = [...counts.entries()].sort(

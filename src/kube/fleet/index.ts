@@ -1,4 +1,5 @@
 export * from "./analyse.js";
+export * from "./analysis-pool.js";
 export * from "./catalogue.js";
 export * from "./collector.js";
 export * from "./consistency.js";

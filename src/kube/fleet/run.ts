@@ -5,11 +5,25 @@ import { apiFailure, statusOf } from "../api/errors.js";
 import { collectorPod, collectorPodName } from "./collector.js";
 import { parseSnapshotLog } from "./snapshot-log.js";
 
-export type CollectOutcome =
-  | { node: string; ok: true; snapshot: Snapshot; pod: string }
+export type CollectOutcome<R = Snapshot> =
+  | { node: string; ok: true; result: R; pod: string }
   | { node: string; ok: false; reason: string; pod: string | null };
 
-export type FleetRunOptions = {
+/** What to do with a collector's log as soon as it arrives (so a 10,000-node run never holds every snapshot). */
+export type LogHandler<R> = (
+  log: string,
+  node: string,
+) => Promise<{ ok: true; value: R } | { ok: false; reason: string }>;
+
+/** The default handler: the snapshot itself. */
+export const snapshotFromLog: LogHandler<Snapshot> = async (log, node) => {
+  const parsed = parseSnapshotLog(log, node);
+  return parsed.ok
+    ? { ok: true, value: parsed.value }
+    : { ok: false, reason: parsed.problems.map((p) => p.message).join("; ") };
+};
+
+export type FleetRunOptions<R = Snapshot> = {
   nodes: string[];
   namespace: string;
   image: string;
@@ -19,12 +33,13 @@ export type FleetRunOptions = {
   pollMs: number;
   concurrency: number;
   serviceAccountName?: string | undefined;
-  onProgress?: (done: number, total: number, outcome: CollectOutcome) => void;
+  onProgress?: (done: number, total: number, outcome: CollectOutcome<R>) => void;
   signal?: AbortSignal;
+  handle: LogHandler<R>;
 };
 
-export type FleetRunResult = {
-  outcomes: CollectOutcome[];
+export type FleetRunResult<R = Snapshot> = {
+  outcomes: CollectOutcome<R>[];
   /** Pods deleted at the end (all it created), and any it could not delete. */
   deleted: string[];
   leftBehind: string[];
@@ -61,7 +76,12 @@ function waitingReason(pod: V1Pod): string {
   return cond?.message ?? pod.status?.reason ?? "";
 }
 
-async function collectOne(clients: KubeClients, node: string, o: FleetRunOptions, created: Set<string>) {
+async function collectOne<R>(
+  clients: KubeClients,
+  node: string,
+  o: FleetRunOptions<R>,
+  created: Set<string>,
+): Promise<CollectOutcome<R>> {
   const { core, target } = clients;
   const namespace = o.namespace;
   const name = collectorPodName(node, o.runId);
@@ -73,7 +93,7 @@ async function collectOne(clients: KubeClients, node: string, o: FleetRunOptions
     timeoutSeconds: Math.ceil(o.timeoutMs / 1000) + 30,
     serviceAccountName: o.serviceAccountName,
   });
-  const fail = (reason: string, pod: string | null = name): CollectOutcome => ({ node, ok: false, reason, pod });
+  const fail = (reason: string, pod: string | null = name): CollectOutcome<R> => ({ node, ok: false, reason, pod });
   try {
     await core.createNamespacedPod({ namespace, body });
   } catch (err) {
@@ -108,9 +128,8 @@ async function collectOne(clients: KubeClients, node: string, o: FleetRunOptions
         const tail = log.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
         return fail(`the collector failed${code !== undefined ? ` (exit ${code})` : ""}${tail ? `: ${tail}` : ""}`);
       }
-      const parsed = parseSnapshotLog(log, node);
-      if (!parsed.ok) return fail(parsed.problems.map((p) => p.message).join("; "));
-      return { node, ok: true, snapshot: parsed.value, pod: name } satisfies CollectOutcome;
+      const handled = await o.handle(log, node);
+      return handled.ok ? { node, ok: true, result: handled.value, pod: name } : fail(handled.reason);
     }
     await sleep(o.pollMs, o.signal);
   }
@@ -134,10 +153,10 @@ async function deletePod(clients: KubeClients, namespace: string, name: string):
  * Runs one collector pod per node (at most `concurrency` at a time), gathers the snapshots from their logs and
  * deletes every pod it created — after each node, and again at the end for anything left (errors, Ctrl-C).
  */
-export async function collectFleet(clients: KubeClients, o: FleetRunOptions): Promise<FleetRunResult> {
+export async function collectFleet<R>(clients: KubeClients, o: FleetRunOptions<R>): Promise<FleetRunResult<R>> {
   const created = new Set<string>();
   const deleted: string[] = [];
-  const outcomes: CollectOutcome[] = new Array(o.nodes.length);
+  const outcomes: CollectOutcome<R>[] = new Array(o.nodes.length);
   // One fatal error (RBAC, unreachable API) stops every worker; Ctrl-C (o.signal) does the same.
   const stop = new AbortController();
   o.signal?.addEventListener("abort", () => stop.abort(), { once: true });
@@ -156,7 +175,7 @@ export async function collectFleet(clients: KubeClients, o: FleetRunOptions): Pr
     while (next < o.nodes.length) {
       const i = next++;
       const node = o.nodes[i]!;
-      let outcome: CollectOutcome;
+      let outcome: CollectOutcome<R>;
       if (stop.signal.aborted) outcome = { node, ok: false, reason: "interrupted before it started", pod: null };
       else {
         try {

@@ -1,8 +1,9 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "../../cli/spec.js";
+import { ncclTestsCommand } from "../../nccl/index.js";
 import { parseQuantity } from "../resources.js";
 import { buildMpiJob } from "./mpi.js";
-import { mpirunArgv } from "./mpirun.js";
+import { mpirunArgv, withForwardedEnv } from "./mpirun.js";
 import { deriveJobEnv } from "./nccl-env-source.js";
 import { SEED_NCCL_ENV } from "./pod-template.js";
 import { buildPyTorchJob, type PyTorchLauncher } from "./pytorch.js";
@@ -81,11 +82,6 @@ export async function jobOptionsFrom(
   return { base, program, notes };
 }
 
-/** The nccl-tests command line: all_reduce_perf with one rank per GPU. */
-export function ncclTestsProgram(): string[] {
-  return ["all_reduce_perf", "-b", "8", "-e", "8G", "-f", "2", "-g", "1"];
-}
-
 /** Builds the manifests for a kind; notes explain choices the user should know about. */
 export function buildJobs(
   kind: JobKind,
@@ -101,17 +97,26 @@ export function buildJobs(
     return { objects: [buildPyTorchJob({ ...base, launcher, script })], notes };
   }
   const np = base.nodes * base.gpusPerNode;
-  let program = flags.program;
-  if (kind === "nccl-tests") {
-    program = program.length ? program : ncclTestsProgram();
-  } else if (!program.length) {
+  const useVolcano = kind === "volcano" || (kind === "nccl-tests" && str(values, "kind") === "volcano");
+  let launcherArgv: string[];
+  if (kind === "nccl-tests" && flags.program.length === 0) {
+    // The nccl-tests command line of `kube-rdma bench` (one rank per GPU), forwarding the job's NCCL env.
+    const collective = str(values, "collective");
+    const cmd = ncclTestsCommand({
+      nodes: base.nodes,
+      gpusPerNode: base.gpusPerNode,
+      ...(collective ? { collective } : {}),
+    });
+    launcherArgv = withForwardedEnv(cmd.argv, base.env);
+    notes.push(...cmd.notes);
+  } else if (flags.program.length === 0) {
     throw new UsageError(
       `job ${kind} needs the program mpirun starts, after --.`,
       `Example: kube-rdma job ${kind} -- python train.py`,
     );
+  } else {
+    launcherArgv = mpirunArgv({ np, perNode: base.gpusPerNode, env: base.env, program: flags.program });
   }
-  const useVolcano = kind === "volcano" || (kind === "nccl-tests" && str(values, "kind") === "volcano");
-  const launcherArgv = mpirunArgv({ np, perNode: base.gpusPerNode, env: base.env, program });
   const job = useVolcano ? buildVolcanoJob({ ...base, launcherArgv }) : buildMpiJob({ ...base, launcherArgv });
   return { objects: [job], notes };
 }

@@ -10,6 +10,7 @@ import {
   validateCustomResource,
 } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
+import { collectSnapshot, openReader } from "../../host/index.js";
 import { lintManifestText } from "../lint/index.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
@@ -129,6 +130,71 @@ describe("job pytorch: the seed's PyTorchJob", () => {
   });
 });
 
+describe("job with the NCCL variables derived for a node", () => {
+  test("--example a100-8x-roce-seed: the seed's job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
+    const { code, docs, yaml } = await job("pytorch", "--nodes", "2", "--gpus", "8", "--example", "a100-8x-roce-seed");
+    expect(code).toBe(0);
+    const env = Object.fromEntries(
+      docs[0].spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].env.map((e: Any) => [e.name, e.value]),
+    );
+    expect(env).toMatchObject({
+      NCCL_DEBUG: "INFO",
+      NCCL_IB_DISABLE: "0",
+      NCCL_IB_HCA: "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
+      NCCL_SOCKET_IFNAME: "=eth0",
+      NCCL_IB_GID_INDEX: "3",
+    });
+    expect(yaml).toMatch(/^# NCCL variables derived from example a100-8x-roce-seed$/m);
+    expect(yaml).toMatch(/^# NCCL_IB_HCA==mlx5_1,.*: the 8 data HCAs/m);
+    expectValid(yaml, docs);
+  });
+
+  test("nccl-tests --nodes 4 --example: the launcher forwards every derived variable with -x", async () => {
+    const { docs, yaml } = await job("nccl-tests", "--nodes", "4", "--example", "a100-8x-roce-seed");
+    const l = docs[0].spec.mpiReplicaSpecs.Launcher.template.spec.containers[0];
+    for (const k of ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX"]) {
+      expect(l.args.join(" ")).toContain(`-x ${k}`);
+      expect(l.env.map((e: Any) => e.name)).toContain(k);
+    }
+    expectValid(yaml, docs);
+  });
+
+  test("--env-from-node reads that node through a collector pod and deletes it", async () => {
+    const snapshot = await openReader({ example: "seed-gid-index-5" }).then(collectSnapshot);
+    api = await startFakeApi(seedCluster(), {
+      onPodCreated: (pod) =>
+        pod.spec.nodeName === "gpu-a100-2" ? { phase: "Succeeded", log: JSON.stringify(snapshot) } : undefined,
+    });
+    const { code, docs, yaml, io } = await job(
+      "pytorch",
+      "--env-from-node",
+      "gpu-a100-2",
+      "--kubeconfig",
+      api.kubeconfig,
+      "--poll-interval",
+      "5",
+    );
+    expect(io.err).toBe("");
+    expect(code).toBe(0);
+    expect(yaml).toMatch(/derived from node gpu-a100-2 \(collector pod\)/);
+    const env = docs[0].spec.pytorchReplicaSpecs.Master.template.spec.containers[0].env.map((e: Any) => e.name);
+    expect(env).toContain("NCCL_IB_HCA");
+    expect(api.store.get("pods")!.filter((p) => p.metadata.namespace === "kube-rdma")).toEqual([]);
+  });
+
+  test("--example and --snapshot together are a usage error", async () => {
+    const r = await job("pytorch", "--example", "a100-8x-roce-seed", "--snapshot", "x.json");
+    expect(r.code).toBe(2);
+    expect(r.io.err).toMatch(/give one node source/);
+  });
+});
+
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
 describe("job nccl-tests / mpi / volcano", () => {
   test("nccl-tests --nodes 4: MPIJob v2beta1, 4 workers × 8 slots, WaitForWorkersReady, mpirun -np 32 with -x NCCL_*", async () => {
     const { code, docs, yaml } = await job("nccl-tests", "--nodes", "4");
@@ -144,7 +210,9 @@ describe("job nccl-tests / mpi / volcano", () => {
     const argv = [...launcher.command, ...launcher.args];
     expect(argv[0]).toBe("mpirun");
     expect(argv.slice(argv.indexOf("-np"), argv.indexOf("-np") + 2)).toEqual(["-np", "32"]);
-    expect(argv.join(" ")).toMatch(/-x NCCL_DEBUG -x NCCL_IB_DISABLE .*all_reduce_perf/);
+    expect(argv.join(" ")).toMatch(
+      /^mpirun -x NCCL_IB_DISABLE .* -x NCCL_DEBUG=INFO .*all_reduce_perf -b 8 -e 8G -f 2 -g 1$/,
+    );
     expect(launcher.resources).toBeUndefined();
     expect(launcher.env).toContainEqual({ name: "OMPI_ALLOW_RUN_AS_ROOT", value: "1" });
     const worker = mj.spec.mpiReplicaSpecs.Worker.template.spec.containers[0];
@@ -194,12 +262,6 @@ describe("job: bad usage and --apply", () => {
     expect(zero.io.err).toMatch(/--nodes must be a whole number ≥ 1/);
   });
 
-  let api: FakeApi | undefined;
-  afterEach(async () => {
-    await api?.close();
-    api = undefined;
-  });
-
   test("--apply creates the PyTorchJob through the API server", async () => {
     api = await startFakeApi(seedCluster());
     const io = captureIo();
@@ -214,6 +276,14 @@ describe("job: bad usage and --apply", () => {
     const io = captureIo();
     expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig], io)).toBe(2);
     expect(io.err).toMatch(/refused to create pytorchjobs\.kubeflow\.org rdma-pytorch in namespace default \(403/);
+  });
+
+  test("--apply when the cluster has no PyTorchJob CRD → exit 2 saying the kind is not served", async () => {
+    api = await startFakeApi(seedCluster(), { unserved: ["pytorchjobs"] });
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    expect(io.err).toMatch(/does not serve kubeflow\.org\/v1 PyTorchJob/);
+    expect(io.err).toMatch(/kube-rdma cluster/);
   });
 
   test("--apply of a job that already exists → exit 2 with the server's message", async () => {

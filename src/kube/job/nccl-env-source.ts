@@ -1,12 +1,59 @@
+import { randomBytes } from "node:crypto";
 import type { Io, OptionValues } from "../../cli/spec.js";
-import { str, UsageError } from "../../cli/spec.js";
+import { num, str, UsageError } from "../../cli/spec.js";
+import { VERSION } from "../../cli/version.js";
+import { openReader, SnapshotHostReader } from "../../host/index.js";
+import type { HostReader } from "../../host/types.js";
+import { readInventory } from "../../inventory/index.js";
+import { deriveNcclEnv } from "../../nccl/index.js";
+import { makeClients } from "../api/client.js";
+import { loadKubeConfig } from "../api/config.js";
+import { kubeOptionsFrom } from "../api/options.js";
+import { collectFleet, FLEET_ROLE, snapshotFromLog } from "../fleet/run.js";
 
 export type DerivedEnv = { env: Record<string, string>; source: string; notes: string[] };
 
-/** NCCL variables for the job from --example / --snapshot / --env-from-node; null when none is given. */
-export async function deriveJobEnv(values: OptionValues, _io: Io): Promise<DerivedEnv | null> {
+/** Reads one cluster node through a collector pod (the `fleet verify` machinery, one node). */
+async function readerForNode(node: string, values: OptionValues, io: Io): Promise<HostReader> {
+  const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), FLEET_ROLE);
+  const run = await collectFleet(clients, {
+    nodes: [node],
+    namespace: str(values, "collector-namespace") ?? "kube-rdma",
+    image: str(values, "collector-image") ?? `kube-rdma:${VERSION}`,
+    runId: randomBytes(3).toString("hex"),
+    timeoutMs: (num(values, "collector-timeout") ?? 120) * 1000,
+    pollMs: num(values, "poll-interval") ?? 1000,
+    concurrency: 1,
+    serviceAccountName: "kube-rdma-collector",
+    handle: snapshotFromLog,
+  });
+  const outcome = run.outcomes[0];
+  if (!outcome?.ok) {
+    throw new UsageError(
+      `could not read node ${node}: ${outcome?.reason ?? "no result"}.`,
+      "Check with kube-rdma fleet verify --node NODE, or derive from a snapshot (--snapshot FILE) or an example.",
+    );
+  }
+  return new SnapshotHostReader(outcome.result, `node ${node} (collector pod)`);
+}
+
+/**
+ * NCCL variables for the job from --example / --snapshot / --env-from-node (the same derivation as `nccl-env`);
+ * null when none is given. The reasons become comments in the generated YAML.
+ */
+export async function deriveJobEnv(values: OptionValues, io: Io): Promise<DerivedEnv | null> {
   const given = ["example", "snapshot", "env-from-node"].filter((n) => str(values, n) !== undefined);
   if (given.length === 0) return null;
   if (given.length > 1) throw new UsageError(`give one node source, not ${given.map((g) => `--${g}`).join(" and ")}.`);
-  throw new UsageError(`--${given[0]} needs the NCCL derivation, which this build does not include yet.`);
+  const node = str(values, "env-from-node");
+  const example = str(values, "example");
+  const reader = node
+    ? await readerForNode(node, values, io)
+    : await openReader(example !== undefined ? { example } : { snapshot: str(values, "snapshot")! });
+  const inventory = await readInventory(reader);
+  const derived = deriveNcclEnv(inventory);
+  const notes = Object.entries(derived.reasons).map(([k, why]) => `${k}=${derived.env[k] ?? ""}: ${why}`);
+  for (const f of derived.findings.filter((x) => x.severity !== "info"))
+    notes.push(`${f.severity} ${f.code}: ${f.message}`);
+  return { env: derived.env, source: reader.description, notes };
 }

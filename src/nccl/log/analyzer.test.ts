@@ -24,6 +24,9 @@ describe("healthy RoCE runs across 2 nodes", () => {
       { name: "mlx5_2", port: 1, linkLayer: "RoCE" },
     ]);
     expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
+    expect(r.findings.find((f) => f.code === "NCCL_LOG_VERDICT")?.message).toMatch(
+      /^Verdict rdma_gdr: RDMA with GPUDirect on every network connection \(NCCL 2\.18\.3; 4 ranks; 2 nodes; network IB; devices mlx5_1:1 mlx5_2:1; 8 network connections \(8 GPUDirect\)/,
+    );
     expect(r.problems).toEqual([]);
   });
 
@@ -118,6 +121,12 @@ describe("NCCL's device list against the node", () => {
   test("without the node, 9 NICs for 8 GPUs per node is a hint", () => {
     const r = analyzeNcclLog(log("mgmt-nic-2.21.txt"));
     expect(codes(r.findings)).toContain("NCCL_LOG_EXTRA_NIC");
+  });
+
+  test("a GID index the job forced that this node does not call for is named", () => {
+    const r = analyzeNcclLog(log("init-failed-gid-2.19.txt"), { inventory: seedInventory() });
+    const f = r.findings.find((x) => x.code === "NCCL_LOG_ENV_DIFFERS");
+    expect(f?.message).toBe("The job set NCCL_IB_GID_INDEX=0, but this node calls for NCCL_IB_GID_INDEX=3.");
   });
 
   test("a data HCA NCCL did not list is named", () => {

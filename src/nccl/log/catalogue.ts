@@ -3,6 +3,12 @@ import { LOG_CAUSES } from "./causes.js";
 
 /** Findings of the NCCL log analyser. */
 export const NCCL_LOG_FINDINGS = defineCatalogue({
+  NCCL_LOG_VERDICT: {
+    severity: "info",
+    title: "What NCCL did",
+    message: (e: { verdict: string; text: string; facts: string }) => `Verdict ${e.verdict}: ${e.text} (${e.facts}).`,
+    fix: () => "See the other findings for what to change; none means nothing to do.",
+  },
   NCCL_LOG_SOCKET: {
     severity: "error",
     title: "NCCL fell back to TCP sockets",
@@ -64,13 +70,23 @@ export const NCCL_LOG_FINDINGS = defineCatalogue({
       `NCCL did not list ${e.devices.join(", ")}, data HCA${e.devices.length === 1 ? "" : "s"} of this node: those rails carry nothing.`,
     fix: () => "Check the ports are ACTIVE and NCCL_IB_HCA names them (`kube-rdma verify`, `kube-rdma nccl-env`).",
   },
+  NCCL_LOG_ENV_DIFFERS: {
+    severity: "warning",
+    title: "The job's NCCL variable differs from this node's",
+    message: (e: { name: string; used: string; derived: string | null }) =>
+      `The job set ${e.name}=${e.used}, but this node calls for ${e.derived === null ? "leaving it unset" : `${e.name}=${e.derived}`}.`,
+    fix: (e: { name: string; derived: string | null }) =>
+      e.derived === null
+        ? `Unset ${e.name} (see \`kube-rdma nccl-env\`).`
+        : `Set ${e.name}=${e.derived} (from \`kube-rdma nccl-env\`), or let the device plugin inject it.`,
+  },
   NCCL_LOG_EXTRA_NIC: {
     severity: "info",
     title: "More NICs than local GPUs",
     message: (e: { devices: number; localRanks: number }) =>
       `NCCL lists ${e.devices} NICs for ${e.localRanks} GPUs per node: is a management NIC in the list?`,
     fix: () =>
-      "Analyse again with the node (`--example`, `--snapshot`) to check, or set NCCL_IB_HCA from `kube-rdma nccl-env`.",
+      "Check the list against the node's data HCAs: run `kube-rdma nccl-env` there and set NCCL_IB_HCA to what it prints.",
   },
   NCCL_LOG_SINGLE_NODE: {
     severity: "info",
@@ -88,8 +104,10 @@ export const NCCL_WARN_FINDINGS: Catalogue = Object.fromEntries(
     {
       severity: c.severity,
       title: c.cause,
-      message: ((e: WarnEvidence) =>
-        `${e.cause} (${e.count}× ${e.hosts.length ? `on ${e.hosts.slice(0, 4).join(", ")}${e.hosts.length > 4 ? ", …" : ""}` : ""}: "${e.sample}").`) as never,
+      message: ((e: WarnEvidence) => {
+        const where = e.hosts.length ? ` on ${e.hosts.slice(0, 4).join(", ")}${e.hosts.length > 4 ? ", …" : ""}` : "";
+        return `${e.cause} (${e.count}×${where}: "${e.sample}").`;
+      }) as never,
       fix: ((e: WarnEvidence) => e.fix) as never,
     },
   ]),

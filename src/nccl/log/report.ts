@@ -113,10 +113,30 @@ function verdictFindings(st: LogState, d: NcclLogData): Finding[] {
   } else if (d.verdict === "unknown" && st.ncclLines > 0) {
     out.push(makeFinding(F, "NCCL_LOG_SINGLE_NODE", "log", {} as Record<string, never>));
   }
+  if (st.ncclLines > 0)
+    out.push(
+      makeFinding(F, "NCCL_LOG_VERDICT", "log", {
+        verdict: d.verdict,
+        text: VERDICT_TEXT[d.verdict],
+        facts: factsOf(d),
+      }),
+    );
   if (d.ncclVersions.length > 1) {
     out.push(makeFinding(F, "NCCL_LOG_MIXED_VERSIONS", "log", { versions: counts(st.versionOf) }));
   }
   return out;
+}
+
+function factsOf(d: NcclLogData): string {
+  const parts = [
+    d.ncclVersions.length ? `NCCL ${d.ncclVersions.join(", ")}` : null,
+    d.ranks ? `${d.ranks} ranks` : null,
+    d.nNodes ? `${d.nNodes} node${d.nNodes === 1 ? "" : "s"}` : null,
+    d.network ? `network ${d.network}` : null,
+    d.devices.length ? `devices ${d.devices.map((x) => (x.port ? `${x.name}:${x.port}` : x.name)).join(" ")}` : null,
+    `${d.connections.net} network connections (${d.connections.netGdr} GPUDirect), ${d.connections.socket} socket, ${d.connections.p2p} P2P, ${d.connections.shm} SHM`,
+  ];
+  return parts.filter((p) => p !== null).join("; ");
 }
 
 function warningFindings(st: LogState): Finding[] {
@@ -164,6 +184,13 @@ function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Find
       out.push(makeFinding(F, h.isBond ? "NCCL_LOG_BOND_NIC" : "NCCL_LOG_MGMT_NIC", dev, { device: dev, hcaVar }));
     } else if (h.isBond && h.role !== "data") {
       out.push(makeFinding(F, "NCCL_LOG_BOND_NIC", dev, { device: dev, hcaVar }));
+    }
+  }
+  for (const name of ["NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME"]) {
+    const used = st.env.get(name);
+    const derived = env.env[name] ?? null;
+    if (used !== undefined && used !== derived) {
+      out.push(makeFinding(F, "NCCL_LOG_ENV_DIFFERS", name, { name, used, derived }));
     }
   }
   const listed = new Set(rdma.map((x) => x.name));

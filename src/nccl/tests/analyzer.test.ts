@@ -50,6 +50,7 @@ describe("2-node all_reduce on 8×A100 per node", () => {
     expect(r.data?.log?.verdict).toBe("socket");
     const low = r.findings.find((f) => f.code === "NCCL_TESTS_BANDWIDTH_LOW");
     expect(low?.message).toMatch(/The NCCL log says: socket \(TCP sockets — RDMA not used\)/);
+    expect(codes(r.findings)).toEqual(expect.arrayContaining(["NCCL_LOG_SOCKET", "NCCL_WARN_NO_IB_DEVICE"]));
     expect(r.data?.rows).toHaveLength(31);
   });
 

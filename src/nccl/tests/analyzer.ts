@@ -25,6 +25,7 @@ function outcome(
   problems: Problem[],
   ctx: NcclTestsContext,
   log: NcclLogData | null,
+  logFindings: Finding[] = [],
 ): AnalyzeOutcome & { data: NcclTestsData | null } {
   const withRows = runs.filter((r) => r.rows.length > 0);
   if (withRows.length === 0) {
@@ -62,7 +63,8 @@ function outcome(
         ? { verdict: log.verdict, ncclVersions: log.ncclVersions, network: log.network, connections: log.connections }
         : null,
   };
-  return { data, findings, problems };
+  // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along.
+  return { data, findings: data.log ? [...findings, ...logFindings] : findings, problems };
 }
 
 /** Streaming nccl-tests analyser; NCCL INFO lines in the same input feed the log analyser for the explanation. */
@@ -101,7 +103,7 @@ export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
       }
       const runs = parser.end();
       const logResult = log.end();
-      return outcome(runs, [...parser.problems], ctx, logResult.data);
+      return outcome(runs, [...parser.problems], ctx, logResult.data, logResult.findings);
     },
   };
 }

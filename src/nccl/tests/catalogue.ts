@@ -57,8 +57,10 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
     title: "Socket fallback?",
     message: (e: { busbw: number; hosts: number; log: string | null }) =>
       `Large-message busbw ${gb(e.busbw)} across ${e.hosts} nodes is TCP-socket speed, below one 100 Gb/s NIC: socket fallback?${e.log ? ` The NCCL log says: ${e.log}.` : ""}`,
-    fix: () =>
-      "Run again with NCCL_DEBUG=INFO and look for `Using network Socket` / `via NET/Socket` (`kube-rdma analyze run.log`); set NCCL_IB_HCA from `kube-rdma nccl-env`.",
+    fix: (e: { log: string | null }) =>
+      e.log
+        ? "Fix what the NCCL log names (its findings list the cause); set NCCL_IB_HCA from `kube-rdma nccl-env`."
+        : "Run again with NCCL_DEBUG=INFO and look for `Using network Socket` / `via NET/Socket` (`kube-rdma analyze run.log`); set NCCL_IB_HCA from `kube-rdma nccl-env`.",
   },
   NCCL_TESTS_ABOVE_LINE_RATE: {
     severity: "info",
@@ -94,6 +96,7 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
     title: "No expectation to judge against",
     message: (e: { busbw: number; bytes: number; candidates: string[] }) =>
       `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: no node model and no --expect.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
-    fix: () => "Pass --expect GBps, or the node (--example/--snapshot/--root) so the data NICs give the expectation.",
+    fix: () =>
+      "Pass --expect GBps (the floor of the matching baseline above, e.g. 180 for 8×A100 + 8×HDR); with a node model the data NICs give the expectation.",
   },
 });

@@ -43,6 +43,8 @@ export type FakeApiOptions = {
   /** Called for every created pod; decides how the pod ends. */
   onPodCreated?: (pod: Obj) => PodOutcome | undefined;
   user?: string;
+  /** Resource types the server does not serve (their CRD is not installed): absent from discovery, 404. */
+  unserved?: string[];
 };
 
 export type FakeApi = {
@@ -110,18 +112,20 @@ async function body(req: IncomingMessage): Promise<Obj> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Obj;
 }
 
-function discovery(group: string, version: string): Obj {
+function discovery(group: string, version: string, unserved: string[] = []): Obj {
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
     groupVersion: group ? `${group}/${version}` : version,
-    resources: TYPES.filter((t) => t.group === group && t.version === version).map((t) => ({
-      name: t.plural,
-      singularName: t.kind.toLowerCase(),
-      namespaced: t.namespaced,
-      kind: t.kind,
-      verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
-    })),
+    resources: TYPES.filter((t) => t.group === group && t.version === version && !unserved.includes(t.plural)).map(
+      (t) => ({
+        name: t.plural,
+        singularName: t.kind.toLowerCase(),
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+      }),
+    ),
   };
 }
 
@@ -164,14 +168,20 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
     } else {
       return status(res, 404, "NotFound", `the server could not find the requested resource (${url.pathname})`);
     }
-    if (rest.length === 0) return json(res, 200, discovery(group, version));
+    if (rest.length === 0) {
+      const d = discovery(group, version, opts.unserved);
+      if (group && (d.resources as Obj[]).length === 0) {
+        return status(res, 404, "NotFound", "the server could not find the requested resource");
+      }
+      return json(res, 200, d);
+    }
     let namespace: string | null = null;
     if (rest[0] === "namespaces" && rest.length >= 3) {
       namespace = rest[1]!;
       rest = rest.slice(2);
     }
     const [plural, name, sub] = rest;
-    const type = TYPES.find((t) => t.plural === plural && t.group === group);
+    const type = TYPES.find((t) => t.plural === plural && t.group === group && !opts.unserved?.includes(t.plural));
     if (!type) return status(res, 404, "NotFound", `the server could not find the requested resource`);
     const verb =
       method === "POST" ? "create" : method === "DELETE" ? "delete" : name ? (sub === "log" ? "get" : "get") : "list";

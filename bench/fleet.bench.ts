@@ -1,0 +1,97 @@
+/**
+ * fleet verify analysis at scale: 10,000 collector logs (snapshots of the example hosts, 1 in 50 with one fault,
+ * each with its own host name) → per-node verify (snapshot reader, inventory, checks) → fleet consistency report.
+ * Target: under 10 s. Uses worker threads on every core; stops after a 45 s budget and projects the rest.
+ */
+import { availableParallelism } from "node:os";
+import { runChecks } from "../src/checks/index.js";
+import { collectSnapshot, openReader, SnapshotHostReader } from "../src/host/index.js";
+import { readInventory } from "../src/inventory/index.js";
+import { attributeValues } from "../src/kube/fleet/consistency.js";
+import { analyseInThread, buildFleetReport, type CollectOutcome, createAnalysisPool } from "../src/kube/fleet/index.js";
+import type { NodeAnalysis } from "../src/kube/fleet/node-analyser.js";
+import { parseSnapshotLog } from "../src/kube/fleet/snapshot-log.js";
+
+const TOTAL = 10_000;
+const TARGET_S = 10;
+const BUDGET_S = 30;
+const ODD = ["seed-fw-mismatch", "seed-half-rate", "seed-gid-index-5", "seed-no-ofed", "h100-18hca"];
+
+const base = new Map<string, string>();
+for (const example of ["a100-8x-roce-seed", ...ODD]) {
+  base.set(example, JSON.stringify(await collectSnapshot(await openReader({ example }))));
+}
+/** Node i's log: the seed, or (1 in 50) one of the odd examples, with its own host name. */
+function logOf(i: number): { node: string; log: string } {
+  const node = `gpu-${String(i).padStart(5, "0")}`;
+  const example = i % 50 === 7 ? ODD[((i / 50) % ODD.length) | 0]! : "a100-8x-roce-seed";
+  const text = base.get(example)!;
+  return { node, log: text.replace(/"host":"[^"]*"/, `"host":"${node}"`) };
+}
+
+const threads = Math.max(1, availableParallelism());
+const pool = createAnalysisPool(threads);
+// Warm up (JIT, module loading in every worker) before timing.
+await Promise.all(Array.from({ length: threads * 2 }, (_, i) => pool.handle(logOf(i).log, `warm-${i}`)));
+
+const outcomes: CollectOutcome<NodeAnalysis>[] = [];
+const start = performance.now();
+let next = 0;
+let stopped = false;
+const inFlight = threads * 4;
+await Promise.all(
+  Array.from({ length: inFlight }, async () => {
+    while (next < TOTAL && !stopped) {
+      const { node, log } = logOf(next++);
+      const r = await pool.handle(log, node);
+      outcomes.push(
+        r.ok ? { node, ok: true, result: r.value, pod: node } : { node, ok: false, reason: r.reason, pod: null },
+      );
+      if ((performance.now() - start) / 1000 > BUDGET_S) stopped = true;
+    }
+  }),
+);
+const analysedS = (performance.now() - start) / 1000;
+await pool.close();
+const t = performance.now();
+const report = buildFleetReport(outcomes);
+const reportS = (performance.now() - t) / 1000;
+
+// Baseline in the same process: the same pipeline on one thread, 30 nodes, with where the time goes.
+const t1 = performance.now();
+for (let i = 0; i < 30; i++) await analyseInThread(logOf(i).log, `single-${i}`);
+const singleMs = (performance.now() - t1) / 30;
+const stage = { parse: 0, inventory: 0, checks: 0 };
+for (let i = 0; i < 20; i++) {
+  let t0 = performance.now();
+  const parsed = parseSnapshotLog(logOf(i).log, "x");
+  stage.parse += performance.now() - t0;
+  if (!parsed.ok) continue;
+  t0 = performance.now();
+  const inv = await readInventory(new SnapshotHostReader(parsed.value));
+  stage.inventory += performance.now() - t0;
+  t0 = performance.now();
+  runChecks(inv);
+  attributeValues(inv);
+  stage.checks += performance.now() - t0;
+}
+
+const done = outcomes.length;
+const totalS = analysedS + reportS;
+const projected = done < TOTAL ? (totalS / done) * TOTAL : totalS;
+const odd = new Set(report.consistency.findings.map((f) => f.subject));
+console.log(`fleet analysis: ${done} of ${TOTAL} snapshots in ${totalS.toFixed(2)} s on ${threads} worker thread(s)`);
+console.log(
+  `  per node: ${((analysedS * 1000) / done).toFixed(2)} ms wall (${(done / analysedS).toFixed(0)} nodes/s); one thread: ${singleMs.toFixed(2)} ms/node (ratio ${(singleMs / ((analysedS * 1000) / done)).toFixed(2)}×)`,
+);
+console.log(
+  `  one thread, per node: log → snapshot ${(stage.parse / 20).toFixed(2)} ms, snapshot → inventory ${(stage.inventory / 20).toFixed(2)} ms, checks + fleet values ${(stage.checks / 20).toFixed(2)} ms`,
+);
+console.log(
+  `  report (consistency + verdicts): ${(reportS * 1000).toFixed(0)} ms; ${odd.size} odd node(s), ${report.failedNodes.length} failed`,
+);
+if (done < TOTAL)
+  console.log(`  stopped at the ${BUDGET_S} s budget; projected for ${TOTAL}: ${projected.toFixed(1)} s`);
+console.log(
+  `target: ${TOTAL} snapshots < ${TARGET_S} s → ${projected < TARGET_S ? "PASS" : "MISS"} (${projected.toFixed(1)} s)`,
+);

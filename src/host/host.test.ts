@@ -1,0 +1,161 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { UsageError } from "../cli/spec.js";
+import { FsHostReader, ROOT_CAPTURES, ROOT_FS_SIZES } from "./fs-reader.js";
+import { openReader } from "./open.js";
+import { RecordingHostReader } from "./recording-reader.js";
+import { runCommand } from "./run-command.js";
+import { SnapshotHostReader } from "./snapshot-reader.js";
+import type { Snapshot } from "./types.js";
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "kube-rdma-host-"));
+  const dev = join(root, "sys/devices/pci0000:4e/0000:4e:02.0/0000:55:00.0");
+  mkdirSync(dev, { recursive: true });
+  writeFileSync(join(dev, "numa_node"), "0\n");
+  mkdirSync(join(root, "sys/bus/pci/devices"), { recursive: true });
+  symlinkSync("../../../devices/pci0000:4e/0000:4e:02.0/0000:55:00.0", join(root, "sys/bus/pci/devices/0000:55:00.0"));
+  mkdirSync(join(root, ".kube-rdma"));
+  writeFileSync(
+    join(root, ROOT_CAPTURES),
+    JSON.stringify({
+      "ofed_info -s": { command: "ofed_info -s", exitCode: 0, stdout: "MLNX_OFED_LINUX-5.8-1.1.2.1:\n", stderr: "" },
+    }),
+  );
+  writeFileSync(join(root, ROOT_FS_SIZES), JSON.stringify({ "/dev/shm": 67108864 }));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("a --root tree is read as the host it holds", () => {
+  test("reads, follows sysfs links and answers with host paths", async () => {
+    const r = new FsHostReader(root);
+    expect(await r.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node")).toEqual({ ok: true, value: "0\n" });
+    expect(await r.realpath("/sys/bus/pci/devices/0000:55:00.0")).toEqual({
+      ok: true,
+      value: "/sys/devices/pci0000:4e/0000:4e:02.0/0000:55:00.0",
+    });
+    expect(await r.readTexts(["/sys/bus/pci/devices/0000:55:00.0/numa_node", "/nope"])).toMatchObject([
+      { ok: true },
+      { ok: false, error: { code: "ENOENT" } },
+    ]);
+    expect(r.description).toBe(`root ${root}`);
+  });
+
+  test("a missing file is ENOENT naming the host path", async () => {
+    const r = await new FsHostReader(root).readText("/sys/class/infiniband/mlx5_0/fw_ver");
+    expect(r).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+    if (!r.ok) expect(r.error.message).toMatch(/^\/sys\/class\/infiniband\/mlx5_0\/fw_ver: no such file/);
+  });
+
+  test("command captures and mount sizes stored in the tree are replayed", async () => {
+    const r = new FsHostReader(root);
+    expect((await r.run("ofed_info", ["-s"])).stdout).toBe("MLNX_OFED_LINUX-5.8-1.1.2.1:\n");
+    expect(await r.fsSize("/dev/shm")).toEqual({ ok: true, value: 67108864 });
+  });
+
+  test("a malformed captures file is reported on the command, with what to do", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-bad-"));
+    mkdirSync(join(dir, ".kube-rdma"));
+    writeFileSync(join(dir, ROOT_CAPTURES), "{not json");
+    const o = await new FsHostReader(dir).run("nvidia-smi", ["-q", "-x"]);
+    expect(o.error?.code).toBe("EINVAL");
+    expect(o.error?.message).toMatch(/fix or delete it/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("commands run with execFile and a timeout", () => {
+  test("a command that is not installed is ENOENT, 'not installed'", async () => {
+    const o = await runCommand("kube-rdma-no-such-tool", ["-s"]);
+    expect(o).toMatchObject({ exitCode: null, error: { code: "ENOENT" } });
+    expect(o.error?.message).toMatch(/not installed/);
+  });
+  test("a wedged command is cut at the timeout with ETIMEDOUT", async () => {
+    const o = await runCommand("sleep", ["10"], 300);
+    expect(o.error?.code).toBe("ETIMEDOUT");
+    expect(o.command).toBe("sleep 10");
+  });
+  test("a failing command keeps its exit code and output", async () => {
+    const o = await runCommand("ls", ["/kube-rdma-no-such-dir"]);
+    expect(o.exitCode).not.toBe(0);
+    expect(o.error).toBeUndefined();
+    expect(o.stderr).toMatch(/kube-rdma-no-such-dir/);
+  });
+});
+
+const SNAP: Snapshot = {
+  kind: "kube-rdma/snapshot",
+  schemaVersion: 1,
+  host: "n1",
+  collectedAt: "2026-01-01T00:00:00.000Z",
+  tool: "test",
+  root: "/",
+  files: { "/sys/devices/pci0000:4e/0000:55:00.0/numa_node": "1\n" },
+  dirs: { "/sys/bus/pci/devices": ["0000:55:00.0"] },
+  links: { "/sys/bus/pci/devices/0000:55:00.0": "/sys/devices/pci0000:4e/0000:55:00.0" },
+  errors: { "/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7": { code: "EINVAL", message: "invalid" } },
+  fsSizes: { "/dev/shm": 1024 },
+  commands: {},
+};
+
+describe("a snapshot replays the host it recorded", () => {
+  test("reads through recorded links, replays recorded errors, and says when a command was not recorded", async () => {
+    const r = new SnapshotHostReader(SNAP);
+    expect(await r.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node")).toEqual({ ok: true, value: "1\n" });
+    expect(await r.readText("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7")).toMatchObject({
+      ok: false,
+      error: { code: "EINVAL" },
+    });
+    expect(await r.exists("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7")).toBe(true);
+    expect((await r.run("nvidia-smi", ["-q", "-x"])).error?.message).toMatch(/not recorded/);
+  });
+
+  test("the recording reader captures what it passes through", async () => {
+    const rec = new RecordingHostReader(new SnapshotHostReader(SNAP));
+    await rec.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node");
+    await rec.realpath("/sys/bus/pci/devices/0000:55:00.0");
+    await rec.fsSize("/dev/shm");
+    await rec.readText("/missing");
+    expect(rec.record.files["/sys/bus/pci/devices/0000:55:00.0/numa_node"]).toBe("1\n");
+    expect(rec.record.links["/sys/bus/pci/devices/0000:55:00.0"]).toBe("/sys/devices/pci0000:4e/0000:55:00.0");
+    expect(rec.record.fsSizes["/dev/shm"]).toBe(1024);
+    expect(rec.record.errors["/missing"]?.code).toBe("ENOENT");
+  });
+});
+
+describe("opening a host from the flags", () => {
+  const usage = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (e) {
+      if (e instanceof UsageError) return e;
+      throw e;
+    }
+    throw new Error("expected a UsageError");
+  };
+
+  test("an unknown example lists the known ones", async () => {
+    const e = await usage(openReader({ example: "a100-typo" }));
+    expect(e.message).toMatch(/unknown example "a100-typo"/);
+    expect(e.hint).toMatch(/a100-8x-roce-seed/);
+  });
+  test("a missing snapshot names the file and how to make one", async () => {
+    const e = await usage(openReader({ snapshot: "/nope/node1.json" }));
+    expect(e.message).toMatch(/--snapshot \/nope\/node1.json: no such file/);
+    expect(e.hint).toMatch(/kube-rdma collect -o/);
+  });
+  test("a file that is not a snapshot is refused with the reason", async () => {
+    const f = join(root, "x.json");
+    writeFileSync(f, JSON.stringify({ hello: 1 }));
+    expect((await usage(openReader({ snapshot: f }))).message).toMatch(/not a kube-rdma snapshot/);
+    writeFileSync(f, "{trunc");
+    expect((await usage(openReader({ snapshot: f }))).message).toMatch(/not JSON/);
+  });
+  test("two sources at once, or a --root that does not exist, are usage errors", async () => {
+    expect((await usage(openReader({ root: root, example: "a100-8x-roce-seed" }))).message).toMatch(/give one of/);
+    expect((await usage(openReader({ root: "/nope/host" }))).message).toMatch(/no such directory/);
+  });
+});

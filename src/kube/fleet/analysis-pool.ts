@@ -1,0 +1,70 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { analyseLog, type NodeAnalysis } from "./node-analyser.js";
+import type { LogHandler } from "./run.js";
+
+type Reply = { id: number; result?: Awaited<ReturnType<typeof analyseLog>>; error?: string };
+
+export type AnalysisPool = { handle: LogHandler<NodeAnalysis>; threads: number; close(): Promise<void> };
+
+/** Analysis in this thread (small fleets, tests). */
+export const analyseInThread: LogHandler<NodeAnalysis> = (log, node) => analyseLog(log, node);
+
+/** Threads worth starting for `nodes` collector logs: none for small fleets, else one per spare core (≤ 8). */
+export function defaultAnalysisThreads(nodes: number): number {
+  if (nodes < 64) return 0;
+  return Math.max(0, Math.min(8, availableParallelism() - 1));
+}
+
+/**
+ * Spreads log → snapshot → inventory → checks over worker threads: building a node's inventory costs
+ * milliseconds (thousands of sysfs values, the nvidia-smi XML), so a 10,000-node fleet needs every core.
+ */
+export function createAnalysisPool(threads: number): AnalysisPool {
+  const here = import.meta.url;
+  const fromSource = here.endsWith(".ts");
+  const file = new URL(fromSource ? "./analysis-worker.ts" : "./analysis-worker.js", here);
+  const pending = new Map<number, { resolve: (r: Reply["result"]) => void; reject: (e: Error) => void }>();
+  const load: number[] = [];
+  const workers = Array.from({ length: threads }, (_, i) => {
+    // Running from TypeScript sources (tests, benches): the worker registers the same loader first.
+    const w = fromSource
+      ? new Worker(
+          `import("tsx/esm/api").then((m) => { m.register(); return import(${JSON.stringify(file.href)}); });`,
+          {
+            eval: true,
+          },
+        )
+      : new Worker(file);
+    load[i] = 0;
+    w.on("message", (m: Reply) => {
+      load[i]!--;
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (!p) return;
+      if (m.error !== undefined) p.reject(new Error(`fleet analysis worker failed: ${m.error}`));
+      else p.resolve(m.result);
+    });
+    w.on("error", (err) => {
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+    });
+    return w;
+  });
+  let nextId = 0;
+  return {
+    threads,
+    handle: (log, node) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        let pick = 0;
+        for (let i = 1; i < workers.length; i++) if (load[i]! < load[pick]!) pick = i;
+        load[pick]!++;
+        pending.set(id, { resolve: (r) => resolve(r!), reject });
+        workers[pick]!.postMessage({ id, log, node });
+      }),
+    async close() {
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { parseSnapshotLog } from "./snapshot-log.js";
+
+describe("a collector's log", () => {
+  const snapshot = {
+    kind: "kube-rdma/snapshot",
+    schemaVersion: 1,
+    host: "gpu-1",
+    collectedAt: "2026-12-02T10:00:00.000Z",
+    tool: "kube-rdma 0.1.0",
+    root: "/host",
+    files: { "/sys/class/infiniband/mlx5_1/ports/1/state": "4: ACTIVE\n" },
+    dirs: {},
+    links: {},
+    errors: {},
+    fsSizes: {},
+    commands: {},
+  };
+
+  test("with the snapshot JSON (also after a warning line) → the snapshot", () => {
+    const text = JSON.stringify(snapshot);
+    expect(parseSnapshotLog(text, "gpu-1")).toMatchObject({ ok: true, value: { host: "gpu-1" } });
+    expect(parseSnapshotLog(`W1202 warning: slow nvidia-smi\n${text}\n`, "gpu-1").ok).toBe(true);
+  });
+
+  test("JSON of another kind, or an error message → a problem naming the node", () => {
+    const other = parseSnapshotLog(JSON.stringify({ kind: "Status" }), "gpu-2");
+    expect(other).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
+    const none = parseSnapshotLog("exec format error\n", "gpu-3");
+    expect(none.ok).toBe(false);
+    if (!none.ok) expect(none.problems[0]!.message).toMatch(/collector pod on gpu-3 printed no snapshot JSON/);
+  });
+
+  test("garbage and truncated logs give problems, never a throw", () => {
+    const text = JSON.stringify(snapshot);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.nat(text.length), (junk, cut) => {
+        expect(typeof parseSnapshotLog(junk, "n").ok).toBe("boolean");
+        expect(typeof parseSnapshotLog(text.slice(0, cut) + junk, "n").ok).toBe("boolean");
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
