@@ -30,7 +30,7 @@ export const NODE_CATALOGUE = defineCatalogue({
     severity: "error",
     title: "NVIDIA driver missing",
     message: (e: { error: string | null }) =>
-      `nvidia-smi is not installed${e.error ? ` (${e.error})` : ""}: without the NVIDIA driver no GPU can be used.`,
+      `no NVIDIA driver: ${e.error ?? "nvidia-smi is not installed"}. Without it no GPU can be used.`,
     fix: () =>
       "Install the NVIDIA driver (the seed's images ship 470.141.03) and check with `nvidia-smi`; on Kubernetes make " +
       "sure the GPU driver DaemonSet / GPU operator ran on this node.",

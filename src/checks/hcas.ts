@@ -19,15 +19,17 @@ export const rdmaHcaCheck: Check = {
 export const uverbsCheck: Check = {
   name: "uverbs",
   codes: ["NO_UVERBS"],
-  run(inv) {
+  run(inv, opts) {
     if (inv.hcas.length === 0) return [];
     const present = new Set(inv.devices.infiniband);
     if (![...present].some((d) => d.startsWith("uverbs"))) {
       return [finding("NO_UVERBS", "/dev/infiniband", { hcas: inv.hcas.length, uverbs: [] })];
     }
+    // A pod may be handed a subset of the HCAs on purpose (exclusive device-plugin mode): a warning there.
+    const severity = opts.pod ? "warning" : "error";
     return dataHcas(inv)
       .filter((h) => h.uverbs.length > 0 && !h.uverbs.some((u) => present.has(u)))
-      .map((h) => finding("NO_UVERBS", h.name, { hcas: inv.hcas.length, uverbs: h.uverbs }));
+      .map((h) => finding("NO_UVERBS", h.name, { hcas: inv.hcas.length, uverbs: h.uverbs }, severity));
   },
 };
 

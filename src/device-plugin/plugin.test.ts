@@ -171,7 +171,7 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     await waitFor("a list", () => kubelet.latest);
     const before = kubelet.lists.length;
     await kubelet.restart();
-    await waitFor("second registration", () => kubelet.registrations.length === 2, 5000);
+    await waitFor("second registration", () => kubelet.registrations.length === 2, 15_000);
     await waitFor("a list on the new stream", () => kubelet.lists.length > before);
     expect(kubelet.latest).toHaveLength(10);
     expect(await readdir(pluginDir)).toContain("kube-rdma-rdma_hca.sock");
@@ -185,7 +185,7 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     await waitFor("first registration", () => kubelet.registrations.length === 1);
     await kubelet.stop(); // removes only kubelet.sock
     await kubelet.start();
-    await waitFor("second registration", () => kubelet.registrations.length === 2, 5000);
+    await waitFor("second registration", () => kubelet.registrations.length === 2, 15_000);
     await waitFor("the same 10 units on the new stream", () => kubelet.latest?.length === 10);
   });
 

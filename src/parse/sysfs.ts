@@ -87,6 +87,7 @@ export type GidInfo = {
 
 export const ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
 export const BARE_LINK_LOCAL_GID = "fe80:0000:0000:0000:0000:0000:0000:0000";
+const ZERO_GID_LINE = `${ZERO_GID}\n`;
 const GID = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/;
 
 /**
@@ -94,6 +95,9 @@ const GID = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/;
  * the kind is `link_local` (fe80::/64), `ipv4` (::ffff:a.b.c.d, as NCCL's `getGidAddrFamily`) or `ipv6_global`.
  */
 export function parseGid(text: string, opts: { linkLayer?: LinkLayer; path?: string } = {}): ParseResult<GidInfo> {
+  // Fast path: most of a 255-slot table is empty; sysfs prints it exactly, with a newline.
+  if (text === ZERO_GID_LINE || text === ZERO_GID)
+    return ok({ gid: ZERO_GID, configured: false, kind: null, ipv4: null });
   const gid = text.trim().toLowerCase();
   if (!GID.test(gid)) {
     return fail(badValue("sysfs.gid", "8 groups of 4 hex digits (`fe80:0000:…:c920`)", text, opts.path));

@@ -42,7 +42,7 @@ export function call<T>(fn: (cb: Cb<T>) => void): Promise<T> {
 export async function waitFor<T>(
   what: string,
   check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 5000,
+  timeoutMs = 10_000,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
