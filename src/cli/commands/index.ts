@@ -10,15 +10,13 @@ export type CommandEntry = {
 /** Every command, in the order `kube-rdma --help` lists them. One line each. */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "verify", summary: "Check an RDMA GPU node (host, pod or snapshot)", load: () => import("./verify.js") },
+  { name: "gids", summary: "Print the GID table like show_gids, from sysfs", load: () => import("./gids.js") },
+  { name: "collect", summary: "Write a snapshot of this host for --snapshot", load: () => import("./collect.js") },
   {
     name: "analyze",
     summary: "Recognise and diagnose pasted outputs (show_gids, nvidia-smi, …)",
     load: () => import("./analyze.js"),
   },
-  { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
-  { name: "gids", summary: "Print the GID table like show_gids, from sysfs", load: () => import("./gids.js") },
-  { name: "collect", summary: "Write a snapshot of this host for --snapshot", load: () => import("./collect.js") },
-  { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
   { name: "nccl-env", summary: "Derive and explain NCCL variables", load: () => import("./nccl-env.js") },
   { name: "bench", summary: "nccl-tests command line for N nodes", load: () => import("./bench.js") },
   {
@@ -26,6 +24,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
     load: () => import("./device-plugin.js"),
   },
+  { name: "cluster", summary: "Check the cluster's GPU+RDMA nodes and components", load: () => import("./cluster.js") },
   {
     name: "job",
     summary: "Generate RDMA PyTorchJob / MPIJob / Volcano Job / nccl-tests manifests",
@@ -37,4 +36,5 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Verify every RDMA GPU node through the cluster (fleet verify)",
     load: () => import("./fleet.js"),
   },
+  { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
 ];
