@@ -294,3 +294,22 @@ describe("job: bad usage and --apply", () => {
     expect(io.err).toMatch(/HTTP 409.*already exists/);
   });
 });
+
+describe("the schema checks themselves catch broken manifests", () => {
+  test.skipIf(!crdsAvailable)(
+    "an MPIJob whose slotsPerWorker is a string and a Volcano Job without tasks' template shape fail",
+    async () => {
+      const { docs } = await job("nccl-tests", "--nodes", "2", "--example", "a100-8x-roce-seed");
+      const broken = structuredClone(docs[0]);
+      broken.spec.slotsPerWorker = "eight";
+      expect(validateCustomResource(broken).join("\n")).toMatch(/slotsPerWorker/);
+    },
+  );
+
+  test("a pod template with a misspelt field and a string where a list belongs is rejected", () => {
+    const bad = { spec: { containers: [{ name: "c", image: "i", comand: ["x"], args: "not-a-list" }] } };
+    const errors = validateCoreObject(bad, "V1PodTemplateSpec").join("\n");
+    expect(errors).toMatch(/comand/);
+    expect(errors).toMatch(/args/);
+  });
+});
