@@ -297,7 +297,7 @@ describe("job: bad usage and --apply", () => {
 
 describe("the schema checks themselves catch broken manifests", () => {
   test.skipIf(!crdsAvailable)(
-    "an MPIJob whose slotsPerWorker is a string and a Volcano Job without tasks' template shape fail",
+    "an MPIJob whose slotsPerWorker is a string fails the published MPIJob schema",
     async () => {
       const { docs } = await job("nccl-tests", "--nodes", "2", "--example", "a100-8x-roce-seed");
       const broken = structuredClone(docs[0]);
