@@ -42,6 +42,8 @@ export class SnapshotHostReader implements HostReader {
     path: string,
     table: Record<string, T>,
   ): { key: string; value: T } | { key: string; value?: never } {
+    // Fast path: the path as recorded (collect stores what the inventory reader asks for, so most reads hit).
+    if (Object.hasOwn(table, path)) return { key: path, value: table[path]! };
     const p = normalizeHostPath(path);
     if (Object.hasOwn(table, p)) return { key: p, value: table[p]! };
     const r = this.resolve(p) ?? p;
@@ -59,13 +61,18 @@ export class SnapshotHostReader implements HostReader {
     return { ok: false, error: readError("ENOENT", path) };
   }
 
-  async readText(path: string): Promise<ReadOutcome<string>> {
+  private readOne(path: string): ReadOutcome<string> {
     const hit = this.lookup(path, this.snap.files);
     return hit.value !== undefined ? { ok: true, value: hit.value } : this.failure(path, hit.key, "file");
   }
 
+  async readText(path: string): Promise<ReadOutcome<string>> {
+    return this.readOne(path);
+  }
+
+  /** One promise for the whole batch (a GID table is 255 reads per port). */
   async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
-    return Promise.all(paths.map((p) => this.readText(p)));
+    return paths.map((p) => this.readOne(p));
   }
 
   async list(path: string): Promise<ReadOutcome<string[]>> {
