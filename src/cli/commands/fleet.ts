@@ -116,11 +116,19 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     const selector = str(values, "selector");
     if (names.length && selector) throw new UsageError("give --node or -l, not both.");
 
-    const target = loadKubeConfig(kubeOptionsFrom(values, io.env));
-    const clients = makeClients(target, FLEET_ROLE);
+    // A dry run for named nodes needs no cluster: it only prints the pods it would create.
+    let connected: { target: ReturnType<typeof loadKubeConfig>; clients: ReturnType<typeof makeClients> } | undefined;
+    const connect = () => {
+      if (!connected) {
+        const target = loadKubeConfig(kubeOptionsFrom(values, io.env));
+        connected = { target, clients: makeClients(target, FLEET_ROLE) };
+      }
+      return connected;
+    };
     let nodes: string[];
     if (bool(values, "dry-run") && names.length) nodes = names;
     else {
+      const { clients } = connect();
       const list = await clients.call({ verb: "list", resource: "nodes" }, () =>
         clients.core.listNode(selector ? { labelSelector: selector } : {}),
       );
@@ -158,7 +166,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     const pool = threads > 0 ? createAnalysisPool(threads) : null;
     let run: Awaited<ReturnType<typeof collectFleet<NodeAnalysis>>>;
     try {
-      run = await collectFleet(clients, {
+      run = await collectFleet(connect().clients, {
         nodes,
         namespace,
         image,
@@ -194,7 +202,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       io.stdout(
         renderStructured(format, {
           schemaVersion: 1,
-          context: target.context,
+          context: connect().target.context,
           run: {
             id: runId,
             namespace,

@@ -61,6 +61,14 @@ describe("fleet: collector pods through the API", () => {
     expect(api.store.get("pods")!.some((x) => x.metadata.name.startsWith("kr-collect"))).toBe(false);
   });
 
+  test("--dry-run for named nodes needs no cluster: it prints their pods without a kubeconfig", async () => {
+    const io = captureIo();
+    io.env = { KUBECONFIG: "/nonexistent/kubeconfig" };
+    expect(await main(["fleet", "verify", "--dry-run", "--node", "gpu-7", "--node", "gpu-8"], io)).toBe(0);
+    const pods = parseAllDocuments(io.out).map((d) => d.toJS() as Obj);
+    expect(pods.map((p) => p.spec.nodeName)).toEqual(["gpu-7", "gpu-8"]);
+  });
+
   test("-l selects nodes by label on the server; --progress always draws the bar on stderr", async () => {
     const nodes = [
       node({ name: "pool-a-1", gpus: 8, rdma: "1k", labels: { pool: "a" } }),

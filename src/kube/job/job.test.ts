@@ -307,7 +307,10 @@ describe("the schema checks themselves catch broken manifests", () => {
   );
 
   test("a pod template with a misspelt field and a string where a list belongs is rejected", () => {
-    const bad = { spec: { containers: [{ name: "c", image: "i", comand: ["x"], args: "not-a-list" }] } };
+    const bad = {
+      kind: "PodTemplateSpec",
+      spec: { containers: [{ name: "c", image: "i", comand: ["x"], args: "not-a-list" }] },
+    };
     const errors = validateCoreObject(bad, "V1PodTemplateSpec").join("\n");
     expect(errors).toMatch(/comand/);
     expect(errors).toMatch(/args/);
