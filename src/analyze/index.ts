@@ -1,6 +1,7 @@
 import { problem } from "../core/result.js";
 import { DETECT_HEAD_BYTES, detectKind, unknownKindMessage } from "./detect.js";
 import { ANALYZERS } from "./registry.js";
+import { splitTranscript } from "./transcript.js";
 import type { AnalyzeContext, AnalyzeEntry, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "./types.js";
 
 export { ANALYZERS } from "./registry.js";
@@ -57,4 +58,26 @@ export function analyzeText(
 /** Finishes a streamed input (`createStream` path for big logs). */
 export function finishStream(file: string, analyzer: AnalyzerKind, stream: AnalyzeStream): AnalyzedInput {
   return entryOf(file, analyzer.kind, stream.end());
+}
+
+/**
+ * Analyses one input that may be a pasted session of several commands (`ofed_info -s`, `nvidia-smi`, `show_gids`):
+ * one entry per command, named `file:LINE (command)`; a single capture gives one entry named after the file.
+ */
+export function analyzeTranscript(
+  file: string,
+  text: string,
+  ctx: AnalyzeContext = {},
+  opts: { kind?: string; analyzers?: readonly AnalyzerKind[] } = {},
+): AnalyzedInput[] {
+  const segments = opts.kind === undefined ? splitTranscript(text) : null;
+  if (segments === null) return [analyzeText(file, text, ctx, opts)];
+  const analyzers = opts.analyzers ?? ANALYZERS;
+  return segments.map((s) => {
+    const name = `${file}:${s.line} (${s.command})`;
+    const detected = chooseAnalyzer(s.text, undefined, analyzers);
+    // The command says what it printed when the output alone does not (the seed's `MLNX_OFED_LINUX-*.*-…:` placeholder).
+    const kind = detected?.kind ?? (findAnalyzer(s.kind, analyzers) ? s.kind : undefined);
+    return analyzeText(name, s.text, ctx, { analyzers, ...(kind ? { kind } : {}) });
+  });
 }

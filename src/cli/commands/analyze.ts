@@ -3,6 +3,7 @@ import {
   ANALYZERS,
   type AnalyzedInput,
   analyzeText,
+  analyzeTranscript,
   chooseAnalyzer,
   finishStream,
   unknownEntry,
@@ -23,6 +24,13 @@ const LARGE_BYTES = 8 * 1024 * 1024;
 const WHOLE_CAP_BYTES = 256 * 1024 * 1024;
 
 type InputOptions = { ctx: AnalyzeContext; kind: string | undefined; io: Io; analyzers?: readonly AnalyzerKind[] };
+
+/** Analyses one read input: a pasted session is cut into one entry per command (`analyzeTranscript`). */
+export async function analyzeInputs(input: Input, opts: InputOptions): Promise<AnalyzedInput[]> {
+  if (input.status !== "whole") return [await analyzeInput(input, opts)];
+  const analyzers = opts.analyzers ?? ANALYZERS;
+  return analyzeTranscript(input.file, input.text, opts.ctx, { analyzers, ...(opts.kind ? { kind: opts.kind } : {}) });
+}
 
 /** Analyses one read input: whole text, or a large file through the kind's line stream when it has one. */
 export async function analyzeInput(input: Input, opts: InputOptions): Promise<AnalyzedInput> {
@@ -102,6 +110,8 @@ export const command: CommandSpec = {
     "RDMA off by NCCL's default), ERR! cells and uncorrectable ECC errors.\n\n" +
     "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when no input could be read " +
     "or recognised. Inputs over 8 MiB are streamed line by line when the kind supports it.\n\n" +
+    "A pasted session with several commands (the seed's `$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
+    "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
     "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
     "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.",
   options: [
@@ -138,7 +148,7 @@ export const command: CommandSpec = {
     const files = positionals.filter((f, i) => f !== "-" || positionals.indexOf("-") === i);
     for (const file of files) {
       const input = await readInput(file, io, { largeBytes: LARGE_BYTES, headBytes: DETECT_HEAD_BYTES });
-      entries.push(await analyzeInput(input, { ctx, kind, io }));
+      entries.push(...(await analyzeInputs(input, { ctx, kind, io })));
     }
     const format = str(values, "output") ?? "text";
     io.stdout(format === "text" ? renderAnalyzeText(entries) : renderStructured(format, structuredEntries(entries)));

@@ -1,0 +1,84 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { splitLines } from "../core/text.js";
+import { analyzeTranscript } from "./index.js";
+import { commandOfLine, splitTranscript } from "./transcript.js";
+
+/** The seed's 环境验证 section as an operator pastes it: three commands, prose between them. */
+const SEED_SESSION = [
+  "$ ofed_info -s #roce驱动版本",
+  "MLNX_OFED_LINUX-5.8-1.1.2.1:",
+  "验证 Nvidia GPU 驱动",
+  "nvidia-smi #nvidia gpu驱动",
+  "+-----------------------------------------------------------------------------+",
+  "| NVIDIA-SMI 470.141.03 Driver Version: 470.141.03 CUDA Version: 11.4 |",
+  "|-------------------------------+----------------------+----------------------+",
+  "| GPU Name Persistence-M| Bus-Id Disp.A | Volatile Uncorr. ECC |",
+  "| Fan Temp Perf Pwr:Usage/Cap| Memory-Usage | GPU-Util Compute M. |",
+  "|===============================+======================+======================|",
+  "| 0 NVIDIA A100-SXM... On | 00000000:53:00.0 Off | 0 |",
+  "| N/A 29C P0 64W / 400W | 0MiB / 81251MiB | 0% Default |",
+  "+-------------------------------+----------------------+----------------------+",
+  "查询 RDMA 网卡",
+  "show_gids",
+  "DEV PORT INDEX GID IPv4 VER DEV",
+  "--- ---- ----- --- ------------ --- ---",
+  "mlx5_1 1 0 fe80:0000:0000:0000:eaeb:d3ff:fecc:c920 v1 eth1",
+  "mlx5_1 1 3 0000:0000:0000:0000:0000:ffff:190b:8002 25.11.128.2 v2 eth1",
+].join("\n");
+
+describe("a pasted session with several commands", () => {
+  test("command lines are found with or without a prompt, with flags and a trailing comment", () => {
+    expect(commandOfLine("$ ofed_info -s #roce驱动版本")).toBe("ofed_info -s");
+    expect(commandOfLine("root@gpu-1:~# nvidia-smi topo -m")).toBe("nvidia-smi topo -m");
+    expect(commandOfLine("show_gids mlx5_1")).toBe("show_gids mlx5_1");
+    expect(commandOfLine("nvidia-smi shows the GPUs below")).toBeNull();
+    expect(commandOfLine("mlx5_1 1 3 0000:0000:0000:0000:0000:ffff:190b:8002 25.11.128.2 v2 eth1")).toBeNull();
+  });
+
+  test("the seed's 环境验证 session → ofed_info, nvidia_smi and show_gids entries, each diagnosed", () => {
+    const segments = splitTranscript(SEED_SESSION);
+    expect(segments?.map((s) => [s.command, s.line])).toEqual([
+      ["ofed_info -s", 1],
+      ["nvidia-smi", 4],
+      ["show_gids", 15],
+    ]);
+    const entries = analyzeTranscript("session.txt", SEED_SESSION);
+    expect(entries.map((e) => [e.file, e.kind])).toEqual([
+      ["session.txt:1 (ofed_info -s)", "ofed_info"],
+      ["session.txt:4 (nvidia-smi)", "nvidia_smi"],
+      ["session.txt:15 (show_gids)", "show_gids"],
+    ]);
+    expect(entries[0]!.data).toMatchObject({ flavor: "MLNX_OFED", version: "5.8-1.1.2.1" });
+    expect(entries[1]!.data).toMatchObject({ driverVersion: "470.141.03", cudaVersion: "11.4" });
+  });
+
+  test("the seed's placeholder `MLNX_OFED_LINUX-*.*-*.*.*.*:` is still read as ofed_info (from the command) and named a problem", () => {
+    const text = SEED_SESSION.replace("MLNX_OFED_LINUX-5.8-1.1.2.1:", "MLNX_OFED_LINUX-*.*-*.*.*.*:");
+    const [ofed] = analyzeTranscript("session.txt", text);
+    expect(ofed!.kind).toBe("ofed_info");
+    expect(ofed!.problems?.map((p) => p.code)).toContain("ofed_info.unrecognised");
+  });
+
+  test("a single capture stays one entry named after its file", () => {
+    const one = SEED_SESSION.split("\n").slice(14).join("\n");
+    expect(splitTranscript(one)).toBeNull();
+    expect(analyzeTranscript("gids.txt", one).map((e) => [e.file, e.kind])).toEqual([["gids.txt", "show_gids"]]);
+  });
+
+  test("any text splits without throwing; every segment starts at a command line, in order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom("$ show_gids", "nvidia-smi", "ibstat"))), (ls) => {
+        const text = ls.join("\n");
+        const segs = splitTranscript(text);
+        if (segs === null) return;
+        const lines = splitLines(text);
+        expect(segs.length).toBeGreaterThanOrEqual(2);
+        segs.forEach((seg, k) => {
+          expect(commandOfLine(lines[seg.line - 1]!)).toBe(seg.command);
+          if (k > 0) expect(seg.line).toBeGreaterThan(segs[k - 1]!.line);
+        });
+      }),
+    );
+  });
+});
