@@ -25,7 +25,7 @@ export async function openReader(opts: OpenOptions): Promise<HostReader> {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       throw new UsageError(
         `--root ${root}: no such directory.`,
-        "Point --root at a mounted host (e.g. /host) or a tree written by `kube-rdma collect` + materialize.",
+        "Point --root at a mounted host (e.g. /host) or a copy of a node's /sys, /proc and /dev; or replay a `kube-rdma collect` file with --snapshot.",
       );
     }
   }

@@ -33,8 +33,12 @@ function renderText(results: LintFileResult[], strict: boolean): string {
   const all = results.flatMap((r) => r.findings);
   const s = summarize(all, strict);
   const objects = results.reduce((n, r) => n + r.objects.length, 0);
+  const unread = results.reduce((n, r) => n + r.problems.length, 0);
+  // A file that could not be read is never a PASS: its objects were not checked.
+  const status = unread > 0 ? "FAIL" : s.status.toUpperCase();
+  const unreadText = unread > 0 ? `; ${unread} input problem(s), those documents were not checked` : "";
   lines.push(
-    `${s.status.toUpperCase()}: ${objects} object(s) in ${results.length} file(s); ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} note(s)`,
+    `${status}: ${objects} object(s) in ${results.length} file(s); ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} note(s)${unreadText}`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -90,6 +90,8 @@ describe("lint: input it cannot read", () => {
     const io = captureIo();
     expect(await main(["lint", `${dir}/bad/invalid-yaml.yaml`], io)).toBe(2);
     expect(io.out).toMatch(/invalid-yaml\.yaml:9:\d+: invalid YAML in document 1/);
+    expect(io.out).toMatch(/^FAIL: .*1 input problem\(s\), those documents were not checked$/m);
+    expect(io.out).not.toMatch(/^PASS/m);
   });
 
   test("a missing file is a usage error naming it", async () => {
