@@ -5,7 +5,7 @@
  * Targets: RSS < 200 MB; throughput ≥ 1/3 of grep's.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -60,6 +60,8 @@ function generate(file: string): number {
     if (comm % 7 === 3) buf += "\nsome unrelated application output line\n";
     flush();
   }
+  // Flush the generated gigabyte before timing: background writeback would otherwise compete with both readers.
+  fsyncSync(fd);
   closeSync(fd);
   return written;
 }
