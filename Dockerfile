@@ -5,7 +5,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY . .
-RUN mkdir -p proto deploy && npm run build
+# The device plugin loads its api.proto at run time: ship it at /app/proto (one of the places it looks).
+RUN npm run build && mkdir -p proto && cp -r src/device-plugin/proto/. proto/
 
 FROM node:20-slim
 WORKDIR /app
