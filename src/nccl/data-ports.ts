@@ -5,7 +5,14 @@ import type { Hca, NodeInventory, Port } from "../inventory/types.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 
 /** One HCA port NCCL should use, with its `NCCL_IB_HCA` token (`mlx5_1`, or `mlx5_0:2` on multi-port HCAs). */
-export type DataPort = { hca: Hca; port: Port; token: string; ipv4: string | null };
+export type DataPort = {
+  hca: Hca;
+  port: Port;
+  token: string;
+  ipv4: string | null;
+  /** The RoCE v2 global IPv6 GID, kept only for ports without an IPv4 one (IPv6-only fabrics). */
+  ipv6Gid: string | null;
+};
 
 export type PortSelection = { ports: DataPort[]; findings: Finding[]; skipped: string[] };
 
@@ -13,6 +20,11 @@ function isActive(p: Port): boolean {
   return (
     (p.state === "ACTIVE" || p.state === "ACTIVE_DEFER") && (p.physState === "LinkUp" || p.physState === "UNKNOWN")
   );
+}
+
+function ipv6GidOf(p: Port): string | null {
+  if (p.roceV2Ipv6Index === null) return null;
+  return p.gids.find((g) => g.index === p.roceV2Ipv6Index)?.gid ?? null;
 }
 
 function ipv4Of(p: Port): string | null {
@@ -80,13 +92,18 @@ export function selectDataPorts(inv: NodeInventory, requested?: readonly string[
     for (const port of active) {
       const token = multi ? `${hca.name}:${port.port}` : hca.name;
       const ipv4 = ipv4Of(port);
-      if (port.linkLayer === "Ethernet" && ipv4 === null) {
-        skipped.push(token);
-        findings.push(makeFinding(F, "NCCL_NO_ROCEV2_IPV4_GID", token, { port: port.port }));
-        continue;
-      }
-      ports.push({ hca, port, token, ipv4 });
+      ports.push({ hca, port, token, ipv4, ipv6Gid: ipv4 === null ? ipv6GidOf(port) : null });
     }
+  }
+  // RoCE ports need a routable RoCE v2 GID. IPv4 is NCCL's default family; a fabric where no data port has one but
+  // every port has a global IPv6 GID runs on IPv6 (gid-select emits AF_INET6). Otherwise ports without IPv4 go.
+  const roceAll = ports.filter((p) => p.port.linkLayer === "Ethernet");
+  const ipv6Fabric = roceAll.length > 0 && roceAll.every((p) => p.ipv4 === null && p.ipv6Gid !== null);
+  for (const p of [...ports]) {
+    if (p.port.linkLayer !== "Ethernet" || p.ipv4 !== null || (ipv6Fabric && p.ipv6Gid !== null)) continue;
+    ports.splice(ports.indexOf(p), 1);
+    skipped.push(p.token);
+    findings.push(makeFinding(F, "NCCL_NO_ROCEV2_IPV4_GID", p.token, { port: p.port.port }));
   }
   const ib = ports.filter((p) => p.port.linkLayer === "InfiniBand").map((p) => p.token);
   const roce = ports.filter((p) => p.port.linkLayer === "Ethernet").map((p) => p.token);

@@ -212,3 +212,51 @@ describe("GPUDirect level and traffic class", () => {
     expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
   });
 });
+
+describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
+  /** Every data port: link-local at 0/1, a global IPv6 address at 2 (v1) and 3 (v2), no IPv4. */
+  const ipv6Only = () =>
+    seedInventory((inv) => {
+      for (const h of inv.hcas.filter((x) => x.name !== "mlx5_0")) {
+        const port = h.ports[0]!;
+        const netdev = port.netdevs[0]!;
+        const n = h.name.slice(5).padStart(4, "0");
+        const gid = `fd00:0025:0011:0128:0000:0000:0000:${n}`;
+        port.gids = [
+          ...port.gids.filter((g) => g.kind === "link_local"),
+          { index: 2, gid, kind: "ipv6_global", ipv4: null, type: "IB/RoCE v1", version: "v1", netdev },
+          { index: 3, gid, kind: "ipv6_global", ipv4: null, type: "RoCE v2", version: "v2", netdev },
+        ];
+        port.roceV2Ipv4Index = null;
+        port.roceV2Ipv6Index = 3;
+      }
+    });
+
+  test("the data HCAs stay in NCCL_IB_HCA; NCCL_IB_ADDR_FAMILY=AF_INET6 and the uniform index 3 are emitted", () => {
+    const r = deriveNcclEnv(ipv6Only());
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
+    expect(r.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
+    expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
+    expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(/only global IPv6 RoCE v2 GIDs/);
+    expect(codes(r.findings).filter((c) => c.startsWith("error"))).toEqual([]);
+  });
+
+  test("with NCCL 2.23 only the family is set (auto-selection picks the index); with 2.18 only the index", () => {
+    const auto = deriveNcclEnv(ipv6Only(), { ncclVersion: "2.23" });
+    expect(auto.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
+    expect(auto.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
+    const old = deriveNcclEnv(ipv6Only(), { ncclVersion: "2.18" });
+    expect(old.env.NCCL_IB_GID_INDEX).toBe("3");
+    expect(old.env).not.toHaveProperty("NCCL_IB_ADDR_FAMILY");
+  });
+
+  test("one HCA with IPv4 among IPv6-only ones: the IPv6-only HCAs are left out, as before", () => {
+    const inv = ipv6Only();
+    const p = findHca(inv, "mlx5_1").ports[0]!;
+    p.gids.push(ipv4Gid(5, "25.11.128.2", "v2", "eth1"));
+    p.roceV2Ipv4Index = 5;
+    const r = deriveNcclEnv(inv);
+    expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1");
+    expect(codes(r.findings)).toContain("error NCCL_NO_ROCEV2_IPV4_GID mlx5_2");
+  });
+});

@@ -17,6 +17,7 @@ export function selectGid(
       ? { entries: [], findings: [makeFinding(F, "NCCL_GID_NOT_NEEDED", "node", {} as Record<string, never>)] }
       : { entries: [], findings: [] };
   }
+  if (roce.every((p) => p.ipv4 === null && p.ipv6Gid !== null)) return selectIpv6Gid(roce, version);
   const indices = new Map<string, number>();
   for (const p of roce) if (p.port.roceV2Ipv4Index !== null) indices.set(p.token, p.port.roceV2Ipv4Index);
   const groups = groupByValue(indices);
@@ -134,4 +135,44 @@ export function coveringCidr(addresses: readonly string[]): string | null {
 function summariseAddresses(ports: readonly DataPort[]): string {
   const pairs = ports.filter((p) => p.ipv4).map((p) => `${p.token} ${p.ipv4}`);
   return pairs.length > 3 ? `${pairs.slice(0, 2).join(", ")}, … ${pairs[pairs.length - 1]}` : pairs.join(", ");
+}
+
+/**
+ * An IPv6-only RoCE fabric (no data port has an IPv4 RoCE v2 GID): NCCL ≥ 2.21 must be told AF_INET6, since its
+ * auto-selection looks for IPv4 by default; older NCCL needs the index pinned, which works only when it is uniform.
+ */
+function selectIpv6Gid(
+  roce: readonly DataPort[],
+  version: NcclVersion | null,
+): { entries: EnvEntry[]; findings: Finding[] } {
+  const indices = new Map<string, number>();
+  for (const p of roce) if (p.port.roceV2Ipv6Index !== null) indices.set(p.token, p.port.roceV2Ipv6Index);
+  const groups = groupByValue(indices);
+  const usual = majority(groups);
+  const uniform = groups.size === 1 && usual !== null;
+  const entries: EnvEntry[] = [];
+  const findings: Finding[] = [];
+  const auto = version !== null && hasGidAutoSelect(version);
+  if (!auto) {
+    if (uniform) {
+      entries.push({
+        name: "NCCL_IB_GID_INDEX",
+        value: String(usual),
+        reason: `no data HCA has an IPv4 address: the RoCE v2 global IPv6 GID is at index ${usual} on ${roce.length === 1 ? "the data HCA" : `all ${roce.length} data HCAs`}; pinned because NCCL before 2.21 uses index 0 (RoCE v1, link-local) by default`,
+      });
+    } else if (version !== null) {
+      const odd = [...indices].filter(([, i]) => i !== usual).map(([h]) => h);
+      findings.push(makeFinding(F, "NCCL_GID_NO_CHOICE", "node", { version: formatNcclVersion(version), odd }));
+    }
+  }
+  if (version === null || auto) {
+    entries.push({
+      name: "NCCL_IB_ADDR_FAMILY",
+      value: "AF_INET6",
+      reason:
+        "no data HCA has an IPv4 address, only global IPv6 RoCE v2 GIDs: NCCL ≥ 2.21 picks an IPv4 GID by default " +
+        `and would fall back to a link-local one${version === null ? " (older releases ignore this variable)" : ""}`,
+    });
+  }
+  return { entries, findings };
 }
