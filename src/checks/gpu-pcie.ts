@@ -4,26 +4,16 @@
  */
 import type { Finding } from "../core/finding.js";
 import type { Gpu } from "../inventory/types.js";
+import { parsePcieSpeed, pcieGenOfSpeed } from "../parse/sysfs.js";
 import { finding } from "./catalogue.js";
 import type { PcieEvidence } from "./catalogue-gpu.js";
 import { gpuSubject } from "./gpus.js";
 import type { Check } from "./types.js";
 
-const GEN_BY_GTS: [number, number][] = [
-  [2.5, 1],
-  [5, 2],
-  [8, 3],
-  [16, 4],
-  [32, 5],
-  [64, 6],
-];
-
-/** `16.0 GT/s PCIe` → 4; null for `Unknown` or anything else. */
+/** `16.0 GT/s PCIe` → 4; null for `Unknown` or anything else (the sysfs parsers, reused). */
 export function pcieGenFromSpeed(speed: string | null): number | null {
-  const m = /^\s*([\d.]+)\s*GT\/s/.exec(speed ?? "");
-  if (!m) return null;
-  const gts = Number(m[1]);
-  return GEN_BY_GTS.find(([g]) => Math.abs(g - gts) < 0.01)?.[1] ?? null;
+  const r = speed === null ? null : parsePcieSpeed(speed);
+  return r?.ok && r.value !== null ? pcieGenOfSpeed(r.value) : null;
 }
 
 /** nvidia-smi's view when it reports widths, else the sysfs link. */

@@ -5,19 +5,11 @@
 import { naturalCompare } from "../core/natural.js";
 import { type Problem, problem } from "../core/result.js";
 import type { HostReader } from "../host/types.js";
+import type { GidRow } from "../parse/show-gids.js";
 import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
 import { readPortGids } from "./read.js";
 
-/** One row of `gids -o json` (design.md contract). */
-export type GidRow = {
-  device: string;
-  port: number;
-  index: number;
-  gid: string;
-  ipv4: string | null;
-  version: "v1" | "v2" | null;
-  netdev: string | null;
-};
+export type { GidRow };
 
 const IB = "/sys/class/infiniband";
 

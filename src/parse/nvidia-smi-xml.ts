@@ -3,24 +3,27 @@
  * validating and parsing a 100-GPU document with fast-xml-parser took ~4× longer (bench/host.bench.ts target 50 ms).
  */
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
+import type { Gpu } from "../inventory/types.js";
 import { at, readXml, type XmlElement } from "./xml-tree.js";
 
-export type NvsmiXmlGpu = {
-  index: number;
-  name: string;
+/** What nvidia-smi reports of a GPU: the node model's fields, with the bus id as nvidia-smi normalises it. */
+export type NvsmiXmlGpu = Pick<
+  Gpu,
+  | "index"
+  | "name"
+  | "uuid"
+  | "memoryTotalMiB"
+  | "persistenceMode"
+  | "migMode"
+  | "eccVolatileUncorrected"
+  | "eccAggregateUncorrected"
+  | "retiredPagesPending"
+  | "remappedRows"
+  | "pcieGen"
+  | "pcieWidth"
+> & {
   /** Normalised: lower case, 4-digit domain (`0000:53:00.0`). */
   busId: string;
-  uuid: string | null;
-  memoryTotalMiB: number | null;
-  persistenceMode: boolean | null;
-  migMode: "Enabled" | "Disabled" | null;
-  /** Volatile / aggregate uncorrectable ECC errors (double-bit on older GPUs, SRAM+DRAM on Ampere and later). */
-  eccVolatileUncorrected: number | null;
-  eccAggregateUncorrected: number | null;
-  retiredPagesPending: boolean | null;
-  remappedRows: { correctable: number; uncorrectable: number; pending: boolean; failure: boolean } | null;
-  pcieGen: { current: number | null; max: number | null };
-  pcieWidth: { current: number | null; max: number | null };
 };
 
 export type NvidiaSmiXml = {
