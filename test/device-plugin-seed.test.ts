@@ -16,7 +16,7 @@ import { findExample } from "../src/examples/index.js";
 import { materializeSnapshot } from "../src/examples/materialize.js";
 import { openReader } from "../src/host/index.js";
 import { readInventory } from "../src/inventory/index.js";
-import { call, FakeKubelet, waitFor } from "./support/fake-kubelet.js";
+import { call, FakeKubelet, TEST_PLUGIN_TIMINGS, waitFor } from "./support/fake-kubelet.js";
 
 const SEED = "a100-8x-roce-seed";
 const DATA = ["mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"];
@@ -38,19 +38,12 @@ async function seedNode(over: Partial<PluginConfig> = {}) {
   cleanups.push(() => kubelet.stop());
   const reader = await openReader({ root });
   const plugin = new RdmaDevicePlugin({
+    ...TEST_PLUGIN_TIMINGS,
     pluginDir,
-    resource: "rdma/hca",
-    mode: "shared",
+    root,
     sharedUnits: 1000,
     sharedHealth: "any",
     selection: DEFAULT_SELECTION,
-    mad: false,
-    root,
-    healthIntervalMs: 100,
-    refreshIntervalMs: 0,
-    watchPollMs: 100,
-    backoffInitialMs: 20,
-    backoffMaxMs: 200,
     registerTimeoutMs: 2000,
     loadInventory: () => readInventory(reader),
     deriveEnv: ncclEnvDeriver(),

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, test } from "vitest";
-import { call, FakeKubelet, pluginClient, waitFor } from "../../test/support/fake-kubelet.js";
+import { call, FakeKubelet, pluginClient, TEST_PLUGIN_TIMINGS, waitFor } from "../../test/support/fake-kubelet.js";
 import { DOWN, inventoryFor, removeHca, setPort, twoNumaHcas, writeTree } from "../../test/support/rdma-node.js";
 import type { AllocateResponse, PreferredAllocationResponse } from "./api.js";
 import { DEFAULT_SELECTION } from "./config.js";
@@ -29,19 +29,12 @@ async function setup(over: Partial<PluginConfig> = {}) {
   const log = memoryLogger();
   let present = hcas;
   const plugin = new RdmaDevicePlugin({
+    ...TEST_PLUGIN_TIMINGS,
     pluginDir,
-    resource: "rdma/hca",
-    mode: "shared",
+    root,
     sharedUnits: 10,
     sharedHealth: "all",
     selection: DEFAULT_SELECTION,
-    mad: false,
-    root,
-    healthIntervalMs: 100,
-    refreshIntervalMs: 0,
-    watchPollMs: 100,
-    backoffInitialMs: 20,
-    backoffMaxMs: 200,
     registerTimeoutMs: 1000,
     loadInventory: async () => inventoryFor(present),
     deriveEnv: null,

@@ -19,6 +19,18 @@ import {
 } from "../../src/device-plugin/api.js";
 
 type Cb<T> = (err: grpc.ServiceError | null, value?: T) => void;
+/** Plugin settings for tests: the defaults of the shipped command, with intervals short enough to watch happen. */
+export const TEST_PLUGIN_TIMINGS = {
+  resource: "rdma/hca",
+  mode: "shared",
+  mad: false,
+  healthIntervalMs: 100,
+  refreshIntervalMs: 0,
+  watchPollMs: 100,
+  backoffInitialMs: 20,
+  backoffMaxMs: 200,
+} as const;
+
 export type PluginClient = grpc.Client & {
   GetDevicePluginOptions(req: object, cb: Cb<DevicePluginOptions>): void;
   ListAndWatch(req: object): grpc.ClientReadableStream<{ devices: Device[] }>;
