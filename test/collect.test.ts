@@ -41,7 +41,7 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
     expect(await main(["collect", "--root", dir, "-o", file], io)).toBe(0);
     expect(io.err).toMatch(/Replay it anywhere with: kube-rdma verify --snapshot/);
     const snap = JSON.parse(readFileSync(file, "utf8")) as Snapshot;
-    expect(snap).toMatchObject({ kind: "kube-rdma/snapshot", schemaVersion: 1, root: dir });
+    expect(snap).toMatchObject({ kind: "kube-rdma/snapshot", schemaVersion: 2, root: dir });
     expect(snap.commands["nvidia-smi -q -x"]).toBeDefined();
 
     const fromRoot = await readInventory(await openReader({ root: dir }));

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
+import { expandFileRuns } from "../host/file-runs.js";
 import { ROOT_CAPTURES, ROOT_FS_SIZES } from "../host/fs-reader.js";
 import { resolveSnapshotPath } from "../host/snapshot-reader.js";
 import type { Snapshot } from "../host/types.js";
@@ -11,7 +12,8 @@ import type { Snapshot } from "../host/types.js";
  * reader here treats the same way (an empty GID slot's attributes are never needed). A name known only from a
  * directory listing (a character device in /dev/infiniband) becomes an empty file.
  */
-export function materializeSnapshot(snapshot: Snapshot, dir: string): void {
+export function materializeSnapshot(compact: Snapshot, dir: string): void {
+  const snapshot = { ...compact, files: expandFileRuns(compact.files, compact.fileRuns) };
   const at = (p: string) => join(dir, p);
   // Anything recorded below a link lives at the link's target, as in sysfs.
   const real = (p: string) => resolveSnapshotPath(snapshot.links, p) ?? p;

@@ -1,4 +1,5 @@
 export * from "./errors.js";
+export * from "./file-runs.js";
 export * from "./fs-reader.js";
 export * from "./open.js";
 export * from "./paths.js";

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
+import { SNAPSHOT_VERSIONS } from "./snapshot.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
 import type { HostReader, Snapshot } from "./types.js";
 
@@ -74,9 +75,9 @@ export function loadSnapshot(path: string): Snapshot {
       "Write one with `kube-rdma collect -o FILE`.",
     );
   }
-  if (s.schemaVersion !== 1) {
+  if (!SNAPSHOT_VERSIONS.includes(s.schemaVersion as number)) {
     throw new UsageError(
-      `--snapshot ${path}: schemaVersion ${String(s.schemaVersion)} is not supported (this kube-rdma reads 1).`,
+      `--snapshot ${path}: schemaVersion ${String(s.schemaVersion)} is not supported (this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}).`,
       "Collect it again with this version of kube-rdma.",
     );
   }
@@ -84,6 +85,9 @@ export function loadSnapshot(path: string): Snapshot {
     if (typeof s[k] !== "object" || s[k] === null) {
       throw new UsageError(`--snapshot ${path}: the "${k}" table is missing or not an object.`, "Collect it again.");
     }
+  }
+  if (s.fileRuns !== undefined && !Array.isArray(s.fileRuns)) {
+    throw new UsageError(`--snapshot ${path}: "fileRuns" is not a list.`, "Collect it again.");
   }
   return s as Snapshot;
 }

@@ -43,6 +43,10 @@ export class RecordingHostReader implements HostReader {
     return out;
   }
 
+  async readNumbered(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]> {
+    return this.readTexts(numbers.map((n) => `${dir}/${n}`));
+  }
+
   async list(path: string): Promise<ReadOutcome<string[]>> {
     return this.note(path, await this.inner.list(path), this.record.dirs);
   }

@@ -1,4 +1,5 @@
 import { readError } from "./errors.js";
+import { FileRunIndex } from "./file-runs.js";
 import { commandKey, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
 
@@ -6,17 +7,22 @@ const MAX_LINK_HOPS = 40;
 
 /** Follows every recorded link along a path (like the kernel's path walk); null on a loop. */
 export function resolveSnapshotPath(links: Record<string, string>, path: string): string | null {
-  let parts = normalizeHostPath(path).split("/").filter(Boolean);
+  let p = normalizeHostPath(path);
   let hops = 0;
-  for (let i = 0; i < parts.length; i++) {
-    const prefix = `/${parts.slice(0, i + 1).join("/")}`;
-    const target = links[prefix];
-    if (target === undefined) continue;
-    if (++hops > MAX_LINK_HOPS) return null;
-    parts = [...normalizeHostPath(target).split("/").filter(Boolean), ...parts.slice(i + 1)];
-    i = -1;
+  // Each prefix `/a`, `/a/b`, … in turn; a link found there replaces the prefix and the walk starts again.
+  let end = p.length > 1 ? p.indexOf("/", 1) : -2;
+  while (end !== -2) {
+    const prefix = end === -1 ? p : p.slice(0, end);
+    const target = Object.hasOwn(links, prefix) ? links[prefix] : undefined;
+    if (target !== undefined) {
+      if (++hops > MAX_LINK_HOPS) return null;
+      p = normalizeHostPath(end === -1 ? target : `${target}${p.slice(end)}`);
+      end = p.length > 1 ? p.indexOf("/", 1) : -2;
+      continue;
+    }
+    end = end === -1 ? -2 : p.indexOf("/", end + 1);
   }
-  return `/${parts.join("/")}`;
+  return p;
 }
 
 /**
@@ -26,12 +32,14 @@ export function resolveSnapshotPath(links: Record<string, string>, path: string)
  */
 export class SnapshotHostReader implements HostReader {
   readonly description: string;
+  private readonly runs: FileRunIndex;
 
   constructor(
     private readonly snap: Snapshot,
     description?: string,
   ) {
     this.description = description ?? `snapshot of ${snap.host}`;
+    this.runs = new FileRunIndex(snap.fileRuns);
   }
 
   private resolve(path: string): string | null {
@@ -62,8 +70,15 @@ export class SnapshotHostReader implements HostReader {
   }
 
   private readOne(path: string): ReadOutcome<string> {
-    const hit = this.lookup(path, this.snap.files);
-    return hit.value !== undefined ? { ok: true, value: hit.value } : this.failure(path, hit.key, "file");
+    const files = this.snap.files;
+    if (Object.hasOwn(files, path)) return { ok: true, value: files[path]! };
+    // An empty GID slot, stored as part of a run: the second most common read.
+    const inRun = this.runs.text(path);
+    if (inRun !== undefined) return { ok: true, value: inRun };
+    const hit = this.lookup(path, files);
+    if (hit.value !== undefined) return { ok: true, value: hit.value };
+    const resolvedInRun = hit.key !== path ? this.runs.text(hit.key) : undefined;
+    return resolvedInRun !== undefined ? { ok: true, value: resolvedInRun } : this.failure(path, hit.key, "file");
   }
 
   async readText(path: string): Promise<ReadOutcome<string>> {
@@ -73,6 +88,18 @@ export class SnapshotHostReader implements HostReader {
   /** One promise for the whole batch (a GID table is 255 reads per port). */
   async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
     return paths.map((p) => this.readOne(p));
+  }
+
+  /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
+  async readNumbered(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]> {
+    const runs = this.runs.runsOf(dir);
+    if (runs.length === 0) return numbers.map((n) => this.readOne(`${dir}/${n}`));
+    // One answer object per run, shared by its slots (outcomes are never mutated).
+    const answers = runs.map((r): ReadOutcome<string> => ({ ok: true, value: r.text }));
+    return numbers.map((n) => {
+      for (let i = 0; i < runs.length; i++) if (n >= runs[i]!.from && n <= runs[i]!.to) return answers[i]!;
+      return this.readOne(`${dir}/${n}`);
+    });
   }
 
   async list(path: string): Promise<ReadOutcome<string[]>> {
@@ -95,6 +122,7 @@ export class SnapshotHostReader implements HostReader {
     return [p, r].some(
       (k) =>
         Object.hasOwn(s.files, k) ||
+        this.runs.text(k) !== undefined ||
         Object.hasOwn(s.dirs, k) ||
         Object.hasOwn(s.links, k) ||
         (Object.hasOwn(s.errors, k) && s.errors[k]!.code !== "ENOENT"),

@@ -4,6 +4,8 @@
  * Paths are always absolute host paths (`/sys/class/infiniband`), never prefixed with the root.
  */
 
+import type { FileRun } from "./file-runs.js";
+
 export type ReadError = {
   /** errno-style code: ENOENT, EACCES, EINVAL, EIO, ETIMEDOUT, ENOTDIR, … */
   code: string;
@@ -30,6 +32,8 @@ export interface HostReader {
   readText(path: string): Promise<ReadOutcome<string>>;
   /** Many reads in one call (GID tables: thousands of tiny files); same answers as readText for each path. */
   readTexts?(paths: readonly string[]): Promise<ReadOutcome<string>[]>;
+  /** `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. */
+  readNumbered?(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]>;
   /** Directory entries (names only), unsorted. */
   list(path: string): Promise<ReadOutcome<string[]>>;
   /** Resolved absolute path (like `realpath`), within the host's namespace. */
@@ -44,7 +48,8 @@ export interface HostReader {
 /** Versioned capture of every raw fact a HostReader handed out. `collect` writes it; `--snapshot` replays it. */
 export type Snapshot = {
   kind: "kube-rdma/snapshot";
-  schemaVersion: 1;
+  /** 2 (written since 0.2): empty GID slots move from `files` to `fileRuns`. 1: every file in `files`. Both read. */
+  schemaVersion: 1 | 2;
   host: string;
   collectedAt: string;
   /** kube-rdma version that wrote it. */
@@ -52,6 +57,11 @@ export type Snapshot = {
   /** Where it was read from, e.g. `/` or `/host`. Paths below are host paths regardless. */
   root: string;
   files: Record<string, string>;
+  /**
+   * Numbered files sharing one text, stored as runs (kube-rdma ≥ 0.2 writes the empty GID slots this way).
+   * Optional: a snapshot without it holds every file in `files`. A path in a run reads as if it were in `files`.
+   */
+  fileRuns?: FileRun[];
   dirs: Record<string, string[]>;
   links: Record<string, string>;
   /** Reads that failed, with their errno code (e.g. gid_attrs/types/N of an empty slot → EINVAL). */

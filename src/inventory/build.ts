@@ -6,6 +6,7 @@ import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
 import { parseOfedInfo } from "../parse/ofed-info.js";
 import { parseCapEff, parseDefaultRouteInterface, parseMemlock } from "../parse/proc.js";
 import {
+  isEmptyGidText,
   parseGid,
   parseGidType,
   parseLinkLayer,
@@ -78,6 +79,7 @@ function numberOf(text: string | null): number | null {
 function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): GidEntry[] {
   const out: GidEntry[] = [];
   for (const g of pf.gids) {
+    if (g.gid.ok && isEmptyGidText(g.gid.value)) continue;
     const path = `${pf.dir}/gids/${g.index}`;
     const text = rd.value(path, g.gid, ["EINVAL"]);
     if (text === null) continue;

@@ -6,8 +6,8 @@ import { naturalCompare } from "../core/natural.js";
 import { type Problem, problem } from "../core/result.js";
 import type { HostReader } from "../host/types.js";
 import type { GidRow } from "../parse/show-gids.js";
-import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
-import { readPortGids } from "./read.js";
+import { isEmptyGidText, parseGid, showGidsIpv4 } from "../parse/sysfs.js";
+import { numericNames, readPortGids } from "./read.js";
 
 export type { GidRow };
 
@@ -46,17 +46,14 @@ async function readDevice(reader: HostReader, device: string, problems: Problem[
     problems.push(problem("host.read_failed", ports.error.message, { path: `${IB}/${device}/ports` }));
     return [];
   }
-  const numbers = ports.value
-    .filter((p) => /^\d+$/.test(p))
-    .map(Number)
-    .sort((a, b) => a - b);
+  const numbers = numericNames(ports.value);
   const rows: GidRow[] = [];
   for (const port of numbers) {
     const dir = `${IB}/${device}/ports/${port}`;
     const { gidSlots, gids } = await readPortGids(reader, dir);
     if (!gidSlots.ok) problems.push(problem("host.read_failed", gidSlots.error.message, { path: `${dir}/gids` }));
     for (const g of gids) {
-      if (!g.gid.ok) continue;
+      if (!g.gid.ok || isEmptyGidText(g.gid.value)) continue;
       const parsed = parseGid(g.gid.value);
       if (!parsed.ok || !parsed.value.configured) continue;
       const gid = parsed.value.gid;

@@ -1,7 +1,7 @@
 import { naturalCompare } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
-import { parseGid } from "../parse/sysfs.js";
+import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 
 const IB = "/sys/class/infiniband";
@@ -9,6 +9,23 @@ const NET = "/sys/class/net";
 const PCI = "/sys/bus/pci/devices";
 
 const sortedNames = (r: ReadOutcome<string[]>) => (r.ok ? [...r.value].sort(naturalCompare) : []);
+
+/** The all-digit names of a listing (GID slots, ports) as numbers, ascending. */
+export function numericNames(names: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const n of names) {
+    if (n.length === 0 || n.length > 9) continue;
+    let v = 0;
+    let digits = true;
+    for (let i = 0; i < n.length && digits; i++) {
+      const c = n.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) digits = false;
+      else v = v * 10 + c;
+    }
+    if (digits) out.push(v);
+  }
+  return out.sort((a, b) => a - b);
+}
 
 function readMany(reader: HostReader, paths: string[]): Promise<ReadOutcome<string>[]> {
   return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
@@ -18,17 +35,17 @@ function readMany(reader: HostReader, paths: string[]): Promise<ReadOutcome<stri
 export async function readPortGids(reader: HostReader, portDir: string): Promise<Pick<PortFacts, "gidSlots" | "gids">> {
   const list = await reader.list(`${portDir}/gids`);
   if (!list.ok) return { gidSlots: list, gids: [] };
-  const indices = list.value
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number)
-    .sort((a, b) => a - b);
-  const texts = await readMany(
-    reader,
-    indices.map((i) => `${portDir}/gids/${i}`),
-  );
+  const indices = numericNames(list.value);
+  const texts = reader.readNumbered
+    ? await reader.readNumbered(`${portDir}/gids`, indices)
+    : await readMany(
+        reader,
+        indices.map((i) => `${portDir}/gids/${i}`),
+      );
   const gids: GidFact[] = indices.map((index, k) => ({ index, gid: texts[k]! }));
   const configured = gids.filter((g) => {
-    const parsed = g.gid.ok ? parseGid(g.gid.value) : null;
+    if (!g.gid.ok || isEmptyGidText(g.gid.value)) return false;
+    const parsed = parseGid(g.gid.value);
     return parsed?.ok === true && parsed.value.configured;
   });
   const attrs = await readMany(
@@ -112,9 +129,7 @@ async function readHca(reader: HostReader, name: string): Promise<HcaFacts> {
   const address = device.ok ? device.value.slice(device.value.lastIndexOf("/") + 1) : null;
   const pci =
     address && /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/.test(address) ? await readPci(reader, address) : null;
-  const portNumbers = sortedNames(portList)
-    .filter((p) => /^\d+$/.test(p))
-    .map(Number);
+  const portNumbers = portList.ok ? numericNames(portList.value) : [];
   const ports = await Promise.all(portNumbers.map((p) => readPort(reader, name, p)));
   return {
     name,

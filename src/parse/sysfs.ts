@@ -94,6 +94,11 @@ const GID = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/;
  * `ports/N/gids/I` (`%pI6`, never compressed). On InfiniBand ports every configured GID is of kind `ib`; on RoCE
  * the kind is `link_local` (fe80::/64), `ipv4` (::ffff:a.b.c.d, as NCCL's `getGidAddrFamily`) or `ipv6_global`.
  */
+/** An empty GID slot exactly as sysfs prints it (the fast path of a 255-slot table); parseGid decides the rest. */
+export function isEmptyGidText(text: string): boolean {
+  return text === ZERO_GID_LINE || text === ZERO_GID;
+}
+
 export function parseGid(text: string, opts: { linkLayer?: LinkLayer; path?: string } = {}): ParseResult<GidInfo> {
   // Fast path: most of a 255-slot table is empty; sysfs prints it exactly, with a newline.
   if (text === ZERO_GID_LINE || text === ZERO_GID)

@@ -1,3 +1,4 @@
+import type { Snapshot } from "../../host/types.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { type CommandSpec, str, UsageError } from "../spec.js";
 
@@ -60,8 +61,9 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       );
     }
     const count = (o: object) => Object.keys(o).length;
+    const runFiles = (runs: Snapshot["fileRuns"]) => (runs ?? []).reduce((n, r) => n + r.to - r.from + 1, 0);
     io.stderr(
-      `wrote ${out}: ${count(snapshot.files)} files, ${count(snapshot.dirs)} directories, ${count(snapshot.links)} links, ` +
+      `wrote ${out}: ${count(snapshot.files) + runFiles(snapshot.fileRuns)} files, ${count(snapshot.dirs)} directories, ${count(snapshot.links)} links, ` +
         `${count(snapshot.errors)} failed reads, ${count(snapshot.commands)} commands (${Math.round(json.length / 1024)} KiB).\n` +
         `Replay it anywhere with: kube-rdma verify --snapshot ${out}\n`,
     );

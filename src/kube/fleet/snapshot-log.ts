@@ -1,4 +1,5 @@
 import { fail, ok, type ParseResult, problem } from "../../core/result.js";
+import { SNAPSHOT_VERSIONS } from "../../host/snapshot.js";
 import type { Snapshot } from "../../host/types.js";
 
 /** The snapshot a collector pod printed (`kube-rdma collect -o -`), from its log. Pure. */
@@ -24,7 +25,11 @@ export function parseSnapshotLog(text: string, node: string): ParseResult<Snapsh
     return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is not valid JSON: ${String(err)}.`));
   }
   const s = value as Partial<Snapshot>;
-  if (s.kind !== "kube-rdma/snapshot" || s.schemaVersion !== 1 || typeof s.files !== "object") {
+  if (
+    s.kind !== "kube-rdma/snapshot" ||
+    !SNAPSHOT_VERSIONS.includes(s.schemaVersion as number) ||
+    typeof s.files !== "object"
+  ) {
     return fail(
       problem(
         "fleet.bad_snapshot",

@@ -1,0 +1,74 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import "../examples/catalog.js";
+import { listExamples } from "../examples/index.js";
+import { readInventory } from "../inventory/index.js";
+import { compactFileRuns, expandFileRuns, FileRunIndex } from "./file-runs.js";
+import { openReader } from "./open.js";
+import { collectSnapshot } from "./snapshot.js";
+import { SnapshotHostReader } from "./snapshot-reader.js";
+
+const ZERO = "0000:0000:0000:0000:0000:0000:0000:0000\n";
+const GIDS = "/sys/class/infiniband/mlx5_0/ports/1/gids";
+
+describe("empty GID slots stored as runs", () => {
+  test("a 255-slot table with 4 configured GIDs keeps those 4 and one run for slots 4..254", () => {
+    const files: Record<string, string> = { "/proc/sys/kernel/hostname": "gpu-1\n" };
+    for (let i = 0; i < 255; i++) files[`${GIDS}/${i}`] = i < 4 ? `fe80:0000:0000:0000:0000:0000:0000:000${i}\n` : ZERO;
+    const { files: kept, fileRuns } = compactFileRuns(files);
+    expect(fileRuns).toEqual([{ dir: GIDS, from: 4, to: 254, text: ZERO }]);
+    expect(Object.keys(kept)).toHaveLength(5);
+    expect(expandFileRuns(kept, fileRuns)).toEqual(files);
+  });
+
+  test("short runs (< 8 files) and non-numbered names stay as files", () => {
+    const files = Object.fromEntries([
+      ...Array.from({ length: 7 }, (_, i) => [`${GIDS}/${i}`, ZERO]),
+      ...Array.from({ length: 20 }, (_, i) => [`/sys/x/counters/c${i}`, "0\n"]),
+    ]);
+    expect(compactFileRuns(files).fileRuns).toEqual([]);
+  });
+
+  test("compact then expand gives back every file, for any set of numbered files", () => {
+    const entry = fc.tuple(fc.constantFrom("/a/b", "/a/c", "/d"), fc.nat(40), fc.constantFrom("x\n", "y\n", ""));
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 200 }), (entries) => {
+        const files = Object.fromEntries(entries.map(([d, n, t]) => [`${d}/${n}`, t]));
+        const { files: kept, fileRuns } = compactFileRuns(files);
+        expect(expandFileRuns(kept, fileRuns)).toEqual(files);
+        const index = new FileRunIndex(fileRuns);
+        for (const [path, text] of Object.entries(files)) expect(kept[path] ?? index.text(path)).toBe(text);
+      }),
+    );
+  });
+
+  test("a malformed run in a hand-edited snapshot is ignored, not trusted", () => {
+    const index = new FileRunIndex([{ dir: GIDS, from: 0, to: 3, text: ZERO }, { dir: 7 } as never]);
+    expect(index.text(`${GIDS}/2`)).toBe(ZERO);
+    expect(index.text(`${GIDS}/4`)).toBeUndefined();
+    expect(index.size).toBe(1);
+  });
+});
+
+describe("a collected snapshot (schemaVersion 2, with runs) reads as the host itself", () => {
+  test.each(listExamples().map((e) => e.name))(
+    "%s: the same inventory from the host, the compact snapshot and the expanded one",
+    async (name) => {
+      const host = await openReader({ example: name });
+      const snap = JSON.parse(JSON.stringify(await collectSnapshot(host))) as Awaited<
+        ReturnType<typeof collectSnapshot>
+      >;
+      expect(snap.schemaVersion).toBe(2);
+      const expanded = { ...snap, schemaVersion: 1 as const, files: expandFileRuns(snap.files, snap.fileRuns) };
+      delete expanded.fileRuns;
+      const strip = (i: Awaited<ReturnType<typeof readInventory>>) => ({ ...i, source: "" });
+      const [direct, compact, full] = await Promise.all([
+        readInventory(host),
+        readInventory(new SnapshotHostReader(snap)),
+        readInventory(new SnapshotHostReader(expanded)),
+      ]);
+      expect(strip(compact)).toEqual(strip(direct));
+      expect(strip(full)).toEqual(strip(direct));
+    },
+  );
+});
