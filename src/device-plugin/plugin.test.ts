@@ -4,8 +4,9 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, test } from "vitest";
 import { call, FakeKubelet, pluginClient, TEST_PLUGIN_TIMINGS, waitFor } from "../../test/support/fake-kubelet.js";
+import { LeanGrpcClient } from "../../test/support/lean-grpc.js";
 import { DOWN, inventoryFor, removeHca, setPort, twoNumaHcas, writeTree } from "../../test/support/rdma-node.js";
-import type { AllocateResponse, PreferredAllocationResponse } from "./api.js";
+import { type AllocateRequest, type AllocateResponse, loadApi, type PreferredAllocationResponse } from "./api.js";
 import { DEFAULT_SELECTION } from "./config.js";
 import { memoryLogger } from "./log.js";
 import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "./plugin.js";
@@ -101,6 +102,20 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     ]);
     expect(devices.every((d) => d.host_path === d.container_path && d.permissions === "rw")).toBe(true);
     expect(res.container_responses[0]!.envs).toEqual({});
+  });
+
+  test("a bare HTTP/2 gRPC client (the bench's stand-in for the kubelet's Go client) gets the same Allocate answer", async () => {
+    const { kubelet, plugin, pluginDir } = await setup();
+    await plugin.start();
+    await waitFor("a device list", () => kubelet.latest);
+    const lean = new LeanGrpcClient(join(pluginDir, "kube-rdma-rdma_hca.sock"));
+    cleanups.push(async () => lean.close());
+    const method = loadApi().devicePluginService.Allocate as grpc.MethodDefinition<AllocateRequest, AllocateResponse>;
+    const request = { container_requests: [{ devices_ids: ["rdma-shared-3"] }] };
+    expect(await lean.unary(method, request)).toEqual(await allocate(kubelet, ["rdma-shared-3"]));
+    await expect(lean.unary({ ...method, path: "/v1beta1.DevicePlugin/NoSuchMethod" }, request)).rejects.toMatchObject({
+      status: grpc.status.UNIMPLEMENTED,
+    });
   });
 
   test("with --mad, umadN and issmN of each data HCA are added", async () => {
