@@ -35,7 +35,11 @@ export function chooseAnalyzer(
   return detectKind(head.slice(0, DETECT_HEAD_BYTES), analyzers).analyzer;
 }
 
-function entryOf(file: string, kind: AnalyzeKindName, outcome: ReturnType<AnalyzerKind["analyze"]>): AnalyzedInput {
+export function entryOf(
+  file: string,
+  kind: AnalyzeKindName,
+  outcome: ReturnType<AnalyzerKind["analyze"]>,
+): AnalyzedInput {
   const entry: AnalyzedInput = { file, kind, data: outcome.data, findings: outcome.findings };
   if (outcome.problems.length > 0) entry.problems = outcome.problems.map((p) => ({ path: file, ...p }));
   if (outcome.summary !== undefined) entry.summary = outcome.summary;

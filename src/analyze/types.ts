@@ -36,6 +36,8 @@ export type AnalyzeContext = {
 /** A line-at-a-time analyser for inputs too large to hold (NCCL logs of many ranks). */
 export type AnalyzeStream = {
   push(line: string): void;
+  /** Raw text in chunks of any size (lines split by the stream): faster than push for big inputs. */
+  write?(chunk: string): void;
   end(): AnalyzeOutcome;
 };
 
@@ -47,6 +49,8 @@ export type AnalyzerKind = {
   analyze(text: string, ctx: AnalyzeContext): AnalyzeOutcome;
   /** Optional streaming path; used for inputs larger than a few MiB. */
   createStream?(ctx: AnalyzeContext): AnalyzeStream;
+  /** A large file on disk, read by the analyser itself (e.g. in parallel parts); preferred over the stream. */
+  analyzeFile?(path: string, ctx: AnalyzeContext): Promise<AnalyzeOutcome>;
 };
 
 /** One entry of `analyze -o json` (design.md contract). */

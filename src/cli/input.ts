@@ -8,7 +8,17 @@ import type { Io } from "./spec.js";
 /** An input file as the CLI reads it: whole when small, head + line stream when large. */
 export type Input =
   | { file: string; status: "whole"; text: string }
-  | { file: string; status: "large"; head: string; size: number; lines: () => AsyncIterable<string> }
+  | {
+      file: string;
+      status: "large";
+      /** Absolute path of the file. */
+      path: string;
+      head: string;
+      size: number;
+      lines: () => AsyncIterable<string>;
+      /** The raw text in 64 KiB chunks (UTF-8 sequences split between chunks are joined). */
+      chunks: () => AsyncIterable<string>;
+    }
   | { file: string; status: "unreadable"; problem: Problem };
 
 export function readProblem(file: string, err: unknown): Problem {
@@ -50,7 +60,8 @@ export async function readInput(file: string, io: Io, opts: { largeBytes: number
       const head = buf.subarray(0, bytesRead).toString("utf8");
       const lines = () =>
         createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Number.POSITIVE_INFINITY });
-      return { file, status: "large", head, size: st.size, lines };
+      const chunks = () => createReadStream(path, { encoding: "utf8", highWaterMark: 64 << 10 });
+      return { file, status: "large", path, head, size: st.size, lines, chunks };
     } finally {
       await handle.close();
     }

@@ -5,6 +5,7 @@ import {
   analyzeText,
   analyzeTranscript,
   chooseAnalyzer,
+  entryOf,
   finishStream,
   unknownEntry,
 } from "../../analyze/index.js";
@@ -44,9 +45,11 @@ export async function analyzeInput(input: Input, opts: InputOptions): Promise<An
   }
   const analyzer = chooseAnalyzer(input.head, kind, analyzers);
   if (!analyzer) return unknownEntry(input.file, analyzers);
+  if (analyzer.analyzeFile) return entryOf(input.file, analyzer.kind, await analyzer.analyzeFile(input.path, ctx));
   if (analyzer.createStream) {
     const stream = analyzer.createStream(ctx);
-    for await (const line of input.lines()) stream.push(line);
+    if (stream.write) for await (const chunk of input.chunks()) stream.write(chunk);
+    else for await (const line of input.lines()) stream.push(line);
     return finishStream(input.file, analyzer, stream);
   }
   if (input.size > WHOLE_CAP_BYTES) {

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../../core/worker.js";
 import { analyseLog, type NodeAnalysis } from "./node-analyser.js";
 import type { LogHandler } from "./run.js";
 
@@ -21,21 +21,10 @@ export function defaultAnalysisThreads(nodes: number): number {
  * milliseconds (thousands of sysfs values, the nvidia-smi XML), so a 10,000-node fleet needs every core.
  */
 export function createAnalysisPool(threads: number): AnalysisPool {
-  const here = import.meta.url;
-  const fromSource = here.endsWith(".ts");
-  const file = new URL(fromSource ? "./analysis-worker.ts" : "./analysis-worker.js", here);
   const pending = new Map<number, { resolve: (r: Reply["result"]) => void; reject: (e: Error) => void }>();
   const load: number[] = [];
   const workers = Array.from({ length: threads }, (_, i) => {
-    // Running from TypeScript sources (tests, benches): the worker registers the same loader first.
-    const w = fromSource
-      ? new Worker(
-          `import("tsx/esm/api").then((m) => { m.register(); return import(${JSON.stringify(file.href)}); });`,
-          {
-            eval: true,
-          },
-        )
-      : new Worker(file);
+    const w = startModuleWorker(import.meta.url, "analysis-worker");
     load[i] = 0;
     w.on("message", (m: Reply) => {
       load[i]!--;

@@ -1,6 +1,7 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze/types.js";
+import { ChunkFeeder } from "./feeder.js";
+import { analyzeNcclLogFile } from "./file.js";
 import { type NcclLogData, reportLog } from "./report.js";
-import { LineScanner } from "./scan.js";
 import { LogState } from "./state.js";
 
 /** A streaming NCCL log analyser: `write` takes raw chunks (lines split here), `push` takes one line. */
@@ -11,42 +12,11 @@ export type NcclLogStream = {
 };
 
 export function createNcclLogStream(ctx: AnalyzeContext = {}): NcclLogStream {
-  const st = new LogState();
-  const scanner = new LineScanner(st);
-  let rest = "";
+  const feeder = new ChunkFeeder(new LogState());
   return {
-    write(chunk: string) {
-      let from = 0;
-      if (rest) {
-        // Finish the partial line without concatenating whole chunks (no multi-MiB copies).
-        const nl = chunk.indexOf("\n");
-        if (nl < 0) {
-          rest += chunk;
-          if (rest.length > 1 << 20) {
-            // A "line" over 1 MiB is not a log line (binary data): count it and move on.
-            st.binaryLines++;
-            rest = "";
-          }
-          return;
-        }
-        scanner.scanLine(rest + chunk.slice(0, nl));
-        rest = "";
-        from = nl + 1;
-      }
-      const used = scanner.scanChunk(chunk, from);
-      rest = used < chunk.length ? chunk.slice(used) : "";
-    },
-    push(line: string) {
-      scanner.scanLine(line);
-    },
-    end() {
-      if (rest) {
-        st.cutLine = rest;
-        scanner.scanLine(rest);
-        rest = "";
-      }
-      return reportLog(st, ctx.inventory);
-    },
+    write: (chunk: string) => feeder.write(chunk),
+    push: (line: string) => feeder.line(line),
+    end: () => reportLog(feeder.finish(), ctx.inventory),
   };
 }
 
@@ -68,4 +38,5 @@ export const ncclLogAnalyzer: AnalyzerKind = {
   },
   analyze: (text, ctx) => analyzeNcclLog(text, ctx),
   createStream: (ctx) => createNcclLogStream(ctx),
+  analyzeFile: (path, ctx) => analyzeNcclLogFile(path, ctx),
 };

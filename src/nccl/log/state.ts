@@ -60,3 +60,60 @@ export function bump(m: Map<string, number>, key: string, by = 1): void {
 export function setCapped<V>(m: Map<string, V>, key: string, value: V): void {
   if (m.has(key) || m.size < MAX_KEYS) m.set(key, value);
 }
+
+/** The capped union of two sets (insertion order: `a` first). */
+function unionCapped<T>(a: Set<T>, b: Iterable<T>, cap: number): Set<T> {
+  for (const v of b) {
+    if (a.size >= cap) break;
+    a.add(v);
+  }
+  return a;
+}
+
+/**
+ * Folds `b` — the state of the lines that come right after `a`'s in the same log — into `a`, so that scanning a
+ * file in parts (one per thread) gives the state one pass over the whole file gives: counts add, "first seen"
+ * values keep `a`'s, "last seen" values take `b`'s, samples keep the first few in file order, caps still hold.
+ * `b` may be a structured clone (from a worker thread): only its fields are read.
+ */
+export function mergeInto(a: LogState, b: LogState): LogState {
+  a.lines += b.lines;
+  a.ncclLines += b.ncclLines;
+  a.binaryLines += b.binaryLines;
+  a.cutLine = b.cutLine;
+  for (const [k, v] of b.versionOf) {
+    // Lines with no process prefix are numbered per part: renumber b's after a's.
+    const key = k.startsWith("unattributed#") ? `unattributed#${a.unattributed + Number(k.slice(13))}` : k;
+    setCapped(a.versionOf, key, v);
+  }
+  a.unattributed += b.unattributed;
+  for (const [k, v] of b.networkOf) setCapped(a.networkOf, k, v);
+  for (const [k, v] of b.deviceLists) bump(a.deviceLists, k, v);
+  unionCapped(a.hosts, b.hosts, MAX_KEYS);
+  for (const [k, v] of b.devices) setCapped(a.devices, k, v);
+  for (const [k, v] of b.oob) bump(a.oob, k, v);
+  for (const [k, v] of b.bootstrap) bump(a.bootstrap, k, v);
+  for (const [k, v] of b.env) if (!a.env.has(k)) setCapped(a.env, k, v);
+  for (const k of Object.keys(a.conn) as (keyof Connections)[]) a.conn[k] += b.conn[k];
+  a.ibConns += b.ibConns;
+  for (const [k, v] of b.netNames) bump(a.netNames, k, v);
+  for (const [id, w] of b.warnings) {
+    const mine = a.warnings.get(id);
+    if (!mine) {
+      a.warnings.set(id, { ...w, samples: [...w.samples], hosts: new Set(w.hosts) });
+      continue;
+    }
+    mine.count += w.count;
+    for (const s of w.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+    unionCapped(mine.hosts, w.hosts, 64);
+  }
+  for (const s of b.gdrDisabledSamples) if (a.gdrDisabledSamples.length < MAX_SAMPLES) a.gdrDisabledSamples.push(s);
+  a.gdrDisabled += b.gdrDisabled;
+  a.noDeviceFound += b.noDeviceFound;
+  a.initComplete += b.initComplete;
+  unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
+  a.nranks = Math.max(a.nranks, b.nranks);
+  a.nNodes = Math.max(a.nNodes, b.nNodes);
+  a.localRanks = Math.max(a.localRanks, b.localRanks);
+  return a;
+}
