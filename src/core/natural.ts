@@ -1,22 +1,49 @@
 /** Natural order: mlx5_2 before mlx5_10, eth9 before eth10. */
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/** End of the run of digits or non-digits that starts at `i`. */
+function tokenEnd(s: string, i: number): number {
+  const digits = isDigit(s.charCodeAt(i));
+  let k = i + 1;
+  while (k < s.length && isDigit(s.charCodeAt(k)) === digits) k++;
+  return k;
+}
+
+function tokensFrom(s: string, i: number): number {
+  let n = 0;
+  for (let k = i; k < s.length; k = tokenEnd(s, k)) n++;
+  return n;
+}
+
+function sameRange(a: string, i: number, ie: number, b: string, j: number, je: number): boolean {
+  if (ie - i !== je - j) return false;
+  for (let k = 0; k < ie - i; k++) if (a.charCodeAt(i + k) !== b.charCodeAt(j + k)) return false;
+  return true;
+}
+
+/**
+ * Compares token by token (runs of digits, runs of other characters): digit runs by value (then shorter first),
+ * other runs as strings; a name that is a prefix of the other comes first. Allocates only where they differ.
+ */
 export function naturalCompare(a: string, b: string): number {
-  const ax = a.match(/\d+|\D+/g) ?? [];
-  const bx = b.match(/\d+|\D+/g) ?? [];
-  const n = Math.min(ax.length, bx.length);
-  for (let i = 0; i < n; i++) {
-    const x = ax[i]!;
-    const y = bx[i]!;
-    if (x === y) continue;
-    const xd = /^\d/.test(x);
-    const yd = /^\d/.test(y);
-    if (xd && yd) {
-      const d = Number(x) - Number(y);
-      if (d !== 0) return d;
-      return x.length - y.length;
+  if (a === b) return 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ie = tokenEnd(a, i);
+    const je = tokenEnd(b, j);
+    if (!sameRange(a, i, ie, b, j, je)) {
+      if (isDigit(a.charCodeAt(i)) && isDigit(b.charCodeAt(j))) {
+        const d = Number(a.slice(i, ie)) - Number(b.slice(j, je));
+        return d !== 0 ? d : ie - i - (je - j);
+      }
+      return a.slice(i, ie) < b.slice(j, je) ? -1 : 1;
     }
-    return x < y ? -1 : 1;
+    i = ie;
+    j = je;
   }
-  return ax.length - bx.length;
+  return tokensFrom(a, i) - tokensFrom(b, j);
 }
 
 export function naturalSort<T>(items: readonly T[], key: (t: T) => string): T[] {

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { expandFileRuns } from "../host/file-runs.js";
+import { expandDirRuns, expandFileRuns } from "../host/file-runs.js";
 import { ROOT_CAPTURES, ROOT_FS_SIZES } from "../host/fs-reader.js";
 import { resolveSnapshotPath } from "../host/snapshot-reader.js";
 import type { Snapshot } from "../host/types.js";
@@ -13,7 +13,11 @@ import type { Snapshot } from "../host/types.js";
  * directory listing (a character device in /dev/infiniband) becomes an empty file.
  */
 export function materializeSnapshot(compact: Snapshot, dir: string): void {
-  const snapshot = { ...compact, files: expandFileRuns(compact.files, compact.fileRuns) };
+  const snapshot = {
+    ...compact,
+    files: expandFileRuns(compact.files, compact.fileRuns),
+    dirs: expandDirRuns(compact.dirs, compact.dirRuns),
+  };
   const at = (p: string) => join(dir, p);
   // Anything recorded below a link lives at the link's target, as in sysfs.
   const real = (p: string) => resolveSnapshotPath(snapshot.links, p) ?? p;

@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import "../examples/catalog.js";
 import { listExamples } from "../examples/index.js";
 import { readInventory } from "../inventory/index.js";
-import { compactFileRuns, expandFileRuns, FileRunIndex } from "./file-runs.js";
+import { compactDirRuns, compactFileRuns, expandDirRuns, expandFileRuns, FileRunIndex } from "./file-runs.js";
 import { openReader } from "./open.js";
 import { collectSnapshot } from "./snapshot.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
@@ -47,6 +47,30 @@ describe("empty GID slots stored as runs", () => {
     expect(index.text(`${GIDS}/2`)).toBe(ZERO);
     expect(index.text(`${GIDS}/4`)).toBeUndefined();
     expect(index.size).toBe(1);
+  });
+});
+
+describe("numeric directory listings stored as runs", () => {
+  test("a gids/ listing of 0..254 becomes one run; names around it stay in the listing", () => {
+    const names = ["x", ...Array.from({ length: 255 }, (_, i) => String(i)), "300"];
+    const { dirs, dirRuns } = compactDirRuns({ [GIDS]: names, "/short": ["1", "2", "3"] });
+    expect(dirRuns).toEqual({ [GIDS]: { from: 0, to: 254 } });
+    expect(dirs).toEqual({ [GIDS]: ["x", "300"], "/short": ["1", "2", "3"] });
+  });
+
+  test("compact then expand gives back every listing (as a set of names)", () => {
+    const name = fc.oneof(fc.nat(60).map(String), fc.constantFrom("a", "007", "lifespan"));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom("/a", "/b", "/c/d"), fc.uniqueArray(name, { maxLength: 80 })),
+        (dirs) => {
+          const { dirs: kept, dirRuns } = compactDirRuns(dirs);
+          const back = expandDirRuns(kept, dirRuns);
+          for (const [d, names] of Object.entries(dirs)) expect([...back[d]!].sort()).toEqual([...names].sort());
+          expect(Object.keys(back).sort()).toEqual(Object.keys(dirs).sort());
+        },
+      ),
+    );
   });
 });
 

@@ -110,3 +110,51 @@ function isFileRun(r: unknown): r is FileRun {
     Number.isInteger(o.to)
   );
 }
+
+/** Directory listings' runs of consecutive numeric names: `dir` also lists `from` … `to` (a GID table's 255 slots). */
+export type DirRuns = Record<string, { from: number; to: number }>;
+
+/** Moves the longest run (≥ 8) of consecutive numeric names out of each listing; the listing itself stays. Pure. */
+export function compactDirRuns(dirs: Readonly<Record<string, readonly string[]>>): {
+  dirs: Record<string, string[]>;
+  dirRuns: DirRuns;
+} {
+  const out: Record<string, string[]> = {};
+  const dirRuns: DirRuns = {};
+  for (const [dir, names] of Object.entries(dirs)) {
+    const numbers = names
+      .filter((n) => /^(?:0|[1-9]\d{0,8})$/.test(n))
+      .map(Number)
+      .sort((a, b) => a - b);
+    let best = { from: 0, to: -1 };
+    for (let i = 0, start = 0; i < numbers.length; i++) {
+      if (i > 0 && numbers[i] !== numbers[i - 1]! + 1) start = i;
+      if (i - start > best.to - best.from) best = { from: numbers[start]!, to: numbers[i]! };
+    }
+    if (best.to - best.from + 1 < MIN_RUN) {
+      out[dir] = [...names];
+      continue;
+    }
+    dirRuns[dir] = best;
+    out[dir] = names.filter((n) => !(/^(?:0|[1-9]\d{0,8})$/.test(n) && +n >= best.from && +n <= best.to));
+  }
+  return { dirs: out, dirRuns };
+}
+
+/** A listing with its run written out (numeric names appended in order). */
+export function listingWithRun(names: readonly string[], run: { from: number; to: number } | undefined): string[] {
+  if (!run || !Number.isInteger(run.from) || !Number.isInteger(run.to)) return [...names];
+  const out = [...names];
+  for (let n = run.from; n <= run.to; n++) out.push(String(n));
+  return out;
+}
+
+/** Every listing, runs written out: the inverse of compactDirRuns. Pure. */
+export function expandDirRuns(
+  dirs: Readonly<Record<string, readonly string[]>>,
+  runs: DirRuns | undefined,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [dir, names] of Object.entries(dirs)) out[dir] = listingWithRun(names, runs?.[dir]);
+  return out;
+}

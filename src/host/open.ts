@@ -89,5 +89,8 @@ export function loadSnapshot(path: string): Snapshot {
   if (s.fileRuns !== undefined && !Array.isArray(s.fileRuns)) {
     throw new UsageError(`--snapshot ${path}: "fileRuns" is not a list.`, "Collect it again.");
   }
+  if (s.dirRuns !== undefined && (typeof s.dirRuns !== "object" || s.dirRuns === null)) {
+    throw new UsageError(`--snapshot ${path}: "dirRuns" is not an object.`, "Collect it again.");
+  }
   return s as Snapshot;
 }

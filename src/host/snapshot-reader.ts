@@ -1,5 +1,5 @@
 import { readError } from "./errors.js";
-import { FileRunIndex } from "./file-runs.js";
+import { FileRunIndex, listingWithRun } from "./file-runs.js";
 import { commandKey, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
 
@@ -104,7 +104,8 @@ export class SnapshotHostReader implements HostReader {
 
   async list(path: string): Promise<ReadOutcome<string[]>> {
     const hit = this.lookup(path, this.snap.dirs);
-    return hit.value !== undefined ? { ok: true, value: [...hit.value] } : this.failure(path, hit.key, "dir");
+    if (hit.value === undefined) return this.failure(path, hit.key, "dir");
+    return { ok: true, value: listingWithRun(hit.value, this.snap.dirRuns?.[hit.key]) };
   }
 
   async realpath(path: string): Promise<ReadOutcome<string>> {

@@ -4,7 +4,7 @@
  * Paths are always absolute host paths (`/sys/class/infiniband`), never prefixed with the root.
  */
 
-import type { FileRun } from "./file-runs.js";
+import type { DirRuns, FileRun } from "./file-runs.js";
 
 export type ReadError = {
   /** errno-style code: ENOENT, EACCES, EINVAL, EIO, ETIMEDOUT, ENOTDIR, … */
@@ -63,6 +63,8 @@ export type Snapshot = {
    */
   fileRuns?: FileRun[];
   dirs: Record<string, string[]>;
+  /** Since 2: numeric names a listing also holds, as a run (a GID table lists `0` … `254`). Optional. */
+  dirRuns?: DirRuns;
   links: Record<string, string>;
   /** Reads that failed, with their errno code (e.g. gid_attrs/types/N of an empty slot → EINVAL). */
   errors: Record<string, ReadError>;

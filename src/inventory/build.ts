@@ -19,7 +19,7 @@ import {
 } from "../parse/sysfs.js";
 import type { Fact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { assignRoles } from "./roles.js";
-import { pciDistance } from "./topology.js";
+import { memoSplitPciPath, pciDistance } from "./topology.js";
 import type {
   DriverInfo,
   GidEntry,
@@ -310,11 +310,16 @@ function withoutBusId<T extends { busId: string }>(g: T): Omit<T, "busId"> {
 
 function buildPaths(gpus: Gpu[], hcas: Hca[]): GpuNicPath[] {
   const out: GpuNicPath[] = [];
+  const split = memoSplitPciPath();
   for (const g of gpus) {
     if (!g.pciPath) continue;
     for (const h of hcas) {
       if (!h.pciPath) continue;
-      const d = pciDistance({ path: g.pciPath, numaNode: g.numaNode }, { path: h.pciPath, numaNode: h.numaNode });
+      const d = pciDistance(
+        { path: g.pciPath, numaNode: g.numaNode },
+        { path: h.pciPath, numaNode: h.numaNode },
+        split,
+      );
       if (d) out.push({ gpu: g.index, hca: h.name, distance: d.nccl, nvsmi: d.nvsmi });
     }
   }

@@ -19,9 +19,26 @@ export function splitPciPath(path: string): { root: string; chain: string[] } | 
   return { root: parts[rootAt]!, chain };
 }
 
-export function pciDistance(a: PciPlace, b: PciPlace): { nvsmi: NvsmiDistance; nccl: NcclDistance } | null {
-  const pa = splitPciPath(a.path);
-  const pb = splitPciPath(b.path);
+/** splitPciPath with a memo, for the GPU × HCA matrix (each path split once, not once per pair). */
+export function memoSplitPciPath(): typeof splitPciPath {
+  const memo = new Map<string, ReturnType<typeof splitPciPath>>();
+  return (path) => {
+    let r = memo.get(path);
+    if (r === undefined) {
+      r = splitPciPath(path);
+      memo.set(path, r);
+    }
+    return r;
+  };
+}
+
+export function pciDistance(
+  a: PciPlace,
+  b: PciPlace,
+  split: typeof splitPciPath = splitPciPath,
+): { nvsmi: NvsmiDistance; nccl: NcclDistance } | null {
+  const pa = split(a.path);
+  const pb = split(b.path);
   if (!pa || !pb) return null;
   if (pa.root !== pb.root) {
     const sameNuma = a.numaNode !== null && a.numaNode === b.numaNode;

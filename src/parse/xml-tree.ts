@@ -91,13 +91,36 @@ function tagEnd(text: string, i: number): number {
   return -1;
 }
 
+/**
+ * The text of one open element: `trim(concat(segments))`, kept without an array — the whitespace between child
+ * elements (most segments) costs nothing unless non-blank text follows it.
+ */
+type TextAcc = { text: string; pendingBlank: string };
+
+function isBlank(s: string): boolean {
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return true;
+}
+
+function addSegment(acc: TextAcc, s: string): void {
+  if (isBlank(s)) {
+    if (acc.text !== "") acc.pendingBlank += s;
+    return;
+  }
+  acc.text += acc.pendingBlank + s;
+  acc.pendingBlank = "";
+}
+
 export function readXml(text: string): XmlReadResult {
   const stack: XmlElement[] = [];
-  const texts: string[][] = [];
+  const texts: TextAcc[] = [];
   let root: XmlElement | null = null;
   const fail = (message: string, at: number): XmlReadResult => ({ ok: false, message, line: lineAt(text, at) });
   const addText = (s: string, at: number): XmlReadResult | null => {
-    if (stack.length) texts[texts.length - 1]!.push(decode(s));
+    if (stack.length) addSegment(texts[texts.length - 1]!, decode(s));
     else if (s.trim() !== "") return fail(`text outside the root element: "${s.trim().slice(0, 40)}"`, at);
     return null;
   };
@@ -119,7 +142,7 @@ export function readXml(text: string): XmlReadResult {
       if (end < 0) return fail("the document ends inside a comment, CDATA or declaration (truncated?)", lt);
       if (text.startsWith("<![CDATA[", lt)) {
         if (!stack.length) return fail("CDATA outside the root element", lt);
-        texts[texts.length - 1]!.push(text.slice(lt + 9, end - 3));
+        addSegment(texts[texts.length - 1]!, text.slice(lt + 9, end - 3));
       }
       pos = end;
       continue;
@@ -138,7 +161,7 @@ export function readXml(text: string): XmlReadResult {
       const open = stack.pop();
       if (!open) return fail(`closing tag </${name}> without an opening tag`, lt);
       if (open.name !== name) return fail(`expected </${open.name}>, found </${name}>`, lt);
-      open.text = texts.pop()!.join("").trim();
+      open.text = texts.pop()!.text.trim();
       continue;
     }
     const selfClosing = body.endsWith("/");
@@ -161,7 +184,7 @@ export function readXml(text: string): XmlReadResult {
     else root = el;
     if (!selfClosing) {
       stack.push(el);
-      texts.push([]);
+      texts.push({ text: "", pendingBlank: "" });
     }
   }
   if (stack.length)

@@ -1,0 +1,48 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { naturalCompare } from "./natural.js";
+
+/** The rule written the plain way (regex tokens), to hold the fast version to. */
+function reference(a: string, b: string): number {
+  const ax = a.match(/\d+|\D+/g) ?? [];
+  const bx = b.match(/\d+|\D+/g) ?? [];
+  for (let i = 0; i < Math.min(ax.length, bx.length); i++) {
+    const x = ax[i]!;
+    const y = bx[i]!;
+    if (x === y) continue;
+    if (/^\d/.test(x) && /^\d/.test(y)) {
+      const d = Number(x) - Number(y);
+      return d !== 0 ? d : x.length - y.length;
+    }
+    return x < y ? -1 : 1;
+  }
+  return ax.length - bx.length;
+}
+
+describe("natural order of device and interface names", () => {
+  test("mlx5_2 before mlx5_10, eth9 before eth10, uverbs before uverbs0, 007 after 7", () => {
+    const names = ["mlx5_10", "eth10", "mlx5_2", "eth9", "uverbs0", "uverbs", "mlx5_bond_0", "7", "007", "mlx5_1"];
+    expect([...names].sort(naturalCompare)).toEqual([
+      "7",
+      "007",
+      "eth9",
+      "eth10",
+      "mlx5_1",
+      "mlx5_2",
+      "mlx5_10",
+      "mlx5_bond_0",
+      "uverbs",
+      "uverbs0",
+    ]);
+  });
+
+  test("agrees in sign with the plain regex-token rule on any strings", () => {
+    const s = fc.stringMatching(/^[a-c0-9_]{0,8}$/);
+    fc.assert(
+      fc.property(s, s, (a, b) => {
+        expect(Math.sign(naturalCompare(a, b))).toBe(Math.sign(reference(a, b)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
