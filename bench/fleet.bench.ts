@@ -21,6 +21,8 @@ const base = new Map<string, string>();
 for (const example of ["a100-8x-roce-seed", ...ODD]) {
   base.set(example, JSON.stringify(await collectSnapshot(await openReader({ example }))));
 }
+const kib = (example: string) => `${example} ${(base.get(example)!.length / 1024).toFixed(0)} KiB`;
+console.log(`snapshot logs (v2): ${["a100-8x-roce-seed", ...ODD].map(kib).join(", ")}`);
 /** Node i's log: the seed, or (1 in 50) one of the odd examples, with its own host name. */
 function logOf(i: number): { node: string; log: string } {
   const node = `gpu-${String(i).padStart(5, "0")}`;
@@ -57,12 +59,13 @@ const t = performance.now();
 const report = buildFleetReport(outcomes);
 const reportS = (performance.now() - t) / 1000;
 
-// Baseline in the same process: the same pipeline on one thread, 30 nodes, with where the time goes.
+// Baseline in the same process: the same pipeline on one thread (warmed up first), with where the time goes.
+for (let i = 0; i < 300; i++) await analyseInThread(logOf(i).log, `warm-${i}`);
 const t1 = performance.now();
-for (let i = 0; i < 30; i++) await analyseInThread(logOf(i).log, `single-${i}`);
-const singleMs = (performance.now() - t1) / 30;
+for (let i = 0; i < 300; i++) await analyseInThread(logOf(i).log, `single-${i}`);
+const singleMs = (performance.now() - t1) / 300;
 const stage = { parse: 0, inventory: 0, checks: 0 };
-for (let i = 0; i < 20; i++) {
+for (let i = 0; i < 200; i++) {
   let t0 = performance.now();
   const parsed = parseSnapshotLog(logOf(i).log, "x");
   stage.parse += performance.now() - t0;
@@ -85,7 +88,7 @@ console.log(
   `  per node: ${((analysedS * 1000) / done).toFixed(2)} ms wall (${(done / analysedS).toFixed(0)} nodes/s); one thread: ${singleMs.toFixed(2)} ms/node (ratio ${(singleMs / ((analysedS * 1000) / done)).toFixed(2)}×)`,
 );
 console.log(
-  `  one thread, per node: log → snapshot ${(stage.parse / 20).toFixed(2)} ms, snapshot → inventory ${(stage.inventory / 20).toFixed(2)} ms, checks + fleet values ${(stage.checks / 20).toFixed(2)} ms`,
+  `  one thread, per node: log → snapshot ${(stage.parse / 200).toFixed(2)} ms, snapshot → inventory ${(stage.inventory / 200).toFixed(2)} ms, checks + fleet values ${(stage.checks / 200).toFixed(2)} ms`,
 );
 console.log(
   `  report (consistency + verdicts): ${(reportS * 1000).toFixed(0)} ms; ${odd.size} odd node(s), ${report.failedNodes.length} failed`,

@@ -15,6 +15,15 @@ describe("the small XML reader used for nvidia-smi -q -x", () => {
     expect(at(r.root, "gpu", "x")?.children).toEqual([]);
   });
 
+  test("an element's text is its text pieces joined and trimmed, blanks between pieces kept", () => {
+    const r = readXml("<a>\n  x<b/>  <c>in</c>\t y <![CDATA[ z ]]>\n</a  >");
+    if (!r.ok) throw new Error(r.message);
+    expect(r.root.text).toBe("x  \t y  z");
+    expect(at(r.root, "c")?.text).toBe("in");
+    const blank = readXml("<a> <b>\n</b >\n </a>");
+    expect(blank.ok && blank.root.text).toBe("");
+  });
+
   test.each([
     ["<a><b></a>", /expected <\/b>, found <\/a>/],
     ["<a><b>text", /ends inside <b>/],

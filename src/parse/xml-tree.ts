@@ -97,13 +97,20 @@ function tagEnd(text: string, i: number): number {
  */
 type TextAcc = { text: string; pendingBlank: string };
 
-function isBlank(s: string): boolean {
-  for (let k = 0; k < s.length; k++) {
+function blankRange(s: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
     const c = s.charCodeAt(k);
     if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
   }
   return true;
 }
+
+function isBlank(s: string): boolean {
+  return blankRange(s, 0, s.length);
+}
+
+/** Shared by every element without attributes (elements are read, never changed). */
+const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function addSegment(acc: TextAcc, s: string): void {
   if (isBlank(s)) {
@@ -127,15 +134,16 @@ export function readXml(text: string): XmlReadResult {
   let pos = 0;
   while (pos < text.length) {
     const lt = text.indexOf("<", pos);
-    if (lt < 0) {
-      const bad = addText(text.slice(pos), pos);
-      if (bad) return bad;
-      break;
+    const stop = lt < 0 ? text.length : lt;
+    // Whitespace between tags (most of a pretty-printed document) is looked at in place, never sliced.
+    if (stop > pos) {
+      const acc = texts[texts.length - 1];
+      if (!blankRange(text, pos, stop)) {
+        const bad = addText(text.slice(pos, stop), pos);
+        if (bad) return bad;
+      } else if (acc && acc.text !== "") acc.pendingBlank += text.slice(pos, stop); // mixed content only
     }
-    if (lt > pos) {
-      const bad = addText(text.slice(pos, lt), pos);
-      if (bad) return bad;
-    }
+    if (lt < 0) break;
     const next = text.charCodeAt(lt + 1);
     if (next === 33 /* ! */ || next === 63 /* ? */) {
       const end = skipSpecial(text, lt);
@@ -148,6 +156,17 @@ export function readXml(text: string): XmlReadResult {
       continue;
     }
     let gt = text.indexOf(">", lt);
+    if (next === 47 /* / */ && gt > 0 && stack.length > 0) {
+      // </name> of the open element, compared in place (the common case: no slice, no trim).
+      const open = stack[stack.length - 1]!;
+      const nameEnd = lt + 2 + open.name.length;
+      if (text.startsWith(open.name, lt + 2) && blankRange(text, nameEnd, gt)) {
+        stack.pop();
+        open.text = texts.pop()!.text.trim();
+        pos = gt + 1;
+        continue;
+      }
+    }
     let body = gt < 0 ? "" : text.slice(lt + 1, gt);
     // A `>` inside a quoted attribute value: walk the tag quote-aware (rare; nvidia-smi never writes one).
     if (gt > 0 && (body.includes('"') || body.includes("'")) && oddQuotes(body)) {
@@ -169,8 +188,9 @@ export function readXml(text: string): XmlReadResult {
     const sp = firstSpace(body);
     const name = sp < 0 ? body : body.slice(0, sp);
     if (!NAME.test(name)) return fail(`"<${body.slice(0, 30)}" is not a tag`, lt);
-    const attrs: Record<string, string> = {};
+    let attrs: Record<string, string> = NO_ATTRS;
     if (sp >= 0) {
+      attrs = {};
       const rest = body.slice(sp);
       ATTR.lastIndex = 0;
       for (let a = ATTR.exec(rest); a !== null; a = ATTR.exec(rest)) attrs[a[1]!] = decode(a[2] ?? a[3] ?? "");
