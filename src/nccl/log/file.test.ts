@@ -85,6 +85,21 @@ describe("a large log file is read in parallel parts and gives the report one pa
     );
   });
 
+  test("binary garbage (invalid UTF-8, NULs, no newlines for 100 KiB) between log lines: parts agree with one pass", async () => {
+    const rnd = fc.sample(fc.uint8Array({ minLength: 100_000, maxLength: 100_000 }), { numRuns: 1, seed: 7 })[0]!;
+    const bytes = Buffer.concat([
+      Buffer.from(everything.slice(0, 5000)),
+      Buffer.from(rnd.filter((b) => b !== 10)),
+      Buffer.from(`\n${everything.slice(5000)}`),
+    ]);
+    const path = join(dir, `garbage-${n++}.bin`);
+    writeFileSync(path, bytes);
+    const whole = analyzeNcclLog(bytes.toString("utf8"));
+    for (const threads of [1, 3]) {
+      expect(comparable(await analyzeNcclLogFile(path, {}, { threads }))).toEqual(comparable(whole));
+    }
+  });
+
   test("an empty file, and parts with nothing in them, give the empty log's report", async () => {
     const path = fileWith("");
     expect(comparable(await analyzeNcclLogFile(path, {}, { threads: 4 }))).toEqual(comparable(analyzeNcclLog("")));
