@@ -75,6 +75,84 @@ describe("2-node all_reduce on 8×A100 per node", () => {
   });
 });
 
+describe("nccl-tests before 2.13: the `error` column (largest deviation) instead of #wrong", () => {
+  test("a healthy 2.11 log: errors of 5e-07 on float are far inside 1e-05 × 15 ranks, nothing flagged", () => {
+    const r = analyzeNcclTests(perf("allreduce-2node-2.11-ok.txt"), { inventory: seedInventory() });
+    expect(r.problems).toEqual([]);
+    expect(r.data).toMatchObject({ collective: "all_reduce", nranks: 16, hosts: ["gpu-node-1", "gpu-node-2"] });
+    expect(r.data?.rows).toHaveLength(31);
+    expect(r.data?.rows[0]).toMatchObject({ bytes: 8, type: "float", redop: "sum", root: null });
+    expect(r.data?.rows.at(-1)?.outOfPlace).toEqual({
+      timeUs: 87015,
+      algbw: 98.72,
+      busbw: 185.1,
+      wrong: null,
+      maxError: 5e-7,
+    });
+    expect(r.data?.outOfBounds).toEqual({ count: 0, ok: true });
+    expect(codes(r.findings)).toContain("NCCL_TESTS_BANDWIDTH_OK");
+    expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
+  });
+
+  test("a 2.11 log whose 8 MiB row deviates by 1e+01 → error NCCL_TESTS_ERROR_DELTA naming 8 MiB, and its FAILED line", () => {
+    const r = analyzeNcclTests(perf("allreduce-2node-2.11-error-delta.txt"));
+    const f = r.findings.find((x) => x.code === "NCCL_TESTS_ERROR_DELTA");
+    expect(f?.severity).toBe("error");
+    expect(f?.message).toBe(
+      "1 row(s) deviate from the expected result beyond nccl-tests' own tolerance (`error` column of nccl-tests < 2.13; " +
+        "sizes 8 MiB): worst 1e+01 at 8 MiB (tolerance for float 1.5e-04 = 1e-05 × (16 ranks − 1)). The collective returned corrupted data.",
+    );
+    expect(f?.evidence).toMatchObject({ rows: 1, worst: { bytes: 8388608, maxError: 10, tolerance: 1.5e-4 } });
+    expect(r.data?.outOfBounds).toEqual({ count: 16, ok: false });
+    expect(codes(r.findings)).toContain("NCCL_TESTS_OUT_OF_BOUNDS");
+    expect(codes(r.findings)).not.toContain("NCCL_TESTS_WRONG");
+  });
+
+  test("the same log cut before its summary lines is still judged by its rows", () => {
+    const text = perf("allreduce-2node-2.11-error-delta.txt").replace(/^# Out of bounds.*\n/m, "");
+    const r = analyzeNcclTests(text);
+    expect(r.data?.outOfBounds).toBeNull();
+    expect(codes(r.findings)).toEqual(expect.arrayContaining(["NCCL_TESTS_ERROR_DELTA"]));
+    expect(codes(r.findings)).not.toContain("NCCL_TESTS_OUT_OF_BOUNDS");
+  });
+
+  test("a value within rounding of the tolerance is left to the run's own Out of bounds line", () => {
+    // 16 ranks × float: tolerance 1.5e-04; `2e-04` may be 1.5e-04 (printed with one digit), `3e-04` is above it.
+    const ok = perf("allreduce-2node-2.11-ok.txt");
+    const at = (err: string) => ok.replace(/(139\.26 {2})5e-07/, `$1${err}`);
+    expect(codes(analyzeNcclTests(at("2e-04")).findings)).not.toContain("NCCL_TESTS_ERROR_DELTA");
+    expect(codes(analyzeNcclTests(at("3e-04")).findings)).toContain("NCCL_TESTS_ERROR_DELTA");
+    expect(codes(analyzeNcclTests(at("inf")).findings)).toContain("NCCL_TESTS_ERROR_DELTA");
+  });
+
+  test("integer types must be exact; half tolerates 1e-02 per extra rank", () => {
+    const ok = perf("allreduce-2node-2.11-ok.txt");
+    const int32 = analyzeNcclTests(ok.replaceAll(" float ", " int32 ").replace(/(139\.26 {2})5e-07/, "$11e+00"));
+    expect(int32.findings.find((f) => f.code === "NCCL_TESTS_ERROR_DELTA")?.message).toMatch(
+      /worst 1e\+00 at 8 MiB \(int32 results must be exact\)/,
+    );
+    const half = ok.replaceAll(" float ", "  half ").replace(/(139\.26 {2})5e-07/, "$11e-01");
+    expect(codes(analyzeNcclTests(half).findings)).not.toContain("NCCL_TESTS_ERROR_DELTA");
+    expect(codes(analyzeNcclTests(half.replace(/(139\.26 {2})1e-01/, "$12e+00")).findings)).toContain(
+      "NCCL_TESTS_ERROR_DELTA",
+    );
+  });
+
+  test("without the rank list the float tolerance is unknown: not judged by rows; integers still must be exact", () => {
+    const bad = perf("allreduce-2node-2.11-error-delta.txt").replace(/^# {3}Rank.*\n/gm, "");
+    expect(codes(analyzeNcclTests(bad).findings)).not.toContain("NCCL_TESTS_ERROR_DELTA");
+    expect(codes(analyzeNcclTests(bad).findings)).toContain("NCCL_TESTS_OUT_OF_BOUNDS");
+    expect(codes(analyzeNcclTests(bad.replaceAll(" float ", " int32 ")).findings)).toContain("NCCL_TESTS_ERROR_DELTA");
+  });
+
+  test("-c 0 prints N/A in the error column: nothing judged", () => {
+    const text = perf("allreduce-2node-2.11-ok.txt").replace(/[0-9]e[-+]\d\d/g, "N/A");
+    const r = analyzeNcclTests(text);
+    expect(r.data?.rows[0]?.outOfPlace).toMatchObject({ wrong: null, maxError: null });
+    expect(codes(r.findings)).not.toContain("NCCL_TESTS_ERROR_DELTA");
+  });
+});
+
 describe("other collectives and formats", () => {
   test("alltoall with blank redop/root columns; expectation is one NIC", () => {
     const r = analyzeNcclTests(perf("alltoall-2node-blank-redop.txt"), { inventory: seedInventory() });

@@ -4,6 +4,32 @@ const gb = (v: number) => `${Math.round(v * 10) / 10} GB/s`;
 export const sizeText = (b: number) =>
   b >= 2 ** 30 ? `${b / 2 ** 30} GiB` : b >= 2 ** 20 ? `${b / 2 ** 20} MiB` : b >= 1024 ? `${b / 1024} KiB` : `${b} B`;
 
+/** A deviation as nccl-tests printed it (`%.0e`: `1e+01`), or with two digits (`1.5e-04`) for tolerances. */
+export const errorText = (v: number, digits = 0): string =>
+  v === Number.POSITIVE_INFINITY
+    ? "inf"
+    : v === 0
+      ? "0"
+      : v
+          .toExponential(digits)
+          .replace(/\.0+e/, "e")
+          .replace(/e([+-])(\d)$/, "e$10$2");
+
+type ErrorDelta = {
+  rows: number;
+  sizes: string[];
+  worst: {
+    bytes: number;
+    type: string;
+    /** Null when nccl-tests printed `inf`. */
+    maxError: number | null;
+    printed: string;
+    perRank: number;
+    tolerance: number;
+    nranks: number | null;
+  };
+};
+
 type Low = {
   busbw: number;
   bytes: number;
@@ -22,6 +48,20 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
       `${e.rows} row(s) report wrong elements (#wrong > 0, ${e.total} in all; sizes ${e.sizes.join(", ")}): the collective returned corrupted data.`,
     fix: () =>
       "Check GPU health (`kube-rdma verify`: ECC, row remap), remove NCCL_PROTO/NCCL_ALGO overrides (forcing LL128 where unsupported corrupts data), and check PCIe ACS.",
+  },
+  NCCL_TESTS_ERROR_DELTA: {
+    severity: "error",
+    title: "Results outside nccl-tests' tolerance",
+    message: (e: ErrorDelta) => {
+      const w = e.worst;
+      const tol =
+        w.perRank === 0
+          ? `${w.type} results must be exact`
+          : `tolerance for ${w.type} ${errorText(w.tolerance, 1)} = ${errorText(w.perRank)} × (${w.nranks} ranks − 1)`;
+      return `${e.rows} row(s) deviate from the expected result beyond nccl-tests' own tolerance (\`error\` column of nccl-tests < 2.13; sizes ${e.sizes.join(", ")}): worst ${w.printed} at ${sizeText(w.bytes)} (${tol}). The collective returned corrupted data.`;
+    },
+    fix: () =>
+      "Check GPU health (`kube-rdma verify`: ECC, row remap), remove NCCL_PROTO/NCCL_ALGO overrides (forcing LL128 where unsupported corrupts data), and check PCIe ACS; nccl-tests ≥ 2.13 counts the wrong elements (#wrong).",
   },
   NCCL_TESTS_OUT_OF_BOUNDS: {
     severity: "error",

@@ -4,7 +4,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { BASELINES, type Baseline, findBaseline, PROBLEM_FRACTION, perNicCeiling } from "../baselines.js";
 import { deriveNcclEnv } from "../env.js";
 import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
-import { NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
+import { errorText, NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
 import { busBwFactor, collectiveOf, type PerfRow, type PerfRun } from "./types.js";
 
 export type Expectation = { GBps: number; problemBelowGBps: number; source: string };
@@ -109,7 +109,8 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const log =
     ctx.logVerdict && ctx.logVerdict !== "unknown" ? `${ctx.logVerdict} (${VERDICT_TEXT[ctx.logVerdict]})` : null;
 
-  findings.push(...correctness(run));
+  // The tolerance scales with every rank of the run; nThread × nGpus counts one process only, so only listed ranks count.
+  findings.push(...correctness(run, run.ranks.length || null));
   const mismatch = busbwMismatch(run.rows, coll.name, nranks);
   if (mismatch) findings.push(mismatch);
   if (run.duplicateHeaders + run.duplicateRanks > 0) {
@@ -203,7 +204,80 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   };
 }
 
-function correctness(run: PerfRun): Finding[] {
+/**
+ * What nccl-tests before 2.13 tolerated in its `error` column, per element and per additional rank
+ * (NVIDIA/nccl-tests src/common.cu, v2.0.0 to v2.11.0: `DeltaMaxValue`, used by `CheckData`): 1e-2 for half and
+ * bfloat16, 1e-5 for float, 1e-12 for double, and 1e-200 for the integer types — i.e. integers must match exactly,
+ * written 0 here. `CheckData` counted a failed check (`# Out of bounds values`) when the largest deviation exceeded
+ * this × (nranks − 1), nranks being every rank of the run. Unknown type names: undefined (not judged).
+ */
+const ERROR_PER_RANK: Readonly<Record<string, number>> = {
+  half: 1e-2,
+  bfloat16: 1e-2,
+  float: 1e-5,
+  double: 1e-12,
+  int8: 0,
+  uint8: 0,
+  int32: 0,
+  uint32: 0,
+  int64: 0,
+  uint64: 0,
+  char: 0,
+  int: 0,
+};
+
+/** The tolerance nccl-tests < 2.13 applied to a row's `error`; null when the type or (for floats) nranks is unknown. */
+export function errorTolerance(type: string, nranks: number | null): { perRank: number; tolerance: number } | null {
+  const perRank = Object.hasOwn(ERROR_PER_RANK, type) ? ERROR_PER_RANK[type]! : undefined;
+  if (perRank === undefined) return null;
+  if (perRank === 0) return { perRank, tolerance: 0 };
+  if (!nranks || nranks < 1) return null;
+  // toPrecision: 1e-5 × 15 is 0.00015000000000000001 in binary; the evidence shows 0.00015.
+  return { perRank, tolerance: Number((perRank * (nranks - 1)).toPrecision(12)) };
+}
+
+/**
+ * The smallest deviation that nccl-tests would print as `v`: it printed one significant digit (`%5.0le`), so
+ * `2e-07` may stand for 1.5e-07. Judging this lower bound never flags a row nccl-tests passed; a value within
+ * rounding of the tolerance is left to the run's own `Out of bounds values` line.
+ */
+function printedAtLeast(v: number): number {
+  if (!(v > 0) || !Number.isFinite(v)) return v;
+  return Number((v - 10 ** Math.floor(Math.log10(v) + 1e-9) / 2).toPrecision(12));
+}
+
+function errorDeltaRows(run: PerfRun, nranks: number | null): Finding | null {
+  type Bad = { row: PerfRow; maxError: number; perRank: number; tolerance: number };
+  const bad: Bad[] = [];
+  for (const row of run.rows) {
+    const tol = errorTolerance(row.type, nranks);
+    if (!tol) continue;
+    let worst: number | null = null;
+    for (const p of [row.outOfPlace, row.inPlace]) {
+      const e = p?.maxError;
+      if (typeof e === "number" && printedAtLeast(e) > tol.tolerance && (worst === null || e > worst)) worst = e;
+    }
+    if (worst !== null) bad.push({ row, maxError: worst, ...tol });
+  }
+  if (bad.length === 0) return null;
+  let worst = bad[0]!;
+  for (const b of bad) if (b.maxError > worst.maxError) worst = b;
+  return makeFinding(F, "NCCL_TESTS_ERROR_DELTA", "run", {
+    rows: bad.length,
+    sizes: [...new Set(bad.map((b) => sizeText(b.row.bytes)))].slice(0, 6),
+    worst: {
+      bytes: worst.row.bytes,
+      type: worst.row.type,
+      maxError: Number.isFinite(worst.maxError) ? worst.maxError : null,
+      printed: errorText(worst.maxError),
+      perRank: worst.perRank,
+      tolerance: worst.tolerance,
+      nranks,
+    },
+  });
+}
+
+function correctness(run: PerfRun, nranks: number | null): Finding[] {
   const out: Finding[] = [];
   const wrongRows = run.rows.filter((r) => (r.outOfPlace?.wrong ?? 0) > 0 || (r.inPlace?.wrong ?? 0) > 0);
   if (wrongRows.length) {
@@ -211,6 +285,8 @@ function correctness(run: PerfRun): Finding[] {
     const sizes = [...new Set(wrongRows.map((r) => sizeText(r.bytes)))].slice(0, 6);
     out.push(makeFinding(F, "NCCL_TESTS_WRONG", "run", { rows: wrongRows.length, sizes, total }));
   }
+  const delta = errorDeltaRows(run, nranks);
+  if (delta) out.push(delta);
   if (run.outOfBounds && !run.outOfBounds.ok) {
     out.push(makeFinding(F, "NCCL_TESTS_OUT_OF_BOUNDS", "run", { count: run.outOfBounds.count }));
   }

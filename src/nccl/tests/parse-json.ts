@@ -14,6 +14,7 @@ function perf(v: unknown): Perf | null {
     algbw: numOr(v.alg_bw),
     busbw: numOr(v.bus_bw),
     wrong: numOr(v.nwrong),
+    maxError: null, // -J exists only in versions that print #wrong
   };
 }
 

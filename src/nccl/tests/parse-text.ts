@@ -218,9 +218,17 @@ function num(t: string | undefined): number | null | undefined {
   return Number(t);
 }
 
-/** `time algbw busbw #wrong [i_min i_max i_p99 i_cv%]`; undefined when a value is not a number or N/A. */
+/** The old `error` column may also read `inf` (a result element that became infinite). */
+function errorNum(t: string | undefined): number | null | undefined {
+  return t !== undefined && /^\+?inf(?:inity)?$/i.test(t) ? Number.POSITIVE_INFINITY : num(t);
+}
+
+/**
+ * `time algbw busbw #wrong [i_min i_max i_p99 i_cv%]`, or `time algbw busbw error` before nccl-tests 2.13;
+ * undefined when a value is not a number or N/A.
+ */
 function perfOf(g: readonly string[], errorColumn: boolean): Perf | undefined {
-  const [t, a, b, w] = [num(g[0]), num(g[1]), num(g[2]), num(g[3])];
+  const [t, a, b, w] = [num(g[0]), num(g[1]), num(g[2]), errorColumn ? errorNum(g[3]) : num(g[3])];
   if (t === undefined || a === undefined || b === undefined || w === undefined) return undefined;
-  return { timeUs: t, algbw: a, busbw: b, wrong: errorColumn ? null : w };
+  return { timeUs: t, algbw: a, busbw: b, wrong: errorColumn ? null : w, maxError: errorColumn ? w : null };
 }

@@ -1,6 +1,18 @@
 /** nccl-tests results (tech-spec §5). Bandwidths in GB/s (10^9 B/s) as printed; times in µs. */
 
-export type Perf = { timeUs: number | null; algbw: number | null; busbw: number | null; wrong: number | null };
+export type Perf = {
+  timeUs: number | null;
+  algbw: number | null;
+  busbw: number | null;
+  /** `#wrong` (nccl-tests ≥ 2.13): count of wrong elements; null for N/A and for the older `error` column. */
+  wrong: number | null;
+  /**
+   * `error` (nccl-tests < 2.13): the largest absolute deviation of any element from the expected result, printed
+   * with one significant digit (`5e-07`); `inf` is kept as Infinity (JSON output writes null). Null for N/A and for
+   * the `#wrong` column.
+   */
+  maxError: number | null;
+};
 
 export type PerfRow = {
   bytes: number;
