@@ -183,7 +183,7 @@ describe("firmware, counters, bonds", () => {
     expect(rest).toEqual([]);
     expect(f).toMatchObject({ subject: "mlx5_8", severity: "warning" });
     expect(f?.message).toMatch(/runs firmware 20.31.1014 while mlx5_1..mlx5_7 \(MT4123\) run 20.35.1012/);
-    expect(f?.fix).toMatch(/mlxfwmanager -u -d 0000:cd:00.0/);
+    expect(f?.fix).toMatch(/mlxfwmanager -u -d 0000:cc:00.0/);
   });
 
   test("different HCA models may run different firmware", () => {

@@ -11,7 +11,7 @@ describe("the seed node as the guide describes it", () => {
     const report = verifyReport(inv, findings);
     expect(report.summary).toMatchObject({ status: "pass", errors: 0, warnings: 0 });
     expect(report.schemaVersion).toBe(1);
-    expect(report.host).toBe("a100-seed");
+    expect(report.host).toBe("cce-a100-roce-01");
   });
 
   test("every finding of every rule carries a message and a fix", () => {

@@ -25,7 +25,7 @@ describe("verify's report", () => {
   test("the seed node prints the node summary the operator checks by hand, and PASS (exit 0)", async () => {
     const io = captureIo();
     expect(await writeVerifyReport(seedInventory(), checkOptionsFromFlags(flags()), flags(), io)).toBe(0);
-    expect(io.out).toMatch(/^kube-rdma verify: a100-seed/);
+    expect(io.out).toMatch(/^kube-rdma verify: cce-a100-roce-01/);
     expect(io.out).toMatch(/OFED\s+MLNX_OFED 5\.8-1\.1\.2\.1/);
     expect(io.out).toMatch(/NVIDIA\s+driver 470\.141\.03, CUDA 11\.4/);
     expect(io.out).toMatch(/GPUs\s+8 × NVIDIA A100-SXM4-80GB/);

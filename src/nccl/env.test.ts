@@ -1,12 +1,11 @@
 import { describe, expect, test } from "vitest";
 import {
+  bondLike,
+  exampleInventory,
   findHca,
-  hca,
-  ibInventory,
-  ibPort,
   ipv4Gid,
-  rocePort,
   seedInventory,
+  setGids,
 } from "../../test/support/nccl-inventory.js";
 import { deriveNcclEnv } from "./env.js";
 import { coveringCidr } from "./gid-select.js";
@@ -84,8 +83,8 @@ describe("GID selection", () => {
     expect(r.reasons.NCCL_IB_TIMEOUT).toMatch(/18 in NCCL 2\.18\.3/);
   });
 
-  test("an InfiniBand node gets no GID variable", () => {
-    const r = deriveNcclEnv(ibInventory());
+  test("an InfiniBand node gets no GID variable", async () => {
+    const r = deriveNcclEnv(await exampleInventory("ib-8x-hdr"));
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
     expect(Object.keys(r.env).filter((k) => /GID|ADDR/.test(k))).toEqual([]);
     expect(codes(r.findings)).toContain("info NCCL_GID_NOT_NEEDED node");
@@ -93,7 +92,11 @@ describe("GID selection", () => {
 
   test("a data HCA that lost its IPv4 address is left out with an error", () => {
     const inv = seedInventory((i) => {
-      findHca(i, "mlx5_5").ports[0] = rocePort("eth5", null);
+      const port = findHca(i, "mlx5_5").ports[0]!;
+      setGids(
+        port,
+        port.gids.filter((g) => g.kind === "link_local"),
+      );
     });
     const r = deriveNcclEnv(inv);
     expect(r.env.NCCL_IB_HCA).not.toMatch(/mlx5_5/);
@@ -121,42 +124,30 @@ describe("which HCAs and ports", () => {
     expect(f?.message).toMatch(/port 1 is DOWN\/Disabled/);
   });
 
-  test("a dual-port HCA has its ports named", () => {
-    const inv = ibInventory();
-    inv.hcas = [hca("mlx5_0", [ibPort(1), ibPort(2)]), hca("mlx5_1", [ibPort(1), ibPort(2, { state: "DOWN" })])];
+  test("a dual-port HCA has its ports named", async () => {
+    const inv = await exampleInventory("ib-8x-hdr");
+    inv.hcas = inv.hcas.slice(0, 2);
+    for (const h of inv.hcas) h.ports.push({ ...structuredClone(h.ports[0]!), port: 2 });
+    findHca(inv, "mlx5_1").ports[1]!.state = "DOWN";
     const r = deriveNcclEnv(inv);
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0:1,mlx5_0:2,mlx5_1:1");
     expect(r.reasons.NCCL_IB_HCA).toMatch(/ports named/);
   });
 
-  test("a management bond stays out; a bond that is the data path is named", () => {
-    const inv = seedInventory((i) => {
-      i.hcas[0] = hca("mlx5_bond_0", [rocePort("bond0", "10.0.60.3")], {
-        isBond: true,
-        role: "management",
-        roleReason: "carries the default route via bond0",
-      });
-      i.roles = { ...i.roles, defaultRouteInterface: "bond0", managementHca: "mlx5_bond_0" };
-    });
-    const r = deriveNcclEnv(inv);
+  test("a management bond stays out; a bond that is the data path is named", async () => {
+    const r = deriveNcclEnv(await exampleInventory("seed-bond"));
     expect(r.env.NCCL_IB_HCA).not.toMatch(/bond/);
     expect(r.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     expect(r.findings.find((f) => f.subject === "mlx5_bond_0")?.message).toMatch(/bond that is not the data path/);
 
     const dataBond = seedInventory((i) => {
-      i.hcas.push(hca("mlx5_bond_1", [rocePort("bond1", "25.11.129.2")], { isBond: true }));
+      i.hcas.push(bondLike(findHca(i, "mlx5_8"), "mlx5_bond_1", "bond1", "25.11.129.2"));
     });
     expect(deriveNcclEnv(dataBond).env.NCCL_IB_HCA).toMatch(/,mlx5_bond_1$/);
   });
 
-  test("18 HCAs are listed in natural order", () => {
-    const inv = seedInventory((i) => {
-      i.hcas = [
-        i.hcas[0]!,
-        ...Array.from({ length: 17 }, (_, k) => hca(`mlx5_${k + 1}`, [rocePort(`eth${k + 1}`, `25.11.${k}.2`)])),
-      ];
-    });
-    const r = deriveNcclEnv(inv);
+  test("18 HCAs are listed in natural order", async () => {
+    const r = deriveNcclEnv(await exampleInventory("h100-18hca"));
     expect(r.env.NCCL_IB_HCA).toMatch(/^=mlx5_1,mlx5_2,.*,mlx5_9,mlx5_10,.*mlx5_17$/);
   });
 
