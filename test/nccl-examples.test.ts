@@ -31,6 +31,25 @@ describe("nccl-env on the example hosts", () => {
     expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(/mlx5_5 has its RoCE v2 IPv4 GID at index 5/);
   });
 
+  test("seed-ipv6-only, an IPv6-only RoCE fabric on rails fd00:10:0:1::/64 … fd00:10:0:8::/64, NCCL 2.23 → NCCL_IB_ADDR_FAMILY=AF_INET6 and NCCL_IB_ADDR_RANGE=fd00:10::/60", async () => {
+    const io = captureIo();
+    expect(await main(["nccl-env", "--example", "seed-ipv6-only", "--nccl-version", "2.23"], io)).toBe(0);
+    expect(io.out).toMatch(/^NCCL_IB_HCA==mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8$/m);
+    expect(io.out).toMatch(/^NCCL_IB_ADDR_FAMILY=AF_INET6$/m);
+    expect(io.out).toMatch(/^NCCL_IB_ADDR_RANGE=fd00:10::\/60$/m);
+    expect(io.out).not.toMatch(/^NCCL_IB_GID_INDEX=/m);
+    expect(io.out).toMatch(
+      /^# the smallest IPv6 range holding every data HCA's RoCE v2 address \(mlx5_1 fd00:10:0:1::2, /m,
+    );
+    // Unknown release: the uniform index for older NCCL as well, which every release then takes.
+    const unknown = deriveNcclEnv(await example("seed-ipv6-only"));
+    expect(unknown.env).toMatchObject({
+      NCCL_IB_GID_INDEX: "3",
+      NCCL_IB_ADDR_FAMILY: "AF_INET6",
+      NCCL_IB_ADDR_RANGE: "fd00:10::/60",
+    });
+  });
+
   test("ib-8x-hdr: no GID variable", async () => {
     const r = deriveNcclEnv(await example("ib-8x-hdr"));
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");

@@ -42,6 +42,12 @@ describe("kube-rdma verify", () => {
     expect(io.out).toMatch(/fix: Make the address layout uniform/);
   });
 
+  test("an IPv6-only RoCE fabric passes, and the summary reads its GID index off the IPv6 GIDs", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "seed-ipv6-only"], io)).toBe(0);
+    expect(io.out).toMatch(/GID index\s+RoCE v2 IPv6 \(no IPv4 address\) at index 3 on every data HCA/);
+  });
+
   test("warnings pass (exit 0) unless --strict (exit 1)", async () => {
     expect(await main(["verify", "--example", "seed-fw-mismatch"], captureIo())).toBe(0);
     expect(await main(["verify", "--example", "seed-fw-mismatch", "--strict"], captureIo())).toBe(1);

@@ -86,6 +86,10 @@ describe("other layouts pass", () => {
     expect(findings.map((f) => [f.code, f.subject, f.severity])).toEqual([["BOND_PRESENT", "mlx5_bond_0", "info"]]);
   });
 
+  test("seed-ipv6-only: data NICs with global IPv6 RoCE v2 GIDs and no IPv4 address pass, no finding", async () => {
+    expect(await findingsOf("seed-ipv6-only")).toEqual([]);
+  });
+
   test("seed-no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
     const findings = await findingsOf("seed-no-ofed");
     expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
@@ -98,6 +102,7 @@ test("every example host is covered by a story above", () => {
     "ib-8x-hdr",
     "h100-18hca",
     "seed-bond",
+    "seed-ipv6-only",
     "seed-no-ofed",
     ...VARIATIONS.map(([name]) => name),
   ]);

@@ -106,17 +106,20 @@ function dataNicsText(inv: NodeInventory): string {
 function gidIndexText(inv: NodeInventory): string {
   const roce = dataPorts(inv).filter((p) => isRoce(p.port));
   if (roce.length === 0) return dataPorts(inv).length ? "not used (InfiniBand: NCCL uses GID 0)" : "n/a";
+  // An IPv6-only fabric (no data port has an IPv4 RoCE v2 GID, every one a global IPv6 one) is read by its IPv6 GIDs.
+  const ipv6 = roce.every((p) => p.port.roceV2Ipv4Index === null && p.port.roceV2Ipv6Index !== null);
   const groups = groupsByCount(
     roce,
-    (p) => p.port.roceV2Ipv4Index,
+    (p) => (ipv6 ? p.port.roceV2Ipv6Index : p.port.roceV2Ipv4Index),
     (a, b) => (a ?? 1e9) - (b ?? 1e9),
   );
   if (groups.length === 1 && groups[0]![0] !== null) {
-    return `RoCE v2 IPv4 at index ${groups[0]![0]} on every data HCA`;
+    return `RoCE v2 ${ipv6 ? "IPv6 (no IPv4 address)" : "IPv4"} at index ${groups[0]![0]} on every data HCA`;
   }
-  return groups
+  const text = groups
     .map(([index, list]) => `${index === null ? "none" : index} on ${compactNames(list.map((p) => p.hca.name))}`)
     .join("; ");
+  return ipv6 ? `RoCE v2 IPv6 (no IPv4 address): ${text}` : text;
 }
 
 type Columns = { codeWidth: number; subjectWidth: number };

@@ -3,7 +3,7 @@ import { buildHost, type HostSpec } from "./builder.js";
 import { registerExample } from "./registry.js";
 import { seedSpec } from "./seed.js";
 import type { HostTree } from "./tree.js";
-import { bondSpec, h100Spec, ib8xHdrSpec, SEED_DIFFS } from "./variations.js";
+import { bondSpec, h100Spec, ib8xHdrSpec, ipv6OnlySpec, SEED_DIFFS } from "./variations.js";
 
 export const SEED_EXAMPLE = "a100-8x-roce-seed";
 
@@ -32,4 +32,9 @@ register(
 for (const [name, v] of Object.entries(SEED_DIFFS)) register(name, v.description, seedSpec, (t) => t.apply(v.diff));
 register("ib-8x-hdr", "8 InfiniBand HDR HCAs mlx5_0..7 (no netdevs), default route on a non-RDMA eth0", ib8xHdrSpec);
 register("h100-18hca", "8×H100 with 18 HCAs: mlx5_0 management, mlx5_1..17 400 Gb/s RoCE data NICs", () => h100Spec());
+register(
+  "seed-ipv6-only",
+  "IPv6-only RoCE fabric: data NICs mlx5_1..8 on rails fd00:10:0:1::/64 … fd00:10:0:8::/64, no IPv4 address",
+  ipv6OnlySpec,
+);
 register("seed-bond", "management is the RoCE LAG mlx5_bond_0 on bond0 (eth0+eth1); data NICs mlx5_2..9", bondSpec);

@@ -304,6 +304,19 @@ export function bondSpec(): HostSpec {
   return s;
 }
 
+/**
+ * An IPv6-only RoCE fabric: the seed with every data NIC on its own rail /64, `fd00:10:0:N::2` on ethN, and no IPv4
+ * address (so no IPv4 route either); GIDs 0/1 link-local, 2/3 the global IPv6 address. mlx5_0 keeps its IPv4.
+ */
+export function ipv6OnlySpec(): HostSpec {
+  const s = seedSpec();
+  s.hostname = "cce-a100-roce-v6-01";
+  for (const sw of s.switches) {
+    sw.nics = sw.nics.map((nic) => ({ ...nic, ipv4: [], ipv6: [`fd00:10:0:${nic.ibdev.slice(5)}::2`] }));
+  }
+  return s;
+}
+
 export function applySeedDiff(tree: HostTree, name: string): HostTree {
   const v = SEED_DIFFS[name];
   if (!v) throw new Error(`no seed variation ${name}`);

@@ -7,6 +7,7 @@ import {
   seedInventory,
   setGids,
 } from "../../test/support/nccl-inventory.js";
+import { expandGid } from "../parse/gid-text.js";
 import { deriveNcclEnv } from "./env.js";
 import { coveringCidr } from "./gid-select.js";
 
@@ -205,14 +206,16 @@ describe("GPUDirect level and traffic class", () => {
 });
 
 describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
-  /** Every data port: link-local at 0/1, a global IPv6 address at 2 (v1) and 3 (v2), no IPv4. */
-  const ipv6Only = () =>
+  /**
+   * Every data port: link-local at 0/1, a global IPv6 address at 2 (v1) and 3 (v2), no IPv4. The address of data HCA
+   * mlx5_n is `address(n)` in sysfs form, fd00:25:11:128::n unless told.
+   */
+  const ipv6Only = (address = (n: number) => `fd00:0025:0011:0128:0000:0000:0000:${String(n).padStart(4, "0")}`) =>
     seedInventory((inv) => {
       for (const h of inv.hcas.filter((x) => x.name !== "mlx5_0")) {
         const port = h.ports[0]!;
         const netdev = port.netdevs[0]!;
-        const n = h.name.slice(5).padStart(4, "0");
-        const gid = `fd00:0025:0011:0128:0000:0000:0000:${n}`;
+        const gid = address(Number(h.name.slice(5)));
         port.gids = [
           ...port.gids.filter((g) => g.kind === "link_local"),
           { index: 2, gid, kind: "ipv6_global", ipv4: null, type: "IB/RoCE v1", version: "v1", netdev },
@@ -223,22 +226,70 @@ describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
       }
     });
 
-  test("the data HCAs stay in NCCL_IB_HCA; NCCL_IB_ADDR_FAMILY=AF_INET6 and the uniform index 3 are emitted", () => {
+  /** The sysfs form of an IPv6 address (the builder's own expansion is tested elsewhere). */
+  const sysfs = (ip: string) => expandGid(ip)!;
+
+  test("the data HCAs stay in NCCL_IB_HCA; the uniform index 3, NCCL_IB_ADDR_FAMILY=AF_INET6 and the range are emitted", () => {
     const r = deriveNcclEnv(ipv6Only());
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
-    expect(r.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
     expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
+    expect(r.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
+    expect(r.env.NCCL_IB_ADDR_RANGE).toBe("fd00:25:11:128::/124");
     expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(/only global IPv6 RoCE v2 GIDs/);
+    expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(
+      /mlx5_1 fd00:25:11:128::1, mlx5_2 fd00:25:11:128::2, … mlx5_8 fd00:25:11:128::8/,
+    );
+    // Any NCCL given NCCL_IB_GID_INDEX takes that index and never reads the family or range: the reasons say so.
+    for (const v of ["NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE"]) {
+      expect(r.reasons[v]).toMatch(
+        /older releases ignore this variable, as does any release while NCCL_IB_GID_INDEX is set/,
+      );
+    }
     expect(codes(r.findings).filter((c) => c.startsWith("error"))).toEqual([]);
   });
 
-  test("with NCCL 2.23 only the family is set (auto-selection picks the index); with 2.18 only the index", () => {
+  test("with NCCL 2.23 only the family and range are set (auto-selection picks the index); with 2.18 only the index", () => {
     const auto = deriveNcclEnv(ipv6Only(), { ncclVersion: "2.23" });
     expect(auto.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
+    expect(auto.env.NCCL_IB_ADDR_RANGE).toBe("fd00:25:11:128::/124");
+    expect(auto.reasons.NCCL_IB_ADDR_RANGE).not.toMatch(/older releases/);
     expect(auto.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
     const old = deriveNcclEnv(ipv6Only(), { ncclVersion: "2.18" });
     expect(old.env.NCCL_IB_GID_INDEX).toBe("3");
     expect(old.env).not.toHaveProperty("NCCL_IB_ADDR_FAMILY");
+    expect(old.env).not.toHaveProperty("NCCL_IB_ADDR_RANGE");
+  });
+
+  test("an IPv6-only RoCE fabric on fd00:10::/64 (SLAAC addresses of two NIC batches) → NCCL_IB_ADDR_FAMILY=AF_INET6 and NCCL_IB_ADDR_RANGE=fd00:10::/64", () => {
+    const slaac = (n: number) =>
+      sysfs(n <= 4 ? `fd00:10::eaeb:d3ff:fecc:c9${20 + n}` : `fd00:10::e42:a1ff:fe6c:51${n}0`);
+    const r = deriveNcclEnv(ipv6Only(slaac), { ncclVersion: "2.21.5" });
+    expect(r.env).toMatchObject({ NCCL_IB_ADDR_FAMILY: "AF_INET6", NCCL_IB_ADDR_RANGE: "fd00:10::/64" });
+    expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(
+      /^the smallest IPv6 range holding every data HCA's RoCE v2 address \(mlx5_1 fd00:10::eaeb:d3ff:fecc:c921, mlx5_2 fd00:10::eaeb:d3ff:fecc:c922, … mlx5_8 fd00:10::e42:a1ff:fe6c:5180\), so no global address outside it on those ports \(a second prefix, a VLAN\) is chosen$/,
+    );
+  });
+
+  test("one rail per /64 (fd00:10:0:1::/64 … fd00:10:0:8::/64) → NCCL_IB_ADDR_RANGE=fd00:10::/60, the block holding all eight", () => {
+    const r = deriveNcclEnv(
+      ipv6Only((n) => sysfs(`fd00:10:0:${n}::2`)),
+      { ncclVersion: "2.27" },
+    );
+    expect(r.env.NCCL_IB_ADDR_RANGE).toBe("fd00:10::/60");
+    expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(
+      /mlx5_1 fd00:10:0:1::2, mlx5_2 fd00:10:0:2::2, … mlx5_8 fd00:10:0:8::2/,
+    );
+  });
+
+  test("mlx5_4 has its global IPv6 RoCE v2 GID at index 5, the others at 3, NCCL unknown → family and range, no index", () => {
+    const inv = ipv6Only();
+    const p = findHca(inv, "mlx5_4").ports[0]!;
+    p.gids = p.gids.map((g) => (g.index === 3 ? { ...g, index: 5 } : g));
+    p.roceV2Ipv6Index = 5;
+    const r = deriveNcclEnv(inv);
+    expect(r.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
+    expect(r.env).toMatchObject({ NCCL_IB_ADDR_FAMILY: "AF_INET6", NCCL_IB_ADDR_RANGE: "fd00:25:11:128::/124" });
+    expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(/is chosen \(older releases ignore this variable\)$/);
   });
 
   test("one HCA with IPv4 among IPv6-only ones: the IPv6-only HCAs are left out, as before", () => {

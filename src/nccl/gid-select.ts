@@ -1,5 +1,6 @@
 import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
+import { compressGid, expandGid } from "../parse/gid-text.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import type { DataPort } from "./data-ports.js";
 import { formatNcclVersion, hasGidAutoSelect, type NcclVersion } from "./version.js";
@@ -52,7 +53,7 @@ export function selectGid(
     entries.push({
       name: "NCCL_IB_ADDR_RANGE",
       value: cidr,
-      reason: `the smallest range holding every data HCA's RoCE address (${summariseAddresses(roce)}), so no other address on those ports (a VLAN, a second IP) is chosen${needs}`,
+      reason: `the smallest range holding every data HCA's RoCE address (${summariseAddresses(roce, (p) => p.ipv4)}), so no other address on those ports (a VLAN, a second IP) is chosen${needs}`,
     });
   }
   return { entries, findings: [finding] };
@@ -132,14 +133,41 @@ export function coveringCidr(addresses: readonly string[]): string | null {
   return `${intToIpv4(Math.floor(first / block) * block)}/${prefix}`;
 }
 
-function summariseAddresses(ports: readonly DataPort[]): string {
-  const pairs = ports.filter((p) => p.ipv4).map((p) => `${p.token} ${p.ipv4}`);
+/** `fd00:0010:…` (any IPv6 text) → its 128-bit value; null when it is not an IPv6 address. */
+function ipv6ToBigInt(a: string): bigint | null {
+  const full = expandGid(a);
+  return full === null ? null : BigInt(`0x${full.replaceAll(":", "")}`);
+}
+
+/**
+ * The smallest IPv6 CIDR block containing every address (`fd00:10::/60`, RFC 5952 text): the prefix is the longest
+ * one all addresses share, the host bits are zero. Null without valid addresses. The IPv6 twin of `coveringCidr`.
+ */
+export function coveringCidr6(addresses: readonly string[]): string | null {
+  const values = addresses.map(ipv6ToBigInt).filter((n): n is bigint => n !== null);
+  const first = values[0];
+  if (first === undefined) return null;
+  let differing = 0n;
+  for (const n of values) differing |= n ^ first;
+  const hostBits = differing === 0n ? 0 : differing.toString(2).length;
+  const network = (first >> BigInt(hostBits)) << BigInt(hostBits);
+  const groups = network.toString(16).padStart(32, "0").match(/.{4}/g)!.join(":");
+  return `${compressGid(groups)}/${128 - hostBits}`;
+}
+
+function summariseAddresses(ports: readonly DataPort[], addressOf: (p: DataPort) => string | null): string {
+  const pairs = ports.flatMap((p) => {
+    const a = addressOf(p);
+    return a ? [`${p.token} ${a}`] : [];
+  });
   return pairs.length > 3 ? `${pairs.slice(0, 2).join(", ")}, … ${pairs[pairs.length - 1]}` : pairs.join(", ");
 }
 
 /**
  * An IPv6-only RoCE fabric (no data port has an IPv4 RoCE v2 GID): NCCL ≥ 2.21 must be told AF_INET6, since its
- * auto-selection looks for IPv4 by default; older NCCL needs the index pinned, which works only when it is uniform.
+ * auto-selection looks for IPv4 by default, and is given the smallest IPv6 range holding the data ports' addresses
+ * (NCCL parses NCCL_IB_ADDR_RANGE in the NCCL_IB_ADDR_FAMILY family and matches its prefix bit by bit over the whole
+ * GID); older NCCL needs the index pinned, which works only when it is uniform.
  */
 function selectIpv6Gid(
   roce: readonly DataPort[],
@@ -166,13 +194,29 @@ function selectIpv6Gid(
     }
   }
   if (version === null || auto) {
+    const pinned = entries.some((e) => e.name === "NCCL_IB_GID_INDEX");
+    const ignored =
+      version !== null
+        ? ""
+        : pinned
+          ? " (older releases ignore this variable, as does any release while NCCL_IB_GID_INDEX is set)"
+          : " (older releases ignore this variable)";
     entries.push({
       name: "NCCL_IB_ADDR_FAMILY",
       value: "AF_INET6",
       reason:
         "no data HCA has an IPv4 address, only global IPv6 RoCE v2 GIDs: NCCL ≥ 2.21 picks an IPv4 GID by default " +
-        `and would fall back to a link-local one${version === null ? " (older releases ignore this variable)" : ""}`,
+        `and would fall back to a link-local one${ignored}`,
     });
+    const cidr = coveringCidr6(roce.map((p) => p.ipv6Gid).filter((a): a is string => a !== null));
+    if (cidr) {
+      const shown = summariseAddresses(roce, (p) => p.ipv6Gid && compressGid(p.ipv6Gid));
+      entries.push({
+        name: "NCCL_IB_ADDR_RANGE",
+        value: cidr,
+        reason: `the smallest IPv6 range holding every data HCA's RoCE v2 address (${shown}), so no global address outside it on those ports (a second prefix, a VLAN) is chosen${ignored}`,
+      });
+    }
   }
   return { entries, findings };
 }

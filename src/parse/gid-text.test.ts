@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { classifyGid, expandGid, ipv4OfGid } from "./gid-text.js";
+import { classifyGid, compressGid, expandGid, ipv4OfGid } from "./gid-text.js";
 
 describe("GID text", () => {
   test("ibv_devinfo's compressed IPv4-mapped GID expands to the sysfs form and decodes back to the address", () => {
@@ -31,6 +31,26 @@ describe("GID text", () => {
         const full = groups.join(":");
         expect(expandGid(full)).toBe(full);
         expect(expandGid(groups.map((g) => g.replace(/^0+(?=.)/, "")).join(":"))).toBe(full);
+      }),
+    );
+  });
+
+  test("compressed text per RFC 5952: lowercase, no leading zeros, the longest zero run as ::, one zero kept", () => {
+    expect(compressGid("FD00:0010:0000:0000:0000:0000:0000:0000")).toBe("fd00:10::");
+    expect(compressGid("2001:0db8:0000:0000:0001:0000:0000:0001")).toBe("2001:db8::1:0:0:1");
+    expect(compressGid("2001:db8:0:1:1:1:1:1")).toBe("2001:db8:0:1:1:1:1:1");
+    expect(compressGid("0000:0000:0000:0000:0000:0000:0000:0000")).toBe("::");
+    expect(compressGid("fd00::0:1/64")).toBeNull();
+  });
+
+  test("property: compressGid writes what WHATWG URLs write for the same 16 bytes, and expands back", () => {
+    const group = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), (values) => {
+        const full = values.map((v) => v.toString(16).padStart(4, "0")).join(":");
+        const text = compressGid(full)!;
+        expect(`[${text}]`).toBe(new URL(`http://[${full}]/`).hostname);
+        expect(expandGid(text)).toBe(full);
       }),
     );
   });

@@ -85,3 +85,24 @@ export function classifyGid(gid: string): GidClass {
   if (ipv4OfGid(gid)) return "ipv4";
   return "ipv6_global";
 }
+
+/**
+ * The RFC 5952 text of an IPv6 address or GID (`fd00:0010:0000:…:0001` → `fd00:10::1`): lowercase, no leading zeros,
+ * the longest run of two or more zero groups (the first on a tie) as `::`; null when the text is not an IPv6 address.
+ * Hex groups throughout, as `inet_ntop` and WHATWG URLs write them for global addresses (no dotted IPv4 tail).
+ */
+export function compressGid(text: string): string | null {
+  const full = expandGid(text);
+  if (full === null) return null;
+  const groups = full.split(":").map((g) => g.replace(/^0{1,3}/, ""));
+  let start = -1;
+  let length = 0;
+  for (let i = 0; i < groups.length; ) {
+    let j = i;
+    while (groups[j] === "0") j++;
+    if (j - i > length) [start, length] = [i, j - i];
+    i = j === i ? i + 1 : j;
+  }
+  if (length < 2) return groups.join(":");
+  return `${groups.slice(0, start).join(":")}::${groups.slice(start + length).join(":")}`;
+}

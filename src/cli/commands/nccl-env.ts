@@ -92,6 +92,7 @@ export const command: CommandSpec = {
   examples: [
     ["kube-rdma nccl-env --example a100-8x-roce-seed", "the seed node's variables with their reasons"],
     ["kube-rdma nccl-env --example seed-gid-index-5", "one HCA's GID moved: address family/range selection"],
+    ["kube-rdma nccl-env --example seed-ipv6-only", "an IPv6-only RoCE fabric: AF_INET6 and an IPv6 range"],
     ["kube-rdma nccl-env -o k8s", "a container env: list for this host"],
     ['eval "$(kube-rdma nccl-env -o shell)"', "export the variables into this shell"],
     ["kube-rdma nccl-env --nccl-version 2.21 --traffic-class 106", "NCCL 2.21 with DSCP 26 traffic"],
