@@ -39,7 +39,7 @@ describe("nccl-env on the example hosts", () => {
     expect(io.out).toMatch(/^NCCL_IB_ADDR_RANGE=fd00:10::\/60$/m);
     expect(io.out).not.toMatch(/^NCCL_IB_GID_INDEX=/m);
     expect(io.out).toMatch(
-      /^# the smallest IPv6 range holding every data HCA's RoCE v2 address \(mlx5_1 fd00:10:0:1::2, /m,
+      /^# the smallest IPv6 range, at most a \/64 \(one LAN\), holding every data HCA's RoCE v2 address \(mlx5_1 fd00:10:0:1::2, /m,
     );
     // Unknown release: the uniform index for older NCCL as well, which every release then takes.
     const unknown = deriveNcclEnv(await example("seed-ipv6-only"));

@@ -228,6 +228,7 @@ describe("firmware, counters, bonds", () => {
       hca: "mlx5_bond_0",
       isDefaultRoute: true,
       bondSlaves: ["eth0", "eth1"],
+      ipv4Subnets: ["10.0.60.0/24"],
     });
     const findings = runChecks(inv);
     expect(problemsOf(findings)).toEqual([]);

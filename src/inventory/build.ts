@@ -4,7 +4,13 @@ import { type Problem, problem } from "../core/result.js";
 import type { CommandOutcome, ReadOutcome } from "../host/types.js";
 import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
 import { parseOfedInfo } from "../parse/ofed-info.js";
-import { parseCapEff, parseDefaultRouteInterface, parseMemlock } from "../parse/proc.js";
+import {
+  type ConnectedRoute,
+  parseCapEff,
+  parseConnectedRoutes,
+  parseDefaultRouteInterface,
+  parseMemlock,
+} from "../parse/proc.js";
 import {
   isEmptyGidText,
   parseGid,
@@ -210,7 +216,12 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
   };
 }
 
-function buildNetdevs(rd: Reading, facts: NetdevFacts[], defaultIf: string | null): Netdev[] {
+function buildNetdevs(
+  rd: Reading,
+  facts: NetdevFacts[],
+  defaultIf: string | null,
+  routes: readonly ConnectedRoute[],
+): Netdev[] {
   return facts.map((n) => {
     const dir = `/sys/class/net/${n.name}`;
     const slaves = n.bondSlaves.ok ? n.bondSlaves.value.trim().split(/\s+/).filter(Boolean) : [];
@@ -223,6 +234,7 @@ function buildNetdevs(rd: Reading, facts: NetdevFacts[], defaultIf: string | nul
       hca: null,
       isDefaultRoute: n.name === defaultIf,
       bondSlaves: slaves.sort(naturalCompare),
+      ipv4Subnets: routes.filter((r) => r.iface === n.name).map((r) => r.cidr),
     };
   });
 }
@@ -372,7 +384,8 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   const rd = new Reading();
   const routeText = rd.value("/proc/net/route", facts.route);
   const defaultIf = routeText === null ? null : rd.parsed(parseDefaultRouteInterface(routeText), "/proc/net/route");
-  const netdevs = buildNetdevs(rd, facts.netdevs, defaultIf ?? null);
+  const connected = routeText === null ? null : parseConnectedRoutes(routeText);
+  const netdevs = buildNetdevs(rd, facts.netdevs, defaultIf ?? null, connected?.ok ? connected.value : []);
   const netdevsByPci = new Map<string, string[]>();
   for (const n of netdevs) {
     if (n.pciAddress) netdevsByPci.set(n.pciAddress, [...(netdevsByPci.get(n.pciAddress) ?? []), n.name]);

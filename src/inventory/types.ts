@@ -95,6 +95,8 @@ export type Netdev = {
   isDefaultRoute: boolean;
   /** Bond master/slaves where `bonding/` exists. */
   bondSlaves: string[];
+  /** IPv4 subnets routed directly on this interface (connected routes of /proc/net/route), e.g. `25.11.128.0/27`. */
+  ipv4Subnets: string[];
 };
 
 export type PcieLink = {

@@ -12,6 +12,8 @@ export type DataPort = {
   ipv4: string | null;
   /** The RoCE v2 global IPv6 GID, kept only for ports without an IPv4 one (IPv6-only fabrics). */
   ipv6Gid: string | null;
+  /** The connected subnet (of its netdev, from /proc/net/route) that holds `ipv4`, e.g. `25.11.128.0/27`. */
+  ipv4Subnet: string | null;
 };
 
 export type PortSelection = { ports: DataPort[]; findings: Finding[]; skipped: string[] };
@@ -30,6 +32,26 @@ function ipv6GidOf(p: Port): string | null {
 function ipv4Of(p: Port): string | null {
   if (p.roceV2Ipv4Index === null) return null;
   return p.gids.find((g) => g.index === p.roceV2Ipv4Index)?.ipv4 ?? null;
+}
+
+function ipv4ToInt(a: string): number {
+  return a.split(".").reduce((n, b) => n * 256 + Number(b), 0);
+}
+
+/** Whether `cidr` (`a.b.c.d/n`) holds the IPv4 address `ip`. */
+export function cidrHolds(cidr: string, ip: string): boolean {
+  const [net, bits] = cidr.split("/");
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(ipv4ToInt(ip) / size) === Math.floor(ipv4ToInt(net!) / size);
+}
+
+/** The connected subnet of the port's RoCE netdev that holds its address (narrowest first), else null. */
+function subnetHolding(inv: NodeInventory, port: Port, ipv4: string): string | null {
+  const netdev = port.gids.find((g) => g.index === port.roceV2Ipv4Index)?.netdev ?? port.netdevs[0];
+  const subnets = inv.netdevs.find((n) => n.name === netdev)?.ipv4Subnets ?? [];
+  const holding = subnets.filter((c) => cidrHolds(c, ipv4));
+  holding.sort((a, b) => Number(b.split("/")[1]) - Number(a.split("/")[1]));
+  return holding[0] ?? null;
 }
 
 /** Why an HCA is not a data HCA, or null when it is. */
@@ -92,7 +114,14 @@ export function selectDataPorts(inv: NodeInventory, requested?: readonly string[
     for (const port of active) {
       const token = multi ? `${hca.name}:${port.port}` : hca.name;
       const ipv4 = ipv4Of(port);
-      ports.push({ hca, port, token, ipv4, ipv6Gid: ipv4 === null ? ipv6GidOf(port) : null });
+      ports.push({
+        hca,
+        port,
+        token,
+        ipv4,
+        ipv6Gid: ipv4 === null ? ipv6GidOf(port) : null,
+        ipv4Subnet: ipv4 === null ? null : subnetHolding(inv, port, ipv4),
+      });
     }
   }
   // RoCE ports need a routable RoCE v2 GID. IPv4 is NCCL's default family; a fabric where no data port has one but

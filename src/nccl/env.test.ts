@@ -7,6 +7,7 @@ import {
   seedInventory,
   setGids,
 } from "../../test/support/nccl-inventory.js";
+import type { NodeInventory } from "../inventory/types.js";
 import { expandGid } from "../parse/gid-text.js";
 import { deriveNcclEnv } from "./env.js";
 import { coveringCidr } from "./gid-select.js";
@@ -45,13 +46,13 @@ describe("nccl-env on the seed node", () => {
 });
 
 describe("GID selection", () => {
-  const moved = () =>
-    seedInventory((inv) => {
-      const port = findHca(inv, "mlx5_5").ports[0]!;
-      port.gids.push(ipv4Gid(5, "25.11.128.130", "v2", "eth5"));
-      port.gids = port.gids.filter((g) => g.index !== 3);
-      port.roceV2Ipv4Index = 5;
-    });
+  const moveMlx5_5 = (inv: NodeInventory) => {
+    const port = findHca(inv, "mlx5_5").ports[0]!;
+    port.gids.push(ipv4Gid(5, "25.11.128.130", "v2", "eth5"));
+    port.gids = port.gids.filter((g) => g.index !== 3);
+    port.roceV2Ipv4Index = 5;
+  };
+  const moved = () => seedInventory(moveMlx5_5);
 
   test("mlx5_5 with its RoCE v2 IPv4 GID at index 5 → address family and range, and the reason names mlx5_5", () => {
     const r = deriveNcclEnv(moved());
@@ -63,6 +64,28 @@ describe("GID selection", () => {
     );
     expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(/requires NCCL ≥ 2.21/);
     expect(codes(r.findings)).toContain("warning NCCL_GID_NOT_UNIFORM mlx5_5");
+  });
+
+  test("the range holds the data HCAs' subnets (from the routes), not just this node's addresses: it fits every node on the rails", () => {
+    const r = deriveNcclEnv(moved());
+    expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(
+      /subnets \(25\.11\.128\.0\/27, 25\.11\.128\.32\/27, … 25\.11\.128\.224\/27/,
+    );
+    const flat = seedInventory((inv) => {
+      moveMlx5_5(inv);
+      for (const n of inv.netdevs) if (n.name !== "eth0") n.ipv4Subnets = ["25.11.0.0/16"];
+    });
+    expect(deriveNcclEnv(flat).env.NCCL_IB_ADDR_RANGE).toBe("25.11.0.0/16");
+  });
+
+  test("without routes for the data netdevs the range falls back to this node's addresses, and says to widen it", () => {
+    const bare = seedInventory((inv) => {
+      moveMlx5_5(inv);
+      for (const n of inv.netdevs) n.ipv4Subnets = [];
+    });
+    const r = deriveNcclEnv(bare);
+    expect(r.env.NCCL_IB_ADDR_RANGE).toBe("25.11.128.0/24");
+    expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(/not in the routes.*widen it/);
   });
 
   test("the same node with NCCL 2.18 → no GID choice works: an error, no GID variable", () => {
@@ -234,7 +257,7 @@ describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
     expect(r.env.NCCL_IB_GID_INDEX).toBe("3");
     expect(r.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
-    expect(r.env.NCCL_IB_ADDR_RANGE).toBe("fd00:25:11:128::/124");
+    expect(r.env.NCCL_IB_ADDR_RANGE).toBe("fd00:25:11:128::/64");
     expect(r.reasons.NCCL_IB_ADDR_FAMILY).toMatch(/only global IPv6 RoCE v2 GIDs/);
     expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(
       /mlx5_1 fd00:25:11:128::1, mlx5_2 fd00:25:11:128::2, … mlx5_8 fd00:25:11:128::8/,
@@ -251,7 +274,7 @@ describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
   test("with NCCL 2.23 only the family and range are set (auto-selection picks the index); with 2.18 only the index", () => {
     const auto = deriveNcclEnv(ipv6Only(), { ncclVersion: "2.23" });
     expect(auto.env.NCCL_IB_ADDR_FAMILY).toBe("AF_INET6");
-    expect(auto.env.NCCL_IB_ADDR_RANGE).toBe("fd00:25:11:128::/124");
+    expect(auto.env.NCCL_IB_ADDR_RANGE).toBe("fd00:25:11:128::/64");
     expect(auto.reasons.NCCL_IB_ADDR_RANGE).not.toMatch(/older releases/);
     expect(auto.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
     const old = deriveNcclEnv(ipv6Only(), { ncclVersion: "2.18" });
@@ -266,7 +289,7 @@ describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
     const r = deriveNcclEnv(ipv6Only(slaac), { ncclVersion: "2.21.5" });
     expect(r.env).toMatchObject({ NCCL_IB_ADDR_FAMILY: "AF_INET6", NCCL_IB_ADDR_RANGE: "fd00:10::/64" });
     expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(
-      /^the smallest IPv6 range holding every data HCA's RoCE v2 address \(mlx5_1 fd00:10::eaeb:d3ff:fecc:c921, mlx5_2 fd00:10::eaeb:d3ff:fecc:c922, … mlx5_8 fd00:10::e42:a1ff:fe6c:5180\), so no global address outside it on those ports \(a second prefix, a VLAN\) is chosen$/,
+      /^the smallest IPv6 range, at most a \/64 \(one LAN\), holding every data HCA's RoCE v2 address \(mlx5_1 fd00:10::eaeb:d3ff:fecc:c921, mlx5_2 fd00:10::eaeb:d3ff:fecc:c922, … mlx5_8 fd00:10::e42:a1ff:fe6c:5180\), so the value fits the other nodes on those subnets and no global address outside it on those ports \(a second prefix, a VLAN\) is chosen$/,
     );
   });
 
@@ -288,7 +311,7 @@ describe("an IPv6-only RoCE fabric (no data port has an IPv4 address)", () => {
     p.roceV2Ipv6Index = 5;
     const r = deriveNcclEnv(inv);
     expect(r.env).not.toHaveProperty("NCCL_IB_GID_INDEX");
-    expect(r.env).toMatchObject({ NCCL_IB_ADDR_FAMILY: "AF_INET6", NCCL_IB_ADDR_RANGE: "fd00:25:11:128::/124" });
+    expect(r.env).toMatchObject({ NCCL_IB_ADDR_FAMILY: "AF_INET6", NCCL_IB_ADDR_RANGE: "fd00:25:11:128::/64" });
     expect(r.reasons.NCCL_IB_ADDR_RANGE).toMatch(/is chosen \(older releases ignore this variable\)$/);
   });
 

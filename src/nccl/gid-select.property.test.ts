@@ -66,6 +66,9 @@ describe("coveringCidr6", () => {
     expect(coveringCidr6(["fd00:10:0:1::2", "fd00:10:0:8::2"])).toBe("fd00:10::/60");
     expect(coveringCidr6(["fd00:10::eaeb:d3ff:fecc:c920", "fd00:10::e42:a1ff:fe00:1"])).toBe("fd00:10::/64");
     expect(coveringCidr6(["::1", "8000::"])).toBe("::/0");
+    // With a cap (nccl-env passes 64: one LAN), a block is never narrower than the cap.
+    expect(coveringCidr6(["fd00:25:11:128::1", "fd00:25:11:128::8"], 64)).toBe("fd00:25:11:128::/64");
+    expect(coveringCidr6(["fd00:10:0:1::2", "fd00:10:0:8::2"], 64)).toBe("fd00:10::/60");
     expect(coveringCidr6(["25.11.128.2", "nonsense"])).toBeNull();
     expect(coveringCidr6([])).toBeNull();
   });

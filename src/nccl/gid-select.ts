@@ -48,14 +48,8 @@ export function selectGid(
         `so NCCL picks on each HCA the RoCE v2 GID whose address is IPv4${needs}`,
     },
   ];
-  const cidr = coveringCidr(roce.map((p) => p.ipv4).filter((a): a is string => a !== null));
-  if (cidr) {
-    entries.push({
-      name: "NCCL_IB_ADDR_RANGE",
-      value: cidr,
-      reason: `the smallest range holding every data HCA's RoCE address (${summariseAddresses(roce, (p) => p.ipv4)}), so no other address on those ports (a VLAN, a second IP) is chosen${needs}`,
-    });
-  }
+  const range = ipv4Range(roce);
+  if (range) entries.push({ name: "NCCL_IB_ADDR_RANGE", value: range.cidr, reason: `${range.why}${needs}` });
   return { entries, findings: [finding] };
 }
 
@@ -143,17 +137,53 @@ function ipv6ToBigInt(a: string): bigint | null {
  * The smallest IPv6 CIDR block containing every address (`fd00:10::/60`, RFC 5952 text): the prefix is the longest
  * one all addresses share, the host bits are zero. Null without valid addresses. The IPv6 twin of `coveringCidr`.
  */
-export function coveringCidr6(addresses: readonly string[]): string | null {
+export function coveringCidr6(addresses: readonly string[], maxPrefix = 128): string | null {
   const values = addresses.map(ipv6ToBigInt).filter((n): n is bigint => n !== null);
   const first = values[0];
   if (first === undefined) return null;
   let differing = 0n;
   for (const n of values) differing |= n ^ first;
-  const hostBits = differing === 0n ? 0 : differing.toString(2).length;
+  const hostBits = Math.max(differing === 0n ? 0 : differing.toString(2).length, 128 - maxPrefix);
   const network = (first >> BigInt(hostBits)) << BigInt(hostBits);
   const groups = network.toString(16).padStart(32, "0").match(/.{4}/g)!.join(":");
   return `${compressGid(groups)}/${128 - hostBits}`;
 }
+
+/**
+ * NCCL_IB_ADDR_RANGE for IPv4. The variables are often copied to every node of a job, so the range must hold the
+ * other nodes' addresses too: the smallest block holding the data ports' connected subnets (rails are subnets shared
+ * by the nodes), or — when a port's subnet is not known (no route) — the smallest block of the addresses themselves.
+ */
+function ipv4Range(roce: readonly DataPort[]): { cidr: string; why: string } | null {
+  const withIp = roce.filter((p) => p.ipv4 !== null);
+  if (withIp.length === 0) return null;
+  if (withIp.every((p) => p.ipv4Subnet !== null)) {
+    const subnets = [...new Set(withIp.map((p) => p.ipv4Subnet!))];
+    const cidr = coveringCidr(subnets.flatMap(cidrEnds))!;
+    const shown = subnets.length > 3 ? `${subnets.slice(0, 2).join(", ")}, … ${subnets.at(-1)}` : subnets.join(", ");
+    return {
+      cidr,
+      why: `the smallest range holding the data HCAs' subnets (${shown}, from the routes), so the same value fits every node on those rails and no address outside them on those ports (a VLAN, a second IP) is chosen`,
+    };
+  }
+  const cidr = coveringCidr(withIp.map((p) => p.ipv4!))!;
+  return {
+    cidr,
+    why:
+      `the smallest range holding every data HCA's RoCE address (${summariseAddresses(roce, (p) => p.ipv4)}; their subnets are not in the routes), ` +
+      "so no other address on those ports is chosen — other nodes' addresses must fall in it too, widen it if they do not",
+  };
+}
+
+/** First and last address of `a.b.c.d/n`. */
+function cidrEnds(cidr: string): string[] {
+  const [net, bits] = cidr.split("/");
+  const start = ipv4ToInt(net!) ?? 0;
+  return [intToIpv4(start), intToIpv4(start + 2 ** (32 - Number(bits)) - 1)];
+}
+
+/** The prefix of an IPv6 subnet (a LAN): NCCL_IB_ADDR_RANGE is never narrower. */
+const IPV6_SUBNET_BITS = 64;
 
 function summariseAddresses(ports: readonly DataPort[], addressOf: (p: DataPort) => string | null): string {
   const pairs = ports.flatMap((p) => {
@@ -208,13 +238,17 @@ function selectIpv6Gid(
         "no data HCA has an IPv4 address, only global IPv6 RoCE v2 GIDs: NCCL ≥ 2.21 picks an IPv4 GID by default " +
         `and would fall back to a link-local one${ignored}`,
     });
-    const cidr = coveringCidr6(roce.map((p) => p.ipv6Gid).filter((a): a is string => a !== null));
+    // An IPv6 LAN is a /64 (RFC 4291): never narrower, so the value copied to the other nodes of a job holds theirs.
+    const cidr = coveringCidr6(
+      roce.map((p) => p.ipv6Gid).filter((a): a is string => a !== null),
+      IPV6_SUBNET_BITS,
+    );
     if (cidr) {
       const shown = summariseAddresses(roce, (p) => p.ipv6Gid && compressGid(p.ipv6Gid));
       entries.push({
         name: "NCCL_IB_ADDR_RANGE",
         value: cidr,
-        reason: `the smallest IPv6 range holding every data HCA's RoCE v2 address (${shown}), so no global address outside it on those ports (a second prefix, a VLAN) is chosen${ignored}`,
+        reason: `the smallest IPv6 range, at most a /64 (one LAN), holding every data HCA's RoCE v2 address (${shown}), so the value fits the other nodes on those subnets and no global address outside it on those ports (a second prefix, a VLAN) is chosen${ignored}`,
       });
     }
   }

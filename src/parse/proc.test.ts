@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { parseCapEff, parseDefaultRouteInterface, parseMemlock } from "./proc.js";
+import { parseCapEff, parseConnectedRoutes, parseDefaultRouteInterface, parseMemlock } from "./proc.js";
 
 const ROUTE =
   "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n" +
@@ -8,6 +8,17 @@ const ROUTE =
   "eth1\t00800B19\t00000000\t0001\t0\t0\t0\tE0FFFFFF\t0\t0\t0\n";
 
 describe("/proc facts", () => {
+  test("connected subnets: eth0 on 10.0.60.0/24, eth1 on 25.11.128.0/27; the default route and gateways are not subnets", () => {
+    const via = "eth2\t0000140A\t013C000A\t0003\t0\t0\t0\t0000FFFF\t0\t0\t0\n"; // 10.20.0.0/16 via a gateway
+    const odd = "eth3\t0000140A\t00000000\t0001\t0\t0\t0\t00FF00FF\t0\t0\t0\n"; // mask 255.0.255.0: not a prefix
+    const r = parseConnectedRoutes(ROUTE + via + odd);
+    expect(r.ok && r.value).toEqual([
+      { iface: "eth0", cidr: "10.0.60.0/24" },
+      { iface: "eth1", cidr: "25.11.128.0/27" },
+    ]);
+    expect(parseConnectedRoutes("not a route table").ok).toBe(false);
+  });
+
   test("the default route of the seed host leaves through eth0", () => {
     const r = parseDefaultRouteInterface(ROUTE);
     expect(r.ok && r.value).toBe("eth0");

@@ -22,6 +22,45 @@ export function parseDefaultRouteInterface(text: string): ParseResult<string | n
   return ok(best?.iface ?? null);
 }
 
+/** One connected IPv4 subnet of `/proc/net/route` (Gateway 0, Mask ≠ 0): the LAN an interface sits on. */
+export type ConnectedRoute = { iface: string; cidr: string };
+
+/** `/proc/net/route` writes an address as the hex of its bytes in little-endian order: `02800B19` is 25.11.128.2. */
+function routeHexToIpv4(hex: string): string | null {
+  if (!/^[0-9A-Fa-f]{8}$/.test(hex)) return null;
+  const bytes = [6, 4, 2, 0].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+  return bytes.join(".");
+}
+
+function maskBits(mask: string): number | null {
+  const n = mask.split(".").reduce((a, b) => a * 256 + Number(b), 0);
+  for (let bits = 0; bits <= 32; bits++) if (n === (bits === 0 ? 0 : 2 ** 32 - 2 ** (32 - bits))) return bits;
+  return null; // not a contiguous mask
+}
+
+/** The connected subnets of `/proc/net/route` (no gateway, a non-zero contiguous mask), e.g. eth1 → 25.11.128.0/27. */
+export function parseConnectedRoutes(text: string): ParseResult<ConnectedRoute[]> {
+  const lines = splitLines(text).filter((l) => l.trim() !== "");
+  const header = lines[0]?.trim().split(/\s+/) ?? [];
+  const col = (name: string) => header.indexOf(name);
+  if (header[0] !== "Iface" || col("Destination") < 0 || col("Gateway") < 0 || col("Mask") < 0) {
+    return fail(problem("proc.route", "expected /proc/net/route with an `Iface Destination Gateway … Mask` header"));
+  }
+  const out: ConnectedRoute[] = [];
+  for (const l of lines.slice(1)) {
+    const f = l.trim().split(/\s+/);
+    const dest = routeHexToIpv4(f[col("Destination")] ?? "");
+    const gateway = f[col("Gateway")];
+    const mask = routeHexToIpv4(f[col("Mask")] ?? "");
+    if (dest === null || mask === null || gateway !== "00000000" || mask === "0.0.0.0") continue;
+    const bits = maskBits(mask);
+    if (bits !== null && !out.some((r) => r.iface === f[0] && r.cidr === `${dest}/${bits}`)) {
+      out.push({ iface: f[0]!, cidr: `${dest}/${bits}` });
+    }
+  }
+  return ok(out);
+}
+
 /** `CapEff:` of `/proc/<pid>/status` as lower-case hex; `ipcLock` = bit 14 (CAP_IPC_LOCK). */
 export function parseCapEff(text: string): ParseResult<{ capEff: string; ipcLock: boolean }> {
   const m = /^CapEff:\s*([0-9a-fA-F]+)\s*$/m.exec(text);
