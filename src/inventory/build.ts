@@ -108,14 +108,14 @@ function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): Gi
   return out;
 }
 
-function counterValues(rd: Reading, facts: Record<string, Fact>): Record<string, number> {
+function counterValues(facts: Record<string, Fact>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, f] of Object.entries(facts)) {
+  for (const name in facts) {
+    const f = facts[name]!;
     if (!f.ok || name === "lifespan") continue;
     const n = parseSysfsInt(f.value);
     if (n.ok) out[name] = n.value;
   }
-  void rd;
   return out;
 }
 
@@ -147,8 +147,8 @@ function buildPort(rd: Reading, pf: PortFacts, pciNetdevs: string[]): Port {
     gidTableLength: gidSlots,
     gids,
     netdevs: [...netdevs].sort(naturalCompare),
-    counters: counterValues(rd, pf.counters),
-    hwCounters: counterValues(rd, pf.hwCounters),
+    counters: counterValues(pf.counters),
+    hwCounters: counterValues(pf.hwCounters),
     roceV2Ipv4Index: linkLayer === "Ethernet" ? firstIndex("ipv4") : null,
     roceV2Ipv6Index: linkLayer === "Ethernet" ? firstIndex("ipv6_global") : null,
   };

@@ -65,7 +65,9 @@ async function readAll(reader: HostReader, dir: string): Promise<Record<string, 
     reader,
     names.map((n) => `${dir}/${n}`),
   );
-  return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
+  const out: Record<string, Fact> = {};
+  for (let i = 0; i < names.length; i++) out[names[i]!] = values[i]!;
+  return out;
 }
 
 async function readPort(reader: HostReader, hca: string, port: number): Promise<PortFacts> {

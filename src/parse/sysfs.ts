@@ -146,6 +146,18 @@ export function parseGidType(text: string, path?: string): ParseResult<{ raw: st
 
 /** A decimal sysfs number (`mtu`, `numa_node`, `current_link_width`, counters). */
 export function parseSysfsInt(text: string, path?: string): ParseResult<number> {
+  // Fast path: plain digits and a newline, as every counter reads (hundreds per node).
+  const digits = text.charCodeAt(text.length - 1) === 10 ? text.length - 1 : text.length;
+  if (digits > 0 && digits < 16) {
+    let n = 0;
+    let k = 0;
+    for (; k < digits; k++) {
+      const c = text.charCodeAt(k) - 48;
+      if (c < 0 || c > 9) break;
+      n = n * 10 + c;
+    }
+    if (k === digits) return ok(n);
+  }
   const t = text.trim();
   if (!/^-?\d+$/.test(t)) return fail(badValue("sysfs.int", "a decimal number", text, path));
   return ok(Number(t));
