@@ -4,6 +4,8 @@
  * ~5× faster to parse; readers answer a path inside a run exactly as if it were in `files`.
  */
 
+import { naturalCompare } from "../core/natural.js";
+
 /** Files `${dir}/${from}` … `${dir}/${to}`, every one holding `text`. */
 export type FileRun = { dir: string; from: number; to: number; text: string };
 
@@ -114,7 +116,10 @@ function isFileRun(r: unknown): r is FileRun {
 /** Directory listings' runs of consecutive numeric names: `dir` also lists `from` … `to` (a GID table's 255 slots). */
 export type DirRuns = Record<string, { from: number; to: number }>;
 
-/** Moves the longest run (≥ 8) of consecutive numeric names out of each listing; the listing itself stays. Pure. */
+/**
+ * Moves the longest run (≥ 8) of consecutive numeric names out of each listing; the listing itself stays, in natural
+ * order (listings are unordered; sorted ones sort again in linear time when read). Pure.
+ */
 export function compactDirRuns(dirs: Readonly<Record<string, readonly string[]>>): {
   dirs: Record<string, string[]>;
   dirRuns: DirRuns;
@@ -132,11 +137,13 @@ export function compactDirRuns(dirs: Readonly<Record<string, readonly string[]>>
       if (i - start > best.to - best.from) best = { from: numbers[start]!, to: numbers[i]! };
     }
     if (best.to - best.from + 1 < MIN_RUN) {
-      out[dir] = [...names];
+      out[dir] = [...names].sort(naturalCompare);
       continue;
     }
     dirRuns[dir] = best;
-    out[dir] = names.filter((n) => !(/^(?:0|[1-9]\d{0,8})$/.test(n) && +n >= best.from && +n <= best.to));
+    out[dir] = names
+      .filter((n) => !(/^(?:0|[1-9]\d{0,8})$/.test(n) && +n >= best.from && +n <= best.to))
+      .sort(naturalCompare);
   }
   return { dirs: out, dirRuns };
 }
