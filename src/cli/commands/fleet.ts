@@ -77,7 +77,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       name: "analysis-threads",
       type: "number",
       valueName: "N",
-      description: "Worker threads analysing snapshots (default: 0 below 64 nodes, else one per spare core, ≤ 8)",
+      description: "Worker threads analysing snapshots (default: 0 below 64 nodes, else one per core, ≤ 8)",
     },
     { name: "dry-run", type: "boolean", description: "Print the collector pod manifests and exit" },
     {

@@ -10,10 +10,13 @@ export type AnalysisPool = { handle: LogHandler<NodeAnalysis>; threads: number; 
 /** Analysis in this thread (small fleets, tests). */
 export const analyseInThread: LogHandler<NodeAnalysis> = (log, node) => analyseLog(log, node);
 
-/** Threads worth starting for `nodes` collector logs: none for small fleets, else one per spare core (≤ 8). */
+/**
+ * Threads worth starting for `nodes` collector logs: none for small fleets, else one per core (≤ 8) — the main
+ * thread only waits on the API server and hands logs over.
+ */
 export function defaultAnalysisThreads(nodes: number): number {
   if (nodes < 64) return 0;
-  return Math.max(0, Math.min(8, availableParallelism() - 1));
+  return Math.max(1, Math.min(8, availableParallelism()));
 }
 
 /**
