@@ -1,0 +1,145 @@
+/** The host-software and GPU part of the node model: OFED, the NVIDIA driver, GPUs, GPU↔NIC paths, GPUDirect. */
+import { problem } from "../core/result.js";
+import type { CommandOutcome } from "../host/types.js";
+import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
+import { parseOfedInfo } from "../parse/ofed-info.js";
+import type { HostFacts, PciFacts } from "./facts.js";
+import { pciNumbers, type Reading } from "./reading.js";
+import { memoSplitPciPath, pciDistance } from "./topology.js";
+import type { DriverInfo, Gpu, GpuDirect, GpuNicPath, Hca, OfedInfo } from "./types.js";
+
+export function buildOfed(rd: Reading, o: CommandOutcome): OfedInfo {
+  if (o.error?.code === "ENOENT") return { status: "absent", flavor: null, version: null, raw: null };
+  if (o.error) {
+    rd.problems.push(
+      problem("command.failed", o.error.message, { path: o.command, hint: "Run `ofed_info -s` by hand." }),
+    );
+    return { status: "error", flavor: null, version: null, raw: null };
+  }
+  const text = o.stdout.trim() ? o.stdout : o.stderr;
+  const r = parseOfedInfo(text);
+  if (!r.ok) {
+    for (const p of r.problems) rd.problems.push({ ...p, path: o.command });
+    return { status: "error", flavor: null, version: null, raw: text.trim() || null };
+  }
+  const v = r.value;
+  return v.status === "present"
+    ? { status: "present", flavor: v.flavor, version: v.version, raw: v.raw }
+    : { status: "absent", flavor: null, version: null, raw: v.raw };
+}
+
+export type SmiResult = { driver: DriverInfo; gpus: ReturnType<typeof parseNvidiaSmiXml> | null };
+
+export function buildDriver(rd: Reading, o: CommandOutcome): SmiResult {
+  const none = { driverVersion: null, cudaVersion: null };
+  if (o.error?.code === "ENOENT") return { driver: { status: "absent", ...none, error: o.error.message }, gpus: null };
+  if (o.error?.code === "ETIMEDOUT")
+    return { driver: { status: "timeout", ...none, error: o.error.message }, gpus: null };
+  if (o.error || o.exitCode !== 0) {
+    const said = (o.stdout.trim() || o.stderr.trim()).split("\n")[0] ?? "";
+    const error = o.error?.message ?? `${o.command} exited with ${o.exitCode}${said ? `: ${said}` : ""}`;
+    return { driver: { status: "error", ...none, error }, gpus: null };
+  }
+  const r = parseNvidiaSmiXml(o.stdout);
+  for (const p of r.problems) rd.problems.push({ ...p, path: o.command });
+  if (!r.ok) {
+    return { driver: { status: "error", ...none, error: r.problems[0]?.message ?? "unreadable output" }, gpus: r };
+  }
+  return {
+    driver: { status: "ok", driverVersion: r.value.driverVersion, cudaVersion: r.value.cudaVersion, error: null },
+    gpus: r,
+  };
+}
+
+export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[]): Gpu[] {
+  const byAddress = new Map(pciFacts.map((p) => [p.address, p]));
+  const fromSmi = smi.gpus?.ok ? smi.gpus.value.gpus : null;
+  if (fromSmi) {
+    return fromSmi.map((g) => {
+      const pci = pciNumbers(rd, byAddress.get(g.busId) ?? null);
+      return { ...withoutBusId(g), pciAddress: g.busId, link: pci.link, numaNode: pci.numaNode, pciPath: pci.pciPath };
+    });
+  }
+  // The driver did not answer: the GPUs the PCI bus shows, so the report still says what is there.
+  return pciFacts.map((p, index) => {
+    const pci = pciNumbers(rd, p);
+    return {
+      index,
+      name: `NVIDIA GPU (PCI device ${pci.deviceId ?? "unknown"}; driver did not answer)`,
+      pciAddress: normalizeBusId(p.address) ?? p.address,
+      uuid: null,
+      memoryTotalMiB: null,
+      persistenceMode: null,
+      migMode: null,
+      eccVolatileUncorrected: null,
+      eccAggregateUncorrected: null,
+      retiredPagesPending: null,
+      remappedRows: null,
+      pcieGen: { current: null, max: null },
+      pcieWidth: { current: null, max: null },
+      link: pci.link,
+      numaNode: pci.numaNode,
+      pciPath: pci.pciPath,
+    };
+  });
+}
+
+function withoutBusId<T extends { busId: string }>(g: T): Omit<T, "busId"> {
+  const { busId: _busId, ...rest } = g;
+  return rest;
+}
+
+export function buildPaths(gpus: Gpu[], hcas: Hca[]): GpuNicPath[] {
+  const out: GpuNicPath[] = [];
+  const split = memoSplitPciPath();
+  for (const g of gpus) {
+    if (!g.pciPath) continue;
+    for (const h of hcas) {
+      if (!h.pciPath) continue;
+      const d = pciDistance(
+        { path: g.pciPath, numaNode: g.numaNode },
+        { path: h.pciPath, numaNode: h.numaNode },
+        split,
+      );
+      if (d) out.push({ gpu: g.index, hca: h.name, distance: d.nccl, nvsmi: d.nvsmi });
+    }
+  }
+  return out;
+}
+
+function kernelAtLeast(release: string | null, major: number, minor: number): boolean {
+  const m = release ? /^(\d+)\.(\d+)/.exec(release) : null;
+  if (!m) return false;
+  return Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor);
+}
+
+export function buildGpuDirect(facts: HostFacts, driver: DriverInfo): GpuDirect {
+  const m = facts.modules;
+  const peermem = m.nvidiaPeermem ? "nvidia_peermem" : m.nvPeerMem || m.memoryPeersNvMem ? "nv_peer_mem" : null;
+  const reasons: string[] = [];
+  if (peermem) reasons.push(`${peermem} is loaded: NCCL registers GPU memory through the peer-memory client`);
+  const driverMajor = Number(driver.driverVersion?.split(".")[0] ?? Number.NaN);
+  const release = facts.kernelRelease.ok ? facts.kernelRelease.value.trim() : null;
+  const open = facts.nvidiaDriverProc.ok && /Open Kernel Module/.test(facts.nvidiaDriverProc.value);
+  const driverOk = Number.isFinite(driverMajor) && driverMajor >= 515;
+  const kernelOk = kernelAtLeast(release, 5, 12);
+  const dmabufPossible = driverOk && kernelOk;
+  if (dmabufPossible) {
+    reasons.push(
+      `DMA-BUF is possible: driver ${driver.driverVersion} ≥ 515 and kernel ${release} ≥ 5.12` +
+        (open ? " with the open GPU kernel module" : " (NVIDIA recommends the open GPU kernel module for it)"),
+    );
+  } else {
+    reasons.push(
+      `DMA-BUF is not possible: ${!driverOk ? `driver ${driver.driverVersion ?? "unknown"} is older than 515` : `kernel ${release ?? "unknown"} is older than 5.12`}`,
+    );
+  }
+  if (!m.nvidia) reasons.push("the nvidia kernel module is not loaded");
+  return {
+    peermem,
+    nvidiaLoaded: m.nvidia,
+    dmabufPossible,
+    mechanism: peermem ? "peermem" : dmabufPossible ? "dmabuf" : null,
+    reasons,
+  };
+}
