@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -76,6 +76,29 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
     const snap = JSON.parse(io.out) as Snapshot;
     expect(snap.host).toBe("cce-a100-roce-bond-01");
     expect(snap.files["/sys/class/infiniband/mlx5_bond_0/ports/1/gids/3"]).toMatch(/ffff:0a00:3c03/);
+  });
+
+  test("a snapshot from a newer kube-rdma, or with a damaged run table, is refused with what to do (exit 2)", async () => {
+    const io = captureIo();
+    expect(await main(["collect", "--example", "seed-bond", "-o", "-"], io)).toBe(0);
+    const snap = JSON.parse(io.out) as Snapshot;
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-snap-"));
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ schemaVersion: 3 }, /schemaVersion 3 is not supported \(this kube-rdma reads 1 and 2\)/],
+      [{ fileRuns: "gids" }, /"fileRuns" is not a list/],
+      [{ dirRuns: 7 }, /"dirRuns" is not an object/],
+    ];
+    try {
+      for (const [change, message] of cases) {
+        const file = join(dir, "bad.json");
+        writeFileSync(file, JSON.stringify({ ...snap, ...change }));
+        const bad = captureIo();
+        expect(await main(["verify", "--snapshot", file], bad)).toBe(2);
+        expect(bad.err).toMatch(message);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("collect without -o says how to use it", async () => {
