@@ -32,6 +32,15 @@ describe("a collector's log", () => {
     if (!none.ok) expect(none.problems[0]!.message).toMatch(/collector pod on gpu-3 printed no snapshot JSON/);
   });
 
+  test("a snapshot from a newer collector image → a problem naming the node, its version and the fix", () => {
+    const r = parseSnapshotLog(JSON.stringify({ ...snapshot, schemaVersion: 3 }), "gpu-4");
+    expect(r).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
+    if (!r.ok) {
+      expect(r.problems[0]!.message).toMatch(/gpu-4 wrote snapshot schemaVersion 3; this kube-rdma reads 1 and 2/);
+      expect(r.problems[0]!.hint).toMatch(/--image/);
+    }
+  });
+
   test("garbage and truncated logs give problems, never a throw", () => {
     const text = JSON.stringify(snapshot);
     fc.assert(

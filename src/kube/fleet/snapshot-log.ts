@@ -25,6 +25,15 @@ export function parseSnapshotLog(text: string, node: string): ParseResult<Snapsh
     return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is not valid JSON: ${String(err)}.`));
   }
   const s = value as Partial<Snapshot>;
+  if (s?.kind === "kube-rdma/snapshot" && !SNAPSHOT_VERSIONS.includes(s.schemaVersion as number)) {
+    return fail(
+      problem(
+        "fleet.bad_snapshot",
+        `the collector on ${node} wrote snapshot schemaVersion ${String(s.schemaVersion)}; this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}.`,
+        { hint: "Run fleet verify with a collector image (--image) of the same kube-rdma version as this command." },
+      ),
+    );
+  }
   if (
     s.kind !== "kube-rdma/snapshot" ||
     !SNAPSHOT_VERSIONS.includes(s.schemaVersion as number) ||
