@@ -4,7 +4,27 @@ import { parseCommandArgs } from "./parse-args.js";
 import { type Io, UsageError } from "./spec.js";
 import { VERSION } from "./version.js";
 
+let pipeGuarded = false;
+
+/**
+ * A reader that stops early (`kube-rdma verify | head`) closes the pipe: stop quietly, as Unix tools do, with the
+ * exit code the command had (0 if none yet). Any other output error is said in one line, exit 2 — never a trace.
+ */
+function guardOutputPipes(): void {
+  if (pipeGuarded) return;
+  pipeGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+      if (stream !== process.stderr)
+        process.stderr.write(`kube-rdma: cannot write the output: ${err.code ?? err.message}\n`);
+      process.exit(2);
+    });
+  }
+}
+
 function defaultIo(): Io {
+  guardOutputPipes();
   return {
     stdout: (t) => {
       process.stdout.write(t);
