@@ -112,7 +112,8 @@ export const command: CommandSpec = {
     "NCCL_IB_GID_INDEX cannot work), ports not ACTIVE or at a lower rate, GPUs with no NIC at PIX/PXB (GPUDirect " +
     "RDMA off by NCCL's default), ERR! cells and uncorrectable ECC errors.\n\n" +
     "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when no input could be read " +
-    "or recognised. Inputs over 8 MiB are streamed line by line when the kind supports it.\n\n" +
+    "or recognised. Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
+    "64 KiB chunks, from 64 MiB on in one part per core, in parallel (the report is the same as one pass).\n\n" +
     "A pasted session with several commands (the seed's `$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
     "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
     "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
