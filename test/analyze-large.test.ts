@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -56,6 +56,17 @@ describe("large inputs", () => {
     if (input.status === "large") expect(input.head.length).toBe(64 * 1024);
     const entry = await analyzeInput(input, { ctx: {}, kind: undefined, io, analyzers: [countingKind] });
     expect(entry.data).toEqual({ streamed: true, lines: Math.ceil(NINE_MIB / line.length) });
+  });
+
+  test("a large NCCL log that vanishes while it is read (rotated away) → a read problem for it, not a crash", async () => {
+    const file = join(dir, "rotated.log");
+    const line = "gpu-a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
+    writeFileSync(file, line.repeat(Math.ceil(NINE_MIB / line.length)));
+    const input = await readInput(file, io, { largeBytes: 8 * 1024 * 1024, headBytes: 64 * 1024 });
+    rmSync(file);
+    const entry = await analyzeInput(input, { ctx: {}, kind: undefined, io });
+    expect(entry.kind).toBe("nccl_log");
+    expect(entry.problems?.[0]?.message).toMatch(/rotated\.log: no such file/);
   });
 
   test("a 9 MiB show_gids (a kind without a stream) is still read and parsed whole", async () => {

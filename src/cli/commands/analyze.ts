@@ -14,7 +14,7 @@ import type { AnalyzeContext, AnalyzerKind } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
 import { renderStructured } from "../../report/structured.js";
-import { type Input, readInput, readWhole } from "../input.js";
+import { type Input, readInput, readProblem, readWhole } from "../input.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
 import { inventoryFromFlags } from "../source.js";
 import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
@@ -45,12 +45,23 @@ export async function analyzeInput(input: Input, opts: InputOptions): Promise<An
   }
   const analyzer = chooseAnalyzer(input.head, kind, analyzers);
   if (!analyzer) return unknownEntry(input.file, analyzers);
-  if (analyzer.analyzeFile) return entryOf(input.file, analyzer.kind, await analyzer.analyzeFile(input.path, ctx));
-  if (analyzer.createStream) {
-    const stream = analyzer.createStream(ctx);
-    if (stream.write) for await (const chunk of input.chunks()) stream.write(chunk);
-    else for await (const line of input.lines()) stream.push(line);
-    return finishStream(input.file, analyzer, stream);
+  try {
+    if (analyzer.analyzeFile) return entryOf(input.file, analyzer.kind, await analyzer.analyzeFile(input.path, ctx));
+    if (analyzer.createStream) {
+      const stream = analyzer.createStream(ctx);
+      if (stream.write) for await (const chunk of input.chunks()) stream.write(chunk);
+      else for await (const line of input.lines()) stream.push(line);
+      return finishStream(input.file, analyzer, stream);
+    }
+  } catch (err) {
+    // The file changed or vanished while it was read (a log being rotated, a disk error): say so, as for any read.
+    return {
+      file: input.file,
+      kind: analyzer.kind,
+      data: null,
+      findings: [],
+      problems: [readProblem(input.file, err)],
+    };
   }
   if (input.size > WHOLE_CAP_BYTES) {
     const mib = Math.round(input.size / 1024 / 1024);
