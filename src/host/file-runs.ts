@@ -1,7 +1,7 @@
 /**
  * Runs of numbered files with one text: the empty slots of a GID table (`…/gids/4` … `…/gids/254`, each
  * `0000:…:0000`) are ~70% of a snapshot's files. A snapshot stores them as runs, which makes it ~2.8× smaller and
- * ~5× faster to parse; readers answer a path inside a run exactly as if it were in `files`.
+ * ~6× faster to parse; readers answer a path inside a run exactly as if it were in `files`.
  */
 
 import { naturalCompare } from "../core/natural.js";
