@@ -1,3 +1,4 @@
+import { type Problem, problem } from "../core/result.js";
 import type { LinkLayer, PhysState, PortState } from "../inventory/types.js";
 
 /** One port as `ibv_devinfo` / `ibstat` / `ibstatus` report it (the `analyze` data contract plus extras). */
@@ -32,6 +33,29 @@ export type IbDeviceReport = {
 };
 
 export type IbDevicesReport = { devices: IbDeviceReport[] };
+
+/** A device block just opened: nothing read yet. */
+export function emptyDevice(name: string): IbDeviceReport {
+  return {
+    name,
+    fwVer: null,
+    partId: null,
+    boardId: null,
+    nodeGuid: null,
+    sysImageGuid: null,
+    portCount: null,
+    ports: [],
+  };
+}
+
+/** `code` problems for devices with fewer port blocks than they announced (a capture cut short). */
+export function missingPortProblems(devices: readonly IbDeviceReport[], code: string): Problem[] {
+  return devices
+    .filter((d) => d.ports.length < (d.portCount ?? 1))
+    .map((d) =>
+      problem(code, `${d.name}: ${d.portCount ?? 1} port(s) announced, ${d.ports.length} read (truncated capture?).`),
+    );
+}
 
 const STATES: Record<string, PortState> = {
   NOP: "NOP",

@@ -2,10 +2,12 @@ import { naturalCompare } from "../core/natural.js";
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
 import { captureLines, excerpt, leadingNumber } from "./capture.js";
 import {
+  emptyDevice,
   type IbDeviceReport,
   type IbDevicesReport,
   type IbPortReport,
   linkLayerOf,
+  missingPortProblems,
   physStateOf,
   portStateOf,
 } from "./ib-ports.js";
@@ -22,19 +24,6 @@ const KEY_VALUE = /^\s*([A-Za-z][A-Za-z _]*?):\s*(.*)$/;
 const PANIC = /^\s*(ibpanic|ibwarn|ibstat):.*$/;
 
 type PortDraft = IbPortReport & { sawState: boolean };
-
-function newDevice(name: string): IbDeviceReport {
-  return {
-    name,
-    fwVer: null,
-    partId: null,
-    boardId: null,
-    nodeGuid: null,
-    sysImageGuid: null,
-    portCount: null,
-    ports: [],
-  };
-}
 
 function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
   if (key === "firmware version") dev.fwVer = value;
@@ -80,7 +69,7 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
     port = null;
   };
   const deviceNamed = (name: string) => {
-    const d = devices.get(name) ?? newDevice(name);
+    const d = devices.get(name) ?? emptyDevice(name);
     devices.set(name, d);
     return d;
   };
@@ -132,17 +121,7 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
     );
   }
   const list = [...devices.values()].sort((a, b) => naturalCompare(a.name, b.name));
-  for (const d of list) {
-    if (d.ports.length < (d.portCount ?? 1)) {
-      const announced = d.portCount ?? 1;
-      problems.push(
-        problem(
-          "ibstat.missing_ports",
-          `${d.name}: ${announced} port(s) announced, ${d.ports.length} read (truncated?).`,
-        ),
-      );
-    }
-    d.ports.sort((a, b) => a.port - b.port);
-  }
+  problems.push(...missingPortProblems(list, "ibstat.missing_ports"));
+  for (const d of list) d.ports.sort((a, b) => a.port - b.port);
   return ok({ devices: list, format }, problems);
 }

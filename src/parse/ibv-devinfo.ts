@@ -3,10 +3,12 @@ import { fail, ok, type ParseResult, type Problem, problem } from "../core/resul
 import { captureLines, excerpt, leadingNumber } from "./capture.js";
 import { expandGid } from "./gid-text.js";
 import {
+  emptyDevice,
   type IbDeviceReport,
   type IbDevicesReport,
   type IbPortReport,
   linkLayerOf,
+  missingPortProblems,
   physStateOf,
   portStateOf,
 } from "./ib-ports.js";
@@ -103,16 +105,7 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     const hca = HCA_ID.exec(t);
     if (hca) {
       closePort();
-      dev = {
-        name: hca[1]!,
-        fwVer: null,
-        partId: null,
-        boardId: null,
-        nodeGuid: null,
-        sysImageGuid: null,
-        portCount: null,
-        ports: [],
-      };
+      dev = emptyDevice(hca[1]!);
       devices.push(dev);
       continue;
     }
@@ -164,16 +157,7 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
       }),
     );
   }
-  for (const d of devices) {
-    if (d.ports.length < (d.portCount ?? 1)) {
-      problems.push(
-        problem(
-          "ibv_devinfo.missing_ports",
-          `${d.name}: ${d.portCount ?? 1} port(s) announced, ${d.ports.length} read (truncated capture?).`,
-        ),
-      );
-    }
-  }
+  problems.push(...missingPortProblems(devices, "ibv_devinfo.missing_ports"));
   devices.sort((a, b) => naturalCompare(a.name, b.name));
   return ok({ devices, verbose, noDevices }, problems);
 }
