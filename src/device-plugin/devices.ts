@@ -9,6 +9,8 @@
  *   node that would be the slowest rank of every ring. Good for fleets that gang-schedule large jobs.
  * Exclusive mode maps 1:1: a unit is its HCA.
  */
+
+import { parsePhysState, parsePortState } from "../parse/sysfs.js";
 import { type Device, HEALTHY, UNHEALTHY } from "./api.js";
 
 export type Mode = "shared" | "exclusive";
@@ -71,5 +73,8 @@ export function countHealth(devices: readonly Device[]): { healthy: number; unhe
 
 /** A port is healthy when `state` is `4: ACTIVE` and `phys_state` is `5: LinkUp` (tech-spec §1.2). */
 export function isPortHealthy(state: string | null, physState: string | null): boolean {
-  return state !== null && physState !== null && /^\s*4\s*:/.test(state) && /^\s*5\s*:/.test(physState);
+  if (state === null || physState === null) return false;
+  const s = parsePortState(state);
+  const p = parsePhysState(physState);
+  return s.ok && s.value.state === "ACTIVE" && p.ok && p.value.state === "LinkUp";
 }

@@ -1,43 +1,41 @@
 /**
  * The plugin's own reads of the host, under `--root` (the host mounted at /host in the DaemonSet, or a fixture
- * tree): port states for health, the MAD char devices (`umadN`/`issmN`, not in the node model) and whether a char
- * device still exists at Allocate time. These are small, frequent reads, done directly and cheaply.
+ * tree), through the same FsHostReader the node model is read with: port states for health, the MAD char devices
+ * (`umadN`/`issmN`, not in the node model) and whether a char device still exists at Allocate time.
  */
-import { existsSync, type FSWatcher, watch } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { type FSWatcher, watch } from "node:fs";
 import { naturalCompare } from "../core/natural.js";
+import { FsHostReader } from "../host/fs-reader.js";
+import { numericNames } from "../inventory/read.js";
 import { isPortHealthy } from "./devices.js";
 
 export type PortReading = { port: number; state: string | null; physState: string | null; healthy: boolean };
 export type HcaReading = { hca: string; present: boolean; ports: PortReading[]; healthy: boolean };
 
 export class HostFiles {
-  constructor(readonly root: string) {}
+  private readonly reader: FsHostReader;
 
-  /** An absolute host path under the root. */
+  constructor(readonly root: string) {
+    this.reader = new FsHostReader(root);
+  }
+
+  /** Where a host path lives on this machine. */
   at(hostPath: string): string {
-    return this.root === "/" || this.root === "" ? hostPath : join(this.root, hostPath);
+    return this.reader.localPath(hostPath);
   }
 
   async text(hostPath: string): Promise<string | null> {
-    try {
-      return (await readFile(this.at(hostPath), "utf8")).trim();
-    } catch {
-      return null;
-    }
+    const r = await this.reader.readText(hostPath);
+    return r.ok ? r.value.trim() : null;
   }
 
   async list(hostPath: string): Promise<string[] | null> {
-    try {
-      return await readdir(this.at(hostPath));
-    } catch {
-      return null;
-    }
+    const r = await this.reader.list(hostPath);
+    return r.ok ? r.value : null;
   }
 
   exists(hostPath: string): boolean {
-    return existsSync(this.at(hostPath));
+    return this.reader.existsNow(hostPath);
   }
 
   /** The ibdevs present now (`/sys/class/infiniband`), in natural order; empty when the class dir is absent. */
@@ -51,16 +49,13 @@ export class HostFiles {
     const ports = await this.list(base);
     if (ports === null) return { hca, present: false, ports: [], healthy: false };
     const readings = await Promise.all(
-      ports
-        .filter((p) => /^\d+$/.test(p))
-        .sort(naturalCompare)
-        .map(async (p): Promise<PortReading> => {
-          const [state, physState] = await Promise.all([
-            this.text(`${base}/${p}/state`),
-            this.text(`${base}/${p}/phys_state`),
-          ]);
-          return { port: Number(p), state, physState, healthy: isPortHealthy(state, physState) };
-        }),
+      numericNames(ports).map(async (port): Promise<PortReading> => {
+        const [state, physState] = await Promise.all([
+          this.text(`${base}/${port}/state`),
+          this.text(`${base}/${port}/phys_state`),
+        ]);
+        return { port, state, physState, healthy: isPortHealthy(state, physState) };
+      }),
     );
     return { hca, present: true, ports: readings, healthy: readings.length > 0 && readings.every((r) => r.healthy) };
   }

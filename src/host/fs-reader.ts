@@ -41,6 +41,11 @@ export class FsHostReader implements HostReader {
     this.description = this.root === "/" ? "live host /" : `root ${this.root}`;
   }
 
+  /** Where a host path lives on this machine (under the root): for watches and other non-read uses. */
+  localPath(path: string): string {
+    return this.real(path);
+  }
+
   private real(path: string): string {
     const p = normalizeHostPath(path);
     return this.root === "/" ? p : this.root + p;
@@ -99,6 +104,11 @@ export class FsHostReader implements HostReader {
   }
 
   async exists(path: string): Promise<boolean> {
+    return this.existsNow(path);
+  }
+
+  /** exists, answered synchronously (a device plugin's Allocate may not wait). */
+  existsNow(path: string): boolean {
     return existsSync(this.real(path));
   }
 
