@@ -106,16 +106,11 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
     madDevices: settings.mad ? await files.madDevices() : new Map(),
     deriveEnv: settings.deriveEnv,
   });
-  const live = str(values, "snapshot") === undefined && str(values, "example") === undefined;
+  // The node model was just read from the same host: its port states are what a health poll would read now.
   const health = new Map<string, boolean>();
   for (const h of view.hcas) {
-    const port = inv.hcas.find((x) => x.name === h.name)?.ports ?? [];
-    health.set(
-      h.name,
-      live
-        ? (await files.readHca(h.name)).healthy
-        : port.length > 0 && port.every((p) => p.state === "ACTIVE" && p.physState === "LinkUp"),
-    );
+    const ports = inv.hcas.find((x) => x.name === h.name)?.ports ?? [];
+    health.set(h.name, ports.length > 0 && ports.every((p) => p.state === "ACTIVE" && p.physState === "LinkUp"));
   }
   const devices = deriveDeviceList({ ...settings, hcas: view.hcas, health });
   const ids = settings.mode === "shared" ? devices.slice(0, 1).map((d) => d.ID) : view.hcas.map((h) => h.name);
