@@ -1,4 +1,6 @@
 /** The /proc files of an example host, in the kernel's formats. */
+
+import { networkOf } from "../parse/ipv4.js";
 import type { HostSpec, NicSpec } from "./builder.js";
 import type { HostTree } from "./tree.js";
 
@@ -12,7 +14,7 @@ export function writeProcFiles(t: HostTree, spec: HostSpec, nics: readonly NicSp
   ];
   for (const nic of nics) {
     const ip = nic.ipv4[0];
-    if (ip && nic.netdev) routes.push(routeLine(nic.netdev, subnetOf(ip, 27), "0.0.0.0", "0001", "255.255.255.224"));
+    if (ip && nic.netdev) routes.push(routeLine(nic.netdev, networkOf(ip, 27)!, "0.0.0.0", "0001", "255.255.255.224"));
   }
   t.file("/proc/net/route", `${routes.join("\n")}\n`);
   t.file("/proc/sys/kernel/hostname", `${spec.hostname}\n`);
@@ -73,10 +75,4 @@ function hexIp(ip: string): string {
     .map((b) => hex2(Number(b)).toUpperCase())
     .reverse()
     .join("");
-}
-
-function subnetOf(ip: string, bits: number): string {
-  const n = ip.split(".").reduce((a, b) => a * 256 + Number(b), 0);
-  const m = Math.floor(n / 2 ** (32 - bits)) * 2 ** (32 - bits);
-  return [24, 16, 8, 0].map((s) => Math.floor(m / 2 ** s) % 256).join(".");
 }

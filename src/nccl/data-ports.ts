@@ -2,6 +2,7 @@ import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
 import { naturalCompare } from "../core/natural.js";
 import type { Hca, NodeInventory, Port } from "../inventory/types.js";
+import { cidrHolds } from "../parse/ipv4.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 
 /** One HCA port NCCL should use, with its `NCCL_IB_HCA` token (`mlx5_1`, or `mlx5_0:2` on multi-port HCAs). */
@@ -32,17 +33,6 @@ function ipv6GidOf(p: Port): string | null {
 function ipv4Of(p: Port): string | null {
   if (p.roceV2Ipv4Index === null) return null;
   return p.gids.find((g) => g.index === p.roceV2Ipv4Index)?.ipv4 ?? null;
-}
-
-function ipv4ToInt(a: string): number {
-  return a.split(".").reduce((n, b) => n * 256 + Number(b), 0);
-}
-
-/** Whether `cidr` (`a.b.c.d/n`) holds the IPv4 address `ip`. */
-export function cidrHolds(cidr: string, ip: string): boolean {
-  const [net, bits] = cidr.split("/");
-  const size = 2 ** (32 - Number(bits));
-  return Math.floor(ipv4ToInt(ip) / size) === Math.floor(ipv4ToInt(net!) / size);
 }
 
 /** The connected subnet of the port's RoCE netdev that holds its address (narrowest first), else null. */

@@ -9,8 +9,8 @@ import {
 } from "../../test/support/nccl-inventory.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { expandGid } from "../parse/gid-text.js";
+import { coveringCidr } from "../parse/ipv4.js";
 import { deriveNcclEnv } from "./env.js";
-import { coveringCidr } from "./gid-select.js";
 
 const codes = (fs: { code: string; subject: string; severity: string }[]) =>
   fs.map((f) => `${f.severity} ${f.code} ${f.subject}`);

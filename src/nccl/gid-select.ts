@@ -1,6 +1,7 @@
 import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
 import { compressGid, expandGid } from "../parse/gid-text.js";
+import { cidrRange, coveringCidr, intToIpv4 } from "../parse/ipv4.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import type { DataPort } from "./data-ports.js";
 import { formatNcclVersion, hasGidAutoSelect, type NcclVersion } from "./version.js";
@@ -98,35 +99,6 @@ function majority(groups: ReadonlyMap<number, string[]>): number | null {
   return best;
 }
 
-function ipv4ToInt(a: string): number | null {
-  const parts = a.split(".");
-  if (parts.length !== 4) return null;
-  let n = 0;
-  for (const p of parts) {
-    const v = Number(p);
-    if (!/^\d{1,3}$/.test(p) || v > 255) return null;
-    n = n * 256 + v;
-  }
-  return n;
-}
-
-function intToIpv4(n: number): string {
-  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
-}
-
-/** The smallest CIDR block containing every address (`25.11.128.0/24`); null without valid addresses. */
-export function coveringCidr(addresses: readonly string[]): string | null {
-  const ints = addresses.map(ipv4ToInt).filter((n): n is number => n !== null);
-  if (ints.length === 0) return null;
-  let prefix = 32;
-  const first = ints[0]!;
-  for (const n of ints) {
-    while (prefix > 0 && Math.floor(n / 2 ** (32 - prefix)) !== Math.floor(first / 2 ** (32 - prefix))) prefix--;
-  }
-  const block = 2 ** (32 - prefix);
-  return `${intToIpv4(Math.floor(first / block) * block)}/${prefix}`;
-}
-
 /** `fd00:0010:…` (any IPv6 text) → its 128-bit value; null when it is not an IPv6 address. */
 function ipv6ToBigInt(a: string): bigint | null {
   const full = expandGid(a);
@@ -159,7 +131,11 @@ function ipv4Range(roce: readonly DataPort[]): { cidr: string; why: string } | n
   if (withIp.length === 0) return null;
   if (withIp.every((p) => p.ipv4Subnet !== null)) {
     const subnets = [...new Set(withIp.map((p) => p.ipv4Subnet!))];
-    const cidr = coveringCidr(subnets.flatMap(cidrEnds))!;
+    const ends = subnets.flatMap((c) => {
+      const r = cidrRange(c);
+      return r ? [intToIpv4(r.first), intToIpv4(r.last)] : [];
+    });
+    const cidr = coveringCidr(ends)!;
     const shown = subnets.length > 3 ? `${subnets.slice(0, 2).join(", ")}, … ${subnets.at(-1)}` : subnets.join(", ");
     return {
       cidr,
@@ -173,13 +149,6 @@ function ipv4Range(roce: readonly DataPort[]): { cidr: string; why: string } | n
       `the smallest range holding every data HCA's RoCE address (${summariseAddresses(roce, (p) => p.ipv4)}; their subnets are not in the routes), ` +
       "so no other address on those ports is chosen — other nodes' addresses must fall in it too, widen it if they do not",
   };
-}
-
-/** First and last address of `a.b.c.d/n`. */
-function cidrEnds(cidr: string): string[] {
-  const [net, bits] = cidr.split("/");
-  const start = ipv4ToInt(net!) ?? 0;
-  return [intToIpv4(start), intToIpv4(start + 2 ** (32 - Number(bits)) - 1)];
 }
 
 /** The prefix of an IPv6 subnet (a LAN): NCCL_IB_ADDR_RANGE is never narrower. */

@@ -1,6 +1,7 @@
 /** Parsers for the few /proc files the node model needs. Pure. */
 import { fail, ok, type ParseResult, problem } from "../core/result.js";
 import { splitLines } from "../core/text.js";
+import { prefixOfMask } from "./ipv4.js";
 
 /** `/proc/net/route`: the interface of the default route (Destination 00000000, Mask 00000000), lowest metric. */
 export function parseDefaultRouteInterface(text: string): ParseResult<string | null> {
@@ -32,12 +33,6 @@ function routeHexToIpv4(hex: string): string | null {
   return bytes.join(".");
 }
 
-function maskBits(mask: string): number | null {
-  const n = mask.split(".").reduce((a, b) => a * 256 + Number(b), 0);
-  for (let bits = 0; bits <= 32; bits++) if (n === (bits === 0 ? 0 : 2 ** 32 - 2 ** (32 - bits))) return bits;
-  return null; // not a contiguous mask
-}
-
 /** The connected subnets of `/proc/net/route` (no gateway, a non-zero contiguous mask), e.g. eth1 → 25.11.128.0/27. */
 export function parseConnectedRoutes(text: string): ParseResult<ConnectedRoute[]> {
   const lines = splitLines(text).filter((l) => l.trim() !== "");
@@ -53,7 +48,7 @@ export function parseConnectedRoutes(text: string): ParseResult<ConnectedRoute[]
     const gateway = f[col("Gateway")];
     const mask = routeHexToIpv4(f[col("Mask")] ?? "");
     if (dest === null || mask === null || gateway !== "00000000" || mask === "0.0.0.0") continue;
-    const bits = maskBits(mask);
+    const bits = prefixOfMask(mask);
     if (bits !== null && !out.some((r) => r.iface === f[0] && r.cidr === `${dest}/${bits}`)) {
       out.push({ iface: f[0]!, cidr: `${dest}/${bits}` });
     }
