@@ -65,8 +65,6 @@ export function expandFileRuns(
   return out;
 }
 
-const NO_RUNS: readonly FileRun[] = [];
-
 /** Answers "which text does this numbered path have?" from a snapshot's runs, in constant time per lookup. */
 export class FileRunIndex {
   private readonly byDir = new Map<string, FileRun[]>();
@@ -84,20 +82,18 @@ export class FileRunIndex {
     return this.byDir.size;
   }
 
-  /** The runs under one directory (empty when none). */
-  runsOf(dir: string): readonly FileRun[] {
-    return this.byDir.get(dir) ?? NO_RUNS;
+  /** The run holding `${dir}/${n}`, if any. */
+  runAt(dir: string, n: number): FileRun | undefined {
+    const list = this.byDir.get(dir);
+    if (list) for (const r of list) if (n >= r.from && n <= r.to) return r;
+    return undefined;
   }
 
   /** The run's text for `path`, or undefined when no run holds it. */
   text(path: string): string | undefined {
     if (this.byDir.size === 0) return undefined;
     const s = numberedSplit(path);
-    if (!s) return undefined;
-    const list = this.byDir.get(s.dir);
-    if (!list) return undefined;
-    for (const r of list) if (s.n >= r.from && s.n <= r.to) return r.text;
-    return undefined;
+    return s ? this.runAt(s.dir, s.n)?.text : undefined;
   }
 }
 

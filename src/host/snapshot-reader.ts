@@ -1,5 +1,5 @@
 import { readError } from "./errors.js";
-import { FileRunIndex, listingWithRun } from "./file-runs.js";
+import { type FileRun, FileRunIndex, listingWithRun } from "./file-runs.js";
 import { commandKey, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
 
@@ -92,13 +92,16 @@ export class SnapshotHostReader implements HostReader {
 
   /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
   async readNumbered(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]> {
-    const runs = this.runs.runsOf(dir);
-    if (runs.length === 0) return numbers.map((n) => this.readOne(`${dir}/${n}`));
     // One answer object per run, shared by its slots (outcomes are never mutated).
-    const answers = runs.map((r): ReadOutcome<string> => ({ ok: true, value: r.text }));
+    const answers = new Map<FileRun, ReadOutcome<string>>();
     return numbers.map((n) => {
-      for (let i = 0; i < runs.length; i++) if (n >= runs[i]!.from && n <= runs[i]!.to) return answers[i]!;
-      return this.readOne(`${dir}/${n}`);
+      const run = this.runs.runAt(dir, n);
+      if (!run) return this.readOne(`${dir}/${n}`);
+      const known = answers.get(run);
+      if (known) return known;
+      const answer: ReadOutcome<string> = { ok: true, value: run.text };
+      answers.set(run, answer);
+      return answer;
     });
   }
 
