@@ -6,7 +6,7 @@ import { naturalCompare } from "../core/natural.js";
 import { type Problem, problem } from "../core/result.js";
 import type { HostReader } from "../host/types.js";
 import type { GidRow } from "../parse/show-gids.js";
-import { isEmptyGidText, parseGid, showGidsIpv4 } from "../parse/sysfs.js";
+import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
 import { numericNames, readPortGids } from "./read.js";
 
 export type { GidRow };
@@ -53,7 +53,7 @@ async function readDevice(reader: HostReader, device: string, problems: Problem[
     const { gidSlots, gids } = await readPortGids(reader, dir);
     if (!gidSlots.ok) problems.push(problem("host.read_failed", gidSlots.error.message, { path: `${dir}/gids` }));
     for (const g of gids) {
-      if (!g.gid.ok || isEmptyGidText(g.gid.value)) continue;
+      if (!g.gid.ok) continue;
       const parsed = parseGid(g.gid.value);
       if (!parsed.ok || !parsed.value.configured) continue;
       const gid = parsed.value.gid;

@@ -1,7 +1,7 @@
 import { naturalCompare } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
-import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
+import { parseGid } from "../parse/sysfs.js";
 import type { Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 
 const IB = "/sys/class/infiniband";
@@ -44,8 +44,7 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
       );
   const gids: GidFact[] = indices.map((index, k) => ({ index, gid: texts[k]! }));
   const configured = gids.filter((g) => {
-    if (!g.gid.ok || isEmptyGidText(g.gid.value)) return false;
-    const parsed = parseGid(g.gid.value);
+    const parsed = g.gid.ok ? parseGid(g.gid.value) : null;
     return parsed?.ok === true && parsed.value.configured;
   });
   const attrs = await readMany(
