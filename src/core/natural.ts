@@ -49,3 +49,20 @@ export function naturalCompare(a: string, b: string): number {
 export function naturalSort<T>(items: readonly T[], key: (t: T) => string): T[] {
   return [...items].sort((a, b) => naturalCompare(key(a), key(b)));
 }
+
+/** The all-digit names of a listing (GID slots, ports) as numbers, ascending. */
+export function numericNames(names: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const n of names) {
+    if (n.length === 0 || n.length > 9) continue;
+    let v = 0;
+    let digits = true;
+    for (let i = 0; i < n.length && digits; i++) {
+      const c = n.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) digits = false;
+      else v = v * 10 + c;
+    }
+    if (digits) out.push(v);
+  }
+  return out.sort((a, b) => a - b);
+}

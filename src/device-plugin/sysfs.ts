@@ -4,9 +4,9 @@
  * (`umadN`/`issmN`, not in the node model) and whether a char device still exists at Allocate time.
  */
 import { type FSWatcher, watch } from "node:fs";
-import { naturalCompare } from "../core/natural.js";
+import { naturalCompare, numericNames } from "../core/natural.js";
 import { FsHostReader } from "../host/fs-reader.js";
-import { numericNames } from "../inventory/read.js";
+
 import { isPortHealthy } from "./devices.js";
 
 export type PortReading = { port: number; state: string | null; physState: string | null; healthy: boolean };

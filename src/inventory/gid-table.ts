@@ -2,12 +2,12 @@
  * The `show_gids` table read straight from sysfs: every configured GID of every port, in natural device order,
  * numeric port and index order. Reads only /sys/class/infiniband (no commands), so `gids` stays fast.
  */
-import { naturalCompare } from "../core/natural.js";
+import { naturalCompare, numericNames } from "../core/natural.js";
 import { type Problem, problem } from "../core/result.js";
 import type { HostReader } from "../host/types.js";
 import type { GidRow } from "../parse/show-gids.js";
 import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
-import { numericNames, readPortGids } from "./read.js";
+import { readPortGids } from "./read.js";
 
 export type { GidRow };
 

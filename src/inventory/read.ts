@@ -1,4 +1,4 @@
-import { naturalCompare } from "../core/natural.js";
+import { naturalCompare, numericNames } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { parseGid } from "../parse/sysfs.js";
@@ -9,23 +9,6 @@ const NET = "/sys/class/net";
 const PCI = "/sys/bus/pci/devices";
 
 const sortedNames = (r: ReadOutcome<string[]>) => (r.ok ? [...r.value].sort(naturalCompare) : []);
-
-/** The all-digit names of a listing (GID slots, ports) as numbers, ascending. */
-export function numericNames(names: readonly string[]): number[] {
-  const out: number[] = [];
-  for (const n of names) {
-    if (n.length === 0 || n.length > 9) continue;
-    let v = 0;
-    let digits = true;
-    for (let i = 0; i < n.length && digits; i++) {
-      const c = n.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) digits = false;
-      else v = v * 10 + c;
-    }
-    if (digits) out.push(v);
-  }
-  return out.sort((a, b) => a - b);
-}
 
 function readMany(reader: HostReader, paths: string[]): Promise<ReadOutcome<string>[]> {
   return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
