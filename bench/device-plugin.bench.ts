@@ -45,7 +45,7 @@ const ECHO: grpc.MethodDefinition<Buffer, Buffer> = {
 };
 
 function serveEcho(socket: string): Promise<void> {
-  const server = new grpc.Server({ "grpc.enable_channelz": 0 }) // as the plugin serves;
+  const server = new grpc.Server({ "grpc.enable_channelz": 0 }); // as the plugin serves
   server.addService(
     { Echo: ECHO },
     { Echo: (c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, c.request) },
