@@ -6,7 +6,7 @@
 import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import type { NodeInventory } from "../inventory/types.js";
 import { answerContainer } from "./allocate.js";
 import {
@@ -15,8 +15,6 @@ import {
   type Device,
   type DevicePluginOptions,
   KUBELET_SOCKET,
-  loadApi,
-  unixAddress,
 } from "./api.js";
 import type { Selection } from "./config.js";
 import { countHealth, deriveDeviceList, type Mode, type SharedHealthPolicy } from "./devices.js";
@@ -24,6 +22,7 @@ import type { Logger } from "./log.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { buildNodeView, type DeriveEnv, type NodeView } from "./node-view.js";
 import { Registrar, registerRequest, socketNameFor } from "./registration.js";
+import { closeServer, listenDevicePlugin } from "./server.js";
 import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
 import { DeviceExistence, HostFiles } from "./sysfs.js";
 import { type DirWatch, fileIdentity, watchDir } from "./watcher.js";
@@ -303,16 +302,7 @@ export class RdmaDevicePlugin {
   // --- gRPC server -----------------------------------------------------------------------------------------
 
   private async serve(): Promise<void> {
-    await unlink(this.socketPath).catch(() => undefined); // a stale socket from a previous run blocks bind
-    // Channelz keeps per-call counters and traces for a debug service this plugin does not serve; without it the
-    // kubelet's Allocate tail shrinks (bench/device-plugin.bench.ts).
-    const server = new grpc.Server({ "grpc.enable_channelz": 0 });
-    server.addService(loadApi().devicePluginService, this.handlers());
-    await new Promise<void>((resolve, reject) => {
-      server.bindAsync(unixAddress(this.socketPath), grpc.ServerCredentials.createInsecure(), (err) =>
-        err ? reject(err) : resolve(),
-      );
-    }).catch((err: unknown) => {
+    const server = await listenDevicePlugin(this.socketPath, this.handlers()).catch((err: unknown) => {
       throw new PluginStartError(
         `cannot listen on ${this.socketPath}: ${err instanceof Error ? err.message : String(err)}`,
         "Check that the directory is writable by the plugin (hostPath mount, not read-only).",
@@ -326,17 +316,7 @@ export class RdmaDevicePlugin {
   private async shutdownServer(): Promise<void> {
     const server = this.server;
     this.server = null;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        server.forceShutdown();
-        resolve();
-      }, 1000);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    if (server) await closeServer(server);
   }
 
   private handlers(): grpc.UntypedServiceImplementation {
