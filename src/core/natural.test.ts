@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { naturalCompare } from "./natural.js";
+import { naturalCompare, naturallySorted } from "./natural.js";
 
 /** The rule written the plain way (regex tokens), to hold the fast version to. */
 function reference(a: string, b: string): number {
@@ -43,6 +43,25 @@ describe("natural order of device and interface names", () => {
         expect(Math.sign(naturalCompare(a, b))).toBe(Math.sign(reference(a, b)));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("naturallySorted: a listing in natural order, sorting only when it is not", () => {
+  test("a snapshot's sorted listing comes back as the same array, unsorted sysfs order as a sorted copy", () => {
+    const stored = ["link_downed", "mlx5_2", "mlx5_10", "symbol_error"];
+    expect(naturallySorted(stored)).toBe(stored);
+    const readdir = ["mlx5_10", "mlx5_2", "mlx5_1"];
+    expect(naturallySorted(readdir)).toEqual(["mlx5_1", "mlx5_2", "mlx5_10"]);
+    expect(readdir).toEqual(["mlx5_10", "mlx5_2", "mlx5_1"]);
+  });
+
+  test("always equals a plain sort by naturalCompare", () => {
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-c0-9_]{0,6}$/), { maxLength: 12 }), (names) => {
+        expect(naturallySorted(names)).toEqual([...names].sort(naturalCompare));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -46,6 +46,17 @@ export function naturalCompare(a: string, b: string): number {
   return tokensFrom(a, i) - tokensFrom(b, j);
 }
 
+/**
+ * `names` in natural order: the same array when it already is (a snapshot's listings are stored sorted, so the
+ * fleet's thousands of nodes skip the sort), else a sorted copy. Never changes `names`.
+ */
+export function naturallySorted(names: readonly string[]): readonly string[] {
+  for (let i = 1; i < names.length; i++) {
+    if (naturalCompare(names[i - 1]!, names[i]!) > 0) return [...names].sort(naturalCompare);
+  }
+  return names;
+}
+
 export function naturalSort<T>(items: readonly T[], key: (t: T) => string): T[] {
   return [...items].sort((a, b) => naturalCompare(key(a), key(b)));
 }

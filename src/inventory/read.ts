@@ -1,4 +1,4 @@
-import { naturalCompare, numericNames } from "../core/natural.js";
+import { naturallySorted, numericNames } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { parseGid } from "../parse/sysfs.js";
@@ -8,7 +8,7 @@ const IB = "/sys/class/infiniband";
 const NET = "/sys/class/net";
 const PCI = "/sys/bus/pci/devices";
 
-const sortedNames = (r: ReadOutcome<string[]>) => (r.ok ? [...r.value].sort(naturalCompare) : []);
+const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? naturallySorted(r.value) : []);
 
 function readMany(reader: HostReader, paths: string[]): Promise<ReadOutcome<string>[]> {
   return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
