@@ -23,7 +23,7 @@ import { openReader } from "../src/host/index.js";
 import { readInventory } from "../src/inventory/index.js";
 import { call, FakeKubelet, pluginClient, waitFor } from "../test/support/fake-kubelet.js";
 import { LeanGrpcClient } from "../test/support/lean-grpc.js";
-import { buildNativeClient, type NativeRun, runNativeClient } from "./native/h2-client.js";
+import { buildNativeClient, type NativeRun, removeNativeClient, runNativeClient } from "./native/h2-client.js";
 
 const SEQUENTIAL = 10_000;
 const CONCURRENT = 1_000;
@@ -177,6 +177,7 @@ async function main(): Promise<number> {
       }
     });
     viaNative = { times: run.times, wrong: wrongBodies.reduce((n, b) => n + b.count, 0) };
+    removeNativeClient(native.path);
   } else {
     const echo = new LeanGrpcClient(join(base, "echo.sock"));
     viaEcho = await measure(async () => {

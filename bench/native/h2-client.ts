@@ -4,14 +4,14 @@
  * its JavaScript clients.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SOURCE = join(dirname(fileURLToPath(import.meta.url)), "h2-unary-client.c");
 
-/** Compiles the client into a temp dir: its path, or why it cannot be built here. */
+/** Compiles the client into a temp dir: its path, or why it cannot be built here. `removeNativeClient` cleans up. */
 export function buildNativeClient(): { ok: true; path: string } | { ok: false; reason: string } {
   const out = join(mkdtempSync(join(tmpdir(), "kube-rdma-h2c-")), "h2-unary-client");
   const cc = spawnSync("cc", ["-O2", "-o", out, SOURCE, "-lnghttp2"], { encoding: "utf8" });
@@ -21,6 +21,10 @@ export function buildNativeClient(): { ok: true; path: string } | { ok: false; r
     return { ok: false, reason: `cc failed (install libnghttp2-dev?): ${first.slice(0, 160)}` };
   }
   return { ok: true, path: out };
+}
+
+export function removeNativeClient(path: string): void {
+  rmSync(dirname(path), { recursive: true, force: true });
 }
 
 /** gRPC's length-prefixed framing of one uncompressed message. */
@@ -46,7 +50,8 @@ export async function runNativeClient(
   calls: number,
   warmup: number,
 ): Promise<NativeRun> {
-  const file = join(mkdtempSync(join(tmpdir(), "kube-rdma-h2c-req-")), "requests.bin");
+  const dir = mkdtempSync(join(tmpdir(), "kube-rdma-h2c-req-"));
+  const file = join(dir, "requests.bin");
   writeFileSync(file, Buffer.concat(requests.map(grpcFrame)));
   const child = spawn(binary, [socket, path, file, String(calls), String(warmup)]);
   let out = "";
@@ -58,6 +63,7 @@ export async function runNativeClient(
     err += d;
   });
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  rmSync(dir, { recursive: true, force: true });
   if (code !== 0) throw new Error(`native client exited ${code}: ${err.trim()}`);
   const times: number[] = [];
   const bodies: NativeRun["bodies"] = [];
