@@ -1,28 +1,16 @@
 /** The `verify` text report: header, a short node summary, findings grouped by severity, a verdict line. */
-import type { Finding, Severity } from "../core/finding.js";
 import type { NodeInventory } from "../inventory/types.js";
+import { renderFindingSections } from "../report/findings-text.js";
 import type { VerifyReport } from "./index.js";
 import { compactNames, dataHcas, dataPorts, groupsByCount, isRoce, isUp, plural } from "./select.js";
 
-const WIDTH = 110;
-
 export function renderVerifyText(report: VerifyReport): string {
   const lines = [`kube-rdma verify: ${report.host} (${report.source})`, "", "Node", ...renderSummary(report.inventory)];
-  const columns = columnsFor(report.findings);
-  for (const [severity, title] of SECTIONS) {
-    const group = report.findings.filter((f) => f.severity === severity);
-    if (group.length) lines.push("", `${title} (${group.length})`, ...renderFindings(group, columns));
-  }
+  lines.push(...renderFindingSections(report.findings));
   const { status, errors, warnings, infos } = report.summary;
   lines.push("", `${status.toUpperCase()}  ${plural(errors, "error")}, ${plural(warnings, "warning")}, ${infos} info`);
   return `${lines.join("\n")}\n`;
 }
-
-const SECTIONS: [Severity, string][] = [
-  ["error", "Errors"],
-  ["warning", "Warnings"],
-  ["info", "Info"],
-];
 
 /** Label/value rows describing the node the way an operator checks it (the seed's three commands and more). */
 export function summaryRows(inv: NodeInventory): [string, string][] {
@@ -120,43 +108,4 @@ function gidIndexText(inv: NodeInventory): string {
     .map(([index, list]) => `${index === null ? "none" : index} on ${compactNames(list.map((p) => p.hca.name))}`)
     .join("; ");
   return ipv6 ? `RoCE v2 IPv6 (no IPv4 address): ${text}` : text;
-}
-
-type Columns = { codeWidth: number; subjectWidth: number };
-
-/** One column layout for every section, so that the whole report lines up. */
-function columnsFor(findings: readonly Finding[]): Columns {
-  return {
-    codeWidth: Math.max(0, ...findings.map((f) => f.code.length)) + 2,
-    subjectWidth: Math.min(18, Math.max(0, ...findings.map((f) => f.subject.length)) + 2),
-  };
-}
-
-function renderFindings(findings: readonly Finding[], { codeWidth, subjectWidth }: Columns): string[] {
-  const indent = 2 + codeWidth + subjectWidth;
-  const out: string[] = [];
-  for (const f of findings) {
-    const head = `  ${f.code.padEnd(codeWidth)}${f.subject.padEnd(subjectWidth)}`;
-    const message = wrap(f.message, WIDTH - indent);
-    const fix = wrap(`fix: ${f.fix}`, WIDTH - indent);
-    const pad = " ".repeat(indent);
-    if (head.length > indent) out.push(head.trimEnd(), ...message.map((l) => pad + l));
-    else out.push(head + message[0], ...message.slice(1).map((l) => pad + l));
-    out.push(...fix.map((l) => pad + l));
-  }
-  return out;
-}
-
-/** Greedy word wrap; a `command in backticks` is never split, so it can be copied whole. */
-export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.match(/[^\s`]*`[^`]*`\S*|\S+/g) ?? []) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line || lines.length === 0) lines.push(line);
-  return lines;
 }

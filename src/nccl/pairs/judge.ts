@@ -1,0 +1,168 @@
+/**
+ * Which node or link a set of 2-node nccl-tests results points at. Each pair's large-message bus bandwidth is
+ * compared with the best pair's (ClusterKit's rule: bad below a fraction of the maximum) or with an expected figure.
+ * A node slow with every partner, where those partners are fast with others, is the fault; a pair slow together
+ * while both are fast elsewhere is a link; a slow node not yet tested against a fast one is a suspect, with the
+ * known-good node to re-test it with (the second pass of GPU cluster health scanners). Pure.
+ */
+
+import { type Finding, makeFinding } from "../../core/finding.js";
+import { naturalCompare } from "../../core/natural.js";
+import { type Problem, problem } from "../../core/result.js";
+import { PAIR_FINDINGS as F, type SlowWith } from "./catalogue.js";
+
+/** One nccl-tests run: where it came from, the hosts its ranks ran on, its large-message bus bandwidth. */
+export type PairMeasurement = { source: string; hosts: readonly string[]; busbw: number | null };
+
+export type PairVerdict = { a: string; b: string; busbw: number; sources: string[]; slow: boolean };
+
+export type NodeVerdict = {
+  node: string;
+  pairs: number;
+  slowPairs: number;
+  verdict: "ok" | "bad_node" | "suspect";
+};
+
+export type PairsReport = {
+  schemaVersion: 1;
+  tolerance: number;
+  referenceGBps: number | null;
+  referenceFrom: string | null;
+  thresholdGBps: number | null;
+  pairs: PairVerdict[];
+  nodes: NodeVerdict[];
+  /** Suspects and the known-good node to test each with next. */
+  retest: { node: string; with: string | null }[];
+  findings: Finding[];
+  problems: Problem[];
+};
+
+export type JudgeOptions = { tolerance?: number; expectGBps?: number };
+
+export const DEFAULT_TOLERANCE = 0.9;
+
+const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
+
+/** Usable measurements merged per unordered pair (best result: a one-off dip is noise, a bad path never recovers). */
+function mergePairs(measurements: readonly PairMeasurement[]): {
+  pairs: Map<string, PairVerdict>;
+  problems: Problem[];
+} {
+  const pairs = new Map<string, PairVerdict>();
+  const problems: Problem[] = [];
+  for (const m of measurements) {
+    const hosts = [...new Set(m.hosts)].sort(naturalCompare);
+    if (hosts.length !== 2) {
+      problems.push(
+        problem(
+          "pairs.not_a_pair",
+          `${m.source}: the run's ranks are on ${hosts.length} host(s)${hosts.length ? ` (${hosts.join(", ")})` : ""}; a pair test runs on exactly 2 nodes.`,
+          {
+            hint: "Pass whole nccl-tests outputs of 2-node runs: the `#  Rank N … on <host>` lines name the nodes.",
+          },
+        ),
+      );
+      continue;
+    }
+    if (m.busbw === null || !(m.busbw > 0)) {
+      problems.push(
+        problem("pairs.no_bandwidth", `${m.source}: no large-message bus bandwidth in this run.`, {
+          hint: "Run up to large messages (-e 8G) and keep the result table.",
+        }),
+      );
+      continue;
+    }
+    const [a, b] = hosts as [string, string];
+    const known = pairs.get(pairKey(a, b));
+    if (known) {
+      known.busbw = Math.max(known.busbw, m.busbw);
+      known.sources.push(m.source);
+    } else pairs.set(pairKey(a, b), { a, b, busbw: m.busbw, sources: [m.source], slow: false });
+  }
+  return { pairs, problems };
+}
+
+export function judgePairs(measurements: readonly PairMeasurement[], opts: JudgeOptions = {}): PairsReport {
+  const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE;
+  if (!(tolerance > 0 && tolerance <= 1)) throw new RangeError(`tolerance must be in (0, 1]; got ${tolerance}`);
+  const { pairs: merged, problems } = mergePairs(measurements);
+  const pairs = [...merged.values()].sort((x, y) => naturalCompare(x.a, y.a) || naturalCompare(x.b, y.b));
+  const best = pairs.reduce<PairVerdict | null>((m, p) => (m === null || p.busbw > m.busbw ? p : m), null);
+  const referenceGBps = opts.expectGBps ?? best?.busbw ?? null;
+  const referenceFrom =
+    opts.expectGBps !== undefined ? "the expected bandwidth" : best ? `the best pair, ${best.a}↔${best.b}` : null;
+  const empty: PairsReport = {
+    schemaVersion: 1,
+    tolerance,
+    referenceGBps,
+    referenceFrom,
+    thresholdGBps: null,
+    pairs,
+    nodes: [],
+    retest: [],
+    findings: [],
+    problems,
+  };
+  if (referenceGBps === null || referenceFrom === null) return empty;
+  const thresholdGBps = referenceGBps * tolerance;
+  for (const p of pairs) p.slow = p.busbw < thresholdGBps;
+
+  const partners = new Map<string, PairVerdict[]>();
+  for (const p of pairs) for (const n of [p.a, p.b]) partners.set(n, [...(partners.get(n) ?? []), p]);
+  const other = (p: PairVerdict, n: string) => (p.a === n ? p.b : p.a);
+  const provenGood = (n: string) => (partners.get(n) ?? []).some((p) => !p.slow);
+  const ref = { referenceGBps, thresholdGBps, tolerance, referenceFrom };
+  const slowWith = (n: string): SlowWith[] =>
+    (partners.get(n) ?? []).filter((p) => p.slow).map((p) => ({ partner: other(p, n), busbw: p.busbw }));
+  const names = [...partners.keys()].sort(naturalCompare);
+
+  const findings: Finding[] = [];
+  const bad = new Set<string>();
+  const suspects = new Set<string>();
+  if (pairs.length > 0 && pairs.every((p) => p.slow)) {
+    // Against an expected figure every pair can fall short: then the cause is shared, not one node.
+    findings.push(makeFinding(F, "PAIRS_ALL_SLOW", "pairs", { ...ref, pairs: pairs.length, bestGBps: best!.busbw }));
+  } else {
+    // A bad node: slow with every partner, two or more of them fast with others.
+    for (const n of names) {
+      const mine = partners.get(n)!;
+      const proven = mine.map((p) => other(p, n)).filter(provenGood);
+      if (mine.length >= 2 && mine.every((p) => p.slow) && proven.length >= 2) {
+        bad.add(n);
+        findings.push(makeFinding(F, "PAIR_BAD_NODE", n, { ...ref, slow: slowWith(n), provenPartners: proven }));
+      }
+    }
+    // Slow pairs the bad nodes do not explain: a link when both are fast elsewhere, else suspects to re-test.
+    for (const p of pairs) {
+      if (!p.slow || bad.has(p.a) || bad.has(p.b)) continue;
+      if (provenGood(p.a) && provenGood(p.b)) {
+        findings.push(makeFinding(F, "PAIR_BAD_LINK", `${p.a}↔${p.b}`, { ...ref, a: p.a, b: p.b, busbw: p.busbw }));
+      } else for (const n of [p.a, p.b]) if (!provenGood(n)) suspects.add(n);
+    }
+  }
+  // Each suspect's next test: a known-good node it has not met, a different one per suspect while any are left,
+  // so that the re-tests can run side by side.
+  const retest: PairsReport["retest"] = [];
+  const busy = new Set<string>();
+  for (const n of [...suspects].sort(naturalCompare)) {
+    const tried = new Set((partners.get(n) ?? []).map((p) => other(p, n)));
+    const candidates = names.filter((g) => g !== n && !tried.has(g) && !bad.has(g) && provenGood(g));
+    const good = candidates.find((g) => !busy.has(g)) ?? candidates[0] ?? null;
+    if (good) busy.add(good);
+    retest.push({ node: n, with: good });
+    findings.push(makeFinding(F, "PAIR_SUSPECT", n, { ...ref, slow: slowWith(n), retestWith: good }));
+  }
+  if (pairs.length < 2 && opts.expectGBps === undefined) {
+    findings.push(makeFinding(F, "PAIRS_TOO_FEW", "pairs", { pairs: pairs.length }));
+  }
+  const nodes: NodeVerdict[] = names.map((n) => {
+    const mine = partners.get(n)!;
+    return {
+      node: n,
+      pairs: mine.length,
+      slowPairs: mine.filter((p) => p.slow).length,
+      verdict: bad.has(n) ? "bad_node" : suspects.has(n) ? "suspect" : "ok",
+    };
+  });
+  return { ...empty, thresholdGBps, nodes, retest, findings };
+}
