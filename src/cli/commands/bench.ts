@@ -1,7 +1,19 @@
+import { exitCodeFor } from "../../core/finding.js";
+import { type Problem, problem } from "../../core/result.js";
 import { COLLECTIVES, ncclTestsCommand, shellLine } from "../../nccl/bench-command.js";
+import {
+  DEFAULT_TOLERANCE,
+  judgePairs,
+  type PairMeasurement,
+  pairRounds,
+  renderPairRounds,
+  renderPairsReport,
+} from "../../nccl/pairs/index.js";
+import { analyzeNcclTests, createNcclTestsStream } from "../../nccl/tests/analyzer.js";
 import { renderStructured } from "../../report/structured.js";
+import { readInput } from "../input.js";
 import { OUTPUT_OPTION } from "../shared-options.js";
-import { type CommandSpec, num, str, UsageError } from "../spec.js";
+import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
 function positiveInt(value: number | undefined, flag: string, fallback: number): number {
   const v = value ?? fallback;
@@ -9,17 +21,119 @@ function positiveInt(value: number | undefined, flag: string, fallback: number):
   return v;
 }
 
+/** The nccl-tests command of `bench job`; bad sizes or collectives are usage errors. */
+function testCommand(values: OptionValues, nodes: number): ReturnType<typeof ncclTestsCommand> {
+  try {
+    return ncclTestsCommand({
+      nodes,
+      gpusPerNode: positiveInt(num(values, "gpus"), "--gpus", 8),
+      collective: str(values, "collective") ?? "all_reduce",
+      minBytes: str(values, "min-bytes") ?? "8",
+      maxBytes: str(values, "max-bytes") ?? "8G",
+    });
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(`${err.message}.`);
+    throw err;
+  }
+}
+
+function benchJob(values: OptionValues, io: Io): number {
+  const cmd = testCommand(values, positiveInt(num(values, "nodes"), "--nodes", 2));
+  const format = str(values, "output") ?? "text";
+  if (format !== "text") {
+    io.stdout(renderStructured(format, { schemaVersion: 1, command: shellLine(cmd.argv), ...cmd }));
+    return 0;
+  }
+  io.stdout(`${shellLine(cmd.argv)}\n\n${cmd.notes.map((n) => `# ${n}`).join("\n")}\n`);
+  return 0;
+}
+
+function benchPairs(values: OptionValues, names: string[], io: Io): number {
+  const nodes = names.flatMap((n) => n.split(",")).map((n) => n.trim());
+  let rounds: ReturnType<typeof pairRounds>;
+  try {
+    rounds = pairRounds(nodes);
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new UsageError(
+        `${err.message}.`,
+        "Name the nodes to test: `kube-rdma bench pairs gpu-1 gpu-2 gpu-3 gpu-4`.",
+      );
+    }
+    throw err;
+  }
+  const cmd = testCommand(values, 2);
+  const format = str(values, "output") ?? "text";
+  if (format !== "text") {
+    io.stdout(renderStructured(format, { schemaVersion: 1, rounds, command: shellLine(cmd.argv), env: cmd.env }));
+    return 0;
+  }
+  io.stdout(renderPairRounds(rounds, shellLine(cmd.argv), cmd.np / 2));
+  return 0;
+}
+
+const LARGE_BYTES = 8 * 1024 * 1024;
+
+/** One file → the hosts and large-message bus bandwidth of its nccl-tests run, or why it gives none. */
+async function measure(file: string, io: Io): Promise<PairMeasurement | Problem> {
+  const input = await readInput(file, io, { largeBytes: LARGE_BYTES, headBytes: 64 * 1024 });
+  if (input.status === "unreadable") return input.problem;
+  let outcome: ReturnType<typeof analyzeNcclTests>;
+  if (input.status === "whole") outcome = analyzeNcclTests(input.text);
+  else {
+    const stream = createNcclTestsStream();
+    for await (const line of input.lines()) stream.push(line);
+    outcome = stream.end();
+  }
+  if (!outcome.data) {
+    const why = outcome.problems.map((p) => p.message).join(" ");
+    return problem("pairs.not_nccl_tests", `${file}: no nccl-tests result. ${why}`.trim(), {
+      hint: "Pass the whole stdout of each 2-node run (all_reduce_perf …), one file per pair.",
+    });
+  }
+  return { source: file, hosts: outcome.data.hosts, busbw: outcome.data.largeMessage?.busbw ?? null };
+}
+
+async function benchJudge(values: OptionValues, files: string[], io: Io): Promise<number> {
+  if (files.length === 0) {
+    throw new UsageError("bench judge needs the output files of 2-node runs.", "kube-rdma bench judge round*.txt");
+  }
+  const tolerance = num(values, "tolerance") ?? DEFAULT_TOLERANCE;
+  if (!(tolerance > 0 && tolerance <= 1)) {
+    throw new UsageError(`--tolerance expects a fraction in (0, 1], like 0.9; got ${tolerance}.`);
+  }
+  const expect = num(values, "expect");
+  if (expect !== undefined && !(expect > 0)) throw new UsageError(`--expect expects GB/s above 0; got ${expect}.`);
+  const results = await Promise.all(files.map((f) => measure(f, io)));
+  const measurements = results.filter((r): r is PairMeasurement => "hosts" in r);
+  const unread = results.filter((r): r is Problem => !("hosts" in r));
+  const report = judgePairs(measurements, { tolerance, ...(expect !== undefined ? { expectGBps: expect } : {}) });
+  const full = { ...report, problems: [...unread, ...report.problems] };
+  const format = str(values, "output") ?? "text";
+  io.stdout(format === "text" ? renderPairsReport(full) : renderStructured(format, full));
+  if (report.pairs.length === 0) return 2; // nothing could be judged: every input is a problem
+  return exitCodeFor(report.findings);
+}
+
 export const command: CommandSpec = {
   name: "bench",
-  summary: "Benchmark helpers: `bench job` prints the exact nccl-tests command for N nodes",
-  usage: "kube-rdma bench job --nodes N --gpus G [--collective all_reduce] [-b 8] [-e 8G] [-o text|json|yaml]",
+  summary: "nccl-tests helpers: the command for N nodes, pair rounds, and which node or link is slow",
+  usage:
+    "kube-rdma bench job --nodes N --gpus G [options] | bench pairs NODE… | bench judge FILE… [--tolerance 0.9] [--expect GBPS]",
   description:
     "`bench job` prints the nccl-tests command line that measures the RDMA fabric: mpirun with one rank per GPU " +
     "(-np nodes×gpus, -N gpus), NCCL_DEBUG=INFO so that `kube-rdma analyze run.log` can explain the result, and " +
     "`<collective>_perf -b 8 -e 8G -f 2 -g 1`. For 2 nodes it adds NCCL_ALGO=Ring: NCCL may otherwise pick Tree, " +
-    "whose bus bandwidth is not comparable to the NICs' rate. `kube-rdma job` uses the same command for MPIJobs.",
+    "whose bus bandwidth is not comparable to the NICs' rate. `kube-rdma job` uses the same command for MPIJobs.\n\n" +
+    "`bench pairs NODE…` finds the slow node or link of a fleet the way ClusterKit and SuperBench do: it prints " +
+    "rounds of disjoint 2-node tests (n−1 rounds for n nodes) in which every node meets every other once.\n\n" +
+    "`bench judge FILE…` reads those runs' outputs (each names its two hosts in its rank lines) and compares every " +
+    "pair's large-message bus bandwidth with the best pair's (or --expect GBPS). A node slow with every partner, " +
+    "whose partners are fast with others, is a bad node (error PAIR_BAD_NODE); a pair slow only together is a bad " +
+    "link (PAIR_BAD_LINK); a slow node not yet tested against a fast one is a suspect, with the known-good node to " +
+    "test it with next (PAIR_SUSPECT). Exit 1 when a node or link is at fault.",
   options: [
-    { name: "nodes", type: "number", valueName: "N", default: 2, description: "Number of nodes" },
+    { name: "nodes", type: "number", valueName: "N", default: 2, description: "job: number of nodes" },
     { name: "gpus", type: "number", valueName: "G", default: 8, description: "GPUs per node (one rank each)" },
     {
       name: "collective",
@@ -31,42 +145,36 @@ export const command: CommandSpec = {
     },
     { name: "min-bytes", short: "b", type: "string", valueName: "SIZE", default: "8", description: "Smallest message" },
     { name: "max-bytes", short: "e", type: "string", valueName: "SIZE", default: "8G", description: "Largest message" },
+    {
+      name: "tolerance",
+      type: "number",
+      valueName: "F",
+      default: DEFAULT_TOLERANCE,
+      description: "judge: a pair is slow below this fraction of the reference",
+    },
+    {
+      name: "expect",
+      type: "number",
+      valueName: "GBPS",
+      description: "judge: reference bus bandwidth in GB/s (default: the best pair's)",
+    },
     OUTPUT_OPTION,
   ],
   examples: [
     ["kube-rdma bench job --nodes 2 --gpus 8", "the 16-rank all_reduce_perf command, NCCL_ALGO=Ring"],
     ["kube-rdma bench job --nodes 4 --gpus 8 --collective alltoall", "alltoall across 4 nodes"],
     ["kube-rdma bench job -o json", "argv, np, env and notes as JSON (for scripts)"],
+    ["kube-rdma bench pairs gpu-1 gpu-2 gpu-3 gpu-4", "3 rounds of 2 pairs: every node meets every other"],
+    ["kube-rdma bench judge round*.txt", "which node or link the pair results point at"],
   ],
   async run({ values, positionals, io }) {
-    const sub = positionals[0];
-    if (sub !== "job") {
-      throw new UsageError(
-        sub === undefined ? "bench needs a subcommand." : `unknown bench subcommand "${sub}".`,
-        "Available: `kube-rdma bench job --nodes N --gpus G`.",
-      );
-    }
-    const nodes = positiveInt(num(values, "nodes"), "--nodes", 2);
-    const gpusPerNode = positiveInt(num(values, "gpus"), "--gpus", 8);
-    let cmd: ReturnType<typeof ncclTestsCommand>;
-    try {
-      cmd = ncclTestsCommand({
-        nodes,
-        gpusPerNode,
-        collective: str(values, "collective") ?? "all_reduce",
-        minBytes: str(values, "min-bytes") ?? "8",
-        maxBytes: str(values, "max-bytes") ?? "8G",
-      });
-    } catch (err) {
-      if (err instanceof RangeError) throw new UsageError(`${err.message}.`);
-      throw err;
-    }
-    const format = str(values, "output") ?? "text";
-    if (format !== "text") {
-      io.stdout(renderStructured(format, { schemaVersion: 1, command: shellLine(cmd.argv), ...cmd }));
-      return 0;
-    }
-    io.stdout(`${shellLine(cmd.argv)}\n\n${cmd.notes.map((n) => `# ${n}`).join("\n")}\n`);
-    return 0;
+    const [sub, ...rest] = positionals;
+    if (sub === "job") return benchJob(values, io);
+    if (sub === "pairs") return benchPairs(values, rest, io);
+    if (sub === "judge") return benchJudge(values, rest, io);
+    throw new UsageError(
+      sub === undefined ? "bench needs a subcommand." : `unknown bench subcommand "${sub}".`,
+      "Available: `bench job --nodes N --gpus G`, `bench pairs NODE…`, `bench judge FILE…`.",
+    );
   },
 };

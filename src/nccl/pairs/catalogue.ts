@@ -6,7 +6,7 @@ const pct = (v: number) => `${Math.round(v * 100)}%`;
 type Reference = { referenceGBps: number; thresholdGBps: number; tolerance: number; referenceFrom: string };
 export type SlowWith = { partner: string; busbw: number };
 type BadNode = Reference & { slow: SlowWith[]; provenPartners: string[] };
-type BadLink = Reference & { a: string; b: string; busbw: number };
+type BadLink = Reference & { a: string; b: string; busbw: number; runs: number };
 type Suspect = Reference & { slow: SlowWith[]; retestWith: string | null };
 type AllSlow = Reference & { pairs: number; bestGBps: number };
 
@@ -26,9 +26,9 @@ export const PAIR_FINDINGS = defineCatalogue({
     severity: "error",
     title: "Slow only together",
     message: (e: BadLink) =>
-      `${e.a} and ${e.b} reach ${gb(e.busbw)} together, below ${pct(e.tolerance)} of ${e.referenceFrom} (${gb(e.referenceGBps)}), while each reaches full speed with other partners: the path between them is at fault, not either node.`,
+      `${e.a} and ${e.b} reach ${gb(e.busbw)} together${e.runs > 1 ? ` (best of ${e.runs} runs)` : ""}, below ${pct(e.tolerance)} of ${e.referenceFrom} (${gb(e.referenceGBps)}), while each reaches full speed with other partners: the path between them is ${e.runs > 1 ? "at fault" : "the likely fault"}, not either node.`,
     fix: (e: BadLink) =>
-      `Re-run this pair to rule out a one-off; if it stays slow, check the switch ports and uplinks between the leaves of ${e.a} and ${e.b} (switch counters, \`ibdiagnet\` on InfiniBand) and the per-port error counters on both nodes (\`kube-rdma verify\`).`,
+      `${e.runs > 1 ? "It stayed slow in every run: check" : "Re-run this pair to rule out a one-off (a second slow run makes this an error); if it stays slow, check"} the switch ports and uplinks between the leaves of ${e.a} and ${e.b} (switch counters, \`ibdiagnet\` on InfiniBand) and the per-port error counters on both nodes (\`kube-rdma verify\`).`,
   },
   PAIR_SUSPECT: {
     severity: "warning",

@@ -39,12 +39,23 @@ describe("bench judge: which node or link a round of 2-node tests points at", ()
     expect(r.nodes.filter((n) => n.verdict !== "ok").map((n) => n.node)).toEqual(["gpu-4"]);
   });
 
-  test("gpu-2↔gpu-5 slow only together → error PAIR_BAD_LINK on that pair, both nodes ok", () => {
+  test("gpu-2↔gpu-5 slow only together, once → warning PAIR_BAD_LINK (re-run it), both nodes ok", () => {
     const slowPair = (a: string, b: string) => [a, b].sort().join() === "gpu-2,gpu-5";
     const r = judgePairs(fullRound(NODES, (a, b) => (slowPair(a, b) ? 120 : 191)));
     expect(codes(r)).toEqual(["PAIR_BAD_LINK gpu-2↔gpu-5"]);
-    expect(r.findings[0]!.message).toContain("the path between them is at fault");
+    expect(r.findings[0]!.severity).toBe("warning");
+    expect(r.findings[0]!.message).toContain("the path between them is the likely fault");
+    expect(r.findings[0]!.fix).toMatch(/^Re-run this pair/);
     expect(r.nodes.every((n) => n.verdict === "ok")).toBe(true);
+  });
+
+  test("gpu-2↔gpu-5 still slow when run again → error PAIR_BAD_LINK, best of 2 runs", () => {
+    const slowPair = (a: string, b: string) => [a, b].sort().join() === "gpu-2,gpu-5";
+    const round = fullRound(NODES, (a, b) => (slowPair(a, b) ? 120 : 191));
+    const r = judgePairs([...round, { source: "again.txt", hosts: ["gpu-5", "gpu-2"], busbw: 118 }]);
+    expect(r.findings.map((f) => `${f.severity} ${f.code}`)).toEqual(["error PAIR_BAD_LINK"]);
+    expect(r.findings[0]!.message).toContain("120 GB/s together (best of 2 runs)");
+    expect(r.findings[0]!.message).toContain("the path between them is at fault");
   });
 
   test("first round only, gpu-3↔gpu-4 slow → both suspects, each re-tested with a different known-good node", () => {

@@ -136,7 +136,10 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
     for (const p of pairs) {
       if (!p.slow || bad.has(p.a) || bad.has(p.b)) continue;
       if (provenGood(p.a) && provenGood(p.b)) {
-        findings.push(makeFinding(F, "PAIR_BAD_LINK", `${p.a}↔${p.b}`, { ...ref, a: p.a, b: p.b, busbw: p.busbw }));
+        // One slow run may be a one-off (a neighbour's job on the same switch); a repeated one is the path.
+        const evidence = { ...ref, a: p.a, b: p.b, busbw: p.busbw, runs: p.sources.length };
+        const severity = p.sources.length >= 2 ? "error" : "warning";
+        findings.push(makeFinding(F, "PAIR_BAD_LINK", `${p.a}↔${p.b}`, evidence, severity));
       } else for (const n of [p.a, p.b]) if (!provenGood(n)) suspects.add(n);
     }
   }

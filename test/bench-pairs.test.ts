@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { pairRounds } from "../src/nccl/pairs/index.js";
+import { captureIo } from "./support/io.js";
+import { allReduceOutput } from "./support/nccl-tests-output.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Runs a full round of pair tests over `nodes` and saves each all_reduce_perf output: the file names. */
+function savedRound(nodes: string[], speed: (a: string, b: string) => number): { dir: string; files: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "kube-rdma-pairs-"));
+  dirs.push(dir);
+  const files = pairRounds(nodes).flatMap((r) =>
+    r.pairs.map(([a, b]) => {
+      const file = `round${r.round}-${a}-${b}.txt`;
+      writeFileSync(join(dir, file), allReduceOutput({ hosts: [a, b], peakBusBw: speed(a, b) }));
+      return file;
+    }),
+  );
+  return { dir, files };
+}
+
+async function run(args: string[], cwd?: string) {
+  const io = captureIo();
+  if (cwd) io.cwd = cwd;
+  const code = await main(args, io);
+  return { code, out: io.out, err: io.err };
+}
+
+describe("bench pairs and bench judge: finding the slow node of a fleet with 2-node nccl-tests", () => {
+  test("bench pairs over 4 nodes prints 3 rounds of 2 side-by-side pairs and the 2-node test command", async () => {
+    const r = await run(["bench", "pairs", "gpu-1,gpu-2", "gpu-3", "gpu-4"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("3 round(s) over 4 nodes");
+    expect(r.out).toMatch(/round 1: gpu-1↔gpu-4 {2}gpu-2↔gpu-3/);
+    expect(r.out).toContain("mpirun -np 16 -N 8");
+    expect(r.out).toContain("kube-rdma bench judge round*.txt");
+  });
+
+  test("bench pairs -o json gives the rounds for scripts", async () => {
+    const r = await run(["bench", "pairs", "a", "b", "c", "-o", "json"]);
+    const json = JSON.parse(r.out) as { schemaVersion: number; rounds: { pairs: string[][]; rests: string }[] };
+    expect(json.schemaVersion).toBe(1);
+    expect(json.rounds).toHaveLength(3);
+    expect(json.rounds.map((x) => x.rests).sort()).toEqual(["a", "b", "c"]);
+  });
+
+  test("one node or a repeated node → usage error, exit 2", async () => {
+    expect((await run(["bench", "pairs", "gpu-1"])).code).toBe(2);
+    const dup = await run(["bench", "pairs", "gpu-1", "gpu-1"]);
+    expect(dup.code).toBe(2);
+    expect(dup.err).toContain("node gpu-1 is listed twice");
+  });
+
+  test("gpu-3 at half speed with every partner → exit 1, error PAIR_BAD_NODE on gpu-3, its pairs marked SLOW", async () => {
+    const nodes = ["gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5", "gpu-6"];
+    const { dir, files } = savedRound(nodes, (a, b) => (a === "gpu-3" || b === "gpu-3" ? 92 : 185));
+    const r = await run(["bench", "judge", ...files], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("15 pair test(s) on 6 node(s)");
+    expect(r.out).toMatch(/PAIR_BAD_NODE\s+gpu-3\s+gpu-3 is slow with every partner/);
+    expect(r.out).toContain("gpu-3  bad node: 5 of 5 pair(s) slow");
+    expect(r.out.match(/SLOW/g)).toHaveLength(5);
+  });
+
+  test("a healthy fleet → exit 0, PASS; -o json carries pairs, nodes and the reference", async () => {
+    const { dir, files } = savedRound(["n1", "n2", "n3", "n4"], () => 185);
+    const text = await run(["bench", "judge", ...files], dir);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain("PASS  0 error(s)");
+    const json = JSON.parse((await run(["bench", "judge", ...files, "-o", "json"], dir)).out);
+    expect(json.pairs).toHaveLength(6);
+    expect(json.nodes.every((n: { verdict: string }) => n.verdict === "ok")).toBe(true);
+    expect(json.referenceGBps).toBeGreaterThan(180);
+  });
+
+  test("a missing file and a file that is not nccl-tests output → problems naming them; nothing usable → exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-pairs-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "notes.txt"), "the cluster was slow yesterday\n");
+    const r = await run(["bench", "judge", "missing.txt", "notes.txt"], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain("Cannot read missing.txt: no such file.");
+    expect(r.out).toContain("notes.txt: no nccl-tests result.");
+  });
+
+  test("--tolerance outside (0, 1] → usage error", async () => {
+    const r = await run(["bench", "judge", "x.txt", "--tolerance", "2"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--tolerance expects a fraction in (0, 1]");
+  });
+});
