@@ -40,6 +40,7 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(r.out).toContain("3 round(s) over 4 nodes");
     expect(r.out).toMatch(/round 1: gpu-1↔gpu-4 {2}gpu-2↔gpu-3/);
     expect(r.out).toContain("mpirun -np 16 -N 8");
+    expect(r.out).toContain("kube-rdma job nccl-tests --nodes 2 --gpus 8 --on gpu-1,gpu-4 --name pair-gpu-1-gpu-4");
     expect(r.out).toContain("kube-rdma bench judge round*.txt");
   });
 

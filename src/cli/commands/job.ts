@@ -102,6 +102,13 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
       type: "boolean",
       description: "hostNetwork: true (with dnsPolicy ClusterFirstWithHostNet)",
     },
+    {
+      name: "on",
+      type: "strings",
+      valueName: "NODES",
+      description:
+        "Run the GPU pods only on these nodes (kubernetes.io/hostname), one per node: a `bench pairs` pair test",
+    },
     { name: "shm-size", type: "string", valueName: "SIZE", default: "32Gi", description: "/dev/shm sizeLimit" },
     { name: "env", type: "strings", valueName: "K=V", description: "Extra/overriding environment variables" },
     {

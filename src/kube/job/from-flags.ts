@@ -41,6 +41,26 @@ function parseEnvFlags(pairs: string[]): Record<string, string> {
   return env;
 }
 
+/** `--on a,b`: distinct node names, at least one per GPU pod. */
+function onNodesFrom(names: string[], pods: number): string[] | undefined {
+  const nodes = [
+    ...new Set(
+      names
+        .flatMap((n) => n.split(","))
+        .map((n) => n.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (nodes.length === 0) return undefined;
+  if (nodes.length < pods) {
+    throw new UsageError(
+      `--on names ${nodes.length} node(s) for --nodes ${pods}: each GPU pod needs a node of its own.`,
+      `Name ${pods} nodes (e.g. --on ${["gpu-1", "gpu-2", "gpu-3"].slice(0, Math.min(pods, 3)).join(",")}${pods > 3 ? ",…" : ""}), or lower --nodes.`,
+    );
+  }
+  return nodes;
+}
+
 /** Reads and checks the flags of `kube-rdma job`; derives the NCCL env when a node source is given. */
 export async function jobOptionsFrom(
   kind: JobKind,
@@ -60,6 +80,7 @@ export async function jobOptionsFrom(
     throw new UsageError("give the program either with --command or after --, not both.");
   }
   const program = commandFlag ? splitWords(commandFlag) : positionals;
+  const onNodes = onNodesFrom(strs(values, "on"), nodes);
   const derived = await deriveJobEnv(values, io);
   const notes = derived
     ? [`NCCL variables derived from ${derived.source}`, ...derived.notes]
@@ -78,6 +99,7 @@ export async function jobOptionsFrom(
     hostNetwork: bool(values, "host-network"),
     shmSize,
     env: { ...SEED_NCCL_ENV, ...(derived?.env ?? {}), ...parseEnvFlags(strs(values, "env")) },
+    ...(onNodes ? { onNodes } : {}),
   };
   return { base, program, notes };
 }

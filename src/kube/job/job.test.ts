@@ -295,6 +295,51 @@ describe("job: bad usage and --apply", () => {
   });
 });
 
+describe("job --on: a pair test placed on its two nodes", () => {
+  test("nccl-tests --nodes 2 --on gpu-1,gpu-4 → the GPU workers only on those nodes, never both on one; launcher free", async () => {
+    const { code, docs, yaml } = await job("nccl-tests", "--nodes", "2", "--on", "gpu-1,gpu-4", "--name", "pair-1-4");
+    expect(code).toBe(0);
+    const { Launcher, Worker } = docs[0].spec.mpiReplicaSpecs;
+    expect(Worker.template.metadata.labels).toEqual({ "kube-rdma/gpu-pod": "pair-1-4" });
+    expect(Worker.template.spec.affinity).toEqual({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["gpu-1", "gpu-4"] }] },
+          ],
+        },
+      },
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: { "kube-rdma/gpu-pod": "pair-1-4" } },
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      },
+    });
+    expect(Launcher.template.spec.affinity).toBeUndefined();
+    expectValid(yaml, docs);
+  });
+
+  test("pytorch --on pins Master and Worker alike", async () => {
+    const { docs, yaml } = await job("pytorch", "--nodes", "2", "--on", "gpu-7", "--on", "gpu-8");
+    for (const t of podTemplates(docs[0])) {
+      expect(
+        t.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
+          .matchExpressions[0].values,
+      ).toEqual(["gpu-7", "gpu-8"]);
+    }
+    expectValid(yaml, docs);
+  });
+
+  test("fewer --on nodes than GPU pods → exit 2 saying each pod needs a node of its own", async () => {
+    const { code, io } = await job("nccl-tests", "--nodes", "3", "--on", "gpu-1,gpu-2,gpu-2");
+    expect(code).toBe(2);
+    expect(io.err).toContain("--on names 2 node(s) for --nodes 3: each GPU pod needs a node of its own.");
+  });
+});
+
 describe("the schema checks themselves catch broken manifests", () => {
   test.skipIf(!crdsAvailable)(
     "an MPIJob whose slotsPerWorker is a string fails the published MPIJob schema",

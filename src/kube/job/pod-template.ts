@@ -1,10 +1,35 @@
-import type { V1Container, V1EnvVar, V1PodTemplateSpec } from "@kubernetes/client-node";
+import type { V1Affinity, V1Container, V1EnvVar, V1PodTemplateSpec } from "@kubernetes/client-node";
 import type { JobOptions } from "./types.js";
 
 /** The two variables the seed sets by hand; everything else comes from `nccl-env` or the platform. */
 export const SEED_NCCL_ENV: Record<string, string> = { NCCL_DEBUG: "INFO", NCCL_IB_DISABLE: "0" };
 
 export const SHM_VOLUME = "dshm";
+
+/** Label of a job's GPU pods, for the anti-affinity that keeps them one per node under `--on`. */
+export const GPU_POD_LABEL = "kube-rdma/gpu-pod";
+
+/**
+ * `--on NODES`: the GPU pods may only run on these nodes, and never two on one node (a pair test that landed both
+ * pods on one node would measure NVLink, not the fabric).
+ */
+export function placementAffinity(opts: JobOptions): V1Affinity | undefined {
+  if (!opts.onNodes?.length) return undefined;
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [...opts.onNodes] }] },
+        ],
+      },
+    },
+    podAntiAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { labelSelector: { matchLabels: { [GPU_POD_LABEL]: opts.name } }, topologyKey: "kubernetes.io/hostname" },
+      ],
+    },
+  };
+}
 
 export function envList(env: Record<string, string>): V1EnvVar[] {
   return Object.keys(env)
@@ -58,12 +83,16 @@ export function rdmaPodTemplate(
   const usesShm = containers.some((c) => c.volumeMounts?.some((m) => m.name === SHM_VOLUME));
   const annotations: Record<string, string> = { "sidecar.istio.io/inject": "false" };
   if (opts.queue) annotations["scheduling.volcano.sh/queue-name"] = opts.queue;
+  const gpuPod = containers.some((c) => c.resources?.limits?.[opts.gpuResource] !== undefined);
+  const affinity = gpuPod ? placementAffinity(opts) : undefined;
+  const labels = { ...extra.labels, ...(affinity ? { [GPU_POD_LABEL]: opts.name } : {}) };
   return {
-    metadata: { annotations, ...(extra.labels ? { labels: extra.labels } : {}) },
+    metadata: { annotations, ...(Object.keys(labels).length ? { labels } : {}) },
     spec: {
       ...(extra.schedulerInPod === false ? {} : { schedulerName: opts.schedulerName }),
       ...(extra.restartPolicy ? { restartPolicy: extra.restartPolicy } : {}),
       ...(opts.hostNetwork ? { hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet" } : {}),
+      ...(affinity ? { affinity } : {}),
       containers,
       ...(usesShm ? { volumes: [{ name: SHM_VOLUME, emptyDir: { medium: "Memory", sizeLimit: opts.shmSize } }] } : {}),
     },

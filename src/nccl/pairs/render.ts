@@ -33,8 +33,8 @@ function placement(pair: [string, string] | undefined, gpus: number): string[] {
   if (!pair) return [];
   const [a, b] = pair;
   return [
-    `placed on the pair with mpirun's host list (-H ${a}:${gpus},${b}:${gpus}), or on Kubernetes with a required`,
-    `node affinity on kubernetes.io/hostname In [${a}, ${b}] in the 2-node job (\`kube-rdma job nccl-tests --nodes 2\`).`,
+    `placed on the pair with mpirun's host list (-H ${a}:${gpus},${b}:${gpus}), or on Kubernetes as a job of its own:`,
+    `  kube-rdma job nccl-tests --nodes 2 --gpus ${gpus} --on ${a},${b} --name pair-${a}-${b}`,
   ];
 }
 
