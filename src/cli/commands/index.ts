@@ -18,7 +18,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./analyze.js"),
   },
   { name: "nccl-env", summary: "Derive and explain NCCL variables", load: () => import("./nccl-env.js") },
-  { name: "bench", summary: "nccl-tests command line for N nodes", load: () => import("./bench.js") },
+  {
+    name: "bench",
+    summary: "nccl-tests command for N nodes; 2-node rounds and the slow node or link",
+    load: () => import("./bench.js"),
+  },
   {
     name: "device-plugin",
     summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
