@@ -41,7 +41,8 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(r.out).toMatch(/round 1: gpu-1↔gpu-4 {2}gpu-2↔gpu-3/);
     expect(r.out).toContain("mpirun -np 16 -N 8");
     expect(r.out).toContain("kube-rdma job nccl-tests --nodes 2 --gpus 8 --on gpu-1,gpu-4 --name pair-gpu-1-gpu-4");
-    expect(r.out).toContain("kube-rdma bench judge round*.txt");
+    expect(r.out).toContain("kubectl logs job/pair-gpu-1-gpu-4-launcher > gpu-1+gpu-4.txt");
+    expect(r.out).toContain("kube-rdma bench judge *+*.txt");
   });
 
   test("bench pairs -o json gives the rounds for scripts", async () => {
@@ -68,6 +69,28 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(r.out).toMatch(/PAIR_BAD_NODE\s+gpu-3\s+gpu-3 is slow with every partner/);
     expect(r.out).toContain("gpu-3  bad node: 5 of 5 pair(s) slow");
     expect(r.out.match(/SLOW/g)).toHaveLength(5);
+  });
+
+  test("pod runs (rank lines name pods) saved as <a>+<b>.txt → judged by file name: gpu-2 is the bad node", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-pairs-"));
+    dirs.push(dir);
+    const files = pairRounds(["gpu-1", "gpu-2", "gpu-3", "gpu-4"]).flatMap((r) =>
+      r.pairs.map(([a, b]) => {
+        const pods = [`pair-${a}-${b}-worker-0`, `pair-${a}-${b}-worker-1`];
+        const file = `${a}+${b}.txt`;
+        writeFileSync(
+          join(dir, file),
+          allReduceOutput({ hosts: pods, peakBusBw: [a, b].includes("gpu-2") ? 90 : 185 }),
+        );
+        return file;
+      }),
+    );
+    const r = await run(["bench", "judge", ...files, "-o", "json"], dir);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.out);
+    expect(json.findings.map((f: { code: string; subject: string }) => `${f.code} ${f.subject}`)).toEqual([
+      "PAIR_BAD_NODE gpu-2",
+    ]);
   });
 
   test("a healthy fleet → exit 0, PASS; -o json carries pairs, nodes and the reference", async () => {

@@ -5,6 +5,7 @@ import {
   DEFAULT_TOLERANCE,
   judgePairs,
   type PairMeasurement,
+  pairFromFileName,
   pairRounds,
   renderPairRounds,
   renderPairsReport,
@@ -91,7 +92,8 @@ async function measure(file: string, io: Io): Promise<PairMeasurement | Problem>
       hint: "Pass the whole stdout of each 2-node run (all_reduce_perf …), one file per pair.",
     });
   }
-  return { source: file, hosts: outcome.data.hosts, busbw: outcome.data.largeMessage?.busbw ?? null };
+  const named = pairFromFileName(file);
+  return { source: file, hosts: named ?? outcome.data.hosts, busbw: outcome.data.largeMessage?.busbw ?? null };
 }
 
 async function benchJudge(values: OptionValues, files: string[], io: Io): Promise<number> {
@@ -127,11 +129,13 @@ export const command: CommandSpec = {
     "whose bus bandwidth is not comparable to the NICs' rate. `kube-rdma job` uses the same command for MPIJobs.\n\n" +
     "`bench pairs NODE…` finds the slow node or link of a fleet the way ClusterKit and SuperBench do: it prints " +
     "rounds of disjoint 2-node tests (n−1 rounds for n nodes) in which every node meets every other once.\n\n" +
-    "`bench judge FILE…` reads those runs' outputs (each names its two hosts in its rank lines) and compares every " +
+    "`bench judge FILE…` reads those runs' outputs and compares every " +
     "pair's large-message bus bandwidth with the best pair's (or --expect GBPS). A node slow with every partner, " +
     "whose partners are fast with others, is a bad node (error PAIR_BAD_NODE); a pair slow only together is a bad " +
     "link (PAIR_BAD_LINK); a slow node not yet tested against a fast one is a suspect, with the known-good node to " +
-    "test it with next (PAIR_SUSPECT). Exit 1 when a node or link is at fault.",
+    "test it with next (PAIR_SUSPECT). A file named `<a>+<b>.txt` is the run of nodes a and b; any other file " +
+    "names its pair in its rank lines (`on <host>`), which inside Kubernetes pods are pod names: save pod runs as " +
+    "`<a>+<b>.txt`. Exit 1 when a node or link is at fault.",
   options: [
     { name: "nodes", type: "number", valueName: "N", default: 2, description: "job: number of nodes" },
     { name: "gpus", type: "number", valueName: "G", default: 8, description: "GPUs per node (one rank each)" },

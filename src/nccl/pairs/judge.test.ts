@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { judgePairs, type PairMeasurement } from "./judge.js";
+import { judgePairs, type PairMeasurement, pairFromFileName } from "./judge.js";
 import { pairRounds } from "./schedule.js";
 
 /** A full round of 2-node runs over `nodes`; `speed(a, b)` gives each pair's bus bandwidth. */
@@ -129,5 +129,16 @@ describe("bench judge: which node or link a round of 2-node tests points at", ()
         },
       ),
     );
+  });
+});
+
+describe("pairFromFileName: an output saved as <a>+<b>.txt names its pair", () => {
+  test("gpu-1+gpu-4.txt, logs/node-a.dc1+node-b.dc1.log → the two nodes; anything else → null", () => {
+    expect(pairFromFileName("gpu-1+gpu-4.txt")).toEqual(["gpu-1", "gpu-4"]);
+    expect(pairFromFileName("logs/node-a.dc1+node-b.dc1.log")).toEqual(["node-a.dc1", "node-b.dc1"]);
+    expect(pairFromFileName("round1-gpu-1-gpu-4.txt")).toBeNull();
+    expect(pairFromFileName("a+b+c.txt")).toBeNull();
+    expect(pairFromFileName("gpu-1+gpu-1.txt")).toBeNull();
+    expect(pairFromFileName("+gpu-1.txt")).toBeNull();
   });
 });

@@ -41,6 +41,20 @@ export type JudgeOptions = { tolerance?: number; expectGBps?: number };
 
 export const DEFAULT_TOLERANCE = 0.9;
 
+/**
+ * The pair a file name gives, `<a>+<b>` with an optional .txt/.log/.out (`gpu-1+gpu-4.txt`): inside Kubernetes pods the rank
+ * lines name the pods, not the nodes, so the name the output was saved under says which nodes ran it. Node names
+ * never contain `+`. Null for any other name.
+ */
+export function pairFromFileName(file: string): [string, string] | null {
+  const base = file.slice(file.lastIndexOf("/") + 1).replace(/\.(?:txt|log|out)$/i, "");
+  const parts = base.split("+");
+  if (parts.length !== 2 || parts.some((p) => !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(p)) || parts[0] === parts[1]) {
+    return null;
+  }
+  return [parts[0]!, parts[1]!];
+}
+
 const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
 
 /** Usable measurements merged per unordered pair (best result: a one-off dip is noise, a bad path never recovers). */

@@ -22,8 +22,9 @@ export function renderPairRounds(rounds: readonly PairRound[], testCommand: stri
     "Each pair runs the 2-node test, one rank per GPU:",
     `  ${testCommand}`,
     ...placement(rounds[0]?.pairs[0], gpusPerNode),
-    "Keep each whole output (its `#  Rank … on <host>` lines name the pair), then:",
-    "  kube-rdma bench judge round*.txt",
+    "Save each whole output as <a>+<b>.txt (the file name names the pair; inside pods the rank lines show pod",
+    `names), e.g. kubectl logs job/pair-${rounds[0]?.pairs[0]?.join("-") ?? "a-b"}-launcher > ${rounds[0]?.pairs[0]?.join("+") ?? "a+b"}.txt, then:`,
+    "  kube-rdma bench judge *+*.txt",
   );
   return `${lines.join("\n")}\n`;
 }
