@@ -169,7 +169,7 @@ export const command: CommandSpec = {
     ["kube-rdma bench job --nodes 4 --gpus 8 --collective alltoall", "alltoall across 4 nodes"],
     ["kube-rdma bench job -o json", "argv, np, env and notes as JSON (for scripts)"],
     ["kube-rdma bench pairs gpu-1 gpu-2 gpu-3 gpu-4", "3 rounds of 2 pairs: every node meets every other"],
-    ["kube-rdma bench judge round*.txt", "which node or link the pair results point at"],
+    ["kube-rdma bench judge *+*.txt", "which node or link the pair results (saved as <a>+<b>.txt) point at"],
   ],
   async run({ values, positionals, io }) {
     const [sub, ...rest] = positionals;
