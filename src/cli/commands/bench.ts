@@ -98,7 +98,10 @@ async function measure(file: string, io: Io): Promise<PairMeasurement | Problem>
 
 async function benchJudge(values: OptionValues, files: string[], io: Io): Promise<number> {
   if (files.length === 0) {
-    throw new UsageError("bench judge needs the output files of 2-node runs.", "kube-rdma bench judge round*.txt");
+    throw new UsageError(
+      "bench judge needs the output files of 2-node runs.",
+      "kube-rdma bench judge gpu-1+gpu-2.txt gpu-3+gpu-4.txt …",
+    );
   }
   const tolerance = num(values, "tolerance") ?? DEFAULT_TOLERANCE;
   if (!(tolerance > 0 && tolerance <= 1)) {
