@@ -29,6 +29,7 @@ describe("bench judge: which node or link a round of 2-node tests points at", ()
     expect(f.severity).toBe("error");
     expect(f.message).toContain("slow with every partner");
     expect(f.message).toContain("with gpu-1 96 GB/s");
+    expect(f.message).toContain("gpu-1, gpu-2, gpu-3, gpu-5, gpu-6 reach full speed with other partners");
     expect(f.fix).toContain("kubectl cordon gpu-4");
     expect(r.nodes.find((n) => n.node === "gpu-4")).toEqual({
       node: "gpu-4",

@@ -96,6 +96,77 @@ function mergePairs(measurements: readonly PairMeasurement[]): {
   return { pairs, problems };
 }
 
+/** Who was paired with whom, once the pairs are marked slow or not. */
+type PairGraph = {
+  names: string[];
+  of: (n: string) => PairVerdict[];
+  other: (p: PairVerdict, n: string) => string;
+  /** Has at least one pair at full speed: the node itself can reach it. */
+  provenGood: (n: string) => boolean;
+  slowWith: (n: string) => SlowWith[];
+};
+
+function pairGraph(pairs: readonly PairVerdict[]): PairGraph {
+  const partners = new Map<string, PairVerdict[]>();
+  for (const p of pairs) for (const n of [p.a, p.b]) partners.set(n, [...(partners.get(n) ?? []), p]);
+  const of = (n: string) => partners.get(n) ?? [];
+  const other = (p: PairVerdict, n: string) => (p.a === n ? p.b : p.a);
+  return {
+    names: [...partners.keys()].sort(naturalCompare),
+    of,
+    other,
+    provenGood: (n) => of(n).some((p) => !p.slow),
+    slowWith: (n) =>
+      of(n)
+        .filter((p) => p.slow)
+        .map((p) => ({ partner: other(p, n), busbw: p.busbw })),
+  };
+}
+
+/** Slow with every partner, two or more of which are fast with others. */
+function badNodes(g: PairGraph): Set<string> {
+  const bad = new Set<string>();
+  for (const n of g.names) {
+    const mine = g.of(n);
+    const proven = mine.filter((p) => g.provenGood(g.other(p, n)));
+    if (mine.length >= 2 && mine.every((p) => p.slow) && proven.length >= 2) bad.add(n);
+  }
+  return bad;
+}
+
+/** Slow pairs no bad node explains: a link when both nodes are fast elsewhere, else suspects to re-test. */
+function unexplainedSlowPairs(
+  g: PairGraph,
+  pairs: readonly PairVerdict[],
+  bad: ReadonlySet<string>,
+): { links: PairVerdict[]; suspects: Set<string> } {
+  const links: PairVerdict[] = [];
+  const suspects = new Set<string>();
+  for (const p of pairs) {
+    if (!p.slow || bad.has(p.a) || bad.has(p.b)) continue;
+    if (g.provenGood(p.a) && g.provenGood(p.b)) links.push(p);
+    else for (const n of [p.a, p.b]) if (!g.provenGood(n)) suspects.add(n);
+  }
+  return { links, suspects };
+}
+
+/**
+ * Each suspect's next test: a known-good node it has not met, a different one per suspect while any are left, so
+ * that the re-tests run side by side (the second pass of GPU cluster health scanners).
+ */
+function retestPlan(g: PairGraph, suspects: ReadonlySet<string>, bad: ReadonlySet<string>): PairsReport["retest"] {
+  const plan: PairsReport["retest"] = [];
+  const busy = new Set<string>();
+  for (const n of [...suspects].sort(naturalCompare)) {
+    const tried = new Set(g.of(n).map((p) => g.other(p, n)));
+    const candidates = g.names.filter((c) => c !== n && !tried.has(c) && !bad.has(c) && g.provenGood(c));
+    const good = candidates.find((c) => !busy.has(c)) ?? candidates[0] ?? null;
+    if (good) busy.add(good);
+    plan.push({ node: n, with: good });
+  }
+  return plan;
+}
+
 export function judgePairs(measurements: readonly PairMeasurement[], opts: JudgeOptions = {}): PairsReport {
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE;
   if (!(tolerance > 0 && tolerance <= 1)) throw new RangeError(`tolerance must be in (0, 1]; got ${tolerance}`);
@@ -121,59 +192,42 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
   const thresholdGBps = referenceGBps * tolerance;
   for (const p of pairs) p.slow = p.busbw < thresholdGBps;
 
-  const partners = new Map<string, PairVerdict[]>();
-  for (const p of pairs) for (const n of [p.a, p.b]) partners.set(n, [...(partners.get(n) ?? []), p]);
-  const other = (p: PairVerdict, n: string) => (p.a === n ? p.b : p.a);
-  const provenGood = (n: string) => (partners.get(n) ?? []).some((p) => !p.slow);
+  const g = pairGraph(pairs);
   const ref = { referenceGBps, thresholdGBps, tolerance, referenceFrom };
-  const slowWith = (n: string): SlowWith[] =>
-    (partners.get(n) ?? []).filter((p) => p.slow).map((p) => ({ partner: other(p, n), busbw: p.busbw }));
-  const names = [...partners.keys()].sort(naturalCompare);
-
   const findings: Finding[] = [];
-  const bad = new Set<string>();
-  const suspects = new Set<string>();
+  let bad = new Set<string>();
+  let suspects = new Set<string>();
   if (pairs.length > 0 && pairs.every((p) => p.slow)) {
     // Against an expected figure every pair can fall short: then the cause is shared, not one node.
     findings.push(makeFinding(F, "PAIRS_ALL_SLOW", "pairs", { ...ref, pairs: pairs.length, bestGBps: best!.busbw }));
   } else {
-    // A bad node: slow with every partner, two or more of them fast with others.
-    for (const n of names) {
-      const mine = partners.get(n)!;
-      const proven = mine.map((p) => other(p, n)).filter(provenGood);
-      if (mine.length >= 2 && mine.every((p) => p.slow) && proven.length >= 2) {
-        bad.add(n);
-        findings.push(makeFinding(F, "PAIR_BAD_NODE", n, { ...ref, slow: slowWith(n), provenPartners: proven }));
-      }
+    bad = badNodes(g);
+    for (const n of bad) {
+      const provenPartners = g
+        .of(n)
+        .map((p) => g.other(p, n))
+        .filter(g.provenGood);
+      findings.push(makeFinding(F, "PAIR_BAD_NODE", n, { ...ref, slow: g.slowWith(n), provenPartners }));
     }
-    // Slow pairs the bad nodes do not explain: a link when both are fast elsewhere, else suspects to re-test.
-    for (const p of pairs) {
-      if (!p.slow || bad.has(p.a) || bad.has(p.b)) continue;
-      if (provenGood(p.a) && provenGood(p.b)) {
-        // One slow run may be a one-off (a neighbour's job on the same switch); a repeated one is the path.
-        const evidence = { ...ref, a: p.a, b: p.b, busbw: p.busbw, runs: p.sources.length };
-        const severity = p.sources.length >= 2 ? "error" : "warning";
-        findings.push(makeFinding(F, "PAIR_BAD_LINK", `${p.a}↔${p.b}`, evidence, severity));
-      } else for (const n of [p.a, p.b]) if (!provenGood(n)) suspects.add(n);
+    const unexplained = unexplainedSlowPairs(g, pairs, bad);
+    for (const p of unexplained.links) {
+      // One slow run may be a one-off (a neighbour's job on the same switch); a repeated one is the path.
+      const evidence = { ...ref, a: p.a, b: p.b, busbw: p.busbw, runs: p.sources.length };
+      const severity = p.sources.length >= 2 ? "error" : "warning";
+      findings.push(makeFinding(F, "PAIR_BAD_LINK", `${p.a}↔${p.b}`, evidence, severity));
     }
+    suspects = unexplained.suspects;
   }
-  // Each suspect's next test: a known-good node it has not met, a different one per suspect while any are left,
-  // so that the re-tests can run side by side.
-  const retest: PairsReport["retest"] = [];
-  const busy = new Set<string>();
-  for (const n of [...suspects].sort(naturalCompare)) {
-    const tried = new Set((partners.get(n) ?? []).map((p) => other(p, n)));
-    const candidates = names.filter((g) => g !== n && !tried.has(g) && !bad.has(g) && provenGood(g));
-    const good = candidates.find((g) => !busy.has(g)) ?? candidates[0] ?? null;
-    if (good) busy.add(good);
-    retest.push({ node: n, with: good });
-    findings.push(makeFinding(F, "PAIR_SUSPECT", n, { ...ref, slow: slowWith(n), retestWith: good }));
+  const retest = retestPlan(g, suspects, bad);
+  for (const t of retest) {
+    findings.push(makeFinding(F, "PAIR_SUSPECT", t.node, { ...ref, slow: g.slowWith(t.node), retestWith: t.with }));
   }
   if (pairs.length < 2 && opts.expectGBps === undefined) {
     findings.push(makeFinding(F, "PAIRS_TOO_FEW", "pairs", { pairs: pairs.length }));
   }
+  const names = g.names;
   const nodes: NodeVerdict[] = names.map((n) => {
-    const mine = partners.get(n)!;
+    const mine = g.of(n);
     return {
       node: n,
       pairs: mine.length,
