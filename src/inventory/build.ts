@@ -2,10 +2,11 @@
 import { naturalCompare } from "../core/natural.js";
 import {
   type ConnectedRoute,
+  connectedRoutes,
+  defaultRouteInterface,
   parseCapEff,
-  parseConnectedRoutes,
-  parseDefaultRouteInterface,
   parseMemlock,
+  parseRouteTable,
 } from "../parse/proc.js";
 import {
   isEmptyGidText,
@@ -157,9 +158,9 @@ function limitOf(v: number | "unlimited" | undefined): Limit {
 export function buildInventory(facts: HostFacts): NodeInventory {
   const rd = new Reading();
   const routeText = rd.value("/proc/net/route", facts.route);
-  const defaultIf = routeText === null ? null : rd.parsed(parseDefaultRouteInterface(routeText), "/proc/net/route");
-  const connected = routeText === null ? null : parseConnectedRoutes(routeText);
-  const netdevs = buildNetdevs(rd, facts.netdevs, defaultIf ?? null, connected?.ok ? connected.value : []);
+  const routes = routeText === null ? null : rd.parsed(parseRouteTable(routeText), "/proc/net/route");
+  const defaultIf = routes ? defaultRouteInterface(routes) : null;
+  const netdevs = buildNetdevs(rd, facts.netdevs, defaultIf, routes ? connectedRoutes(routes) : []);
   const netdevsByPci = new Map<string, string[]>();
   for (const n of netdevs) {
     if (n.pciAddress) netdevsByPci.set(n.pciAddress, [...(netdevsByPci.get(n.pciAddress) ?? []), n.name]);
@@ -181,7 +182,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
       hcas.find((h) => n.pciAddress !== null && h.pciAddress === n.pciAddress)?.name ??
       null;
   }
-  const roles = assignRoles(hcas, netdevs, defaultIf ?? null);
+  const roles = assignRoles(hcas, netdevs, defaultIf);
   const ofed = buildOfed(rd, facts.ofed);
   const smi = buildDriver(rd, facts.nvidiaSmi);
   const gpus = buildGpus(rd, smi, facts.gpuPci);

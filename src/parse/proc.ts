@@ -3,24 +3,46 @@ import { fail, ok, type ParseResult, problem } from "../core/result.js";
 import { splitLines } from "../core/text.js";
 import { prefixOfMask } from "./ipv4.js";
 
-/** `/proc/net/route`: the interface of the default route (Destination 00000000, Mask 00000000), lowest metric. */
-export function parseDefaultRouteInterface(text: string): ParseResult<string | null> {
+/** One row of `/proc/net/route`; addresses as the kernel writes them (hex, little-endian byte order). */
+export type RouteRow = { iface: string; destination: string; gateway: string; mask: string; metric: number };
+
+/** `/proc/net/route` read once into rows, by its header's column names (a missing Gateway or Mask reads as 0). */
+export function parseRouteTable(text: string): ParseResult<RouteRow[]> {
   const lines = splitLines(text).filter((l) => l.trim() !== "");
   const header = lines[0]?.trim().split(/\s+/) ?? [];
   if (header[0] !== "Iface" || !header.includes("Destination")) {
     return fail(problem("proc.route", "expected /proc/net/route with an `Iface Destination Gateway …` header"));
   }
   const col = (name: string) => header.indexOf(name);
-  let best: { iface: string; metric: number } | null = null;
-  for (const l of lines.slice(1)) {
-    const f = l.trim().split(/\s+/);
-    const dest = f[col("Destination")];
-    const mask = col("Mask") >= 0 ? f[col("Mask")] : "00000000";
-    if (dest !== "00000000" || mask !== "00000000") continue;
-    const metric = Number(f[col("Metric")] ?? 0);
-    if (!best || metric < best.metric) best = { iface: f[0]!, metric };
+  const [dest, gateway, mask, metric] = [col("Destination"), col("Gateway"), col("Mask"), col("Metric")];
+  return ok(
+    lines.slice(1).map((l) => {
+      const f = l.trim().split(/\s+/);
+      return {
+        iface: f[0]!,
+        destination: f[dest] ?? "",
+        gateway: gateway >= 0 ? (f[gateway] ?? "") : "00000000",
+        mask: mask >= 0 ? (f[mask] ?? "") : "00000000",
+        metric: Number(metric >= 0 ? (f[metric] ?? 0) : 0),
+      };
+    }),
+  );
+}
+
+/** The interface of the default route (Destination 00000000, Mask 00000000), lowest metric; null when none. */
+export function defaultRouteInterface(rows: readonly RouteRow[]): string | null {
+  let best: RouteRow | null = null;
+  for (const r of rows) {
+    if (r.destination !== "00000000" || r.mask !== "00000000") continue;
+    if (!best || r.metric < best.metric) best = r;
   }
-  return ok(best?.iface ?? null);
+  return best?.iface ?? null;
+}
+
+/** `/proc/net/route`: the interface of the default route, lowest metric. */
+export function parseDefaultRouteInterface(text: string): ParseResult<string | null> {
+  const rows = parseRouteTable(text);
+  return rows.ok ? ok(defaultRouteInterface(rows.value)) : rows;
 }
 
 /** One connected IPv4 subnet of `/proc/net/route` (Gateway 0, Mask ≠ 0): the LAN an interface sits on. */
@@ -33,27 +55,25 @@ function routeHexToIpv4(hex: string): string | null {
   return bytes.join(".");
 }
 
-/** The connected subnets of `/proc/net/route` (no gateway, a non-zero contiguous mask), e.g. eth1 → 25.11.128.0/27. */
-export function parseConnectedRoutes(text: string): ParseResult<ConnectedRoute[]> {
-  const lines = splitLines(text).filter((l) => l.trim() !== "");
-  const header = lines[0]?.trim().split(/\s+/) ?? [];
-  const col = (name: string) => header.indexOf(name);
-  if (header[0] !== "Iface" || col("Destination") < 0 || col("Gateway") < 0 || col("Mask") < 0) {
-    return fail(problem("proc.route", "expected /proc/net/route with an `Iface Destination Gateway … Mask` header"));
-  }
+/** The connected subnets (no gateway, a non-zero contiguous mask), e.g. eth1 → 25.11.128.0/27, each once. */
+export function connectedRoutes(rows: readonly RouteRow[]): ConnectedRoute[] {
   const out: ConnectedRoute[] = [];
-  for (const l of lines.slice(1)) {
-    const f = l.trim().split(/\s+/);
-    const dest = routeHexToIpv4(f[col("Destination")] ?? "");
-    const gateway = f[col("Gateway")];
-    const mask = routeHexToIpv4(f[col("Mask")] ?? "");
-    if (dest === null || mask === null || gateway !== "00000000" || mask === "0.0.0.0") continue;
+  for (const r of rows) {
+    const dest = routeHexToIpv4(r.destination);
+    const mask = routeHexToIpv4(r.mask);
+    if (dest === null || mask === null || r.gateway !== "00000000" || mask === "0.0.0.0") continue;
     const bits = prefixOfMask(mask);
-    if (bits !== null && !out.some((r) => r.iface === f[0] && r.cidr === `${dest}/${bits}`)) {
-      out.push({ iface: f[0]!, cidr: `${dest}/${bits}` });
+    if (bits !== null && !out.some((c) => c.iface === r.iface && c.cidr === `${dest}/${bits}`)) {
+      out.push({ iface: r.iface, cidr: `${dest}/${bits}` });
     }
   }
-  return ok(out);
+  return out;
+}
+
+/** `/proc/net/route`: its connected subnets. */
+export function parseConnectedRoutes(text: string): ParseResult<ConnectedRoute[]> {
+  const rows = parseRouteTable(text);
+  return rows.ok ? ok(connectedRoutes(rows.value)) : rows;
 }
 
 /** `CapEff:` of `/proc/<pid>/status` as lower-case hex; `ipcLock` = bit 14 (CAP_IPC_LOCK). */
