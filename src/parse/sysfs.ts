@@ -90,19 +90,18 @@ export const BARE_LINK_LOCAL_GID = "fe80:0000:0000:0000:0000:0000:0000:0000";
 const ZERO_GID_LINE = `${ZERO_GID}\n`;
 const GID = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/;
 
-/**
- * `ports/N/gids/I` (`%pI6`, never compressed). On InfiniBand ports every configured GID is of kind `ib`; on RoCE
- * the kind is `link_local` (fe80::/64), `ipv4` (::ffff:a.b.c.d, as NCCL's `getGidAddrFamily`) or `ipv6_global`.
- */
 /** An empty GID slot exactly as sysfs prints it (the fast path of a 255-slot table); parseGid decides the rest. */
 export function isEmptyGidText(text: string): boolean {
   return text === ZERO_GID_LINE || text === ZERO_GID;
 }
 
+/**
+ * `ports/N/gids/I` (`%pI6`, never compressed). On InfiniBand ports every configured GID is of kind `ib`; on RoCE
+ * the kind is `link_local` (fe80::/64), `ipv4` (::ffff:a.b.c.d, as NCCL's `getGidAddrFamily`) or `ipv6_global`.
+ */
 export function parseGid(text: string, opts: { linkLayer?: LinkLayer; path?: string } = {}): ParseResult<GidInfo> {
   // Fast path: most of a 255-slot table is empty; sysfs prints it exactly, with a newline.
-  if (text === ZERO_GID_LINE || text === ZERO_GID)
-    return ok({ gid: ZERO_GID, configured: false, kind: null, ipv4: null });
+  if (isEmptyGidText(text)) return ok({ gid: ZERO_GID, configured: false, kind: null, ipv4: null });
   const gid = text.trim().toLowerCase();
   if (!GID.test(gid)) {
     return fail(badValue("sysfs.gid", "8 groups of 4 hex digits (`fe80:0000:…:c920`)", text, opts.path));
