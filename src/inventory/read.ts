@@ -3,6 +3,7 @@ import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { parseGid } from "../parse/sysfs.js";
 import type { Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
+import { pciAddressOf } from "./reading.js";
 
 const IB = "/sys/class/infiniband";
 const NET = "/sys/class/net";
@@ -110,9 +111,8 @@ async function readHca(reader: HostReader, name: string): Promise<HcaFacts> {
     reader.realpath(`${dir}/device`),
     reader.list(`${dir}/ports`),
   ]);
-  const address = device.ok ? device.value.slice(device.value.lastIndexOf("/") + 1) : null;
-  const pci =
-    address && /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/.test(address) ? await readPci(reader, address) : null;
+  const address = pciAddressOf(device);
+  const pci = address ? await readPci(reader, address) : null;
   const portNumbers = portList.ok ? numericNames(portList.value) : [];
   const ports = await Promise.all(portNumbers.map((p) => readPort(reader, name, p)));
   return {

@@ -3,6 +3,7 @@ import { type Problem, problem } from "../core/result.js";
 import type { ReadOutcome } from "../host/types.js";
 import { parseNumaNode, parseSysfsHex } from "../parse/sysfs.js";
 import type { Fact, PciFacts } from "./facts.js";
+import { BDF } from "./topology.js";
 import type { PcieLink } from "./types.js";
 
 /** Collects problems while reading facts; `value` returns the trimmed text or null. */
@@ -46,10 +47,11 @@ export function numberOf(text: string | null): number | null {
   return Number.isFinite(n) && text !== "" ? n : null;
 }
 
+/** The PCI address a resolved `device` link ends in (`…/0000:55:00.0`), or null. */
 export function pciAddressOf(path: ReadOutcome<string>): string | null {
   if (!path.ok) return null;
   const last = path.value.slice(path.value.lastIndexOf("/") + 1);
-  return /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/.test(last) ? last : null;
+  return BDF.test(last) ? last : null;
 }
 
 export function pciNumbers(rd: Reading, pci: PciFacts | null) {

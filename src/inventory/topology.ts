@@ -5,7 +5,8 @@
  */
 import type { NcclDistance, NvsmiDistance } from "./types.js";
 
-const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+/** A PCI function address as sysfs names it: `0000:55:00.0`. */
+export const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 
 export type PciPlace = { path: string; numaNode: number | null };
 
