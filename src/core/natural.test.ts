@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { naturalCompare, naturallySorted } from "./natural.js";
+import { naturalCompare, naturallySorted, numericNames } from "./natural.js";
 
 /** The rule written the plain way (regex tokens), to hold the fast version to. */
 function reference(a: string, b: string): number {
@@ -63,5 +63,11 @@ describe("naturallySorted: a listing in natural order, sorting only when it is n
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe("numericNames: the numbered entries of a sysfs listing", () => {
+  test("GID slots and ports in numeric order; other names and 007 (not slot 7's file) left out", () => {
+    expect(numericNames(["10", "2", "lifespan", "0", "007", "", "1x"])).toEqual([0, 2, 10]);
   });
 });

@@ -61,11 +61,14 @@ export function naturalSort<T>(items: readonly T[], key: (t: T) => string): T[] 
   return [...items].sort((a, b) => naturalCompare(key(a), key(b)));
 }
 
-/** The all-digit names of a listing (GID slots, ports) as numbers, ascending. */
+/**
+ * The decimal names of a listing (GID slots, ports) as numbers, ascending. Only names the number writes back to:
+ * `007` is not slot 7's file, so it is left out like any other name.
+ */
 export function numericNames(names: readonly string[]): number[] {
   const out: number[] = [];
   for (const n of names) {
-    if (n.length === 0 || n.length > 9) continue;
+    if (n.length === 0 || n.length > 9 || (n.length > 1 && n.charCodeAt(0) === 48)) continue;
     let v = 0;
     let digits = true;
     for (let i = 0; i < n.length && digits; i++) {

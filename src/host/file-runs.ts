@@ -12,11 +12,14 @@ export type FileRun = { dir: string; from: number; to: number; text: string };
 /** A run is only worth its bytes from this many files on. */
 const MIN_RUN = 8;
 
+/** A name a number writes back to (`0`, `17`; not `007`): only those can stand in a numbered run. */
+const NUMBER_NAME = /^(?:0|[1-9]\d{0,8})$/;
+
 function numberedSplit(path: string): { dir: string; n: number } | null {
   const slash = path.lastIndexOf("/");
   if (slash <= 0 || slash === path.length - 1) return null;
   const name = path.slice(slash + 1);
-  if (!/^(?:0|[1-9]\d{0,8})$/.test(name)) return null;
+  if (!NUMBER_NAME.test(name)) return null;
   return { dir: path.slice(0, slash), n: Number(name) };
 }
 
@@ -124,7 +127,7 @@ export function compactDirRuns(dirs: Readonly<Record<string, readonly string[]>>
   const dirRuns: DirRuns = {};
   for (const [dir, names] of Object.entries(dirs)) {
     const numbers = names
-      .filter((n) => /^(?:0|[1-9]\d{0,8})$/.test(n))
+      .filter((n) => NUMBER_NAME.test(n))
       .map(Number)
       .sort((a, b) => a - b);
     let best = { from: 0, to: -1 };
@@ -137,9 +140,7 @@ export function compactDirRuns(dirs: Readonly<Record<string, readonly string[]>>
       continue;
     }
     dirRuns[dir] = best;
-    out[dir] = names
-      .filter((n) => !(/^(?:0|[1-9]\d{0,8})$/.test(n) && +n >= best.from && +n <= best.to))
-      .sort(naturalCompare);
+    out[dir] = names.filter((n) => !(NUMBER_NAME.test(n) && +n >= best.from && +n <= best.to)).sort(naturalCompare);
   }
   return { dirs: out, dirRuns };
 }
