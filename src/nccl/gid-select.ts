@@ -1,5 +1,6 @@
 import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
+import type { Port } from "../inventory/types.js";
 import { compressGid, expandGid } from "../parse/gid-text.js";
 import { cidrRange, coveringCidr, intToIpv4 } from "../parse/ipv4.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
@@ -20,11 +21,8 @@ export function selectGid(
       : { entries: [], findings: [] };
   }
   if (roce.every((p) => p.ipv4 === null && p.ipv6Gid !== null)) return selectIpv6Gid(roce, version);
-  const indices = new Map<string, number>();
-  for (const p of roce) if (p.port.roceV2Ipv4Index !== null) indices.set(p.token, p.port.roceV2Ipv4Index);
-  const groups = groupByValue(indices);
-  const usual = majority(groups);
-  if (groups.size === 1 && usual !== null) return pinnedIndex(usual, roce.length, version);
+  const { indices, usual, uniform } = indexLayout(roce, (p) => p.roceV2Ipv4Index);
+  if (uniform && usual !== null) return pinnedIndex(usual, roce.length, version);
 
   const odd = [...indices].filter(([, i]) => i !== usual).map(([h]) => h);
   const record = Object.fromEntries(indices);
@@ -78,6 +76,21 @@ function pinnedIndex(
     ],
     findings: [],
   };
+}
+
+/** Where each port has its RoCE v2 GID of one kind: by token, the index most share, whether all share it. */
+function indexLayout(
+  roce: readonly DataPort[],
+  indexOf: (p: Port) => number | null,
+): { indices: Map<string, number>; usual: number | null; uniform: boolean } {
+  const indices = new Map<string, number>();
+  for (const p of roce) {
+    const i = indexOf(p.port);
+    if (i !== null) indices.set(p.token, i);
+  }
+  const groups = groupByValue(indices);
+  const usual = majority(groups);
+  return { indices, usual, uniform: groups.size === 1 && usual !== null };
 }
 
 function groupByValue(m: ReadonlyMap<string, number>): Map<number, string[]> {
@@ -136,7 +149,7 @@ function ipv4Range(roce: readonly DataPort[]): { cidr: string; why: string } | n
       return r ? [intToIpv4(r.first), intToIpv4(r.last)] : [];
     });
     const cidr = coveringCidr(ends)!;
-    const shown = subnets.length > 3 ? `${subnets.slice(0, 2).join(", ")}, … ${subnets.at(-1)}` : subnets.join(", ");
+    const shown = shortList(subnets);
     return {
       cidr,
       why: `the smallest range holding the data HCAs' subnets (${shown}, from the routes), so the same value fits every node on those rails and no address outside them on those ports (a VLAN, a second IP) is chosen`,
@@ -154,12 +167,18 @@ function ipv4Range(roce: readonly DataPort[]): { cidr: string; why: string } | n
 /** The prefix of an IPv6 subnet (a LAN): NCCL_IB_ADDR_RANGE is never narrower. */
 const IPV6_SUBNET_BITS = 64;
 
+/** `a, b, c`, or `a, b, … z` past three items. */
+function shortList(items: readonly string[]): string {
+  return items.length > 3 ? `${items.slice(0, 2).join(", ")}, … ${items[items.length - 1]}` : items.join(", ");
+}
+
 function summariseAddresses(ports: readonly DataPort[], addressOf: (p: DataPort) => string | null): string {
-  const pairs = ports.flatMap((p) => {
-    const a = addressOf(p);
-    return a ? [`${p.token} ${a}`] : [];
-  });
-  return pairs.length > 3 ? `${pairs.slice(0, 2).join(", ")}, … ${pairs[pairs.length - 1]}` : pairs.join(", ");
+  return shortList(
+    ports.flatMap((p) => {
+      const a = addressOf(p);
+      return a ? [`${p.token} ${a}`] : [];
+    }),
+  );
 }
 
 /**
@@ -172,11 +191,7 @@ function selectIpv6Gid(
   roce: readonly DataPort[],
   version: NcclVersion | null,
 ): { entries: EnvEntry[]; findings: Finding[] } {
-  const indices = new Map<string, number>();
-  for (const p of roce) if (p.port.roceV2Ipv6Index !== null) indices.set(p.token, p.port.roceV2Ipv6Index);
-  const groups = groupByValue(indices);
-  const usual = majority(groups);
-  const uniform = groups.size === 1 && usual !== null;
+  const { indices, usual, uniform } = indexLayout(roce, (p) => p.roceV2Ipv6Index);
   const entries: EnvEntry[] = [];
   const findings: Finding[] = [];
   const auto = version !== null && hasGidAutoSelect(version);
