@@ -33,21 +33,38 @@ function stateFindings(devices: readonly IbDeviceReport[]): Finding[] {
   return out;
 }
 
+/** Active ports reporting a value (rate, MTU), and the value most of them share (the larger on a tie). */
+type ActiveValues = { ports: (PortRef & { value: number })[]; usual: number | null };
+
+function activeValues(
+  devices: readonly IbDeviceReport[],
+  pick: (p: IbDeviceReport["ports"][number]) => number | undefined,
+): ActiveValues {
+  const ports = devices.flatMap((d) =>
+    d.ports.flatMap((p) => {
+      const value = p.state === "ACTIVE" ? pick(p) : undefined;
+      return value === undefined ? [] : [{ device: d.name, port: p.port, multiPort: d.ports.length > 1, value }];
+    }),
+  );
+  const usual = mostCommon(
+    ports.map((p) => p.value),
+    (a, b) => Math.max(a, b),
+  );
+  return { ports, usual };
+}
+
 /**
  * Without a node model, the first device is taken for the management NIC when it alone runs at its (lower) rate,
  * or when it is a different HCA model from the rest (the seed: a 25 Gb/s ConnectX-4 Lx beside ConnectX-6 rails).
  */
-function guessManagement(
-  devices: readonly IbDeviceReport[],
-  ports: readonly { device: string; rate: number }[],
-  usual: number,
-): string | null {
+function guessManagement(devices: readonly IbDeviceReport[], rates: ActiveValues): string | null {
   const sorted = [...devices].sort((a, b) => naturalCompare(a.name, b.name));
   const first = sorted[0];
-  if (!first || devices.length < 3) return null;
-  const own = ports.filter((p) => p.device === first.name);
-  const slower = own.length > 0 && own.every((p) => p.rate < usual);
-  const alone = own.every((p) => ports.filter((q) => q.rate === p.rate).length === own.length);
+  if (!first || devices.length < 3 || rates.usual === null) return null;
+  const usual = rates.usual;
+  const own = rates.ports.filter((p) => p.device === first.name);
+  const slower = own.length > 0 && own.every((p) => p.value < usual);
+  const alone = own.every((p) => rates.ports.filter((q) => q.value === p.value).length === own.length);
   const otherModel = firstOfOtherModel(devices) === first.name;
   return slower && (alone || otherModel) ? first.name : null;
 }
@@ -68,49 +85,34 @@ function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
  * A port slower than most is an error, except the management NIC: named by the node model when given, else
  * guessed as the first device when it alone is slower (the seed's mlx5_0 runs at 25 Gb/s beside 200 Gb/s rails).
  */
-function rateFindings(devices: readonly IbDeviceReport[], ctx: AnalyzeContext): Finding[] {
-  const ports = devices.flatMap((d) =>
-    d.ports
-      .filter((p) => p.state === "ACTIVE" && p.rateGbps !== undefined)
-      .map((p) => ({ device: d.name, port: p.port, multiPort: d.ports.length > 1, rate: p.rateGbps! })),
-  );
-  const usual = mostCommon(
-    ports.map((p) => p.rate),
-    (a, b) => Math.max(a, b),
-  );
+function rateFindings(rates: ActiveValues, management: string | null, named: boolean): Finding[] {
+  const usual = rates.usual;
   if (usual === null) return [];
-  const odd = ports.filter((p) => p.rate !== usual);
-  const named = managementHcaOf(ctx);
-  const guessed = named === null ? guessManagement(devices, ports, usual) : null;
-  return odd.map((p) => {
-    const management = p.device === (named ?? guessed);
-    return makeFinding(
-      C,
-      "RATE_MISMATCH",
-      subjectOf(p),
-      { port: p.port, rateGbps: p.rate, usual, management, named: management && named !== null },
-      management ? "info" : undefined,
-    );
-  });
+  return rates.ports
+    .filter((p) => p.value !== usual)
+    .map((p) => {
+      const isManagement = p.device === management;
+      return makeFinding(
+        C,
+        "RATE_MISMATCH",
+        subjectOf(p),
+        { port: p.port, rateGbps: p.value, usual, management: isManagement, named: isManagement && named },
+        isManagement ? "info" : undefined,
+      );
+    });
 }
 
 /** Active MTUs of the data ports (the management NIC, named or guessed, is left out) should agree. */
 function mtuFindings(devices: readonly IbDeviceReport[], management: string | null): Finding[] {
-  const ports = devices
-    .filter((d) => d.name !== management)
-    .flatMap((d) =>
-      d.ports
-        .filter((p) => p.state === "ACTIVE" && p.activeMtu !== undefined)
-        .map((p) => ({ device: d.name, port: p.port, multiPort: d.ports.length > 1, mtu: p.activeMtu! })),
-    );
-  const usual = mostCommon(
-    ports.map((p) => p.mtu),
-    (a, b) => Math.max(a, b),
+  const mtus = activeValues(
+    devices.filter((d) => d.name !== management),
+    (p) => p.activeMtu,
   );
+  const usual = mtus.usual;
   if (usual === null) return [];
-  return ports
-    .filter((p) => p.mtu < usual)
-    .map((p) => makeFinding(C, "MTU_MISMATCH", subjectOf(p), { port: p.port, activeMtu: p.mtu, usual }));
+  return mtus.ports
+    .filter((p) => p.value < usual)
+    .map((p) => makeFinding(C, "MTU_MISMATCH", subjectOf(p), { port: p.port, activeMtu: p.value, usual }));
 }
 
 function firmwareFindings(devices: readonly IbDeviceReport[]): Finding[] {
@@ -156,13 +158,16 @@ export function evaluatePorts(
   devices: readonly IbDeviceReport[],
   ctx: AnalyzeContext,
 ): { findings: Finding[]; summary: string } {
-  const rates = rateFindings(devices, ctx);
-  const management =
-    managementHcaOf(ctx) ??
-    rates.find((f) => f.code === "RATE_MISMATCH" && f.evidence?.management)?.subject ??
-    firstOfOtherModel(devices);
+  const rates = activeValues(devices, (p) => p.rateGbps);
+  const named = managementHcaOf(ctx);
+  const management = named ?? guessManagement(devices, rates);
   return {
-    findings: [...stateFindings(devices), ...rates, ...mtuFindings(devices, management), ...firmwareFindings(devices)],
+    findings: [
+      ...stateFindings(devices),
+      ...rateFindings(rates, management, named !== null),
+      ...mtuFindings(devices, management ?? firstOfOtherModel(devices)),
+      ...firmwareFindings(devices),
+    ],
     summary: summaryOf(devices),
   };
 }
