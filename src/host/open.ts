@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
-import { SNAPSHOT_VERSIONS } from "./snapshot.js";
+import { SNAPSHOT_VERSIONS, snapshotDefect } from "./snapshot.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
 import type { HostReader, Snapshot } from "./types.js";
 
@@ -68,29 +68,19 @@ export function loadSnapshot(path: string): Snapshot {
       "A snapshot is the JSON file `kube-rdma collect -o FILE` writes; collect it again if it was truncated.",
     );
   }
-  const s = data as Partial<Snapshot>;
-  if (typeof s !== "object" || s === null || s.kind !== "kube-rdma/snapshot") {
+  const bad = snapshotDefect(data);
+  if (bad?.defect === "kind") {
     throw new UsageError(
       `--snapshot ${path}: not a kube-rdma snapshot (expected "kind": "kube-rdma/snapshot").`,
       "Write one with `kube-rdma collect -o FILE`.",
     );
   }
-  if (!SNAPSHOT_VERSIONS.includes(s.schemaVersion as number)) {
+  if (bad?.defect === "version") {
     throw new UsageError(
-      `--snapshot ${path}: schemaVersion ${String(s.schemaVersion)} is not supported (this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}).`,
+      `--snapshot ${path}: schemaVersion ${String(bad.version)} is not supported (this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}).`,
       "Collect it again with this version of kube-rdma.",
     );
   }
-  for (const k of ["files", "dirs", "links", "errors", "fsSizes", "commands"] as const) {
-    if (typeof s[k] !== "object" || s[k] === null) {
-      throw new UsageError(`--snapshot ${path}: the "${k}" table is missing or not an object.`, "Collect it again.");
-    }
-  }
-  if (s.fileRuns !== undefined && !Array.isArray(s.fileRuns)) {
-    throw new UsageError(`--snapshot ${path}: "fileRuns" is not a list.`, "Collect it again.");
-  }
-  if (s.dirRuns !== undefined && (typeof s.dirRuns !== "object" || s.dirRuns === null)) {
-    throw new UsageError(`--snapshot ${path}: "dirRuns" is not an object.`, "Collect it again.");
-  }
-  return s as Snapshot;
+  if (bad) throw new UsageError(`--snapshot ${path}: ${bad.message}.`, "Collect it again.");
+  return data as Snapshot;
 }

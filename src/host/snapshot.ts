@@ -6,6 +6,31 @@ import type { HostReader, Snapshot } from "./types.js";
 /** Snapshot versions this kube-rdma reads (it writes the last). */
 export const SNAPSHOT_VERSIONS: readonly number[] = [1, 2];
 
+/** Why a parsed JSON value is not a Snapshot this kube-rdma reads; each caller words it for its source. */
+export type SnapshotDefect =
+  | { defect: "kind"; kind: unknown }
+  | { defect: "version"; version: unknown }
+  | { defect: "table"; message: string };
+
+/** The first defect of `value` as a Snapshot (kind, version, then every table a reader touches), or null. Pure. */
+export function snapshotDefect(value: unknown): SnapshotDefect | null {
+  const s = value as Partial<Snapshot> | null;
+  if (typeof s !== "object" || s === null || s.kind !== "kube-rdma/snapshot") return { defect: "kind", kind: s?.kind };
+  if (!SNAPSHOT_VERSIONS.includes(s.schemaVersion as number)) return { defect: "version", version: s.schemaVersion };
+  for (const k of ["files", "dirs", "links", "errors", "fsSizes", "commands"] as const) {
+    if (typeof s[k] !== "object" || s[k] === null) {
+      return { defect: "table", message: `the "${k}" table is missing or not an object` };
+    }
+  }
+  if (s.fileRuns !== undefined && !Array.isArray(s.fileRuns)) {
+    return { defect: "table", message: `"fileRuns" is not a list` };
+  }
+  if (s.dirRuns !== undefined && (typeof s.dirRuns !== "object" || s.dirRuns === null)) {
+    return { defect: "table", message: `"dirRuns" is not an object` };
+  }
+  return null;
+}
+
 /**
  * Reads everything the node model needs through a recording reader and returns it as a versioned Snapshot:
  * `--snapshot FILE` then gives the same inventory (and findings) on any machine.

@@ -41,6 +41,16 @@ describe("a collector's log", () => {
     }
   });
 
+  test("a snapshot without its dirs table → a problem naming the node and the table (the reader would fail on it)", () => {
+    const { dirs: _dirs, ...damaged } = snapshot;
+    const r = parseSnapshotLog(JSON.stringify(damaged), "gpu-5");
+    expect(r).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
+    if (!r.ok)
+      expect(r.problems[0]!.message).toBe(
+        'the snapshot from gpu-5 is damaged: the "dirs" table is missing or not an object.',
+      );
+  });
+
   test("garbage and truncated logs give problems, never a throw", () => {
     const text = JSON.stringify(snapshot);
     fc.assert(

@@ -1,5 +1,5 @@
 import { fail, ok, type ParseResult, problem } from "../../core/result.js";
-import { SNAPSHOT_VERSIONS } from "../../host/snapshot.js";
+import { SNAPSHOT_VERSIONS, snapshotDefect } from "../../host/snapshot.js";
 import type { Snapshot } from "../../host/types.js";
 
 /** The snapshot a collector pod printed (`kube-rdma collect -o -`), from its log. Pure. */
@@ -24,27 +24,24 @@ export function parseSnapshotLog(text: string, node: string): ParseResult<Snapsh
   } catch (err) {
     return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is not valid JSON: ${String(err)}.`));
   }
-  const s = value as Partial<Snapshot>;
-  if (s?.kind === "kube-rdma/snapshot" && !SNAPSHOT_VERSIONS.includes(s.schemaVersion as number)) {
+  const bad = snapshotDefect(value);
+  if (bad?.defect === "version") {
     return fail(
       problem(
         "fleet.bad_snapshot",
-        `the collector on ${node} wrote snapshot schemaVersion ${String(s.schemaVersion)}; this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}.`,
+        `the collector on ${node} wrote snapshot schemaVersion ${String(bad.version)}; this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}.`,
         { hint: "Run fleet verify with a collector image (--image) of the same kube-rdma version as this command." },
       ),
     );
   }
-  if (
-    s.kind !== "kube-rdma/snapshot" ||
-    !SNAPSHOT_VERSIONS.includes(s.schemaVersion as number) ||
-    typeof s.files !== "object"
-  ) {
+  if (bad?.defect === "kind") {
     return fail(
       problem(
         "fleet.bad_snapshot",
-        `the log of ${node}'s collector is JSON but not a kube-rdma snapshot (kind ${String(s.kind)}, schemaVersion ${String(s.schemaVersion)}).`,
+        `the log of ${node}'s collector is JSON but not a kube-rdma snapshot (kind ${String(bad.kind)}).`,
       ),
     );
   }
+  if (bad) return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is damaged: ${bad.message}.`));
   return ok(value as Snapshot);
 }
