@@ -1,3 +1,4 @@
+import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
 import { COLLECTIVES, ncclTestsCommand, shellLine } from "../../nccl/bench-command.js";
@@ -10,7 +11,7 @@ import {
   renderPairRounds,
   renderPairsReport,
 } from "../../nccl/pairs/index.js";
-import { analyzeNcclTests, createNcclTestsStream } from "../../nccl/tests/analyzer.js";
+import type { NcclTestsData } from "../../nccl/tests/analyzer.js";
 import { renderStructured } from "../../report/structured.js";
 import { readInput } from "../input.js";
 import { OUTPUT_OPTION } from "../shared-options.js";
@@ -73,27 +74,22 @@ function benchPairs(values: OptionValues, names: string[], io: Io): number {
   return 0;
 }
 
-const LARGE_BYTES = 8 * 1024 * 1024;
-
 /** One file → the hosts and large-message bus bandwidth of its nccl-tests run, or why it gives none. */
 async function measure(file: string, io: Io): Promise<PairMeasurement | Problem> {
-  const input = await readInput(file, io, { largeBytes: LARGE_BYTES, headBytes: 64 * 1024 });
-  if (input.status === "unreadable") return input.problem;
-  let outcome: ReturnType<typeof analyzeNcclTests>;
-  if (input.status === "whole") outcome = analyzeNcclTests(input.text);
-  else {
-    const stream = createNcclTestsStream();
-    for await (const line of input.lines()) stream.push(line);
-    outcome = stream.end();
-  }
-  if (!outcome.data) {
-    const why = outcome.problems.map((p) => p.message).join(" ");
+  // Read and analysed as `analyze --kind nccl_tests FILE` does (streamed when large, read errors as problems).
+  const input = await readInput(file, io, { largeBytes: 8 * 1024 * 1024, headBytes: DETECT_HEAD_BYTES });
+  const { analyzeInput } = await import("./analyze.js"); // loaded here: `bench job` and `bench pairs` need no parsers
+  const entry = await analyzeInput(input, { ctx: {}, kind: "nccl_tests", io });
+  const data = entry.data as NcclTestsData | null;
+  if (!data) {
+    if (input.status === "unreadable") return input.problem;
+    const why = (entry.problems ?? []).map((p) => p.message).join(" ");
     return problem("pairs.not_nccl_tests", `${file}: no nccl-tests result. ${why}`.trim(), {
       hint: "Pass the whole stdout of each 2-node run (all_reduce_perf …), one file per pair.",
     });
   }
   const named = pairFromFileName(file);
-  return { source: file, hosts: named ?? outcome.data.hosts, busbw: outcome.data.largeMessage?.busbw ?? null };
+  return { source: file, hosts: named ?? data.hosts, busbw: data.largeMessage?.busbw ?? null };
 }
 
 async function benchJudge(values: OptionValues, files: string[], io: Io): Promise<number> {
