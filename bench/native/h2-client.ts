@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { grpcFrame } from "../../test/support/lean-grpc.js";
 
 const SOURCE = join(dirname(fileURLToPath(import.meta.url)), "h2-unary-client.c");
 
@@ -25,13 +26,6 @@ export function buildNativeClient(): { ok: true; path: string } | { ok: false; r
 
 export function removeNativeClient(path: string): void {
   rmSync(dirname(path), { recursive: true, force: true });
-}
-
-/** gRPC's length-prefixed framing of one uncompressed message. */
-export function grpcFrame(message: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(message.length, 1);
-  return Buffer.concat([head, message]);
 }
 
 export type NativeRun = {

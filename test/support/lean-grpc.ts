@@ -17,7 +17,8 @@ export class LeanGrpcError extends Error {
   }
 }
 
-function frame(message: Buffer): Buffer {
+/** gRPC's length-prefixed framing of one uncompressed message. */
+export function grpcFrame(message: Buffer): Buffer {
   const out = Buffer.allocUnsafe(5 + message.length);
   out[0] = 0;
   out.writeUInt32BE(message.length, 1);
@@ -71,7 +72,7 @@ export class LeanGrpcClient {
           reject(err);
         }
       });
-      stream.end(frame(method.requestSerialize(request)));
+      stream.end(grpcFrame(method.requestSerialize(request)));
     });
   }
 
