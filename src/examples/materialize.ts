@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { expandDirRuns, expandFileRuns } from "../host/file-runs.js";
 import { ROOT_CAPTURES, ROOT_FS_SIZES } from "../host/fs-reader.js";
+import { expandSnapshot } from "../host/snapshot.js";
 import { resolveSnapshotPath } from "../host/snapshot-reader.js";
 import type { Snapshot } from "../host/types.js";
 
@@ -13,11 +13,7 @@ import type { Snapshot } from "../host/types.js";
  * directory listing (a character device in /dev/infiniband) becomes an empty file.
  */
 export function materializeSnapshot(compact: Snapshot, dir: string): void {
-  const snapshot = {
-    ...compact,
-    files: expandFileRuns(compact.files, compact.fileRuns),
-    dirs: expandDirRuns(compact.dirs, compact.dirRuns),
-  };
+  const snapshot = expandSnapshot(compact);
   const at = (p: string) => join(dir, p);
   // Anything recorded below a link lives at the link's target, as in sysfs.
   const real = (p: string) => resolveSnapshotPath(snapshot.links, p) ?? p;

@@ -1,12 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import "../examples/catalog.js";
-import { listExamples } from "../examples/index.js";
-import { readInventory } from "../inventory/index.js";
 import { compactDirRuns, compactFileRuns, expandDirRuns, expandFileRuns, FileRunIndex } from "./file-runs.js";
-import { openReader } from "./open.js";
-import { collectSnapshot } from "./snapshot.js";
-import { SnapshotHostReader } from "./snapshot-reader.js";
 
 const ZERO = "0000:0000:0000:0000:0000:0000:0000:0000\n";
 const GIDS = "/sys/class/infiniband/mlx5_0/ports/1/gids";
@@ -72,27 +66,4 @@ describe("numeric directory listings stored as runs", () => {
       ),
     );
   });
-});
-
-describe("a collected snapshot (schemaVersion 2, with runs) reads as the host itself", () => {
-  test.each(listExamples().map((e) => e.name))(
-    "%s: the same inventory from the host, the compact snapshot and the expanded one",
-    async (name) => {
-      const host = await openReader({ example: name });
-      const snap = JSON.parse(JSON.stringify(await collectSnapshot(host))) as Awaited<
-        ReturnType<typeof collectSnapshot>
-      >;
-      expect(snap.schemaVersion).toBe(2);
-      const expanded = { ...snap, schemaVersion: 1 as const, files: expandFileRuns(snap.files, snap.fileRuns) };
-      delete expanded.fileRuns;
-      const strip = (i: Awaited<ReturnType<typeof readInventory>>) => ({ ...i, source: "" });
-      const [direct, compact, full] = await Promise.all([
-        readInventory(host),
-        readInventory(new SnapshotHostReader(snap)),
-        readInventory(new SnapshotHostReader(expanded)),
-      ]);
-      expect(strip(compact)).toEqual(strip(direct));
-      expect(strip(full)).toEqual(strip(direct));
-    },
-  );
 });

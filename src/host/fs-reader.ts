@@ -66,6 +66,10 @@ export class FsHostReader implements HostReader {
     return paths.map((p) => this.readOne(p));
   }
 
+  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+    return names.map((n) => this.readOne(`${dir}/${n}`));
+  }
+
   private readOne(path: string): ReadOutcome<string> {
     let fd: number | undefined;
     try {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
-import { SNAPSHOT_VERSIONS, snapshotDefect } from "./snapshot.js";
+import { SNAPSHOT_VERSIONS_TEXT, snapshotDefect } from "./snapshot.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
 import type { HostReader, Snapshot } from "./types.js";
 
@@ -77,7 +77,7 @@ export function loadSnapshot(path: string): Snapshot {
   }
   if (bad?.defect === "version") {
     throw new UsageError(
-      `--snapshot ${path}: schemaVersion ${String(bad.version)} is not supported (this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}).`,
+      `--snapshot ${path}: schemaVersion ${String(bad.version)} is not supported (this kube-rdma reads ${SNAPSHOT_VERSIONS_TEXT}).`,
       "Collect it again with this version of kube-rdma.",
     );
   }

@@ -47,6 +47,10 @@ export class RecordingHostReader implements HostReader {
     return this.readTexts(numbers.map((n) => `${dir}/${n}`));
   }
 
+  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+    return this.readTexts(names.map((n) => `${dir}/${n}`));
+  }
+
   async list(path: string): Promise<ReadOutcome<string[]>> {
     return this.note(path, await this.inner.list(path), this.record.dirs);
   }

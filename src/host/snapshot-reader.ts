@@ -1,4 +1,5 @@
 import { readError } from "./errors.js";
+import { type FileGroups, groupFiles, textIn } from "./file-groups.js";
 import { type FileRun, FileRunIndex, listingWithRun } from "./file-runs.js";
 import { commandKey, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
@@ -33,6 +34,8 @@ export function resolveSnapshotPath(links: Record<string, string>, path: string)
 export class SnapshotHostReader implements HostReader {
   readonly description: string;
   private readonly runs: FileRunIndex;
+  /** Every file by directory, then name: the snapshot's own `fileGroups`, with `files` (versions 1, 2) grouped in. */
+  private readonly groups: FileGroups;
 
   constructor(
     private readonly snap: Snapshot,
@@ -40,24 +43,40 @@ export class SnapshotHostReader implements HostReader {
   ) {
     this.description = description ?? `snapshot of ${snap.host}`;
     this.runs = new FileRunIndex(snap.fileRuns);
+    this.groups = fileGroupsOf(snap);
+  }
+
+  /** The recorded text of the file at exactly this path, or undefined. */
+  private fileAt(path: string): string | undefined {
+    // A host path starts with "/", so its directory never names an Object.prototype member.
+    if (path.charCodeAt(0) !== 47) return undefined;
+    const slash = path.lastIndexOf("/");
+    return textIn(this.groups[path.slice(0, slash)], path.slice(slash + 1));
   }
 
   private resolve(path: string): string | null {
     return resolveSnapshotPath(this.snap.links, path);
   }
 
+  /** The path as recorded, else normalised, else with its links followed: the first key `get` answers. */
   private lookup<T>(
     path: string,
-    table: Record<string, T>,
+    get: (key: string) => T | undefined,
   ): { key: string; value: T } | { key: string; value?: never } {
     // Fast path: the path as recorded (collect stores what the inventory reader asks for, so most reads hit).
-    if (Object.hasOwn(table, path)) return { key: path, value: table[path]! };
+    const direct = get(path);
+    if (direct !== undefined) return { key: path, value: direct };
     const p = normalizeHostPath(path);
-    if (Object.hasOwn(table, p)) return { key: p, value: table[p]! };
+    const normal = p === path ? undefined : get(p);
+    if (normal !== undefined) return { key: p, value: normal };
     const r = this.resolve(p) ?? p;
-    if (Object.hasOwn(table, r)) return { key: r, value: table[r]! };
+    const resolved = r === p ? undefined : get(r);
+    if (resolved !== undefined) return { key: r, value: resolved };
     return { key: r };
   }
+
+  private readonly dirAt = (key: string): string[] | undefined =>
+    Object.hasOwn(this.snap.dirs, key) ? this.snap.dirs[key] : undefined;
 
   private failure(path: string, key: string, what: "file" | "dir"): { ok: false; error: ReturnType<typeof readError> } {
     const p = normalizeHostPath(path);
@@ -70,14 +89,12 @@ export class SnapshotHostReader implements HostReader {
   }
 
   private readOne(path: string): ReadOutcome<string> {
-    // One lookup for the common hit: a host path starts with "/", so it never names an Object.prototype member.
-    const files = this.snap.files;
-    const direct = path.charCodeAt(0) === 47 ? files[path] : undefined;
+    const direct = this.fileAt(path);
     if (direct !== undefined) return { ok: true, value: direct };
     // An empty GID slot, stored as part of a run: the second most common read.
     const inRun = this.runs.text(path);
     if (inRun !== undefined) return { ok: true, value: inRun };
-    const hit = this.lookup(path, files);
+    const hit = this.lookup(path, (k) => this.fileAt(k));
     if (hit.value !== undefined) return { ok: true, value: hit.value };
     const resolvedInRun = hit.key !== path ? this.runs.text(hit.key) : undefined;
     return resolvedInRun !== undefined ? { ok: true, value: resolvedInRun } : this.failure(path, hit.key, "file");
@@ -90,6 +107,15 @@ export class SnapshotHostReader implements HostReader {
   /** One promise for the whole batch (a GID table is 255 reads per port). */
   async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
     return paths.map((p) => this.readOne(p));
+  }
+
+  /** A directory's files by name: the directory is looked up once, each name in its group. */
+  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+    const group = dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;
+    return names.map((name) => {
+      const text = textIn(group, name);
+      return text !== undefined ? { ok: true, value: text } : this.readOne(`${dir}/${name}`);
+    });
   }
 
   /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
@@ -108,7 +134,7 @@ export class SnapshotHostReader implements HostReader {
   }
 
   async list(path: string): Promise<ReadOutcome<string[]>> {
-    const hit = this.lookup(path, this.snap.dirs);
+    const hit = this.lookup(path, this.dirAt);
     if (hit.value === undefined) return this.failure(path, hit.key, "dir");
     return { ok: true, value: listingWithRun(hit.value, this.snap.dirRuns?.[hit.key]) };
   }
@@ -127,7 +153,7 @@ export class SnapshotHostReader implements HostReader {
     const s = this.snap;
     return [p, r].some(
       (k) =>
-        Object.hasOwn(s.files, k) ||
+        this.fileAt(k) !== undefined ||
         this.runs.text(k) !== undefined ||
         Object.hasOwn(s.dirs, k) ||
         Object.hasOwn(s.links, k) ||
@@ -153,4 +179,18 @@ export class SnapshotHostReader implements HostReader {
       error: readError("ENOENT", key, `not recorded in this snapshot (${this.description})`),
     };
   }
+}
+
+/** A snapshot's files as groups: `fileGroups` itself when `files` is empty (version 3), else a merged copy. */
+function fileGroupsOf(snap: Snapshot): FileGroups {
+  const own = snap.fileGroups ?? {};
+  let flat = false;
+  for (const _ in snap.files) {
+    flat = true;
+    break;
+  }
+  if (!flat) return own;
+  const merged: FileGroups = {};
+  for (const [dir, group] of Object.entries(own)) merged[dir] = { ...group };
+  return groupFiles(snap.files, merged);
 }

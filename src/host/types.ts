@@ -4,6 +4,7 @@
  * Paths are always absolute host paths (`/sys/class/infiniband`), never prefixed with the root.
  */
 
+import type { FileGroups } from "./file-groups.js";
 import type { DirRuns, FileRun } from "./file-runs.js";
 
 export type ReadError = {
@@ -34,6 +35,8 @@ export interface HostReader {
   readTexts?(paths: readonly string[]): Promise<ReadOutcome<string>[]>;
   /** `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. */
   readNumbered?(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]>;
+  /** `${dir}/${name}` for each name (a counters directory, a PCI function's attributes); same answers as readText. */
+  readIn?(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]>;
   /** Directory entries (names only), unsorted. */
   list(path: string): Promise<ReadOutcome<string[]>>;
   /** Resolved absolute path (like `realpath`), within the host's namespace. */
@@ -48,8 +51,11 @@ export interface HostReader {
 /** Versioned capture of every raw fact a HostReader handed out. `collect` writes it; `--snapshot` replays it. */
 export type Snapshot = {
   kind: "kube-rdma/snapshot";
-  /** 2 (written since 0.2): empty GID slots move from `files` to `fileRuns`. 1: every file in `files`. Both read. */
-  schemaVersion: 1 | 2;
+  /**
+   * 3 (what collect writes): files move from `files` to `fileGroups`. 2: empty GID slots move from `files` to
+   * `fileRuns`. 1: every file in `files`. All three read.
+   */
+  schemaVersion: 1 | 2 | 3;
   host: string;
   collectedAt: string;
   /** kube-rdma version that wrote it. */
@@ -57,6 +63,11 @@ export type Snapshot = {
   /** Where it was read from, e.g. `/` or `/host`. Paths below are host paths regardless. */
   root: string;
   files: Record<string, string>;
+  /**
+   * Since 3: files grouped by directory, then name (`{"/sys/…/ports/1/counters": {"port_rcv_data": "12\n"}}`).
+   * Optional: a file here reads as if it were in `files` under `${dir}/${name}`.
+   */
+  fileGroups?: FileGroups;
   /**
    * Numbered files sharing one text, stored as runs (kube-rdma ≥ 0.2 writes the empty GID slots this way).
    * Optional: a snapshot without it holds every file in `files`. A path in a run reads as if it were in `files`.

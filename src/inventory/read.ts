@@ -9,9 +9,27 @@ const IB = "/sys/class/infiniband";
 const NET = "/sys/class/net";
 const PCI = "/sys/bus/pci/devices";
 
+/** The attribute files read from each kind of directory, in the order the readers destructure them. */
+const HCA_FILES = ["node_guid", "sys_image_guid", "fw_ver", "hca_type", "board_id"] as const;
+const PORT_FILES = ["state", "phys_state", "rate", "link_layer", "lid"] as const;
+const PCI_FILES = [
+  "class",
+  "vendor",
+  "device",
+  "numa_node",
+  "current_link_speed",
+  "max_link_speed",
+  "current_link_width",
+  "max_link_width",
+] as const;
+const NETDEV_FILES = ["operstate", "mtu", "address"] as const;
+
 const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? naturallySorted(r.value) : []);
 
-function readMany(reader: HostReader, paths: string[]): Promise<ReadOutcome<string>[]> {
+/** `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). */
+function readIn(reader: HostReader, dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+  if (reader.readIn) return reader.readIn(dir, names);
+  const paths = names.map((n) => `${dir}/${n}`);
   return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
 }
 
@@ -22,32 +40,27 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
   const indices = numericNames(list.value);
   const texts = reader.readNumbered
     ? await reader.readNumbered(`${portDir}/gids`, indices)
-    : await readMany(
-        reader,
-        indices.map((i) => `${portDir}/gids/${i}`),
-      );
+    : await readIn(reader, `${portDir}/gids`, indices.map(String));
   const gids: GidFact[] = indices.map((index, k) => ({ index, gid: texts[k]! }));
   const configured = gids.filter((g) => {
     const parsed = g.gid.ok ? parseGid(g.gid.value) : null;
     return parsed?.ok === true && parsed.value.configured;
   });
-  const attrs = await readMany(
-    reader,
-    configured.flatMap((g) => [`${portDir}/gid_attrs/types/${g.index}`, `${portDir}/gid_attrs/ndevs/${g.index}`]),
-  );
+  const slots = configured.map((g) => String(g.index));
+  const [types, ndevs] = await Promise.all([
+    readIn(reader, `${portDir}/gid_attrs/types`, slots),
+    readIn(reader, `${portDir}/gid_attrs/ndevs`, slots),
+  ]);
   configured.forEach((g, k) => {
-    g.type = attrs[2 * k]!;
-    g.ndev = attrs[2 * k + 1]!;
+    g.type = types[k]!;
+    g.ndev = ndevs[k]!;
   });
   return { gidSlots: { ok: true, value: indices.length }, gids };
 }
 
 async function readAll(reader: HostReader, dir: string): Promise<Record<string, Fact>> {
   const names = sortedNames(await reader.list(dir));
-  const values = await readMany(
-    reader,
-    names.map((n) => `${dir}/${n}`),
-  );
+  const values = await readIn(reader, dir, names);
   const out: Record<string, Fact> = {};
   for (let i = 0; i < names.length; i++) out[names[i]!] = values[i]!;
   return out;
@@ -55,59 +68,49 @@ async function readAll(reader: HostReader, dir: string): Promise<Record<string, 
 
 async function readPort(reader: HostReader, hca: string, port: number): Promise<PortFacts> {
   const dir = `${IB}/${hca}/ports/${port}`;
-  const f = (name: string) => reader.readText(`${dir}/${name}`);
-  const [state, physState, rate, linkLayer, lid, gids, counters, hwCounters] = await Promise.all([
-    f("state"),
-    f("phys_state"),
-    f("rate"),
-    f("link_layer"),
-    f("lid"),
+  const [[state, physState, rate, linkLayer, lid], gids, counters, hwCounters] = await Promise.all([
+    readIn(reader, dir, PORT_FILES),
     readPortGids(reader, dir),
     readAll(reader, `${dir}/counters`),
     readAll(reader, `${dir}/hw_counters`),
   ]);
-  return { port, dir, state, physState, rate, linkLayer, lid, ...gids, counters, hwCounters };
+  return {
+    port,
+    dir,
+    state: state!,
+    physState: physState!,
+    rate: rate!,
+    linkLayer: linkLayer!,
+    lid: lid!,
+    ...gids,
+    counters,
+    hwCounters,
+  };
 }
 
 /** Reads a PCI function through `/sys/bus/pci/devices/<bdf>`. */
 export async function readPci(reader: HostReader, address: string): Promise<PciFacts> {
   const base = `${PCI}/${address}`;
-  const f = (name: string) => reader.readText(`${base}/${name}`);
-  const [path, cls, vendor, device, numaNode, currentLinkSpeed, maxLinkSpeed, currentLinkWidth, maxLinkWidth] =
-    await Promise.all([
-      reader.realpath(base),
-      f("class"),
-      f("vendor"),
-      f("device"),
-      f("numa_node"),
-      f("current_link_speed"),
-      f("max_link_speed"),
-      f("current_link_width"),
-      f("max_link_width"),
-    ]);
+  const [path, [cls, vendor, device, numaNode, currentLinkSpeed, maxLinkSpeed, currentLinkWidth, maxLinkWidth]] =
+    await Promise.all([reader.realpath(base), readIn(reader, base, PCI_FILES)]);
   return {
     address,
     path,
-    class: cls,
-    vendor,
-    device,
-    numaNode,
-    currentLinkSpeed,
-    maxLinkSpeed,
-    currentLinkWidth,
-    maxLinkWidth,
+    class: cls!,
+    vendor: vendor!,
+    device: device!,
+    numaNode: numaNode!,
+    currentLinkSpeed: currentLinkSpeed!,
+    maxLinkSpeed: maxLinkSpeed!,
+    currentLinkWidth: currentLinkWidth!,
+    maxLinkWidth: maxLinkWidth!,
   };
 }
 
 async function readHca(reader: HostReader, name: string): Promise<HcaFacts> {
   const dir = `${IB}/${name}`;
-  const f = (file: string) => reader.readText(`${dir}/${file}`);
-  const [nodeGuid, sysImageGuid, fwVer, hcaType, boardId, device, portList] = await Promise.all([
-    f("node_guid"),
-    f("sys_image_guid"),
-    f("fw_ver"),
-    f("hca_type"),
-    f("board_id"),
+  const [[nodeGuid, sysImageGuid, fwVer, hcaType, boardId], device, portList] = await Promise.all([
+    readIn(reader, dir, HCA_FILES),
     reader.realpath(`${dir}/device`),
     reader.list(`${dir}/ports`),
   ]);
@@ -117,11 +120,11 @@ async function readHca(reader: HostReader, name: string): Promise<HcaFacts> {
   const ports = await Promise.all(portNumbers.map((p) => readPort(reader, name, p)));
   return {
     name,
-    nodeGuid,
-    sysImageGuid,
-    fwVer,
-    hcaType,
-    boardId,
+    nodeGuid: nodeGuid!,
+    sysImageGuid: sysImageGuid!,
+    fwVer: fwVer!,
+    hcaType: hcaType!,
+    boardId: boardId!,
     device,
     pci,
     ports,
@@ -137,12 +140,8 @@ async function readNetdevs(reader: HostReader, names: string[], wanted: Set<stri
       const device = await reader.realpath(`${dir}/device`);
       const bondSlaves = await reader.readText(`${dir}/bonding/slaves`);
       if (!device.ok && !bondSlaves.ok && !wanted.has(name)) return null;
-      const [operstate, mtu, address] = await Promise.all([
-        reader.readText(`${dir}/operstate`),
-        reader.readText(`${dir}/mtu`),
-        reader.readText(`${dir}/address`),
-      ]);
-      return { name, operstate, mtu, address, device, bondSlaves };
+      const [operstate, mtu, address] = await readIn(reader, dir, NETDEV_FILES);
+      return { name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves };
     }),
   );
   return out.filter((n): n is NetdevFacts => n !== null);

@@ -10,7 +10,7 @@ export const command: CommandSpec = {
 Reads this host the way \`kube-rdma verify\` does — /sys/class/infiniband, /sys/class/net, the PCI functions of
 GPUs and NICs, /sys/module, /proc/net/route, /proc/self/{status,limits}, /dev/infiniband, the size of /dev/shm,
 and the outputs of \`ofed_info -s\` and \`nvidia-smi -q -x\` (run with execFile and --command-timeout) — and writes
-all of it, as read, into one versioned JSON file (kind "kube-rdma/snapshot", schemaVersion 1). Any command given
+all of it, as read, into one versioned JSON file (kind "kube-rdma/snapshot", schemaVersion 3). Any command given
 --snapshot FILE then sees exactly this host, on any machine: same inventory, same findings.
 
 With --root DIR the files are read under DIR. Command outputs for a --root tree come from
@@ -38,7 +38,7 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       throw new UsageError("say where to write the snapshot: -o FILE, or -o - for standard output.");
     }
     const { readerFromFlags } = await import("../source.js");
-    const { collectSnapshot } = await import("../../host/snapshot.js");
+    const { collectSnapshot, expandSnapshot } = await import("../../host/snapshot.js");
     const reader = await readerFromFlags(values);
     const progress = io.isTTY && out !== "-";
     if (progress) io.stderr(`collecting ${reader.description} …\n`);
@@ -61,9 +61,8 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       );
     }
     const count = (o: object) => Object.keys(o).length;
-    const runFiles = (runs: Snapshot["fileRuns"]) => (runs ?? []).reduce((n, r) => n + r.to - r.from + 1, 0);
     io.stderr(
-      `wrote ${out}: ${count(snapshot.files) + runFiles(snapshot.fileRuns)} files, ${count(snapshot.dirs)} directories, ${count(snapshot.links)} links, ` +
+      `wrote ${out}: ${count(expandSnapshot(snapshot).files)} files, ${count(snapshot.dirs)} directories, ${count(snapshot.links)} links, ` +
         `${count(snapshot.errors)} failed reads, ${count(snapshot.commands)} commands (${Math.round(json.length / 1024)} KiB).\n` +
         `Replay it anywhere with: kube-rdma verify --snapshot ${out}\n`,
     );

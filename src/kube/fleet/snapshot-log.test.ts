@@ -33,10 +33,10 @@ describe("a collector's log", () => {
   });
 
   test("a snapshot from a newer collector image → a problem naming the node, its version and the fix", () => {
-    const r = parseSnapshotLog(JSON.stringify({ ...snapshot, schemaVersion: 3 }), "gpu-4");
+    const r = parseSnapshotLog(JSON.stringify({ ...snapshot, schemaVersion: 4 }), "gpu-4");
     expect(r).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
     if (!r.ok) {
-      expect(r.problems[0]!.message).toMatch(/gpu-4 wrote snapshot schemaVersion 3; this kube-rdma reads 1 and 2/);
+      expect(r.problems[0]!.message).toMatch(/gpu-4 wrote snapshot schemaVersion 4; this kube-rdma reads 1, 2 and 3/);
       expect(r.problems[0]!.hint).toMatch(/--image/);
     }
   });

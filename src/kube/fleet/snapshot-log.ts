@@ -1,5 +1,5 @@
 import { fail, ok, type ParseResult, problem } from "../../core/result.js";
-import { SNAPSHOT_VERSIONS, snapshotDefect } from "../../host/snapshot.js";
+import { SNAPSHOT_VERSIONS_TEXT, snapshotDefect } from "../../host/snapshot.js";
 import type { Snapshot } from "../../host/types.js";
 
 /** The snapshot a collector pod printed (`kube-rdma collect -o -`), from its log. Pure. */
@@ -29,7 +29,7 @@ export function parseSnapshotLog(text: string, node: string): ParseResult<Snapsh
     return fail(
       problem(
         "fleet.bad_snapshot",
-        `the collector on ${node} wrote snapshot schemaVersion ${String(bad.version)}; this kube-rdma reads ${SNAPSHOT_VERSIONS.join(" and ")}.`,
+        `the collector on ${node} wrote snapshot schemaVersion ${String(bad.version)}; this kube-rdma reads ${SNAPSHOT_VERSIONS_TEXT}.`,
         { hint: "Run fleet verify with a collector image (--image) of the same kube-rdma version as this command." },
       ),
     );

@@ -1,0 +1,86 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import "../examples/catalog.js";
+import { listExamples } from "../examples/index.js";
+import { readInventory } from "../inventory/index.js";
+import { groupFiles, splitDirName, ungroupFiles } from "./file-groups.js";
+import { expandFileRuns } from "./file-runs.js";
+import { openReader } from "./open.js";
+import { collectSnapshot, expandSnapshot, snapshotDefect } from "./snapshot.js";
+import { SnapshotHostReader } from "./snapshot-reader.js";
+import type { Snapshot } from "./types.js";
+
+describe("files grouped by directory (snapshot version 3)", () => {
+  test("a port's counters become one group keyed by the counter names; a root-level file sits under ''", () => {
+    const groups = groupFiles({
+      "/sys/class/infiniband/mlx5_1/ports/1/counters/port_rcv_data": "12\n",
+      "/sys/class/infiniband/mlx5_1/ports/1/counters/port_xmit_data": "34\n",
+      "/x": "y\n",
+    });
+    expect(groups).toEqual({
+      "/sys/class/infiniband/mlx5_1/ports/1/counters": { port_rcv_data: "12\n", port_xmit_data: "34\n" },
+      "": { x: "y\n" },
+    });
+    expect(splitDirName("/a/b/c")).toEqual(["/a/b", "c"]);
+  });
+
+  test("group then ungroup gives back every file, for any set of paths", () => {
+    const segment = fc.constantFrom("a", "b", "gids", "7", "constructor", "__proto__", "port_rcv_data");
+    const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => `/${s.join("/")}`);
+    fc.assert(
+      fc.property(fc.dictionary(path, fc.string({ maxLength: 5 })), (files) => {
+        const groups = groupFiles(files);
+        expect(ungroupFiles({}, groups)).toEqual(files);
+        // …and through JSON, as a collector's log carries them
+        expect(ungroupFiles({}, JSON.parse(JSON.stringify(groups)))).toEqual(files);
+      }),
+    );
+  });
+
+  test("a file named like an Object.prototype member is read as recorded, not as the prototype's", async () => {
+    const snap = {
+      ...(JSON.parse(
+        JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }))),
+      ) as Snapshot),
+    };
+    snap.fileGroups!["/sys/odd"] = JSON.parse('{"constructor": "c\\n", "__proto__": "p\\n"}');
+    const r = new SnapshotHostReader(snap);
+    expect(await r.readText("/sys/odd/constructor")).toEqual({ ok: true, value: "c\n" });
+    expect(await r.readText("/sys/odd/__proto__")).toEqual({ ok: true, value: "p\n" });
+    expect(await r.readText("/sys/odd/toString")).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+    expect(await r.readIn("/sys/odd", ["constructor", "hasOwnProperty"])).toMatchObject([
+      { ok: true, value: "c\n" },
+      { ok: false, error: { code: "ENOENT" } },
+    ]);
+  });
+
+  test("a hand-edited snapshot whose group is not an object is refused, not half-read", () => {
+    const snap = { kind: "kube-rdma/snapshot", schemaVersion: 3, files: {}, dirs: {}, links: {}, errors: {} };
+    const base = { ...snap, fsSizes: {}, commands: {} };
+    expect(snapshotDefect({ ...base, fileGroups: { "/sys/x": "0\n" } })).toEqual({
+      defect: "table",
+      message: `"fileGroups" entry "/sys/x" is not an object`,
+    });
+    expect(snapshotDefect({ ...base, fileGroups: [] })).toMatchObject({ defect: "table" });
+    expect(snapshotDefect({ ...base, fileGroups: {} })).toBeNull();
+  });
+});
+
+describe("a collected snapshot (version 3: grouped, with runs) reads as the host itself, and so do versions 2 and 1", () => {
+  test.each(listExamples().map((e) => e.name))(
+    "%s: the same inventory from the host and from the snapshot in each version",
+    async (name) => {
+      const host = await openReader({ example: name });
+      const v3 = JSON.parse(JSON.stringify(await collectSnapshot(host))) as Snapshot;
+      expect(v3.schemaVersion).toBe(3);
+      expect(v3.files).toEqual({});
+      const { fileGroups, ...rest } = v3;
+      const v2: Snapshot = { ...rest, schemaVersion: 2, files: ungroupFiles({}, fileGroups) };
+      const v1 = expandSnapshot(v3);
+      expect(v1.files).toEqual(expandFileRuns(v2.files, v2.fileRuns));
+      const strip = (i: Awaited<ReturnType<typeof readInventory>>) => ({ ...i, source: "" });
+      const direct = strip(await readInventory(host));
+      for (const snap of [v3, v2, v1]) expect(strip(await readInventory(new SnapshotHostReader(snap)))).toEqual(direct);
+    },
+  );
+});
