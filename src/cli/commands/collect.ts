@@ -1,4 +1,3 @@
-import type { Snapshot } from "../../host/types.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { type CommandSpec, str, UsageError } from "../spec.js";
 
