@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { at, readXml } from "./xml-tree.js";
+import { at, readXml, type XmlElement } from "./xml-tree.js";
 
 describe("the small XML reader used for nvidia-smi -q -x", () => {
   test("elements, attributes, entities, CDATA, comments, declaration and DOCTYPE", () => {
@@ -37,6 +37,49 @@ describe("the small XML reader used for nvidia-smi -q -x", () => {
     const r = readXml(xml);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.message).toMatch(message);
+  });
+
+  test("any well-formed document reads back as the tree it was written from", () => {
+    type Node = { name: string; attrs: [string, string][]; kids: (Node | string)[] | null };
+    const name = fc.constantFrom("a", "gpu", "pci_bus_id", "x.y", "n-1", "ns:t", "_u", "B9");
+    const value = fc.constantFrom("1", "0000:53:00.0", "a>b", "");
+    const word = fc.constantFrom("v", "1 MiB", "A", "N/A", "x\ty");
+    const space = fc.constantFrom("", " ", "\n\t");
+    const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
+      node: fc.record({
+        name,
+        attrs: fc.uniqueArray(fc.tuple(fc.constantFrom("id", "k", "a-b"), value), {
+          maxLength: 2,
+          selector: (a) => a[0],
+        }),
+        kids: fc.option(fc.array(fc.oneof(word, tie("node")), { maxLength: 4 }), { depthSize: "small" }),
+      }),
+    })).node;
+    const write = (n: Node, ws: string): string => {
+      const attrs = n.attrs.map(([k, v]) => ` ${k}="${v}"`).join("");
+      if (n.kids === null) return `<${n.name}${attrs}${ws}/>`;
+      const kids = n.kids.map((k) => (typeof k === "string" ? k : write(k, ws)));
+      return `<${n.name}${attrs}${ws}>${ws}${kids.join(ws)}${ws}</${n.name}${ws}>`;
+    };
+    const expected = (n: Node): XmlElement => ({
+      name: n.name,
+      attrs: Object.fromEntries(n.attrs),
+      children: (n.kids ?? []).filter((k): k is Node => typeof k !== "string").map(expected),
+      text: "",
+    });
+    const withoutText = (e: XmlElement): XmlElement => ({ ...e, text: "", children: e.children.map(withoutText) });
+    // An element's text: its content with the child elements left out, trimmed (blanks between pieces kept).
+    const textOf = (n: Node, ws: string) =>
+      `${ws}${(n.kids ?? []).map((k) => (typeof k === "string" ? k : "")).join(ws)}${ws}`.trim();
+    fc.assert(
+      fc.property(node, space, (n, ws) => {
+        const r = readXml(`<?xml version="1.0" ?>${ws}${write(n, ws)}${ws}`);
+        if (!r.ok) throw new Error(r.message);
+        expect(withoutText(r.root)).toEqual(expected(n));
+        expect(r.root.text).toBe(textOf(n, ws));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test("any input gives a tree or an error with a line, never a throw", () => {

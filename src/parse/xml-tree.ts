@@ -14,7 +14,6 @@ export type XmlElement = {
 
 export type XmlReadResult = { ok: true; root: XmlElement } | { ok: false; message: string; line: number };
 
-const NAME = /^[A-Za-z_][\w.:-]*$/;
 const ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#(\d+)|#x([0-9a-fA-F]+));/g;
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
@@ -58,25 +57,6 @@ function skipSpecial(text: string, i: number): number {
   return gt < 0 ? -1 : gt + 1;
 }
 
-function oddQuotes(s: string): boolean {
-  let d = 0;
-  let q = 0;
-  for (let k = 0; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    if (c === 34) d++;
-    else if (c === 39) q++;
-  }
-  return (d & 1) === 1 || (q & 1) === 1;
-}
-
-function firstSpace(s: string): number {
-  for (let k = 0; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    if (c === 32 || c === 9 || c === 10 || c === 13) return k;
-  }
-  return -1;
-}
-
 /** Index of the `>` closing the tag that starts at `i`, skipping `>` inside quoted attribute values. */
 function tagEnd(text: string, i: number): number {
   let quote = "";
@@ -91,12 +71,6 @@ function tagEnd(text: string, i: number): number {
   return -1;
 }
 
-/**
- * The text of one open element: `trim(concat(segments))`, kept without an array — the whitespace between child
- * elements (most segments) costs nothing unless non-blank text follows it.
- */
-type TextAcc = { text: string; pendingBlank: string };
-
 function blankRange(s: string, from: number, to: number): boolean {
   for (let k = from; k < to; k++) {
     const c = s.charCodeAt(k);
@@ -105,43 +79,71 @@ function blankRange(s: string, from: number, to: number): boolean {
   return true;
 }
 
-function isBlank(s: string): boolean {
-  return blankRange(s, 0, s.length);
+/** `[A-Za-z_]`: what a tag name starts with. */
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+
+/** `[\w.:-]`: what the rest of a tag name is made of. */
+function isNameChar(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 58) /* 0-9 : */ || c === 46 || c === 45;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 /** Shared by every element without attributes (elements are read, never changed). */
 const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+/** Shared by every element until its first child (most elements of nvidia-smi's document are leaves). */
+const NO_CHILDREN: XmlElement[] = Object.freeze([]) as unknown as XmlElement[];
 
-function addSegment(acc: TextAcc, s: string): void {
-  if (isBlank(s)) {
-    if (acc.text !== "") acc.pendingBlank += s;
+/**
+ * The text of each open element, kept as `trim(concat(segments))` without arrays: `texts[d]` is the text so far of
+ * the element at depth d, `blanks[d]` the whitespace after it, kept only if non-blank text follows (mixed content).
+ */
+type TextStacks = { texts: string[]; blanks: string[] };
+
+function addSegment(st: TextStacks, d: number, s: string): void {
+  if (blankRange(s, 0, s.length)) {
+    if (st.texts[d] !== "") st.blanks[d] += s;
     return;
   }
-  acc.text += acc.pendingBlank + s;
-  acc.pendingBlank = "";
+  st.texts[d] += st.blanks[d] + s;
+  st.blanks[d] = "";
 }
 
+/** `name="v"` pairs of a tag (the text between its name and `>`), or the first thing that is not one. */
+function readAttrs(rest: string): { attrs: Record<string, string> } | { leftover: string } {
+  const attrs: Record<string, string> = {};
+  ATTR.lastIndex = 0;
+  for (let a = ATTR.exec(rest); a !== null; a = ATTR.exec(rest)) attrs[a[1]!] = decode(a[2] ?? a[3] ?? "");
+  const leftover = rest.replace(ATTR, "").trim();
+  return leftover ? { leftover } : { attrs };
+}
+
+/**
+ * Reads a whole document into a tree. Scans tags in place by character code: a name is sliced once, whitespace
+ * between tags is never sliced, and a leaf costs one object (nvidia-smi's document is ~1,000 mostly-leaf elements).
+ */
 export function readXml(text: string): XmlReadResult {
   const stack: XmlElement[] = [];
-  const texts: TextAcc[] = [];
+  const st: TextStacks = { texts: [], blanks: [] };
   let root: XmlElement | null = null;
   const fail = (message: string, at: number): XmlReadResult => ({ ok: false, message, line: lineAt(text, at) });
-  const addText = (s: string, at: number): XmlReadResult | null => {
-    if (stack.length) addSegment(texts[texts.length - 1]!, decode(s));
-    else if (s.trim() !== "") return fail(`text outside the root element: "${s.trim().slice(0, 40)}"`, at);
-    return null;
-  };
+  const n = text.length;
   let pos = 0;
-  while (pos < text.length) {
+  while (pos < n) {
     const lt = text.indexOf("<", pos);
-    const stop = lt < 0 ? text.length : lt;
+    const stop = lt < 0 ? n : lt;
     // Whitespace between tags (most of a pretty-printed document) is looked at in place, never sliced.
     if (stop > pos) {
-      const acc = texts[texts.length - 1];
+      const d = stack.length - 1;
       if (!blankRange(text, pos, stop)) {
-        const bad = addText(text.slice(pos, stop), pos);
-        if (bad) return bad;
-      } else if (acc && acc.text !== "") acc.pendingBlank += text.slice(pos, stop); // mixed content only
+        const s = text.slice(pos, stop);
+        if (d < 0) return fail(`text outside the root element: "${s.trim().slice(0, 40)}"`, pos);
+        addSegment(st, d, decode(s));
+      } else if (d >= 0 && st.texts[d] !== "") st.blanks[d] += text.slice(pos, stop); // mixed content only
     }
     if (lt < 0) break;
     const next = text.charCodeAt(lt + 1);
@@ -150,61 +152,71 @@ export function readXml(text: string): XmlReadResult {
       if (end < 0) return fail("the document ends inside a comment, CDATA or declaration (truncated?)", lt);
       if (text.startsWith("<![CDATA[", lt)) {
         if (!stack.length) return fail("CDATA outside the root element", lt);
-        addSegment(texts[texts.length - 1]!, text.slice(lt + 9, end - 3));
+        addSegment(st, stack.length - 1, text.slice(lt + 9, end - 3));
       }
       pos = end;
       continue;
     }
-    let gt = text.indexOf(">", lt);
-    if (next === 47 /* / */ && gt > 0 && stack.length > 0) {
+    if (next === 47 /* / */) {
+      const gt = text.indexOf(">", lt);
+      const lt2 = gt < 0 ? -1 : text.indexOf("<", lt + 1);
+      if (gt < 0 || (lt2 >= 0 && lt2 < gt)) return fail("a tag that is never closed with `>` (truncated?)", lt);
+      const open = stack[stack.length - 1];
       // </name> of the open element, compared in place (the common case: no slice, no trim).
-      const open = stack[stack.length - 1]!;
-      const nameEnd = lt + 2 + open.name.length;
-      if (text.startsWith(open.name, lt + 2) && blankRange(text, nameEnd, gt)) {
-        stack.pop();
-        open.text = texts.pop()!.text.trim();
-        pos = gt + 1;
-        continue;
+      const fast =
+        open !== undefined && text.startsWith(open.name, lt + 2) && blankRange(text, lt + 2 + open.name.length, gt);
+      if (!fast) {
+        const name = text.slice(lt + 2, gt).trim();
+        if (!open) return fail(`closing tag </${name}> without an opening tag`, lt);
+        return fail(`expected </${open.name}>, found </${name}>`, lt);
       }
-    }
-    let body = gt < 0 ? "" : text.slice(lt + 1, gt);
-    // A `>` inside a quoted attribute value: walk the tag quote-aware (rare; nvidia-smi never writes one).
-    if (gt > 0 && (body.includes('"') || body.includes("'")) && oddQuotes(body)) {
-      gt = tagEnd(text, lt);
-      body = gt < 0 ? "" : text.slice(lt + 1, gt);
-    }
-    if (gt < 0 || body.includes("<")) return fail("a tag that is never closed with `>` (truncated?)", lt);
-    pos = gt + 1;
-    if (body.startsWith("/")) {
-      const name = body.slice(1).trim();
-      const open = stack.pop();
-      if (!open) return fail(`closing tag </${name}> without an opening tag`, lt);
-      if (open.name !== name) return fail(`expected </${open.name}>, found </${name}>`, lt);
-      open.text = texts.pop()!.text.trim();
+      stack.pop();
+      open.text = st.texts.pop()!.trim();
+      st.blanks.pop();
+      pos = gt + 1;
       continue;
     }
-    const selfClosing = body.endsWith("/");
-    if (selfClosing) body = body.slice(0, -1);
-    const sp = firstSpace(body);
-    const name = sp < 0 ? body : body.slice(0, sp);
-    if (!NAME.test(name)) return fail(`"<${body.slice(0, 30)}" is not a tag`, lt);
-    let attrs: Record<string, string> = NO_ATTRS;
-    if (sp >= 0) {
-      attrs = {};
-      const rest = body.slice(sp);
-      ATTR.lastIndex = 0;
-      for (let a = ATTR.exec(rest); a !== null; a = ATTR.exec(rest)) attrs[a[1]!] = decode(a[2] ?? a[3] ?? "");
-      const leftover = rest.replace(ATTR, "").trim();
-      if (leftover) return fail(`unexpected "${leftover.slice(0, 30)}" in <${name}>`, lt);
+    // <name …>, <name/> or <name a="v" …>: the name is scanned in place.
+    let k = lt + 1;
+    if (!isNameStart(next)) {
+      const gt = text.indexOf(">", lt);
+      if (gt < 0) return fail("a tag that is never closed with `>` (truncated?)", lt);
+      return fail(`"<${text.slice(lt + 1, Math.min(gt, lt + 31))}" is not a tag`, lt);
     }
-    const el: XmlElement = { name, attrs, children: [], text: "" };
+    while (k < n && isNameChar(text.charCodeAt(k))) k++;
+    const name = text.slice(lt + 1, k);
+    const c = text.charCodeAt(k);
+    let gt: number;
+    let selfClosing = false;
+    let attrs = NO_ATTRS;
+    if (c === 62 /* > */) gt = k;
+    else if (c === 47 /* / */ && text.charCodeAt(k + 1) === 62) {
+      gt = k + 1;
+      selfClosing = true;
+    } else if (isSpace(c)) {
+      gt = tagEnd(text, lt);
+      if (gt < 0) return fail("a tag that is never closed with `>` (truncated?)", lt);
+      selfClosing = text.charCodeAt(gt - 1) === 47;
+      const read = readAttrs(text.slice(k, selfClosing ? gt - 1 : gt));
+      if ("leftover" in read) return fail(`unexpected "${read.leftover.slice(0, 30)}" in <${name}>`, lt);
+      if (Object.keys(read.attrs).length > 0) attrs = read.attrs;
+    } else if (k >= n || c === 60 /* < */ || text.indexOf(">", k) < 0) {
+      return fail("a tag that is never closed with `>` (truncated?)", lt);
+    } else {
+      return fail(`"<${text.slice(lt + 1, Math.min(text.indexOf(">", k), lt + 31))}" is not a tag`, lt);
+    }
+    pos = gt + 1;
+    const el: XmlElement = { name, attrs, children: NO_CHILDREN, text: "" };
     const parent = stack[stack.length - 1];
-    if (parent) parent.children.push(el);
-    else if (root) return fail(`a second root element <${name}>`, lt);
+    if (parent) {
+      if (parent.children === NO_CHILDREN) parent.children = [el];
+      else parent.children.push(el);
+    } else if (root) return fail(`a second root element <${name}>`, lt);
     else root = el;
     if (!selfClosing) {
       stack.push(el);
-      texts.push({ text: "", pendingBlank: "" });
+      st.texts.push("");
+      st.blanks.push("");
     }
   }
   if (stack.length)
