@@ -22,6 +22,16 @@ function sameRange(a: string, i: number, ie: number, b: string, j: number, je: n
   return true;
 }
 
+/** `a.slice(i, ie)` against `b.slice(j, je)` as strings compare (code units; a prefix first), without slicing. */
+function compareRange(a: string, i: number, ie: number, b: string, j: number, je: number): number {
+  const n = Math.min(ie - i, je - j);
+  for (let k = 0; k < n; k++) {
+    const d = a.charCodeAt(i + k) - b.charCodeAt(j + k);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return ie - i < je - j ? -1 : 1;
+}
+
 /**
  * Compares token by token (runs of digits, runs of other characters): digit runs by value (then shorter first),
  * other runs as strings; a name that is a prefix of the other comes first. Allocates only where they differ.
@@ -38,7 +48,7 @@ export function naturalCompare(a: string, b: string): number {
         const d = Number(a.slice(i, ie)) - Number(b.slice(j, je));
         return d !== 0 ? d : ie - i - (je - j);
       }
-      return a.slice(i, ie) < b.slice(j, je) ? -1 : 1;
+      return compareRange(a, i, ie, b, j, je);
     }
     i = ie;
     j = je;
@@ -78,5 +88,6 @@ export function numericNames(names: readonly string[]): number[] {
     }
     if (digits) out.push(v);
   }
-  return out.sort((a, b) => a - b);
+  for (let i = 1; i < out.length; i++) if (out[i]! < out[i - 1]!) return out.sort((a, b) => a - b);
+  return out; // already ascending: a snapshot's listings are stored in order
 }

@@ -68,6 +68,8 @@ export function expandFileRuns(
   return out;
 }
 
+const NO_RUNS: readonly FileRun[] = Object.freeze([]);
+
 /** Answers "which text does this numbered path have?" from a snapshot's runs, in constant time per lookup. */
 export class FileRunIndex {
   private readonly byDir = new Map<string, FileRun[]>();
@@ -83,6 +85,11 @@ export class FileRunIndex {
 
   get size(): number {
     return this.byDir.size;
+  }
+
+  /** The runs of files in `dir` (none: an empty list). */
+  runsIn(dir: string): readonly FileRun[] {
+    return this.byDir.get(dir) ?? NO_RUNS;
   }
 
   /** The run holding `${dir}/${n}`, if any. */

@@ -1,6 +1,6 @@
 import { readError } from "./errors.js";
 import { type FileGroups, groupFiles, textIn } from "./file-groups.js";
-import { type FileRun, FileRunIndex, listingWithRun } from "./file-runs.js";
+import { FileRunIndex, listingWithRun } from "./file-runs.js";
 import { commandKey, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
 
@@ -120,16 +120,13 @@ export class SnapshotHostReader implements HostReader {
 
   /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
   async readNumbered(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]> {
+    const runs = this.runs.runsIn(dir);
+    if (runs.length === 0) return numbers.map((n) => this.readOne(`${dir}/${n}`));
     // One answer object per run, shared by its slots (outcomes are never mutated).
-    const answers = new Map<FileRun, ReadOutcome<string>>();
+    const answers = runs.map((r): ReadOutcome<string> => ({ ok: true, value: r.text }));
     return numbers.map((n) => {
-      const run = this.runs.runAt(dir, n);
-      if (!run) return this.readOne(`${dir}/${n}`);
-      const known = answers.get(run);
-      if (known) return known;
-      const answer: ReadOutcome<string> = { ok: true, value: run.text };
-      answers.set(run, answer);
-      return answer;
+      for (let k = 0; k < runs.length; k++) if (n >= runs[k]!.from && n <= runs[k]!.to) return answers[k]!;
+      return this.readOne(`${dir}/${n}`);
     });
   }
 

@@ -1,7 +1,7 @@
 import { naturallySorted, numericNames } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
-import { parseGid } from "../parse/sysfs.js";
+import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { pciAddressOf } from "./reading.js";
 
@@ -41,11 +41,16 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
   const texts = reader.readNumbered
     ? await reader.readNumbered(`${portDir}/gids`, indices)
     : await readIn(reader, `${portDir}/gids`, indices.map(String));
-  const gids: GidFact[] = indices.map((index, k) => ({ index, gid: texts[k]! }));
-  const configured = gids.filter((g) => {
-    const parsed = g.gid.ok ? parseGid(g.gid.value) : null;
-    return parsed?.ok === true && parsed.value.configured;
-  });
+  const gids: GidFact[] = new Array(indices.length);
+  const configured: GidFact[] = [];
+  for (let k = 0; k < indices.length; k++) {
+    const g: GidFact = { index: indices[k]!, gid: texts[k]! };
+    gids[k] = g;
+    // Most of a 255-slot table is empty: known at a glance, without parsing.
+    if (!g.gid.ok || isEmptyGidText(g.gid.value)) continue;
+    const parsed = parseGid(g.gid.value);
+    if (parsed.ok && parsed.value.configured) configured.push(g);
+  }
   const slots = configured.map((g) => String(g.index));
   const [types, ndevs] = await Promise.all([
     readIn(reader, `${portDir}/gid_attrs/types`, slots),
