@@ -38,6 +38,16 @@ function compareRange(a: string, i: number, ie: number, b: string, j: number, je
  */
 export function naturalCompare(a: string, b: string): number {
   if (a === b) return 0;
+  // Fast path: where the names first differ, neither has a digit. The runs before are then the same in both, and
+  // the run that differs compares by that character (a sorted listing is checked with thousands of these).
+  const n = Math.min(a.length, b.length);
+  let p = 0;
+  while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  if (p < n) {
+    const ca = a.charCodeAt(p);
+    const cb = b.charCodeAt(p);
+    if (!isDigit(ca) && !isDigit(cb)) return ca < cb ? -1 : 1;
+  }
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
