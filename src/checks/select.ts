@@ -30,13 +30,8 @@ export function dataHcas(inv: NodeInventory): Hca[] {
   return (views.get(inv) ?? computeViews(inv)).hcas;
 }
 
-/** Zero-padded numbers make plain string order natural; cheaper than naturalCompare. */
-const naturalKey = (name: string) => name.replace(/\d+/g, (d) => d.padStart(10, "0"));
-
 function inOrder(hcas: readonly Hca[]): boolean {
-  for (let i = 1; i < hcas.length; i++) {
-    if (naturalKey(hcas[i - 1]!.name) > naturalKey(hcas[i]!.name)) return false;
-  }
+  for (let i = 1; i < hcas.length; i++) if (naturalCompare(hcas[i - 1]!.name, hcas[i]!.name) > 0) return false;
   return true;
 }
 

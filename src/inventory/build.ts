@@ -27,7 +27,7 @@ import type { GidEntry, Hca, Limit, Netdev, NodeInventory, Port } from "./types.
 function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): GidEntry[] {
   const out: GidEntry[] = [];
   for (const g of pf.gids) {
-    // Most of a 255-slot table is empty: skip those before building the path a problem would name.
+    // An empty slot (readPortGids leaves them out; facts built by hand may not) is skipped before building a path.
     if (g.gid.ok && isEmptyGidText(g.gid.value)) continue;
     const path = `${pf.dir}/gids/${g.index}`;
     const text = rd.value(path, g.gid, ["EINVAL"]);

@@ -15,7 +15,10 @@ export type PortFacts = {
   lid: Fact;
   /** Files in `gids/` (gid_tbl_len), or why the directory could not be listed. */
   gidSlots: ReadOutcome<number>;
-  /** Every slot's GID; `type`/`ndev` only read for configured slots (as show_gids). */
+  /**
+   * The slots that are not empty (`0000:…:0000`) or could not be read, in slot order; `type`/`ndev` only read for
+   * configured slots (as show_gids). Empty slots are only counted, in gidSlots.
+   */
   gids: GidFact[];
   counters: Record<string, Fact>;
   hwCounters: Record<string, Fact>;

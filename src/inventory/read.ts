@@ -41,15 +41,16 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
   const texts = reader.readNumbered
     ? await reader.readNumbered(`${portDir}/gids`, indices)
     : await readIn(reader, `${portDir}/gids`, indices.map(String));
-  const gids: GidFact[] = new Array(indices.length);
+  // Empty slots (most of a 255-slot table) are counted in gidSlots but not kept: nothing reads them.
+  const gids: GidFact[] = [];
   const configured: GidFact[] = [];
   for (let k = 0; k < indices.length; k++) {
-    const g: GidFact = { index: indices[k]!, gid: texts[k]! };
-    gids[k] = g;
-    // Most of a 255-slot table is empty: known at a glance, without parsing.
-    if (!g.gid.ok || isEmptyGidText(g.gid.value)) continue;
-    const parsed = parseGid(g.gid.value);
-    if (parsed.ok && parsed.value.configured) configured.push(g);
+    const gid = texts[k]!;
+    if (gid.ok && isEmptyGidText(gid.value)) continue;
+    const g: GidFact = { index: indices[k]!, gid };
+    gids.push(g);
+    const parsed = gid.ok ? parseGid(gid.value) : null;
+    if (parsed?.ok && parsed.value.configured) configured.push(g);
   }
   const slots = configured.map((g) => String(g.index));
   const [types, ndevs] = await Promise.all([
