@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "no
 import { basename, dirname, join, relative } from "node:path";
 import { ROOT_CAPTURES, ROOT_FS_SIZES } from "../host/fs-reader.js";
 import { expandSnapshot } from "../host/snapshot.js";
-import { resolveSnapshotPath } from "../host/snapshot-reader.js";
+import { LinkIndex } from "../host/snapshot-reader.js";
 import type { Snapshot } from "../host/types.js";
 
 /**
@@ -16,7 +16,8 @@ export function materializeSnapshot(compact: Snapshot, dir: string): void {
   const snapshot = expandSnapshot(compact);
   const at = (p: string) => join(dir, p);
   // Anything recorded below a link lives at the link's target, as in sysfs.
-  const real = (p: string) => resolveSnapshotPath(snapshot.links, p) ?? p;
+  const links = new LinkIndex(snapshot.links);
+  const real = (p: string) => links.resolve(p) ?? p;
   const realParent = (p: string) => join(real(dirname(p)), basename(p));
   for (const d of Object.keys(snapshot.dirs)) {
     if (!Object.hasOwn(snapshot.links, d)) mkdirSync(at(real(d)), { recursive: true });

@@ -6,24 +6,36 @@ import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.
 
 const MAX_LINK_HOPS = 40;
 
-/** Follows every recorded link along a path (like the kernel's path walk); null on a loop. */
-export function resolveSnapshotPath(links: Record<string, string>, path: string): string | null {
-  let p = normalizeHostPath(path);
-  let hops = 0;
-  // Each prefix `/a`, `/a/b`, … in turn; a link found there replaces the prefix and the walk starts again.
-  let end = p.length > 1 ? p.indexOf("/", 1) : -2;
-  while (end !== -2) {
-    const prefix = end === -1 ? p : p.slice(0, end);
-    const target = Object.hasOwn(links, prefix) ? links[prefix] : undefined;
-    if (target !== undefined) {
-      if (++hops > MAX_LINK_HOPS) return null;
-      p = normalizeHostPath(end === -1 ? target : `${target}${p.slice(end)}`);
-      end = p.length > 1 ? p.indexOf("/", 1) : -2;
-      continue;
-    }
-    end = end === -1 ? -2 : p.indexOf("/", end + 1);
+/**
+ * A snapshot's links, ready to follow: the keys longest-last with a `/` appended, so that "which recorded link does
+ * this path pass through first?" is a scan of startsWith checks instead of a table probe per path component.
+ */
+export class LinkIndex {
+  private readonly keys: { key: string; dir: string; target: string }[];
+
+  constructor(links: Readonly<Record<string, string>>) {
+    this.keys = Object.keys(links)
+      .filter((k) => k.length > 1 && k.charCodeAt(0) === 47) // "/" and relative keys never name a path component
+      .sort((a, b) => a.length - b.length)
+      .map((key) => ({ key, dir: `${key}/`, target: links[key]! }));
   }
-  return p;
+
+  /** Follows every recorded link along a path, like the kernel's path walk (outermost first); null on a loop. */
+  resolve(path: string): string | null {
+    let p = normalizeHostPath(path);
+    for (let hops = 0; ; hops++) {
+      // The shortest key that is the path or one of its directories is the first link the walk meets.
+      const hit = this.keys.find((k) => p === k.key || p.startsWith(k.dir));
+      if (!hit) return p;
+      if (hops >= MAX_LINK_HOPS) return null;
+      p = normalizeHostPath(hit.target + p.slice(hit.key.length));
+    }
+  }
+}
+
+/** Follows every recorded link along a path (like the kernel's path walk); null on a loop. */
+export function resolveSnapshotPath(links: Readonly<Record<string, string>>, path: string): string | null {
+  return new LinkIndex(links).resolve(path);
 }
 
 /**
@@ -54,8 +66,11 @@ export class SnapshotHostReader implements HostReader {
     return textIn(this.groups[path.slice(0, slash)], path.slice(slash + 1));
   }
 
+  private linkIndex: LinkIndex | undefined;
+
   private resolve(path: string): string | null {
-    return resolveSnapshotPath(this.snap.links, path);
+    this.linkIndex ??= new LinkIndex(this.snap.links);
+    return this.linkIndex.resolve(path);
   }
 
   /** The path as recorded, else normalised, else with its links followed: the first key `get` answers. */

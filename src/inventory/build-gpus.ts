@@ -57,7 +57,25 @@ export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[]): Gp
   if (fromSmi) {
     return fromSmi.map((g) => {
       const pci = pciNumbers(rd, byAddress.get(g.busId) ?? null);
-      return { ...withoutBusId(g), pciAddress: g.busId, link: pci.link, numaNode: pci.numaNode, pciPath: pci.pciPath };
+      // Written out rather than spread: ~10,000 nodes × 8 GPUs in a fleet run.
+      return {
+        index: g.index,
+        name: g.name,
+        uuid: g.uuid,
+        memoryTotalMiB: g.memoryTotalMiB,
+        persistenceMode: g.persistenceMode,
+        migMode: g.migMode,
+        eccVolatileUncorrected: g.eccVolatileUncorrected,
+        eccAggregateUncorrected: g.eccAggregateUncorrected,
+        retiredPagesPending: g.retiredPagesPending,
+        remappedRows: g.remappedRows,
+        pcieGen: g.pcieGen,
+        pcieWidth: g.pcieWidth,
+        pciAddress: g.busId,
+        link: pci.link,
+        numaNode: pci.numaNode,
+        pciPath: pci.pciPath,
+      };
     });
   }
   // The driver did not answer: the GPUs the PCI bus shows, so the report still says what is there.
@@ -82,11 +100,6 @@ export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[]): Gp
       pciPath: pci.pciPath,
     };
   });
-}
-
-function withoutBusId<T extends { busId: string }>(g: T): Omit<T, "busId"> {
-  const { busId: _busId, ...rest } = g;
-  return rest;
 }
 
 export function buildPaths(gpus: Gpu[], hcas: Hca[]): GpuNicPath[] {
