@@ -6,8 +6,9 @@ import { readInventory } from "../inventory/index.js";
 import { groupFiles, splitDirName, ungroupFiles } from "./file-groups.js";
 import { expandFileRuns } from "./file-runs.js";
 import { openReader } from "./open.js";
+import { normalizeHostPath } from "./paths.js";
 import { collectSnapshot, expandSnapshot, snapshotDefect } from "./snapshot.js";
-import { SnapshotHostReader } from "./snapshot-reader.js";
+import { LinkIndex, SnapshotHostReader } from "./snapshot-reader.js";
 import type { Snapshot } from "./types.js";
 
 describe("files grouped by directory (snapshot version 3)", () => {
@@ -83,4 +84,43 @@ describe("a collected snapshot (version 3: grouped, with runs) reads as the host
       for (const snap of [v3, v2, v1]) expect(strip(await readInventory(new SnapshotHostReader(snap)))).toEqual(direct);
     },
   );
+});
+
+describe("links recorded in a snapshot are followed like the kernel's path walk", () => {
+  /** The walk itself: each directory from the root in turn; a link there replaces it and the walk starts over. */
+  function walk(links: Record<string, string>, path: string): string | null {
+    let parts = normalizeHostPath(path).split("/").filter(Boolean);
+    for (let hops = 0; ; ) {
+      const at = parts.findIndex((_, i) => Object.hasOwn(links, `/${parts.slice(0, i + 1).join("/")}`));
+      if (at < 0) return `/${parts.join("/")}`;
+      if (++hops > 40) return null;
+      const target = links[`/${parts.slice(0, at + 1).join("/")}`]!;
+      parts = normalizeHostPath(`${target}/${parts.slice(at + 1).join("/")}`)
+        .split("/")
+        .filter(Boolean);
+    }
+  }
+
+  test("the same place as the walk, for any links (chains, loops, `..`) and any path", () => {
+    const path = fc.array(fc.constantFrom("a", "b", "c", "..", "."), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
+    fc.assert(
+      fc.property(fc.dictionary(path, path, { maxKeys: 6 }), fc.array(path, { maxLength: 8 }), (links, paths) => {
+        const index = new LinkIndex(links);
+        for (const p of paths) expect(index.resolve(p)).toBe(walk(links, p));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("a GPU's sysfs directory through /sys/bus/pci/devices, and a loop that never ends → null", () => {
+    const index = new LinkIndex({
+      "/sys/bus/pci/devices/0000:53:00.0": "/sys/devices/pci0000:4e/0000:4e:02.0/0000:53:00.0",
+      "/x": "/y",
+      "/y": "/x/z",
+    });
+    expect(index.resolve("/sys/bus/pci/devices/0000:53:00.0/numa_node")).toBe(
+      "/sys/devices/pci0000:4e/0000:4e:02.0/0000:53:00.0/numa_node",
+    );
+    expect(index.resolve("/x/q")).toBeNull();
+  });
 });
