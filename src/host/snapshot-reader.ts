@@ -48,6 +48,7 @@ export class SnapshotHostReader implements HostReader {
   private readonly runs: FileRunIndex;
   /** Every file by directory, then name: the snapshot's own `fileGroups`, with `files` (versions 1, 2) grouped in. */
   private readonly groups: FileGroups;
+  private readonly groupListings: ReadonlySet<string>;
 
   constructor(
     private readonly snap: Snapshot,
@@ -56,6 +57,7 @@ export class SnapshotHostReader implements HostReader {
     this.description = description ?? `snapshot of ${snap.host}`;
     this.runs = new FileRunIndex(snap.fileRuns);
     this.groups = fileGroupsOf(snap);
+    this.groupListings = new Set(snap.groupListings);
   }
 
   /** The recorded text of the file at exactly this path, or undefined. */
@@ -90,14 +92,19 @@ export class SnapshotHostReader implements HostReader {
     return { key: r };
   }
 
-  private readonly dirAt = (key: string): string[] | undefined =>
-    Object.hasOwn(this.snap.dirs, key) ? this.snap.dirs[key] : undefined;
+  /** The recorded listing of a directory: in `dirs`, or (version 3) its file group's names. */
+  private readonly dirAt = (key: string): string[] | undefined => {
+    if (Object.hasOwn(this.snap.dirs, key)) return this.snap.dirs[key];
+    if (!this.groupListings.has(key)) return undefined;
+    const group = this.groups[key];
+    return group ? Object.keys(group) : [];
+  };
 
   private failure(path: string, key: string, what: "file" | "dir"): { ok: false; error: ReturnType<typeof readError> } {
     const p = normalizeHostPath(path);
     const recorded = this.snap.errors[p] ?? this.snap.errors[key];
     if (recorded) return { ok: false, error: recorded };
-    if (what === "file" && (Object.hasOwn(this.snap.dirs, p) || Object.hasOwn(this.snap.dirs, key))) {
+    if (what === "file" && (this.dirAt(p) !== undefined || this.dirAt(key) !== undefined)) {
       return { ok: false, error: readError("EISDIR", path) };
     }
     return { ok: false, error: readError("ENOENT", path) };
@@ -167,7 +174,7 @@ export class SnapshotHostReader implements HostReader {
       (k) =>
         this.fileAt(k) !== undefined ||
         this.runs.text(k) !== undefined ||
-        Object.hasOwn(s.dirs, k) ||
+        this.dirAt(k) !== undefined ||
         Object.hasOwn(s.links, k) ||
         (Object.hasOwn(s.errors, k) && s.errors[k]!.code !== "ENOENT"),
     );

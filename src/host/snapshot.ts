@@ -1,6 +1,6 @@
 import { VERSION } from "../cli/version.js";
-import { fileGroupsDefect, groupFiles, ungroupFiles } from "./file-groups.js";
-import { compactDirRuns, compactFileRuns, expandDirRuns, expandFileRuns } from "./file-runs.js";
+import { type FileGroups, fileGroupsDefect, groupFiles, ungroupFiles } from "./file-groups.js";
+import { compactDirRuns, compactFileRuns, type DirRuns, expandDirRuns, expandFileRuns } from "./file-runs.js";
 import { RecordingHostReader } from "./recording-reader.js";
 import type { HostReader, Snapshot } from "./types.js";
 
@@ -32,6 +32,9 @@ export function snapshotDefect(value: unknown): SnapshotDefect | null {
     const message = fileGroupsDefect(s.fileGroups);
     if (message) return { defect: "table", message };
   }
+  if (s.groupListings !== undefined && !(Array.isArray(s.groupListings) && s.groupListings.every(isString))) {
+    return { defect: "table", message: `"groupListings" is not a list of directories` };
+  }
   if (s.dirRuns !== undefined && (typeof s.dirRuns !== "object" || s.dirRuns === null)) {
     return { defect: "table", message: `"dirRuns" is not an object` };
   }
@@ -53,6 +56,8 @@ export async function collectSnapshot(
   // Empty GID slots as runs (a third of the size), the other files grouped by directory (half the parse time):
   // `fleet` reads 10,000 of these at a time.
   const { files, fileRuns } = compactFileRuns(rec.record.files);
+  const fileGroups = groupFiles(files);
+  const { dirs, dirRuns } = compactDirRuns(rec.record.dirs);
   return {
     kind: "kube-rdma/snapshot",
     schemaVersion: 3,
@@ -62,9 +67,10 @@ export async function collectSnapshot(
     root: opts.root ?? "/",
     ...rec.record,
     files: {},
-    fileGroups: groupFiles(files),
+    fileGroups,
     fileRuns,
-    ...compactDirRuns(rec.record.dirs),
+    ...listingsOfGroups(dirs, fileGroups, dirRuns),
+    dirRuns,
   };
 }
 
@@ -73,11 +79,42 @@ export async function collectSnapshot(
  * written out). For tools that walk the tables (materialize) and for tests. Pure.
  */
 export function expandSnapshot(snap: Snapshot): Snapshot {
-  const { fileGroups, fileRuns, dirRuns, ...rest } = snap;
+  const { fileGroups, fileRuns, dirRuns, groupListings, ...rest } = snap;
+  const dirs = { ...snap.dirs };
+  for (const dir of groupListings ?? []) dirs[dir] ??= Object.keys(fileGroups?.[dir] ?? {});
   return {
     ...rest,
     schemaVersion: 1,
     files: expandFileRuns(ungroupFiles(snap.files, fileGroups), fileRuns),
-    dirs: expandDirRuns(snap.dirs, dirRuns),
+    dirs: expandDirRuns(dirs, dirRuns),
   };
+}
+
+/**
+ * Listings that hold exactly the names of their directory's file group move to `groupListings` (their names are
+ * then stored once, as the group's keys). Pure.
+ */
+function listingsOfGroups(
+  dirs: Record<string, string[]>,
+  groups: FileGroups,
+  runs: DirRuns,
+): { dirs: Record<string, string[]>; groupListings: string[] } {
+  const kept: Record<string, string[]> = {};
+  const groupListings: string[] = [];
+  for (const [dir, names] of Object.entries(dirs)) {
+    const group = Object.hasOwn(groups, dir) ? groups[dir]! : undefined;
+    const same = group !== undefined && !Object.hasOwn(runs, dir) && sameNames(names, Object.keys(group));
+    if (same) groupListings.push(dir);
+    else kept[dir] = names;
+  }
+  return { dirs: kept, groupListings };
+}
+
+/** Same names in the same order (a group's keys keep the order its files were read in: the listing's). */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((n, i) => n === b[i]);
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === "string";
 }

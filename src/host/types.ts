@@ -74,6 +74,11 @@ export type Snapshot = {
    */
   fileRuns?: FileRun[];
   dirs: Record<string, string[]>;
+  /**
+   * Since 3: directories whose listing is exactly the names of their group in `fileGroups` (a port's counters), so
+   * the names are stored once. Optional; such a directory has no `dirs` entry.
+   */
+  groupListings?: string[];
   /** Since 2: numeric names a listing also holds, as a run (a GID table lists `0` … `254`). Optional. */
   dirRuns?: DirRuns;
   links: Record<string, string>;
