@@ -28,7 +28,7 @@ for (const example of ["a100-8x-roce-seed", ...ODD]) {
   base.set(example, JSON.stringify(await collectSnapshot(await openReader({ example }))));
 }
 const kib = (example: string) => `${example} ${(base.get(example)!.length / 1024).toFixed(0)} KiB`;
-console.log(`snapshot logs (v2): ${["a100-8x-roce-seed", ...ODD].map(kib).join(", ")}`);
+console.log(`snapshot logs (v3): ${["a100-8x-roce-seed", ...ODD].map(kib).join(", ")}`);
 /** Node i's log: the seed, or (1 in 50) one of the odd examples, with its own host name. */
 function logOf(i: number): { node: string; log: string } {
   const node = `gpu-${String(i).padStart(5, "0")}`;

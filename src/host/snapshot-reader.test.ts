@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { numericNames } from "../core/natural.js";
 import "../examples/catalog.js";
 import { listExamples } from "../examples/index.js";
 import { readInventory } from "../inventory/index.js";
@@ -82,6 +83,11 @@ describe("a collected snapshot (version 3: grouped, with runs) reads as the host
       const v2: Snapshot = { ...v1, schemaVersion: 2, ...compactFileRuns(v1.files), ...compactDirRuns(v1.dirs) };
       expect(v1.files).toEqual(expandFileRuns(v2.files, v2.fileRuns));
       expect(v1.dirs).toEqual(expandDirRuns(v2.dirs, v2.dirRuns));
+      const reader = new SnapshotHostReader(v3);
+      for (const dir of Object.keys(v1.dirs)) {
+        const listed = await reader.list(dir);
+        expect(await reader.listNumbers(dir)).toEqual({ ok: true, value: numericNames(listed.ok ? listed.value : []) });
+      }
       const strip = (i: Awaited<ReturnType<typeof readInventory>>) => ({ ...i, source: "" });
       const direct = strip(await readInventory(host));
       for (const snap of [v3, v2, v1]) expect(strip(await readInventory(new SnapshotHostReader(snap)))).toEqual(direct);

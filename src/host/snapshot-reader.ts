@@ -1,3 +1,4 @@
+import { numericNames } from "../core/natural.js";
 import { readError } from "./errors.js";
 import { type FileGroups, groupFiles, textIn } from "./file-groups.js";
 import { FileRunIndex, listingWithRun } from "./file-runs.js";
@@ -156,6 +157,17 @@ export class SnapshotHostReader implements HostReader {
     const hit = this.lookup(path, this.dirAt);
     if (hit.value === undefined) return this.failure(path, hit.key, "dir");
     return { ok: true, value: listingWithRun(hit.value, this.snap.dirRuns?.[hit.key]) };
+  }
+
+  /** A GID table's slots straight from the listing's run: 255 numbers, no names written out and read back. */
+  async listNumbers(path: string): Promise<ReadOutcome<number[]>> {
+    const hit = this.lookup(path, this.dirAt);
+    if (hit.value === undefined) return this.failure(path, hit.key, "dir");
+    const run = this.snap.dirRuns?.[hit.key];
+    const named = numericNames(hit.value);
+    const plain = run && Number.isInteger(run.from) && Number.isInteger(run.to) && run.from >= 0 && named.length === 0;
+    if (!plain) return { ok: true, value: numericNames(listingWithRun(hit.value, run)) };
+    return { ok: true, value: Array.from({ length: Math.max(0, run.to - run.from + 1) }, (_, i) => run.from + i) };
   }
 
   async realpath(path: string): Promise<ReadOutcome<string>> {

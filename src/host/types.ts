@@ -37,6 +37,8 @@ export interface HostReader {
   readNumbered?(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]>;
   /** `${dir}/${name}` for each name (a counters directory, a PCI function's attributes); same answers as readText. */
   readIn?(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]>;
+  /** The decimal names of a directory, ascending: `numericNames` of its listing (a GID table's slots). */
+  listNumbers?(path: string): Promise<ReadOutcome<number[]>>;
   /** Directory entries (names only), unsorted. */
   list(path: string): Promise<ReadOutcome<string[]>>;
   /** Resolved absolute path (like `realpath`), within the host's namespace. */

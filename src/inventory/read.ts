@@ -33,11 +33,18 @@ function readIn(reader: HostReader, dir: string, names: readonly string[]): Prom
   return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
 }
 
+/** The decimal names of a directory, ascending (a snapshot answers from its runs, without writing names out). */
+async function listNumbers(reader: HostReader, dir: string): Promise<ReadOutcome<number[]>> {
+  if (reader.listNumbers) return reader.listNumbers(dir);
+  const list = await reader.list(dir);
+  return list.ok ? { ok: true, value: numericNames(list.value) } : list;
+}
+
 /** Reads one port's GID table the way show_gids does: every slot, attributes only for configured GIDs. */
 export async function readPortGids(reader: HostReader, portDir: string): Promise<Pick<PortFacts, "gidSlots" | "gids">> {
-  const list = await reader.list(`${portDir}/gids`);
+  const list = await listNumbers(reader, `${portDir}/gids`);
   if (!list.ok) return { gidSlots: list, gids: [] };
-  const indices = numericNames(list.value);
+  const indices = list.value;
   const texts = reader.readNumbered
     ? await reader.readNumbered(`${portDir}/gids`, indices)
     : await readIn(reader, `${portDir}/gids`, indices.map(String));
