@@ -19,7 +19,7 @@ import {
   parseSysfsInt,
 } from "../parse/sysfs.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildOfed, buildPaths } from "./build-gpus.js";
-import type { Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
+import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
 import type { GidEntry, Hca, Limit, Netdev, NodeInventory, Port } from "./types.js";
@@ -51,10 +51,11 @@ function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): Gi
   return out;
 }
 
-function counterValues(facts: Record<string, Fact>): Record<string, number> {
+function counterValues(facts: DirFacts): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const name in facts) {
-    const f = facts[name]!;
+  for (let i = 0; i < facts.names.length; i++) {
+    const name = facts.names[i]!;
+    const f = facts.values[i]!;
     if (!f.ok || name === "lifespan") continue;
     const n = parseSysfsInt(f.value);
     if (n.ok) out[name] = n.value;

@@ -3,6 +3,9 @@ import type { CommandOutcome, ReadError, ReadOutcome } from "../host/types.js";
 /** A raw sysfs/proc read: its text or why it failed. */
 export type Fact = ReadOutcome<string>;
 
+/** Every file of a directory (a port's counters): names in natural order, each with its read. */
+export type DirFacts = { names: readonly string[]; values: readonly Fact[] };
+
 export type GidFact = { index: number; gid: Fact; type?: Fact; ndev?: Fact };
 
 export type PortFacts = {
@@ -20,8 +23,8 @@ export type PortFacts = {
    * configured slots (as show_gids). Empty slots are only counted, in gidSlots.
    */
   gids: GidFact[];
-  counters: Record<string, Fact>;
-  hwCounters: Record<string, Fact>;
+  counters: DirFacts;
+  hwCounters: DirFacts;
 };
 
 export type PciFacts = {

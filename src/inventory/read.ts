@@ -2,7 +2,7 @@ import { naturallySorted, numericNames } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
-import type { Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
+import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { pciAddressOf } from "./reading.js";
 
 const IB = "/sys/class/infiniband";
@@ -71,12 +71,9 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
   return { gidSlots: { ok: true, value: indices.length }, gids };
 }
 
-async function readAll(reader: HostReader, dir: string): Promise<Record<string, Fact>> {
+async function readAll(reader: HostReader, dir: string): Promise<DirFacts> {
   const names = sortedNames(await reader.list(dir));
-  const values = await readIn(reader, dir, names);
-  const out: Record<string, Fact> = {};
-  for (let i = 0; i < names.length; i++) out[names[i]!] = values[i]!;
-  return out;
+  return { names, values: await readIn(reader, dir, names) };
 }
 
 async function readPort(reader: HostReader, hca: string, port: number): Promise<PortFacts> {
