@@ -3,7 +3,8 @@ import { startModuleWorker } from "../../core/worker.js";
 import { analyseLog, type NodeAnalysis } from "./node-analyser.js";
 import type { LogHandler } from "./run.js";
 
-type Reply = { id: number; result?: Awaited<ReturnType<typeof analyseLog>>; error?: string };
+type NodeAnalysisReply = Awaited<ReturnType<typeof analyseLog>>;
+type Reply = { id: number; result?: NodeAnalysisReply; error?: string };
 
 export type AnalysisPool = { handle: LogHandler<NodeAnalysis>; threads: number; close(): Promise<void> };
 
@@ -44,17 +45,20 @@ export function createAnalysisPool(threads: number): AnalysisPool {
     return w;
   });
   let nextId = 0;
+  /** The reply's promise. Holds nothing of the log: a 100 KB log kept alive until the reply would outlive a young GC. */
+  const reply = (id: number) =>
+    new Promise<NodeAnalysisReply>((resolve, reject) => pending.set(id, { resolve: (r) => resolve(r!), reject }));
   return {
     threads,
-    handle: (log, node) =>
-      new Promise((resolve, reject) => {
-        const id = nextId++;
-        let pick = 0;
-        for (let i = 1; i < workers.length; i++) if (load[i]! < load[pick]!) pick = i;
-        load[pick]!++;
-        pending.set(id, { resolve: (r) => resolve(r!), reject });
-        workers[pick]!.postMessage({ id, log, node });
-      }),
+    handle: (log, node) => {
+      const id = nextId++;
+      let pick = 0;
+      for (let i = 1; i < workers.length; i++) if (load[i]! < load[pick]!) pick = i;
+      load[pick]!++;
+      const answer = reply(id);
+      workers[pick]!.postMessage({ id, log, node });
+      return answer;
+    },
     async close() {
       await Promise.all(workers.map((w) => w.terminate()));
     },
