@@ -3,9 +3,11 @@ import { parentPort } from "node:worker_threads";
 import { analyseLog } from "./node-analyser.js";
 
 parentPort?.on("message", (msg: { id: number; log: string; node: string }) => {
+  // The callbacks keep only the id: the log is garbage once parsed, not kept until the analysis ends.
+  const id = msg.id;
   analyseLog(msg.log, msg.node).then(
-    (r) => parentPort?.postMessage({ id: msg.id, result: r }),
+    (r) => parentPort?.postMessage({ id, result: r }),
     (err: unknown) =>
-      parentPort?.postMessage({ id: msg.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+      parentPort?.postMessage({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
   );
 });
