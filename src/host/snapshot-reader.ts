@@ -26,7 +26,13 @@ export class LinkIndex {
     let p = normalizeHostPath(path);
     for (let hops = 0; ; hops++) {
       // The shortest key that is the path or one of its directories is the first link the walk meets.
-      const hit = this.keys.find((k) => p === k.key || p.startsWith(k.dir));
+      let hit: { key: string; dir: string; target: string } | undefined;
+      for (const k of this.keys) {
+        if (p === k.key || p.startsWith(k.dir)) {
+          hit = k;
+          break;
+        }
+      }
       if (!hit) return p;
       if (hops >= MAX_LINK_HOPS) return null;
       p = normalizeHostPath(hit.target + p.slice(hit.key.length));
@@ -167,7 +173,9 @@ export class SnapshotHostReader implements HostReader {
     const named = numericNames(hit.value);
     const plain = run && Number.isInteger(run.from) && Number.isInteger(run.to) && run.from >= 0 && named.length === 0;
     if (!plain) return { ok: true, value: numericNames(listingWithRun(hit.value, run)) };
-    return { ok: true, value: Array.from({ length: Math.max(0, run.to - run.from + 1) }, (_, i) => run.from + i) };
+    const numbers: number[] = [];
+    for (let n = run.from; n <= run.to; n++) numbers.push(n);
+    return { ok: true, value: numbers };
   }
 
   async realpath(path: string): Promise<ReadOutcome<string>> {
