@@ -192,6 +192,23 @@ function skipContent(text: string, from: number, name: string): { end: number } 
       lengths.pop();
       continue;
     }
+    // `<name>` and `<name/>` (nearly every tag) are scanned in place; anything else goes through openTag.
+    let k = lt + 1;
+    if (isNameStart(next)) {
+      k++;
+      while (k < text.length && isNameChar(text.charCodeAt(k))) k++;
+    }
+    const c = text.charCodeAt(k);
+    if (k > lt + 1 && c === 62 /* > */) {
+      starts.push(lt + 1);
+      lengths.push(k - lt - 1);
+      pos = k + 1;
+      continue;
+    }
+    if (k > lt + 1 && c === 47 /* / */ && text.charCodeAt(k + 1) === 62) {
+      pos = k + 2;
+      continue;
+    }
     const tag = openTag(text, lt);
     if ("message" in tag) return { message: tag.message, at: lt };
     if (tag.attrsFrom < tag.attrsTo) {
