@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../src/cli/main.js";
 import { materializeSnapshot } from "../src/examples/materialize.js";
@@ -76,6 +76,20 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
     const snap = JSON.parse(io.out) as Snapshot;
     expect(snap.host).toBe("cce-a100-roce-bond-01");
     expect(expandSnapshot(snap).files["/sys/class/infiniband/mlx5_bond_0/ports/1/gids/3"]).toMatch(/ffff:0a00:3c03/);
+  });
+
+  test("collect -o FILE says what it wrote: every file and directory, also those stored as runs and groups", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "kube-rdma-collect-")), "seed.json");
+    try {
+      const io = captureIo();
+      expect(await main(["collect", "--example", "a100-8x-roce-seed", "-o", out], io)).toBe(0);
+      const all = expandSnapshot(JSON.parse(readFileSync(out, "utf8")) as Snapshot);
+      const [files, dirs] = [Object.keys(all.files).length, Object.keys(all.dirs).length];
+      expect(io.err).toContain(`${files} files, ${dirs} directories`);
+      expect(files).toBeGreaterThan(3000); // the seed's 9 × 255-slot GID tables alone are 2,295
+    } finally {
+      rmSync(dirname(out), { recursive: true, force: true });
+    }
   });
 
   test("a snapshot from a newer kube-rdma, or with a damaged run table, is refused with what to do (exit 2)", async () => {

@@ -60,8 +60,9 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       );
     }
     const count = (o: object) => Object.keys(o).length;
+    const all = expandSnapshot(snapshot);
     io.stderr(
-      `wrote ${out}: ${count(expandSnapshot(snapshot).files)} files, ${count(snapshot.dirs)} directories, ${count(snapshot.links)} links, ` +
+      `wrote ${out}: ${count(all.files)} files, ${count(all.dirs)} directories, ${count(snapshot.links)} links, ` +
         `${count(snapshot.errors)} failed reads, ${count(snapshot.commands)} commands (${Math.round(json.length / 1024)} KiB).\n` +
         `Replay it anywhere with: kube-rdma verify --snapshot ${out}\n`,
     );
