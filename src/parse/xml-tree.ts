@@ -151,6 +151,13 @@ function openTag(text: string, lt: number): OpenTag | { message: string } {
   return { message: `"<${text.slice(lt + 1, Math.min(text.indexOf(">", k), lt + 31))}" is not a tag` };
 }
 
+/** The `>` of the closing tag at `lt`, or -1 when it never closes (the text ends, or another `<` comes first). */
+function closeTagEnd(text: string, lt: number): number {
+  const gt = text.indexOf(">", lt);
+  const next = gt < 0 ? -1 : text.indexOf("<", lt + 1);
+  return gt < 0 || (next >= 0 && next < gt) ? -1 : gt;
+}
+
 /** Whether `text` holds, at `at`, the same characters as at `from` … `from + len`. */
 function sameChars(text: string, at: number, from: number, len: number): boolean {
   for (let k = 0; k < len; k++) if (text.charCodeAt(at + k) !== text.charCodeAt(from + k)) return false;
@@ -177,9 +184,8 @@ function skipContent(text: string, from: number, name: string): { end: number } 
       continue;
     }
     if (next === 47 /* / */) {
-      const gt = text.indexOf(">", lt);
-      const lt2 = gt < 0 ? -1 : text.indexOf("<", lt + 1);
-      if (gt < 0 || (lt2 >= 0 && lt2 < gt)) return { message: NEVER_CLOSED, at: lt };
+      const gt = closeTagEnd(text, lt);
+      if (gt < 0) return { message: NEVER_CLOSED, at: lt };
       const d = starts.length;
       const len = d ? lengths[d - 1]! : name.length;
       const same = d ? sameChars(text, lt + 2, starts[d - 1]!, len) : text.startsWith(name, lt + 2);
@@ -261,9 +267,8 @@ export function readXml(text: string, opts: { skip?: ReadonlySet<string> } = {})
       continue;
     }
     if (next === 47 /* / */) {
-      const gt = text.indexOf(">", lt);
-      const lt2 = gt < 0 ? -1 : text.indexOf("<", lt + 1);
-      if (gt < 0 || (lt2 >= 0 && lt2 < gt)) return fail("a tag that is never closed with `>` (truncated?)", lt);
+      const gt = closeTagEnd(text, lt);
+      if (gt < 0) return fail(NEVER_CLOSED, lt);
       const open = stack[stack.length - 1];
       // </name> of the open element, compared in place (the common case: no slice, no trim).
       const fast =
