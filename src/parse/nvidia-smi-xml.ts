@@ -34,36 +34,6 @@ export type NvidiaSmiXml = {
 };
 
 /**
- * Sections of a `<gpu>` nothing here reads: checked for well-formedness, not built (a real document spends most of
- * its bytes on them: supported clocks alone run to hundreds of elements per GPU). A section read later must leave
- * this list.
- */
-const UNREAD_SECTIONS: ReadonlySet<string> = new Set([
-  "accounted_processes",
-  "applications_clocks",
-  "bar1_memory_usage",
-  "clock_policy",
-  "clocks",
-  "clocks_event_reasons",
-  "clocks_throttle_reasons",
-  "default_applications_clocks",
-  "deferred_clocks",
-  "encoder_stats",
-  "fbc_stats",
-  "gpu_power_readings",
-  "max_clocks",
-  "max_customer_boost_clocks",
-  "module_power_readings",
-  "power_readings",
-  "processes",
-  "supported_clocks",
-  "supported_gpu_target_temp",
-  "temperature",
-  "utilization",
-  "voltage",
-]);
-
-/**
  * Reads driver and CUDA versions and, per GPU, the facts checks need. Missing elements become null; malformed XML
  * (a truncated capture, an error message instead of XML) is a problem, never a throw.
  */
@@ -72,7 +42,7 @@ export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
   if (start < 0 || !text.includes("nvidia_smi_log")) {
     return fail(notXml(`found no <nvidia_smi_log> element in "${text.trim().slice(0, 80)}"`));
   }
-  const doc = readXml(text.slice(start), { skip: UNREAD_SECTIONS });
+  const doc = readXml(text.slice(start));
   if (!doc.ok) {
     const line = text.slice(0, start).split("\n").length - 1 + doc.line;
     return fail(notXml(`the XML is malformed at line ${line}: ${doc.message}`, line));

@@ -126,6 +126,15 @@ const NEVER_CLOSED = "a tag that is never closed with `>` (truncated?)";
 
 type OpenTag = { name: string; gt: number; selfClosing: boolean; attrsFrom: number; attrsTo: number };
 
+/** For a plain `<name>` or `<name/>` at `lt`: the index just past the name. -1 for anything else (attributes, errors). */
+function plainNameEnd(text: string, lt: number): number {
+  if (!isNameStart(text.charCodeAt(lt + 1))) return -1;
+  let k = lt + 2;
+  while (k < text.length && isNameChar(text.charCodeAt(k))) k++;
+  const c = text.charCodeAt(k);
+  return c === 62 /* > */ || (c === 47 /* / */ && text.charCodeAt(k + 1) === 62) ? k : -1;
+}
+
 /** The opening tag at `lt` (`<name>`, `<name/>`, `<name a="v" …>`), its name scanned in place, or what is wrong. */
 function openTag(text: string, lt: number): OpenTag | { message: string } {
   const n = text.length;
@@ -158,84 +167,11 @@ function closeTagEnd(text: string, lt: number): number {
   return gt < 0 || (next >= 0 && next < gt) ? -1 : gt;
 }
 
-/** Whether `text` holds, at `at`, the same characters as at `from` … `from + len`. */
-function sameChars(text: string, at: number, from: number, len: number): boolean {
-  for (let k = 0; k < len; k++) if (text.charCodeAt(at + k) !== text.charCodeAt(from + k)) return false;
-  return true;
-}
-
-/**
- * The content of an element that is not kept, from `from` (just after its opening tag) through its closing tag:
- * nesting and tags checked as readXml checks them, nothing built. Open descendants are kept as name offsets.
- */
-function skipContent(text: string, from: number, name: string): { end: number } | { message: string; at: number } {
-  const starts: number[] = [];
-  const lengths: number[] = [];
-  const openName = () => (starts.length ? text.slice(starts.at(-1)!, starts.at(-1)! + lengths.at(-1)!) : name);
-  let pos = from;
-  for (;;) {
-    const lt = text.indexOf("<", pos);
-    if (lt < 0) return { message: `the document ends inside <${openName()}> (truncated?)`, at: text.length };
-    const next = text.charCodeAt(lt + 1);
-    if (next === 33 /* ! */ || next === 63 /* ? */) {
-      const end = skipSpecial(text, lt);
-      if (end < 0) return { message: "the document ends inside a comment, CDATA or declaration (truncated?)", at: lt };
-      pos = end;
-      continue;
-    }
-    if (next === 47 /* / */) {
-      const gt = closeTagEnd(text, lt);
-      if (gt < 0) return { message: NEVER_CLOSED, at: lt };
-      const d = starts.length;
-      const len = d ? lengths[d - 1]! : name.length;
-      const same = d ? sameChars(text, lt + 2, starts[d - 1]!, len) : text.startsWith(name, lt + 2);
-      if (!same || !blankRange(text, lt + 2 + len, gt)) {
-        return { message: `expected </${openName()}>, found </${text.slice(lt + 2, gt).trim()}>`, at: lt };
-      }
-      pos = gt + 1;
-      if (d === 0) return { end: pos };
-      starts.pop();
-      lengths.pop();
-      continue;
-    }
-    // `<name>` and `<name/>` (nearly every tag) are scanned in place; anything else goes through openTag.
-    let k = lt + 1;
-    if (isNameStart(next)) {
-      k++;
-      while (k < text.length && isNameChar(text.charCodeAt(k))) k++;
-    }
-    const c = text.charCodeAt(k);
-    if (k > lt + 1 && c === 62 /* > */) {
-      starts.push(lt + 1);
-      lengths.push(k - lt - 1);
-      pos = k + 1;
-      continue;
-    }
-    if (k > lt + 1 && c === 47 /* / */ && text.charCodeAt(k + 1) === 62) {
-      pos = k + 2;
-      continue;
-    }
-    const tag = openTag(text, lt);
-    if ("message" in tag) return { message: tag.message, at: lt };
-    if (tag.attrsFrom < tag.attrsTo) {
-      const read = readAttrs(text.slice(tag.attrsFrom, tag.attrsTo));
-      if ("leftover" in read) return { message: `unexpected "${read.leftover.slice(0, 30)}" in <${tag.name}>`, at: lt };
-    }
-    pos = tag.gt + 1;
-    if (!tag.selfClosing) {
-      starts.push(lt + 1);
-      lengths.push(tag.name.length);
-    }
-  }
-}
-
 /**
  * Reads a whole document into a tree. Scans tags in place by character code: a name is sliced once, whitespace
  * between tags is never sliced, and a leaf costs one object (nvidia-smi's document is ~1,000 mostly-leaf elements).
- * Elements named in `skip` (sections the caller never reads: clocks, temperatures…) are checked for
- * well-formedness like the rest but left out of the tree, at a fraction of the cost.
  */
-export function readXml(text: string, opts: { skip?: ReadonlySet<string> } = {}): XmlReadResult {
+export function readXml(text: string): XmlReadResult {
   const stack: XmlElement[] = [];
   const st: TextStacks = { texts: [], blanks: [] };
   let root: XmlElement | null = null;
@@ -284,22 +220,24 @@ export function readXml(text: string, opts: { skip?: ReadonlySet<string> } = {})
       pos = gt + 1;
       continue;
     }
-    const tag = openTag(text, lt);
-    if ("message" in tag) return fail(tag.message, lt);
-    const { name, gt, selfClosing } = tag;
+    let name: string;
+    let gt: number;
+    let selfClosing: boolean;
     let attrs = NO_ATTRS;
-    if (tag.attrsFrom < tag.attrsTo) {
-      const read = readAttrs(text.slice(tag.attrsFrom, tag.attrsTo));
-      if ("leftover" in read) return fail(`unexpected "${read.leftover.slice(0, 30)}" in <${name}>`, lt);
-      if (Object.keys(read.attrs).length > 0) attrs = read.attrs;
-    }
-    if (opts.skip?.has(name)) {
-      if (!stack.length) return fail(`the root element <${name}> is one the caller skips`, lt);
-      // Checked for well-formedness, left out of the tree.
-      const skipped = selfClosing ? { end: gt + 1 } : skipContent(text, gt + 1, name);
-      if ("message" in skipped) return fail(skipped.message, skipped.at);
-      pos = skipped.end;
-      continue;
+    const plain = plainNameEnd(text, lt);
+    if (plain > 0) {
+      name = text.slice(lt + 1, plain);
+      selfClosing = text.charCodeAt(plain) === 47;
+      gt = selfClosing ? plain + 1 : plain;
+    } else {
+      const tag = openTag(text, lt);
+      if ("message" in tag) return fail(tag.message, lt);
+      ({ name, gt, selfClosing } = tag);
+      if (tag.attrsFrom < tag.attrsTo) {
+        const read = readAttrs(text.slice(tag.attrsFrom, tag.attrsTo));
+        if ("leftover" in read) return fail(`unexpected "${read.leftover.slice(0, 30)}" in <${name}>`, lt);
+        if (Object.keys(read.attrs).length > 0) attrs = read.attrs;
+      }
     }
     pos = gt + 1;
     const el: XmlElement = { name, attrs, children: NO_CHILDREN, text: "" };
