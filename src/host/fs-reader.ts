@@ -62,10 +62,6 @@ export class FsHostReader implements HostReader {
     return this.readOne(path);
   }
 
-  async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
-    return paths.map((p) => this.readOne(p));
-  }
-
   async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
     return names.map((n) => this.readOne(`${dir}/${n}`));
   }

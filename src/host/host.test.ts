@@ -37,7 +37,7 @@ describe("a --root tree is read as the host it holds", () => {
       ok: true,
       value: "/sys/devices/pci0000:4e/0000:4e:02.0/0000:55:00.0",
     });
-    expect(await r.readTexts(["/sys/bus/pci/devices/0000:55:00.0/numa_node", "/nope"])).toMatchObject([
+    expect(await r.readIn("/sys/bus/pci/devices/0000:55:00.0", ["numa_node", "nope"])).toMatchObject([
       { ok: true },
       { ok: false, error: { code: "ENOENT" } },
     ]);

@@ -33,22 +33,14 @@ export class RecordingHostReader implements HostReader {
     return this.note(path, await this.inner.readText(path), this.record.files);
   }
 
-  async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
-    const out = this.inner.readTexts
-      ? await this.inner.readTexts(paths)
-      : await Promise.all(paths.map((p) => this.inner.readText(p)));
+  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+    const out = this.inner.readIn
+      ? await this.inner.readIn(dir, names)
+      : await Promise.all(names.map((n) => this.inner.readText(`${dir}/${n}`)));
     out.forEach((r, i) => {
-      this.note(paths[i]!, r, this.record.files);
+      this.note(`${dir}/${names[i]}`, r, this.record.files);
     });
     return out;
-  }
-
-  async readNumbered(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]> {
-    return this.readTexts(numbers.map((n) => `${dir}/${n}`));
-  }
-
-  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
-    return this.readTexts(names.map((n) => `${dir}/${n}`));
   }
 
   async list(path: string): Promise<ReadOutcome<string[]>> {

@@ -133,11 +133,6 @@ export class SnapshotHostReader implements HostReader {
     return this.readOne(path);
   }
 
-  /** One promise for the whole batch (a GID table is 255 reads per port). */
-  async readTexts(paths: readonly string[]): Promise<ReadOutcome<string>[]> {
-    return paths.map((p) => this.readOne(p));
-  }
-
   /** A directory's files by name: the directory is looked up once, each name in its group. */
   async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
     const group = dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;

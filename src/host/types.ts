@@ -31,8 +31,6 @@ export interface HostReader {
   /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce-seed`. */
   readonly description: string;
   readText(path: string): Promise<ReadOutcome<string>>;
-  /** Many reads in one call (GID tables: thousands of tiny files); same answers as readText for each path. */
-  readTexts?(paths: readonly string[]): Promise<ReadOutcome<string>[]>;
   /** `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. */
   readNumbered?(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]>;
   /** `${dir}/${name}` for each name (a counters directory, a PCI function's attributes); same answers as readText. */

@@ -29,8 +29,7 @@ const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? nat
 /** `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). */
 function readIn(reader: HostReader, dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
   if (reader.readIn) return reader.readIn(dir, names);
-  const paths = names.map((n) => `${dir}/${n}`);
-  return reader.readTexts ? reader.readTexts(paths) : Promise.all(paths.map((p) => reader.readText(p)));
+  return Promise.all(names.map((n) => reader.readText(`${dir}/${n}`)));
 }
 
 /** The decimal names of a directory, ascending (a snapshot answers from its runs, without writing names out). */
