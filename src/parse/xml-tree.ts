@@ -124,40 +124,33 @@ function readAttrs(rest: string): { attrs: Record<string, string> } | { leftover
 
 const NEVER_CLOSED = "a tag that is never closed with `>` (truncated?)";
 
-type OpenTag = { name: string; gt: number; selfClosing: boolean; attrsFrom: number; attrsTo: number };
-
-/** For a plain `<name>` or `<name/>` at `lt`: the index just past the name. -1 for anything else (attributes, errors). */
-function plainNameEnd(text: string, lt: number): number {
+/** Index just past the tag name that starts at `lt + 1`, or -1 when no name starts there. */
+function nameEnd(text: string, lt: number): number {
   if (!isNameStart(text.charCodeAt(lt + 1))) return -1;
   let k = lt + 2;
   while (k < text.length && isNameChar(text.charCodeAt(k))) k++;
-  const c = text.charCodeAt(k);
-  return c === 62 /* > */ || (c === 47 /* / */ && text.charCodeAt(k + 1) === 62) ? k : -1;
+  return k;
 }
 
-/** The opening tag at `lt` (`<name>`, `<name/>`, `<name a="v" …>`), its name scanned in place, or what is wrong. */
-function openTag(text: string, lt: number): OpenTag | { message: string } {
-  const n = text.length;
-  if (!isNameStart(text.charCodeAt(lt + 1))) {
-    const gt = text.indexOf(">", lt);
-    if (gt < 0) return { message: NEVER_CLOSED };
-    return { message: `"<${text.slice(lt + 1, Math.min(gt, lt + 31))}" is not a tag` };
-  }
-  let k = lt + 2;
-  while (k < n && isNameChar(text.charCodeAt(k))) k++;
-  const name = text.slice(lt + 1, k);
+/** What follows a tag name that ends at `k` with neither `>` nor `/>`: attributes up to the `>`, or what is wrong. */
+function tagWithAttrs(
+  text: string,
+  lt: number,
+  k: number,
+  name: string,
+): { gt: number; selfClosing: boolean; attrs: Record<string, string> } | { message: string } {
   const c = text.charCodeAt(k);
-  if (c === 62 /* > */) return { name, gt: k, selfClosing: false, attrsFrom: k, attrsTo: k };
-  if (c === 47 /* / */ && text.charCodeAt(k + 1) === 62)
-    return { name, gt: k + 1, selfClosing: true, attrsFrom: k, attrsTo: k };
   if (isSpace(c)) {
     const gt = tagEnd(text, lt);
     if (gt < 0) return { message: NEVER_CLOSED };
     const selfClosing = text.charCodeAt(gt - 1) === 47;
-    return { name, gt, selfClosing, attrsFrom: k, attrsTo: selfClosing ? gt - 1 : gt };
+    const read = readAttrs(text.slice(k, selfClosing ? gt - 1 : gt));
+    if ("leftover" in read) return { message: `unexpected "${read.leftover.slice(0, 30)}" in <${name}>` };
+    return { gt, selfClosing, attrs: Object.keys(read.attrs).length > 0 ? read.attrs : NO_ATTRS };
   }
-  if (k >= n || c === 60 /* < */ || text.indexOf(">", k) < 0) return { message: NEVER_CLOSED };
-  return { message: `"<${text.slice(lt + 1, Math.min(text.indexOf(">", k), lt + 31))}" is not a tag` };
+  const gt = text.indexOf(">", k);
+  if (k >= text.length || c === 60 /* < */ || gt < 0) return { message: NEVER_CLOSED };
+  return { message: `"<${text.slice(lt + 1, Math.min(gt, lt + 31))}" is not a tag` };
 }
 
 /** The `>` of the closing tag at `lt`, or -1 when it never closes (the text ends, or another `<` comes first). */
@@ -220,24 +213,24 @@ export function readXml(text: string): XmlReadResult {
       pos = gt + 1;
       continue;
     }
-    let name: string;
-    let gt: number;
-    let selfClosing: boolean;
+    // <name>, <name/> or <name a="v" …>: the name is scanned in place and sliced once.
+    const k = nameEnd(text, lt);
+    if (k < 0) {
+      const end = text.indexOf(">", lt);
+      return fail(end < 0 ? NEVER_CLOSED : `"<${text.slice(lt + 1, Math.min(end, lt + 31))}" is not a tag`, lt);
+    }
+    const name = text.slice(lt + 1, k);
+    const c = text.charCodeAt(k);
+    let gt = k;
+    let selfClosing = false;
     let attrs = NO_ATTRS;
-    const plain = plainNameEnd(text, lt);
-    if (plain > 0) {
-      name = text.slice(lt + 1, plain);
-      selfClosing = text.charCodeAt(plain) === 47;
-      gt = selfClosing ? plain + 1 : plain;
-    } else {
-      const tag = openTag(text, lt);
+    if (c === 47 /* / */ && text.charCodeAt(k + 1) === 62 /* > */) {
+      gt = k + 1;
+      selfClosing = true;
+    } else if (c !== 62 /* > */) {
+      const tag = tagWithAttrs(text, lt, k, name);
       if ("message" in tag) return fail(tag.message, lt);
-      ({ name, gt, selfClosing } = tag);
-      if (tag.attrsFrom < tag.attrsTo) {
-        const read = readAttrs(text.slice(tag.attrsFrom, tag.attrsTo));
-        if ("leftover" in read) return fail(`unexpected "${read.leftover.slice(0, 30)}" in <${name}>`, lt);
-        if (Object.keys(read.attrs).length > 0) attrs = read.attrs;
-      }
+      ({ gt, selfClosing, attrs } = tag);
     }
     pos = gt + 1;
     const el: XmlElement = { name, attrs, children: NO_CHILDREN, text: "" };
