@@ -192,7 +192,7 @@ export class RdmaDevicePlugin {
   private async readNode(reason: string): Promise<void> {
     try {
       const inv = await this.cfg.loadInventory();
-      const madDevices = this.cfg.mad ? await this.files.madDevices() : new Map<string, string[]>();
+      const madDevices = this.cfg.mad ? this.files.madDevices() : new Map<string, string[]>();
       if (this.cfg.mad && madDevices.size === 0 && this.view === null) {
         this.cfg.log.warn("--mad: no umad/issm devices in /sys/class/infiniband_mad (is ib_umad loaded?)", {});
       }
@@ -244,13 +244,13 @@ export class RdmaDevicePlugin {
       const view = this.view;
       if (!view) return;
       this.existence?.reset();
-      const present = await this.files.ibdevs();
+      const present = this.files.ibdevs();
       if (present.join(",") !== view.ibdevs.join(",")) {
         this.cfg.log.info("RDMA devices changed; re-reading the node model", { was: view.ibdevs, now: present });
         await this.refreshNode("devices changed");
       }
       const current = this.view ?? view;
-      const readings = await Promise.all(current.hcas.map((h) => this.files.readHca(h.name)));
+      const readings = current.hcas.map((h) => this.files.readHca(h.name));
       const health = new Map<string, boolean>();
       let flipped = false;
       for (const r of readings) {

@@ -24,50 +24,46 @@ export class HostFiles {
     return this.reader.localPath(hostPath);
   }
 
-  async text(hostPath: string): Promise<string | null> {
-    const r = await this.reader.readText(hostPath);
+  text(hostPath: string): string | null {
+    const r = this.reader.readText(hostPath);
     return r.ok ? r.value.trim() : null;
   }
 
-  async list(hostPath: string): Promise<string[] | null> {
-    const r = await this.reader.list(hostPath);
+  list(hostPath: string): string[] | null {
+    const r = this.reader.list(hostPath);
     return r.ok ? r.value : null;
   }
 
   exists(hostPath: string): boolean {
-    return this.reader.existsNow(hostPath);
+    return this.reader.exists(hostPath);
   }
 
   /** The ibdevs present now (`/sys/class/infiniband`), in natural order; empty when the class dir is absent. */
-  async ibdevs(): Promise<string[]> {
-    return ((await this.list("/sys/class/infiniband")) ?? []).sort(naturalCompare);
+  ibdevs(): string[] {
+    return (this.list("/sys/class/infiniband") ?? []).sort(naturalCompare);
   }
 
   /** Reads every port of one HCA. An HCA whose directory vanished is not present and not healthy. */
-  async readHca(hca: string): Promise<HcaReading> {
+  readHca(hca: string): HcaReading {
     const base = `/sys/class/infiniband/${hca}/ports`;
-    const ports = await this.list(base);
+    const ports = this.list(base);
     if (ports === null) return { hca, present: false, ports: [], healthy: false };
-    const readings = await Promise.all(
-      numericNames(ports).map(async (port): Promise<PortReading> => {
-        const [state, physState] = await Promise.all([
-          this.text(`${base}/${port}/state`),
-          this.text(`${base}/${port}/phys_state`),
-        ]);
-        return { port, state, physState, healthy: isPortHealthy(state, physState) };
-      }),
-    );
+    const readings = numericNames(ports).map((port): PortReading => {
+      const state = this.text(`${base}/${port}/state`);
+      const physState = this.text(`${base}/${port}/phys_state`);
+      return { port, state, physState, healthy: isPortHealthy(state, physState) };
+    });
     return { hca, present: true, ports: readings, healthy: readings.length > 0 && readings.every((r) => r.healthy) };
   }
 
   /**
    * `umadN`/`issmN` per ibdev, from `/sys/class/infiniband_mad/<dev>/ibdev` (one pair per port, tech-spec §1.1).
    */
-  async madDevices(): Promise<Map<string, string[]>> {
+  madDevices(): Map<string, string[]> {
     const out = new Map<string, string[]>();
-    const entries = (await this.list("/sys/class/infiniband_mad")) ?? [];
+    const entries = this.list("/sys/class/infiniband_mad") ?? [];
     for (const entry of entries.filter((e) => /^(umad|issm)\d+$/.test(e)).sort(naturalCompare)) {
-      const ibdev = await this.text(`/sys/class/infiniband_mad/${entry}/ibdev`);
+      const ibdev = this.text(`/sys/class/infiniband_mad/${entry}/ibdev`);
       if (!ibdev) continue;
       out.set(ibdev, [...(out.get(ibdev) ?? []), entry]);
     }

@@ -23,8 +23,8 @@ export const ROOT_CAPTURES = ".kube-rdma/commands.json";
 export const ROOT_FS_SIZES = ".kube-rdma/fs-sizes.json";
 
 /**
- * Reads a host (`/`) or a tree laid out like one (`--root DIR`). Reads are synchronous under the hood: sysfs files
- * are tiny and thousands of them (GID tables) read faster without the thread pool.
+ * Reads a host (`/`) or a tree laid out like one (`--root DIR`). Reads are synchronous: sysfs files are tiny and
+ * thousands of them (GID tables) read faster without the thread pool.
  */
 export class FsHostReader implements HostReader {
   readonly description: string;
@@ -58,11 +58,11 @@ export class FsHostReader implements HostReader {
     return real.startsWith(this.root + sep) ? real.slice(this.root.length) : real;
   }
 
-  async readText(path: string): Promise<ReadOutcome<string>> {
+  readText(path: string): ReadOutcome<string> {
     return this.readOne(path);
   }
 
-  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+  readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     return names.map((n) => this.readOne(`${dir}/${n}`));
   }
 
@@ -87,7 +87,7 @@ export class FsHostReader implements HostReader {
     }
   }
 
-  async list(path: string): Promise<ReadOutcome<string[]>> {
+  list(path: string): ReadOutcome<string[]> {
     try {
       return { ok: true, value: readdirSync(this.real(path)) };
     } catch (err) {
@@ -95,7 +95,7 @@ export class FsHostReader implements HostReader {
     }
   }
 
-  async realpath(path: string): Promise<ReadOutcome<string>> {
+  realpath(path: string): ReadOutcome<string> {
     try {
       return { ok: true, value: this.hostPath(realpathSync(this.real(path))) };
     } catch (err) {
@@ -103,16 +103,11 @@ export class FsHostReader implements HostReader {
     }
   }
 
-  async exists(path: string): Promise<boolean> {
-    return this.existsNow(path);
-  }
-
-  /** exists, answered synchronously (a device plugin's Allocate may not wait). */
-  existsNow(path: string): boolean {
+  exists(path: string): boolean {
     return existsSync(this.real(path));
   }
 
-  async fsSize(path: string): Promise<ReadOutcome<number>> {
+  fsSize(path: string): ReadOutcome<number> {
     const recorded = this.recordedFsSize(normalizeHostPath(path));
     if (recorded !== undefined) return { ok: true, value: recorded };
     try {

@@ -32,12 +32,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe("a --root tree is read as the host it holds", () => {
   test("reads, follows sysfs links and answers with host paths", async () => {
     const r = new FsHostReader(root);
-    expect(await r.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node")).toEqual({ ok: true, value: "0\n" });
-    expect(await r.realpath("/sys/bus/pci/devices/0000:55:00.0")).toEqual({
+    expect(r.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node")).toEqual({ ok: true, value: "0\n" });
+    expect(r.realpath("/sys/bus/pci/devices/0000:55:00.0")).toEqual({
       ok: true,
       value: "/sys/devices/pci0000:4e/0000:4e:02.0/0000:55:00.0",
     });
-    expect(await r.readIn("/sys/bus/pci/devices/0000:55:00.0", ["numa_node", "nope"])).toMatchObject([
+    expect(r.readIn("/sys/bus/pci/devices/0000:55:00.0", ["numa_node", "nope"])).toMatchObject([
       { ok: true },
       { ok: false, error: { code: "ENOENT" } },
     ]);
@@ -45,7 +45,7 @@ describe("a --root tree is read as the host it holds", () => {
   });
 
   test("a missing file is ENOENT naming the host path", async () => {
-    const r = await new FsHostReader(root).readText("/sys/class/infiniband/mlx5_0/fw_ver");
+    const r = new FsHostReader(root).readText("/sys/class/infiniband/mlx5_0/fw_ver");
     expect(r).toMatchObject({ ok: false, error: { code: "ENOENT" } });
     if (!r.ok) expect(r.error.message).toMatch(/^\/sys\/class\/infiniband\/mlx5_0\/fw_ver: no such file/);
   });
@@ -53,7 +53,7 @@ describe("a --root tree is read as the host it holds", () => {
   test("command captures and mount sizes stored in the tree are replayed", async () => {
     const r = new FsHostReader(root);
     expect((await r.run("ofed_info", ["-s"])).stdout).toBe("MLNX_OFED_LINUX-5.8-1.1.2.1:\n");
-    expect(await r.fsSize("/dev/shm")).toEqual({ ok: true, value: 67108864 });
+    expect(r.fsSize("/dev/shm")).toEqual({ ok: true, value: 67108864 });
   });
 
   test("a malformed captures file is reported on the command, with what to do", async () => {
@@ -104,21 +104,21 @@ const SNAP: Snapshot = {
 describe("a snapshot replays the host it recorded", () => {
   test("reads through recorded links, replays recorded errors, and says when a command was not recorded", async () => {
     const r = new SnapshotHostReader(SNAP);
-    expect(await r.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node")).toEqual({ ok: true, value: "1\n" });
-    expect(await r.readText("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7")).toMatchObject({
+    expect(r.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node")).toEqual({ ok: true, value: "1\n" });
+    expect(r.readText("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7")).toMatchObject({
       ok: false,
       error: { code: "EINVAL" },
     });
-    expect(await r.exists("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7")).toBe(true);
+    expect(r.exists("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7")).toBe(true);
     expect((await r.run("nvidia-smi", ["-q", "-x"])).error?.message).toMatch(/not recorded/);
   });
 
   test("the recording reader captures what it passes through", async () => {
     const rec = new RecordingHostReader(new SnapshotHostReader(SNAP));
-    await rec.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node");
-    await rec.realpath("/sys/bus/pci/devices/0000:55:00.0");
-    await rec.fsSize("/dev/shm");
-    await rec.readText("/missing");
+    rec.readText("/sys/bus/pci/devices/0000:55:00.0/numa_node");
+    rec.realpath("/sys/bus/pci/devices/0000:55:00.0");
+    rec.fsSize("/dev/shm");
+    rec.readText("/missing");
     expect(rec.record.files["/sys/bus/pci/devices/0000:55:00.0/numa_node"]).toBe("1\n");
     expect(rec.record.links["/sys/bus/pci/devices/0000:55:00.0"]).toBe("/sys/devices/pci0000:4e/0000:55:00.0");
     expect(rec.record.fsSizes["/dev/shm"]).toBe(1024);

@@ -29,48 +29,48 @@ export class RecordingHostReader implements HostReader {
     return r;
   }
 
-  async readText(path: string): Promise<ReadOutcome<string>> {
-    return this.note(path, await this.inner.readText(path), this.record.files);
+  readText(path: string): ReadOutcome<string> {
+    return this.note(path, this.inner.readText(path), this.record.files);
   }
 
-  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+  readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     const out = this.inner.readIn
-      ? await this.inner.readIn(dir, names)
-      : await Promise.all(names.map((n) => this.inner.readText(`${dir}/${n}`)));
+      ? this.inner.readIn(dir, names)
+      : names.map((n) => this.inner.readText(`${dir}/${n}`));
     out.forEach((r, i) => {
       this.note(`${dir}/${names[i]}`, r, this.record.files);
     });
     return out;
   }
 
-  async list(path: string): Promise<ReadOutcome<string[]>> {
-    return this.note(path, await this.inner.list(path), this.record.dirs);
+  list(path: string): ReadOutcome<string[]> {
+    return this.note(path, this.inner.list(path), this.record.dirs);
   }
 
-  async realpath(path: string): Promise<ReadOutcome<string>> {
-    const r = await this.inner.realpath(path);
+  realpath(path: string): ReadOutcome<string> {
+    const r = this.inner.realpath(path);
     const p = normalizeHostPath(path);
     if (!r.ok) this.record.errors[p] = r.error;
     else if (r.value !== p) this.record.links[p] = r.value;
     return r;
   }
 
-  async exists(path: string): Promise<boolean> {
-    const yes = await this.inner.exists(path);
+  exists(path: string): boolean {
+    const yes = this.inner.exists(path);
     // Recorded as an empty directory listing or a missing entry so that replay answers the same.
     const p = normalizeHostPath(path);
     if (!yes && !this.record.errors[p])
       this.record.errors[p] = { code: "ENOENT", message: `${p}: no such file or directory` };
     if (yes && !(p in this.record.files) && !(p in this.record.dirs) && !(p in this.record.links)) {
-      const asDir = await this.inner.list(path);
+      const asDir = this.inner.list(path);
       if (asDir.ok) this.record.dirs[p] = asDir.value;
       else this.record.files[p] = "";
     }
     return yes;
   }
 
-  async fsSize(path: string): Promise<ReadOutcome<number>> {
-    return this.note(path, await this.inner.fsSize(path), this.record.fsSizes);
+  fsSize(path: string): ReadOutcome<number> {
+    return this.note(path, this.inner.fsSize(path), this.record.fsSizes);
   }
 
   async run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome> {

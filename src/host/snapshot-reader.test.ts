@@ -47,10 +47,10 @@ describe("files grouped by directory (snapshot version 3)", () => {
     };
     snap.fileGroups!["/sys/odd"] = JSON.parse('{"constructor": "c\\n", "__proto__": "p\\n"}');
     const r = new SnapshotHostReader(snap);
-    expect(await r.readText("/sys/odd/constructor")).toEqual({ ok: true, value: "c\n" });
-    expect(await r.readText("/sys/odd/__proto__")).toEqual({ ok: true, value: "p\n" });
-    expect(await r.readText("/sys/odd/toString")).toMatchObject({ ok: false, error: { code: "ENOENT" } });
-    expect(await r.readIn("/sys/odd", ["constructor", "hasOwnProperty"])).toMatchObject([
+    expect(r.readText("/sys/odd/constructor")).toEqual({ ok: true, value: "c\n" });
+    expect(r.readText("/sys/odd/__proto__")).toEqual({ ok: true, value: "p\n" });
+    expect(r.readText("/sys/odd/toString")).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+    expect(r.readIn("/sys/odd", ["constructor", "hasOwnProperty"])).toMatchObject([
       { ok: true, value: "c\n" },
       { ok: false, error: { code: "ENOENT" } },
     ]);
@@ -85,8 +85,8 @@ describe("a collected snapshot (version 3: grouped, with runs) reads as the host
       expect(v1.dirs).toEqual(expandDirRuns(v2.dirs, v2.dirRuns));
       const reader = new SnapshotHostReader(v3);
       for (const dir of Object.keys(v1.dirs)) {
-        const listed = await reader.list(dir);
-        expect(await reader.listNumbers(dir)).toEqual({ ok: true, value: numericNames(listed.ok ? listed.value : []) });
+        const listed = reader.list(dir);
+        expect(reader.listNumbers(dir)).toEqual({ ok: true, value: numericNames(listed.ok ? listed.value : []) });
       }
       const strip = (i: Awaited<ReturnType<typeof readInventory>>) => ({ ...i, source: "" });
       const direct = strip(await readInventory(host));

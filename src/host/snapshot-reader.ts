@@ -129,12 +129,12 @@ export class SnapshotHostReader implements HostReader {
     return resolvedInRun !== undefined ? { ok: true, value: resolvedInRun } : this.failure(path, hit.key, "file");
   }
 
-  async readText(path: string): Promise<ReadOutcome<string>> {
+  readText(path: string): ReadOutcome<string> {
     return this.readOne(path);
   }
 
   /** A directory's files by name: the directory is looked up once, each name in its group. */
-  async readIn(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+  readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     const group = dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;
     return names.map((name) => {
       const text = textIn(group, name);
@@ -143,7 +143,7 @@ export class SnapshotHostReader implements HostReader {
   }
 
   /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
-  async readNumbered(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]> {
+  readNumbered(dir: string, numbers: readonly number[]): ReadOutcome<string>[] {
     const runs = this.runs.runsIn(dir);
     if (runs.length === 0) return numbers.map((n) => this.readOne(`${dir}/${n}`));
     // One answer object per run, shared by its slots (outcomes are never mutated).
@@ -154,14 +154,14 @@ export class SnapshotHostReader implements HostReader {
     });
   }
 
-  async list(path: string): Promise<ReadOutcome<string[]>> {
+  list(path: string): ReadOutcome<string[]> {
     const hit = this.lookup(path, this.dirAt);
     if (hit.value === undefined) return this.failure(path, hit.key, "dir");
     return { ok: true, value: listingWithRun(hit.value, this.snap.dirRuns?.[hit.key]) };
   }
 
   /** A GID table's slots straight from the listing's run: 255 numbers, no names written out and read back. */
-  async listNumbers(path: string): Promise<ReadOutcome<number[]>> {
+  listNumbers(path: string): ReadOutcome<number[]> {
     const hit = this.lookup(path, this.dirAt);
     if (hit.value === undefined) return this.failure(path, hit.key, "dir");
     const run = this.snap.dirRuns?.[hit.key];
@@ -173,15 +173,15 @@ export class SnapshotHostReader implements HostReader {
     return { ok: true, value: numbers };
   }
 
-  async realpath(path: string): Promise<ReadOutcome<string>> {
+  realpath(path: string): ReadOutcome<string> {
     const p = normalizeHostPath(path);
     const r = this.resolve(p);
     if (r === null) return { ok: false, error: readError("ELOOP", path) };
-    if (r !== p || (await this.exists(p))) return { ok: true, value: r };
+    if (r !== p || this.exists(p)) return { ok: true, value: r };
     return this.failure(path, r, "file");
   }
 
-  async exists(path: string): Promise<boolean> {
+  exists(path: string): boolean {
     const p = normalizeHostPath(path);
     const r = this.resolve(p) ?? p;
     const s = this.snap;
@@ -195,7 +195,7 @@ export class SnapshotHostReader implements HostReader {
     );
   }
 
-  async fsSize(path: string): Promise<ReadOutcome<number>> {
+  fsSize(path: string): ReadOutcome<number> {
     const p = normalizeHostPath(path);
     const v = this.snap.fsSizes[p];
     return v !== undefined ? { ok: true, value: v } : this.failure(path, p, "file");

@@ -27,23 +27,27 @@ export type CommandOutcome = {
   durationMs?: number;
 };
 
+/**
+ * File reads answer synchronously: a snapshot answers from memory, and a sysfs attribute is one small read that the
+ * thread pool would only slow down (thousands of them for the GID tables). Only commands wait.
+ */
 export interface HostReader {
   /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce-seed`. */
   readonly description: string;
-  readText(path: string): Promise<ReadOutcome<string>>;
+  readText(path: string): ReadOutcome<string>;
   /** `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. */
-  readNumbered?(dir: string, numbers: readonly number[]): Promise<ReadOutcome<string>[]>;
+  readNumbered?(dir: string, numbers: readonly number[]): ReadOutcome<string>[];
   /** `${dir}/${name}` for each name (a counters directory, a PCI function's attributes); same answers as readText. */
-  readIn?(dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]>;
+  readIn?(dir: string, names: readonly string[]): ReadOutcome<string>[];
   /** The decimal names of a directory, ascending: `numericNames` of its listing (a GID table's slots). */
-  listNumbers?(path: string): Promise<ReadOutcome<number[]>>;
+  listNumbers?(path: string): ReadOutcome<number[]>;
   /** Directory entries (names only), unsorted. */
-  list(path: string): Promise<ReadOutcome<string[]>>;
+  list(path: string): ReadOutcome<string[]>;
   /** Resolved absolute path (like `realpath`), within the host's namespace. */
-  realpath(path: string): Promise<ReadOutcome<string>>;
-  exists(path: string): Promise<boolean>;
+  realpath(path: string): ReadOutcome<string>;
+  exists(path: string): boolean;
   /** Size in bytes of the filesystem mounted at path (used for /dev/shm). */
-  fsSize(path: string): Promise<ReadOutcome<number>>;
+  fsSize(path: string): ReadOutcome<number>;
   /** Runs a command (execFile, no shell, with a timeout) — or replays it from a snapshot. */
   run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome>;
 }

@@ -22,12 +22,12 @@ function versionOf(type: string | null): "v1" | "v2" | null {
 }
 
 /** Devices to show: the ones named (kept in natural order), else every device under /sys/class/infiniband. */
-export async function readGidTable(
+export function readGidTable(
   reader: HostReader,
   devices: readonly string[] = [],
-): Promise<{ rows: GidRow[]; problems: Problem[]; missing: string[]; available: string[] }> {
+): { rows: GidRow[]; problems: Problem[]; missing: string[]; available: string[] } {
   const problems: Problem[] = [];
-  const list = await reader.list(IB);
+  const list = reader.list(IB);
   if (!list.ok && list.error.code !== "ENOENT") {
     problems.push(problem("host.read_failed", list.error.message, { path: IB }));
   }
@@ -36,12 +36,12 @@ export async function readGidTable(
   const chosen = devices.length
     ? [...new Set(devices)].filter((d) => available.includes(d)).sort(naturalCompare)
     : available;
-  const perDevice = await Promise.all(chosen.map((d) => readDevice(reader, d, problems)));
-  return { rows: perDevice.flat(), problems, missing, available };
+  const rows = chosen.flatMap((d) => readDevice(reader, d, problems));
+  return { rows, problems, missing, available };
 }
 
-async function readDevice(reader: HostReader, device: string, problems: Problem[]): Promise<GidRow[]> {
-  const ports = await reader.list(`${IB}/${device}/ports`);
+function readDevice(reader: HostReader, device: string, problems: Problem[]): GidRow[] {
+  const ports = reader.list(`${IB}/${device}/ports`);
   if (!ports.ok) {
     problems.push(problem("host.read_failed", ports.error.message, { path: `${IB}/${device}/ports` }));
     return [];
@@ -50,7 +50,7 @@ async function readDevice(reader: HostReader, device: string, problems: Problem[
   const rows: GidRow[] = [];
   for (const port of numbers) {
     const dir = `${IB}/${device}/ports/${port}`;
-    const { gidSlots, gids } = await readPortGids(reader, dir);
+    const { gidSlots, gids } = readPortGids(reader, dir);
     if (!gidSlots.ok) problems.push(problem("host.read_failed", gidSlots.error.message, { path: `${dir}/gids` }));
     for (const g of gids) {
       if (!g.gid.ok) continue;

@@ -154,8 +154,8 @@ function failing(inner: HostReader, code: string, match: (p: string) => boolean)
   const fail = (p: string): ReadOutcome<string> => ({ ok: false, error: { code, message: `${p}: ${code}` } });
   return {
     description: inner.description,
-    readText: (p) => (match(p) ? Promise.resolve(fail(p)) : inner.readText(p)),
-    list: (p) => (match(p) ? Promise.resolve(fail(p) as ReadOutcome<string[]>) : inner.list(p)),
+    readText: (p) => (match(p) ? fail(p) : inner.readText(p)),
+    list: (p) => (match(p) ? (fail(p) as ReadOutcome<string[]>) : inner.list(p)),
     realpath: (p) => inner.realpath(p),
     exists: (p) => inner.exists(p),
     fsSize: (p) => inner.fsSize(p),

@@ -27,26 +27,26 @@ const NETDEV_FILES = ["operstate", "mtu", "address"] as const;
 const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? naturallySorted(r.value) : []);
 
 /** `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). */
-function readIn(reader: HostReader, dir: string, names: readonly string[]): Promise<ReadOutcome<string>[]> {
+function readIn(reader: HostReader, dir: string, names: readonly string[]): ReadOutcome<string>[] {
   if (reader.readIn) return reader.readIn(dir, names);
-  return Promise.all(names.map((n) => reader.readText(`${dir}/${n}`)));
+  return names.map((n) => reader.readText(`${dir}/${n}`));
 }
 
 /** The decimal names of a directory, ascending (a snapshot answers from its runs, without writing names out). */
-async function listNumbers(reader: HostReader, dir: string): Promise<ReadOutcome<number[]>> {
+function listNumbers(reader: HostReader, dir: string): ReadOutcome<number[]> {
   if (reader.listNumbers) return reader.listNumbers(dir);
-  const list = await reader.list(dir);
+  const list = reader.list(dir);
   return list.ok ? { ok: true, value: numericNames(list.value) } : list;
 }
 
 /** Reads one port's GID table the way show_gids does: every slot, attributes only for configured GIDs. */
-export async function readPortGids(reader: HostReader, portDir: string): Promise<Pick<PortFacts, "gidSlots" | "gids">> {
-  const list = await listNumbers(reader, `${portDir}/gids`);
+export function readPortGids(reader: HostReader, portDir: string): Pick<PortFacts, "gidSlots" | "gids"> {
+  const list = listNumbers(reader, `${portDir}/gids`);
   if (!list.ok) return { gidSlots: list, gids: [] };
   const indices = list.value;
   const texts = reader.readNumbered
-    ? await reader.readNumbered(`${portDir}/gids`, indices)
-    : await readIn(reader, `${portDir}/gids`, indices.map(String));
+    ? reader.readNumbered(`${portDir}/gids`, indices)
+    : readIn(reader, `${portDir}/gids`, indices.map(String));
   // Empty slots (most of a 255-slot table) are counted in gidSlots but not kept: nothing reads them.
   const gids: GidFact[] = [];
   const configured: GidFact[] = [];
@@ -59,10 +59,8 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
     if (parsed?.ok && parsed.value.configured) configured.push(g);
   }
   const slots = configured.map((g) => String(g.index));
-  const [types, ndevs] = await Promise.all([
-    readIn(reader, `${portDir}/gid_attrs/types`, slots),
-    readIn(reader, `${portDir}/gid_attrs/ndevs`, slots),
-  ]);
+  const types = readIn(reader, `${portDir}/gid_attrs/types`, slots);
+  const ndevs = readIn(reader, `${portDir}/gid_attrs/ndevs`, slots);
   configured.forEach((g, k) => {
     g.type = types[k]!;
     g.ndev = ndevs[k]!;
@@ -70,19 +68,14 @@ export async function readPortGids(reader: HostReader, portDir: string): Promise
   return { gidSlots: { ok: true, value: indices.length }, gids };
 }
 
-async function readAll(reader: HostReader, dir: string): Promise<DirFacts> {
-  const names = sortedNames(await reader.list(dir));
-  return { names, values: await readIn(reader, dir, names) };
+function readAll(reader: HostReader, dir: string): DirFacts {
+  const names = sortedNames(reader.list(dir));
+  return { names, values: readIn(reader, dir, names) };
 }
 
-async function readPort(reader: HostReader, hca: string, port: number): Promise<PortFacts> {
+function readPort(reader: HostReader, hca: string, port: number): PortFacts {
   const dir = `${IB}/${hca}/ports/${port}`;
-  const [[state, physState, rate, linkLayer, lid], gids, counters, hwCounters] = await Promise.all([
-    readIn(reader, dir, PORT_FILES),
-    readPortGids(reader, dir),
-    readAll(reader, `${dir}/counters`),
-    readAll(reader, `${dir}/hw_counters`),
-  ]);
+  const [state, physState, rate, linkLayer, lid] = readIn(reader, dir, PORT_FILES);
   return {
     port,
     dir,
@@ -91,17 +84,21 @@ async function readPort(reader: HostReader, hca: string, port: number): Promise<
     rate: rate!,
     linkLayer: linkLayer!,
     lid: lid!,
-    ...gids,
-    counters,
-    hwCounters,
+    ...readPortGids(reader, dir),
+    counters: readAll(reader, `${dir}/counters`),
+    hwCounters: readAll(reader, `${dir}/hw_counters`),
   };
 }
 
 /** Reads a PCI function through `/sys/bus/pci/devices/<bdf>`. */
-export async function readPci(reader: HostReader, address: string): Promise<PciFacts> {
+export function readPci(reader: HostReader, address: string): PciFacts {
   const base = `${PCI}/${address}`;
-  const [path, [cls, vendor, device, numaNode, currentLinkSpeed, maxLinkSpeed, currentLinkWidth, maxLinkWidth]] =
-    await Promise.all([reader.realpath(base), readIn(reader, base, PCI_FILES)]);
+  const path = reader.realpath(base);
+  const [cls, vendor, device, numaNode, currentLinkSpeed, maxLinkSpeed, currentLinkWidth, maxLinkWidth] = readIn(
+    reader,
+    base,
+    PCI_FILES,
+  );
   return {
     address,
     path,
@@ -116,17 +113,13 @@ export async function readPci(reader: HostReader, address: string): Promise<PciF
   };
 }
 
-async function readHca(reader: HostReader, name: string): Promise<HcaFacts> {
+function readHca(reader: HostReader, name: string): HcaFacts {
   const dir = `${IB}/${name}`;
-  const [[nodeGuid, sysImageGuid, fwVer, hcaType, boardId], device, portList] = await Promise.all([
-    readIn(reader, dir, HCA_FILES),
-    reader.realpath(`${dir}/device`),
-    reader.list(`${dir}/ports`),
-  ]);
+  const [nodeGuid, sysImageGuid, fwVer, hcaType, boardId] = readIn(reader, dir, HCA_FILES);
+  const device = reader.realpath(`${dir}/device`);
+  const portList = reader.list(`${dir}/ports`);
   const address = pciAddressOf(device);
-  const pci = address ? await readPci(reader, address) : null;
   const portNumbers = portList.ok ? numericNames(portList.value) : [];
-  const ports = await Promise.all(portNumbers.map((p) => readPort(reader, name, p)));
   return {
     name,
     nodeGuid: nodeGuid!,
@@ -135,37 +128,36 @@ async function readHca(reader: HostReader, name: string): Promise<HcaFacts> {
     hcaType: hcaType!,
     boardId: boardId!,
     device,
-    pci,
-    ports,
+    pci: address ? readPci(reader, address) : null,
+    ports: portNumbers.map((p) => readPort(reader, name, p)),
     ...(portList.ok ? {} : { portsError: portList.error }),
   };
 }
 
 /** Netdevs worth reading: physical ones (with a `device` link) and any named by a GID, the route or a bond. */
-async function readNetdevs(reader: HostReader, names: string[], wanted: Set<string>): Promise<NetdevFacts[]> {
-  const out = await Promise.all(
-    names.map(async (name): Promise<NetdevFacts | null> => {
-      const dir = `${NET}/${name}`;
-      const device = await reader.realpath(`${dir}/device`);
-      const bondSlaves = await reader.readText(`${dir}/bonding/slaves`);
-      if (!device.ok && !bondSlaves.ok && !wanted.has(name)) return null;
-      const [operstate, mtu, address] = await readIn(reader, dir, NETDEV_FILES);
-      return { name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves };
-    }),
-  );
-  return out.filter((n): n is NetdevFacts => n !== null);
+function readNetdevs(reader: HostReader, names: string[], wanted: Set<string>): NetdevFacts[] {
+  const out: NetdevFacts[] = [];
+  for (const name of names) {
+    const dir = `${NET}/${name}`;
+    const device = reader.realpath(`${dir}/device`);
+    const bondSlaves = reader.readText(`${dir}/bonding/slaves`);
+    if (!device.ok && !bondSlaves.ok && !wanted.has(name)) continue;
+    const [operstate, mtu, address] = readIn(reader, dir, NETDEV_FILES);
+    out.push({ name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves });
+  }
+  return out;
 }
 
-async function readGpuPci(reader: HostReader, list: ReadOutcome<string[]>): Promise<PciFacts[]> {
-  const candidates = await Promise.all(
-    (list.ok ? [...list.value].sort() : []).map(async (address) => {
-      const vendor = await reader.readText(`${PCI}/${address}/vendor`);
-      if (!vendor.ok || vendor.value.trim() !== "0x10de") return null;
-      const cls = await reader.readText(`${PCI}/${address}/class`);
-      return cls.ok && /^0x030[02]/.test(cls.value.trim()) ? address : null;
-    }),
-  );
-  return Promise.all(candidates.filter((a): a is string => a !== null).map((a) => readPci(reader, a)));
+function isNvidiaGpu(reader: HostReader, address: string): boolean {
+  const vendor = reader.readText(`${PCI}/${address}/vendor`);
+  if (!vendor.ok || vendor.value.trim() !== "0x10de") return false;
+  const cls = reader.readText(`${PCI}/${address}/class`);
+  return cls.ok && /^0x030[02]/.test(cls.value.trim());
+}
+
+function readGpuPci(reader: HostReader, list: ReadOutcome<string[]>): PciFacts[] {
+  const addresses = list.ok ? [...list.value].sort() : [];
+  return addresses.filter((a) => isNvidiaGpu(reader, a)).map((a) => readPci(reader, a));
 }
 
 function ifaceOfRoute(route: Fact): string | null {
@@ -173,73 +165,60 @@ function ifaceOfRoute(route: Fact): string | null {
   return r?.ok ? r.value : null;
 }
 
-/** Reads every raw fact the node model needs. Never throws: failures are kept as failed reads. */
-export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: number } = {}): Promise<HostFacts> {
-  const timeout = opts.commandTimeoutMs !== undefined ? { timeoutMs: opts.commandTimeoutMs } : {};
-  // Commands first, in parallel with the sysfs walk: a slow nvidia-smi overlaps the reads.
-  const commands = Promise.all([
-    reader.run("ofed_info", ["-s"], timeout),
-    reader.run("nvidia-smi", ["-q", "-x"], timeout),
-  ]);
-  const [hostname, kernelRelease, nvidiaDriverProc, route, status, limits, hcaList, pciList, devInfiniband, verbsList] =
-    await Promise.all([
-      reader.readText("/proc/sys/kernel/hostname"),
-      reader.readText("/proc/sys/kernel/osrelease"),
-      reader.readText("/proc/driver/nvidia/version"),
-      reader.readText("/proc/net/route"),
-      reader.readText("/proc/self/status"),
-      reader.readText("/proc/self/limits"),
-      reader.list(IB),
-      reader.list(PCI),
-      reader.list("/dev/infiniband"),
-      reader.list("/sys/class/infiniband_verbs"),
-    ]);
-  const hcas = await Promise.all(sortedNames(hcaList).map((n) => readHca(reader, n)));
+/** Every fact but the commands' output: files, listings and links, read synchronously. */
+function readFileFacts(reader: HostReader): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi"> {
+  const hcaList = reader.list(IB);
+  const pciList = reader.list(PCI);
+  const verbsList = reader.list("/sys/class/infiniband_verbs");
+  const route = reader.readText("/proc/net/route");
+  const hcas = sortedNames(hcaList).map((n) => readHca(reader, n));
   const wanted = new Set<string>();
   for (const h of hcas) {
     for (const p of h.ports) for (const g of p.gids) if (g.ndev?.ok) wanted.add(g.ndev.value.trim());
   }
   const routeIface = ifaceOfRoute(route);
   if (routeIface) wanted.add(routeIface);
-  const netList = await reader.list(NET);
-  const [netdevs, gpuPci, uverbs, shm, nvidia, nvidiaPeermem, nvPeerMem, memoryPeersNvMem] = await Promise.all([
-    readNetdevs(
+  const netList = reader.list(NET);
+  return {
+    hostname: reader.readText("/proc/sys/kernel/hostname"),
+    kernelRelease: reader.readText("/proc/sys/kernel/osrelease"),
+    nvidiaDriverProc: reader.readText("/proc/driver/nvidia/version"),
+    hcaList,
+    hcas,
+    netList,
+    netdevs: readNetdevs(
       reader,
       sortedNames(netList).filter((n) => n !== "lo"),
       wanted,
     ),
-    readGpuPci(reader, pciList),
-    Promise.all(
-      sortedNames(verbsList)
-        .filter((n) => n.startsWith("uverbs"))
-        .map(async (name) => ({ name, ibdev: await reader.readText(`/sys/class/infiniband_verbs/${name}/ibdev`) })),
-    ),
-    reader.fsSize("/dev/shm"),
-    reader.exists("/sys/module/nvidia"),
-    reader.exists("/sys/module/nvidia_peermem"),
-    reader.exists("/sys/module/nv_peer_mem"),
-    reader.exists("/sys/kernel/mm/memory_peers/nv_mem/version"),
-  ]);
-  const [ofed, nvidiaSmi] = await commands;
-  return {
-    source: reader.description,
-    hostname,
-    kernelRelease,
-    nvidiaDriverProc,
-    hcaList,
-    hcas,
-    netList,
-    netdevs,
-    gpuPci,
+    gpuPci: readGpuPci(reader, pciList),
     pciList,
-    modules: { nvidia, nvidiaPeermem, nvPeerMem, memoryPeersNvMem },
+    modules: {
+      nvidia: reader.exists("/sys/module/nvidia"),
+      nvidiaPeermem: reader.exists("/sys/module/nvidia_peermem"),
+      nvPeerMem: reader.exists("/sys/module/nv_peer_mem"),
+      memoryPeersNvMem: reader.exists("/sys/kernel/mm/memory_peers/nv_mem/version"),
+    },
     route,
-    status,
-    limits,
-    devInfiniband,
-    uverbs,
-    shm,
-    ofed,
-    nvidiaSmi,
+    status: reader.readText("/proc/self/status"),
+    limits: reader.readText("/proc/self/limits"),
+    devInfiniband: reader.list("/dev/infiniband"),
+    uverbs: sortedNames(verbsList)
+      .filter((n) => n.startsWith("uverbs"))
+      .map((name) => ({ name, ibdev: reader.readText(`/sys/class/infiniband_verbs/${name}/ibdev`) })),
+    shm: reader.fsSize("/dev/shm"),
   };
+}
+
+/** Reads every raw fact the node model needs. Never throws: failures are kept as failed reads. */
+export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: number } = {}): Promise<HostFacts> {
+  const timeout = opts.commandTimeoutMs !== undefined ? { timeoutMs: opts.commandTimeoutMs } : {};
+  // Commands first: they run in child processes while the files are read.
+  const commands = Promise.all([
+    reader.run("ofed_info", ["-s"], timeout),
+    reader.run("nvidia-smi", ["-q", "-x"], timeout),
+  ]);
+  const files = readFileFacts(reader);
+  const [ofed, nvidiaSmi] = await commands;
+  return { source: reader.description, ...files, ofed, nvidiaSmi };
 }

@@ -103,7 +103,7 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
     selection: settings.selection,
     sharedUnits: settings.sharedUnits,
     mad: settings.mad,
-    madDevices: settings.mad ? await files.madDevices() : new Map(),
+    madDevices: settings.mad ? files.madDevices() : new Map(),
     deriveEnv: settings.deriveEnv,
   });
   // The node model was just read from the same host: its port states are what a health poll would read now.

@@ -33,7 +33,7 @@ host (\`--list-examples\`).
     const { readGidTable, renderShowGids } = await import("../../inventory/gid-table.js");
     const devices = positionals.flatMap((p) => p.split(/[\s,]+/)).filter(Boolean);
     const reader = await readerFromFlags(values);
-    const { rows, problems, missing, available } = await readGidTable(reader, devices);
+    const { rows, problems, missing, available } = readGidTable(reader, devices);
     if (missing.length) {
       throw new UsageError(
         `no RDMA device ${missing.join(", ")} on ${reader.description}.`,
