@@ -58,13 +58,15 @@ export function readPortGids(reader: HostReader, portDir: string): Pick<PortFact
     const parsed = gid.ok ? parseGid(gid.value) : null;
     if (parsed?.ok && parsed.value.configured) configured.push(g);
   }
-  const slots = configured.map((g) => String(g.index));
-  const types = readIn(reader, `${portDir}/gid_attrs/types`, slots);
-  const ndevs = readIn(reader, `${portDir}/gid_attrs/ndevs`, slots);
-  configured.forEach((g, k) => {
-    g.type = types[k]!;
-    g.ndev = ndevs[k]!;
-  });
+  if (configured.length > 0) {
+    const slots = configured.map((g) => String(g.index));
+    const types = readIn(reader, `${portDir}/gid_attrs/types`, slots);
+    const ndevs = readIn(reader, `${portDir}/gid_attrs/ndevs`, slots);
+    configured.forEach((g, k) => {
+      g.type = types[k]!;
+      g.ndev = ndevs[k]!;
+    });
+  }
   return { gidSlots: { ok: true, value: indices.length }, gids };
 }
 
