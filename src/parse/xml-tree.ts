@@ -160,6 +160,14 @@ function closeTagEnd(text: string, lt: number): number {
   return gt < 0 || (next >= 0 && next < gt) ? -1 : gt;
 }
 
+/** Where `</name>` starts when it is the next tag after `from` (the element is a text-only leaf), else -1. */
+function leafCloseAt(text: string, from: number, name: string): number {
+  const lt = text.indexOf("<", from);
+  if (lt < 0 || text.charCodeAt(lt + 1) !== 47 /* / */) return -1;
+  const end = lt + 2 + name.length;
+  return text.charCodeAt(end) === 62 /* > */ && text.startsWith(name, lt + 2) ? lt : -1;
+}
+
 /**
  * Reads a whole document into a tree. Scans tags in place by character code: a name is sliced once, whitespace
  * between tags is never sliced, and a leaf costs one object (nvidia-smi's document is ~1,000 mostly-leaf elements).
@@ -240,11 +248,17 @@ export function readXml(text: string): XmlReadResult {
       else parent.children.push(el);
     } else if (root) return fail(`a second root element <${name}>`, lt);
     else root = el;
-    if (!selfClosing) {
-      stack.push(el);
-      st.texts.push("");
-      st.blanks.push("");
+    if (selfClosing) continue;
+    // A leaf written `<name>text</name>` (most of nvidia-smi's document) is read in one step, off the stacks.
+    const close = leafCloseAt(text, pos, name);
+    if (close >= 0) {
+      if (!blankRange(text, pos, close)) el.text = decode(text.slice(pos, close)).trim();
+      pos = close + name.length + 3;
+      continue;
     }
+    stack.push(el);
+    st.texts.push("");
+    st.blanks.push("");
   }
   if (stack.length)
     return fail(`the document ends inside <${stack[stack.length - 1]!.name}> (truncated?)`, text.length);
