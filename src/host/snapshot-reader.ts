@@ -8,17 +8,25 @@ import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.
 const MAX_LINK_HOPS = 40;
 
 /**
- * A snapshot's links, ready to follow: the keys longest-last with a `/` appended, so that "which recorded link does
- * this path pass through first?" is a scan of startsWith checks instead of a table probe per path component.
+ * A snapshot's links, ready to follow: a table by key plus which key lengths occur, so that "which recorded link
+ * does this path pass through first?" probes the table only at the path's `/` boundaries where a key could end
+ * (one or two probes for a sysfs path, instead of one per component or a scan of every key).
  */
 export class LinkIndex {
-  private readonly keys: { key: string; dir: string; target: string }[];
+  private readonly targets = new Map<string, string>();
+  /** keyLengths[n] === 1 when some key is n characters long. */
+  private readonly keyLengths: Uint8Array;
 
   constructor(links: Readonly<Record<string, string>>) {
-    this.keys = Object.keys(links)
-      .filter((k) => k.length > 1 && k.charCodeAt(0) === 47) // "/" and relative keys never name a path component
-      .sort((a, b) => a.length - b.length)
-      .map((key) => ({ key, dir: `${key}/`, target: links[key]! }));
+    let longest = 0;
+    for (const key of Object.keys(links)) {
+      // "/" and relative keys never name a path component.
+      if (key.length <= 1 || key.charCodeAt(0) !== 47) continue;
+      this.targets.set(key, links[key]!);
+      longest = Math.max(longest, key.length);
+    }
+    this.keyLengths = new Uint8Array(longest + 1);
+    for (const key of this.targets.keys()) this.keyLengths[key.length] = 1;
   }
 
   /** Follows every recorded link along a path, like the kernel's path walk (outermost first); null on a loop. */
@@ -26,16 +34,23 @@ export class LinkIndex {
     let p = normalizeHostPath(path);
     for (let hops = 0; ; hops++) {
       // The shortest key that is the path or one of its directories is the first link the walk meets.
-      let hit: { key: string; dir: string; target: string } | undefined;
-      for (const k of this.keys) {
-        if (p === k.key || p.startsWith(k.dir)) {
-          hit = k;
-          break;
+      let end = -1;
+      let target: string | undefined;
+      for (let slash = p.indexOf("/", 1); ; slash = p.indexOf("/", slash + 1)) {
+        const e = slash < 0 ? p.length : slash;
+        if (e >= this.keyLengths.length) break;
+        if (this.keyLengths[e] === 1) {
+          target = this.targets.get(p.slice(0, e));
+          if (target !== undefined) {
+            end = e;
+            break;
+          }
         }
+        if (slash < 0) break;
       }
-      if (!hit) return p;
+      if (target === undefined) return p;
       if (hops >= MAX_LINK_HOPS) return null;
-      p = normalizeHostPath(hit.target + p.slice(hit.key.length));
+      p = normalizeHostPath(target + p.slice(end));
     }
   }
 }
