@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   ipv4MappedAddress,
@@ -95,6 +96,18 @@ describe("GIDs: uncompressed sysfs form decoded in NCCL's terms", () => {
   test("show_gids decodes IPv4 whenever the first group is 0000", () => {
     expect(showGidsIpv4("0000:0000:0000:0000:0000:ffff:190b:80e2")).toBe("25.11.128.226");
     expect(showGidsIpv4("fe80:0000:0000:0000:eaeb:d3ff:fecc:c920")).toBeNull();
+  });
+  test("any IPv4 address comes back from its mapped GID, in lower or upper case hex", () => {
+    const byte = fc.integer({ min: 0, max: 255 });
+    fc.assert(
+      fc.property(fc.tuple(byte, byte, byte, byte), fc.boolean(), (ip, upper) => {
+        const [a, b, c, d] = ip.map((n) => n.toString(16).padStart(2, "0"));
+        const tail = `${a}${b}:${c}${d}`;
+        const gid = `0000:0000:0000:0000:0000:ffff:${upper ? tail.toUpperCase() : tail}`;
+        expect(ipv4MappedAddress(gid)).toBe(ip.join("."));
+        expect(showGidsIpv4(gid)).toBe(ip.join("."));
+      }),
+    );
   });
 });
 

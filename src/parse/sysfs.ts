@@ -129,10 +129,29 @@ export function showGidsIpv4(gid: string): string | null {
   return gid.startsWith("0000") ? lastFourBytesDotted(gid) : null;
 }
 
+/** The value of a hex digit's character code, or -1. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const lower = c | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The byte written by the two hex digits at `i`, or -1 when either is not one. */
+function hexByteAt(s: string, i: number): number {
+  const hi = hexValue(s.charCodeAt(i));
+  const lo = hexValue(s.charCodeAt(i + 1));
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
 function lastFourBytesDotted(gid: string): string {
+  const a = hexByteAt(gid, 30);
+  const b = hexByteAt(gid, 32);
+  const c = hexByteAt(gid, 35);
+  const d = hexByteAt(gid, 37);
+  if (a >= 0 && b >= 0 && c >= 0 && d >= 0) return `${a}.${b}.${c}.${d}`;
+  // Not hex (a GID that was never validated): what parseInt makes of each pair.
   const hex = gid.slice(30, 34) + gid.slice(35, 39);
-  const bytes = [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-  return bytes.join(".");
+  return [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(".");
 }
 
 /** `gid_attrs/types/I`: `IB/RoCE v1` → v1, `RoCE v2` → v2 (the same `[Vv].*` cut show_gids makes). */
