@@ -28,9 +28,13 @@ export function networkOf(ip: string, bits: number): string | null {
 /** `255.255.255.224` → 27; null for a mask that is not a contiguous prefix. */
 export function prefixOfMask(mask: string): number | null {
   const n = ipv4ToInt(mask);
-  if (n === null) return null;
-  for (let bits = 0; bits <= 32; bits++) if (n === 2 ** 32 - 2 ** (32 - bits)) return bits;
-  return null;
+  return n === null ? null : maskPrefix(n);
+}
+
+/** The prefix length of a netmask as a number (0xFFFFFFE0 → 27); null when its ones are not a prefix. */
+export function maskPrefix(mask: number): number | null {
+  const host = ~mask >>> 0; // the host part: 2^k − 1 when the mask is contiguous
+  return (host & (host + 1)) === 0 ? Math.clz32(host) : null;
 }
 
 /** First and last address of `a.b.c.d/n` as numbers; null when it is not such a block. */

@@ -1,7 +1,8 @@
 /** Parsers for the few /proc files the node model needs. Pure. */
 import { fail, ok, type ParseResult, problem } from "../core/result.js";
 import { splitLines } from "../core/text.js";
-import { prefixOfMask } from "./ipv4.js";
+import { hexByteAt } from "./hex.js";
+import { intToIpv4, maskPrefix } from "./ipv4.js";
 
 /** One row of `/proc/net/route`; addresses as the kernel writes them (hex, little-endian byte order). */
 export type RouteRow = { iface: string; destination: string; gateway: string; mask: string; metric: number };
@@ -48,24 +49,32 @@ export function parseDefaultRouteInterface(text: string): ParseResult<string | n
 /** One connected IPv4 subnet of `/proc/net/route` (Gateway 0, Mask ≠ 0): the LAN an interface sits on. */
 export type ConnectedRoute = { iface: string; cidr: string };
 
-/** `/proc/net/route` writes an address as the hex of its bytes in little-endian order: `02800B19` is 25.11.128.2. */
-function routeHexToIpv4(hex: string): string | null {
-  if (!/^[0-9A-Fa-f]{8}$/.test(hex)) return null;
-  const bytes = [6, 4, 2, 0].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-  return bytes.join(".");
+/**
+ * `/proc/net/route` writes an address as the hex of its bytes in little-endian order: `02800B19` is 25.11.128.2.
+ * The address as a 32-bit number (first octet highest), or null when it is not 8 hex digits.
+ */
+function routeHexToInt(hex: string): number | null {
+  if (hex.length !== 8) return null;
+  let n = 0;
+  for (let i = 6; i >= 0; i -= 2) {
+    const b = hexByteAt(hex, i);
+    if (b < 0) return null;
+    n = n * 256 + b;
+  }
+  return n;
 }
 
 /** The connected subnets (no gateway, a non-zero contiguous mask), e.g. eth1 → 25.11.128.0/27, each once. */
 export function connectedRoutes(rows: readonly RouteRow[]): ConnectedRoute[] {
   const out: ConnectedRoute[] = [];
   for (const r of rows) {
-    const dest = routeHexToIpv4(r.destination);
-    const mask = routeHexToIpv4(r.mask);
-    if (dest === null || mask === null || r.gateway !== "00000000" || mask === "0.0.0.0") continue;
-    const bits = prefixOfMask(mask);
-    if (bits !== null && !out.some((c) => c.iface === r.iface && c.cidr === `${dest}/${bits}`)) {
-      out.push({ iface: r.iface, cidr: `${dest}/${bits}` });
-    }
+    const dest = routeHexToInt(r.destination);
+    const mask = routeHexToInt(r.mask);
+    if (dest === null || mask === null || mask === 0 || r.gateway !== "00000000") continue;
+    const bits = maskPrefix(mask);
+    if (bits === null) continue;
+    const cidr = `${intToIpv4(dest)}/${bits}`;
+    if (!out.some((c) => c.iface === r.iface && c.cidr === cidr)) out.push({ iface: r.iface, cidr });
   }
   return out;
 }

@@ -4,6 +4,7 @@
  */
 import { fail, ok, type ParseResult, problem } from "../core/result.js";
 import type { GidKind, LinkLayer, PhysState, PortState } from "../inventory/types.js";
+import { hexByteAt } from "./hex.js";
 
 const PORT_STATES: Record<number, PortState> = {
   0: "NOP",
@@ -127,20 +128,6 @@ export function ipv4MappedAddress(gid: string): string | null {
 /** show_gids' own rule: decode the last 32 bits as IPv4 whenever the first group is `0000`. */
 export function showGidsIpv4(gid: string): string | null {
   return gid.startsWith("0000") ? lastFourBytesDotted(gid) : null;
-}
-
-/** The value of a hex digit's character code, or -1. */
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const lower = c | 32;
-  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
-}
-
-/** The byte written by the two hex digits at `i`, or -1 when either is not one. */
-function hexByteAt(s: string, i: number): number {
-  const hi = hexValue(s.charCodeAt(i));
-  const lo = hexValue(s.charCodeAt(i + 1));
-  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
 function lastFourBytesDotted(gid: string): string {
