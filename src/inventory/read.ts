@@ -50,9 +50,15 @@ export function readPortGids(reader: HostReader, portDir: string): Pick<PortFact
   // Empty slots (most of a 255-slot table) are counted in gidSlots but not kept: nothing reads them.
   const gids: GidFact[] = [];
   const configured: GidFact[] = [];
+  // A snapshot answers every slot of a run of empty GIDs with one shared object: compared once, then by identity.
+  let empty: ReadOutcome<string> | undefined;
   for (let k = 0; k < indices.length; k++) {
     const gid = texts[k]!;
-    if (gid.ok && isEmptyGidText(gid.value)) continue;
+    if (gid === empty) continue;
+    if (gid.ok && isEmptyGidText(gid.value)) {
+      empty = gid;
+      continue;
+    }
     const g: GidFact = { index: indices[k]!, gid };
     gids.push(g);
     const parsed = gid.ok ? parseGid(gid.value) : null;
