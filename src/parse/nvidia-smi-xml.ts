@@ -34,6 +34,22 @@ export type NvidiaSmiXml = {
 };
 
 /**
+ * The sections of a `<gpu>` that readGpu looks at. The others (clocks, power, temperature, utilization, supported
+ * clocks, processes: most of the document on a real node) are passed over unread.
+ */
+const GPU_SECTIONS_READ: ReadonlySet<string> = new Set([
+  "product_name",
+  "uuid",
+  "fb_memory_usage",
+  "persistence_mode",
+  "mig_mode",
+  "ecc_errors",
+  "retired_pages",
+  "remapped_rows",
+  "pci",
+]);
+
+/**
  * Reads driver and CUDA versions and, per GPU, the facts checks need. Missing elements become null; malformed XML
  * (a truncated capture, an error message instead of XML) is a problem, never a throw.
  */
@@ -42,7 +58,7 @@ export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
   if (start < 0 || !text.includes("nvidia_smi_log")) {
     return fail(notXml(`found no <nvidia_smi_log> element in "${text.trim().slice(0, 80)}"`));
   }
-  const doc = readXml(text.slice(start));
+  const doc = readXml(text.slice(start), { keepAtDepth: { depth: 2, names: GPU_SECTIONS_READ } });
   if (!doc.ok) {
     const line = text.slice(0, start).split("\n").length - 1 + doc.line;
     return fail(notXml(`the XML is malformed at line ${line}: ${doc.message}`, line));

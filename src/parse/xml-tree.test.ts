@@ -39,28 +39,29 @@ describe("the small XML reader used for nvidia-smi -q -x", () => {
     if (!r.ok) expect(r.message).toMatch(message);
   });
 
-  test("any well-formed document reads back as the tree it was written from", () => {
-    type Node = { name: string; attrs: [string, string][]; kids: (Node | string)[] | null };
-    const name = fc.constantFrom("a", "gpu", "pci_bus_id", "x.y", "n-1", "ns:t", "_u", "B9");
-    const value = fc.constantFrom("1", "0000:53:00.0", "a>b", "");
-    const word = fc.constantFrom("v", "1 MiB", "A", "N/A", "x\ty");
-    const space = fc.constantFrom("", " ", "\n\t");
-    const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
-      node: fc.record({
-        name,
-        attrs: fc.uniqueArray(fc.tuple(fc.constantFrom("id", "k", "a-b"), value), {
-          maxLength: 2,
-          selector: (a) => a[0],
-        }),
-        kids: fc.option(fc.array(fc.oneof(word, tie("node")), { maxLength: 4 }), { depthSize: "small" }),
+  type Node = { name: string; attrs: [string, string][]; kids: (Node | string)[] | null };
+  const name = fc.constantFrom("a", "gpu", "pci_bus_id", "x.y", "n-1", "ns:t", "_u", "B9");
+  const value = fc.constantFrom("1", "0000:53:00.0", "a>b", "");
+  const word = fc.constantFrom("v", "1 MiB", "A", "N/A", "x\ty");
+  const space = fc.constantFrom("", " ", "\n\t");
+  const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
+    node: fc.record({
+      name,
+      attrs: fc.uniqueArray(fc.tuple(fc.constantFrom("id", "k", "a-b"), value), {
+        maxLength: 2,
+        selector: (a) => a[0],
       }),
-    })).node;
-    const write = (n: Node, ws: string): string => {
-      const attrs = n.attrs.map(([k, v]) => ` ${k}="${v}"`).join("");
-      if (n.kids === null) return `<${n.name}${attrs}${ws}/>`;
-      const kids = n.kids.map((k) => (typeof k === "string" ? k : write(k, ws)));
-      return `<${n.name}${attrs}${ws}>${ws}${kids.join(ws)}${ws}</${n.name}${ws}>`;
-    };
+      kids: fc.option(fc.array(fc.oneof(word, tie("node")), { maxLength: 4 }), { depthSize: "small" }),
+    }),
+  })).node;
+  const write = (n: Node, ws: string): string => {
+    const attrs = n.attrs.map(([k, v]) => ` ${k}="${v}"`).join("");
+    if (n.kids === null) return `<${n.name}${attrs}${ws}/>`;
+    const kids = n.kids.map((k) => (typeof k === "string" ? k : write(k, ws)));
+    return `<${n.name}${attrs}${ws}>${ws}${kids.join(ws)}${ws}</${n.name}${ws}>`;
+  };
+
+  test("any well-formed document reads back as the tree it was written from", () => {
     const expected = (n: Node): XmlElement => ({
       name: n.name,
       attrs: Object.fromEntries(n.attrs),
@@ -80,6 +81,33 @@ describe("the small XML reader used for nvidia-smi -q -x", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  test("keepAtDepth reads the same tree as a full read with the other elements at that depth left out", () => {
+    const keptNames = fc.subarray(["a", "gpu", "pci_bus_id", "x.y", "n-1", "ns:t", "_u", "B9"]);
+    const prune = (e: XmlElement, depth: number, names: ReadonlySet<string>, at = 0): XmlElement => ({
+      ...e,
+      children: e.children
+        .filter((c) => at + 1 !== depth || names.has(c.name))
+        .map((c) => prune(c, depth, names, at + 1)),
+    });
+    fc.assert(
+      fc.property(node, space, fc.integer({ min: 1, max: 3 }), keptNames, (n, ws, depth, kept) => {
+        const doc = `<?xml version="1.0" ?>${ws}${write(n, ws)}${ws}`;
+        const names = new Set(kept);
+        const full = readXml(doc);
+        const part = readXml(doc, { keepAtDepth: { depth, names } });
+        if (!full.ok || !part.ok) throw new Error(full.ok ? (part.ok ? "" : part.message) : full.message);
+        expect(part.root).toEqual(prune(full.root, depth, names));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("keepAtDepth: a document that ends inside a section passed over is still an error with a line", () => {
+    const doc = "<log>\n<gpu>\n<clocks><clocks>1</clocks>\n";
+    const r = readXml(doc, { keepAtDepth: { depth: 2, names: new Set(["pci"]) } });
+    expect(r).toMatchObject({ ok: false, message: "the document ends inside <clocks> (truncated?)", line: 4 });
   });
 
   test("any input gives a tree or an error with a line, never a throw", () => {

@@ -14,6 +14,16 @@ export type XmlElement = {
 
 export type XmlReadResult = { ok: true; root: XmlElement } | { ok: false; message: string; line: number };
 
+export type XmlReadOptions = {
+  /**
+   * Reads, at `depth` (the root is at 0), only the elements named in `names`: any other element there is passed
+   * over to its matching close tag and left out of the tree. What it holds is not read, so it is not checked either
+   * (a close tag of its name inside a comment or CDATA would end it early). For documents with large sections
+   * nobody reads, like nvidia-smi's clocks, power and temperature readings per GPU.
+   */
+  keepAtDepth?: { depth: number; names: ReadonlySet<string> };
+};
+
 const ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#(\d+)|#x([0-9a-fA-F]+));/g;
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
@@ -160,6 +170,39 @@ function closeTagEnd(text: string, lt: number): number {
   return gt < 0 || (next >= 0 && next < gt) ? -1 : gt;
 }
 
+/** `c` ends a tag name: `>`, `/` or white space. */
+function endsName(c: number): boolean {
+  return c === 62 || c === 47 || isSpace(c);
+}
+
+/**
+ * Index just past the `</name>` that closes an element whose content starts at `from` (elements of the same name
+ * inside it are counted), or -1 when the text ends first.
+ */
+function skipElement(text: string, from: number, name: string): number {
+  const open = `<${name}`;
+  const close = `</${name}`;
+  let depth = 1;
+  let pos = from;
+  while (depth > 0) {
+    const end = text.indexOf(close, pos);
+    if (end < 0) return -1;
+    // Elements of the same name opened before that close tag (searched in the content only, not to the next one).
+    const inner = text.slice(pos, end);
+    for (let o = inner.indexOf(open); o >= 0; o = inner.indexOf(open, o + open.length)) {
+      if (!endsName(text.charCodeAt(pos + o + open.length))) continue;
+      const gt = tagEnd(text, pos + o);
+      if (gt < 0) return -1;
+      if (text.charCodeAt(gt - 1) !== 47 /* / */) depth++;
+    }
+    const gt = text.indexOf(">", end + close.length);
+    if (gt < 0) return -1;
+    if (blankRange(text, end + close.length, gt)) depth--;
+    pos = gt + 1;
+  }
+  return pos;
+}
+
 /** Where `</name>` starts when it is the next tag after `from` (the element is a text-only leaf), else -1. */
 function leafCloseAt(text: string, from: number, name: string): number {
   const lt = text.indexOf("<", from);
@@ -172,7 +215,8 @@ function leafCloseAt(text: string, from: number, name: string): number {
  * Reads a whole document into a tree. Scans tags in place by character code: a name is sliced once, whitespace
  * between tags is never sliced, and a leaf costs one object (nvidia-smi's document is ~1,000 mostly-leaf elements).
  */
-export function readXml(text: string): XmlReadResult {
+export function readXml(text: string, opts: XmlReadOptions = {}): XmlReadResult {
+  const keep = opts.keepAtDepth;
   const stack: XmlElement[] = [];
   const st: TextStacks = { texts: [], blanks: [] };
   let root: XmlElement | null = null;
@@ -241,6 +285,12 @@ export function readXml(text: string): XmlReadResult {
       ({ gt, selfClosing, attrs } = tag);
     }
     pos = gt + 1;
+    if (keep !== undefined && stack.length === keep.depth && !keep.names.has(name)) {
+      if (selfClosing) continue;
+      pos = skipElement(text, pos, name);
+      if (pos < 0) return fail(`the document ends inside <${name}> (truncated?)`, text.length);
+      continue;
+    }
     const el: XmlElement = { name, attrs, children: NO_CHILDREN, text: "" };
     const parent = stack[stack.length - 1];
     if (parent) {
