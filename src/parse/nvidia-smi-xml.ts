@@ -175,10 +175,15 @@ function text1(node: XmlElement | undefined, ...keys: string[]): string | null {
   return clean(el.text);
 }
 
+const PLACEHOLDER = /^\[?(Not Supported|N\/A|Unknown Error|Requested functionality has been deprecated)\]?$/i;
+
 function clean(v: string): string | null {
-  return v === "" || /^\[?(Not Supported|N\/A|Unknown Error|Requested functionality has been deprecated)\]?$/i.test(v)
-    ? null
-    : v;
+  if (v === "") return null;
+  // Every placeholder starts with `[`, N, U or R (either case): other values skip the pattern.
+  const c = v.charCodeAt(0);
+  const lower = c | 32;
+  if (c !== 91 /* [ */ && lower !== 110 /* n */ && lower !== 117 /* u */ && lower !== 114 /* r */) return v;
+  return PLACEHOLDER.test(v) ? null : v;
 }
 
 function intOf(v: string | null): number | null {

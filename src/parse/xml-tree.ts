@@ -318,7 +318,10 @@ export function readXml(text: string, opts: XmlReadOptions = {}): XmlReadResult 
 
 /** The first child element with this name. */
 export function child(el: XmlElement | undefined, name: string): XmlElement | undefined {
-  return el?.children.find((c) => c.name === name);
+  if (el === undefined) return undefined;
+  const kids = el.children;
+  for (let i = 0; i < kids.length; i++) if (kids[i]!.name === name) return kids[i];
+  return undefined;
 }
 
 /** Follows a path of child names. */
