@@ -73,6 +73,21 @@ describe("nvidia-smi -q -x", () => {
     });
   });
 
+  test("placeholders (N/A, [Not Supported], [Unknown Error], any case) read as missing, real values as written", () => {
+    const doc = (uuid: string, persistence: string) =>
+      `<?xml version="1.0" ?>\n<nvidia_smi_log>\n<driver_version>535.104.05</driver_version>\n<cuda_version>N/A</cuda_version>\n` +
+      `<attached_gpus>1</attached_gpus>\n<gpu id="00000000:53:00.0">\n<uuid>${uuid}</uuid>\n` +
+      `<persistence_mode>${persistence}</persistence_mode>\n</gpu>\n</nvidia_smi_log>\n`;
+    for (const placeholder of ["N/A", "n/a", "[N/A]", "[Not Supported]", "[Unknown Error]", "Not Supported"]) {
+      const r = parseNvidiaSmiXml(doc(placeholder, placeholder));
+      if (!r.ok) throw new Error(r.problems[0]?.message);
+      expect(r.value.cudaVersion).toBeNull();
+      expect(r.value.gpus[0]).toMatchObject({ uuid: null, persistenceMode: null });
+    }
+    const r = parseNvidiaSmiXml(doc("Not-a-placeholder", "Enabled"));
+    expect(r.ok && r.value.gpus[0]).toMatchObject({ uuid: "Not-a-placeholder", persistenceMode: true });
+  });
+
   test("a truncated capture is a problem naming the line, never a throw", () => {
     const xml = renderNvidiaSmiXml({
       driverVersion: "470.141.03",
