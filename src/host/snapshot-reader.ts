@@ -160,12 +160,18 @@ export class SnapshotHostReader implements HostReader {
   /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
   readNumbered(dir: string, numbers: readonly number[]): ReadOutcome<string>[] {
     const runs = this.runs.runsIn(dir);
-    if (runs.length === 0) return numbers.map((n) => this.readOne(`${dir}/${n}`));
+    const group = dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;
+    // A slot outside the runs: in the directory's group (looked up once), else through the full path lookup.
+    const single = (n: number): ReadOutcome<string> => {
+      const text = textIn(group, String(n));
+      return text !== undefined ? { ok: true, value: text } : this.readOne(`${dir}/${n}`);
+    };
+    if (runs.length === 0) return numbers.map(single);
     // One answer object per run, shared by its slots (outcomes are never mutated).
     const answers = runs.map((r): ReadOutcome<string> => ({ ok: true, value: r.text }));
     return numbers.map((n) => {
       for (let k = 0; k < runs.length; k++) if (n >= runs[k]!.from && n <= runs[k]!.to) return answers[k]!;
-      return this.readOne(`${dir}/${n}`);
+      return single(n);
     });
   }
 
