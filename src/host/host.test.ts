@@ -1,10 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader, ROOT_CAPTURES, ROOT_FS_SIZES } from "./fs-reader.js";
 import { openReader } from "./open.js";
+import { normalizeHostPath } from "./paths.js";
 import { RecordingHostReader } from "./recording-reader.js";
 import { runCommand } from "./run-command.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
@@ -157,5 +159,23 @@ describe("opening a host from the flags", () => {
   test("two sources at once, or a --root that does not exist, are usage errors", async () => {
     expect((await usage(openReader({ root: root, example: "a100-8x-roce-seed" }))).message).toMatch(/give one of/);
     expect((await usage(openReader({ root: "/nope/host" }))).message).toMatch(/no such directory/);
+  });
+});
+
+describe("host paths", () => {
+  test("normalizeHostPath gives what posix normalisation gives (absolute, no trailing slash), for any path", () => {
+    const reference = (p: string) => {
+      const n = posix.normalize(p.startsWith("/") ? p : `/${p}`);
+      return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n;
+    };
+    const path = fc
+      .array(fc.constantFrom("/", ".", "..", "a", "b.", ".c", "...", "sys"), { maxLength: 8 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(path, (p) => {
+        expect(normalizeHostPath(p)).toBe(reference(p));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
