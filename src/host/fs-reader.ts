@@ -126,9 +126,23 @@ export class FsHostReader implements HostReader {
     }
     const captured = captures?.[key];
     if (captured) return captured;
-    // Loaded on demand: child_process is not needed by `gids`, and startup time counts there.
-    const { runCommand } = await import("./run-command.js");
+    // Once prepared, the child is spawned before this returns its promise (readFacts reads the files meanwhile).
+    const runCommand = this.runCommand ?? (await this.loadRunCommand());
     return runCommand(file, args, opts.timeoutMs ?? this.commandTimeoutMs);
+  }
+
+  private runCommand: typeof import("./run-command.js").runCommand | undefined;
+
+  async prepareCommands(): Promise<void> {
+    // A tree with command captures replays them (or reports them unusable): nothing to load for it.
+    if (this.loadCaptures() !== null) return;
+    await this.loadRunCommand();
+  }
+
+  /** Loaded on demand: child_process is not needed by `gids`, and startup time counts there. */
+  private async loadRunCommand(): Promise<typeof import("./run-command.js").runCommand> {
+    this.runCommand ??= (await import("./run-command.js")).runCommand;
+    return this.runCommand;
   }
 
   private recordedFsSize(path: string): number | undefined {

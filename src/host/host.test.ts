@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import fc from "fast-check";
@@ -85,6 +85,19 @@ describe("commands run with execFile and a timeout", () => {
     expect(o.exitCode).not.toBe(0);
     expect(o.error).toBeUndefined();
     expect(o.stderr).toMatch(/kube-rdma-no-such-dir/);
+  });
+  test("once commands are prepared, run starts the command before it returns: it runs while the caller is busy", async () => {
+    const bare = mkdtempSync(join(tmpdir(), "kube-rdma-run-")); // a tree without captures: commands run here
+    const r = new FsHostReader(bare);
+    await r.prepareCommands();
+    const marker = join(bare, "spawned");
+    const pending = r.run("sh", ["-c", `: > '${marker}'`]);
+    // A synchronous wait: the event loop does not turn, so only a child already spawned can write the file.
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(marker) && Date.now() < deadline) {}
+    expect(existsSync(marker)).toBe(true);
+    expect((await pending).exitCode).toBe(0);
+    rmSync(bare, { recursive: true, force: true });
   });
 });
 

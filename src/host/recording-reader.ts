@@ -73,6 +73,10 @@ export class RecordingHostReader implements HostReader {
     return this.note(path, this.inner.fsSize(path), this.record.fsSizes);
   }
 
+  async prepareCommands(): Promise<void> {
+    await this.inner.prepareCommands?.();
+  }
+
   async run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome> {
     const o = await this.inner.run(file, args, opts);
     this.record.commands[o.command] = o;

@@ -50,6 +50,11 @@ export interface HostReader {
   fsSize(path: string): ReadOutcome<number>;
   /** Runs a command (execFile, no shell, with a timeout) — or replays it from a snapshot. */
   run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome>;
+  /**
+   * Gets ready to run commands, so that a `run` called afterwards starts its command before it returns (a live host
+   * loads its command runner on demand). Optional: without it a command may start only once the caller awaits.
+   */
+  prepareCommands?(): Promise<void>;
 }
 
 /** Versioned capture of every raw fact a HostReader handed out. `collect` writes it; `--snapshot` replays it. */

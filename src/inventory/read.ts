@@ -221,8 +221,8 @@ function readFileFacts(reader: HostReader): Omit<HostFacts, "source" | "ofed" | 
 /** Reads every raw fact the node model needs. Never throws: failures are kept as failed reads. */
 export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: number } = {}): Promise<HostFacts> {
   const timeout = opts.commandTimeoutMs !== undefined ? { timeoutMs: opts.commandTimeoutMs } : {};
-  // Commands are asked for first, the files read while they are pending, then the commands awaited. (On a live host
-  // the reader loads its command runner before spawning, so in practice the children start after the file walk.)
+  // The commands start first, and their children run while the files are read (a slow nvidia-smi overlaps the walk).
+  await reader.prepareCommands?.();
   const commands = Promise.all([
     reader.run("ofed_info", ["-s"], timeout),
     reader.run("nvidia-smi", ["-q", "-x"], timeout),
