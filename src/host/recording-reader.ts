@@ -1,4 +1,5 @@
 import { normalizeHostPath } from "./paths.js";
+import { readIn } from "./reads.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
 
 export type SnapshotBody = Pick<Snapshot, "files" | "dirs" | "links" | "errors" | "fsSizes" | "commands">;
@@ -34,9 +35,7 @@ export class RecordingHostReader implements HostReader {
   }
 
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
-    const out = this.inner.readIn
-      ? this.inner.readIn(dir, names)
-      : names.map((n) => this.inner.readText(`${dir}/${n}`));
+    const out = readIn(this.inner, dir, names);
     out.forEach((r, i) => {
       this.note(`${dir}/${names[i]}`, r, this.record.files);
     });

@@ -1,4 +1,5 @@
 import { naturallySorted, numericNames } from "../core/natural.js";
+import { listNumbers, readIn, readNumbered } from "../host/reads.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
@@ -26,27 +27,12 @@ const NETDEV_FILES = ["operstate", "mtu", "address"] as const;
 
 const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? naturallySorted(r.value) : []);
 
-/** `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). */
-function readIn(reader: HostReader, dir: string, names: readonly string[]): ReadOutcome<string>[] {
-  if (reader.readIn) return reader.readIn(dir, names);
-  return names.map((n) => reader.readText(`${dir}/${n}`));
-}
-
-/** The decimal names of a directory, ascending (a snapshot answers from its runs, without writing names out). */
-function listNumbers(reader: HostReader, dir: string): ReadOutcome<number[]> {
-  if (reader.listNumbers) return reader.listNumbers(dir);
-  const list = reader.list(dir);
-  return list.ok ? { ok: true, value: numericNames(list.value) } : list;
-}
-
 /** Reads one port's GID table the way show_gids does: every slot, attributes only for configured GIDs. */
 export function readPortGids(reader: HostReader, portDir: string): Pick<PortFacts, "gidSlots" | "gids"> {
   const list = listNumbers(reader, `${portDir}/gids`);
   if (!list.ok) return { gidSlots: list, gids: [] };
   const indices = list.value;
-  const texts = reader.readNumbered
-    ? reader.readNumbered(`${portDir}/gids`, indices)
-    : readIn(reader, `${portDir}/gids`, indices.map(String));
+  const texts = readNumbered(reader, `${portDir}/gids`, indices);
   // Empty slots (most of a 255-slot table) are counted in gidSlots but not kept: nothing reads them.
   const gids: GidFact[] = [];
   const configured: GidFact[] = [];

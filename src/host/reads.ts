@@ -1,0 +1,25 @@
+/**
+ * The batch reads a HostReader may offer (readIn, readNumbered, listNumbers), asked of any reader: its own when it
+ * has them, else the same answers one readText or list at a time.
+ */
+import { numericNames } from "../core/natural.js";
+import type { HostReader, ReadOutcome } from "./types.js";
+
+/** `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). */
+export function readIn(reader: HostReader, dir: string, names: readonly string[]): ReadOutcome<string>[] {
+  if (reader.readIn) return reader.readIn(dir, names);
+  return names.map((n) => reader.readText(`${dir}/${n}`));
+}
+
+/** `${dir}/${n}` for each number (a GID table's slots), without building the names where the reader can. */
+export function readNumbered(reader: HostReader, dir: string, numbers: readonly number[]): ReadOutcome<string>[] {
+  if (reader.readNumbered) return reader.readNumbered(dir, numbers);
+  return readIn(reader, dir, numbers.map(String));
+}
+
+/** The decimal names of a directory, ascending (a snapshot answers from its runs, without writing names out). */
+export function listNumbers(reader: HostReader, dir: string): ReadOutcome<number[]> {
+  if (reader.listNumbers) return reader.listNumbers(dir);
+  const list = reader.list(dir);
+  return list.ok ? { ok: true, value: numericNames(list.value) } : list;
+}
