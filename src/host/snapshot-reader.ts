@@ -55,11 +55,6 @@ export class LinkIndex {
   }
 }
 
-/** Follows every recorded link along a path (like the kernel's path walk); null on a loop. */
-export function resolveSnapshotPath(links: Readonly<Record<string, string>>, path: string): string | null {
-  return new LinkIndex(links).resolve(path);
-}
-
 /**
  * Replays a Snapshot as a read-only host. Paths are looked up as recorded first; otherwise symlinks recorded in
  * `links` are followed component by component, so a snapshot built as a tree (the examples) answers reads through
@@ -82,9 +77,14 @@ export class SnapshotHostReader implements HostReader {
     this.groupListings = new Set(snap.groupListings);
   }
 
+  /** The files of a directory (a host path, so never an Object.prototype member) by name, or undefined. */
+  private groupAt(dir: string): Record<string, string> | undefined {
+    return dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;
+  }
+
   /** The recorded text of the file at exactly this path, or undefined. */
   private fileAt(path: string): string | undefined {
-    // A host path starts with "/", so its directory never names an Object.prototype member.
+    // A host path starts with "/"; a file at the root sits in the group "".
     if (path.charCodeAt(0) !== 47) return undefined;
     const slash = path.lastIndexOf("/");
     return textIn(this.groups[path.slice(0, slash)], path.slice(slash + 1));
@@ -150,7 +150,7 @@ export class SnapshotHostReader implements HostReader {
 
   /** A directory's files by name: the directory is looked up once, each name in its group. */
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
-    const group = dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;
+    const group = this.groupAt(dir);
     return names.map((name) => {
       const text = textIn(group, name);
       return text !== undefined ? { ok: true, value: text } : this.readOne(`${dir}/${name}`);
@@ -160,7 +160,7 @@ export class SnapshotHostReader implements HostReader {
   /** A GID table's slots: an empty slot in a run costs a range check, no path, no lookup. */
   readNumbered(dir: string, numbers: readonly number[]): ReadOutcome<string>[] {
     const runs = this.runs.runsIn(dir);
-    const group = dir.charCodeAt(0) === 47 ? this.groups[dir] : undefined;
+    const group = this.groupAt(dir);
     // A slot outside the runs: in the directory's group (looked up once), else through the full path lookup.
     const single = (n: number): ReadOutcome<string> => {
       const text = textIn(group, String(n));

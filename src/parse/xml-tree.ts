@@ -195,7 +195,7 @@ function skipElement(text: string, from: number, name: string): number {
       if (gt < 0) return -1;
       if (text.charCodeAt(gt - 1) !== 47 /* / */) depth++;
     }
-    const gt = text.indexOf(">", end + close.length);
+    const gt = closeTagEnd(text, end);
     if (gt < 0) return -1;
     if (blankRange(text, end + close.length, gt)) depth--;
     pos = gt + 1;
