@@ -25,12 +25,6 @@ export function networkOf(ip: string, bits: number): string | null {
   return intToIpv4(Math.floor(n / size) * size);
 }
 
-/** `255.255.255.224` → 27; null for a mask that is not a contiguous prefix. */
-export function prefixOfMask(mask: string): number | null {
-  const n = ipv4ToInt(mask);
-  return n === null ? null : maskPrefix(n);
-}
-
 /** The prefix length of a netmask as a number (0xFFFFFFE0 → 27); null when its ones are not a prefix. */
 export function maskPrefix(mask: number): number | null {
   const host = ~mask >>> 0; // the host part: 2^k − 1 when the mask is contiguous

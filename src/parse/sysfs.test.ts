@@ -96,6 +96,7 @@ describe("GIDs: uncompressed sysfs form decoded in NCCL's terms", () => {
   test("show_gids decodes IPv4 whenever the first group is 0000", () => {
     expect(showGidsIpv4("0000:0000:0000:0000:0000:ffff:190b:80e2")).toBe("25.11.128.226");
     expect(showGidsIpv4("fe80:0000:0000:0000:eaeb:d3ff:fecc:c920")).toBeNull();
+    expect(showGidsIpv4("0000:0000:0000:0000:0000:ffff:zz0b:80e2")).toBeNull(); // not hex: no address, not "NaN.11…"
   });
   test("any IPv4 address comes back from its mapped GID, in lower or upper case hex", () => {
     const byte = fc.integer({ min: 0, max: 255 });

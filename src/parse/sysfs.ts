@@ -130,15 +130,13 @@ export function showGidsIpv4(gid: string): string | null {
   return gid.startsWith("0000") ? lastFourBytesDotted(gid) : null;
 }
 
-function lastFourBytesDotted(gid: string): string {
+/** The last 32 bits of a GID written as parseGid writes it (`…:190b:80e2` → 25.11.128.226); null when not hex. */
+function lastFourBytesDotted(gid: string): string | null {
   const a = hexByteAt(gid, 30);
   const b = hexByteAt(gid, 32);
   const c = hexByteAt(gid, 35);
   const d = hexByteAt(gid, 37);
-  if (a >= 0 && b >= 0 && c >= 0 && d >= 0) return `${a}.${b}.${c}.${d}`;
-  // Not hex (a GID that was never validated): what parseInt makes of each pair.
-  const hex = gid.slice(30, 34) + gid.slice(35, 39);
-  return [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(".");
+  return a >= 0 && b >= 0 && c >= 0 && d >= 0 ? `${a}.${b}.${c}.${d}` : null;
 }
 
 /** `gid_attrs/types/I`: `IB/RoCE v1` → v1, `RoCE v2` → v2 (the same `[Vv].*` cut show_gids makes). */
