@@ -1,13 +1,13 @@
 import { createReadStream } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { type Problem, problem } from "../core/result.js";
-import type { Io } from "./spec.js";
+import { type Io, UsageError } from "./spec.js";
+import { readPrefix, textSource } from "./stdin.js";
 
-/** An input file as the CLI reads it: whole when small, head + line stream when large. */
+/** An input as the CLI reads it: whole when small, head + chunk stream when large (a file, or standard input). */
 export type Input =
-  | { file: string; status: "whole"; text: string }
+  | { file: string; status: "whole"; text: string; interrupted?: () => boolean }
   | {
       file: string;
       status: "large";
@@ -15,9 +15,17 @@ export type Input =
       path: string;
       head: string;
       size: number;
-      lines: () => AsyncIterable<string>;
       /** The raw text in 64 KiB chunks (UTF-8 sequences split between chunks are joined). */
       chunks: () => AsyncIterable<string>;
+    }
+  | {
+      file: string;
+      /** Standard input past `largeBytes`: never held whole. */
+      status: "stream";
+      head: string;
+      /** The whole input as text chunks, the head first (iterate once). */
+      chunks: () => AsyncIterable<string>;
+      interrupted: () => boolean;
     }
   | { file: string; status: "unreadable"; problem: Problem };
 
@@ -47,7 +55,7 @@ export function readProblem(file: string, err: unknown): Problem {
  * `headBytes` for detection and a line stream, so a multi-GB NCCL log is never held in memory.
  */
 export async function readInput(file: string, io: Io, opts: { largeBytes: number; headBytes: number }): Promise<Input> {
-  if (file === "-") return { file, status: "whole", text: await io.readStdin() };
+  if (file === "-") return readStdinInput(io, opts.largeBytes);
   const path = resolve(io.cwd, file);
   try {
     const st = await stat(path);
@@ -58,10 +66,8 @@ export async function readInput(file: string, io: Io, opts: { largeBytes: number
       const buf = Buffer.alloc(opts.headBytes);
       const { bytesRead } = await handle.read(buf, 0, opts.headBytes, 0);
       const head = buf.subarray(0, bytesRead).toString("utf8");
-      const lines = () =>
-        createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Number.POSITIVE_INFINITY });
       const chunks = () => createReadStream(path, { encoding: "utf8", highWaterMark: 64 << 10 });
-      return { file, status: "large", path, head, size: st.size, lines, chunks };
+      return { file, status: "large", path, head, size: st.size, chunks };
     } finally {
       await handle.close();
     }
@@ -70,7 +76,55 @@ export async function readInput(file: string, io: Io, opts: { largeBytes: number
   }
 }
 
+/**
+ * Standard input takes the same path as a file: a paste up to `largeBytes` is one text (a session of several
+ * commands is cut per command), a larger input streams through the kind's analyser from its first chunks on.
+ */
+async function readStdinInput(io: Io, largeBytes: number): Promise<Input> {
+  const file = "-";
+  const source = io.openStdin?.() ?? textSource(io.readStdin());
+  try {
+    const prefix = await readPrefix(source.chunks, largeBytes);
+    if (prefix.status === "whole") return { file, status: "whole", text: prefix.text, interrupted: source.interrupted };
+    const chunks = async function* () {
+      yield prefix.head;
+      yield* prefix.rest;
+    };
+    return { file, status: "stream", head: prefix.head, chunks, interrupted: source.interrupted };
+  } catch (err) {
+    return { file, status: "unreadable", problem: readProblem("standard input", err) };
+  }
+}
+
 /** Reads a large input whole (for kinds without a streaming analyser), up to a hard cap. */
 export async function readWhole(io: Io, file: string): Promise<string> {
   return readFile(resolve(io.cwd, file), "utf8");
+}
+
+/**
+ * One input read whole for a command that needs all of it (a manifest stream), up to `capBytes`: a larger file or
+ * standard input is a usage error that says the limit, never a multi-GB read. `-` is standard input.
+ */
+export async function readTextCapped(file: string, io: Io, capBytes: number, hint: string): Promise<string> {
+  const mib = Math.round(capBytes / 1024 / 1024);
+  const name = file === "-" ? "standard input" : file;
+  const tooLarge = () => new UsageError(`${name} is over ${mib} MiB, more than a manifest stream should be.`, hint);
+  if (file === "-") {
+    const source = io.openStdin?.() ?? textSource(io.readStdin());
+    const prefix = await readPrefix(source.chunks, capBytes);
+    if (prefix.status === "whole") return prefix.text;
+    await prefix.rest[Symbol.asyncIterator]().return?.(); // stop reading
+    throw tooLarge();
+  }
+  const path = resolve(io.cwd, file);
+  try {
+    const st = await stat(path);
+    if (st.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if (st.size > capBytes) throw tooLarge();
+    return await readFile(path, "utf8");
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const message = readProblem(file, err).message; // "Cannot read F: why." — as a usage error, lower case first
+    throw new UsageError(`${message.charAt(0).toLowerCase()}${message.slice(1)}`, hint);
+  }
 }

@@ -2,6 +2,7 @@ import { COMMANDS } from "./commands/index.js";
 import { renderCommandHelp } from "./help.js";
 import { parseCommandArgs } from "./parse-args.js";
 import { type Io, UsageError } from "./spec.js";
+import { type StdinSource, streamSource } from "./stdin.js";
 import { VERSION } from "./version.js";
 
 let pipeGuarded = false;
@@ -23,6 +24,27 @@ function guardOutputPipes(): void {
   }
 }
 
+/**
+ * Standard input that Ctrl-C ends like an end of input while it is being read: `kubectl logs -f … | kube-rdma analyze
+ * -` then reports on what arrived. The handler is removed once the reading stops, so a later Ctrl-C exits as usual.
+ */
+function interruptibleStdin(): StdinSource {
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once("SIGINT", onInterrupt);
+  const source = streamSource(process.stdin, abort.signal);
+  return {
+    chunks: (async function* () {
+      try {
+        yield* source.chunks;
+      } finally {
+        process.off("SIGINT", onInterrupt);
+      }
+    })(),
+    interrupted: source.interrupted,
+  };
+}
+
 function defaultIo(): Io {
   guardOutputPipes();
   return {
@@ -40,6 +62,7 @@ function defaultIo(): Io {
       for await (const c of process.stdin) chunks.push(c as Buffer);
       return Buffer.concat(chunks).toString("utf8");
     },
+    openStdin: interruptibleStdin,
   };
 }
 

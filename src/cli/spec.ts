@@ -1,3 +1,5 @@
+import type { StdinSource } from "./stdin.js";
+
 /** Commands and options are declared once, as data; parsing and help are generated from them. */
 
 export type OptionType = "string" | "boolean" | "number" | "strings";
@@ -23,6 +25,11 @@ export type Io = {
   cwd: string;
   /** Reads all of standard input (for `-` file arguments). */
   readStdin: () => Promise<string>;
+  /**
+   * Standard input as a stream of chunks, for inputs too large to hold (`kubectl logs … | kube-rdma analyze -`);
+   * without it, commands fall back to `readStdin`.
+   */
+  openStdin?: () => StdinSource;
 };
 
 export type OptionValues = Record<string, string | boolean | number | string[] | undefined>;

@@ -10,7 +10,7 @@ import {
   unknownEntry,
 } from "../../analyze/index.js";
 import { renderAnalyzeText, structuredEntries } from "../../analyze/render.js";
-import type { AnalyzeContext, AnalyzerKind } from "../../analyze/types.js";
+import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
 import { renderStructured } from "../../report/structured.js";
@@ -21,8 +21,11 @@ import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } fr
 
 /** Inputs above this size go through the analyser's line stream when it has one. */
 const LARGE_BYTES = 8 * 1024 * 1024;
-/** Without a stream, a large input is read whole up to this size. */
-const WHOLE_CAP_BYTES = 256 * 1024 * 1024;
+/**
+ * Without a stream, a large input is read whole up to this size. Real captures of these kinds are kilobytes (a
+ * 16-HCA show_gids is ~0.4 MiB); parsing holds a few times the text, so the cap keeps memory bounded.
+ */
+const WHOLE_CAP_BYTES = 16 * 1024 * 1024;
 
 type InputOptions = { ctx: AnalyzeContext; kind: string | undefined; io: Io; analyzers?: readonly AnalyzerKind[] };
 
@@ -30,12 +33,32 @@ type InputOptions = { ctx: AnalyzeContext; kind: string | undefined; io: Io; ana
 export async function analyzeInputs(input: Input, opts: InputOptions): Promise<AnalyzedInput[]> {
   if (input.status !== "whole") return [await analyzeInput(input, opts)];
   const analyzers = opts.analyzers ?? ANALYZERS;
-  return analyzeTranscript(input.file, input.text, opts.ctx, { analyzers, ...(opts.kind ? { kind: opts.kind } : {}) });
+  const entries = analyzeTranscript(input.file, input.text, opts.ctx, {
+    analyzers,
+    ...(opts.kind ? { kind: opts.kind } : {}),
+  });
+  return entries.map((e, i) => (i === entries.length - 1 ? noteInterruption(input, e) : e));
 }
 
-/** Analyses one read input: whole text, or a large file through the kind's line stream when it has one. */
+/** Analyses one read input: whole text, or a large file or stream through the kind's stream when it has one. */
 export async function analyzeInput(input: Input, opts: InputOptions): Promise<AnalyzedInput> {
-  const { ctx, kind, io } = opts;
+  return noteInterruption(input, await analyzeRead(input, opts));
+}
+
+/** An input whose reading Ctrl-C stopped says so: its report covers only what had arrived. */
+function noteInterruption(input: Input, entry: AnalyzedInput): AnalyzedInput {
+  const interrupted = input.status === "whole" || input.status === "stream" ? input.interrupted?.() : false;
+  if (!interrupted) return entry;
+  const note = problem(
+    "analyze.interrupted",
+    `Reading ${input.file} was stopped (Ctrl-C): the report covers what had arrived.`,
+    { path: input.file },
+  );
+  return { ...entry, problems: [...(entry.problems ?? []), note] };
+}
+
+async function analyzeRead(input: Input, opts: InputOptions): Promise<AnalyzedInput> {
+  const { ctx, kind } = opts;
   const analyzers = opts.analyzers ?? ANALYZERS;
   if (input.status === "unreadable") {
     return { file: input.file, kind: "unknown", data: null, findings: [], problems: [input.problem] };
@@ -46,13 +69,17 @@ export async function analyzeInput(input: Input, opts: InputOptions): Promise<An
   const analyzer = chooseAnalyzer(input.head, kind, analyzers);
   if (!analyzer) return unknownEntry(input.file, analyzers);
   try {
-    if (analyzer.analyzeFile) return entryOf(input.file, analyzer.kind, await analyzer.analyzeFile(input.path, ctx));
+    if (analyzer.analyzeFile && input.status === "large") {
+      return entryOf(input.file, analyzer.kind, await analyzer.analyzeFile(input.path, ctx));
+    }
     if (analyzer.createStream) {
       const stream = analyzer.createStream(ctx);
-      if (stream.write) for await (const chunk of input.chunks()) stream.write(chunk);
-      else for await (const line of input.lines()) stream.push(line);
+      await feedStream(stream, input.chunks());
       return finishStream(input.file, analyzer, stream);
     }
+    const text = await readCapped(input, opts.io);
+    if (text === null) return tooLarge(input.file, analyzer.kind);
+    return analyzeText(input.file, text, ctx, { kind: analyzer.kind, analyzers });
   } catch (err) {
     // The file changed or vanished while it was read (a log being rotated, a disk error): say so, as for any read.
     return {
@@ -63,31 +90,57 @@ export async function analyzeInput(input: Input, opts: InputOptions): Promise<An
       problems: [readProblem(input.file, err)],
     };
   }
-  if (input.size > WHOLE_CAP_BYTES) {
-    const mib = Math.round(input.size / 1024 / 1024);
-    return {
-      file: input.file,
-      kind: analyzer.kind,
-      data: null,
-      findings: [],
-      problems: [
-        problem(
-          "analyze.too_large",
-          `${input.file} is ${mib} MiB; ${analyzer.kind} captures are read whole up to 256 MiB.`,
-          {
-            path: input.file,
-            hint: "Cut the capture to the part that matters (e.g. with head or grep) and analyse that.",
-          },
-        ),
-      ],
-    };
+}
+
+/** Feeds text chunks to a stream: raw when it splits lines itself, else line by line (a cut last line included). */
+async function feedStream(stream: AnalyzeStream, chunks: AsyncIterable<string>): Promise<void> {
+  if (stream.write) {
+    for await (const chunk of chunks) stream.write(chunk);
+    return;
   }
-  return analyzeText(input.file, await readWhole(io, input.file), ctx, { kind: analyzer.kind, analyzers });
+  let rest = "";
+  for await (const chunk of chunks) {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) stream.push(line);
+  }
+  if (rest !== "") stream.push(rest);
+}
+
+/** A large input of a kind that has no stream, read whole when it is within the cap; null when it is not. */
+async function readCapped(input: Extract<Input, { status: "large" | "stream" }>, io: Io): Promise<string | null> {
+  if (input.status === "large") return input.size > WHOLE_CAP_BYTES ? null : readWhole(io, input.file);
+  const parts: string[] = [];
+  let length = 0;
+  for await (const chunk of input.chunks()) {
+    length += chunk.length;
+    if (length > WHOLE_CAP_BYTES) return null; // leaving the loop stops reading standard input
+    parts.push(chunk);
+  }
+  return parts.join("");
+}
+
+function tooLarge(file: string, kind: AnalyzeKindName): AnalyzedInput {
+  const mib = WHOLE_CAP_BYTES / 1024 / 1024;
+  return {
+    file,
+    kind,
+    data: null,
+    findings: [],
+    problems: [
+      problem("analyze.too_large", `${file} is over ${mib} MiB; ${kind} captures are read whole up to ${mib} MiB.`, {
+        path: file,
+        hint: "Cut the capture to the part that matters (e.g. with head or grep) and analyse that.",
+      }),
+    ],
+  };
 }
 
 /** 2 when nothing could be read or recognised; else 1 on any error finding (or warning with --strict); else 0. */
 function exitCode(entries: readonly AnalyzedInput[], strict: boolean): number {
   if (entries.every((e) => e.kind === "unknown")) return 2;
+  // An input too large to read is not analysed: never a pass.
+  if (entries.some((e) => e.problems?.some((p) => p.code === "analyze.too_large"))) return 2;
   return exitCodeFor(
     entries.flatMap((e) => e.findings),
     strict,

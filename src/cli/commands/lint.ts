@@ -1,23 +1,21 @@
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { bySeverity, exitCodeFor, summarize } from "../../core/finding.js";
 import { DEFAULT_LINT_OPTIONS, type LintFileResult, lintManifestText } from "../../kube/lint/index.js";
 import { parseQuantity } from "../../kube/resources.js";
 import { renderStructured } from "../../report/structured.js";
+import { readTextCapped } from "../input.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, str, UsageError } from "../spec.js";
 
-async function readInput(file: string, io: Io): Promise<string> {
-  if (file === "-") return io.readStdin();
-  try {
-    return await readFile(resolve(io.cwd, file), "utf8");
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    throw new UsageError(
-      `cannot read ${file}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(err)}.`,
-      "Pass manifest files (multi-document YAML), or - to read standard input.",
-    );
-  }
+/** Manifest streams larger than this are refused (a rendered chart is a few MiB at most). */
+const MANIFEST_CAP_BYTES = 16 * 1024 * 1024;
+
+function readInput(file: string, io: Io): Promise<string> {
+  return readTextCapped(
+    file,
+    io,
+    MANIFEST_CAP_BYTES,
+    "Pass manifest files (multi-document YAML), or - to read standard input; split a very large stream into parts.",
+  );
 }
 
 function renderText(results: LintFileResult[], strict: boolean): string {

@@ -163,8 +163,8 @@ export class LineScanner {
       if (s.charCodeAt(n) === 73 /* I */ && s.charCodeAt(n + 1) === 66 /* B */ && s.charCodeAt(n + 2) === 47)
         this.st.ibConns++;
       else {
-        const slash = s.indexOf("/", n);
-        bump(this.st.netNames, keep(s.slice(n, slash > 0 && slash < end ? slash : end)));
+        const slash = indexInLine(s, "/", n, end);
+        bump(this.st.netNames, keep(s.slice(n, slash > 0 ? slash : end)));
       }
     } else if (c === 80 /* P */ && s.charCodeAt(t + 1) === 50 /* 2 */) conn.p2p++;
     else if (c === 83 /* S */ && s.charCodeAt(t + 1) === 72 /* H */) conn.shm++;
@@ -177,8 +177,8 @@ export class LineScanner {
     const st = this.st;
     const socket = s.startsWith("NET/Socket", msg);
     if (socket || s.startsWith("NET/IB : Using ", msg) || s.startsWith("NET/IB: Using ", msg)) {
-      let semi = s.indexOf("; OOB ", msg);
-      if (semi < 0 || semi >= end) semi = end;
+      let semi = indexInLine(s, "; OOB ", msg, end);
+      if (semi < 0) semi = end;
       else this.oob(s, semi + 6, end);
       // Every rank of every communicator prints the same list: parse each distinct list once.
       const last = this.lastList;
@@ -221,8 +221,8 @@ export class LineScanner {
 
   /** `; OOB eth0:10.0.60.3<0>` → eth0. */
   private oob(s: string, at: number, end: number): void {
-    let colon = s.indexOf(":", at);
-    if (colon < 0 || colon > end) colon = end;
+    let colon = indexInLine(s, ":", at, end);
+    if (colon < 0) colon = end;
     const last = this.lastOob;
     if (last !== null && colon - at === last.length && s.startsWith(last, at)) {
       bump(this.st.oob, last);
@@ -267,7 +267,8 @@ export class LineScanner {
   }
 
   private warn(s: string, start: number, p: number, msg: number, end: number): void {
-    const key = processKey(s, p, s.indexOf(" ", p));
+    const sp = indexInLine(s, " ", p, end);
+    const key = processKey(s, p, sp < 0 ? end : sp, end);
     this.addWarning(s.slice(msg, end), hostOf(key), s.slice(start, end));
   }
 
@@ -302,8 +303,8 @@ export class LineScanner {
 
 /** The integer after `label` within s[from, end), or -1. */
 function intAfter(s: string, label: string, from: number, end: number): number {
-  const at = s.indexOf(label, from);
-  if (at < 0 || at >= end) return -1;
+  const at = indexInLine(s, label, from, end);
+  if (at < 0) return -1;
   let i = at + label.length;
   let n = 0;
   let digits = 0;
@@ -316,17 +317,31 @@ function intAfter(s: string, label: string, from: number, end: number): number {
   return digits ? n : -1;
 }
 
+/**
+ * The first `needle` in `s[from, end)`, or -1. A plain `s.indexOf(needle, from)` runs on to the end of the chunk when
+ * the line lacks the needle: on a whole 20 MB input (standard input, a file read whole) one `comm 0x…` line without
+ * ` nNodes ` (NCCL before 2.9) searched the rest of the log, and a 1,024-rank log took minutes. Searching a slice of
+ * the line (a V8 sliced string: no copy) keeps every line's work proportional to the line.
+ */
+export function indexInLine(s: string, needle: string, from: number, end: number): number {
+  if (end - from < needle.length) return -1;
+  const at = s.slice(from, end).indexOf(needle);
+  return at < 0 ? -1 : from + at;
+}
+
 /** A copy that does not pin the multi-MiB chunk it was sliced from (V8 sliced strings keep their parent alive). */
 export function keep(str: string): string {
   return str.length < 13 ? str : ` ${str}`.slice(1).split("").join("");
 }
 
 /** `host:pid` of a `host:pid:tid [dev] …` line; `k` is where the prefix ends. */
-function processKey(s: string, p: number, k: number): string {
-  const sp = s.indexOf(" ", p);
-  const stop = sp >= 0 && sp < k ? sp : k;
-  const last = s.lastIndexOf(":", stop);
-  return last > p ? s.slice(p, last) : s.slice(p, stop);
+function processKey(s: string, p: number, k: number, end = k): string {
+  const sp = indexInLine(s, " ", p, Math.min(k, end));
+  const stop = sp >= 0 ? sp : k;
+  // Backwards within the prefix only: lastIndexOf(":", stop) would walk back through the whole chunk.
+  const head = s.slice(p, stop);
+  const last = head.lastIndexOf(":");
+  return last > 0 ? head.slice(0, last) : head;
 }
 
 function hostOf(key: string): string {
@@ -347,11 +362,11 @@ export function skipPrefixes(s: string, start: number, end: number): number {
   for (let round = 0; round < 3 && i < end; round++) {
     const c = s.charCodeAt(i);
     if (c === 91 /* [ */) {
-      const close = s.indexOf("]", i);
-      if (close < 0 || close >= end || close - i > 40) return i;
+      const close = indexInLine(s, "]", i, Math.min(end, i + 41));
+      if (close < 0) return i;
       if (s.charCodeAt(close + 1) === 60 /* < */) {
-        const tag = s.indexOf(">:", close);
-        if (tag < 0 || tag >= end || tag - close > 12) return i;
+        const tag = indexInLine(s, ">:", close, Math.min(end, close + 14));
+        if (tag < 0) return i;
         i = tag + 2;
       } else if (s.charCodeAt(i + 5) === 45 /* - */ && s.charCodeAt(close + 1) === 32) {
         i = close + 2;
@@ -364,8 +379,8 @@ export function skipPrefixes(s: string, start: number, end: number): number {
       if (j > digits && s.charCodeAt(j) === 58 /* : */ && s.charCodeAt(j + 1) === 32) {
         i = j + 2; // srun -l
       } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && s.charCodeAt(j + 6) === 84 /* T */) {
-        const sp = s.indexOf(" ", j);
-        if (sp < 0 || sp >= end) return i;
+        const sp = indexInLine(s, " ", j, end);
+        if (sp < 0) return i;
         i = sp + 1; // kubectl logs --timestamps
       } else if (j === digits && j > i) {
         i = j; // indentation

@@ -1,0 +1,112 @@
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+
+/**
+ * Standard input as the commands read it: raw chunks as they arrive, never joined into one string unless the caller
+ * asks for the whole (small) text. `kubectl logs -f … | kube-rdma analyze -` never ends by itself: Ctrl-C stops the
+ * reading (`interrupted()` then says so) and the command reports on what was read.
+ */
+export type StdinSource = {
+  chunks: AsyncIterable<Uint8Array | string>;
+  /** True when the reading was stopped by an interrupt (SIGINT) rather than by the end of the input. */
+  interrupted: () => boolean;
+};
+
+/** A source over a stream (process.stdin); the abort signal ends the iteration quietly, as an end of input would. */
+export function streamSource(stream: Readable, signal?: AbortSignal): StdinSource {
+  return { chunks: readChunks(stream, signal), interrupted: () => signal?.aborted === true };
+}
+
+/** A source over text already in memory (tests, and Io objects without a stream). */
+export function textSource(text: string | Promise<string>): StdinSource {
+  return {
+    chunks: (async function* () {
+      const t = await text;
+      if (t.length > 0) yield t;
+    })(),
+    interrupted: () => false,
+  };
+}
+
+/** The chunks of a readable stream, ending early and quietly when `signal` aborts. */
+export async function* readChunks(stream: Readable, signal?: AbortSignal): AsyncGenerator<Uint8Array | string> {
+  let ended = false;
+  let failure: unknown = null;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const onEnd = () => {
+    ended = true;
+    notify();
+  };
+  const onError = (err: unknown) => {
+    failure = err;
+    notify();
+  };
+  stream.on("readable", notify);
+  stream.once("end", onEnd);
+  stream.once("error", onError);
+  signal?.addEventListener("abort", notify, { once: true });
+  try {
+    for (;;) {
+      if (signal?.aborted) return;
+      if (failure !== null) throw failure;
+      const chunk = stream.read() as Uint8Array | string | null;
+      if (chunk !== null) {
+        yield chunk;
+        continue;
+      }
+      if (ended || stream.readableEnded) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    stream.off("readable", notify);
+    stream.off("end", onEnd);
+    stream.off("error", onError);
+    signal?.removeEventListener("abort", notify);
+    // Stop reading what nobody will read: an interrupted `kubectl logs -f` or a stream cut short by a size cap.
+    if (!ended) stream.destroy();
+  }
+}
+
+/** Decodes UTF-8 chunks to text, joining sequences split between chunks. */
+export async function* decodeChunks(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
+  const decoder = new StringDecoder("utf8");
+  for await (const c of chunks) {
+    const text = typeof c === "string" ? c : decoder.write(Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+    if (text.length > 0) yield text;
+  }
+  const tail = decoder.end();
+  if (tail.length > 0) yield tail;
+}
+
+export type Prefix =
+  | { status: "whole"; text: string }
+  /** The input goes on past `limitBytes`: `head` is what was read, `rest` the chunks after it (iterate once). */
+  | { status: "more"; head: string; bytes: number; rest: AsyncIterable<string> };
+
+/**
+ * Reads text until the input ends (whole) or passes `limitBytes` (more: the head and an iterator of what follows),
+ * so that a small paste is analysed as one text and a large stream is never held whole.
+ */
+export async function readPrefix(chunks: AsyncIterable<Uint8Array | string>, limitBytes: number): Promise<Prefix> {
+  const it = decodeChunks(chunks)[Symbol.asyncIterator]();
+  const parts: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const next = await it.next();
+    if (next.done) return { status: "whole", text: parts.join("") };
+    parts.push(next.value);
+    bytes += next.value.length;
+    if (bytes > limitBytes) {
+      const head = parts.join("");
+      const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => it };
+      return { status: "more", head, bytes, rest };
+    }
+  }
+}
