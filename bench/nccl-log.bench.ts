@@ -6,67 +6,17 @@
  * Targets: RSS < 200 MB; throughput ≥ 1/3 of grep's.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultLogThreads } from "../src/nccl/log/file.js";
+import { generateNcclLog } from "./generate-nccl-log.js";
 
 const RANKS = 1024;
 const GPUS = 8;
 const TARGET_BYTES = Number(process.env.NCCL_BENCH_BYTES ?? 1e9);
 const RSS_TARGET_MB = 200;
 const RATIO_TARGET = 1 / 3;
-
-function generate(file: string): number {
-  const fd = openSync(file, "w");
-  const prefix = Array.from({ length: RANKS }, (_, r) => {
-    const host = `gpu-node-${String(Math.floor(r / GPUS)).padStart(3, "0")}`;
-    return `${host}:${20000 + r}:${20100 + r} [${r % GPUS}] NCCL INFO `;
-  });
-  const nics = Array.from({ length: 8 }, (_, i) => `[${i}]mlx5_${i + 1}:1/RoCE`).join(" ");
-  let written = 0;
-  let buf = "";
-  const flush = () => {
-    written += writeSync(fd, buf, null, "latin1");
-    buf = "";
-  };
-  for (let comm = 0; written < TARGET_BYTES; comm++) {
-    const id = (0x5a31c0e4f0d0 + comm * 4096).toString(16);
-    for (let r = 0; r < RANKS; r++) {
-      const p = prefix[r]!;
-      // Once per process: the version and the IB device list (NCCL initialises its network once per process).
-      if (comm === 0) {
-        buf += `${p}NCCL version 2.23.4+cuda12.6\n`;
-        buf += `${p}NET/IB : Using ${nics} [RO]; OOB eth0:10.0.${Math.floor(r / GPUS)}.3<0>\n`;
-      }
-      buf += `${p}Using network IB\n`;
-      buf += `${p}comm 0x${id} rank ${r} nRanks ${RANKS} nNodes ${RANKS / GPUS} localRanks ${GPUS} localRank ${r % GPUS} MNNVL 0\n`;
-    }
-    // Channel connections, interleaved across ranks as concurrent processes write them.
-    for (let ch = 0; ch < 16; ch++) {
-      const c = String(ch).padStart(2, "0");
-      for (let r = 0; r < RANKS; r++) {
-        const p = prefix[r]!;
-        const prev = (r + RANKS - 1) % RANKS;
-        const next = (r + 1) % RANKS;
-        const d = r % GPUS;
-        if (d === 0) buf += `${p}Channel ${c}/0 : ${prev}[7] -> ${r}[0] [receive] via NET/IB/${ch % 8}/GDRDMA\n`;
-        else if (d === 7) buf += `${p}Channel ${c}/0 : ${r}[7] -> ${next}[0] [send] via NET/IB/${ch % 8}/GDRDMA\n`;
-        else buf += `${p}Channel ${c}/0 : ${r}[${d}] -> ${next}[${d + 1}] via P2P/CUMEM/read\n`;
-      }
-      if (buf.length > 8 << 20) flush();
-    }
-    for (let r = 0; r < RANKS; r++) {
-      buf += `${prefix[r]}ncclCommInitRank comm 0x${id} rank ${r} nranks ${RANKS} cudaDev ${r % GPUS} nvmlDev ${r % GPUS} busId 7000 commId 0x${id}9f8e localSize 8 used 402653184 bytes - Init COMPLETE\n`;
-    }
-    if (comm % 7 === 3) buf += "\nsome unrelated application output line\n";
-    flush();
-  }
-  // Flush the generated gigabyte before timing: background writeback would otherwise compete with both readers.
-  fsyncSync(fd);
-  closeSync(fd);
-  return written;
-}
 
 /**
  * Child: analyse the file the way `kube-rdma analyze FILE` does (analyzeNcclLogFile: line-aligned parts, one thread
@@ -118,7 +68,7 @@ async function parent(): Promise<void> {
   const file = join(dir, "nccl-1024-ranks.txt");
   try {
     const tg = Date.now();
-    const bytes = generate(file);
+    const bytes = generateNcclLog(file, { ranks: RANKS, gpusPerNode: GPUS, targetBytes: TARGET_BYTES });
     const mb = bytes / 1e6;
     process.stdout.write(
       `generated ${mb.toFixed(0)} MB, ${RANKS} ranks, in ${((Date.now() - tg) / 1000).toFixed(1)} s\n`,
