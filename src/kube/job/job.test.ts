@@ -131,8 +131,17 @@ describe("job pytorch: the seed's PyTorchJob", () => {
 });
 
 describe("job with the NCCL variables derived for a node", () => {
-  test("--example a100-8x-roce-seed: the seed's job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
-    const { code, docs, yaml } = await job("pytorch", "--nodes", "2", "--gpus", "8", "--example", "a100-8x-roce-seed");
+  test("--example a100-8x-roce-seed --host-network: the job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
+    const { code, docs, yaml } = await job(
+      "pytorch",
+      "--nodes",
+      "2",
+      "--gpus",
+      "8",
+      "--example",
+      "a100-8x-roce-seed",
+      "--host-network",
+    );
     expect(code).toBe(0);
     const env = Object.fromEntries(
       docs[0].spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].env.map((e: Any) => [e.name, e.value]),
@@ -150,7 +159,7 @@ describe("job with the NCCL variables derived for a node", () => {
   });
 
   test("nccl-tests --nodes 4 --example: the launcher forwards every derived variable with -x", async () => {
-    const { docs, yaml } = await job("nccl-tests", "--nodes", "4", "--example", "a100-8x-roce-seed");
+    const { docs, yaml } = await job("nccl-tests", "--nodes", "4", "--example", "a100-8x-roce-seed", "--host-network");
     const l = docs[0].spec.mpiReplicaSpecs.Launcher.template.spec.containers[0];
     for (const k of ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX"]) {
       expect(l.args.join(" ")).toContain(`-x ${k}`);
