@@ -78,9 +78,10 @@ describe("rdma/hca on the seed node (8×A100, mlx5_0 management on eth0, mlx5_1.
       "/dev/infiniband/rdma_cm",
     ]);
     expect(devices.every((d) => d.permissions === "rw" && d.host_path === d.container_path)).toBe(true);
+    // The pod network is the default: Allocate cannot see hostNetwork, so no host interface name is injected.
+    expect(res.container_responses[0]!.envs).not.toHaveProperty("NCCL_SOCKET_IFNAME");
     expect(res.container_responses[0]!.envs).toMatchObject({
       NCCL_IB_HCA: "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
-      NCCL_SOCKET_IFNAME: "=eth0",
       NCCL_IB_GID_INDEX: "3",
       NCCL_IB_TIMEOUT: "22",
       NCCL_IB_QPS_PER_CONNECTION: "8",

@@ -58,7 +58,8 @@ describe("nccl-env output formats (seed node)", () => {
     expect(out).toMatch(
       /# the 8 data HCAs with an active port.*\nNCCL_IB_HCA==mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8\n/,
     );
-    expect(out).toMatch(/\nNCCL_SOCKET_IFNAME==eth0\n/);
+    expect(out).toMatch(/\n# NCCL_SOCKET_IFNAME not set: a pod on the pod network/);
+    expect(run("text", { network: "host" }).out).toMatch(/\nNCCL_SOCKET_IFNAME==eth0\n/);
     expect(out).toMatch(/\nNCCL_IB_GID_INDEX=3\n/);
     expect(out).toMatch(/\nNCCL_IB_TIMEOUT=22\n/);
     expect(out).toMatch(/\nNCCL_IB_QPS_PER_CONNECTION=8\n/);
@@ -66,7 +67,7 @@ describe("nccl-env output formats (seed node)", () => {
 
   test("shell exports, dotenv lines", () => {
     expect(run("shell").out).toMatch(/^export NCCL_IB_GID_INDEX=3$/m);
-    expect(run("dotenv").out).toMatch(/^NCCL_SOCKET_IFNAME==eth0$/m);
+    expect(run("dotenv", { "pod-interface": "eth0" }).out).toMatch(/^NCCL_SOCKET_IFNAME==eth0$/m);
   });
 
   test("json {schemaVersion, env, reasons, findings}; k8s is a container env list", () => {

@@ -9,9 +9,9 @@ import { captureIo } from "./support/io.js";
 const example = (name: string) => loadInventory({ example: name });
 
 describe("nccl-env on the example hosts", () => {
-  test("the seed: 8 data HCAs exactly, eth0, GID index 3, the platform defaults, each with its reason", async () => {
+  test("the seed (hostNetwork pods): 8 data HCAs exactly, eth0, GID index 3, the platform defaults, each with its reason", async () => {
     const io = captureIo();
-    expect(await main(["nccl-env", "--example", "a100-8x-roce-seed"], io)).toBe(0);
+    expect(await main(["nccl-env", "--example", "a100-8x-roce-seed", "--network", "host"], io)).toBe(0);
     expect(io.out).toMatch(/^NCCL_IB_HCA==mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8$/m);
     expect(io.out).toMatch(/^NCCL_SOCKET_IFNAME==eth0$/m);
     expect(io.out).toMatch(/^NCCL_IB_GID_INDEX=3$/m);
@@ -57,7 +57,7 @@ describe("nccl-env on the example hosts", () => {
   });
 
   test("seed-bond: the management bond stays out; h100-18hca: natural order of 17 data HCAs", async () => {
-    const bond = deriveNcclEnv(await example("seed-bond"));
+    const bond = deriveNcclEnv(await example("seed-bond"), { network: { kind: "host" } });
     expect(bond.env.NCCL_IB_HCA).toBe("=mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9");
     expect(bond.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     const h100 = deriveNcclEnv(await example("h100-18hca"));

@@ -6,6 +6,7 @@
 import { naturalCompare } from "../core/natural.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { deriveNcclEnv } from "../nccl/env.js";
+import { DEFAULT_NETWORK_MODE, type NetworkMode } from "../nccl/network-mode.js";
 import { type AllocationPlan, buildAllocationPlan } from "./allocate.js";
 import { type Selection, selectHcas } from "./config.js";
 import { type Mode, sharedUnitIds, type UnitHca } from "./devices.js";
@@ -14,10 +15,14 @@ import type { PlacedHca } from "./preferred.js";
 /** NCCL variables for this node restricted to some HCAs (the `nccl-env` logic). */
 export type DeriveEnv = (inv: NodeInventory, hcas: readonly string[]) => Record<string, string>;
 
-/** The shipped DeriveEnv: `deriveNcclEnv` (what `kube-rdma nccl-env` prints) for exactly the HCAs handed out. */
-export function ncclEnvDeriver(ncclVersion?: string): DeriveEnv {
+/**
+ * The shipped DeriveEnv: `deriveNcclEnv` (what `kube-rdma nccl-env` prints) for exactly the HCAs handed out. The
+ * network mode defaults to the pod network: Allocate does not see the pod spec, so it cannot know whether the pod
+ * has hostNetwork, and a host interface name injected into a pod-network pod breaks NCCL's bootstrap.
+ */
+export function ncclEnvDeriver(ncclVersion?: string, network: NetworkMode = DEFAULT_NETWORK_MODE): DeriveEnv {
   return (inv, hcas) =>
-    deriveNcclEnv(inv, { hcas: [...hcas], ...(ncclVersion !== undefined ? { ncclVersion } : {}) }).env;
+    deriveNcclEnv(inv, { hcas: [...hcas], network, ...(ncclVersion !== undefined ? { ncclVersion } : {}) }).env;
 }
 
 export type NodeView = {

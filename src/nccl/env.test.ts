@@ -16,7 +16,7 @@ const codes = (fs: { code: string; subject: string; severity: string }[]) =>
   fs.map((f) => `${f.severity} ${f.code} ${f.subject}`);
 
 describe("nccl-env on the seed node", () => {
-  const r = deriveNcclEnv(seedInventory());
+  const r = deriveNcclEnv(seedInventory(), { network: { kind: "host" } });
 
   test("names the eight data HCAs exactly, never the management NIC", () => {
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
@@ -24,7 +24,7 @@ describe("nccl-env on the seed node", () => {
     expect(codes(r.findings)).toContain("info NCCL_HCA_SKIPPED mlx5_0");
   });
 
-  test("bootstrap over the default-route interface, GID index 3, the platform defaults", () => {
+  test("hostNetwork pods bootstrap over the default-route interface; GID index 3, the platform defaults", () => {
     expect(r.env).toMatchObject({
       NCCL_SOCKET_IFNAME: "=eth0",
       NCCL_IB_GID_INDEX: "3",
@@ -38,6 +38,10 @@ describe("nccl-env on the seed node", () => {
 
   test("every variable has a reason, and the GID reason says which NCCL is assumed", () => {
     expect(Object.keys(r.reasons).sort()).toEqual(Object.keys(r.env).sort());
+    // On the pod network (the default) NCCL_SOCKET_IFNAME has a reason and no value: why it is left unset.
+    const pod = deriveNcclEnv(seedInventory());
+    expect(pod.env).not.toHaveProperty("NCCL_SOCKET_IFNAME");
+    expect(Object.keys(pod.reasons).sort()).toEqual([...Object.keys(pod.env), "NCCL_SOCKET_IFNAME"].sort());
     expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/index 3 on all 8 data HCAs/);
     expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/version is unknown/);
     expect(r.reasons.NCCL_IB_HCA).toMatch(/a bare mlx5_1 would also match mlx5_10/);
@@ -159,7 +163,7 @@ describe("which HCAs and ports", () => {
   });
 
   test("a management bond stays out; a bond that is the data path is named", async () => {
-    const r = deriveNcclEnv(await exampleInventory("seed-bond"));
+    const r = deriveNcclEnv(await exampleInventory("seed-bond"), { network: { kind: "host" } });
     expect(r.env.NCCL_IB_HCA).not.toMatch(/bond/);
     expect(r.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     expect(r.findings.find((f) => f.subject === "mlx5_bond_0")?.message).toMatch(/bond that is not the data path/);
@@ -187,7 +191,7 @@ describe("which HCAs and ports", () => {
     const inv = seedInventory((i) => {
       i.hcas = i.hcas.slice(0, 1);
     });
-    const r = deriveNcclEnv(inv);
+    const r = deriveNcclEnv(inv, { network: { kind: "host" } });
     expect(codes(r.findings)).toContain("error NCCL_NO_DATA_HCA node");
     expect(Object.keys(r.env)).toEqual(["NCCL_SOCKET_IFNAME"]);
   });

@@ -4,6 +4,7 @@ import type { NcclDistance, NodeInventory } from "../inventory/types.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import { type DataPort, selectDataPorts } from "./data-ports.js";
 import { type EnvEntry, selectGid } from "./gid-select.js";
+import { DEFAULT_NETWORK_MODE, type NetworkMode, socketIfnameFor } from "./network-mode.js";
 import {
   defaultIbTimeout,
   formatNcclVersion,
@@ -19,10 +20,14 @@ export type NcclEnvOptions = {
   trafficClass?: number;
   /** Restrict to these HCAs (e.g. the device plugin's allocation). */
   hcas?: string[];
+  /** Host network (the node's interface names) or pod network (default: never a host interface name). */
+  network?: NetworkMode;
 };
 
 export type NcclEnvResult = {
   env: Record<string, string>;
+  /** Why each variable has its value; also why a variable is deliberately left unset (NCCL_SOCKET_IFNAME on the
+   * pod network), then it has a reason and no value. */
   reasons: Record<string, string>;
   findings: Finding[];
   /** The HCAs in NCCL_IB_HCA, natural order. */
@@ -49,8 +54,10 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
   } else {
     entries.push(hcaEntry(ports, selection.skipped));
   }
-  const socket = socketEntry(inv);
-  if (socket) entries.push(socket);
+  const unset: Record<string, string> = {};
+  const socket = socketIfnameFor(inv, opts.network ?? DEFAULT_NETWORK_MODE);
+  if (socket?.value) entries.push({ name: "NCCL_SOCKET_IFNAME", value: socket.value, reason: socket.reason });
+  else if (socket) unset.NCCL_SOCKET_IFNAME = socket.reason;
   else findings.push(makeFinding(F, "NCCL_NO_SOCKET_IF", "node", {} as Record<string, never>));
   if (ports.length > 0) {
     const gid = selectGid(ports, version);
@@ -64,7 +71,7 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
   const tc = trafficClassEntry(opts.trafficClass, findings);
   if (tc) entries.push(tc);
   const env: Record<string, string> = {};
-  const reasons: Record<string, string> = {};
+  const reasons: Record<string, string> = { ...unset };
   for (const e of entries) {
     env[e.name] = e.value;
     reasons[e.name] = e.reason;
@@ -105,19 +112,6 @@ function hcaEntry(ports: readonly DataPort[], skipped: readonly string[]): EnvEn
 
 function rangeText(tokens: readonly string[]): string {
   return tokens.length > 4 ? `${tokens[0]}, ${tokens[1]}, …, ${tokens[tokens.length - 1]}` : tokens.join(", ");
-}
-
-function socketEntry(inv: NodeInventory): EnvEntry | null {
-  const ifname = inv.roles.defaultRouteInterface;
-  if (!ifname) return null;
-  const mgmt = inv.roles.managementHca ? ` (the management NIC ${inv.roles.managementHca})` : "";
-  return {
-    name: "NCCL_SOCKET_IFNAME",
-    value: `=${ifname}`,
-    reason:
-      `${ifname}${mgmt} carries the default route: NCCL's bootstrap and out-of-band connection setup go there; ` +
-      `"=" = exact, so ${ifname} does not also match ${ifname}.100 or ${ifname}1`,
-  };
 }
 
 function platformEntries(ports: readonly DataPort[], version: NcclVersion | null): EnvEntry[] {

@@ -13,6 +13,16 @@ export { analyzeNcclLog, createNcclLogStream, type NcclLogStream, ncclLogAnalyze
 export { NCCL_LOG_FINDINGS, NCCL_WARN_FINDINGS } from "./log/catalogue.js";
 export { LOG_CAUSES } from "./log/causes.js";
 export type { NcclLogData, NcclLogVerdict } from "./log/report.js";
+export {
+  DEFAULT_NETWORK_MODE,
+  impossibleOnPodNetwork,
+  isInterfaceName,
+  NETWORK_MODE_HELP,
+  type NetworkMode,
+  networkModeFrom,
+  podInterfaceNames,
+  socketIfnameFor,
+} from "./network-mode.js";
 export { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "./render-env.js";
 export {
   analyzeNcclTests,

@@ -43,6 +43,10 @@ export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: 
         comment(r.reasons[n] ?? ""),
         `${prefix}${n}=${format === "dotenv" ? r.env[n] : shellQuote(r.env[n] ?? "")}`,
       ]);
+      const unset = Object.keys(r.reasons)
+        .filter((n) => !(n in r.env))
+        .map((n) => comment(`${n} not set: ${r.reasons[n]!.replace(/^not set: /, "")}`));
+      if (unset.length) body.push(...unset);
       const notes = r.findings.length ? ["", ...findingLines(r.findings)] : [];
       return `${[...head, ...body, ...notes].join("\n")}\n`;
     }

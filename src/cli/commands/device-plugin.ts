@@ -14,6 +14,7 @@ import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { parseNcclVersion } from "../../nccl/version.js";
 import { renderStructured } from "../../report/structured.js";
+import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
@@ -89,7 +90,7 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
     backoffInitialMs: 500,
     backoffMaxMs: 30_000,
     registerTimeoutMs: 5000,
-    deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion),
+    deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion, networkOption(values)),
     ...(metricsAddr ? { metricsAddr } : {}),
   };
 }
@@ -182,8 +183,13 @@ export const command: CommandSpec = {
     "serves it on <plugin-dir>/kube-rdma-<resource>.sock. A pod asking for `rdma/hca: 1` gets the node's RDMA " +
     "char devices (/dev/infiniband/uverbsN of the data HCAs, rdma_cm, and umadN/issmN with --mad) and, unless " +
     "--inject-nccl-env=false, the NCCL variables `kube-rdma nccl-env` derives for this node (NCCL_IB_HCA in exact " +
-    "form without the management NIC, NCCL_SOCKET_IFNAME, the GID selection, NCCL_IB_TIMEOUT=22, " +
-    "NCCL_IB_QPS_PER_CONNECTION=8).\n\n" +
+    "form without the management NIC, the GID selection, NCCL_IB_TIMEOUT=22, NCCL_IB_QPS_PER_CONNECTION=8).\n\n" +
+    "NCCL_SOCKET_IFNAME: Allocate does not see the pod spec, so the plugin cannot tell a pod with hostNetwork: " +
+    "true from one on the pod network. A pod on the pod network has its own interfaces (the CNI's eth0, Multus " +
+    "net1…), not the node's bond0 or ens1f0, and NCCL told to use an interface the pod lacks fails at bootstrap. " +
+    "So by default (--network pod) no NCCL_SOCKET_IFNAME is injected and NCCL picks the pod's interface itself; " +
+    "--pod-interface eth0 injects NCCL_SOCKET_IFNAME==eth0 where the CNI is known to name it so. On a cluster " +
+    "whose RDMA jobs all run with hostNetwork: true, --network host injects the node's default-route interface.\n\n" +
     "A variable the job sets itself always wins: the kubelet puts device-plugin envs first and the container's " +
     "own env: entries after them, and the runtime keeps the last value of a name.\n\n" +
     "Modes: shared (default) advertises --shared-units units that each give every selected data HCA; " +
@@ -252,6 +258,7 @@ export const command: CommandSpec = {
       valueName: "X.Y",
       description: "NCCL release the jobs use (picks the GID variables); unknown = variables every release reads",
     },
+    ...NETWORK_OPTIONS,
     {
       name: "health-interval",
       type: "number",

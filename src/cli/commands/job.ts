@@ -100,7 +100,15 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
     {
       name: "host-network",
       type: "boolean",
-      description: "hostNetwork: true (with dnsPolicy ClusterFirstWithHostNet)",
+      description:
+        "hostNetwork: true (with dnsPolicy ClusterFirstWithHostNet); only then does NCCL_SOCKET_IFNAME name the node's interface",
+    },
+    {
+      name: "pod-interface",
+      type: "string",
+      valueName: "NAME",
+      description:
+        "Pod network: the interface the CNI gives each pod (eth0; net1 with Multus) → NCCL_SOCKET_IFNAME==NAME (default: unset)",
     },
     {
       name: "on",

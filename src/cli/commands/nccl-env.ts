@@ -3,6 +3,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv, type NcclEnvOptions } from "../../nccl/env.js";
 import { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "../../nccl/render-env.js";
 import { parseNcclVersion } from "../../nccl/version.js";
+import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
 import { SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
 import { type CommandSpec, type Io, num, type OptionValues, str, strs, UsageError } from "../spec.js";
 
@@ -27,6 +28,7 @@ export function ncclEnvOptions(values: OptionValues): { opts: NcclEnvOptions; fo
   }
   const hcas = strs(values, "hcas");
   if (hcas.length) opts.hcas = hcas;
+  opts.network = networkOption(values);
   return { opts, format: (str(values, "output") ?? "text") as NcclEnvFormat };
 }
 
@@ -51,7 +53,9 @@ export const command: CommandSpec = {
   description:
     "Reads the node model and prints the NCCL variables a job on this node should get, each with its reason: " +
     "NCCL_IB_HCA in exact form (=mlx5_1,…) with the active data HCAs only (never the management NIC or a down port), " +
-    "NCCL_SOCKET_IFNAME (=the default-route interface, for bootstrap), the GID selection (NCCL_IB_GID_INDEX when one " +
+    "NCCL_SOCKET_IFNAME for bootstrap (only with --network host, the node's default-route interface; on the pod " +
+    "network, the default, it is left unset or set to --pod-interface, because the pod does not have the node's " +
+    "interfaces), the GID selection (NCCL_IB_GID_INDEX when one " +
     "RoCE v2 IPv4 index is shared by all data HCAs; NCCL_IB_ADDR_FAMILY/RANGE otherwise, NCCL ≥ 2.21; nothing on " +
     "InfiniBand), the seed platform's NCCL_IB_TIMEOUT=22 and NCCL_IB_QPS_PER_CONNECTION=8, NCCL_IB_DISABLE=0, and " +
     "NCCL_NET_GDR_LEVEL only when the PCIe distances need it.\n\n" +
@@ -86,6 +90,7 @@ export const command: CommandSpec = {
       valueName: "LIST",
       description: "Only these HCAs (comma-separated), e.g. a device-plugin allocation",
     },
+    ...NETWORK_OPTIONS,
     ...SOURCE_OPTIONS,
     STRICT_OPTION,
   ],

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "../../cli/spec.js";
-import { ncclTestsCommand } from "../../nccl/index.js";
+import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
 import { parseQuantity } from "../resources.js";
 import { buildMpiJob } from "./mpi.js";
 import { mpirunArgv, withForwardedEnv } from "./mpirun.js";
@@ -61,6 +61,20 @@ function onNodesFrom(names: string[], pods: number): string[] | undefined {
   return nodes;
 }
 
+/** The generated pods' network: hostNetwork with --host-network, else the pod network (and its --pod-interface). */
+export function jobNetworkMode(hostNetwork: boolean, podInterface: string | undefined): NetworkMode {
+  if (podInterface !== undefined && !isInterfaceName(podInterface)) {
+    throw new UsageError(`--pod-interface expects an interface name such as eth0 or net1; got "${podInterface}".`);
+  }
+  if (hostNetwork && podInterface !== undefined) {
+    throw new UsageError(
+      "--pod-interface names the pod's own interface on the pod network; --host-network pods use the node's.",
+      "Drop one of the two flags.",
+    );
+  }
+  return networkModeFrom(hostNetwork ? "host" : "pod", podInterface);
+}
+
 /** Reads and checks the flags of `kube-rdma job`; derives the NCCL env when a node source is given. */
 export async function jobOptionsFrom(
   kind: JobKind,
@@ -81,7 +95,8 @@ export async function jobOptionsFrom(
   }
   const program = commandFlag ? splitWords(commandFlag) : positionals;
   const onNodes = onNodesFrom(strs(values, "on"), nodes);
-  const derived = await deriveJobEnv(values, io);
+  const hostNetwork = bool(values, "host-network");
+  const derived = await deriveJobEnv(values, io, jobNetworkMode(hostNetwork, str(values, "pod-interface")));
   const notes = derived
     ? [`NCCL variables derived from ${derived.source}`, ...derived.notes]
     : ["no node source given: only NCCL_DEBUG and NCCL_IB_DISABLE are set; the platform injects the rest"];
@@ -96,7 +111,7 @@ export async function jobOptionsFrom(
     image: str(values, "image") ?? DEFAULT_IMAGES[kind],
     queue: str(values, "queue"),
     schedulerName: str(values, "scheduler") ?? "volcano",
-    hostNetwork: bool(values, "host-network"),
+    hostNetwork,
     shmSize,
     env: { ...SEED_NCCL_ENV, ...(derived?.env ?? {}), ...parseEnvFlags(strs(values, "env")) },
     ...(onNodes ? { onNodes } : {}),

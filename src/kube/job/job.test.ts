@@ -3,12 +3,7 @@ import { parseAllDocuments } from "yaml";
 import { captureIo } from "../../../test/support/io.js";
 import { seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
 import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
-import {
-  CRD_SKIP_REASON,
-  crdsAvailable,
-  validateCoreObject,
-  validateCustomResource,
-} from "../../../test/support/kube/schemas.js";
+import { crdSchema, validateCoreObject, validateCustomResource } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
 import { collectSnapshot, openReader } from "../../host/index.js";
 import { lintManifestText } from "../lint/index.js";
@@ -36,8 +31,7 @@ function expectValid(yaml: string, docs: Any[]) {
   expect(lint.findings.map((f) => `${f.code} ${f.field}`)).toEqual([]);
   for (const d of docs) {
     for (const t of podTemplates(d)) expect(validateCoreObject(t, "V1PodTemplateSpec")).toEqual([]);
-    if (crdsAvailable) expect(validateCustomResource(d)).toEqual([]);
-    else console.warn(CRD_SKIP_REASON);
+    expect(validateCustomResource(d)).toEqual([]);
   }
 }
 
@@ -131,8 +125,17 @@ describe("job pytorch: the seed's PyTorchJob", () => {
 });
 
 describe("job with the NCCL variables derived for a node", () => {
-  test("--example a100-8x-roce-seed: the seed's job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
-    const { code, docs, yaml } = await job("pytorch", "--nodes", "2", "--gpus", "8", "--example", "a100-8x-roce-seed");
+  test("--example a100-8x-roce-seed --host-network: the job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
+    const { code, docs, yaml } = await job(
+      "pytorch",
+      "--nodes",
+      "2",
+      "--gpus",
+      "8",
+      "--example",
+      "a100-8x-roce-seed",
+      "--host-network",
+    );
     expect(code).toBe(0);
     const env = Object.fromEntries(
       docs[0].spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].env.map((e: Any) => [e.name, e.value]),
@@ -150,7 +153,7 @@ describe("job with the NCCL variables derived for a node", () => {
   });
 
   test("nccl-tests --nodes 4 --example: the launcher forwards every derived variable with -x", async () => {
-    const { docs, yaml } = await job("nccl-tests", "--nodes", "4", "--example", "a100-8x-roce-seed");
+    const { docs, yaml } = await job("nccl-tests", "--nodes", "4", "--example", "a100-8x-roce-seed", "--host-network");
     const l = docs[0].spec.mpiReplicaSpecs.Launcher.template.spec.containers[0];
     for (const k of ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX"]) {
       expect(l.args.join(" ")).toContain(`-x ${k}`);
@@ -341,15 +344,18 @@ describe("job --on: a pair test placed on its two nodes", () => {
 });
 
 describe("the schema checks themselves catch broken manifests", () => {
-  test.skipIf(!crdsAvailable)(
-    "an MPIJob whose slotsPerWorker is a string fails the published MPIJob schema",
-    async () => {
-      const { docs } = await job("nccl-tests", "--nodes", "2", "--example", "a100-8x-roce-seed");
-      const broken = structuredClone(docs[0]);
-      broken.spec.slotsPerWorker = "eight";
-      expect(validateCustomResource(broken).join("\n")).toMatch(/slotsPerWorker/);
-    },
-  );
+  test("an MPIJob whose slotsPerWorker is a string fails the published MPIJob schema", async () => {
+    const { docs } = await job("nccl-tests", "--nodes", "2", "--example", "a100-8x-roce-seed");
+    const broken = structuredClone(docs[0]);
+    broken.spec.slotsPerWorker = "eight";
+    expect(validateCustomResource(broken).join("\n")).toMatch(/slotsPerWorker/);
+  });
+
+  test("a checkout without the shared CRD folder fails the schema check loudly, naming the missing file", () => {
+    expect(() => crdSchema("kubeflow.org/v2beta1", "MPIJob", "/nonexistent/shared/crds")).toThrow(
+      /published CRD schema for kubeflow\.org\/v2beta1\/MPIJob is missing: expected \/nonexistent\/shared\/crds\/kubeflow\.org_mpijobs\.v2beta1\.yaml/,
+    );
+  });
 
   test("a pod template with a misspelt field and a string where a list belongs is rejected", () => {
     const bad = {

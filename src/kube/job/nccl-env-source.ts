@@ -5,7 +5,7 @@ import { VERSION } from "../../cli/version.js";
 import { openReader, SnapshotHostReader } from "../../host/index.js";
 import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
-import { deriveNcclEnv } from "../../nccl/index.js";
+import { deriveNcclEnv, type NetworkMode } from "../../nccl/index.js";
 import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
 import { kubeOptionsFrom } from "../api/options.js";
@@ -39,9 +39,10 @@ async function readerForNode(node: string, values: OptionValues, io: Io): Promis
 
 /**
  * NCCL variables for the job from --example / --snapshot / --env-from-node (the same derivation as `nccl-env`);
- * null when none is given. The reasons become comments in the generated YAML.
+ * null when none is given. The reasons become comments in the generated YAML. `network` is the generated pods'
+ * network: NCCL_SOCKET_IFNAME names the node's interface only for hostNetwork pods.
  */
-export async function deriveJobEnv(values: OptionValues, io: Io): Promise<DerivedEnv | null> {
+export async function deriveJobEnv(values: OptionValues, io: Io, network: NetworkMode): Promise<DerivedEnv | null> {
   const given = ["example", "snapshot", "env-from-node"].filter((n) => str(values, n) !== undefined);
   if (given.length === 0) return null;
   if (given.length > 1) throw new UsageError(`give one node source, not ${given.map((g) => `--${g}`).join(" and ")}.`);
@@ -51,8 +52,10 @@ export async function deriveJobEnv(values: OptionValues, io: Io): Promise<Derive
     ? await readerForNode(node, values, io)
     : await openReader(example !== undefined ? { example } : { snapshot: str(values, "snapshot")! });
   const inventory = await readInventory(reader);
-  const derived = deriveNcclEnv(inventory);
-  const notes = Object.entries(derived.reasons).map(([k, why]) => `${k}=${derived.env[k] ?? ""}: ${why}`);
+  const derived = deriveNcclEnv(inventory, { network });
+  const notes = Object.entries(derived.reasons).map(([k, why]) =>
+    k in derived.env ? `${k}=${derived.env[k]}: ${why}` : `${k} ${why}`,
+  );
   for (const f of derived.findings.filter((x) => x.severity !== "info"))
     notes.push(`${f.severity} ${f.code}: ${f.message}`);
   return { env: derived.env, source: reader.description, notes };

@@ -106,6 +106,14 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       "Run the program directly (command/args with Kubernetes $(VAR) expansion, as kube-rdma job does), start the script with `exec`, or set those NCCL variables in env yourself (kube-rdma nccl-env).",
   } satisfies FindingSpec<Where & { shell: string }>,
+  SOCKET_IFNAME_NOT_IN_POD: {
+    severity: "error",
+    title: "NCCL_SOCKET_IFNAME names an interface the pod does not have",
+    message: (e: Where & { value: string; entries: string[]; podNames: string[] }) =>
+      `${e.where} sets NCCL_SOCKET_IFNAME=${e.value}, but the pod is on the pod network (no hostNetwork): its interfaces are ${e.podNames.join(", ")} and Multus' net1, net2, …, so ${e.entries.join(", ")} cannot exist there (a node's interface name); NCCL fails at bootstrap with "no socket interface found".`,
+    fix: () =>
+      "Remove NCCL_SOCKET_IFNAME (NCCL picks the pod's interface), set it to the pod's own interface (=eth0, or the Multus name), or run the pod with hostNetwork: true if the node's interface is meant.",
+  } satisfies FindingSpec<Where & { value: string; entries: string[]; podNames: string[] }>,
   UNKNOWN_KIND: {
     severity: "info",
     title: "kind not linted",

@@ -1,4 +1,5 @@
 import { type Finding, makeFinding } from "../../core/finding.js";
+import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
 import { formatBytes, isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { isObj, type Json, type Path, type PodTemplateRef, pathString, type WorkloadObject } from "./templates.js";
@@ -100,6 +101,29 @@ function envRules(w: WorkloadObject, ct: Container, opts: LintOptions): LocatedF
   return out;
 }
 
+/**
+ * A pod on the pod network has lo, the CNI's eth0 and Multus' interfaces (net1… or the annotation's names), never
+ * the node's bond0/ens1f0/eth1: an NCCL_SOCKET_IFNAME that none of these can match cannot work. hostNetwork pods
+ * have the node's interfaces, which lint cannot know: not checked.
+ */
+function socketIfnameRule(w: WorkloadObject, t: PodTemplateRef, ct: Container): LocatedFinding[] {
+  if (t.spec.hostNetwork === true) return [];
+  const env = envOf(ct.c);
+  const v = env.get("NCCL_SOCKET_IFNAME");
+  if (!v) return [];
+  const networks = obj(t.meta.annotations)["k8s.v1.cni.cncf.io/networks"];
+  const podNames = podInterfaceNames(typeof networks === "string" ? networks : undefined);
+  const entries = impossibleOnPodNetwork(v.value, podNames);
+  if (entries.length === 0) return [];
+  const { where, location } = at(w, ct, [...ct.path, "env", v.index, "value"]);
+  return [
+    {
+      finding: makeFinding(L, "SOCKET_IFNAME_NOT_IN_POD", where, { where, value: v.value, entries, podNames }),
+      location,
+    },
+  ];
+}
+
 function shmRules(w: WorkloadObject, t: PodTemplateRef, ct: Container, opts: LintOptions): LocatedFinding[] {
   const mounts = arr(ct.c.volumeMounts).map(obj);
   const mi = mounts.findIndex((m) => m.mountPath === "/dev/shm");
@@ -189,7 +213,8 @@ export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT
   const gpuPods = gpuTemplates.reduce((n, t) => n + t.replicas, 0);
   const pods = w.templates.reduce((n, t) => n + t.replicas, 0);
   for (const t of w.templates) {
-    for (const ct of containersOf(t)) out.push(...containerRules(w, t, ct, gpuPods, opts));
+    for (const ct of containersOf(t))
+      out.push(...containerRules(w, t, ct, gpuPods, opts), ...socketIfnameRule(w, t, ct));
     if (t.spec.hostNetwork === true && t.spec.dnsPolicy !== "ClusterFirstWithHostNet") {
       const { where, location } = at(w, null, [
         ...t.specPath,

@@ -174,7 +174,8 @@ function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Find
     }
     return out;
   }
-  const env = deriveNcclEnv(inv);
+  // The log's own NCCL_SOCKET_IFNAME is compared with the node's interface: the host-network derivation.
+  const env = deriveNcclEnv(inv, { network: { kind: "host" } });
   const hcaVar = env.env.NCCL_IB_HCA ?? null;
   const byName = new Map(inv.hcas.map((h) => [h.name, h]));
   for (const dev of new Set(rdma.map((x) => x.name))) {

@@ -19,8 +19,6 @@ const CRD_CANDIDATES = [
   resolve(process.cwd(), "..", "..", "shared", "crds"),
 ];
 export const CRD_DIR = CRD_CANDIDATES.find((d) => existsSync(d)) ?? CRD_CANDIDATES[0]!;
-export const crdsAvailable = existsSync(CRD_DIR);
-export const CRD_SKIP_REASON = `published CRDs not found at ${CRD_DIR}; CRD schema tests skipped`;
 
 const CRD_FILES: Record<string, string> = {
   "kubeflow.org/v1/PyTorchJob": "kubeflow.org_pytorchjobs.v1.9.0.yaml",
@@ -36,11 +34,22 @@ type CrdDoc = {
   spec: { versions: { name: string; served: boolean; schema: { openAPIV3Schema: object } }[] };
 };
 
-export function crdSchema(apiVersion: string, kind: string): object {
+/**
+ * The served version's schema. A missing CRD file fails loudly (never a skip): a clone without ../shared/crds
+ * must not pass the schema tests by not running them.
+ */
+export function crdSchema(apiVersion: string, kind: string, dir: string = CRD_DIR): object {
   const key = `${apiVersion}/${kind}`;
   const file = CRD_FILES[key];
   if (!file) throw new Error(`no published CRD for ${key}`);
-  const doc = parse(readFileSync(join(CRD_DIR, file), "utf8")) as CrdDoc;
+  const path = join(dir, file);
+  if (!existsSync(path)) {
+    throw new Error(
+      `the published CRD schema for ${key} is missing: expected ${path}. The CRD schema tests need the ` +
+        "shared CRD folder (../shared/crds next to the checkout); put the published CRD YAML files there.",
+    );
+  }
+  const doc = parse(readFileSync(path, "utf8")) as CrdDoc;
   const version = apiVersion.split("/")[1];
   const v = doc.spec.versions.find((x) => x.name === version && x.served);
   if (!v) throw new Error(`${file} serves no version ${version}`);
