@@ -89,7 +89,15 @@ describe("kube-rdma analyze", () => {
     const [entry] = JSON.parse(io.out) as { kind: string; problems: { code: string }[] }[];
     expect(entry?.kind).toBe("ibstat");
     expect(entry?.problems.map((p) => p.code)).toEqual(["ibstat.unrecognised"]);
-    expect(code).toBe(0);
+    expect(code).toBe(2);
+  });
+
+  test("analyze --kind show_gids nvidia-smi.txt: not a show_gids table, so it exits 2 saying why (not 0)", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", "--kind", "show_gids", fx("nvidia_smi", "seed-sample")], io);
+    expect(code).toBe(2);
+    expect(io.out).toContain("show_gids.unrecognised");
+    expect(io.err).toContain("could not read or recognise");
   });
 
   test("an unknown input says which formats are known and how to capture them; alone it exits 2", async () => {
@@ -103,10 +111,11 @@ describe("kube-rdma analyze", () => {
     expect(io.out).toContain("show_gids        show_gids > gids.txt");
   });
 
-  test("a missing file is a problem naming the path; other inputs are still analysed", async () => {
+  test("analyze good.txt /nonexistent: the good input is still analysed, the missing one named, and it exits 2", async () => {
     const io = captureIo();
     const code = await main(["analyze", "/nonexistent/gids.txt", fx("show_gids", "seed-sample")], io);
-    expect(code).toBe(0);
+    expect(code).toBe(2);
+    expect(io.err).toContain("could not read or recognise /nonexistent/gids.txt");
     expect(io.out).toContain("problem analyze.unreadable: Cannot read /nonexistent/gids.txt: no such file.");
     expect(io.out).toContain("seed-sample.txt: show_gids");
   });

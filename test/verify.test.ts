@@ -63,6 +63,18 @@ describe("kube-rdma verify", () => {
     expect(JSON.parse(small.out).findings.map((f: { code: string }) => f.code)).not.toContain("SHM_SMALL");
   });
 
+  test("verify on facts that look like a pod, without --pod: exit 0, but an info says the pod checks were skipped and how to run them", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "seed-pod-restricted", "-o", "json"], io)).toBe(0);
+    const findings = JSON.parse(io.out).findings as { code: string; severity: string; fix: string }[];
+    const skipped = findings.find((f) => f.code === "POD_CHECKS_SKIPPED");
+    expect(skipped).toMatchObject({ severity: "info" });
+    expect(skipped!.fix).toContain("kube-rdma verify --pod");
+    const host = captureIo();
+    await main(["verify", "--example", "a100-8x-roce-seed", "-o", "json"], host);
+    expect(JSON.parse(host.out).findings.map((f: { code: string }) => f.code)).not.toContain("POD_CHECKS_SKIPPED");
+  });
+
   test("--expect-gpus and --expect-gpu-model are checked against nvidia-smi", async () => {
     const io = captureIo();
     const argv = ["verify", "--example", "a100-8x-roce-seed", "--expect-gpus", "16", "--expect-gpu-model", "H100"];

@@ -115,6 +115,32 @@ describe("show_gids findings", () => {
     });
   });
 
+  test("a paste cut mid-table (in mlx5_7's third row, no footer) does not invent NO_ROCEV2_GID: mlx5_7 is an uncertain warning", () => {
+    const entry = analyzeText("gids.txt", capture("show_gids", "seed-indented-truncated"));
+    const f = entry.findings.find((x) => x.subject === "mlx5_7");
+    expect(f).toMatchObject({ code: "NO_ROCEV2_GID", severity: "warning", uncertain: true });
+    expect(f?.message).toContain("without the n_gids_found=N footer");
+    expect(entry.findings.filter((x) => x.severity === "error")).toEqual([]);
+  });
+
+  test("a cut paste still reports a missing RoCE v2 GID on a device before the cut as a certain error", () => {
+    const text = capture("show_gids", "seed-no-rocev2-gid").split("\n").slice(0, -8).join("\n");
+    const mlx5_5 = analyzeText("gids.txt", text).findings.find((x) => x.subject === "mlx5_5");
+    expect(mlx5_5).toMatchObject({ code: "NO_ROCEV2_GID", severity: "error" });
+    expect(mlx5_5?.uncertain).toBeUndefined();
+  });
+
+  test("a complete table whose last device really lacks a RoCE v2 GID (footer counts every row) stays an error", () => {
+    const rows = capture("show_gids", "seed-tabs")
+      .split("\n")
+      .filter((l) => !(l.startsWith("mlx5_8") && l.includes("ffff")) && !l.startsWith("n_gids_found"));
+    const n = rows.filter((l) => l.startsWith("mlx5_")).length;
+    const f = analyzeText("gids.txt", [...rows, `n_gids_found=${n}`].join("\n")).findings.find(
+      (x) => x.subject === "mlx5_8",
+    );
+    expect(f).toMatchObject({ code: "NO_ROCEV2_GID", severity: "error" });
+  });
+
   test("every table with holes at 2/3: one GID_TABLE_SPARSE warning for the node", () => {
     expect(codes(capture("show_gids", "seed-sparse-gids"))).toEqual([
       { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },

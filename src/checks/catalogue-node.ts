@@ -124,6 +124,17 @@ export const NODE_CATALOGUE = defineCatalogue({
       "Mount a memory-backed emptyDir at /dev/shm: `volumes: [{name: dshm, emptyDir: {medium: Memory}}]` and " +
       "`volumeMounts: [{name: dshm, mountPath: /dev/shm}]` (`kube-rdma job` writes it); with docker, `--shm-size=16g`.",
   },
+  POD_CHECKS_SKIPPED: {
+    severity: "info",
+    title: "Looks like a container: pod checks not run",
+    message: (e: { capEff: string | null; memlockSoft: number | "unlimited" | null }) =>
+      `this process looks like it runs in a container (CapEff ${e.capEff ?? "(unreadable)"} without CAP_IPC_LOCK, ` +
+      `memlock ${limitText(e.memlockSoft)}), but the pod checks (memlock, IPC_LOCK, /dev/shm) were skipped ` +
+      "because --pod was not given.",
+    fix: () =>
+      "Inside the training pod run `kube-rdma verify --pod` to check what the container gets; on the host itself " +
+      "run kube-rdma as root (or with --root /host from a privileged pod) so that the host's facts are read.",
+  },
   READ_PROBLEM: {
     severity: "warning",
     title: "A fact could not be read",

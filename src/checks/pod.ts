@@ -10,10 +10,13 @@ export const DEFAULT_SHM_MIN_BYTES = 1024 ** 3;
 
 export const podLimitsCheck: Check = {
   name: "pod-limits",
-  codes: ["MEMLOCK_LIMITED", "NO_IPC_LOCK", "SHM_SMALL"],
+  codes: ["MEMLOCK_LIMITED", "NO_IPC_LOCK", "SHM_SMALL", "POD_CHECKS_SKIPPED"],
   run(inv, opts) {
-    if (!opts.pod) return [];
     const { process: proc } = inv;
+    if (!opts.pod) {
+      if (!looksLikeContainer(proc)) return [];
+      return [finding("POD_CHECKS_SKIPPED", "node", { capEff: proc.capEff, memlockSoft: proc.memlockSoft })];
+    }
     const out: Finding[] = [];
     const limited = typeof proc.memlockSoft === "number";
     if (limited) {
@@ -31,3 +34,16 @@ export const podLimitsCheck: Check = {
     return out;
   },
 };
+
+/**
+ * A container's root: some capabilities (a runtime's default set is non-zero) but not IPC_LOCK, and a small numeric
+ * memlock limit. A root shell on the host has every capability; a non-root user has none (CapEff 0).
+ */
+export function looksLikeContainer(proc: {
+  capEff: string | null;
+  ipcLock: boolean | null;
+  memlockSoft: number | "unlimited" | null;
+}): boolean {
+  const someCaps = proc.capEff !== null && /[1-9a-f]/i.test(proc.capEff);
+  return proc.ipcLock === false && someCaps && typeof proc.memlockSoft === "number";
+}

@@ -11,6 +11,8 @@ export type Finding = {
   fix: string;
   /** Machine-readable facts behind the message. */
   evidence?: Record<string, unknown>;
+  /** Set when the input may not show the whole fact (a capture cut off at this subject): judge it again on all of it. */
+  uncertain?: true;
 };
 
 /** One catalogue entry: how a code becomes words. `E` is the evidence the rule supplies. */

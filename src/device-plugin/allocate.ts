@@ -61,12 +61,22 @@ export function buildAllocationPlan(opts: {
   };
 }
 
+/** An Allocate that must fail: the kubelet gets NOT_FOUND with this message and does not start the pod. */
+export class AllocateRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AllocateRefused";
+  }
+}
+
 export type ContainerAnswer = {
   response: ContainerAllocateResponse;
   /** Requested IDs the plan does not know (an HCA that vanished, a stale kubelet checkpoint). */
   unknownIds: string[];
   /** Char devices that no longer exist on the host and were left out. */
   missingDevices: string[];
+  /** Requested HCAs whose verbs device (`uverbsN`) no longer exists: the container would start without them. */
+  lostHcas: string[];
 };
 
 /**
@@ -93,10 +103,14 @@ export function answerContainer(
   }
   const devices: DeviceSpec[] = [];
   const missingDevices: string[] = [];
+  const lostHcas: string[] = [];
   for (const hca of hcas) {
     for (const spec of plan.specsByHca.get(hca) ?? []) {
       if (exists(spec.host_path)) devices.push(spec);
-      else missingDevices.push(spec.host_path);
+      else {
+        missingDevices.push(spec.host_path);
+        if (spec.host_path.startsWith("/dev/infiniband/uverbs")) lostHcas.push(hca);
+      }
     }
   }
   for (const spec of plan.commonSpecs) {
@@ -107,5 +121,24 @@ export function answerContainer(
     response: { envs: plan.envFor(hcas), mounts: [], devices, annotations: {}, cdi_devices: [] },
     unknownIds,
     missingDevices,
+    lostHcas,
   };
+}
+
+/**
+ * Why an exclusive-mode Allocate must fail, or null when it may go ahead. A unit is one HCA: answering without it
+ * (rdma_cm only) would start a pod that believes it holds an HCA it cannot use, so the kubelet must see an error
+ * and not start the pod. Shared units give every HCA, so an unknown unit ID there still gets the node's HCAs.
+ */
+export function exclusiveRefusal(answer: ContainerAnswer, served: readonly string[]): string | null {
+  const parts: string[] = [];
+  if (answer.unknownIds.length > 0) {
+    parts.push(
+      `device ID(s) ${answer.unknownIds.join(", ")} are not served by this plugin now (serving: ${served.join(", ") || "none"})`,
+    );
+  }
+  if (answer.lostHcas.length > 0) {
+    parts.push(`the verbs device of ${answer.lostHcas.join(", ")} no longer exists under /dev/infiniband`);
+  }
+  return parts.length > 0 ? parts.join("; ") : null;
 }

@@ -258,21 +258,43 @@ describe("exclusive mode: one unit per data HCA, with NUMA topology and preferre
     ]);
   });
 
-  test("an HCA that vanishes: Allocate answers with what exists and logs; the list drops it", async () => {
+  test("an HCA that vanishes: an Allocate that asks for it fails (the pod must not start without it); the list drops it", async () => {
     const { kubelet, plugin, unplug, replug, log } = await setup({ mode: "exclusive" });
     await plugin.start();
     await waitFor("a list", () => kubelet.latest?.length === 8);
     await unplug("mlx5_4");
-    const res = await allocate(kubelet, ["mlx5_3", "mlx5_4"]);
-    expect(res.container_responses[0]!.devices.map((d) => d.host_path)).toEqual([
+    // Whether the health poll already dropped mlx5_4 (unknown ID) or not (its uverbs4 is gone), the answer is no.
+    const err = await allocate(kubelet, ["mlx5_3", "mlx5_4"]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: grpc.status.NOT_FOUND });
+    expect((err as Error).message).toContain("mlx5_4");
+    expect(log.records.some((r) => r.level === "error" && /Allocate refused/.test(r.msg))).toBe(true);
+    await waitFor("mlx5_4 gone from the list", () => kubelet.latest?.length === 7);
+    expect(kubelet.latest!.map((d) => d.ID)).not.toContain("mlx5_4");
+    const rest = await allocate(kubelet, ["mlx5_3"]);
+    expect(rest.container_responses[0]!.devices.map((d) => d.host_path)).toEqual([
       "/dev/infiniband/uverbs3",
       "/dev/infiniband/rdma_cm",
     ]);
-    expect(log.records.some((r) => r.level === "warn" && /vanished|does not serve/.test(r.msg))).toBe(true);
-    await waitFor("mlx5_4 gone from the list", () => kubelet.latest?.length === 7);
-    expect(kubelet.latest!.map((d) => d.ID)).not.toContain("mlx5_4");
     await replug("mlx5_4");
     await waitFor("mlx5_4 back in the list", () => kubelet.latest?.length === 8);
+  });
+
+  test("exclusive mode: an Allocate of a device ID the plugin never served fails with NOT_FOUND naming it, not rdma_cm only", async () => {
+    const { kubelet, plugin } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest?.length === 8);
+    const err = await allocate(kubelet, ["mlx5_99"]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: grpc.status.NOT_FOUND });
+    expect((err as Error).message).toContain("mlx5_99");
+    expect((err as Error).message).toContain("serving: mlx5_1, mlx5_2");
+  });
+
+  test("shared mode: a unit ID from an older --shared-units still gets every data HCA (any unit gives all)", async () => {
+    const { kubelet, plugin } = await setup();
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
+    const res = await allocate(kubelet, ["rdma-shared-5000"]);
+    expect(res.container_responses[0]!.devices).toHaveLength(9);
   });
 });
 
@@ -352,7 +374,7 @@ test("Prometheus metrics: registration state, registrations, devices by health, 
   await waitFor("mlx5_2 unhealthy", () => kubelet.latest?.find((d) => d.ID === "mlx5_2" && d.health === "Unhealthy"));
   await allocate(kubelet, ["mlx5_1"]);
   await unplug("mlx5_8");
-  await allocate(kubelet, ["mlx5_8"]);
+  await expect(allocate(kubelet, ["mlx5_8"])).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   const text = await (await fetch(plugin.metricsUrl!)).text();
   const value = (line: string) =>
     Number(

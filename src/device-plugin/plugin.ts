@@ -7,8 +7,9 @@ import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
+import type { HostReader } from "../host/types.js";
 import type { NodeInventory } from "../inventory/types.js";
-import { answerContainer } from "./allocate.js";
+import { AllocateRefused, answerContainer, exclusiveRefusal } from "./allocate.js";
 import {
   type AllocateRequest,
   type AllocateResponse,
@@ -35,8 +36,13 @@ export type PluginConfig = {
   sharedHealth: SharedHealthPolicy;
   selection: Selection;
   mad: boolean;
-  /** Host root for sysfs and /dev reads (`/`, or `/host` in the DaemonSet). */
+  /** Host root for sysfs and /dev reads (`/`, or `/host` in the DaemonSet), when no `host` reader is given. */
   root: string;
+  /**
+   * The host the node model is read from (an example or snapshot included): health, MAD devices and char devices
+   * are read through it too, so they describe the same node. Default: the tree at `root`.
+   */
+  host?: HostReader;
   healthIntervalMs: number;
   /** Full node-model re-read even without a device change (GIDs and netdevs can change). 0 disables. */
   refreshIntervalMs: number;
@@ -91,7 +97,7 @@ export class RdmaDevicePlugin {
   constructor(private readonly cfg: PluginConfig) {
     this.socketName = socketNameFor(cfg.resource);
     this.socketPath = join(cfg.pluginDir, this.socketName);
-    this.files = new HostFiles(cfg.root);
+    this.files = new HostFiles(cfg.host ?? cfg.root);
     this.metrics = createMetrics(cfg.resource);
     this.registrar = new Registrar({
       pluginDir: cfg.pluginDir,
@@ -334,13 +340,18 @@ export class RdmaDevicePlugin {
         this.cfg.log.info("kubelet opened ListAndWatch", { devices: this.devices.length, streams: this.streams.size });
       },
       allocateFailed: (err) => {
+        if (err instanceof AllocateRefused) return; // counted and logged where it was decided
         this.metrics.allocateErrors.inc({ reason: "internal" });
         this.cfg.log.error("Allocate failed", { error: err instanceof Error ? err.message : String(err) });
       },
     });
   }
 
-  /** Answers with what exists; a vanished HCA or char device is logged and counted, never fatal. */
+  /**
+   * Answers with what exists; a vanished char device is logged and counted. In exclusive mode a requested HCA that
+   * is unknown or lost its verbs device fails the whole Allocate (AllocateRefused), so the pod does not start
+   * without it.
+   */
   allocate(request: AllocateRequest): AllocateResponse {
     const view = this.view;
     if (!view) throw new Error("node model not read yet");
@@ -350,14 +361,28 @@ export class RdmaDevicePlugin {
       container_responses: request.container_requests.map((req) => {
         const answer = answerContainer(view.plan, req.devices_ids, exists);
         this.metrics.allocations.inc();
+        if (answer.unknownIds.length > 0) this.metrics.allocateErrors.inc({ reason: "unknown_id" });
+        if (answer.missingDevices.length > 0) this.metrics.allocateErrors.inc({ reason: "missing_device" });
+        const refusal =
+          this.cfg.mode === "exclusive"
+            ? exclusiveRefusal(
+                answer,
+                view.hcas.map((h) => h.name),
+              )
+            : null;
+        if (refusal !== null) {
+          this.cfg.log.error("Allocate refused: the pod would start without the HCA it asked for", {
+            requested: req.devices_ids,
+            reason: refusal,
+          });
+          throw new AllocateRefused(refusal);
+        }
         if (answer.unknownIds.length > 0) {
-          this.metrics.allocateErrors.inc({ reason: "unknown_id" });
-          this.cfg.log.warn("Allocate asked for devices this plugin does not serve now; answering with the rest", {
+          this.cfg.log.warn("Allocate asked for shared units this plugin does not serve now; giving every HCA", {
             unknown: answer.unknownIds,
           });
         }
         if (answer.missingDevices.length > 0) {
-          this.metrics.allocateErrors.inc({ reason: "missing_device" });
           this.cfg.log.warn("char devices vanished; answering with those that exist", {
             missing: answer.missingDevices,
           });

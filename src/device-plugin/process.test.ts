@@ -46,6 +46,9 @@ test("kube-rdma device-plugin as a process: registers, logs JSON lines, and on S
     if (child.exitCode === null) child.kill("SIGKILL");
   });
   await waitFor("registration", () => kubelet.registrations[0], 15_000);
+  // The kubelet holds the Register request before the plugin has read the answer: wait for the plugin's own line
+  // saying it is registered (its signal handlers are in place by then), not for a stretch of time.
+  await waitFor("the plugin's registered line", () => stderr.includes('"registered with kubelet"'), 15_000);
   expect(await readdir(pluginDir)).toContain("kube-rdma-rdma_hca.sock");
   child.kill("SIGTERM");
   expect(await exited).toBe(0);

@@ -1,5 +1,6 @@
 /** The DevicePlugin gRPC service: thin handlers over the running plugin's state. */
 import * as grpc from "@grpc/grpc-js";
+import { AllocateRefused } from "./allocate.js";
 import type {
   AllocateRequest,
   AllocateResponse,
@@ -51,6 +52,10 @@ export function devicePluginHandlers(host: ServiceHost): grpc.UntypedServiceImpl
         cb(null, host.allocate(call.request));
       } catch (err) {
         host.allocateFailed(err);
+        if (err instanceof AllocateRefused) {
+          cb({ code: grpc.status.NOT_FOUND, details: `kube-rdma refused Allocate: ${err.message}` });
+          return;
+        }
         cb({ code: grpc.status.INTERNAL, details: `kube-rdma Allocate failed: ${String(err)}` });
       }
     },

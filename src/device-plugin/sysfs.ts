@@ -1,27 +1,37 @@
 /**
- * The plugin's own reads of the host, under `--root` (the host mounted at /host in the DaemonSet, or a fixture
- * tree), through the same FsHostReader the node model is read with: port states for health, the MAD char devices
- * (`umadN`/`issmN`, not in the node model) and whether a char device still exists at Allocate time.
+ * The plugin's own reads of the host through the same HostReader the node model is read with: port states for
+ * health, the MAD char devices (`umadN`/`issmN`, not in the node model) and whether a char device still exists at
+ * Allocate time. On a live host or a `--root` tree that is an FsHostReader under the root; on `--example` or
+ * `--snapshot` it is the snapshot itself, so health agrees with the model instead of reading this machine's /sys.
  */
 import { type FSWatcher, watch } from "node:fs";
 import { naturalCompare, numericNames } from "../core/natural.js";
 import { FsHostReader } from "../host/fs-reader.js";
+import type { HostReader } from "../host/types.js";
 
 import { isPortHealthy } from "./devices.js";
 
 export type PortReading = { port: number; state: string | null; physState: string | null; healthy: boolean };
 export type HcaReading = { hca: string; present: boolean; ports: PortReading[]; healthy: boolean };
 
-export class HostFiles {
-  private readonly reader: FsHostReader;
+/** A reader whose host paths are files on this machine (a live host or a root tree), so they can be watched. */
+type LocalReader = HostReader & { localPath(path: string): string };
 
-  constructor(readonly root: string) {
-    this.reader = new FsHostReader(root);
+function isLocal(reader: HostReader): reader is LocalReader {
+  return typeof (reader as Partial<LocalReader>).localPath === "function";
+}
+
+export class HostFiles {
+  private readonly reader: HostReader;
+
+  /** `source`: a root directory (`/`, `/host`, a fixture tree), or the HostReader the node model is read with. */
+  constructor(source: string | HostReader) {
+    this.reader = typeof source === "string" ? new FsHostReader(source) : source;
   }
 
-  /** Where a host path lives on this machine. */
-  at(hostPath: string): string {
-    return this.reader.localPath(hostPath);
+  /** Where a host path lives on this machine, or null when the host is not a directory tree (a snapshot). */
+  at(hostPath: string): string | null {
+    return isLocal(this.reader) ? this.reader.localPath(hostPath) : null;
   }
 
   text(hostPath: string): string | null {
@@ -90,8 +100,10 @@ export class DeviceExistence {
    */
   reset(): void {
     this.close();
+    const dir = this.files.at("/dev/infiniband");
+    if (dir === null) return; // a snapshot does not change: every lookup asks it
     try {
-      this.watcher = watch(this.files.at("/dev/infiniband"), { persistent: false }, () => this.known.clear());
+      this.watcher = watch(dir, { persistent: false }, () => this.known.clear());
       this.watcher.on("error", () => this.close());
     } catch {
       this.watcher = null;

@@ -19,6 +19,10 @@ export type ShowGids = {
   gids: GidRow[];
   /** The `n_gids_found=N` footer, null when the capture has none (the seed's sample omits it). */
   nGidsFound: number | null;
+  /** True when the footer is there and counts exactly the rows read: nothing was cut off the end. */
+  complete: boolean;
+  /** The device named by the capture's last row line, cut or not: the one a truncated paste may have lost rows of. */
+  lastDevice: string | null;
 };
 
 const DEVICE = /^[A-Za-z][\w.-]*$/;
@@ -79,6 +83,7 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
   let sawHeader = false;
   let nGidsFound: number | null = null;
   let rowLines = 0;
+  let lastDevice: string | null = null;
   for (const { text: t, line } of captureLines(text)) {
     if (HEADER.test(t) || DASHES.test(t)) {
       sawHeader = true;
@@ -90,6 +95,7 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       continue;
     }
     if (!ROW_START.test(t)) continue;
+    lastDevice = tokens(t)[0] ?? lastDevice;
     const parsed = parseRow(t, line);
     if ("error" in parsed) {
       problems.push(
@@ -127,5 +133,6 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       ),
     );
   }
-  return ok({ gids: sortRows([...rows.values()]), nGidsFound }, problems);
+  const complete = nGidsFound !== null && nGidsFound === rowLines;
+  return ok({ gids: sortRows([...rows.values()]), nGidsFound, complete, lastDevice }, problems);
 }

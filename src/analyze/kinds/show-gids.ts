@@ -1,4 +1,4 @@
-import { makeFinding } from "../../core/finding.js";
+import { type Finding, makeFinding } from "../../core/finding.js";
 import { parseShowGids } from "../../parse/show-gids.js";
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { evaluateGids } from "../gids.js";
@@ -22,7 +22,32 @@ export const showGidsAnalyzer: AnalyzerKind = {
       if (value.gids.length === 0) {
         return { findings: [makeFinding(C, "GID_TABLE_EMPTY", "node", {})], summary: "no GIDs" };
       }
-      return evaluateGids(value.gids, ctx);
+      const judged = evaluateGids(value.gids, ctx);
+      if (value.complete || value.lastDevice === null) return judged;
+      return { ...judged, findings: judged.findings.map((f) => hedgeCut(f, value.lastDevice!, value.nGidsFound)) };
     });
   },
 };
+
+/** Findings that rest on a GID being absent, which a cut-off paste cannot prove for the device it was cut at. */
+const ABSENCE_CODES = new Set(["NO_ROCEV2_GID", "GID_LINK_LOCAL_ONLY"]);
+
+/**
+ * A capture without its `n_gids_found=N` footer (or with a count that disagrees) may end mid-table: an absence
+ * finding about its last device is kept as an uncertain warning, not an error about a GID that was only cut off.
+ */
+export function hedgeCut(f: Finding, lastDevice: string, nGidsFound: number | null): Finding {
+  const about = f.subject === lastDevice || f.subject.startsWith(`${lastDevice}/`);
+  if (!about || !ABSENCE_CODES.has(f.code)) return f;
+  const why =
+    nGidsFound === null
+      ? "the capture ends at this device without the n_gids_found=N footer"
+      : `the footer's n_gids_found=${nGidsFound} does not match the rows read`;
+  return {
+    ...f,
+    severity: f.severity === "error" ? "warning" : f.severity,
+    uncertain: true,
+    message: `${f.message} Uncertain: ${why}, so its remaining GIDs may only have been cut off.`,
+    fix: `Paste the whole show_gids output (it ends with n_gids_found=N), or run \`kube-rdma gids\` on the node; if the GID is still missing: ${f.fix}`,
+  };
+}

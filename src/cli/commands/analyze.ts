@@ -136,13 +136,19 @@ function tooLarge(file: string, kind: AnalyzeKindName): AnalyzedInput {
   };
 }
 
-/** 2 when nothing could be read or recognised; else 1 on any error finding (or warning with --strict); else 0. */
-function exitCode(entries: readonly AnalyzedInput[], strict: boolean): number {
-  if (entries.every((e) => e.kind === "unknown")) return 2;
-  // An input too large to read is not analysed: never a pass.
-  if (entries.some((e) => e.problems?.some((p) => p.code === "analyze.too_large"))) return 2;
+/** An input whose every entry parsed nothing: unreadable, of no known kind, or not the kind --kind forced. */
+function notRead(entries: readonly AnalyzedInput[]): boolean {
+  return entries.every((e) => e.data === null);
+}
+
+/**
+ * 2 when some input could not be read or recognised (its problem says why: a CI step must not pass on a missing or
+ * wrong file); else 1 on any error finding (or warning with --strict); else 0.
+ */
+function exitCode(inputs: readonly AnalyzedInput[][], strict: boolean): number {
+  if (inputs.some(notRead)) return 2;
   return exitCodeFor(
-    entries.flatMap((e) => e.findings),
+    inputs.flatMap((entries) => entries.flatMap((e) => e.findings)),
     strict,
   );
 }
@@ -175,8 +181,8 @@ export const command: CommandSpec = {
     "HCA without a RoCE v2 GID, a RoCE v2 IPv4 GID at a different index than on the other HCAs (one " +
     "NCCL_IB_GID_INDEX cannot work), ports not ACTIVE or at a lower rate, GPUs with no NIC at PIX/PXB (GPUDirect " +
     "RDMA off by NCCL's default), ERR! cells and uncorrectable ECC errors.\n\n" +
-    "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when no input could be read " +
-    "or recognised. Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
+    "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when an input could not be " +
+    "read or recognised (also as the kind --kind names). Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
     "64 KiB chunks, from 64 MiB on in one part per core, in parallel (the report is the same as one pass).\n\n" +
     "A pasted session with several commands (the seed's `$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
     "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
@@ -212,14 +218,21 @@ export const command: CommandSpec = {
     }
     const ctx = await contextOf(values);
     const kind = str(values, "kind");
-    const entries: AnalyzedInput[] = [];
+    const inputs: AnalyzedInput[][] = [];
     const files = positionals.filter((f, i) => f !== "-" || positionals.indexOf("-") === i);
     for (const file of files) {
       const input = await readInput(file, io, { largeBytes: LARGE_BYTES, headBytes: DETECT_HEAD_BYTES });
-      entries.push(...(await analyzeInputs(input, { ctx, kind, io })));
+      inputs.push(await analyzeInputs(input, { ctx, kind, io }));
     }
+    const entries = inputs.flat();
     const format = str(values, "output") ?? "text";
     io.stdout(format === "text" ? renderAnalyzeText(entries) : renderStructured(format, structuredEntries(entries)));
-    return exitCode(entries, values.strict === true);
+    const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
+    if (unread.length > 0) {
+      io.stderr(
+        `kube-rdma analyze: could not read or recognise ${unread.join(", ")} (see the problem above); exit 2.\n`,
+      );
+    }
+    return exitCode(inputs, values.strict === true);
   },
 };

@@ -10,6 +10,7 @@ import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "../../dev
 import { socketNameFor } from "../../device-plugin/registration.js";
 import { HostFiles } from "../../device-plugin/sysfs.js";
 import { openReader } from "../../host/index.js";
+import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { parseNcclVersion } from "../../nccl/version.js";
@@ -18,16 +19,19 @@ import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
-/** Opens the host once (a UsageError for a bad --root/--snapshot/--example), then re-reads it on every call. */
-async function inventoryLoader(values: OptionValues): Promise<() => Promise<NodeInventory>> {
+/**
+ * Opens the host once (a UsageError for a bad --root/--snapshot/--example) and returns it with a loader that
+ * re-reads the node model from it on every call; the plugin reads port health from the same host.
+ */
+async function openHost(values: OptionValues): Promise<{ host: HostReader; load: () => Promise<NodeInventory> }> {
   const timeout = num(values, "command-timeout");
-  const reader = await openReader({
+  const host = await openReader({
     ...(str(values, "root") !== undefined ? { root: str(values, "root")! } : {}),
     ...(str(values, "snapshot") !== undefined ? { snapshot: str(values, "snapshot")! } : {}),
     ...(str(values, "example") !== undefined ? { example: str(values, "example")! } : {}),
     ...(timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}),
   });
-  return () => readInventory(reader, timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {});
+  return { host, load: () => readInventory(host, timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}) };
 }
 
 function positive(values: OptionValues, name: string, what: string): number {
@@ -97,8 +101,9 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
 
 /** `--dry-run`: what the plugin would advertise and answer on this node, without serving. */
 async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
-  const inv = await (await inventoryLoader(values))();
-  const files = new HostFiles(settings.root);
+  const { host, load } = await openHost(values);
+  const inv = await load();
+  const files = new HostFiles(host);
   const view = buildNodeView(inv, {
     mode: settings.mode,
     selection: settings.selection,
@@ -154,7 +159,8 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
 /** Serves until SIGTERM/SIGINT, then removes the socket. */
 async function serve(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
   const log = lineLogger((line) => io.stderr(line));
-  const plugin = new RdmaDevicePlugin({ ...settings, loadInventory: await inventoryLoader(values), log });
+  const { host, load } = await openHost(values);
+  const plugin = new RdmaDevicePlugin({ ...settings, host, loadInventory: load, log });
   try {
     await plugin.start();
   } catch (err) {
@@ -195,8 +201,11 @@ export const command: CommandSpec = {
     "Modes: shared (default) advertises --shared-units units that each give every selected data HCA; " +
     "exclusive advertises one unit per data HCA (ID = HCA name) with its NUMA node for the topology manager, and " +
     "prefers HCAs on one NUMA node and PCIe switch when the kubelet asks. The management HCA (the one carrying " +
-    "the default route) is never handed out unless a --config file says includeManagement: true.\n\n" +
-    "Health: every --health-interval the data ports' state/phys_state are read; a port that is not ACTIVE/LinkUp " +
+    "the default route) is never handed out unless a --config file says includeManagement: true. In exclusive " +
+    "mode an Allocate of an HCA the plugin does not serve (or whose uverbs device vanished) fails, so the pod does " +
+    "not start without it.\n\n" +
+    "Health: every --health-interval the data ports' state/phys_state are read from the same host as the node " +
+    "model (--root, --snapshot or --example); a port that is not ACTIVE/LinkUp " +
     "makes its unit Unhealthy (exclusive), or in shared mode all units when all data HCAs are down " +
     "(--shared-health all) or when any is (--shared-health any). HCAs that appear or vanish change the list. " +
     "After a kubelet restart (kubelet.sock recreated, our socket removed) the plugin serves and registers again " +

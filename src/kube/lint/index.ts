@@ -1,6 +1,7 @@
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
 import type { Problem } from "../../core/result.js";
+import { problem } from "../../core/result.js";
 import { LINT_FINDINGS } from "./catalogue.js";
 import { parseManifests } from "./documents.js";
 import { DEFAULT_LINT_OPTIONS, type LintOptions, lintWorkload } from "./rules.js";
@@ -34,6 +35,15 @@ export type LintFileResult = {
 export function lintManifestText(text: string, file: string, opts: LintOptions = DEFAULT_LINT_OPTIONS): LintFileResult {
   const { documents, problems } = parseManifests(text, file);
   const result: LintFileResult = { file, objects: [], findings: [], problems };
+  if (documents.length === 0 && problems.length === 0) {
+    // A failed `helm template … | kube-rdma lint -` hands over nothing: that must not pass CI.
+    problems.push(
+      problem("lint.empty", `${file}: no manifest in it (the input is empty or holds only comments and ---).`, {
+        path: file,
+        hint: "Check the command that produced it (a failed `helm template` or `kustomize build` writes nothing to the pipe); lint needs at least one Kubernetes object.",
+      }),
+    );
+  }
   for (const doc of documents) {
     const items =
       isObj(doc.value) && doc.value.kind === "List" && Array.isArray(doc.value.items)

@@ -94,6 +94,18 @@ describe("lint: input it cannot read", () => {
     expect(io.out).not.toMatch(/^PASS/m);
   });
 
+  test("`true | kube-rdma lint -` (a failed helm template in a pipe) is not a PASS: exit 2, saying the input was empty", async () => {
+    for (const empty of ["", "# rendered nothing\n---\n"]) {
+      const io = captureIo(empty);
+      expect(await main(["lint", "-"], io)).toBe(2);
+      expect(io.out).toContain("<stdin>: no manifest in it");
+      expect(io.out).not.toMatch(/^PASS/m);
+      const json = captureIo(empty);
+      expect(await main(["lint", "-", "-o", "json"], json)).toBe(2);
+      expect(JSON.parse(json.out).summary.status).toBe("fail");
+    }
+  });
+
   test("a missing file is a usage error naming it", async () => {
     const io = captureIo();
     expect(await main(["lint", "nope.yaml"], io)).toBe(2);
