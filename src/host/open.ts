@@ -4,8 +4,8 @@ import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import { SNAPSHOT_VERSIONS_TEXT, snapshotDefect } from "./snapshot.js";
-import { MAX_SNAPSHOT_BYTES } from "./snapshot-schema.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
+import { MAX_SNAPSHOT_BYTES } from "./snapshot-schema.js";
 import type { HostReader, Snapshot } from "./types.js";
 
 export type OpenOptions = { root?: string; snapshot?: string; example?: string; commandTimeoutMs?: number };

@@ -57,7 +57,15 @@ describe("files grouped by directory (snapshot version 3)", () => {
   });
 
   test("a hand-edited snapshot whose group is not an object is refused, not half-read", () => {
-    const snap = { kind: "kube-rdma/snapshot", schemaVersion: 3, host: "n1", files: {}, dirs: {}, links: {}, errors: {} };
+    const snap = {
+      kind: "kube-rdma/snapshot",
+      schemaVersion: 3,
+      host: "n1",
+      files: {},
+      dirs: {},
+      links: {},
+      errors: {},
+    };
     const base = { ...snap, fsSizes: {}, commands: {} };
     expect(snapshotDefect({ ...base, fileGroups: { "/sys/x": "0\n" } })).toEqual({
       defect: "invalid",

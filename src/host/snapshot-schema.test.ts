@@ -3,8 +3,8 @@ import { describe, expect, test } from "vitest";
 import { schemaDocs } from "../../test/support/emit-schemas.js";
 import { listExamples } from "../examples/index.js";
 import { collectSnapshot } from "./snapshot.js";
-import { commandsSchemaProblems, jsonPath, snapshotSchemaProblems } from "./snapshot-schema.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
+import { commandsSchemaProblems, jsonPath, snapshotSchemaProblems } from "./snapshot-schema.js";
 
 describe("the snapshot schema", () => {
   test("docs/ holds the schemas as the code defines them (npm run schema rewrites them)", () => {

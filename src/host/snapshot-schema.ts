@@ -67,7 +67,8 @@ export const COMMANDS_SCHEMA = {
 export const SNAPSHOT_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
   title: "kube-rdma snapshot",
-  description: "What `kube-rdma collect` writes and `--snapshot FILE` / `fleet verify` read. Generated from src/host/snapshot-schema.ts.",
+  description:
+    "What `kube-rdma collect` writes and `--snapshot FILE` / `fleet verify` read. Generated from src/host/snapshot-schema.ts.",
   type: "object",
   required: ["kind", "schemaVersion", "host", "files", "dirs", "links", "errors", "fsSizes", "commands"],
   properties: {
@@ -133,7 +134,8 @@ type RunRange = { from: number; to: number };
 function backwardRuns(s: { fileRuns?: RunRange[]; dirRuns?: Record<string, RunRange> }): SchemaProblem[] {
   const out: SchemaProblem[] = [];
   (s.fileRuns ?? []).forEach((r, i) => {
-    if (r.from > r.to) out.push({ path: `$.fileRuns[${i}]`, message: `the run goes backwards (from ${r.from} to ${r.to})` });
+    if (r.from > r.to)
+      out.push({ path: `$.fileRuns[${i}]`, message: `the run goes backwards (from ${r.from} to ${r.to})` });
   });
   for (const [dir, r] of Object.entries(s.dirRuns ?? {})) {
     if (r.from > r.to) {

@@ -36,16 +36,13 @@ describe("fleet verify when some collectors write damaged snapshots", () => {
       },
       "gpu-36": { log: json("gpu-36").slice(0, 5000), path: "$" },
     };
-    const api = await startFakeApi(
-      seedCluster({ nodes: names.map((name) => node({ name, gpus: 8, rdma: "1k" })) }),
-      {
-        onPodCreated: (pod) => ({
-          phase: "Succeeded",
-          log: damaged[pod.spec.nodeName]?.log ?? json(pod.spec.nodeName),
-          afterMs: 5,
-        }),
-      },
-    );
+    const api = await startFakeApi(seedCluster({ nodes: names.map((name) => node({ name, gpus: 8, rdma: "1k" })) }), {
+      onPodCreated: (pod) => ({
+        phase: "Succeeded",
+        log: damaged[pod.spec.nodeName]?.log ?? json(pod.spec.nodeName),
+        afterMs: 5,
+      }),
+    });
     try {
       const io = captureIo();
       const args = ["fleet", "verify", "--kubeconfig", api.kubeconfig, "--timeout", "20", "--poll-interval", "10"];

@@ -33,6 +33,9 @@ export async function analyseLog(log: string, node: string): Promise<LogOutcome<
   try {
     return { ok: true, value: await analyseSnapshot(parsed.value) };
   } catch (err) {
-    return { ok: false, reason: `the analysis of its snapshot failed (${err instanceof Error ? err.message : String(err)})` };
+    return {
+      ok: false,
+      reason: `the analysis of its snapshot failed (${err instanceof Error ? err.message : String(err)})`,
+    };
   }
 }

@@ -44,17 +44,24 @@ describe("a collector's log", () => {
   test("a snapshot without its dirs table → a problem naming the table (the reader would fail on it)", () => {
     const { dirs: _dirs, ...damaged } = snapshot;
     const r = parseSnapshotLog(JSON.stringify(damaged), "gpu-5");
-    expect(r).toMatchObject({ ok: false, problems: [{ code: "snapshot.invalid", path: "$.dirs", message: "$.dirs: missing" }] });
+    expect(r).toMatchObject({
+      ok: false,
+      problems: [{ code: "snapshot.invalid", path: "$.dirs", message: "$.dirs: missing" }],
+    });
   });
 
   test("wrong types deep inside, a huge range, a truncated log → the JSON path of the bad value", () => {
     const bad = (patch: object) => parseSnapshotLog(JSON.stringify({ ...snapshot, ...patch }), "gpu-6");
     expect(bad({ dirs: { "/sys/class/infiniband": 5 } })).toMatchObject({
-      problems: [{ path: '$.dirs["/sys/class/infiniband"]', message: '$.dirs["/sys/class/infiniband"]: expected array' }],
+      problems: [
+        { path: '$.dirs["/sys/class/infiniband"]', message: '$.dirs["/sys/class/infiniband"]: expected array' },
+      ],
     });
     const cmd = { command: "ofed_info -s", exitCode: 0, stdout: 5, stderr: "" };
     expect(bad({ commands: { "ofed_info -s": cmd } })).toMatchObject({
-      problems: [{ path: '$.commands["ofed_info -s"].stdout', message: '$.commands["ofed_info -s"].stdout: expected string' }],
+      problems: [
+        { path: '$.commands["ofed_info -s"].stdout', message: '$.commands["ofed_info -s"].stdout: expected string' },
+      ],
     });
     expect(bad({ errors: { "/sys/x": null } })).toMatchObject({ problems: [{ path: '$.errors["/sys/x"]' }] });
     expect(bad({ dirRuns: { "/sys/g": { from: 0, to: 2 ** 31 } } })).toMatchObject({

@@ -4,6 +4,7 @@ import { MAX_SNAPSHOT_BYTES } from "../../host/snapshot-schema.js";
 
 /** The problem code of a snapshot that arrived but cannot be read (not JSON, wrong kind or version, a bad value). */
 export const SNAPSHOT_INVALID_PROBLEM = "snapshot.invalid";
+
 import type { Snapshot } from "../../host/types.js";
 
 /** The snapshot a collector pod printed (`kube-rdma collect -o -`), from its log. Pure. */
