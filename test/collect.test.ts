@@ -99,8 +99,12 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
     const dir = mkdtempSync(join(tmpdir(), "kube-rdma-snap-"));
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ schemaVersion: 4 }, /schemaVersion 4 is not supported \(this kube-rdma reads 1, 2 and 3\)/],
-      [{ fileRuns: "gids" }, /"fileRuns" is not a list/],
-      [{ dirRuns: 7 }, /"dirRuns" is not an object/],
+      [{ fileRuns: "gids" }, /not a valid snapshot: \$\.fileRuns: expected array/],
+      [{ dirRuns: 7 }, /not a valid snapshot: \$\.dirRuns: expected object/],
+      [
+        { dirRuns: { "/sys/g": { from: 0, to: 2 ** 31 } } },
+        /\$\.dirRuns\["\/sys\/g"\]\.to: out of range \(at most 4095\)/,
+      ],
     ];
     try {
       for (const [change, message] of cases) {

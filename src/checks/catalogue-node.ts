@@ -143,4 +143,12 @@ export const NODE_CATALOGUE = defineCatalogue({
       e.hint ??
       "Run kube-rdma as root on the host (or mount the host read-only and pass --root), then rerun `kube-rdma verify`.",
   },
+  CHECK_SKIPPED: {
+    severity: "warning",
+    title: "A check could not run",
+    message: (e: { fact: string; path: string; why: string; checks: string }) =>
+      `${e.checks}: not checked, because ${e.fact} could not be read (${e.path}: ${e.why}).`,
+    fix: (e: { path: string }) =>
+      `Make ${e.path} readable to kube-rdma (run it as root on the host, or mount the host's /sys, /proc and /dev read-only and pass --root), then rerun \`kube-rdma verify\`; --strict fails until every check ran.`,
+  },
 });

@@ -15,3 +15,23 @@ export const readProblemsCheck: Check = {
     );
   },
 };
+
+/** Checks that could not run are findings: the facts they needed, where they are read, and why they were not. */
+export const skippedChecksCheck: Check = {
+  name: "skipped-checks",
+  codes: ["CHECK_SKIPPED"],
+  run(inv, opts) {
+    const out = (inv.missing ?? []).map((m) => finding("CHECK_SKIPPED", m.path, { ...m }));
+    if (opts.pod && inv.shmBytes === null) {
+      out.push(
+        finding("CHECK_SKIPPED", "/dev/shm", {
+          fact: "the size of /dev/shm",
+          path: "/dev/shm",
+          why: "its filesystem size is unknown",
+          checks: "the /dev/shm size NCCL's SHM transport needs",
+        }),
+      );
+    }
+    return out;
+  },
+};

@@ -7,7 +7,7 @@ import { gpuCountCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { podLimitsCheck } from "./pod.js";
 import { portStateCheck, rateCheck } from "./ports.js";
-import { readProblemsCheck } from "./read-problems.js";
+import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
 import { driverCheck, ofedCheck } from "./software.js";
 import type { Check } from "./types.js";
 
@@ -32,4 +32,5 @@ export const CHECKS: readonly Check[] = [
   bondCheck,
   podLimitsCheck,
   readProblemsCheck,
+  skippedChecksCheck,
 ];

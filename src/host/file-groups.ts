@@ -48,13 +48,3 @@ export function textIn(group: Record<string, string> | undefined, name: string):
   const own = Object.getOwnPropertyDescriptor(group, name)?.value as unknown;
   return typeof own === "string" ? own : undefined;
 }
-
-/** Why a `fileGroups` table cannot be read, or null. Pure. */
-export function fileGroupsDefect(groups: unknown): string | null {
-  if (typeof groups !== "object" || groups === null || Array.isArray(groups)) return `"fileGroups" is not an object`;
-  for (const dir in groups) {
-    const g = (groups as Record<string, unknown>)[dir];
-    if (typeof g !== "object" || g === null || Array.isArray(g)) return `"fileGroups" entry "${dir}" is not an object`;
-  }
-  return null;
-}

@@ -1,17 +1,36 @@
 import {
   closeSync,
+  constants,
   existsSync,
+  fstatSync,
+  lstatSync,
+  opendirSync,
   openSync,
-  readdirSync,
-  readFileSync,
   readSync,
   realpathSync,
   statfsSync,
 } from "node:fs";
 import { resolve, sep } from "node:path";
-import { toReadError } from "./errors.js";
+import { resolveInRoot } from "./confine.js";
+import { readError, toReadError } from "./errors.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS, normalizeHostPath } from "./paths.js";
+import { commandsSchemaProblems, MAX_LISTING } from "./snapshot-schema.js";
 import type { CommandOutcome, HostReader, ReadOutcome } from "./types.js";
+
+/** The most a host file may hold: sysfs attributes are ≤ 4 KiB; /proc/net/route of a big host is the largest. */
+export const MAX_HOST_FILE_BYTES = 64 * 1024;
+/** /proc files list routes, mounts and limits: a host with many routes needs more than a sysfs attribute. */
+export const MAX_PROC_FILE_BYTES = 1024 * 1024;
+/** The most a `--root` tree's own files (command captures, filesystem sizes) may hold. */
+export const MAX_CAPTURES_BYTES = 32 * 1024 * 1024;
+
+/** Never blocks on a FIFO (it is then refused as not a regular file) and never follows a last link itself. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+const OPEN_CONFINED = OPEN_FLAGS | constants.O_NOFOLLOW;
+
+function capOf(path: string): number {
+  return path.startsWith("/proc/") ? MAX_PROC_FILE_BYTES : MAX_HOST_FILE_BYTES;
+}
 
 /**
  * Where a `--root` tree keeps command captures: `<root>/.kube-rdma/commands.json`, an object keyed by the command
@@ -28,6 +47,7 @@ export const ROOT_FS_SIZES = ".kube-rdma/fs-sizes.json";
  */
 export class FsHostReader implements HostReader {
   readonly description: string;
+  /** The root's own real path ("/" for the live host): a tree whose path holds a link is walked from its target. */
   private readonly root: string;
   private buf = Buffer.alloc(64 * 1024);
   /** Loaded captures, null when there are none, or the message saying why the file is unusable. */
@@ -37,18 +57,33 @@ export class FsHostReader implements HostReader {
     root = "/",
     private readonly commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
   ) {
-    this.root = resolve(root);
-    this.description = this.root === "/" ? "live host /" : `root ${this.root}`;
+    const dir = resolve(root);
+    let real = dir;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      // A root that does not exist reads as an empty host: every read is ENOENT.
+    }
+    this.root = real;
+    this.description = this.root === "/" ? "live host /" : `root ${dir}`;
   }
 
-  /** Where a host path lives on this machine (under the root): for watches and other non-read uses. */
+  /** Where a host path lives on this machine (under the root, links followed inside it): for watches. */
   localPath(path: string): string {
-    return this.real(path);
+    if (this.root === "/") return normalizeHostPath(path);
+    const r = resolveInRoot(this.root, normalizeHostPath(path));
+    return this.root + (r.ok ? r.value : normalizeHostPath(path));
   }
 
-  private real(path: string): string {
+  /**
+   * The path to open on this machine: the live host's own path, or (under a root) the path with every link resolved
+   * inside the root, so the open itself follows none (`followLast` false: the last component is opened O_NOFOLLOW).
+   */
+  private located(path: string, followLast: boolean): ReadOutcome<string> {
     const p = normalizeHostPath(path);
-    return this.root === "/" ? p : this.root + p;
+    if (this.root === "/") return { ok: true, value: p };
+    const r = resolveInRoot(this.root, p, followLast);
+    return r.ok ? { ok: true, value: this.root + (r.value === "/" ? "" : r.value) } : r;
   }
 
   /** Strips the root from a resolved path so that callers only ever see host paths. */
@@ -59,27 +94,35 @@ export class FsHostReader implements HostReader {
   }
 
   readText(path: string): ReadOutcome<string> {
-    return this.readOne(path);
+    const at = this.located(path, true);
+    return at.ok ? this.readAt(at.value, path) : at;
   }
 
+  /** The directory is resolved once; each name is then one open (a link among them is resolved on its own). */
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
-    return names.map((n) => this.readOne(`${dir}/${n}`));
+    const at = this.located(dir, true);
+    if (!at.ok) return names.map(() => at);
+    return names.map((n) => this.readAt(`${at.value}/${n}`, `${dir}/${n}`));
   }
 
-  private readOne(path: string): ReadOutcome<string> {
+  /**
+   * Reads one regular file (sysfs attributes and /proc files are regular files), at most its cap. Under a root the
+   * last component is opened without following a link: a link there is resolved inside the root and read again.
+   */
+  private readAt(local: string, path: string): ReadOutcome<string> {
     let fd: number | undefined;
+    const cap = capOf(normalizeHostPath(path));
     try {
-      fd = openSync(this.real(path), "r");
-      // sysfs files report a size of 4096 whatever they hold, and hand out a whole attribute in one read: a short
-      // read is the end of the file (saves a syscall per file; a GID table is thousands of files).
-      let len = 0;
-      for (;;) {
-        const n = readSync(fd, this.buf, len, this.buf.length - len, null);
-        len += n;
-        if (n === 0 || len < this.buf.length) break;
-        this.buf = Buffer.concat([this.buf, Buffer.alloc(this.buf.length)]);
+      if (this.root !== "/") {
+        const st = lstatSync(local, { throwIfNoEntry: false });
+        if (st?.isSymbolicLink()) {
+          const resolved = this.located(this.hostPath(local), true);
+          return resolved.ok ? this.readResolved(resolved.value, path, cap) : resolved;
+        }
+        if (st && !st.isFile()) return notRegular(st, path);
       }
-      return { ok: true, value: this.buf.toString("utf8", 0, len) };
+      fd = openSync(local, this.root === "/" ? OPEN_FLAGS : OPEN_CONFINED);
+      return this.readFd(fd, path, cap);
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
     } finally {
@@ -87,31 +130,87 @@ export class FsHostReader implements HostReader {
     }
   }
 
-  list(path: string): ReadOutcome<string[]> {
+  /** A path whose links are all resolved already: a regular file, or a read problem. */
+  private readResolved(local: string, path: string, cap: number): ReadOutcome<string> {
+    let fd: number | undefined;
     try {
-      return { ok: true, value: readdirSync(this.real(path)) };
+      const st = lstatSync(local, { throwIfNoEntry: false });
+      if (st && !st.isFile()) return notRegular(st, path);
+      fd = openSync(local, OPEN_CONFINED);
+      return this.readFd(fd, path, cap);
+    } catch (err) {
+      return { ok: false, error: toReadError(err, path) };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  private readFd(fd: number, path: string, cap: number): ReadOutcome<string> {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return notRegular(st, path);
+    if (st.size > cap) return tooLarge(path, cap, st.size);
+    // sysfs files report a size of 4096 whatever they hold, and hand out a whole attribute in one read: a short
+    // read is the end of the file (saves a syscall per file; a GID table is thousands of files).
+    let len = 0;
+    for (;;) {
+      const n = readSync(fd, this.buf, len, this.buf.length - len, null);
+      len += n;
+      if (len > cap) return tooLarge(path, cap);
+      if (n === 0 || len < this.buf.length) break;
+      this.buf = Buffer.concat([this.buf, Buffer.alloc(this.buf.length)]);
+    }
+    return { ok: true, value: this.buf.toString("utf8", 0, len) };
+  }
+
+  list(path: string): ReadOutcome<string[]> {
+    const at = this.located(path, true);
+    if (!at.ok) return at;
+    try {
+      const dir = opendirSync(at.value);
+      const names: string[] = [];
+      try {
+        for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+          if (names.length >= MAX_LISTING) {
+            return { ok: false, error: readError("E2BIG", path, `more than ${MAX_LISTING} entries`) };
+          }
+          names.push(e.name);
+        }
+      } finally {
+        dir.closeSync();
+      }
+      return { ok: true, value: names };
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
     }
   }
 
   realpath(path: string): ReadOutcome<string> {
+    if (this.root !== "/") {
+      const r = resolveInRoot(this.root, normalizeHostPath(path));
+      if (!r.ok) return r;
+      return lstatSync(this.root + r.value, { throwIfNoEntry: false })
+        ? r
+        : { ok: false, error: readError("ENOENT", path) };
+    }
     try {
-      return { ok: true, value: this.hostPath(realpathSync(this.real(path))) };
+      return { ok: true, value: this.hostPath(realpathSync(normalizeHostPath(path))) };
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
     }
   }
 
   exists(path: string): boolean {
-    return existsSync(this.real(path));
+    const at = this.located(path, true);
+    return at.ok && existsSync(at.value);
   }
 
   fsSize(path: string): ReadOutcome<number> {
     const recorded = this.recordedFsSize(normalizeHostPath(path));
     if (recorded !== undefined) return { ok: true, value: recorded };
+    const at = this.located(path, true);
+    if (!at.ok) return at;
     try {
-      const s = statfsSync(this.real(path));
+      const s = statfsSync(at.value);
       return { ok: true, value: Number(s.blocks) * Number(s.bsize) };
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
@@ -124,7 +223,7 @@ export class FsHostReader implements HostReader {
     if (typeof captures === "string") {
       return { command: key, exitCode: null, stdout: "", stderr: "", error: { code: "EINVAL", message: captures } };
     }
-    const captured = captures?.[key];
+    const captured = captures && Object.hasOwn(captures, key) ? captures[key] : undefined;
     if (captured) return captured;
     // Once prepared, the child is spawned before this returns its promise (readFacts reads the files meanwhile).
     const runCommand = this.runCommand ?? (await this.loadRunCommand());
@@ -145,15 +244,39 @@ export class FsHostReader implements HostReader {
     return this.runCommand;
   }
 
+  /** One of the tree's own `.kube-rdma/` files: a regular file (no link, FIFO or device), within its cap. */
+  private ownFile(name: string): ReadOutcome<string> | null {
+    const file = `${this.root}/${name}`;
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (st === undefined) return null;
+    if (!st.isFile()) return notRegular(st, file);
+    let fd: number | undefined;
+    try {
+      fd = openSync(file, OPEN_CONFINED);
+      return this.readFd(fd, file, MAX_CAPTURES_BYTES);
+    } catch (err) {
+      return { ok: false, error: toReadError(err, file) };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  private fsSizes: Record<string, unknown> | null | undefined;
+
   private recordedFsSize(path: string): number | undefined {
     if (this.root === "/") return undefined;
-    try {
-      const sizes = JSON.parse(readFileSync(`${this.root}/${ROOT_FS_SIZES}`, "utf8")) as Record<string, unknown>;
-      const v = sizes[path];
-      return typeof v === "number" ? v : undefined;
-    } catch {
-      return undefined;
+    if (this.fsSizes === undefined) {
+      const text = this.ownFile(ROOT_FS_SIZES);
+      let parsed: unknown = null;
+      try {
+        parsed = text?.ok ? JSON.parse(text.value) : null;
+      } catch {
+        parsed = null;
+      }
+      this.fsSizes = typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
     }
+    const v = this.fsSizes && Object.hasOwn(this.fsSizes, path) ? this.fsSizes[path] : undefined;
+    return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
   }
 
   private loadCaptures(): Record<string, CommandOutcome> | string | null {
@@ -161,16 +284,36 @@ export class FsHostReader implements HostReader {
     this.captures = null;
     if (this.root === "/") return null;
     const file = `${this.root}/${ROOT_CAPTURES}`;
-    if (!existsSync(file)) return null;
+    const text = this.ownFile(ROOT_CAPTURES);
+    if (text === null) return null;
+    const unusable = (why: string) =>
+      `${file} is not a JSON object of command captures (${why}); fix or delete it (docs/commands.schema.json says what it holds)`;
+    if (!text.ok) {
+      this.captures = unusable(text.error.message);
+      return this.captures;
+    }
     try {
-      const parsed = JSON.parse(readFileSync(file, "utf8")) as unknown;
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
-      this.captures = parsed as Record<string, CommandOutcome>;
+      const parsed = JSON.parse(text.value) as unknown;
+      const [bad] = commandsSchemaProblems(parsed);
+      this.captures = bad ? unusable(`${bad.path}: ${bad.message}`) : (parsed as Record<string, CommandOutcome>);
     } catch (err) {
-      this.captures =
-        `${file} is not a JSON object of command captures (${err instanceof Error ? err.message : String(err)}); ` +
-        "fix or delete it";
+      this.captures = unusable(err instanceof Error ? err.message : String(err));
     }
     return this.captures;
   }
+}
+
+/** A FIFO, device, socket or directory where a file was expected: never opened for reading. */
+function notRegular(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean }, path: string) {
+  if (st.isDirectory()) return { ok: false as const, error: readError("EISDIR", path) };
+  const what = st.isFIFO() ? "a FIFO" : st.isCharacterDevice() ? "a character device" : "not a regular file";
+  return { ok: false as const, error: readError("ENOTREG", path, `${what}; only regular files are read`) };
+}
+
+function tooLarge(path: string, cap: number, size?: number) {
+  const found = size === undefined ? "more" : `${size} bytes`;
+  return {
+    ok: false as const,
+    error: readError("EFBIG", path, `${found}, larger than a host file can be (at most ${cap} bytes are read)`),
+  };
 }

@@ -5,6 +5,7 @@ import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import { SNAPSHOT_VERSIONS_TEXT, snapshotDefect } from "./snapshot.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
+import { MAX_SNAPSHOT_BYTES } from "./snapshot-schema.js";
 import type { HostReader, Snapshot } from "./types.js";
 
 export type OpenOptions = { root?: string; snapshot?: string; example?: string; commandTimeoutMs?: number };
@@ -51,8 +52,16 @@ async function openExample(name: string): Promise<HostReader> {
 export function loadSnapshot(path: string): Snapshot {
   let text: string;
   try {
+    const size = statSync(path).size;
+    if (size > MAX_SNAPSHOT_BYTES) {
+      throw new UsageError(
+        `--snapshot ${path}: ${size} bytes, more than a snapshot can be (at most ${MAX_SNAPSHOT_BYTES}).`,
+        "Pass the JSON file `kube-rdma collect -o FILE` wrote.",
+      );
+    }
     text = readFileSync(path, "utf8");
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(
       `--snapshot ${path}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : `cannot read (${code ?? String(err)})`}.`,
@@ -81,6 +90,11 @@ export function loadSnapshot(path: string): Snapshot {
       "Collect it again with this version of kube-rdma.",
     );
   }
-  if (bad) throw new UsageError(`--snapshot ${path}: ${bad.message}.`, "Collect it again.");
+  if (bad) {
+    throw new UsageError(
+      `--snapshot ${path}: not a valid snapshot: ${bad.message}.`,
+      "Collect it again with `kube-rdma collect -o FILE`; docs/snapshot.schema.json says what each value must be.",
+    );
+  }
   return data as Snapshot;
 }

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { toReadError } from "./errors.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
+import { MAX_CAPTURE_BYTES } from "./snapshot-schema.js";
 import type { CommandOutcome } from "./types.js";
 
 export { DEFAULT_COMMAND_TIMEOUT_MS };
@@ -27,7 +28,7 @@ export function runCommand(
     const child = execFile(
       file,
       [...args],
-      { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, windowsHide: true, env: { ...process.env, LC_ALL: "C" } },
+      { encoding: "utf8", maxBuffer: MAX_CAPTURE_BYTES, windowsHide: true, env: { ...process.env, LC_ALL: "C" } },
       (err, stdout, stderr) => {
         if (!err) return finish({ exitCode: 0, stdout, stderr });
         const e = err as NodeJS.ErrnoException & { code?: string | number; signal?: string | null };

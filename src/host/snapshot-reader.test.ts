@@ -57,13 +57,22 @@ describe("files grouped by directory (snapshot version 3)", () => {
   });
 
   test("a hand-edited snapshot whose group is not an object is refused, not half-read", () => {
-    const snap = { kind: "kube-rdma/snapshot", schemaVersion: 3, files: {}, dirs: {}, links: {}, errors: {} };
+    const snap = {
+      kind: "kube-rdma/snapshot",
+      schemaVersion: 3,
+      host: "n1",
+      files: {},
+      dirs: {},
+      links: {},
+      errors: {},
+    };
     const base = { ...snap, fsSizes: {}, commands: {} };
     expect(snapshotDefect({ ...base, fileGroups: { "/sys/x": "0\n" } })).toEqual({
-      defect: "table",
-      message: `"fileGroups" entry "/sys/x" is not an object`,
+      defect: "invalid",
+      path: `$.fileGroups["/sys/x"]`,
+      message: `$.fileGroups["/sys/x"]: expected object`,
     });
-    expect(snapshotDefect({ ...base, fileGroups: [] })).toMatchObject({ defect: "table" });
+    expect(snapshotDefect({ ...base, fileGroups: [] })).toMatchObject({ defect: "invalid", path: "$.fileGroups" });
     expect(snapshotDefect({ ...base, fileGroups: {} })).toBeNull();
   });
 });

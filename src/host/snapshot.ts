@@ -1,7 +1,8 @@
 import { VERSION } from "../cli/version.js";
-import { type FileGroups, fileGroupsDefect, groupFiles, ungroupFiles } from "./file-groups.js";
+import { type FileGroups, groupFiles, ungroupFiles } from "./file-groups.js";
 import { compactDirRuns, compactFileRuns, type DirRuns, expandDirRuns, expandFileRuns } from "./file-runs.js";
 import { RecordingHostReader } from "./recording-reader.js";
+import { snapshotSchemaProblems } from "./snapshot-schema.js";
 import type { HostReader, Snapshot } from "./types.js";
 
 /** Snapshot versions this kube-rdma reads (it writes the last). */
@@ -13,32 +14,20 @@ export const SNAPSHOT_VERSIONS_TEXT = `${SNAPSHOT_VERSIONS.slice(0, -1).join(", 
 export type SnapshotDefect =
   | { defect: "kind"; kind: unknown }
   | { defect: "version"; version: unknown }
-  | { defect: "table"; message: string };
+  | { defect: "invalid"; path: string; message: string };
 
-/** The first defect of `value` as a Snapshot (kind, version, then every table a reader touches), or null. Pure. */
+/**
+ * The first defect of `value` as a Snapshot (kind, version, then the first value the schema refuses, with its JSON
+ * path), or null. Pure.
+ */
 export function snapshotDefect(value: unknown): SnapshotDefect | null {
   const s = value as Partial<Snapshot> | null;
-  if (typeof s !== "object" || s === null || s.kind !== "kube-rdma/snapshot") return { defect: "kind", kind: s?.kind };
+  if (typeof s !== "object" || s === null || Array.isArray(s) || s.kind !== "kube-rdma/snapshot") {
+    return { defect: "kind", kind: s?.kind };
+  }
   if (!SNAPSHOT_VERSIONS.includes(s.schemaVersion as number)) return { defect: "version", version: s.schemaVersion };
-  for (const k of ["files", "dirs", "links", "errors", "fsSizes", "commands"] as const) {
-    if (typeof s[k] !== "object" || s[k] === null) {
-      return { defect: "table", message: `the "${k}" table is missing or not an object` };
-    }
-  }
-  if (s.fileRuns !== undefined && !Array.isArray(s.fileRuns)) {
-    return { defect: "table", message: `"fileRuns" is not a list` };
-  }
-  if (s.fileGroups !== undefined) {
-    const message = fileGroupsDefect(s.fileGroups);
-    if (message) return { defect: "table", message };
-  }
-  if (s.groupListings !== undefined && !(Array.isArray(s.groupListings) && s.groupListings.every(isString))) {
-    return { defect: "table", message: `"groupListings" is not a list of directories` };
-  }
-  if (s.dirRuns !== undefined && (typeof s.dirRuns !== "object" || s.dirRuns === null)) {
-    return { defect: "table", message: `"dirRuns" is not an object` };
-  }
-  return null;
+  const [first] = snapshotSchemaProblems(value);
+  return first ? { defect: "invalid", path: first.path, message: `${first.path}: ${first.message}` } : null;
 }
 
 /**
@@ -113,8 +102,4 @@ function listingsOfGroups(
 /** Same names in the same order (a group's keys keep the order its files were read in: the listing's). */
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((n, i) => n === b[i]);
-}
-
-function isString(v: unknown): v is string {
-  return typeof v === "string";
 }

@@ -22,7 +22,7 @@ import { buildDriver, buildGpuDirect, buildGpus, buildOfed, buildPaths } from ".
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
-import type { GidEntry, Hca, Limit, Netdev, NodeInventory, Port } from "./types.js";
+import type { GidEntry, Hca, Limit, MissingFact, Netdev, NodeInventory, Port } from "./types.js";
 
 function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): GidEntry[] {
   const out: GidEntry[] = [];
@@ -193,6 +193,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   const memlock = limitsText === null ? null : rd.parsed(parseMemlock(limitsText), "/proc/self/limits");
   const shm = rd.value("/dev/shm", facts.shm, ["ENOENT"]);
   const dev = facts.devInfiniband.ok ? [...facts.devInfiniband.value].sort(naturalCompare) : [];
+  const missing = missingFacts(facts, hcas, roles.dataHcas, gpus.length > 0);
   return {
     hostname: (facts.hostname.ok ? facts.hostname.value.trim() : null) || "unknown",
     source: facts.source,
@@ -213,5 +214,52 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     },
     shmBytes: numberOf(shm),
     problems: rd.problems,
+    ...(missing.length ? { missing } : {}),
   };
+}
+
+/**
+ * The facts the checks need that this host did not give. Only what a Linux host with RDMA always has counts as
+ * missing: /sys/class/net (at least one interface beside lo when there are HCAs), a data HCA's `device` link (its
+ * PCI place, when there are GPUs to compare it with), a data port's `counters` listing. Pure.
+ */
+function missingFacts(
+  facts: HostFacts,
+  hcas: readonly Hca[],
+  dataHcas: readonly string[],
+  hasGpus: boolean,
+): MissingFact[] {
+  const out: MissingFact[] = [];
+  const roles = "management/data NIC roles, bonds, MTU and the NCCL interface";
+  if (!facts.netList.ok) {
+    out.push({ fact: "network interfaces", path: "/sys/class/net", why: facts.netList.error.message, checks: roles });
+  } else if (hcas.length > 0 && facts.netList.value.every((n) => n === "lo")) {
+    out.push({
+      fact: "network interfaces",
+      path: "/sys/class/net",
+      why: "it lists no interface beside lo",
+      checks: roles,
+    });
+  }
+  for (const hf of facts.hcas) {
+    if (!dataHcas.includes(hf.name)) continue;
+    if (hasGpus && !hf.device.ok) {
+      out.push({
+        fact: `the PCI place of ${hf.name}`,
+        path: `/sys/class/infiniband/${hf.name}/device`,
+        why: hf.device.error.message,
+        checks: "GPU↔NIC distance (GPUDirect RDMA) and the HCA's PCIe link",
+      });
+    }
+    for (const pf of hf.ports) {
+      if (pf.counters.names.length > 0) continue;
+      out.push({
+        fact: `the error counters of ${hf.name}/${pf.port}`,
+        path: `${pf.dir}/counters`,
+        why: "the directory could not be listed or is empty",
+        checks: "link error counters",
+      });
+    }
+  }
+  return out;
 }

@@ -53,7 +53,14 @@ function readDevice(reader: HostReader, device: string, problems: Problem[]): Gi
     const { gidSlots, gids } = readPortGids(reader, dir);
     if (!gidSlots.ok) problems.push(problem("host.read_failed", gidSlots.error.message, { path: `${dir}/gids` }));
     for (const g of gids) {
-      if (!g.gid.ok) continue;
+      if (!g.gid.ok) {
+        // An empty slot's attributes error with EINVAL; anything else (a file too large, a FIFO, a link loop) is a
+        // slot the table cannot show, and the user is told.
+        if (g.gid.error.code !== "EINVAL" && g.gid.error.code !== "ENOENT") {
+          problems.push(problem("host.read_failed", g.gid.error.message, { path: `${dir}/gids/${g.index}` }));
+        }
+        continue;
+      }
       const parsed = parseGid(g.gid.value);
       if (!parsed.ok || !parsed.value.configured) continue;
       const gid = parsed.value.gid;

@@ -188,4 +188,12 @@ export type NodeInventory = {
   process: { capEff: string | null; ipcLock: boolean | null; memlockSoft: Limit; memlockHard: Limit };
   shmBytes: number | null;
   problems: Problem[];
+  /**
+   * Facts some check needs that this host did not give (a listing unreadable or empty, a link unresolved): each is
+   * a check that could not run, and the report says so (CHECK_SKIPPED) instead of passing it silently.
+   */
+  missing?: MissingFact[];
 };
+
+/** A fact a check needs and could not have: what it is, where it is read, why not, and which checks went without. */
+export type MissingFact = { fact: string; path: string; why: string; checks: string };

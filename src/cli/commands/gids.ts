@@ -53,6 +53,7 @@ host (\`--list-examples\`).
       const { renderStructured } = await import("../../report/structured.js");
       io.stdout(renderStructured(format, rows));
     }
-    return problems.length > 0 && rows.length === 0 ? 2 : 0;
+    // Rows with problems beside them are a partial table: not a clean answer (exit 1), never a silent one.
+    return problems.length === 0 ? 0 : rows.length === 0 ? 2 : 1;
   },
 };

@@ -32,7 +32,14 @@ export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>
   for (const o of outcomes) {
     if (!o.ok) {
       failedNodes.push({ node: o.node, reason: o.reason });
-      const f = makeFinding(FLEET_FINDINGS, "NODE_COLLECT_FAILED", o.node, { node: o.node, reason: o.reason });
+      const f =
+        o.invalidAt === undefined
+          ? makeFinding(FLEET_FINDINGS, "NODE_COLLECT_FAILED", o.node, { node: o.node, reason: o.reason })
+          : makeFinding(FLEET_FINDINGS, "SNAPSHOT_INVALID", o.node, {
+              node: o.node,
+              path: o.invalidAt,
+              reason: o.reason,
+            });
       findings.push(f);
       nodes.push({ node: o.node, status: "not-verified", errors: 1, warnings: 0, findings: [f], reason: o.reason });
       continue;

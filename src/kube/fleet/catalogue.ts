@@ -45,6 +45,14 @@ export const FLEET_FINDINGS = defineCatalogue({
     fix: (e: { node: string }) =>
       `kubectl describe node ${e.node}; rerun with --node ${e.node} and a longer --timeout, or run kube-rdma verify on the node itself.`,
   } satisfies FindingSpec<{ node: string; reason: string }>,
+  SNAPSHOT_INVALID: {
+    severity: "error",
+    title: "node's snapshot is damaged",
+    message: (e: { node: string; path: string; reason: string }) =>
+      `${e.node}: its collector's snapshot cannot be read: ${e.reason}.`,
+    fix: (e: { node: string; path: string }) =>
+      `The value at ${e.path} is not what docs/snapshot.schema.json allows. Rerun with --node ${e.node} and a collector image (--image) of this kube-rdma's version; if it repeats, run \`kube-rdma collect\` on ${e.node} and look at that value.`,
+  } satisfies FindingSpec<{ node: string; path: string; reason: string }>,
 });
 
 export type FleetCode = keyof typeof FLEET_FINDINGS;

@@ -4,7 +4,8 @@ import { SnapshotHostReader } from "../../host/index.js";
 import type { Snapshot } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
 import { attributeValues } from "./consistency.js";
-import { parseSnapshotLog } from "./snapshot-log.js";
+import type { LogOutcome } from "./run.js";
+import { parseSnapshotLog, SNAPSHOT_INVALID_PROBLEM } from "./snapshot-log.js";
 
 /** What the fleet keeps of one node: its verify findings and the values compared across the fleet. */
 export type NodeAnalysis = { findings: Finding[]; values: Record<string, string> };
@@ -18,12 +19,23 @@ export async function analyseSnapshot(snapshot: Snapshot): Promise<NodeAnalysis>
   return { findings: runChecks(inventory), values: attributeValues(inventory) };
 }
 
-/** A collector's log → the node's analysis, or why it could not be analysed. */
-export async function analyseLog(
-  log: string,
-  node: string,
-): Promise<{ ok: true; value: NodeAnalysis } | { ok: false; reason: string }> {
+/**
+ * A collector's log → the node's analysis, or why it could not be analysed. Never rejects: a damaged snapshot (or
+ * an analysis that fails on one) is this node's problem, and the other nodes are still analysed.
+ */
+export async function analyseLog(log: string, node: string): Promise<LogOutcome<NodeAnalysis>> {
   const parsed = parseSnapshotLog(log, node);
-  if (!parsed.ok) return { ok: false, reason: parsed.problems.map((p) => p.message).join("; ") };
-  return { ok: true, value: await analyseSnapshot(parsed.value) };
+  if (!parsed.ok) {
+    const bad = parsed.problems.find((p) => p.code === SNAPSHOT_INVALID_PROBLEM);
+    const reason = parsed.problems.map((p) => p.message).join("; ");
+    return bad ? { ok: false, reason, invalidAt: bad.path ?? "$" } : { ok: false, reason };
+  }
+  try {
+    return { ok: true, value: await analyseSnapshot(parsed.value) };
+  } catch (err) {
+    return {
+      ok: false,
+      reason: `the analysis of its snapshot failed (${err instanceof Error ? err.message : String(err)})`,
+    };
+  }
 }

@@ -3,24 +3,28 @@ import type { Snapshot } from "../../host/types.js";
 import type { KubeClients } from "../api/client.js";
 import { apiFailure, statusOf } from "../api/errors.js";
 import { collectorPod, collectorPodName } from "./collector.js";
-import { parseSnapshotLog } from "./snapshot-log.js";
+import { parseSnapshotLog, SNAPSHOT_INVALID_PROBLEM } from "./snapshot-log.js";
 
 export type CollectOutcome<R = Snapshot> =
   | { node: string; ok: true; result: R; pod: string }
-  | { node: string; ok: false; reason: string; pod: string | null };
+  | { node: string; ok: false; reason: string; pod: string | null; invalidAt?: string };
+
+/**
+ * What became of one collector's log: the handler's result, or why not. `invalidAt` is set when the snapshot arrived
+ * but is damaged: the JSON path of its first bad value (`$` when it is not JSON at all).
+ */
+export type LogOutcome<R> = { ok: true; value: R } | { ok: false; reason: string; invalidAt?: string };
 
 /** What to do with a collector's log as soon as it arrives (so a 10,000-node run never holds every snapshot). */
-export type LogHandler<R> = (
-  log: string,
-  node: string,
-) => Promise<{ ok: true; value: R } | { ok: false; reason: string }>;
+export type LogHandler<R> = (log: string, node: string) => Promise<LogOutcome<R>>;
 
 /** The default handler: the snapshot itself. */
 export const snapshotFromLog: LogHandler<Snapshot> = async (log, node) => {
   const parsed = parseSnapshotLog(log, node);
-  return parsed.ok
-    ? { ok: true, value: parsed.value }
-    : { ok: false, reason: parsed.problems.map((p) => p.message).join("; ") };
+  if (parsed.ok) return { ok: true, value: parsed.value };
+  const reason = parsed.problems.map((p) => p.message).join("; ");
+  const bad = parsed.problems.find((p) => p.code === SNAPSHOT_INVALID_PROBLEM);
+  return bad ? { ok: false, reason, invalidAt: bad.path ?? "$" } : { ok: false, reason };
 };
 
 export type FleetRunOptions<R = Snapshot> = {
@@ -129,7 +133,10 @@ async function collectOne<R>(
         return fail(`the collector failed${code !== undefined ? ` (exit ${code})` : ""}${tail ? `: ${tail}` : ""}`);
       }
       const handled = await o.handle(log, node);
-      return handled.ok ? { node, ok: true, result: handled.value, pod: name } : fail(handled.reason);
+      if (handled.ok) return { node, ok: true, result: handled.value, pod: name };
+      return handled.invalidAt === undefined
+        ? fail(handled.reason)
+        : { node, ok: false, reason: handled.reason, pod: name, invalidAt: handled.invalidAt };
     }
     await sleep(o.pollMs, o.signal);
   }

@@ -26,7 +26,7 @@ describe("a collector's log", () => {
 
   test("JSON of another kind, or an error message → a problem naming the node", () => {
     const other = parseSnapshotLog(JSON.stringify({ kind: "Status" }), "gpu-2");
-    expect(other).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
+    expect(other).toMatchObject({ ok: false, problems: [{ code: "snapshot.invalid", path: "$.kind" }] });
     const none = parseSnapshotLog("exec format error\n", "gpu-3");
     expect(none.ok).toBe(false);
     if (!none.ok) expect(none.problems[0]!.message).toMatch(/collector pod on gpu-3 printed no snapshot JSON/);
@@ -34,21 +34,45 @@ describe("a collector's log", () => {
 
   test("a snapshot from a newer collector image → a problem naming the node, its version and the fix", () => {
     const r = parseSnapshotLog(JSON.stringify({ ...snapshot, schemaVersion: 4 }), "gpu-4");
-    expect(r).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
+    expect(r).toMatchObject({ ok: false, problems: [{ code: "snapshot.invalid", path: "$.schemaVersion" }] });
     if (!r.ok) {
-      expect(r.problems[0]!.message).toMatch(/gpu-4 wrote snapshot schemaVersion 4; this kube-rdma reads 1, 2 and 3/);
-      expect(r.problems[0]!.hint).toMatch(/--image/);
+      expect(r.problems[0]!.message).toMatch(/schemaVersion 4; this kube-rdma reads 1, 2 and 3/);
+      expect(r.problems[0]!.message).toMatch(/collector image of the same version/);
     }
   });
 
-  test("a snapshot without its dirs table → a problem naming the node and the table (the reader would fail on it)", () => {
+  test("a snapshot without its dirs table → a problem naming the table (the reader would fail on it)", () => {
     const { dirs: _dirs, ...damaged } = snapshot;
     const r = parseSnapshotLog(JSON.stringify(damaged), "gpu-5");
-    expect(r).toMatchObject({ ok: false, problems: [{ code: "fleet.bad_snapshot" }] });
-    if (!r.ok)
-      expect(r.problems[0]!.message).toBe(
-        'the snapshot from gpu-5 is damaged: the "dirs" table is missing or not an object.',
-      );
+    expect(r).toMatchObject({
+      ok: false,
+      problems: [{ code: "snapshot.invalid", path: "$.dirs", message: "$.dirs: missing" }],
+    });
+  });
+
+  test("wrong types deep inside, a huge range, a truncated log → the JSON path of the bad value", () => {
+    const bad = (patch: object) => parseSnapshotLog(JSON.stringify({ ...snapshot, ...patch }), "gpu-6");
+    expect(bad({ dirs: { "/sys/class/infiniband": 5 } })).toMatchObject({
+      problems: [
+        { path: '$.dirs["/sys/class/infiniband"]', message: '$.dirs["/sys/class/infiniband"]: expected array' },
+      ],
+    });
+    const cmd = { command: "ofed_info -s", exitCode: 0, stdout: 5, stderr: "" };
+    expect(bad({ commands: { "ofed_info -s": cmd } })).toMatchObject({
+      problems: [
+        { path: '$.commands["ofed_info -s"].stdout', message: '$.commands["ofed_info -s"].stdout: expected string' },
+      ],
+    });
+    expect(bad({ errors: { "/sys/x": null } })).toMatchObject({ problems: [{ path: '$.errors["/sys/x"]' }] });
+    expect(bad({ dirRuns: { "/sys/g": { from: 0, to: 2 ** 31 } } })).toMatchObject({
+      problems: [{ path: '$.dirRuns["/sys/g"].to', message: '$.dirRuns["/sys/g"].to: out of range (at most 4095)' }],
+    });
+    expect(bad({ dirRuns: { "/sys/g": { from: 9, to: 2 } } })).toMatchObject({
+      problems: [{ path: '$.dirRuns["/sys/g"]', message: '$.dirRuns["/sys/g"]: the run goes backwards (from 9 to 2)' }],
+    });
+    expect(parseSnapshotLog(JSON.stringify(snapshot).slice(0, 90), "gpu-6")).toMatchObject({
+      problems: [{ code: "snapshot.invalid", path: "$" }],
+    });
   });
 
   test("garbage and truncated logs give problems, never a throw", () => {

@@ -1,12 +1,20 @@
 import { fail, ok, type ParseResult, problem } from "../../core/result.js";
 import { SNAPSHOT_VERSIONS_TEXT, snapshotDefect } from "../../host/snapshot.js";
+import { MAX_SNAPSHOT_BYTES } from "../../host/snapshot-schema.js";
+
+/** The problem code of a snapshot that arrived but cannot be read (not JSON, wrong kind or version, a bad value). */
+export const SNAPSHOT_INVALID_PROBLEM = "snapshot.invalid";
+
 import type { Snapshot } from "../../host/types.js";
 
 /** The snapshot a collector pod printed (`kube-rdma collect -o -`), from its log. Pure. */
 export function parseSnapshotLog(text: string, node: string): ParseResult<Snapshot> {
+  if (text.length > MAX_SNAPSHOT_BYTES) {
+    return invalid("$", `${text.length} characters of log, more than a snapshot can be (${MAX_SNAPSHOT_BYTES})`);
+  }
   const start = text.indexOf("{");
   const end = text.lastIndexOf("}");
-  if (start < 0 || end < start) {
+  if (start < 0) {
     return fail(
       problem(
         "fleet.no_snapshot",
@@ -17,31 +25,29 @@ export function parseSnapshotLog(text: string, node: string): ParseResult<Snapsh
       ),
     );
   }
+  if (end < start) return invalid("$", "not JSON (the snapshot ends before its closing brace: truncated?)");
   let value: unknown;
   try {
     // The usual log is exactly the JSON: parse it without copying 300+ KB.
     value = JSON.parse(start === 0 && end >= text.trimEnd().length - 1 ? text : text.slice(start, end + 1));
   } catch (err) {
-    return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is not valid JSON: ${String(err)}.`));
+    return invalid("$", `not JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   const bad = snapshotDefect(value);
   if (bad?.defect === "version") {
-    return fail(
-      problem(
-        "fleet.bad_snapshot",
-        `the collector on ${node} wrote snapshot schemaVersion ${String(bad.version)}; this kube-rdma reads ${SNAPSHOT_VERSIONS_TEXT}.`,
-        { hint: "Run fleet verify with a collector image (--image) of the same kube-rdma version as this command." },
-      ),
+    return invalid(
+      "$.schemaVersion",
+      `schemaVersion ${String(bad.version)}; this kube-rdma reads ${SNAPSHOT_VERSIONS_TEXT} (run fleet verify with a collector image of the same version)`,
     );
   }
   if (bad?.defect === "kind") {
-    return fail(
-      problem(
-        "fleet.bad_snapshot",
-        `the log of ${node}'s collector is JSON but not a kube-rdma snapshot (kind ${String(bad.kind)}).`,
-      ),
-    );
+    return invalid("$.kind", `JSON but not a kube-rdma snapshot (kind ${JSON.stringify(bad.kind) ?? "missing"})`);
   }
-  if (bad) return fail(problem("fleet.bad_snapshot", `the snapshot from ${node} is damaged: ${bad.message}.`));
+  if (bad) return invalid(bad.path, bad.message.slice(bad.path.length + 2));
   return ok(value as Snapshot);
+}
+
+/** A snapshot that arrived damaged: `path` is the JSON path of the bad value (`$` for the whole log). */
+function invalid(path: string, message: string): ParseResult<Snapshot> {
+  return fail(problem(SNAPSHOT_INVALID_PROBLEM, `${path}: ${message}`, { path }));
 }

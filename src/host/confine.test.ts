@@ -1,0 +1,123 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { resolveInRoot } from "./confine.js";
+import { FsHostReader, MAX_HOST_FILE_BYTES } from "./fs-reader.js";
+
+const base = mkdtempSync(join(tmpdir(), "kube-rdma-confine-"));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** A tree with one HCA port, plus a secret file beside (outside) it. */
+function tree(name: string): {
+  root: string;
+  put(path: string, text: string): string;
+  link(path: string, to: string): void;
+} {
+  const root = join(base, name, "root");
+  const port = join(root, "sys/class/infiniband/mlx5_0/ports/1");
+  mkdirSync(port, { recursive: true });
+  writeFileSync(join(port, "state"), "4: ACTIVE\n");
+  const secret = join(base, name, "secret");
+  writeFileSync(secret, "hunter2\n");
+  chmodSync(secret, 0o600);
+  return {
+    root,
+    put(path, text) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+      return join(root, path);
+    },
+    link(path, to) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      symlinkSync(to, join(root, path));
+    },
+  };
+}
+
+describe("--root reads stay inside the tree, as if the tree were /", () => {
+  test("a state file linked to a secret outside the root (relative ../ chain) reads the tree's own path, never the secret", () => {
+    const t = tree("relative");
+    t.link("sys/class/infiniband/mlx5_0/ports/1/phys_state", "../../../../../../../../secret");
+    const r = new FsHostReader(t.root).readText("/sys/class/infiniband/mlx5_0/ports/1/phys_state");
+    expect(r).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+    expect(JSON.stringify(r)).not.toContain("hunter2");
+  });
+
+  test("an absolute link starts again at the root: /etc/hostname → the tree's /etc/hostname", () => {
+    const t = tree("absolute");
+    t.put("etc/hostname", "tree-node\n");
+    t.link("proc/sys/kernel/hostname", "/etc/hostname");
+    expect(new FsHostReader(t.root).readText("/proc/sys/kernel/hostname")).toEqual({ ok: true, value: "tree-node\n" });
+    expect(resolveInRoot(t.root, "/proc/sys/kernel/hostname")).toEqual({ ok: true, value: "/etc/hostname" });
+  });
+
+  test("`proc -> /proc` is the tree's own proc (a loop), not this machine's: ELOOP, nothing of this host", () => {
+    const t = tree("proc-link");
+    t.link("proc", "/proc");
+    const r = new FsHostReader(t.root);
+    expect(r.readText("/proc/sys/kernel/hostname")).toMatchObject({ ok: false, error: { code: "ELOOP" } });
+    expect(r.readText("/proc/net/route")).toMatchObject({ ok: false });
+  });
+
+  test("a chain of links that loops ends at 40 links with ELOOP", () => {
+    const t = tree("loop");
+    t.link("sys/a", "b");
+    t.link("sys/b", "a");
+    expect(new FsHostReader(t.root).readText("/sys/a")).toMatchObject({ ok: false, error: { code: "ELOOP" } });
+    expect(new FsHostReader(t.root).list("/sys/a")).toMatchObject({ ok: false, error: { code: "ELOOP" } });
+  });
+
+  test("`..` stops at the root, like /.. on a real host", () => {
+    const t = tree("dotdot");
+    expect(resolveInRoot(t.root, "/../../../sys/class/infiniband/mlx5_0/ports/1/state")).toEqual({
+      ok: true,
+      value: "/sys/class/infiniband/mlx5_0/ports/1/state",
+    });
+  });
+
+  test("a FIFO is refused at once (never a blocked open), a link to /dev/zero is the tree's /dev/zero", () => {
+    const t = tree("fifo");
+    execFileSync("mkfifo", [join(t.root, "sys/class/infiniband/mlx5_0/ports/1/rate")]);
+    t.link("sys/class/infiniband/mlx5_0/ports/1/lid", "/dev/zero");
+    const r = new FsHostReader(t.root);
+    expect(r.readText("/sys/class/infiniband/mlx5_0/ports/1/rate")).toMatchObject({
+      ok: false,
+      error: { code: "ENOTREG", message: expect.stringContaining("a FIFO") },
+    });
+    expect(r.readText("/sys/class/infiniband/mlx5_0/ports/1/lid")).toMatchObject({
+      ok: false,
+      error: { code: "ENOENT" },
+    });
+  });
+
+  test("on the live host too, a character device is never read (/dev/zero would run for ever)", () => {
+    expect(new FsHostReader("/").readText("/dev/zero")).toMatchObject({ ok: false, error: { code: "ENOTREG" } });
+  });
+
+  test("a 2.1 GB file is a read problem naming the cap, and every later read still answers", () => {
+    const t = tree("huge");
+    const big = t.put("sys/class/infiniband/mlx5_0/ports/1/gids/0", "");
+    truncateSync(big, 2.1e9);
+    const r = new FsHostReader(t.root);
+    expect(r.readText("/sys/class/infiniband/mlx5_0/ports/1/gids/0")).toMatchObject({
+      ok: false,
+      error: { code: "EFBIG", message: expect.stringContaining(`at most ${MAX_HOST_FILE_BYTES} bytes`) },
+    });
+    expect(r.readText("/sys/class/infiniband/mlx5_0/ports/1/state")).toEqual({ ok: true, value: "4: ACTIVE\n" });
+  });
+
+  test("a command capture file that is a FIFO, or has a wrong type deep inside, is unusable with the path, never a hang", async () => {
+    const t = tree("captures");
+    mkdirSync(join(t.root, ".kube-rdma"));
+    execFileSync("mkfifo", [join(t.root, ".kube-rdma/commands.json")]);
+    const fifo = await new FsHostReader(t.root).run("ofed_info", ["-s"]);
+    expect(fifo.error?.message).toMatch(/commands\.json.*a FIFO/);
+    rmSync(join(t.root, ".kube-rdma/commands.json"));
+    const cmd = { command: "ofed_info -s", exitCode: 0, stdout: ["MLNX_OFED"], stderr: "" };
+    writeFileSync(join(t.root, ".kube-rdma/commands.json"), JSON.stringify({ "ofed_info -s": cmd }));
+    const typed = await new FsHostReader(t.root).run("ofed_info", ["-s"]);
+    expect(typed.error?.message).toMatch(/\$\["ofed_info -s"\]\.stdout: expected string/);
+  });
+});
