@@ -1,0 +1,109 @@
+/** Words of `fleet bench` findings: which node, rail or link the rounds point at, how sure, and what confirms it. */
+import { defineCatalogue } from "../../core/finding.js";
+import type { Confidence, Observation, Retest } from "./diagnose.js";
+
+const gb = (v: number) => `${Math.round(v * 10) / 10} GB/s`;
+
+export type VerdictEvidence = {
+  confidence: Confidence;
+  observations: Observation[];
+  fastRuns: number;
+  referenceGBps: number;
+  retest: Retest;
+  node?: string;
+  hca?: string;
+  leaf?: string;
+};
+
+const sure = (e: VerdictEvidence) =>
+  e.confidence === "high"
+    ? "confirmed"
+    : e.confidence === "medium"
+      ? "one test so far"
+      : "not yet tested with a proven-good partner";
+
+const tests = (e: VerdictEvidence, max = 4) => {
+  const shown = e.observations
+    .slice(0, max)
+    .map(
+      (o) =>
+        `${o.hca ? `${o.hca} ` : ""}with ${o.partner} ${gb(o.busbw)} (${o.pctOfMedian}% of the fleet median, round ${o.round})`,
+    );
+  const more = e.observations.length - shown.length;
+  return `${shown.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
+};
+
+/** The test that would confirm (or clear) a verdict, in words. */
+export function retestWords(r: Retest): string {
+  if (r.kind === "rails-with-good") {
+    return `run ${r.node} rail by rail (one HCA per rank, NCCL_IB_HCA==<hca>) with a node of its leaf that reached full speed: slow on every rail → the node, on one HCA → that rail`;
+  }
+  if (r.kind === "rerun-pair") return `run ${r.a}↔${r.b} again: a bad path stays slow, a one-off does not`;
+  return `pair proven-good nodes of ${r.leaves.join(" and ")} with proven-good nodes of other leaves: slow across, fast inside → the uplink`;
+}
+
+export const FLEET_BENCH_FINDINGS = defineCatalogue({
+  FLEET_BAD_NODE: {
+    severity: "error",
+    title: "Slow node",
+    message: (e: VerdictEvidence, node: string) =>
+      `${node} is slow against partners that reach full speed elsewhere (${sure(e)}): ${tests(e)}.`,
+    fix: (e: VerdictEvidence, node: string) =>
+      `Keep jobs off it (\`kubectl cordon ${node}\`) and run \`kube-rdma verify\` on it (port rates, PCIe width, GPUDirect, error counters). ${e.confidence === "high" ? "To see it again" : "To confirm"}: ${retestWords(e.retest)}.`,
+  },
+  FLEET_BAD_RAIL: {
+    severity: "error",
+    title: "Slow rail",
+    message: (e: VerdictEvidence, subject: string) =>
+      `${subject}: ${e.hca} on ${e.node} is slow while its other HCAs reach full speed (${sure(e)}): ${tests(e)}.`,
+    fix: (e: VerdictEvidence) =>
+      `Check ${e.hca} on ${e.node}: \`kube-rdma verify\` there (port rate and width, GID index, error counters), its cable and the leaf port it plugs into; until fixed, leave it out with NCCL_IB_HCA=^=${e.hca} or cordon the node. ${e.confidence === "high" ? "To see it again" : "To confirm"}: ${retestWords(e.retest)}.`,
+  },
+  FLEET_BAD_UPLINK: {
+    severity: "error",
+    title: "Slow leaf uplink",
+    message: (e: VerdictEvidence) =>
+      `Nodes under ${e.leaf} reach full speed with each other but are slow with other leaves: ${e.observations.length} of ${e.observations.length + e.fastRuns} crossings slow, between nodes proven good elsewhere (${tests(e, 3)}).`,
+    fix: (e: VerdictEvidence) =>
+      `Check ${e.leaf}'s uplinks to the spine: port counters and error rates, a down or down-trained member of the bundle, ECMP hashing (\`ibdiagnet\` on InfiniBand, the switch's interface counters on RoCE). To see it again: ${retestWords(e.retest)}.`,
+  },
+  FLEET_BAD_LINK: {
+    severity: "error",
+    title: "Slow path between two nodes",
+    message: (e: VerdictEvidence, subject: string) =>
+      `${subject}: both nodes reach full speed with others but are slow together (${sure(e)}): ${tests(e)}.`,
+    fix: (e: VerdictEvidence) =>
+      `Check the switch ports and cables on the path between them and both nodes' port counters (\`kube-rdma verify\`). ${e.confidence === "high" ? "To see it again" : "To confirm"}: ${retestWords(e.retest)}.`,
+  },
+  FLEET_FLAKY_LINK: {
+    severity: "warning",
+    title: "Slow only sometimes",
+    message: (e: VerdictEvidence, subject: string) =>
+      `${subject} was slow in ${e.observations.length} of ${e.observations.length + e.fastRuns} runs and fast in the others: a flapping port or cable, or a neighbour's traffic (${tests(e)}).`,
+    fix: () =>
+      "Read both nodes' port counters for link_downed and symbol errors (`kube-rdma verify`), and the switch's port flaps; run the pair a few more times to see how often it drops.",
+  },
+  FLEET_SUSPECT: {
+    severity: "warning",
+    title: "Slow, not yet explained",
+    message: (e: VerdictEvidence, node: string) =>
+      `${node} was slow, but only with partners not yet proven good: ${tests(e)}.`,
+    fix: (e: VerdictEvidence) => `Next: ${retestWords(e.retest)}.`,
+  },
+  FLEET_JOB_FAILED: {
+    severity: "warning",
+    title: "Job without a result",
+    message: (e: { reason: string; nodes: readonly string[]; round: number }, job: string) =>
+      `${job} (${e.nodes.join(" and ")}, round ${e.round}) gave no result: ${e.reason}. Its nodes are judged on their other tests only.`,
+    fix: (e: { nodes: readonly string[] }) =>
+      `Look at the job's pods (\`kubectl describe\`, \`kubectl logs\`): a node that cannot schedule the test (GPU or rdma/hca resources taken, a taint) or an MPI start-up failure; then re-run with --node ${e.nodes.join(" --node ")}.`,
+  },
+  FLEET_BELOW_LINE_RATE: {
+    severity: "warning",
+    title: "Whole fleet below line rate",
+    message: (e: { medianGBps: number; lineGBps: number; pct: number }) =>
+      `The fleet median reaches ${gb(e.medianGBps)}, ${e.pct}% of what the HCAs' line rate allows (${gb(e.lineGBps)}): a cause common to every node, which comparing nodes cannot find.`,
+    fix: () =>
+      "Analyse one pair's log (`kube-rdma analyze run.log`: NET/IB and GDRDMA, not NET/Socket), check one node (`kube-rdma verify`), and compare the jobs' NCCL variables with `kube-rdma nccl-env`.",
+  },
+});
