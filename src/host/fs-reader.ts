@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   existsSync,
   openSync,
   readdirSync,
@@ -84,6 +85,16 @@ export class FsHostReader implements HostReader {
       return { ok: false, error: toReadError(err, path) };
     } finally {
       if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  openDevice(path: string): ReadOutcome<true> {
+    try {
+      // O_NONBLOCK: a device that would wait for a peer must not hang the probe; nothing is read or written.
+      closeSync(openSync(this.real(path), constants.O_RDWR | constants.O_NONBLOCK));
+      return { ok: true, value: true };
+    } catch (err) {
+      return { ok: false, error: toReadError(err, path) };
     }
   }
 
