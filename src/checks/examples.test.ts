@@ -46,6 +46,13 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
     { pod: true },
   ],
   ["seed-no-uverbs", [{ code: "NO_UVERBS", subject: "/dev/infiniband", severity: "error" }]],
+  // Training-pod examples (for `preflight`): what a node check sees of them. An EPERM device or another NCCL in
+  // the image is invisible to verify; only preflight, which opens the devices and reads the image, names those.
+  ["seed-pod", [], { pod: true }],
+  ["seed-pod-nccl-2.12", [], { pod: true }],
+  ["seed-pod-uverbs-eperm", [], { pod: true }],
+  ["seed-pod-7-hcas", [{ code: "NO_UVERBS", subject: "mlx5_8", severity: "error" }]],
+  ["seed-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
 ];
 
 describe("the seed node (a100-8x-roce-seed)", () => {

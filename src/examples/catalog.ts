@@ -1,5 +1,6 @@
 /** Registers every example host (imported by ./index.ts). */
 import { buildHost, type HostSpec } from "./builder.js";
+import { POD_DIFFS } from "./pod.js";
 import { registerExample } from "./registry.js";
 import { seedSpec } from "./seed.js";
 import type { HostTree } from "./tree.js";
@@ -38,3 +39,4 @@ register(
   ipv6OnlySpec,
 );
 register("seed-bond", "management is the RoCE LAG mlx5_bond_0 on bond0 (eth0+eth1); data NICs mlx5_2..9", bondSpec);
+for (const [name, v] of Object.entries(POD_DIFFS)) register(name, v.description, seedSpec, (t) => t.apply(v.diff));

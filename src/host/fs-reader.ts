@@ -130,6 +130,18 @@ export class FsHostReader implements HostReader {
     }
   }
 
+  openDevice(path: string): ReadOutcome<true> {
+    const at = this.located(path, true);
+    if (!at.ok) return at;
+    try {
+      // O_NONBLOCK: a device that would wait for a peer must not hang the probe; nothing is read or written.
+      closeSync(openSync(at.value, constants.O_RDWR | constants.O_NONBLOCK));
+      return { ok: true, value: true };
+    } catch (err) {
+      return { ok: false, error: toReadError(err, path) };
+    }
+  }
+
   /** A path whose links are all resolved already: a regular file, or a read problem. */
   private readResolved(local: string, path: string, cap: number): ReadOutcome<string> {
     let fd: number | undefined;

@@ -72,6 +72,13 @@ export class RecordingHostReader implements HostReader {
     return this.note(path, this.inner.fsSize(path), this.record.fsSizes);
   }
 
+  /** Recorded like a read (an empty file, or the errno), so that replay answers the same through readText. */
+  openDevice(path: string): ReadOutcome<true> {
+    const r = this.inner.openDevice ? this.inner.openDevice(path) : this.inner.readText(path);
+    this.note(path, r.ok ? { ok: true, value: "" } : r, this.record.files);
+    return r.ok ? { ok: true, value: true } : r;
+  }
+
   async prepareCommands(): Promise<void> {
     await this.inner.prepareCommands?.();
   }

@@ -55,6 +55,12 @@ export interface HostReader {
    * loads its command runner on demand). Optional: without it a command may start only once the caller awaits.
    */
   prepareCommands?(): Promise<void>;
+  /**
+   * Tries to open a device node read-write, the way libibverbs opens `/dev/infiniband/uverbsN`, and closes it again:
+   * the only way to learn that a device cgroup forbids it (EPERM). Optional: a snapshot answers with what its
+   * `files` / `errors` recorded for the path, through readText.
+   */
+  openDevice?(path: string): ReadOutcome<true>;
 }
 
 /** Versioned capture of every raw fact a HostReader handed out. `collect` writes it; `--snapshot` replays it. */

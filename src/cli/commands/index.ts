@@ -41,4 +41,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./fleet.js"),
   },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
+  {
+    name: "preflight",
+    summary: "Compare a training job's pods with each other before NCCL starts",
+    load: () => import("./preflight.js"),
+  },
 ];

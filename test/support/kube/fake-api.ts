@@ -20,6 +20,7 @@ const TYPES: ResourceType[] = [
   { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
   { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
   { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true },
+  { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
   { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
   { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
   {
@@ -106,6 +107,16 @@ function matchesFields(obj: Obj, selector: string | null): boolean {
   });
 }
 
+/** RFC 7386 JSON merge patch: objects merge, null deletes, anything else replaces. */
+function mergePatch(target: Obj, patch: Obj): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete target[k];
+    else if (typeof v === "object" && !Array.isArray(v) && typeof target[k] === "object" && target[k] !== null) {
+      mergePatch(target[k], v as Obj);
+    } else target[k] = v;
+  }
+}
+
 async function body(req: IncomingMessage): Promise<Obj> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -184,7 +195,17 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
     const type = TYPES.find((t) => t.plural === plural && t.group === group && !opts.unserved?.includes(t.plural));
     if (!type) return status(res, 404, "NotFound", `the server could not find the requested resource`);
     const verb =
-      method === "POST" ? "create" : method === "DELETE" ? "delete" : name ? (sub === "log" ? "get" : "get") : "list";
+      method === "POST"
+        ? "create"
+        : method === "DELETE"
+          ? "delete"
+          : method === "PATCH"
+            ? "patch"
+            : name
+              ? "get"
+              : url.searchParams.get("watch") === "true"
+                ? "watch"
+                : "list";
     const denied = opts.deny?.some((d) => d.verb === verb && d.resource === (sub ? `${plural}/${sub}` : plural));
     if (denied) {
       const scope = namespace ? `in the namespace "${namespace}"` : "at the cluster scope";
@@ -207,6 +228,14 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
         kind: type.plural,
       });
 
+    if (method === "GET" && !name && url.searchParams.get("watch") === "true") {
+      return watch(type.plural, apiVersion, type.kind, res, {
+        namespace,
+        labels: url.searchParams.get("labelSelector"),
+        fields: url.searchParams.get("fieldSelector"),
+        since: Number(url.searchParams.get("resourceVersion") ?? "0"),
+      });
+    }
     if (method === "GET" && !name) {
       const list = items
         .filter(inScope)
@@ -255,8 +284,21 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       o.metadata.creationTimestamp = new Date(0).toISOString();
       if (type.plural === "pods") o.status = { phase: "Pending" };
       items.push(o);
+      changed(type.plural, "ADDED", o);
       if (type.plural === "pods") schedulePod(o);
       return json(res, 201, { apiVersion, kind: type.kind, ...o });
+    }
+    if (method === "PATCH" && name) {
+      const o = find();
+      if (!o) return notFound();
+      const type_ = req.headers["content-type"] ?? "";
+      if (!type_.startsWith("application/merge-patch+json")) {
+        return status(res, 415, "UnsupportedMediaType", `the fake API server only takes merge patches, not ${type_}`);
+      }
+      mergePatch(o, await body(req));
+      o.metadata.resourceVersion = nextRv();
+      changed(type.plural, "MODIFIED", o);
+      return json(res, 200, { apiVersion, kind: type.kind, ...o });
     }
     if (method === "DELETE" && name) {
       const o = find();
@@ -265,6 +307,35 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       return json(res, 200, { apiVersion, kind: type.kind, ...o });
     }
     return status(res, 405, "MethodNotAllowed", `${method} is not supported here`);
+  }
+
+  /** Every change, for watches that start from an older resourceVersion; and the open watches. */
+  const history: { plural: string; type: string; rv: number; object: Obj }[] = [];
+  const watchers = new Set<{ plural: string; send: (type: string, o: Obj) => void }>();
+
+  function changed(plural: string, type: string, o: Obj): void {
+    const object = structuredClone(o);
+    history.push({ plural, type, rv: Number(o.metadata.resourceVersion), object });
+    for (const w of watchers) if (w.plural === plural) w.send(type, object);
+  }
+
+  function watch(
+    plural: string,
+    apiVersion: string,
+    kind: string,
+    res: ServerResponse,
+    q: { namespace: string | null; labels: string | null; fields: string | null; since: number },
+  ): void {
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    const send = (type: string, o: Obj) => {
+      if (q.namespace && o.metadata?.namespace !== q.namespace) return;
+      if (!matchesLabels(o, q.labels) || !matchesFields(o, q.fields)) return;
+      res.write(`${JSON.stringify({ type, object: { apiVersion, kind, ...o } })}\n`);
+    };
+    for (const h of history) if (h.plural === plural && h.rv > q.since) send(h.type, h.object);
+    const w = { plural, send };
+    watchers.add(w);
+    res.on("close", () => watchers.delete(w));
   }
 
   function schedulePod(pod: Obj): void {
