@@ -49,3 +49,10 @@ export const SOURCE_OPTIONS: readonly OptionSpec[] = [
     description: "Timeout for ofed_info and nvidia-smi on a live host",
   },
 ];
+
+/** -o for reports that also have an HTML page (`-o html > report.html`). */
+export const REPORT_OUTPUT_OPTION: OptionSpec = {
+  ...OUTPUT_OPTION,
+  choices: ["text", "json", "yaml", "html"],
+  description: "Output format (html: one self-contained page to open in a browser)",
+};

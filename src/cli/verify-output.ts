@@ -1,8 +1,9 @@
 /** The part of `verify` after the inventory is read: options → checks → report → exit code. */
 import { type CheckOptions, runChecks, verifyReport } from "../checks/index.js";
-import { renderVerifyText } from "../checks/render-text.js";
 import { exitCodeFor } from "../core/finding.js";
 import type { NodeInventory } from "../inventory/types.js";
+import { VERIFY_REPORT } from "../report/kinds/verify.js";
+import { renderReport } from "../report/registry.js";
 import { parseSize } from "./parse-size.js";
 import { bool, type Io, num, type OptionValues, str, UsageError } from "./spec.js";
 
@@ -32,13 +33,6 @@ export async function writeVerifyReport(
   const strict = bool(values, "strict");
   const findings = runChecks(inv, opts);
   const report = verifyReport(inv, findings, strict);
-  const format = str(values, "output") ?? "text";
-  if (format === "text") io.stdout(renderVerifyText(report));
-  else if (format === "json") io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else {
-    // yaml stays out of the text/JSON path: it costs start-up time that verify does not need.
-    const { renderStructured } = await import("../report/structured.js");
-    io.stdout(renderStructured(format, report));
-  }
+  io.stdout(await renderReport(VERIFY_REPORT, report, str(values, "output") ?? "text"));
   return exitCodeFor(findings, strict);
 }

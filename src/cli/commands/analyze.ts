@@ -9,13 +9,13 @@ import {
   finishStream,
   unknownEntry,
 } from "../../analyze/index.js";
-import { renderAnalyzeText, structuredEntries } from "../../analyze/render.js";
 import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
-import { renderStructured } from "../../report/structured.js";
+import { ANALYZE_REPORT } from "../../report/kinds/analyze.js";
+import { renderReport } from "../../report/registry.js";
 import { type Input, readInput, readProblem, readWhole } from "../input.js";
-import { OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
+import { REPORT_OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
 import { inventoryFromFlags } from "../source.js";
 import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
@@ -172,7 +172,7 @@ async function contextOf(values: OptionValues): Promise<AnalyzeContext> {
 export const command: CommandSpec = {
   name: "analyze",
   summary: "Recognise pasted/captured outputs (show_gids, ibv_devinfo, nvidia-smi, …) and diagnose them",
-  usage: "kube-rdma analyze FILE… [--kind K] [--expect GBps] [--expect-gpus N] [-o text|json|yaml]",
+  usage: "kube-rdma analyze FILE… [--kind K] [--expect GBps] [--expect-gpus N] [-o text|json|yaml|html]",
   description:
     "Each FILE (or - for standard input) is recognised from its first 64 KiB and parsed: show_gids, ibv_devinfo " +
     "[-v], ibstat/ibstatus, ibdev2netdev [-v], nvidia-smi, nvidia-smi topo -m, and the other kinds listed under " +
@@ -189,7 +189,7 @@ export const command: CommandSpec = {
     "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
     "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.",
   options: [
-    OUTPUT_OPTION,
+    REPORT_OUTPUT_OPTION,
     STRICT_OPTION,
     {
       name: "kind",
@@ -225,8 +225,7 @@ export const command: CommandSpec = {
       inputs.push(await analyzeInputs(input, { ctx, kind, io }));
     }
     const entries = inputs.flat();
-    const format = str(values, "output") ?? "text";
-    io.stdout(format === "text" ? renderAnalyzeText(entries) : renderStructured(format, structuredEntries(entries)));
+    io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text"));
     const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
     if (unread.length > 0) {
       io.stderr(

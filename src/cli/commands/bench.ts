@@ -1,20 +1,19 @@
 import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
-import { COLLECTIVES, ncclTestsCommand, shellLine } from "../../nccl/bench-command.js";
+import { COLLECTIVES, ncclTestsCommand } from "../../nccl/bench-command.js";
 import {
   DEFAULT_TOLERANCE,
   judgePairs,
   type PairMeasurement,
   pairFromFileName,
   pairRounds,
-  renderPairRounds,
-  renderPairsReport,
 } from "../../nccl/pairs/index.js";
 import type { NcclTestsData } from "../../nccl/tests/analyzer.js";
-import { renderStructured } from "../../report/structured.js";
+import { BENCH_JOB_REPORT, BENCH_JUDGE_REPORT, BENCH_PAIRS_REPORT } from "../../report/kinds/bench.js";
+import { renderReport } from "../../report/registry.js";
 import { readInput } from "../input.js";
-import { OUTPUT_OPTION } from "../shared-options.js";
+import { REPORT_OUTPUT_OPTION } from "../shared-options.js";
 import { type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
 function positiveInt(value: number | undefined, flag: string, fallback: number): number {
@@ -39,18 +38,13 @@ function testCommand(values: OptionValues, nodes: number): ReturnType<typeof ncc
   }
 }
 
-function benchJob(values: OptionValues, io: Io): number {
+async function benchJob(values: OptionValues, io: Io): Promise<number> {
   const cmd = testCommand(values, positiveInt(num(values, "nodes"), "--nodes", 2));
-  const format = str(values, "output") ?? "text";
-  if (format !== "text") {
-    io.stdout(renderStructured(format, { schemaVersion: 1, command: shellLine(cmd.argv), ...cmd }));
-    return 0;
-  }
-  io.stdout(`${shellLine(cmd.argv)}\n\n${cmd.notes.map((n) => `# ${n}`).join("\n")}\n`);
+  io.stdout(await renderReport(BENCH_JOB_REPORT, cmd, str(values, "output") ?? "text"));
   return 0;
 }
 
-function benchPairs(values: OptionValues, names: string[], io: Io): number {
+async function benchPairs(values: OptionValues, names: string[], io: Io): Promise<number> {
   const nodes = names.flatMap((n) => n.split(",")).map((n) => n.trim());
   let rounds: ReturnType<typeof pairRounds>;
   try {
@@ -65,12 +59,7 @@ function benchPairs(values: OptionValues, names: string[], io: Io): number {
     throw err;
   }
   const cmd = testCommand(values, 2);
-  const format = str(values, "output") ?? "text";
-  if (format !== "text") {
-    io.stdout(renderStructured(format, { schemaVersion: 1, rounds, command: shellLine(cmd.argv), env: cmd.env }));
-    return 0;
-  }
-  io.stdout(renderPairRounds(rounds, shellLine(cmd.argv), cmd.np / 2));
+  io.stdout(await renderReport(BENCH_PAIRS_REPORT, { rounds, cmd }, str(values, "output") ?? "text"));
   return 0;
 }
 
@@ -110,8 +99,7 @@ async function benchJudge(values: OptionValues, files: string[], io: Io): Promis
   const unread = results.filter((r): r is Problem => !("hosts" in r));
   const report = judgePairs(measurements, { tolerance, ...(expect !== undefined ? { expectGBps: expect } : {}) });
   const full = { ...report, problems: [...unread, ...report.problems] };
-  const format = str(values, "output") ?? "text";
-  io.stdout(format === "text" ? renderPairsReport(full) : renderStructured(format, full));
+  io.stdout(await renderReport(BENCH_JUDGE_REPORT, full, str(values, "output") ?? "text"));
   if (report.pairs.length === 0) return 2; // nothing could be judged: every input is a problem
   return exitCodeFor(report.findings);
 }
@@ -161,7 +149,7 @@ export const command: CommandSpec = {
       valueName: "GBPS",
       description: "judge: reference bus bandwidth in GB/s (default: the best pair's)",
     },
-    OUTPUT_OPTION,
+    REPORT_OUTPUT_OPTION,
   ],
   examples: [
     ["kube-rdma bench job --nodes 2 --gpus 8", "the 16-rank all_reduce_perf command, NCCL_ALGO=Ring"],

@@ -1,10 +1,11 @@
-import { exitCodeFor, summarize } from "../../core/finding.js";
+import { exitCodeFor } from "../../core/finding.js";
 import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom, NAMESPACE_OPTION } from "../../kube/api/options.js";
 import { CLUSTER_READER_ROLE, readClusterObjects } from "../../kube/api/read-cluster.js";
-import { evaluateCluster, renderClusterText } from "../../kube/cluster/index.js";
-import { renderStructured } from "../../report/structured.js";
+import { evaluateCluster } from "../../kube/cluster/index.js";
+import { CLUSTER_REPORT } from "../../report/kinds/cluster.js";
+import { renderReport } from "../../report/registry.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, str } from "../spec.js";
 
@@ -36,31 +37,8 @@ kube-rdma-cluster-reader in deploy/cluster/rbac.yaml). Exit 0 pass, 1 errors fou
     const namespace = str(values, "namespace");
     const ev = evaluateCluster(objects, namespace ? { namespace } : {});
     const strict = bool(values, "strict");
-    const format = str(values, "output") ?? "text";
-    if (format === "text") {
-      io.stdout(renderClusterText(ev, `Cluster ${target.server} (context ${target.context})`, strict));
-    } else {
-      const { status, errors, warnings } = summarize(ev.findings, strict);
-      io.stdout(
-        renderStructured(format, {
-          schemaVersion: 1,
-          context: target.context,
-          server: target.server,
-          nodes: ev.nodes,
-          components: ev.components,
-          crds: ev.crds,
-          findings: ev.findings.map(({ code, severity, subject, message, fix, evidence }) => ({
-            code,
-            severity,
-            subject,
-            message,
-            fix,
-            evidence,
-          })),
-          summary: { status, errors, warnings },
-        }),
-      );
-    }
+    const result = { ev, context: target.context, server: target.server, strict };
+    io.stdout(await renderReport(CLUSTER_REPORT, result, str(values, "output") ?? "text"));
     return exitCodeFor(ev.findings, strict);
   },
 };

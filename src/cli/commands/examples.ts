@@ -1,5 +1,6 @@
 import { listExamples } from "../../examples/index.js";
-import { renderStructured } from "../../report/structured.js";
+import { EXAMPLES_REPORT } from "../../report/kinds/examples.js";
+import { renderReport } from "../../report/registry.js";
 import { OUTPUT_OPTION } from "../shared-options.js";
 import { type CommandSpec, str } from "../spec.js";
 
@@ -16,19 +17,7 @@ export const command: CommandSpec = {
     ["kube-rdma verify --example a100-8x-roce-seed", "verify the seed host"],
   ],
   async run({ values, io }) {
-    const examples = listExamples();
-    const format = str(values, "output") ?? "text";
-    if (format !== "text") {
-      io.stdout(
-        renderStructured(
-          format,
-          examples.map((e) => ({ name: e.name, description: e.description })),
-        ),
-      );
-      return 0;
-    }
-    const width = Math.max(...examples.map((e) => e.name.length)) + 2;
-    for (const e of examples) io.stdout(`${e.name.padEnd(width)}${e.description}\n`);
+    io.stdout(await renderReport(EXAMPLES_REPORT, listExamples(), str(values, "output") ?? "text"));
     return 0;
   },
 };

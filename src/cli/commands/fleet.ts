@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { exitCodeFor, summarize } from "../../core/finding.js";
+import { exitCodeFor } from "../../core/finding.js";
 import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
@@ -13,13 +13,13 @@ import {
   defaultAnalysisThreads,
   FLEET_ROLE,
   progressLine,
-  renderFleetText,
   selectFleetNodes,
 } from "../../kube/fleet/index.js";
 import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
 import { renderManifests } from "../../kube/job/render.js";
-import { renderStructured } from "../../report/structured.js";
-import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
+import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
+import { renderReport } from "../../report/registry.js";
+import { REPORT_OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { VERSION } from "../version.js";
 
@@ -28,7 +28,8 @@ export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
 export const command: CommandSpec = {
   name: "fleet",
   summary: "Verify every RDMA GPU node through the cluster and compare them (fleet verify)",
-  usage: "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml]",
+  usage:
+    "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]",
   description: `
 fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with
 spec.nodeName, host /sys, /proc, /dev/infiniband and /usr/bin read-only under /host, hostNetwork, tolerating every
@@ -89,7 +90,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       description: "Progress bar on stderr (auto: when stderr is a terminal)",
     },
     ...KUBECONFIG_OPTIONS,
-    OUTPUT_OPTION,
+    REPORT_OUTPUT_OPTION,
     STRICT_OPTION,
   ],
   examples: [
@@ -195,30 +196,20 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     }
     const strict = bool(values, "strict");
     const report = buildFleetReport(run.outcomes, strict);
-    const format = str(values, "output") ?? "text";
-    if (format === "text") io.stdout(renderFleetText(report, strict));
-    else {
-      const { status, errors, warnings } = summarize(report.findings, strict);
-      io.stdout(
-        renderStructured(format, {
-          schemaVersion: 1,
-          context: connect().target.context,
-          run: {
-            id: runId,
-            namespace,
-            image,
-            podsDeleted: run.deleted.length,
-            podsLeft: run.leftBehind,
-            interrupted: run.interrupted,
-          },
-          nodes: report.nodes.map((n) => ({ ...n, findings: n.findings.map(({ evidence: _e, ...f }) => f) })),
-          consistency: report.consistency.attributes,
-          failedNodes: report.failedNodes,
-          findings: report.findings.map(({ evidence: _e, ...f }) => f),
-          summary: { status, errors, warnings },
-        }),
-      );
-    }
+    const result = {
+      report,
+      strict,
+      context: connect().target.context,
+      run: {
+        id: runId,
+        namespace,
+        image,
+        podsDeleted: run.deleted.length,
+        podsLeft: run.leftBehind,
+        interrupted: run.interrupted,
+      },
+    };
+    io.stdout(await renderReport(FLEET_VERIFY_REPORT, result, str(values, "output") ?? "text"));
     if (run.interrupted) {
       io.stderr(`kube-rdma fleet: interrupted; the report above is partial (${run.deleted.length} pod(s) deleted).\n`);
       return 2;

@@ -30,7 +30,7 @@ host (\`--list-examples\`).
   ],
   async run({ values, positionals, io }) {
     const { readerFromFlags } = await import("../source.js");
-    const { readGidTable, renderShowGids } = await import("../../inventory/gid-table.js");
+    const { readGidTable } = await import("../../inventory/gid-table.js");
     const devices = positionals.flatMap((p) => p.split(/[\s,]+/)).filter(Boolean);
     const reader = await readerFromFlags(values);
     const { rows, problems, missing, available } = readGidTable(reader, devices);
@@ -47,12 +47,9 @@ host (\`--list-examples\`).
           "Is mlx5_ib loaded? In a pod, mount the host's /sys and pass --root.\n",
       );
     }
-    const format = str(values, "output") ?? "text";
-    if (format === "text") io.stdout(renderShowGids(rows));
-    else {
-      const { renderStructured } = await import("../../report/structured.js");
-      io.stdout(renderStructured(format, rows));
-    }
+    const { GIDS_REPORT } = await import("../../report/kinds/gids.js");
+    const { renderReport } = await import("../../report/registry.js");
+    io.stdout(await renderReport(GIDS_REPORT, rows, str(values, "output") ?? "text"));
     // Rows with problems beside them are a partial table: not a clean answer (exit 1), never a silent one.
     return problems.length === 0 ? 0 : rows.length === 0 ? 2 : 1;
   },

@@ -1,7 +1,8 @@
-import { bySeverity, exitCodeFor, summarize } from "../../core/finding.js";
+import { exitCodeFor } from "../../core/finding.js";
 import { DEFAULT_LINT_OPTIONS, type LintFileResult, lintManifestText } from "../../kube/lint/index.js";
 import { parseQuantity } from "../../kube/resources.js";
-import { renderStructured } from "../../report/structured.js";
+import { LINT_REPORT } from "../../report/kinds/lint.js";
+import { renderReport } from "../../report/registry.js";
 import { readTextCapped } from "../input.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, str, UsageError } from "../spec.js";
@@ -16,29 +17,6 @@ function readInput(file: string, io: Io): Promise<string> {
     MANIFEST_CAP_BYTES,
     "Pass manifest files (multi-document YAML), or - to read standard input; split a very large stream into parts.",
   );
-}
-
-function renderText(results: LintFileResult[], strict: boolean): string {
-  const lines: string[] = [];
-  for (const r of results) {
-    for (const p of r.problems) lines.push(`ERROR   ${p.message}`, ...(p.hint ? [`        ${p.hint}`] : []));
-    for (const f of [...r.findings].sort(bySeverity)) {
-      const loc = `${r.file}${f.line ? `:${f.line}` : ""} (document ${f.document}, ${f.kind}/${f.name}${f.container ? `, container ${f.container}` : ""})`;
-      lines.push(`${f.severity.toUpperCase().padEnd(7)} ${f.code} ${loc}`);
-      lines.push(`        field: ${f.field}`, `        ${f.message}`, `        fix: ${f.fix}`);
-    }
-  }
-  const all = results.flatMap((r) => r.findings);
-  const s = summarize(all, strict);
-  const objects = results.reduce((n, r) => n + r.objects.length, 0);
-  const unread = results.reduce((n, r) => n + r.problems.length, 0);
-  // A file that could not be read is never a PASS: its objects were not checked.
-  const status = unread > 0 ? "FAIL" : s.status.toUpperCase();
-  const unreadText = unread > 0 ? `; ${unread} input problem(s), those documents were not checked` : "";
-  lines.push(
-    `${status}: ${objects} object(s) in ${results.length} file(s); ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} note(s)${unreadText}`,
-  );
-  return `${lines.join("\n")}\n`;
 }
 
 export const command: CommandSpec = {
@@ -82,21 +60,9 @@ Exit 0 clean (warnings allowed), 1 errors found, 2 unreadable input or invalid Y
       results.push(lintManifestText(await readInput(file, io), file === "-" ? "<stdin>" : file, opts));
     }
     const strict = bool(values, "strict");
-    const format = str(values, "output") ?? "text";
     const findings = results.flatMap((r) => r.findings);
     const problems = results.flatMap((r) => r.problems);
-    if (format === "text") io.stdout(renderText(results, strict));
-    else {
-      const { status, errors, warnings } = summarize(findings, strict);
-      io.stdout(
-        renderStructured(format, {
-          schemaVersion: 1,
-          files: results.map((r) => ({ file: r.file, objects: r.objects, problems: r.problems })),
-          findings: findings.map(({ evidence: _e, ...f }) => f),
-          summary: { status: problems.length ? "fail" : status, errors: errors + problems.length, warnings },
-        }),
-      );
-    }
+    io.stdout(await renderReport(LINT_REPORT, { results, strict }, str(values, "output") ?? "text"));
     if (problems.length) return 2;
     return exitCodeFor(findings, strict);
   },

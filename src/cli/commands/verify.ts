@@ -1,4 +1,4 @@
-import { OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
+import { REPORT_OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
 import { inventoryFromFlags } from "../source.js";
 import type { CommandSpec } from "../spec.js";
 import { checkOptionsFromFlags, writeVerifyReport } from "../verify-output.js";
@@ -22,7 +22,7 @@ NICs. Every finding names its subject, the evidence and the command that fixes i
 Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with --strict), 2 could not run.`,
   options: [
     ...SOURCE_OPTIONS,
-    OUTPUT_OPTION,
+    REPORT_OUTPUT_OPTION,
     STRICT_OPTION,
     { name: "pod", type: "boolean", description: "Also check a container's limits: memlock, IPC_LOCK, /dev/shm" },
     { name: "expect-gpus", type: "number", valueName: "N", description: "Number of GPUs the node must have" },

@@ -1,0 +1,30 @@
+import { summarize } from "../../core/finding.js";
+import type { FleetReport } from "../../kube/fleet/analyse.js";
+import { renderFleetText } from "../../kube/fleet/render.js";
+import { defineReport } from "../registry.js";
+
+/** `fleet verify`: the fleet report, with the cluster context and the collector run it came from. */
+export type FleetVerifyResult = {
+  report: FleetReport;
+  strict: boolean;
+  context: string;
+  run: { id: string; namespace: string; image: string; podsDeleted: number; podsLeft: string[]; interrupted: boolean };
+};
+
+export const FLEET_VERIFY_REPORT = defineReport<FleetVerifyResult>({
+  name: "fleet verify",
+  text: ({ report, strict }) => renderFleetText(report, strict),
+  structured: ({ report, strict, context, run }) => {
+    const { status, errors, warnings } = summarize(report.findings, strict);
+    return {
+      schemaVersion: 1,
+      context,
+      run,
+      nodes: report.nodes.map((n) => ({ ...n, findings: n.findings.map(({ evidence: _e, ...f }) => f) })),
+      consistency: report.consistency.attributes,
+      failedNodes: report.failedNodes,
+      findings: report.findings.map(({ evidence: _e, ...f }) => f),
+      summary: { status, errors, warnings },
+    };
+  },
+});
