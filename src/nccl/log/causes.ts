@@ -8,6 +8,11 @@ export type LogCause = {
   test: RegExp;
   cause: string;
   fix: string;
+  /**
+   * A WARN that repeats an earlier failure from another layer (the proxy thread, the test harness, a flushed queue):
+   * not a fault of its own when another warning names the cause.
+   */
+  followOn?: true;
 };
 
 export const LOG_CAUSES: readonly LogCause[] = [
@@ -46,6 +51,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
     id: "IB_WR_FLUSH",
     severity: "warning",
     test: /status=(?:IBV_WC_WR_FLUSH_ERR\()?5\b/,
+    followOn: true,
     cause:
       "completion status 5 (work request flushed): the queue pair was already in error — a consequence of an earlier failure",
     fix: "Find the first WARN of the run (often a status 12 on this or the peer node).",
@@ -131,8 +137,17 @@ export const LOG_CAUSES: readonly LogCause[] = [
     fix: "Give every rank the same NCCL variables and NCCL version; compare `kube-rdma nccl-env` across nodes.",
   },
   {
+    id: "PROXY_ERROR",
+    severity: "warning",
+    followOn: true,
+    test: /\[Proxy Service \d+\]|\[Service thread\]|\[Proxy Progress\]|Proxy Call to rank \d+ failed/,
+    cause: "NCCL's proxy thread gave up on a connection after an earlier failure (a peer gone, a network error)",
+    fix: "Read the first WARN before it on this rank or its peer; that one is the fault.",
+  },
+  {
     id: "SYSTEM_ERROR",
     severity: "error",
+    followOn: true,
     test: /unhandled system error|ncclSystemError/,
     cause: "a system or verbs call failed inside NCCL; the WARN lines before it say which",
     fix: "Re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of the failing rank.",

@@ -5,7 +5,7 @@ import { type Problem, problem } from "../../core/result.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
-import type { Connections, LogDevice, LogState } from "./state.js";
+import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
 export type NcclLogVerdict = "rdma_gdr" | "rdma_partial_gdr" | "rdma_no_gdr" | "socket" | "init_failed" | "unknown";
 
@@ -15,6 +15,8 @@ export type NcclLogData = {
   ranks: number;
   nNodes: number;
   network: string | null;
+  /** Distinct WARN kinds left out of `warnings` because they repeat an earlier failure from another layer. */
+  followOnWarnings: number;
   networks: Record<string, number>;
   devices: LogDevice[];
   oobInterfaces: string[];
@@ -45,15 +47,41 @@ function counts(m: ReadonlyMap<string, string>): Record<string, number> {
   return out;
 }
 
-function verdictOf(st: LogState, networks: Record<string, number>): NcclLogVerdict {
-  if ((networks.Socket ?? 0) > 0 || st.conn.socket > 0) return "socket";
+/** NCCL found no usable RDMA device (or no libibverbs) and listed sockets instead: the run falls back to TCP. */
+function fellBackToSocket(st: LogState): boolean {
+  const noRdma = st.warnings.has("NO_IB_DEVICE") || st.warnings.has("NO_LIBIBVERBS");
+  const rdmaList = [...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"));
+  return noRdma && !rdmaList && [...st.deviceLists.keys()].some((k) => k.startsWith("socket:"));
+}
+
+/**
+ * The network when no `Using network X` line says it (NCCL < 2.7 never prints one; pastes often lose it): the
+ * connection lines (`via NET/IB/0/GDRDMA`, `via NET/Socket/0`), else the device list NCCL printed.
+ */
+function networkFromEvidence(st: LogState): string | null {
+  const names = [...(st.ibConns > 0 ? ["IB"] : []), ...st.netNames.keys(), ...(st.conn.socket > 0 ? ["Socket"] : [])];
+  if (names.length > 0) return names.length === 1 ? names[0]! : "mixed";
+  if ([...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"))) return "IB";
+  return fellBackToSocket(st) ? "Socket" : null;
+}
+
+function verdictOf(st: LogState, network: string | null): NcclLogVerdict {
+  if (network === "Socket" || st.conn.socket > 0) return "socket";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";
   }
+  if (fellBackToSocket(st)) return "socket";
   const errors = [...st.warnings.values()].some((w) => w.severity === "error");
   if (st.initComplete === 0 && errors) return "init_failed";
   return "unknown";
+}
+
+/** Warnings as the user counts faults: follow-on WARNs drop out when another warning names the cause. */
+function faultsOf(st: LogState): WarnAggregate[] {
+  const all = [...st.warnings.values()];
+  const primary = all.filter((w) => !w.followOn);
+  return primary.length > 0 ? primary : all;
 }
 
 /** Turns the aggregates into the contract data, findings and problems. */
@@ -63,10 +91,12 @@ export function reportLog(
 ): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
   const networks = counts(st.networkOf);
   const versions = counts(st.versionOf);
-  const verdict = verdictOf(st, networks);
   const netNames = Object.keys(networks);
+  const network = netNames.length === 0 ? networkFromEvidence(st) : netNames.length === 1 ? netNames[0]! : "mixed";
+  const verdict = verdictOf(st, network);
+  const faults = faultsOf(st);
   const devices = [...st.devices.values()].sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
-  const warnings = [...st.warnings.values()].map((w) => ({
+  const warnings = faults.map((w) => ({
     code: `NCCL_WARN_${w.id}`,
     text: w.samples[0] ?? "",
     cause: w.cause,
@@ -79,7 +109,8 @@ export function reportLog(
     ncclVersions: Object.keys(versions).sort(naturalCompare),
     ranks: Math.max(st.nranks, st.completedRanks.size),
     nNodes: st.nNodes || hostCount,
-    network: netNames.length === 0 ? null : netNames.length === 1 ? netNames[0]! : "mixed",
+    network,
+    followOnWarnings: st.warnings.size - faults.length,
     networks,
     devices,
     oobInterfaces: [...st.oob.keys()],
@@ -93,16 +124,22 @@ export function reportLog(
     env: Object.fromEntries(st.env),
     lines: st.lines,
   };
-  const findings = [...verdictFindings(st, data), ...warningFindings(st), ...deviceFindings(st, data, inventory)];
+  const findings = [
+    ...verdictFindings(st, data),
+    ...warningFindings(faults, st),
+    ...deviceFindings(st, data, inventory),
+  ];
   return { data, findings, problems: problemsOf(st) };
 }
 
 function verdictFindings(st: LogState, d: NcclLogData): Finding[] {
   const out: Finding[] = [];
   if (d.verdict === "socket") {
-    const after = st.warnings.get("NO_IB_DEVICE")?.samples[0] ?? null;
-    const total = Math.max(st.networkOf.size, 1);
-    out.push(makeFinding(F, "NCCL_LOG_SOCKET", "log", { processes: d.networks.Socket ?? 0, total, after }));
+    const after = (st.warnings.get("NO_IB_DEVICE") ?? st.warnings.get("NO_LIBIBVERBS"))?.samples[0] ?? null;
+    // Without `Using network` lines (old NCCL, partial pastes) the socket connections or device lists said it.
+    const total = st.networkOf.size || Math.max(st.hosts.size, 1);
+    const processes = st.networkOf.size ? (d.networks.Socket ?? 0) : total;
+    out.push(makeFinding(F, "NCCL_LOG_SOCKET", "log", { processes, total, after }));
   } else if (d.verdict === "rdma_no_gdr" || d.verdict === "rdma_partial_gdr") {
     const without = st.conn.net - st.conn.netGdr;
     const sample = st.gdrDisabledSamples[0] ?? null;
@@ -139,9 +176,9 @@ function factsOf(d: NcclLogData): string {
   return parts.filter((p) => p !== null).join("; ");
 }
 
-function warningFindings(st: LogState): Finding[] {
+function warningFindings(faults: readonly WarnAggregate[], st: LogState): Finding[] {
   const out: Finding[] = [];
-  for (const w of st.warnings.values()) {
+  for (const w of faults) {
     const code = `NCCL_WARN_${w.id}`;
     const spec = NCCL_WARN_FINDINGS[code];
     if (!spec) continue;

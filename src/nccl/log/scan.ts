@@ -95,10 +95,20 @@ export class LineScanner {
     const st = this.st;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
-      if (s.charCodeAt(msg + 1) === 104 /* h */ && s.charCodeAt(msg + 7) === 32) this.channel(s, msg, end);
+      if (s.charCodeAt(msg + 1) === 104 /* h */ && s.charCodeAt(msg + 7) === 32) this.channel(s, p, msg, end);
+      return;
+    }
+    // Before NCCL 2.7 connections were printed as `Ring 00 : 0[0] -> 1[1] via P2P/IPC` (`Ring 00 : 0 1 2 3` is the order).
+    if (c === 82 /* R */) {
+      if (s.charCodeAt(msg + 1) === 105 /* i */ && s.charCodeAt(msg + 4) === 32) this.channel(s, p, msg, end);
+      return;
+    }
+    if (c === 70 /* F */ && s.startsWith("Failed to open libibverbs", msg)) {
+      this.addWarning(s.slice(msg, end), this.noteHost(s, p));
       return;
     }
     if (s.charCodeAt(end - 1) === 69 /* E */ && s.startsWith("Init COMPLETE", end - 13)) {
+      this.lineStart = p;
       this.initComplete(s, msg, end);
       return;
     }
@@ -138,8 +148,9 @@ export class LineScanner {
     }
   }
 
-  private channel(s: string, msg: number, end: number): void {
+  private channel(s: string, p: number, msg: number, end: number): void {
     const conn = this.st.conn;
+    this.noteHost(s, p);
     if (this.nextVia < msg) {
       const at = s.indexOf("via ", msg);
       this.nextVia = at < 0 ? s.length : at;
@@ -168,13 +179,40 @@ export class LineScanner {
       }
     } else if (c === 80 /* P */ && s.charCodeAt(t + 1) === 50 /* 2 */) conn.p2p++;
     else if (c === 83 /* S */ && s.charCodeAt(t + 1) === 72 /* H */) conn.shm++;
+    else if (c === 100 /* d */ && s.startsWith("direct shared memory", t))
+      conn.shm++; // NCCL < 2.5
     else conn.other++;
   }
 
   private nextGdr = -1;
+  private lineStart = -1;
+  private lastHost = "";
+
+  /**
+   * Adds the host of a `host:pid:tid [dev] NCCL …` line starting at `p` to the hosts seen, and returns it ("" when the
+   * line has no such prefix). The common case — the same host as the line before — allocates nothing.
+   */
+  private noteHost(s: string, p: number): string {
+    const last = this.lastHost;
+    if (last !== "" && s.startsWith(last, p) && s.charCodeAt(p + last.length) === 58 /* : */) return last;
+    let colon = -1;
+    for (let i = p; i < s.length && i - p < 256; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 58) {
+        colon = i;
+        break;
+      }
+      if (c === 32 || c === 10) return "";
+    }
+    if (colon <= p || !isDigit(s.charCodeAt(colon + 1))) return "";
+    this.lastHost = keep(s.slice(p, colon));
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
 
   private netLine(s: string, p: number, k: number, msg: number, end: number): void {
     const st = this.st;
+    this.noteHost(s, p);
     const socket = s.startsWith("NET/Socket", msg);
     if (socket || s.startsWith("NET/IB : Using ", msg) || s.startsWith("NET/IB: Using ", msg)) {
       let semi = indexInLine(s, "; OOB ", msg, end);
@@ -259,6 +297,7 @@ export class LineScanner {
   private initComplete(s: string, msg: number, end: number): void {
     const st = this.st;
     st.initComplete++;
+    if (this.lineStart >= 0) this.noteHost(s, this.lineStart);
     const rank = intAfter(s, " rank ", msg - 1, end);
     const nranks = intAfter(s, " nranks ", msg, end);
     if (rank < 0 || nranks < 0) return;
@@ -285,6 +324,7 @@ export class LineScanner {
         severity: cause.severity,
         cause: cause.cause,
         fix: cause.fix,
+        followOn: cause.followOn === true,
         count: 0,
         samples: [],
         hosts: new Set(),
@@ -355,7 +395,8 @@ function isDigit(c: number): boolean {
 
 /**
  * Skips launcher and timestamp prefixes: OpenMPI `[1,0]<stdout>:`, srun `  0: `, NCCL ≥ 2.26 `[2026-05-05 06:16:47] `,
- * kubectl `--timestamps` `2026-05-05T06:16:47.123Z `. Returns the index where the NCCL line proper starts.
+ * kubectl `--timestamps` `2026-05-05T06:16:47.123Z ` and `--prefix` `[pod/name/container] `, torchrun `[default0]:`,
+ * a launcher's rank `[3] `. Returns the index where the NCCL line proper starts.
  */
 export function skipPrefixes(s: string, start: number, end: number): number {
   let i = start;
@@ -364,11 +405,17 @@ export function skipPrefixes(s: string, start: number, end: number): number {
     if (c === 91 /* [ */) {
       const close = indexInLine(s, "]", i, Math.min(end, i + 41));
       if (close < 0) return i;
-      if (s.charCodeAt(close + 1) === 60 /* < */) {
+      const after = s.charCodeAt(close + 1);
+      if (after === 60 /* < */) {
         const tag = indexInLine(s, ">:", close, Math.min(end, close + 14));
         if (tag < 0) return i;
         i = tag + 2;
-      } else if (s.charCodeAt(i + 5) === 45 /* - */ && s.charCodeAt(close + 1) === 32) {
+      } else if (s.charCodeAt(i + 5) === 45 /* - */ && after === 32) {
+        i = close + 2;
+      } else if (after === 58 /* : torchrun `[default0]:` */ && !s.startsWith(" NCCL ", close + 2)) {
+        i = close + 2;
+      } else if (after === 32 && s.charCodeAt(close + 2) !== 78 && indexInLine(s, ":", i, close) < 0) {
+        // `[3] host:…` (a launcher's rank), `[pod/name/container] …` (kubectl --prefix); not `[3] NCCL …`, `[host:pid] …`
         i = close + 2;
       } else return i;
     } else if (c === 32 || isDigit(c)) {

@@ -12,6 +12,7 @@ export type WarnAggregate = {
   severity: Severity;
   cause: string;
   fix: string;
+  followOn: boolean;
   count: number;
   samples: string[];
   hosts: Set<string>;

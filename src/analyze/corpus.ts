@@ -1,0 +1,118 @@
+/**
+ * The real-world corpus: captures written in the shapes users paste (each noted with the public page where that shape
+ * was seen), and the key facts `analyze` must get right on each. Test support only; nothing here runs in the product.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type AnalyzedInput, analyzeText } from "./index.js";
+
+export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captures");
+
+export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
+
+export type CaseResult = { file: string; kind: string; crashed: string | null; misses: string[] };
+
+export function readCorpus(): CorpusCase[] {
+  return JSON.parse(readFileSync(join(CAPTURES, "corpus.json"), "utf8")) as CorpusCase[];
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === "object" && v !== null ? (v as Obj) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** One fact of an analysed entry, in the shape the corpus writes it. */
+function factOf(entry: AnalyzedInput, name: string, expected: unknown): unknown {
+  const d = obj(entry.data);
+  switch (name) {
+    case "problems":
+      return (entry.problems?.length ?? 0) > 0;
+    case "rows":
+    case "runs":
+      return list(d[name]).length;
+    case "peakBusbw":
+      return obj(d.peak).busbw ?? null;
+    case "logVerdict":
+      return obj(d.log).verdict ?? null;
+    case "net":
+    case "netGdr":
+    case "socket":
+    case "p2p":
+    case "shm":
+      return obj(d.connections)[name];
+    case "warnings":
+      return list(d.warnings)
+        .map((w) => obj(w).code)
+        .sort();
+    case "mappings":
+      return list(d.mappings).map((m) => {
+        const x = obj(m);
+        return `${x.device}/${x.port}=${x.netdev}:${x.up ? "up" : "down"}`;
+      });
+    case "ports": {
+      const withRate = String(list(expected)[0] ?? "").split(":").length === 4;
+      return list(d.devices).flatMap((dev) =>
+        list(obj(dev).ports).map((p) => {
+          const x = obj(p);
+          const base = `${obj(dev).name}/${x.port}:${x.state}:${x.linkLayer}`;
+          return withRate ? `${base}:${x.rateGbps}` : base;
+        }),
+      );
+    }
+    case "devices":
+      return list(d.devices).map((x) => (typeof x === "string" ? x : obj(x).name));
+    case "gpus":
+      return list(d.gpus).map((g) => {
+        const x = obj(g);
+        return `${x.index}:${x.name}:${x.busId}:${x.memoryTotalMiB}`;
+      });
+    case "cell": {
+      const m = /^(.+)>(.+)=(.+)$/.exec(String(expected));
+      return m ? `${m[1]}>${m[2]}=${obj(obj(d.matrix)[m[1]!])[m[2]!]}` : null;
+    }
+    default:
+      return d[name] ?? null;
+  }
+}
+
+function same(actual: unknown, expected: unknown): boolean {
+  if (typeof expected === "number" && typeof actual === "number") return Math.abs(actual - expected) < 0.006;
+  return JSON.stringify(actual) === JSON.stringify(expected);
+}
+
+/** Analyses one corpus capture and lists every expected fact it got wrong (a throw is a crash, not a miss). */
+export function scoreCase(c: CorpusCase): CaseResult {
+  const kind = c.file.split("/")[0]!;
+  let entry: AnalyzedInput;
+  try {
+    entry = analyzeText(c.file, readFileSync(join(CAPTURES, c.file), "utf8"));
+  } catch (err) {
+    return { file: c.file, kind, crashed: err instanceof Error ? err.message : String(err), misses: [] };
+  }
+  const misses: string[] = [];
+  if (entry.kind !== kind) misses.push(`kind: expected ${kind}, got ${entry.kind}`);
+  else
+    for (const [name, expected] of Object.entries(c.facts)) {
+      const actual = factOf(entry, name, expected);
+      if (!same(actual, expected))
+        misses.push(`${name}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+    }
+  return { file: c.file, kind, crashed: null, misses };
+}
+
+/** `kind  right/total  pct` lines, then a total line. */
+export function scoreTable(results: readonly CaseResult[]): string {
+  const byKind = new Map<string, { right: number; total: number }>();
+  for (const r of results) {
+    const k = byKind.get(r.kind) ?? { right: 0, total: 0 };
+    k.total++;
+    if (!r.crashed && r.misses.length === 0) k.right++;
+    byKind.set(r.kind, k);
+  }
+  const rows = [...byKind.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const right = results.filter((r) => !r.crashed && r.misses.length === 0).length;
+  const pct = (a: number, b: number) => `${Math.round((100 * a) / Math.max(b, 1))} %`;
+  return [
+    ...rows.map(([k, v]) => `${k.padEnd(16)} ${`${v.right}/${v.total}`.padStart(6)}  ${pct(v.right, v.total)}`),
+    `${"all".padEnd(16)} ${`${right}/${results.length}`.padStart(6)}  ${pct(right, results.length)}`,
+  ].join("\n");
+}
