@@ -55,7 +55,7 @@ export function readProblem(file: string, err: unknown): Problem {
  * `headBytes` for detection and a line stream, so a multi-GB NCCL log is never held in memory.
  */
 export async function readInput(file: string, io: Io, opts: { largeBytes: number; headBytes: number }): Promise<Input> {
-  if (file === "-") return readStdinInput(io, opts.largeBytes);
+  if (file === "-") return readStdinInput(io, opts.largeBytes, opts.headBytes);
   const path = resolve(io.cwd, file);
   try {
     const st = await stat(path);
@@ -80,17 +80,13 @@ export async function readInput(file: string, io: Io, opts: { largeBytes: number
  * Standard input takes the same path as a file: a paste up to `largeBytes` is one text (a session of several
  * commands is cut per command), a larger input streams through the kind's analyser from its first chunks on.
  */
-async function readStdinInput(io: Io, largeBytes: number): Promise<Input> {
+async function readStdinInput(io: Io, largeBytes: number, headBytes: number): Promise<Input> {
   const file = "-";
   const source = io.openStdin?.() ?? textSource(io.readStdin());
   try {
-    const prefix = await readPrefix(source.chunks, largeBytes);
+    const prefix = await readPrefix(source.chunks, largeBytes, headBytes);
     if (prefix.status === "whole") return { file, status: "whole", text: prefix.text, interrupted: source.interrupted };
-    const chunks = async function* () {
-      yield prefix.head;
-      yield* prefix.rest;
-    };
-    return { file, status: "stream", head: prefix.head, chunks, interrupted: source.interrupted };
+    return { file, status: "stream", head: prefix.head, chunks: () => prefix.chunks, interrupted: source.interrupted };
   } catch (err) {
     return { file, status: "unreadable", problem: readProblem("standard input", err) };
   }
@@ -113,7 +109,7 @@ export async function readTextCapped(file: string, io: Io, capBytes: number, hin
     const source = io.openStdin?.() ?? textSource(io.readStdin());
     const prefix = await readPrefix(source.chunks, capBytes);
     if (prefix.status === "whole") return prefix.text;
-    await prefix.rest[Symbol.asyncIterator]().return?.(); // stop reading
+    await prefix.close(); // stop reading
     throw tooLarge();
   }
   const path = resolve(io.cwd, file);

@@ -87,26 +87,45 @@ export async function* decodeChunks(chunks: AsyncIterable<Uint8Array | string>):
 
 export type Prefix =
   | { status: "whole"; text: string }
-  /** The input goes on past `limitBytes`: `head` is what was read, `rest` the chunks after it (iterate once). */
-  | { status: "more"; head: string; bytes: number; rest: AsyncIterable<string> };
+  /**
+   * The input goes on past `limit` characters: `head` is its first `headChars`, `chunks` the whole input from the
+   * start (iterate once; each part read so far is let go once it is handed out).
+   */
+  | { status: "more"; head: string; chunks: AsyncIterable<string>; close: () => Promise<unknown> };
 
 /**
- * Reads text until the input ends (whole) or passes `limitBytes` (more: the head and an iterator of what follows),
- * so that a small paste is analysed as one text and a large stream is never held whole.
+ * Reads text until the input ends (whole) or passes `limit` characters (more), so that a small paste is analysed as
+ * one text and a large stream is never held whole: past the limit, what was read is handed out part by part.
  */
-export async function readPrefix(chunks: AsyncIterable<Uint8Array | string>, limitBytes: number): Promise<Prefix> {
+export async function readPrefix(
+  chunks: AsyncIterable<Uint8Array | string>,
+  limit: number,
+  headChars = 64 * 1024,
+): Promise<Prefix> {
   const it = decodeChunks(chunks)[Symbol.asyncIterator]();
   const parts: string[] = [];
-  let bytes = 0;
+  let length = 0;
   for (;;) {
     const next = await it.next();
     if (next.done) return { status: "whole", text: parts.join("") };
     parts.push(next.value);
-    bytes += next.value.length;
-    if (bytes > limitBytes) {
-      const head = parts.join("");
-      const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => it };
-      return { status: "more", head, bytes, rest };
+    length += next.value.length;
+    if (length > limit) {
+      let head = "";
+      for (const p of parts) {
+        if (head.length >= headChars) break;
+        head += p.slice(0, headChars - head.length);
+      }
+      return { status: "more", head, chunks: handOut(parts, it), close: async () => it.return?.(undefined) };
     }
+  }
+}
+
+async function* handOut(parts: string[], rest: AsyncIterator<string>): AsyncGenerator<string> {
+  try {
+    while (parts.length > 0) yield parts.shift() as string;
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    await rest.return?.();
   }
 }

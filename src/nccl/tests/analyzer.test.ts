@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { fixtureText } from "../../../test/support/fixtures.js";
 import { seedInventory } from "../../../test/support/nccl-inventory.js";
-import { analyzeNcclTests, ncclTestsAnalyzer } from "./analyzer.js";
+import { allReduceOutput } from "../../../test/support/nccl-tests-output.js";
+import { analyzeNcclTests, MAX_RUNS_WITH_ROWS, ncclTestsAnalyzer } from "./analyzer.js";
 
 const perf = (name: string) => fixtureText("nccl-tests", name);
 const codes = (fs: { code: string }[]) => fs.map((f) => f.code);
@@ -205,5 +206,25 @@ describe("other collectives and formats", () => {
   test("detect prefers nccl-tests output over plain logs", () => {
     expect(ncclTestsAnalyzer.detect(perf("allreduce-2node-socket-run.txt"))).toBeGreaterThan(0.9);
     expect(ncclTestsAnalyzer.detect(fixtureText("nccl-logs", "roce-2node-gdr-2.18.txt"))).toBe(0);
+  });
+});
+
+describe("a soak of many runs back to back (a loop around all_reduce_perf)", () => {
+  test("the first 64 runs keep their rows; later ones are judged as they end, listed without rows, and said so", () => {
+    const hosts = ["gpu-node-1", "gpu-node-2"];
+    const healthy = allReduceOutput({ hosts, peakBusBw: 185 });
+    const slow = allReduceOutput({ hosts, peakBusBw: 40 });
+    // Run 90 is slow: judged early, its finding still names it.
+    const text = Array.from({ length: 100 }, (_, i) => (i === 89 ? slow : healthy)).join("");
+    const r = analyzeNcclTests(text, { expectGBps: 180 });
+    const data = r.data as { runs: { rows: unknown[]; rowsOmitted?: number }[]; rows: unknown[] };
+    expect(data.runs).toHaveLength(100);
+    expect(data.runs.slice(0, MAX_RUNS_WITH_ROWS).every((run) => run.rows.length > 0)).toBe(true);
+    expect(data.runs.slice(MAX_RUNS_WITH_ROWS).every((run) => run.rows.length === 0 && run.rowsOmitted === 31)).toBe(
+      true,
+    );
+    expect(data.rows.length).toBe(31); // the run at the top keeps its rows
+    expect(r.problems.map((p) => p.code)).toContain("nccl_tests.rows_omitted");
+    expect(r.findings.filter((f) => f.severity === "error").map((f) => f.subject)).toEqual(["run 90"]);
   });
 });

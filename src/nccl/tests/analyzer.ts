@@ -3,6 +3,7 @@ import type { Finding } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
 import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
+import { keep } from "../log/scan.js";
 import { judgeRun, type RunSummary } from "./judge.js";
 import { parsePerfJson } from "./parse-json.js";
 import { PerfTextParser } from "./parse-text.js";
@@ -20,43 +21,106 @@ export type NcclTestsContext = AnalyzeContext & { logVerdict?: NcclLogVerdict };
 
 const MAX_JSON_BYTES = 64 * 2 ** 20;
 
+type Judged = ReturnType<typeof judgeRun>;
+
+/**
+ * Runs listed with their rows. Later runs of a long soak (thousands of all_reduce_perf runs back to back) are judged
+ * as soon as they end and listed without their rows (`rowsOmitted`), so memory stays bounded whatever the input size.
+ */
+export const MAX_RUNS_WITH_ROWS = 64;
+
+function judgeContext(ctx: NcclTestsContext, logVerdict: NcclLogVerdict | undefined) {
+  return {
+    ...(ctx.inventory ? { inventory: ctx.inventory } : {}),
+    ...(ctx.expectGBps !== undefined ? { expectGBps: ctx.expectGBps } : {}),
+    ...(logVerdict ? { logVerdict } : {}),
+  };
+}
+
+function noRows(problems: Problem[]): AnalyzeOutcome & { data: null } {
+  problems.push(
+    problem(
+      "nccl_tests.no_rows",
+      "No result rows: expected nccl-tests output (`#  size  count  type …` then one row per size).",
+      {
+        hint: "Capture the whole stdout of all_reduce_perf (or another *_perf binary), or its -J JSON file.",
+      },
+    ),
+  );
+  return { data: null, findings: [], problems };
+}
+
+/** Runs that end while the input is still read: the first ones held for the end, later ones judged at once. */
+class RunCollector {
+  readonly held: PerfRun[] = [];
+  readonly early: Judged[] = [];
+  /** The early run with the most ranks (the latest of equals), kept with its rows for the top of the report. */
+  earlyMain: Judged | null = null;
+  omittedRows = 0;
+
+  constructor(private readonly ctx: NcclTestsContext) {}
+
+  add(run: PerfRun): void {
+    if (run.rows.length === 0) return;
+    if (this.held.length < MAX_RUNS_WITH_ROWS) {
+      this.held.push(run);
+      return;
+    }
+    const j = judgeRun(run, judgeContext(this.ctx, this.ctx.logVerdict));
+    if (!this.earlyMain || (j.summary.nranks ?? 0) >= (this.earlyMain.summary.nranks ?? 0)) this.earlyMain = j;
+    this.omittedRows += j.summary.rows.length;
+    // Host and GPU names are slices of the input's lines: copies, shared between runs, let those lines go.
+    const summary = {
+      ...j.summary,
+      hosts: j.summary.hosts.map((h) => this.intern(h)),
+      gpus: j.summary.gpus.map((g) => this.intern(g)),
+      rows: [],
+      rowsOmitted: j.summary.rows.length,
+    };
+    this.early.push({ ...j, summary });
+  }
+
+  private readonly names = new Map<string, string>();
+
+  private intern(name: string): string {
+    let copy = this.names.get(name);
+    if (copy === undefined) {
+      copy = keep(name);
+      if (this.names.size < 100_000) this.names.set(copy, copy);
+    }
+    return copy;
+  }
+}
+
 function outcome(
-  runs: PerfRun[],
+  collected: RunCollector,
   problems: Problem[],
   ctx: NcclTestsContext,
   log: NcclLogData | null,
   logFindings: Finding[] = [],
 ): AnalyzeOutcome & { data: NcclTestsData | null } {
-  const withRows = runs.filter((r) => r.rows.length > 0);
-  if (withRows.length === 0) {
-    problems.push(
-      problem(
-        "nccl_tests.no_rows",
-        "No result rows: expected nccl-tests output (`#  size  count  type …` then one row per size).",
-        {
-          hint: "Capture the whole stdout of all_reduce_perf (or another *_perf binary), or its -J JSON file.",
-        },
-      ),
-    );
-    return { data: null, findings: [], problems };
-  }
+  if (collected.held.length === 0) return noRows(problems);
   const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
-  const judged = withRows.map((r) =>
-    judgeRun(r, {
-      ...(ctx.inventory ? { inventory: ctx.inventory } : {}),
-      ...(ctx.expectGBps !== undefined ? { expectGBps: ctx.expectGBps } : {}),
-      ...(logVerdict ? { logVerdict } : {}),
-    }),
-  );
+  const judged = [...collected.held.map((r) => judgeRun(r, judgeContext(ctx, logVerdict))), ...collected.early];
   // The run judged at the top: the most ranks, then the latest.
   let main = judged[0]!;
   for (const j of judged) if ((j.summary.nranks ?? 0) >= (main.summary.nranks ?? 0)) main = j;
+  if (main.summary.rowsOmitted !== undefined && collected.earlyMain) main = collected.earlyMain;
   const findings: Finding[] =
     judged.length === 1
       ? main.findings
       : judged.flatMap((j, i) => j.findings.map((f) => ({ ...f, subject: `run ${i + 1}` })));
+  if (collected.early.length > 0) {
+    problems.push(
+      problem(
+        "nccl_tests.rows_omitted",
+        `${judged.length} runs: rows are listed for the first ${MAX_RUNS_WITH_ROWS}; the other ${collected.early.length} were judged as they ended and are listed without their ${collected.omittedRows} rows.`,
+      ),
+    );
+  }
+  const { rowsOmitted: _omitted, ...top } = main.summary;
   const data: NcclTestsData = {
-    ...main.summary,
+    ...top,
     runs: judged.map((j) => j.summary),
     log:
       log && log.lines > 0 && log.verdict !== "unknown"
@@ -69,7 +133,8 @@ function outcome(
 
 /** Streaming nccl-tests analyser; NCCL INFO lines in the same input feed the log analyser for the explanation. */
 export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
-  const parser = new PerfTextParser();
+  const collected = new RunCollector(ctx);
+  const parser = new PerfTextParser({ onRun: (run) => collected.add(run) });
   const log = createNcclLogStream(ctx);
   let json: string[] | null = null;
   let jsonBytes = 0;
@@ -99,11 +164,13 @@ export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
           };
         }
         const r = parsePerfJson(json.join("\n"));
-        return outcome(r.runs, r.problems, ctx, null);
+        const fromJson = new RunCollector(ctx);
+        for (const run of r.runs) fromJson.add(run);
+        return outcome(fromJson, r.problems, ctx, null);
       }
-      const runs = parser.end();
+      parser.end();
       const logResult = log.end();
-      return outcome(runs, [...parser.problems], ctx, logResult.data, logResult.findings);
+      return outcome(collected, [...parser.problems], ctx, logResult.data, logResult.findings);
     },
   };
 }

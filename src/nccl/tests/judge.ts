@@ -22,6 +22,8 @@ export type RunSummary = {
   expectation: Expectation | null;
   baseline: Omit<Baseline, "gpuModel"> | null;
   outOfBounds: { count: number; ok: boolean } | null;
+  /** Rows not listed (a run late in a long soak, judged as it ended: `rows` is empty). */
+  rowsOmitted?: number;
 };
 
 const GiB = 2 ** 30;

@@ -22,6 +22,12 @@ export class PerfTextParser {
   private badRows = 0;
   tableLines = 0;
 
+  /**
+   * With `onRun`, each complete run is handed over as soon as the next one starts (and at `end`) instead of being
+   * kept in `runs`: a log of thousands of runs back to back is then never held whole.
+   */
+  constructor(private readonly opts: { onRun?: (run: PerfRun) => void } = {}) {}
+
   /** Returns true when the line belonged to nccl-tests output (others may be NCCL log lines). */
   push(raw: string): boolean {
     this.lineNo++;
@@ -42,10 +48,15 @@ export class PerfTextParser {
     this.seenRanks = new Set();
   }
 
+  private handedOver: PerfRun | null = null;
+
   private flush(): void {
     const r = this.run;
     if (r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0) {
-      if (!this.runs.includes(r)) this.runs.push(r);
+      if (this.opts.onRun) {
+        if (r !== this.handedOver) this.opts.onRun(r);
+        this.handedOver = r;
+      } else if (!this.runs.includes(r)) this.runs.push(r);
     }
   }
 
