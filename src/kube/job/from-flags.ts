@@ -3,7 +3,7 @@ import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "..
 import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
 import { parseQuantity } from "../resources.js";
 import { buildMpiJob } from "./mpi.js";
-import { mpirunArgv, withForwardedEnv } from "./mpirun.js";
+import { mpirunArgv, withForwardedEnv, withRankEnv } from "./mpirun.js";
 import { deriveJobEnv } from "./nccl-env-source.js";
 import { SEED_NCCL_ENV } from "./pod-template.js";
 import { buildPyTorchJob, type PyTorchLauncher } from "./pytorch.js";
@@ -144,7 +144,11 @@ export function buildJobs(
       gpusPerNode: base.gpusPerNode,
       ...(collective ? { collective } : {}),
     });
-    launcherArgv = withForwardedEnv(cmd.argv, base.env);
+    const forwarded = withForwardedEnv(cmd.argv, base.env);
+    launcherArgv = withRankEnv(
+      forwarded,
+      forwarded.findIndex((w) => w.endsWith("_perf")),
+    );
     notes.push(...cmd.notes);
   } else if (flags.program.length === 0) {
     throw new UsageError(

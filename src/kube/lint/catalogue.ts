@@ -114,6 +114,14 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       "Remove NCCL_SOCKET_IFNAME (NCCL picks the pod's interface), set it to the pod's own interface (=eth0, or the Multus name), or run the pod with hostNetwork: true if the node's interface is meant.",
   } satisfies FindingSpec<Where & { value: string; entries: string[]; podNames: string[] }>,
+  MPI_RANKS_WITHOUT_NCCL_ENV: {
+    severity: "warning",
+    title: "mpirun ranks start without the NCCL variables",
+    message: (e: Where & { variable: string }) =>
+      `${e.where} starts the ranks with mpirun over ssh; they get only what mpirun forwards, and ${e.variable} is neither set on the launcher and forwarded with -x nor read from the worker. What the RDMA device plugin injects lands in the workers' PID 1 (sshd), which does not pass it to ssh sessions: NCCL then picks HCAs, GID index and bootstrap interface by itself (the management NIC and RoCE v1 GID 0 included).`,
+    fix: () =>
+      "Let each rank read its worker's NCCL variables: the worker saves them to a file before it becomes sshd, and each rank sources that file before the program (kube-rdma job mpi and volcano generate both); or set the NCCL variables on the launcher (kube-rdma nccl-env -o k8s) and forward each with -x NAME.",
+  } satisfies FindingSpec<Where & { variable: string }>,
   UNKNOWN_KIND: {
     severity: "info",
     title: "kind not linted",
