@@ -1,7 +1,9 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "../../cli/spec.js";
+import type { DriverInfo } from "../../inventory/types.js";
 import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
 import { parseQuantity } from "../resources.js";
+import { chooseNcclTestsImage, DEFAULT_TRAINING_IMAGE } from "./images.js";
 import { buildMpiJob } from "./mpi.js";
 import { mpirunArgv, withForwardedEnv, withRankEnv } from "./mpirun.js";
 import { deriveJobEnv } from "./nccl-env-source.js";
@@ -14,12 +16,15 @@ import { splitWords } from "./words.js";
 export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-const DEFAULT_IMAGES: Record<JobKind, string> = {
-  pytorch: "nvcr.io/nvidia/pytorch:24.05-py3",
-  mpi: "nvcr.io/nvidia/pytorch:24.05-py3",
-  volcano: "nvcr.io/nvidia/pytorch:24.05-py3",
-  "nccl-tests": "ghcr.io/coreweave/nccl-tests:13.2.0-devel-ubuntu24.04-nccl2.29.7-1-7112046",
-};
+/** The image of a kind: nccl-tests chosen for the node's driver, the others the one training image. */
+function imageFor(kind: JobKind, values: OptionValues, driver: DriverInfo | null, notes: string[]): string {
+  const given = str(values, "image");
+  if (kind !== "nccl-tests") return given ?? DEFAULT_TRAINING_IMAGE;
+  const choice = chooseNcclTestsImage({ driver, image: given, skipDriverCheck: bool(values, "skip-driver-check") });
+  if (!choice.ok) throw new UsageError(choice.message, choice.hint);
+  notes.push(...choice.notes);
+  return choice.image;
+}
 
 export type JobFlags = { base: JobOptions; program: string[]; notes: string[] };
 
@@ -108,7 +113,7 @@ export async function jobOptionsFrom(
     gpuResource: str(values, "gpu-resource") ?? "nvidia.com/gpu",
     rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
     rdmaCount,
-    image: str(values, "image") ?? DEFAULT_IMAGES[kind],
+    image: imageFor(kind, values, derived?.driver ?? null, notes),
     queue: str(values, "queue"),
     schedulerName: str(values, "scheduler") ?? "volcano",
     hostNetwork,
