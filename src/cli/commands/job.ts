@@ -9,8 +9,8 @@ import { bool, type CommandSpec, str, UsageError } from "../spec.js";
 
 export const command: CommandSpec = {
   name: "job",
-  summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests",
-  usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests [options] [-- PROGRAM ARGS…]",
+  summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests, TrainJob",
+  usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests|trainjob [options] [-- PROGRAM ARGS…]",
   description: `
 Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the seed's shape:
 schedulerName volcano, capabilities IPC_LOCK, limits <gpu-resource>: N and rdma/hca: 1, /dev/shm on an emptyDir
@@ -28,6 +28,10 @@ Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform i
   volcano     Volcano Job batch.volcano.sh/v1alpha1 with the ssh and svc plugins, minAvailable = all pods,
               tasks mpimaster and mpiworker.
   nccl-tests  all_reduce_perf across --nodes N nodes, as an MPIJob (default) or --kind volcano.
+  trainjob    Kubeflow Trainer v2: a ClusterTrainingRuntime for torch (--runtime NAME, default <name>-torch-rdma)
+              whose "node" pod template carries the RDMA setup, and a TrainJob trainer.kubeflow.org/v1alpha1 on it
+              (numNodes, numProcPerNode). The TrainJob sets no resourcesPerNode: Trainer replaces the node
+              container's resources with it, which would drop rdma/hca or the GPUs.
 
 PROGRAM after \`--\` is the training script for pytorch (default train.py) and the program mpirun starts for
 mpi/volcano. Images must match the node's driver: with a node source, nccl-tests takes the newest nccl-tests image
@@ -108,6 +112,12 @@ refuses when none does, naming --image and --skip-driver-check.`,
       type: "string",
       valueName: "IMAGE",
       description: "--env-from-node: kube-rdma image of the collector pod (default kube-rdma:<version>)",
+    },
+    {
+      name: "runtime",
+      type: "string",
+      valueName: "NAME",
+      description: "trainjob: name of the ClusterTrainingRuntime (default <name>-torch-rdma)",
     },
     { name: "queue", type: "string", valueName: "QUEUE", description: "Volcano queue" },
     { name: "scheduler", type: "string", valueName: "NAME", default: "volcano", description: "schedulerName" },

@@ -9,11 +9,12 @@ import { mpirunArgv, withForwardedEnv, withRankEnv } from "./mpirun.js";
 import { deriveJobEnv } from "./nccl-env-source.js";
 import { SEED_NCCL_ENV } from "./pod-template.js";
 import { buildPyTorchJob, type PyTorchLauncher } from "./pytorch.js";
+import { buildTrainJob } from "./trainjob.js";
 import type { JobOptions } from "./types.js";
 import { buildVolcanoJob } from "./volcano.js";
 import { splitWords } from "./words.js";
 
-export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests"] as const;
+export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests", "trainjob"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** The image of a kind: nccl-tests chosen for the node's driver, the others the one training image. */
@@ -132,6 +133,15 @@ export function buildJobs(
 ): { objects: KubernetesObject[]; notes: string[] } {
   const { base } = flags;
   const notes = [...flags.notes];
+  if (kind === "trainjob") {
+    const script = flags.program.length ? flags.program : ["train.py"];
+    if (!flags.program.length) notes.push("no training script given after --: using train.py");
+    notes.push(
+      "the TrainJob sets no resourcesPerNode: Trainer would replace the node container's resources with it and drop rdma/hca",
+    );
+    const runtimeName = str(values, "runtime") ?? `${base.name}-torch-rdma`;
+    return { objects: buildTrainJob({ ...base, script, runtimeName }), notes };
+  }
   if (kind === "pytorch") {
     const launcher = (str(values, "launcher") ?? "torchrun") as PyTorchLauncher;
     const script = flags.program.length ? flags.program : ["train.py"];
