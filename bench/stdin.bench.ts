@@ -3,6 +3,7 @@
  * users feed a job's log. For a 256 MB NCCL log (half in NCCL ≥ 2.9's shape, half in the older shape whose `comm`
  * lines lack nNodes) and a 50 MB nccl-tests output, runs the built CLI both ways (`cat FILE | kube-rdma analyze - -o
  * json` through a real shell pipe), and prints wall time, the ratio and the CLI's peak RSS.
+ * Then a 600 MB NCCL log through the pipe alone, for its peak RSS.
  * Targets: pipe within 2× of the file path; peak RSS < 200 MB on the pipe.
  */
 import { spawnSync } from "node:child_process";
@@ -16,6 +17,7 @@ const RATIO_TARGET = 2;
 const RSS_TARGET_MB = 200;
 const LOG_BYTES = Number(process.env.STDIN_BENCH_LOG_BYTES ?? 256e6);
 const TESTS_BYTES = Number(process.env.STDIN_BENCH_TESTS_BYTES ?? 50e6);
+const BIG_LOG_BYTES = Number(process.env.STDIN_BENCH_BIG_BYTES ?? 600e6);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "..", "bin", "kube-rdma.js");
@@ -76,6 +78,20 @@ try {
   rmSync(old);
   compare("NCCL INFO log, 1024 ranks, NCCL 2.23 + 2.8 shapes", log);
   rmSync(log);
+
+  // The hostile-input target: 600 MB through a pipe, memory only.
+  const big = join(dir, "stdin-nccl-600.log");
+  generateNcclLog(big, { ranks: 1024, gpusPerNode: 8, targetBytes: BIG_LOG_BYTES });
+  const piped = measure(`cat "$F" | "${process.execPath}" --import "$RSS" "$CLI" analyze - -o json`, {
+    F: big,
+    CLI: cli,
+    RSS: rss,
+  });
+  const bigMB = statSync(big).size / 1e6;
+  process.stdout.write(
+    `NCCL INFO log from a pipe (${bigMB.toFixed(0)} MB): ${piped.seconds.toFixed(2)} s, peak RSS ${piped.rssMB.toFixed(0)} MB (target < ${RSS_TARGET_MB} MB) ${piped.rssMB < RSS_TARGET_MB ? "PASS" : "MISS"}\n\n`,
+  );
+  rmSync(big);
 
   const tests = join(dir, "stdin-nccl-tests.txt");
   const hosts = Array.from({ length: 16 }, (_, i) => `gpu-node-${String(i).padStart(3, "0")}`);

@@ -79,8 +79,8 @@ describe("the node's bond0 never reaches a pod on the pod network", () => {
     ["pytorch"],
     ["mpi", "--", "python", "train.py"],
     ["volcano", "--", "python", "train.py"],
-    ["nccl-tests"],
-    ["nccl-tests", "--kind", "volcano"],
+    ["nccl-tests", "--image", "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"],
+    ["nccl-tests", "--kind", "volcano", "--image", "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"],
   ])("job %s --example seed-bond: no pod carries bond0; with --host-network every GPU pod does", async (...args) => {
     const [kind, ...rest] = args;
     const pod = await run("job", kind!, "--example", "seed-bond", ...rest);

@@ -2,14 +2,15 @@ import { createObjects, makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
+import { DEFAULT_NCCL_TESTS_IMAGE, DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, str, UsageError } from "../spec.js";
 
 export const command: CommandSpec = {
   name: "job",
-  summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests",
-  usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests [options] [-- PROGRAM ARGS…]",
+  summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests, TrainJob",
+  usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests|trainjob [options] [-- PROGRAM ARGS…]",
   description: `
 Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the seed's shape:
 schedulerName volcano, capabilities IPC_LOCK, limits <gpu-resource>: N and rdma/hca: 1, /dev/shm on an emptyDir
@@ -27,9 +28,15 @@ Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform i
   volcano     Volcano Job batch.volcano.sh/v1alpha1 with the ssh and svc plugins, minAvailable = all pods,
               tasks mpimaster and mpiworker.
   nccl-tests  all_reduce_perf across --nodes N nodes, as an MPIJob (default) or --kind volcano.
+  trainjob    Kubeflow Trainer v2: a ClusterTrainingRuntime for torch (--runtime NAME, default <name>-torch-rdma)
+              whose "node" pod template carries the RDMA setup, and a TrainJob trainer.kubeflow.org/v1alpha1 on it
+              (numNodes, numProcPerNode). The TrainJob sets no resourcesPerNode: Trainer replaces the node
+              container's resources with it, which would drop rdma/hca or the GPUs.
 
 PROGRAM after \`--\` is the training script for pytorch (default train.py) and the program mpirun starts for
-mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUDA ≤ 11.4).`,
+mpi/volcano. Images must match the node's driver: with a node source, nccl-tests takes the newest nccl-tests image
+the driver runs (by NVIDIA's table of CUDA releases and their minimum drivers; driver 470 runs CUDA ≤ 11.4) and
+refuses when none does, naming --image and --skip-driver-check.`,
   options: [
     { name: "name", type: "string", valueName: "NAME", description: "Job name (default: rdma-<kind>)" },
     { name: "namespace", short: "n", type: "string", valueName: "NS", default: "default", description: "Namespace" },
@@ -50,7 +57,18 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
       description: "RDMA resource name",
     },
     { name: "rdma-count", type: "number", valueName: "N", default: 1, description: "RDMA resource units per pod" },
-    { name: "image", type: "string", valueName: "IMAGE", description: "Container image" },
+    {
+      name: "image",
+      type: "string",
+      valueName: "IMAGE",
+      description: `Container image (default ${DEFAULT_TRAINING_IMAGE}; nccl-tests: the newest nccl-tests image the node's driver runs, ${DEFAULT_NCCL_TESTS_IMAGE} when the driver is unknown)`,
+    },
+    {
+      name: "skip-driver-check",
+      type: "boolean",
+      description:
+        "nccl-tests: generate even when the image's CUDA release is newer than the node's driver runs (NVIDIA's driver table)",
+    },
     { name: "command", type: "string", valueName: "CMD", description: "PROGRAM as one string (instead of after --)" },
     {
       name: "launcher",
@@ -94,6 +112,12 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
       type: "string",
       valueName: "IMAGE",
       description: "--env-from-node: kube-rdma image of the collector pod (default kube-rdma:<version>)",
+    },
+    {
+      name: "runtime",
+      type: "string",
+      valueName: "NAME",
+      description: "trainjob: name of the ClusterTrainingRuntime (default <name>-torch-rdma)",
     },
     { name: "queue", type: "string", valueName: "QUEUE", description: "Volcano queue" },
     { name: "scheduler", type: "string", valueName: "NAME", default: "volcano", description: "schedulerName" },

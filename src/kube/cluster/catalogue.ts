@@ -143,6 +143,22 @@ export const CLUSTER_FINDINGS = defineCatalogue({
       "the training-operator CRDs exist but no operator Deployment was found; PyTorchJobs would never start.",
     fix: () => "Install or repair the training operator controller (kubectl get deploy -A | grep -i operator).",
   } satisfies FindingSpec<Record<string, never>>,
+  TRAINER_CRD_MISSING: {
+    severity: "warning",
+    title: "Kubeflow Trainer v2 CRD missing",
+    message: (e: { missing: string[] }) =>
+      `Kubeflow Trainer v2 is partly installed: ${e.missing.join(", ")} missing; TrainJobs (kube-rdma job trainjob) need the TrainJob and (Cluster)TrainingRuntime CRDs.`,
+    fix: () =>
+      "Reinstall Kubeflow Trainer v2 (kubectl apply --server-side -k github.com/kubeflow/trainer/manifests/overlays/manager?ref=<release>).",
+  } satisfies FindingSpec<{ missing: string[] }>,
+  TRAINER_CONTROLLER_MISSING: {
+    severity: "error",
+    title: "Kubeflow Trainer v2 controller not running",
+    message: () =>
+      "the Kubeflow Trainer v2 CRDs exist but no trainer controller Deployment (kubeflow-trainer-controller-manager) was found; TrainJobs would never start.",
+    fix: () =>
+      "Install or repair Kubeflow Trainer v2's controller (kubectl get deploy -A | grep trainer-controller-manager); the v1 training operator does not run TrainJobs.",
+  } satisfies FindingSpec<Record<string, never>>,
   SIDECAR_INJECTION: {
     severity: "warning",
     title: "namespace injects a service-mesh sidecar",

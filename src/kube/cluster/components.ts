@@ -1,7 +1,12 @@
 import type { V1DaemonSet, V1Deployment, V1PodSpec } from "@kubernetes/client-node";
 
 /** The cluster components the seed needs (seed-context §2), recognised by name or image. */
-export type ComponentKind = "rdma-device-plugin" | "gpu-device-plugin" | "volcano-scheduler" | "training-operator";
+export type ComponentKind =
+  | "rdma-device-plugin"
+  | "gpu-device-plugin"
+  | "volcano-scheduler"
+  | "training-operator"
+  | "trainer-controller";
 
 function images(spec: V1PodSpec | undefined): string[] {
   return [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].map((c) => c.image ?? "");
@@ -22,13 +27,18 @@ export function classifyDaemonSet(ds: V1DaemonSet): ComponentKind | null {
   return null;
 }
 
-/** Deployments of Volcano's scheduler (`volcano-scheduler`, image `vc-scheduler`) and of a training operator
- * (`training-operator`, `pytorch-operator`, `mpi-operator`, Baidu's `*-aitraining-operator`). */
+/** Deployments of Volcano's scheduler (`volcano-scheduler`, image `vc-scheduler`), of a v1 training operator
+ * (`training-operator`, `pytorch-operator`, `mpi-operator`, Baidu's `*-aitraining-operator`) and of Kubeflow
+ * Trainer v2's controller (`kubeflow-trainer-controller-manager`, image `…/trainer-controller-manager`), which serves
+ * TrainJobs, not PyTorchJobs. */
 export function classifyDeployment(d: V1Deployment): ComponentKind | null {
   const name = d.metadata?.name ?? "";
   const imgs = images(d.spec?.template.spec);
   if (/volcano-scheduler|vc-scheduler/.test(name) || imgs.some((i) => /vc-scheduler/.test(i))) {
     return "volcano-scheduler";
+  }
+  if (/trainer-controller-manager/.test(name) || imgs.some((i) => /trainer-controller-manager/.test(i))) {
+    return "trainer-controller";
   }
   if (
     /training-operator|pytorch-operator|mpi-operator|tf-operator|aitraining-operator|kubeflow-trainer/.test(name) ||
@@ -50,7 +60,13 @@ export const TRAINING_CRDS = [
   "tfjobs.kubeflow.org",
   "paddlejobs.kubeflow.org",
 ];
-export const ALL_CRDS = [...VOLCANO_CRDS, ...TRAINING_CRDS];
+/** Kubeflow Trainer v2 (`kube-rdma job trainjob`). */
+export const TRAINER_CRDS = [
+  "trainjobs.trainer.kubeflow.org",
+  "clustertrainingruntimes.trainer.kubeflow.org",
+  "trainingruntimes.trainer.kubeflow.org",
+];
+export const ALL_CRDS = [...VOLCANO_CRDS, ...TRAINING_CRDS, ...TRAINER_CRDS];
 
 /** `matchLabels` as a label selector string (`app=rdma-device-plugin`). */
 export function selectorString(matchLabels: Record<string, string> | undefined): string {

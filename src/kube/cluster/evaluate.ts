@@ -3,7 +3,14 @@ import { type Finding, makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import { isGpuResource, isRdmaResource, pickResources } from "../resources.js";
 import { CLUSTER_FINDINGS as C } from "./catalogue.js";
-import { classifyDaemonSet, classifyDeployment, TRAINING_CRDS, VOLCANO_CRDS } from "./components.js";
+import {
+  type ComponentKind,
+  classifyDaemonSet,
+  classifyDeployment,
+  TRAINER_CRDS,
+  TRAINING_CRDS,
+  VOLCANO_CRDS,
+} from "./components.js";
 import type { ClusterObjects, CrdPresence } from "./types.js";
 
 export type ResourceAmount = { resource: string; capacity: number; allocatable: number };
@@ -19,7 +26,7 @@ export type NodeSummary = {
 };
 
 export type ComponentSummary = {
-  kind: "rdma-device-plugin" | "gpu-device-plugin" | "volcano-scheduler" | "training-operator";
+  kind: ComponentKind;
   /** `namespace/name` of the DaemonSet or Deployment. */
   name: string;
   desired: number;
@@ -231,7 +238,12 @@ function evaluateControllers(objects: ClusterObjects) {
     const [kind, why, severity] = needed[name]!;
     findings.push(makeFinding(C, "TRAINING_CRD_MISSING", name, { crd: name, kind, needed: why }, severity));
   }
-  for (const role of ["volcano-scheduler", "training-operator"] as const) {
+  const trainerPresent = TRAINER_CRDS.filter((n) => crd(n)?.present);
+  const trainerMissing = TRAINER_CRDS.filter((n) => crd(n)?.present === false);
+  if (trainerPresent.length && trainerMissing.length) {
+    findings.push(makeFinding(C, "TRAINER_CRD_MISSING", "trainer", { missing: trainerMissing }));
+  }
+  for (const role of ["volcano-scheduler", "training-operator", "trainer-controller"] as const) {
     const deps = objects.deployments.filter((d) => classifyDeployment(d) === role);
     for (const d of deps) {
       const name = fullName(d);
@@ -252,7 +264,9 @@ function evaluateControllers(objects: ClusterObjects) {
     }
     if (deps.length) continue;
     if (role === "volcano-scheduler") findings.push(makeFinding(C, "VOLCANO_SCHEDULER_MISSING", "volcano", {}));
-    else if (TRAINING_CRDS.some((n) => crd(n)?.present)) {
+    else if (role === "trainer-controller") {
+      if (trainerPresent.length) findings.push(makeFinding(C, "TRAINER_CONTROLLER_MISSING", "trainer", {}));
+    } else if (TRAINING_CRDS.some((n) => crd(n)?.present)) {
       findings.push(makeFinding(C, "TRAINING_OPERATOR_MISSING", "training-operator", {}));
     }
   }

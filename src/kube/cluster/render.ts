@@ -26,9 +26,10 @@ export function renderClusterText(ev: ClusterEvaluation, header: string, strict 
   }
   out.push("", "Components:");
   if (ev.components.length === 0) out.push("  (none found)");
+  const nameWidth = Math.max(46, ...ev.components.map((c) => c.name.length + 2));
   for (const c of ev.components) {
     out.push(
-      `  ${c.kind.padEnd(20)}${c.name.padEnd(46)}${c.ready}/${c.desired} ready${c.notReadyOn.length ? ` (not ready on ${c.notReadyOn.join(", ")})` : ""}`,
+      `  ${c.kind.padEnd(20)}${c.name.padEnd(nameWidth)}${c.ready}/${c.desired} ready${c.notReadyOn.length ? ` (not ready on ${c.notReadyOn.join(", ")})` : ""}`,
     );
   }
   out.push("", "CRDs:");

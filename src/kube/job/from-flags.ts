@@ -1,25 +1,31 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "../../cli/spec.js";
+import type { DriverInfo } from "../../inventory/types.js";
 import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
 import { parseQuantity } from "../resources.js";
+import { chooseNcclTestsImage, DEFAULT_TRAINING_IMAGE } from "./images.js";
 import { buildMpiJob } from "./mpi.js";
-import { mpirunArgv, withForwardedEnv } from "./mpirun.js";
+import { mpirunArgv, withForwardedEnv, withRankEnv } from "./mpirun.js";
 import { deriveJobEnv } from "./nccl-env-source.js";
 import { SEED_NCCL_ENV } from "./pod-template.js";
 import { buildPyTorchJob, type PyTorchLauncher } from "./pytorch.js";
+import { buildTrainJob } from "./trainjob.js";
 import type { JobOptions } from "./types.js";
 import { buildVolcanoJob } from "./volcano.js";
 import { splitWords } from "./words.js";
 
-export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests"] as const;
+export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests", "trainjob"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-const DEFAULT_IMAGES: Record<JobKind, string> = {
-  pytorch: "nvcr.io/nvidia/pytorch:24.05-py3",
-  mpi: "nvcr.io/nvidia/pytorch:24.05-py3",
-  volcano: "nvcr.io/nvidia/pytorch:24.05-py3",
-  "nccl-tests": "ghcr.io/coreweave/nccl-tests:13.2.0-devel-ubuntu24.04-nccl2.29.7-1-7112046",
-};
+/** The image of a kind: nccl-tests chosen for the node's driver, the others the one training image. */
+function imageFor(kind: JobKind, values: OptionValues, driver: DriverInfo | null, notes: string[]): string {
+  const given = str(values, "image");
+  if (kind !== "nccl-tests") return given ?? DEFAULT_TRAINING_IMAGE;
+  const choice = chooseNcclTestsImage({ driver, image: given, skipDriverCheck: bool(values, "skip-driver-check") });
+  if (!choice.ok) throw new UsageError(choice.message, choice.hint);
+  notes.push(...choice.notes);
+  return choice.image;
+}
 
 export type JobFlags = { base: JobOptions; program: string[]; notes: string[] };
 
@@ -108,7 +114,7 @@ export async function jobOptionsFrom(
     gpuResource: str(values, "gpu-resource") ?? "nvidia.com/gpu",
     rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
     rdmaCount,
-    image: str(values, "image") ?? DEFAULT_IMAGES[kind],
+    image: imageFor(kind, values, derived?.driver ?? null, notes),
     queue: str(values, "queue"),
     schedulerName: str(values, "scheduler") ?? "volcano",
     hostNetwork,
@@ -127,6 +133,15 @@ export function buildJobs(
 ): { objects: KubernetesObject[]; notes: string[] } {
   const { base } = flags;
   const notes = [...flags.notes];
+  if (kind === "trainjob") {
+    const script = flags.program.length ? flags.program : ["train.py"];
+    if (!flags.program.length) notes.push("no training script given after --: using train.py");
+    notes.push(
+      "the TrainJob sets no resourcesPerNode: Trainer would replace the node container's resources with it and drop rdma/hca",
+    );
+    const runtimeName = str(values, "runtime") ?? `${base.name}-torch-rdma`;
+    return { objects: buildTrainJob({ ...base, script, runtimeName }), notes };
+  }
   if (kind === "pytorch") {
     const launcher = (str(values, "launcher") ?? "torchrun") as PyTorchLauncher;
     const script = flags.program.length ? flags.program : ["train.py"];
@@ -144,7 +159,11 @@ export function buildJobs(
       gpusPerNode: base.gpusPerNode,
       ...(collective ? { collective } : {}),
     });
-    launcherArgv = withForwardedEnv(cmd.argv, base.env);
+    const forwarded = withForwardedEnv(cmd.argv, base.env);
+    launcherArgv = withRankEnv(
+      forwarded,
+      forwarded.findIndex((w) => w.endsWith("_perf")),
+    );
     notes.push(...cmd.notes);
   } else if (flags.program.length === 0) {
     throw new UsageError(

@@ -3,6 +3,7 @@ export * from "./mpirun.js";
 export * from "./pod-template.js";
 export * from "./pytorch.js";
 export * from "./render.js";
+export * from "./trainjob.js";
 export * from "./types.js";
 export * from "./volcano.js";
 export * from "./words.js";

@@ -153,7 +153,16 @@ describe("job with the NCCL variables derived for a node", () => {
   });
 
   test("nccl-tests --nodes 4 --example: the launcher forwards every derived variable with -x", async () => {
-    const { docs, yaml } = await job("nccl-tests", "--nodes", "4", "--example", "a100-8x-roce-seed", "--host-network");
+    const { docs, yaml } = await job(
+      "nccl-tests",
+      "--nodes",
+      "4",
+      "--example",
+      "a100-8x-roce-seed",
+      "--host-network",
+      "--image",
+      "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04",
+    );
     const l = docs[0].spec.mpiReplicaSpecs.Launcher.template.spec.containers[0];
     for (const k of ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX"]) {
       expect(l.args.join(" ")).toContain(`-x ${k}`);
@@ -345,7 +354,7 @@ describe("job --on: a pair test placed on its two nodes", () => {
 
 describe("the schema checks themselves catch broken manifests", () => {
   test("an MPIJob whose slotsPerWorker is a string fails the published MPIJob schema", async () => {
-    const { docs } = await job("nccl-tests", "--nodes", "2", "--example", "a100-8x-roce-seed");
+    const { docs } = await job("nccl-tests", "--nodes", "2", "--example", "h100-18hca");
     const broken = structuredClone(docs[0]);
     broken.spec.slotsPerWorker = "eight";
     expect(validateCustomResource(broken).join("\n")).toMatch(/slotsPerWorker/);

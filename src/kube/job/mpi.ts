@@ -1,3 +1,4 @@
+import { workerSshdScript } from "./mpirun.js";
 import { rdmaContainer, rdmaPodTemplate } from "./pod-template.js";
 import type { JobOptions, MPIJob } from "./types.js";
 
@@ -31,7 +32,8 @@ export function buildMpiJob(opts: MpiOptions): MPIJob {
       extraEnv: OMPI_ROOT_ENV,
     },
   );
-  const worker = rdmaContainer(opts, { name: "worker", rdma: true });
+  // The worker is sshd (mpi-operator v2 starts the ranks over ssh), after saving its NCCL variables for the ranks.
+  const worker = rdmaContainer(opts, { name: "worker", command: ["/bin/bash", "-c", workerSshdScript()], rdma: true });
   return {
     apiVersion: "kubeflow.org/v2beta1",
     kind: "MPIJob",

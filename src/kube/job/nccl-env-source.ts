@@ -5,13 +5,14 @@ import { VERSION } from "../../cli/version.js";
 import { openReader, SnapshotHostReader } from "../../host/index.js";
 import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
+import type { DriverInfo } from "../../inventory/types.js";
 import { deriveNcclEnv, type NetworkMode } from "../../nccl/index.js";
 import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
 import { kubeOptionsFrom } from "../api/options.js";
 import { collectFleet, FLEET_ROLE, snapshotFromLog } from "../fleet/run.js";
 
-export type DerivedEnv = { env: Record<string, string>; source: string; notes: string[] };
+export type DerivedEnv = { env: Record<string, string>; source: string; notes: string[]; driver: DriverInfo };
 
 /** Reads one cluster node through a collector pod (the `fleet verify` machinery, one node). */
 async function readerForNode(node: string, values: OptionValues, io: Io): Promise<HostReader> {
@@ -58,5 +59,5 @@ export async function deriveJobEnv(values: OptionValues, io: Io, network: Networ
   );
   for (const f of derived.findings.filter((x) => x.severity !== "info"))
     notes.push(`${f.severity} ${f.code}: ${f.message}`);
-  return { env: derived.env, source: reader.description, notes };
+  return { env: derived.env, source: reader.description, notes, driver: inventory.driver };
 }

@@ -72,4 +72,34 @@ export type VolcanoJob = {
   };
 };
 
-export type JobManifest = PyTorchJob | MPIJob | VolcanoJob;
+export type JobManifest = PyTorchJob | MPIJob | VolcanoJob | ClusterTrainingRuntime | TrainJob;
+
+/** Kubeflow Trainer v2: the runtime (a JobSet template) and the TrainJob that runs on it. */
+export type ClusterTrainingRuntime = {
+  apiVersion: "trainer.kubeflow.org/v1alpha1";
+  kind: "ClusterTrainingRuntime";
+  metadata: V1ObjectMeta;
+  spec: {
+    mlPolicy: { numNodes: number; torch: Record<string, never> };
+    podGroupPolicy?: { volcano: Record<string, never> };
+    template: {
+      spec: {
+        replicatedJobs: {
+          name: string;
+          replicas: number;
+          template: { metadata: V1ObjectMeta; spec: { template: V1PodTemplateSpec } };
+        }[];
+      };
+    };
+  };
+};
+
+export type TrainJob = {
+  apiVersion: "trainer.kubeflow.org/v1alpha1";
+  kind: "TrainJob";
+  metadata: V1ObjectMeta;
+  spec: {
+    runtimeRef: { apiGroup: "trainer.kubeflow.org"; kind: "ClusterTrainingRuntime"; name: string };
+    trainer: { numNodes: number; numProcPerNode: number };
+  };
+};

@@ -1,5 +1,5 @@
 import { OMPI_ROOT_ENV } from "./mpi.js";
-import { shellQuote, withForwardedEnv } from "./mpirun.js";
+import { shellQuote, withForwardedEnv, workerSshdScript } from "./mpirun.js";
 import { rdmaContainer, rdmaPodTemplate } from "./pod-template.js";
 import type { JobOptions, VolcanoJob } from "./types.js";
 
@@ -35,7 +35,7 @@ export function buildVolcanoJob(opts: VolcanoOptions): VolcanoJob {
   });
   const worker = rdmaContainer(opts, {
     name: "mpiworker",
-    command: ["/bin/bash", "-c", "mkdir -p /var/run/sshd && exec /usr/sbin/sshd -D -e"],
+    command: ["/bin/bash", "-c", workerSshdScript()],
     rdma: true,
   });
   const pod = (c: typeof master) => rdmaPodTemplate(opts, [c], { restartPolicy: "OnFailure", schedulerInPod: false });

@@ -114,12 +114,28 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       "Remove NCCL_SOCKET_IFNAME (NCCL picks the pod's interface), set it to the pod's own interface (=eth0, or the Multus name), or run the pod with hostNetwork: true if the node's interface is meant.",
   } satisfies FindingSpec<Where & { value: string; entries: string[]; podNames: string[] }>,
+  MPI_RANKS_WITHOUT_NCCL_ENV: {
+    severity: "warning",
+    title: "mpirun ranks start without the NCCL variables",
+    message: (e: Where & { variable: string }) =>
+      `${e.where} starts the ranks with mpirun over ssh; they get only what mpirun forwards, and ${e.variable} is neither set on the launcher and forwarded with -x nor read from the worker. What the RDMA device plugin injects lands in the workers' PID 1 (sshd), which does not pass it to ssh sessions: NCCL then picks HCAs, GID index and bootstrap interface by itself (the management NIC and RoCE v1 GID 0 included).`,
+    fix: () =>
+      "Let each rank read its worker's NCCL variables: the worker saves them to a file before it becomes sshd, and each rank sources that file before the program (kube-rdma job mpi and volcano generate both); or set the NCCL variables on the launcher (kube-rdma nccl-env -o k8s) and forward each with -x NAME.",
+  } satisfies FindingSpec<Where & { variable: string }>,
+  TRAINJOB_RESOURCES_DROPPED: {
+    severity: "error",
+    title: "TrainJob resourcesPerNode drops the runtime's RDMA/GPU requests",
+    message: (e: Where & { runtime: string; given: string; dropped: string[]; known: boolean }) =>
+      `${e.where} sets trainer.resourcesPerNode (${e.given}); Kubeflow Trainer replaces the whole resources of the ${e.known ? "" : "referenced "}runtime ${e.runtime}'s node container with it, so ${e.dropped.join(", ")} ${e.known ? "that the runtime requests " : ""}${e.dropped.length === 1 ? "is" : "are"} dropped: the pods get no RDMA device (NCCL falls back to sockets) or no GPUs.`,
+    fix: (e: Where & { dropped: string[] }) =>
+      `Remove resourcesPerNode (the runtime's pod template carries the resources, as kube-rdma job trainjob generates), or list every resource in it, including ${e.dropped.join(", ")}.`,
+  } satisfies FindingSpec<Where & { runtime: string; given: string; dropped: string[]; known: boolean }>,
   UNKNOWN_KIND: {
     severity: "info",
     title: "kind not linted",
     message: (e: Where & { kind: string }) =>
       `${e.where}: kind ${e.kind} has no pod template kube-rdma knows; skipped.`,
     fix: () =>
-      "Nothing to do; kube-rdma lints Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, PyTorchJob, MPIJob, TFJob and Volcano Job.",
+      "Nothing to do; kube-rdma lints Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, PyTorchJob, MPIJob, TFJob, Volcano Job, and Kubeflow Trainer's TrainJob, ClusterTrainingRuntime and TrainingRuntime.",
   } satisfies FindingSpec<Where & { kind: string }>,
 });

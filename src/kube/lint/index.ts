@@ -6,6 +6,7 @@ import { LINT_FINDINGS } from "./catalogue.js";
 import { parseManifests } from "./documents.js";
 import { DEFAULT_LINT_OPTIONS, type LintOptions, lintWorkload } from "./rules.js";
 import { isObj, pathString, workloadOf } from "./templates.js";
+import { isTrainerKind, lintTrainJob, runtimeResources } from "./trainjob-rules.js";
 
 export { LINT_FINDINGS } from "./catalogue.js";
 export { parseManifests } from "./documents.js";
@@ -44,18 +45,28 @@ export function lintManifestText(text: string, file: string, opts: LintOptions =
       }),
     );
   }
-  for (const doc of documents) {
-    const items =
+  const docItems = documents.map((doc) => ({
+    doc,
+    items:
       isObj(doc.value) && doc.value.kind === "List" && Array.isArray(doc.value.items)
-        ? doc.value.items.map((item, i) => ({ value: item, prefix: ["items", i] as (string | number)[] }))
-        : [{ value: doc.value, prefix: [] as (string | number)[] }];
+        ? doc.value.items.map((item, i) => ({ value: item as unknown, prefix: ["items", i] as (string | number)[] }))
+        : [{ value: doc.value, prefix: [] as (string | number)[] }],
+  }));
+  // A TrainJob is checked against the runtimes in the same file (Trainer merges the two).
+  const runtimes = runtimeResources(docItems.flatMap((d) => d.items.map((i) => i.value)));
+  for (const { doc, items } of docItems) {
     for (const { value, prefix } of items) {
       const kind = isObj(value) && typeof value.kind === "string" ? value.kind : "(no kind)";
       const name = isObj(value) && isObj(value.metadata) ? String(value.metadata.name ?? "(unnamed)") : "(unnamed)";
       result.objects.push({ document: doc.index + 1, kind, name });
       const base = { file, document: doc.index + 1, kind, name };
       const w = workloadOf(value);
-      if (!w) {
+      const located = w
+        ? lintWorkload(w, opts)
+        : isTrainerKind(value, ["TrainJob"])
+          ? lintTrainJob(value as Record<string, unknown>, runtimes)
+          : null;
+      if (!located) {
         const where = `${kind}/${name}`;
         result.findings.push({
           ...makeFinding(LINT_FINDINGS, "UNKNOWN_KIND", where, { where, kind }),
@@ -66,7 +77,7 @@ export function lintManifestText(text: string, file: string, opts: LintOptions =
         });
         continue;
       }
-      for (const { finding, location } of lintWorkload(w, opts)) {
+      for (const { finding, location } of located) {
         const field = [...prefix, ...location.field];
         let line = doc.lineOf(field);
         for (let cut = field.length - 1; line === undefined && cut > 0; cut--) line = doc.lineOf(field.slice(0, cut));

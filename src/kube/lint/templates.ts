@@ -47,6 +47,9 @@ const REPLICA_SPECS: Record<string, string> = {
   XGBoostJob: "xgbReplicaSpecs",
 };
 
+const TRAINING_RUNTIMES = new Set(["ClusterTrainingRuntime", "TrainingRuntime"]);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
 const SIMPLE_TEMPLATE = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController"]);
 
 /** The workload's pod templates, or null for a kind without pod templates. */
@@ -88,6 +91,26 @@ export function workloadOf(value: unknown): WorkloadObject | null {
   } else if (kind === "CronJob") {
     const jt = obj(obj(spec.jobTemplate).spec);
     push(template(["spec", "jobTemplate", "spec", "template"], jt.template, "cronjob", int(jt.parallelism, 1)));
+  } else if (TRAINING_RUNTIMES.has(kind) && apiVersion.startsWith("trainer.kubeflow.org/")) {
+    // Kubeflow Trainer v2: a JobSet template; the trainer's replicated job runs mlPolicy.numNodes pods.
+    const policy = obj(spec.podGroupPolicy);
+    out.objectScheduler = isObj(policy.volcano)
+      ? "volcano"
+      : isObj(policy.coscheduling)
+        ? "scheduler-plugins-scheduler"
+        : null;
+    const numNodes = int(obj(spec.mlPolicy).numNodes, 1);
+    const jobs = arr(obj(obj(spec.template).spec).replicatedJobs);
+    jobs.forEach((j, i) => {
+      const rj = obj(j);
+      const jobTemplate = obj(rj.template);
+      const trainer =
+        obj(obj(jobTemplate.metadata).labels)["trainer.kubeflow.org/trainjob-ancestor-step"] === "trainer";
+      const jobSpec = obj(jobTemplate.spec);
+      const pods = trainer ? numNodes : int(rj.replicas, 1) * int(jobSpec.parallelism, 1);
+      const base = ["spec", "template", "spec", "replicatedJobs", i, "template", "spec", "template"];
+      push(template(base, jobSpec.template, String(rj.name ?? `job${i}`), pods));
+    });
   } else if (REPLICA_SPECS[kind]) {
     const field = REPLICA_SPECS[kind]!;
     for (const [role, r] of Object.entries(obj(spec[field]))) {

@@ -264,6 +264,8 @@ export type SeedClusterChanges = {
   rdmaPluginNotReadyOn?: string;
   noVolcanoScheduler?: boolean;
   extraNamespaces?: Obj[];
+  /** Kubeflow Trainer v2 beside the v1 operator: its 3 CRDs and controller, or the CRDs alone. */
+  trainerV2?: "installed" | "crds-only";
 };
 
 /** The seed's cluster: one CPU node, two GPU+RDMA nodes and the four components, all healthy. */
@@ -296,7 +298,16 @@ export function seedCluster(changes: SeedClusterChanges = {}): Record<string, Ob
     namespace: "kubeflow",
     image: "kubeflow/training-operator:v1-855e096",
   });
-  const deployments = changes.noVolcanoScheduler ? [operator] : [scheduler, operator];
+  const trainer = deployment({
+    name: "kubeflow-trainer-controller-manager",
+    namespace: "kubeflow-system",
+    image: "ghcr.io/kubeflow/trainer/trainer-controller-manager:v2.3.0",
+  });
+  const deployments = [
+    ...(changes.noVolcanoScheduler ? [] : [scheduler]),
+    operator,
+    ...(changes.trainerV2 === "installed" ? [trainer] : []),
+  ];
   const pods = [
     ...gpuNodes.map((n, i) => ownedPod(rdmaDs, n, n !== changes.rdmaPluginNotReadyOn, `x${i}k2f`)),
     ...gpuNodes.map((n, i) => ownedPod(gpuDs, n, true, `p${i}q8z`)),
@@ -310,6 +321,13 @@ export function seedCluster(changes: SeedClusterChanges = {}): Record<string, Ob
     crd("mpijobs.kubeflow.org", ["v2beta1"]),
     crd("tfjobs.kubeflow.org", ["v1"]),
     crd("paddlejobs.kubeflow.org", ["v1"]),
+    ...(changes.trainerV2
+      ? [
+          crd("trainjobs.trainer.kubeflow.org", ["v1alpha1"]),
+          crd("clustertrainingruntimes.trainer.kubeflow.org", ["v1alpha1"]),
+          crd("trainingruntimes.trainer.kubeflow.org", ["v1alpha1"]),
+        ]
+      : []),
   ];
   return {
     nodes,

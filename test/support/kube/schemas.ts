@@ -25,6 +25,9 @@ const CRD_FILES: Record<string, string> = {
   "kubeflow.org/v2beta1/MPIJob": "kubeflow.org_mpijobs.v2beta1.yaml",
   "batch.volcano.sh/v1alpha1/Job": "batch.volcano.sh_jobs.yaml",
   "scheduling.volcano.sh/v1beta1/PodGroup": "scheduling.volcano.sh_podgroups.yaml",
+  "trainer.kubeflow.org/v1alpha1/TrainJob": "trainer.kubeflow.org_trainjobs.v2.3.0.yaml",
+  "trainer.kubeflow.org/v1alpha1/ClusterTrainingRuntime": "trainer.kubeflow.org_clustertrainingruntimes.v2.3.0.yaml",
+  "trainer.kubeflow.org/v1alpha1/TrainingRuntime": "trainer.kubeflow.org_trainingruntimes.v2.3.0.yaml",
 };
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });

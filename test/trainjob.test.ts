@@ -1,0 +1,121 @@
+/** Kubeflow Trainer v2: `job trainjob`, its lint rules, and the resourcesPerNode trap. */
+import { describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { lintManifestText } from "../src/kube/lint/index.js";
+import { captureIo } from "./support/io.js";
+import { expectGeneratedValid, parseDocs } from "./support/kube/generated.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
+type Any = any;
+
+async function job(...args: string[]) {
+  const io = captureIo();
+  const code = await main(["job", "trainjob", ...args], io);
+  return { code, out: io.out, err: io.err, docs: io.out ? parseDocs(io.out) : [] };
+}
+
+describe("job trainjob: a TrainJob on a ClusterTrainingRuntime that carries the RDMA pod template", () => {
+  test("--nodes 4 --example a100-8x-roce-seed → runtime + TrainJob, valid against the Trainer v2.3.0 CRDs, lint-clean", async () => {
+    const r = await job("--nodes", "4", "--example", "a100-8x-roce-seed", "--", "main.py", "--epochs", "3");
+    expect(r.code).toBe(0);
+    const [runtime, tj] = r.docs;
+    expect(runtime).toMatchObject({
+      apiVersion: "trainer.kubeflow.org/v1alpha1",
+      kind: "ClusterTrainingRuntime",
+      metadata: { name: "rdma-trainjob-torch-rdma" },
+      spec: { mlPolicy: { numNodes: 4, torch: {} }, podGroupPolicy: { volcano: {} } },
+    });
+    const rj = runtime.spec.template.spec.replicatedJobs[0];
+    expect(rj.template.metadata.labels["trainer.kubeflow.org/trainjob-ancestor-step"]).toBe("trainer");
+    const pod = rj.template.spec.template;
+    const node = pod.spec.containers[0];
+    expect(node.name).toBe("node");
+    expect([...node.command, ...node.args]).toEqual(["torchrun", "main.py", "--epochs", "3"]);
+    expect(node.resources.limits).toEqual({ "nvidia.com/gpu": "8", "rdma/hca": "1" });
+    expect(node.securityContext.capabilities.add).toEqual(["IPC_LOCK"]);
+    expect(Object.fromEntries(node.env.map((e: Any) => [e.name, e.value]))).toMatchObject({
+      NCCL_IB_HCA: "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
+      NCCL_IB_GID_INDEX: "3",
+    });
+    expect(pod.metadata.annotations["sidecar.istio.io/inject"]).toBe("false");
+    expect(tj).toMatchObject({
+      kind: "TrainJob",
+      metadata: { name: "rdma-trainjob", namespace: "default" },
+      spec: {
+        runtimeRef: {
+          apiGroup: "trainer.kubeflow.org",
+          kind: "ClusterTrainingRuntime",
+          name: "rdma-trainjob-torch-rdma",
+        },
+        trainer: { numNodes: 4, numProcPerNode: 8 },
+      },
+    });
+    expect(tj.spec.trainer).not.toHaveProperty("resourcesPerNode");
+    expect(r.out).toMatch(/^# the TrainJob sets no resourcesPerNode/m);
+    expectGeneratedValid(r.out, "trainjob.yaml");
+  });
+
+  test("--runtime names the runtime; the TrainJob points at it", async () => {
+    const r = await job("--runtime", "torch-roce", "--name", "llama");
+    expect(r.docs[0].metadata.name).toBe("torch-roce");
+    expect(r.docs[1].spec.runtimeRef.name).toBe("torch-roce");
+    expectGeneratedValid(r.out);
+  });
+});
+
+describe("lint: Trainer v2's resourcesPerNode trap", () => {
+  const withResources = async (resources: string) => {
+    const r = await job("--nodes", "2");
+    const tj = `${r.out}\n  resourcesPerNode:\n    limits:\n${resources}`.replace(
+      /numProcPerNode: 8\n\n {2}resourcesPerNode/,
+      "numProcPerNode: 8\n    resourcesPerNode",
+    );
+    return tj.replace(/\n {4}limits:\n/, "\n      limits:\n");
+  };
+
+  test("a TrainJob whose resourcesPerNode lists only GPUs drops the runtime's rdma/hca → error at spec.trainer.resourcesPerNode", async () => {
+    const yaml = await withResources('        nvidia.com/gpu: "8"\n');
+    const r = lintManifestText(yaml, "tj.yaml");
+    expect(r.problems).toEqual([]);
+    expect(r.findings.map((f) => `${f.severity} ${f.code} ${f.name} ${f.field}`)).toEqual([
+      "error TRAINJOB_RESOURCES_DROPPED rdma-trainjob spec.trainer.resourcesPerNode",
+    ]);
+    expect(r.findings[0]!.message).toMatch(/so rdma\/hca that the runtime requests is dropped/);
+  });
+
+  test("listing rdma/hca but not the GPUs drops the GPUs; listing both is fine", async () => {
+    const onlyRdma = lintManifestText(await withResources('        rdma/hca: "1"\n'), "tj.yaml");
+    expect(onlyRdma.findings[0]?.message).toMatch(/nvidia\.com\/gpu that the runtime requests is dropped/);
+    const both = lintManifestText(
+      await withResources('        nvidia.com/gpu: "8"\n        rdma/hca: "1"\n'),
+      "tj.yaml",
+    );
+    expect(both.findings).toEqual([]);
+  });
+
+  test("a TrainJob alone (runtime not in the file) asking GPUs without an RDMA resource on 2 nodes is flagged too", () => {
+    const yaml = `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: t}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer:
+    numNodes: 2
+    resourcesPerNode:
+      limits: {nvidia.com/gpu: 8}
+`;
+    const r = lintManifestText(yaml, "t.yaml");
+    expect(r.findings.map((f) => f.code)).toEqual(["TRAINJOB_RESOURCES_DROPPED"]);
+    expect(r.findings[0]!.message).toMatch(/referenced runtime ClusterTrainingRuntime\/torch-distributed/);
+  });
+
+  test("a runtime's node pod template is linted like any pod: no IPC_LOCK is found there", async () => {
+    const r = await job("--nodes", "2");
+    const broken = r.out.replace(/\n\s+securityContext:\n\s+capabilities:\n\s+add:\n\s+- IPC_LOCK/, "");
+    expect(broken).not.toBe(r.out);
+    const lint = lintManifestText(broken, "rt.yaml");
+    expect(lint.findings.map((f) => `${f.code} ${f.kind} ${f.container}`)).toEqual([
+      "NO_IPC_LOCK ClusterTrainingRuntime node",
+    ]);
+  });
+});
