@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
@@ -51,8 +52,9 @@ async function openExample(name: string): Promise<HostReader> {
 export function loadSnapshot(path: string): Snapshot {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = snapshotText(path === "-" ? readFileSync(0) : readFileSync(path), path);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(
       `--snapshot ${path}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : `cannot read (${code ?? String(err)})`}.`,
@@ -83,4 +85,17 @@ export function loadSnapshot(path: string): Snapshot {
   }
   if (bad) throw new UsageError(`--snapshot ${path}: ${bad.message}.`, "Collect it again.");
   return data as Snapshot;
+}
+
+/** A snapshot file's text: gzip (`collect -o - | gzip > node.json.gz`, or `collect -o node.json.gz`) or plain JSON. */
+function snapshotText(bytes: Buffer, path: string): string {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString("utf8");
+  try {
+    return gunzipSync(bytes).toString("utf8");
+  } catch (err) {
+    throw new UsageError(
+      `--snapshot ${path}: a gzip file that does not decompress (${err instanceof Error ? err.message : String(err)}).`,
+      "The file is probably truncated; copy it again, or collect it again with `kube-rdma collect -o FILE`.",
+    );
+  }
 }

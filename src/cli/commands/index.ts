@@ -41,4 +41,5 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./fleet.js"),
   },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
+  { name: "version", summary: "Print the kube-rdma version", load: () => import("./version.js") },
 ];
