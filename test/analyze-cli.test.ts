@@ -24,7 +24,7 @@ describe("kube-rdma analyze", () => {
     const code = await main(["analyze", fx("show_gids", "seed-gid-index-5")], io);
     expect(code).toBe(1);
     expect(io.out).toMatch(/ERROR GID_INDEX_DIFFERS mlx5_5: .*index 5.*index 3/);
-    expect(io.out).toMatch(/fix: .*NCCL_IB_GID_INDEX unset/);
+    expect(io.out).toMatch(/fix: .*do not set NCCL_IB_GID_INDEX/);
   });
 
   test("-o json: one {schemaVersion, file, kind, data, findings} entry per input, in order", async () => {

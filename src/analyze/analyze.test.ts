@@ -4,7 +4,10 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { capture, captureVariants } from "../../test/support/captures.js";
 import { hostileLines } from "../../test/support/property.js";
+import { runChecks } from "../checks/index.js";
 import { renderNvidiaSmiXml, type XmlGpuSpec } from "../examples/nvidia-smi-xml.js";
+import { openReader } from "../host/index.js";
+import { readInventory } from "../inventory/index.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { detectKind } from "./detect.js";
 import { ANALYZERS, analyzeText } from "./index.js";
@@ -102,7 +105,7 @@ describe("show_gids findings", () => {
     const entry = analyzeText("gids.txt", capture("show_gids", "seed-gid-index-5"));
     const f = entry.findings.find((x) => x.code === "GID_INDEX_DIFFERS");
     expect(f).toMatchObject({ severity: "error", subject: "mlx5_5", evidence: { index: 5, usual: 3, netdev: "eth5" } });
-    expect(f?.message).toMatch(/NCCL_IB_GID_INDEX cannot be right/);
+    expect(f?.message).toMatch(/one NCCL_IB_GID_INDEX cannot fit every HCA/);
     expect(f?.fix).toMatch(/eth5/);
     expect(entry.findings).toHaveLength(1);
   });
@@ -240,7 +243,7 @@ describe("topology and GPU findings", () => {
 
   test("ERR! cells and uncorrectable ECC errors name the GPU", () => {
     expect(codes(capture("nvidia_smi", "a100-470-err"))).toEqual([
-      { code: "GPU_ROW_REMAP", severity: "error", subject: "GPU2" },
+      { code: "GPU_ECC_UNCORRECTABLE", severity: "error", subject: "GPU2" },
       { code: "GPU_ERR_STATE", severity: "error", subject: "GPU3" },
     ]);
   });
@@ -255,6 +258,32 @@ describe("topology and GPU findings", () => {
     expect(codes(capture("nvidia_smi", "a100-470-lost-gpu"))).toEqual([
       { code: "GPU_ERR_STATE", severity: "error", subject: "GPU 0000:CF:00.0" },
     ]);
+  });
+});
+
+describe("one fact, one code, one fix: analyze and verify agree", () => {
+  test("uncorrectable ECC errors in a pasted nvidia-smi are GPU_ECC_UNCORRECTABLE, as verify says, not GPU_ROW_REMAP", async () => {
+    const pasted = analyzeText("smi.txt", capture("nvidia_smi", "a100-470-err")).findings.find(
+      (f) => f.subject === "GPU2",
+    );
+    expect(pasted?.code).toBe("GPU_ECC_UNCORRECTABLE");
+    const verified = runChecks(await readInventory(await openReader({ example: "seed-row-remap" }))).find(
+      (f) => f.subject === "GPU2",
+    );
+    const xml = (await openReader({ example: "seed-row-remap" })).run("nvidia-smi", ["-q", "-x"]);
+    const fromXml = analyzeText("smi.xml", (await xml).stdout).findings.find((f) => f.subject === "GPU2");
+    expect(fromXml).toEqual(verified);
+  });
+
+  test("GID_INDEX_DIFFERS has the same fix in analyze (pasted show_gids) and verify (the node itself)", async () => {
+    const inventory = await readInventory(await openReader({ example: "seed-gid-index-5" }));
+    // With the node model, the paste leaves the management mlx5_0 out just as verify does.
+    const pasted = analyzeText("gids.txt", capture("show_gids", "seed-gid-index-5"), { inventory }).findings.find(
+      (f) => f.code === "GID_INDEX_DIFFERS",
+    );
+    const verified = runChecks(inventory).find((f) => f.code === "GID_INDEX_DIFFERS");
+    expect(pasted?.fix).toBe(verified?.fix);
+    expect(pasted?.message).toBe(verified?.message);
   });
 });
 

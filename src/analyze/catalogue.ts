@@ -27,17 +27,6 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "bootstrap, but it cannot carry routable RoCE v2 traffic.",
     fix: (e) => `Nothing to do unless it should carry RDMA; then give ${e.netdev ?? "its netdev"} an IP address.`,
   } satisfies Spec<{ netdev: string | null }>,
-  GID_INDEX_DIFFERS: {
-    severity: "error",
-    title: "RoCE v2 IPv4 GID at a different index",
-    message: (e, s) =>
-      `${s} has its RoCE v2 IPv4 GID (${e.ipv4}) at index ${e.index}, the other devices at index ${e.usual}: ` +
-      "one NCCL_IB_GID_INDEX cannot be right for every HCA.",
-    fix: (e, s) =>
-      `Remove the extra address that shifted ${s}'s table (usually an IPv6 or second IPv4 on ${e.netdev ?? "its netdev"}), ` +
-      `or with NCCL ≥ 2.21 leave NCCL_IB_GID_INDEX unset so NCCL picks the RoCE v2 IPv4 GID per HCA; ` +
-      `with older NCCL exclude ${s} (NCCL_IB_HCA=^=${s}).`,
-  } satisfies Spec<{ index: number; usual: number; ipv4: string | null; netdev: string | null }>,
   GID_INDEX_UNIFORM: {
     severity: "info",
     title: "RoCE v2 IPv4 GID index is uniform",
@@ -152,30 +141,6 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "Check `dmesg | grep -i xid` and `nvidia-smi -q`; an ERR! GPU usually needs a reset or drain and RMA. Take the node " +
       "out of scheduling until it is fixed.",
   } satisfies Spec<{ busId: string | null; columns: string[]; message: string }>,
-  GPU_ROW_REMAP: {
-    severity: "error",
-    title: "Uncorrectable memory errors / pending row remap",
-    message: (e, s) => {
-      const parts = [
-        e.eccUncorrected ? `${e.eccUncorrected} volatile uncorrectable ECC error(s)` : null,
-        e.pending ? "a pending row remap" : null,
-        e.remapFailure ? "a failed row remap" : null,
-        e.retiredPending ? "pages pending retirement" : null,
-      ].filter(Boolean);
-      return `${s} (${e.busId}) has ${parts.join(", ")}.`;
-    },
-    fix: (e) =>
-      e.remapFailure
-        ? "Row remapping failed: drain the node and RMA the GPU."
-        : "Run `nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT`; drain the GPU's jobs and reset it (`nvidia-smi -r`) " +
-          "to apply the remap, and drain for RMA if errors recur.",
-  } satisfies Spec<{
-    busId: string;
-    eccUncorrected: number | null;
-    pending: boolean;
-    remapFailure: boolean;
-    retiredPending: boolean;
-  }>,
   GPU_PCIE_DEGRADED: {
     severity: "error",
     title: "GPU PCIe link narrower than it can be",

@@ -1,3 +1,5 @@
+import { finding } from "../checks/catalogue.js";
+import { compactNames } from "../checks/select.js";
 import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
 import { naturalCompare } from "../core/natural.js";
@@ -74,14 +76,29 @@ function indexFindings(ports: readonly PortGids[], ctx: AnalyzeContext, subjectO
   if (odd.length === 0) {
     return [makeFinding(C, "GID_INDEX_UNIFORM", "node", { index: usual, devices: judged.length })];
   }
+  const usualHcas = compactNames(judged.filter((p) => p.v2Ipv4!.index === usual).map((p) => p.device));
+  // The words verify uses for the same fact (one code, one message, one fix).
   return odd.map((p) =>
-    makeFinding(C, "GID_INDEX_DIFFERS", subjectOf(p), {
+    finding("GID_INDEX_DIFFERS", subjectOf(p), {
       index: p.v2Ipv4!.index,
       usual,
-      ipv4: p.v2Ipv4!.ipv4,
+      usualHcas,
+      atUsual: describeRow(p.rows.find((r) => r.index === usual)),
       netdev: p.netdev,
+      port: `${p.device} port ${p.port}`,
     }),
   );
+}
+
+/** What a slot of a pasted table holds, in the words verify uses for a sysfs slot. */
+function describeRow(r: GidRow | undefined): string {
+  if (!r) return "no row in the capture";
+  const ver = r.version ? `RoCE ${r.version} ` : "";
+  if (r.ipv4) return `a ${ver}IPv4 GID (${r.ipv4})`;
+  const kind = classifyGid(r.gid);
+  if (kind === "ipv6_global") return `a ${ver}global IPv6 GID`;
+  if (kind === "link_local") return `a ${ver}link-local GID`;
+  return "an InfiniBand GID";
 }
 
 /**

@@ -34,10 +34,18 @@ export const gpuModelCheck: Check = {
   },
 };
 
-/** At most one memory-health finding per GPU: the one whose fix comes first. */
-function memoryFinding(gpu: Gpu): Finding | null {
-  const subject = gpuSubject(gpu);
-  const busId = gpu.pciAddress;
+/** What a GPU's memory health is judged on: the node model's fields, also what `analyze` reads from nvidia-smi. */
+export type GpuMemoryHealth = Pick<
+  Gpu,
+  "eccVolatileUncorrected" | "eccAggregateUncorrected" | "retiredPagesPending" | "remappedRows"
+> & { busId: string };
+
+/**
+ * At most one memory-health finding per GPU: the one whose fix comes first. `verify` and `analyze` both judge
+ * through it, so one fact gets one code, one message and one fix whichever command sees it.
+ */
+export function gpuMemoryFinding(subject: string, gpu: GpuMemoryHealth): Finding | null {
+  const busId = gpu.busId;
   const rows = gpu.remappedRows;
   if (rows && (rows.failure || rows.pending)) {
     return finding("GPU_ROW_REMAP", subject, { busId, ...rows });
@@ -51,6 +59,8 @@ function memoryFinding(gpu: Gpu): Finding | null {
   }
   return null;
 }
+
+const memoryFinding = (gpu: Gpu) => gpuMemoryFinding(gpuSubject(gpu), { ...gpu, busId: gpu.pciAddress });
 
 export const gpuMemoryCheck: Check = {
   name: "gpu-memory",

@@ -3,6 +3,7 @@ import { renderCommandHelp } from "./help.js";
 import { parseCommandArgs } from "./parse-args.js";
 import { type Io, UsageError } from "./spec.js";
 import { type StdinSource, streamSource } from "./stdin.js";
+import { didYouMean } from "./suggest.js";
 import { VERSION } from "./version.js";
 
 let pipeGuarded = false;
@@ -87,6 +88,12 @@ export function renderTopHelp(): string {
   return lines.join("\n");
 }
 
+/** The older guess for a command: the names sharing its first two letters. */
+function prefixGuess(typed: string, names: readonly string[]): string {
+  const near = names.filter((n) => n.startsWith(typed.slice(0, 2)));
+  return near.length ? ` Did you mean ${near.join(" or ")}?` : "";
+}
+
 /** Runs one CLI invocation; returns the exit code. Never throws for expected failures. */
 export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
   const [first, ...rest] = argv;
@@ -102,11 +109,9 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   if (first === "--list-examples") return main(["examples", ...rest], io);
   const entry = COMMANDS.find((c) => c.name === first);
   if (!entry) {
-    const near = COMMANDS.filter((c) => c.name.startsWith(first.slice(0, 2))).map((c) => c.name);
-    io.stderr(
-      `kube-rdma: unknown command "${first}".${near.length ? ` Did you mean ${near.join(" or ")}?` : ""}\n` +
-        "Run `kube-rdma --help` to list the commands.\n",
-    );
+    const names = COMMANDS.map((c) => c.name);
+    const near = didYouMean(first, names) || prefixGuess(first, names);
+    io.stderr(`kube-rdma: unknown command "${first}".${near}\n` + "Run `kube-rdma --help` to list the commands.\n");
     return 2;
   }
   const { command } = await entry.load();

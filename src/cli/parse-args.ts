@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { type OptionSpec, type OptionValues, UsageError } from "./spec.js";
+import { didYouMean } from "./suggest.js";
 
 /** Parses argv against declared options; converts numbers and checks choices. Throws UsageError on bad input. */
 export function parseCommandArgs(
@@ -18,7 +19,7 @@ export function parseCommandArgs(
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, allowNegative: true });
   } catch (err) {
-    throw new UsageError(cleanParseError(err), "Run with --help to see the options.");
+    throw new UsageError(cleanParseError(err) + suggestionFor(err, specs), "Run with --help to see the options.");
   }
   const values: OptionValues = {};
   for (const s of specs) {
@@ -52,4 +53,16 @@ function cleanParseError(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   // node:util messages mention "parseArgs"; keep only the user-facing part.
   return msg.replace(/\. To specify a positional argument.*$/s, ".").replace(/^TypeError \[[A-Z_]+\]: /, "");
+}
+
+/** ` Did you mean --snapshot?` for an unknown long option near a declared one; "" otherwise. */
+function suggestionFor(err: unknown, specs: readonly OptionSpec[]): string {
+  if ((err as { code?: string }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return "";
+  const typed = /'--([^'=\s]+)/.exec(err instanceof Error ? err.message : "")?.[1];
+  if (!typed) return "";
+  return didYouMean(
+    typed,
+    specs.map((s) => s.name),
+    "--",
+  );
 }

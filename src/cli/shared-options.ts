@@ -28,7 +28,8 @@ export const SOURCE_OPTIONS: readonly OptionSpec[] = [
     name: "snapshot",
     type: "string",
     valueName: "FILE",
-    description: "Replay a snapshot written by `kube-rdma collect` (same findings on any machine)",
+    description:
+      "Replay a snapshot written by `kube-rdma collect` (same findings on any machine); gzip is read too, - is stdin",
   },
   {
     name: "example",

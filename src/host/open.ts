@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { UsageError } from "../cli/spec.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
@@ -52,14 +53,16 @@ async function openExample(name: string): Promise<HostReader> {
 export function loadSnapshot(path: string): Snapshot {
   let text: string;
   try {
-    const size = statSync(path).size;
-    if (size > MAX_SNAPSHOT_BYTES) {
-      throw new UsageError(
-        `--snapshot ${path}: ${size} bytes, more than a snapshot can be (at most ${MAX_SNAPSHOT_BYTES}).`,
-        "Pass the JSON file `kube-rdma collect -o FILE` wrote.",
-      );
+    if (path !== "-") {
+      const size = statSync(path).size;
+      if (size > MAX_SNAPSHOT_BYTES) {
+        throw new UsageError(
+          `--snapshot ${path}: ${size} bytes, more than a snapshot can be (at most ${MAX_SNAPSHOT_BYTES}).`,
+          "Pass the JSON file `kube-rdma collect -o FILE` wrote.",
+        );
+      }
     }
-    text = readFileSync(path, "utf8");
+    text = snapshotText(path === "-" ? readFileSync(0) : readFileSync(path), path);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -97,4 +100,30 @@ export function loadSnapshot(path: string): Snapshot {
     );
   }
   return data as Snapshot;
+}
+
+/** A snapshot file's text: gzip (`collect -o - | gzip > node.json.gz`, or `collect -o node.json.gz`) or plain JSON. */
+function snapshotText(bytes: Buffer, path: string): string {
+  if (bytes.length > MAX_SNAPSHOT_BYTES) {
+    throw new UsageError(
+      `--snapshot ${path}: more than a snapshot can be (at most ${MAX_SNAPSHOT_BYTES} bytes).`,
+      "Pass the JSON file `kube-rdma collect -o FILE` wrote.",
+    );
+  }
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString("utf8");
+  try {
+    // Capped like a plain snapshot: a small gzip file must not unpack into gigabytes.
+    return gunzipSync(bytes, { maxOutputLength: MAX_SNAPSHOT_BYTES }).toString("utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new UsageError(
+        `--snapshot ${path}: unpacks to more than a snapshot can be (at most ${MAX_SNAPSHOT_BYTES} bytes).`,
+        "Pass the file `kube-rdma collect -o FILE` wrote.",
+      );
+    }
+    throw new UsageError(
+      `--snapshot ${path}: a gzip file that does not decompress (${err instanceof Error ? err.message : String(err)}).`,
+      "The file is probably truncated; copy it again, or collect it again with `kube-rdma collect -o FILE`.",
+    );
+  }
 }

@@ -1,3 +1,4 @@
+import { gpuMemoryFinding } from "../../checks/gpus.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
 import { type NvidiaSmiXml, parseNvidiaSmiXml } from "../../parse/nvidia-smi-xml.js";
@@ -10,21 +11,8 @@ function gpuHealthFindings(xml: NvidiaSmiXml): Finding[] {
   const out: Finding[] = [];
   for (const g of xml.gpus) {
     const subject = `GPU${g.index}`;
-    const ecc = g.eccVolatileUncorrected ?? 0;
-    const pending = g.remappedRows?.pending ?? false;
-    const remapFailure = g.remappedRows?.failure ?? false;
-    const retiredPending = g.retiredPagesPending ?? false;
-    if (ecc > 0 || pending || remapFailure || retiredPending) {
-      out.push(
-        makeFinding(C, "GPU_ROW_REMAP", subject, {
-          busId: g.busId,
-          eccUncorrected: ecc > 0 ? ecc : null,
-          pending,
-          remapFailure,
-          retiredPending,
-        }),
-      );
-    }
+    const memory = gpuMemoryFinding(subject, g);
+    if (memory) out.push(memory);
     // An idle GPU drops its PCIe generation to save power, so only the width says the link is degraded.
     const { current, max } = g.pcieWidth;
     if (current !== null && max !== null && current < max) {

@@ -1,3 +1,4 @@
+import { gpuMemoryFinding } from "../../checks/gpus.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
 import { type NvidiaSmiTable, parseNvidiaSmiTable } from "../../parse/nvidia-smi-table.js";
@@ -13,17 +14,15 @@ function gpuFindings(table: NvidiaSmiTable): Finding[] {
     if (g.errCells.length > 0) {
       out.push(makeFinding(C, "GPU_ERR_STATE", subject, { busId: g.busId, columns: g.errCells, message: "" }));
     }
-    if (g.eccUncorrected !== null && g.eccUncorrected > 0) {
-      out.push(
-        makeFinding(C, "GPU_ROW_REMAP", subject, {
-          busId: g.busId,
-          eccUncorrected: g.eccUncorrected,
-          pending: false,
-          remapFailure: false,
-          retiredPending: false,
-        }),
-      );
-    }
+    // The table's "Volatile Uncorr. ECC" column: the same fact, code and words as verify's.
+    const memory = gpuMemoryFinding(subject, {
+      busId: g.busId,
+      eccVolatileUncorrected: g.eccUncorrected,
+      eccAggregateUncorrected: null,
+      retiredPagesPending: null,
+      remappedRows: null,
+    });
+    if (memory) out.push(memory);
   }
   for (const e of table.gpuErrors) {
     out.push(

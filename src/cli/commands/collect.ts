@@ -1,6 +1,9 @@
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { type CommandSpec, str, UsageError } from "../spec.js";
 
+/** What other commands take after -o: here they would silently become file names. */
+const FORMAT_WORDS = new Set(["json", "yaml", "text", "shell"]);
+
 export const command: CommandSpec = {
   name: "collect",
   summary: "Write a snapshot of every raw file and command output the checks read (replay with --snapshot)",
@@ -22,7 +25,7 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       short: "o",
       type: "string",
       valueName: "FILE",
-      description: "Where to write the snapshot JSON; `-` for standard output",
+      description: "Where to write the snapshot JSON (FILE.gz: gzipped); `-` for standard output",
     },
     ...SOURCE_OPTIONS,
   ],
@@ -30,11 +33,19 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
     ["kube-rdma collect -o node1.json", "capture this host"],
     ["kube-rdma verify --snapshot node1.json", "verify it later, anywhere"],
     ["kube-rdma collect --root /host -o - | gzip > node1.json.gz", "from a pod with the host mounted at /host"],
+    ["kube-rdma verify --snapshot node1.json.gz", "--snapshot reads gzip (and - reads standard input)"],
   ],
   async run({ values, io }) {
     const out = str(values, "output");
     if (out === undefined) {
       throw new UsageError("say where to write the snapshot: -o FILE, or -o - for standard output.");
+    }
+    if (FORMAT_WORDS.has(out)) {
+      throw new UsageError(
+        `collect -o takes the FILE to write, not a format: "-o ${out}" would write a file named "${out}". ` +
+          "A snapshot is always JSON.",
+        `Write it with -o node1.json (or -o node1.json.gz, gzipped), or -o - for standard output; -o ./${out} if you really want that name.`,
+      );
     }
     const { readerFromFlags } = await import("../source.js");
     const { collectSnapshot, expandSnapshot } = await import("../../host/snapshot.js");
@@ -51,8 +62,9 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
     const { resolve } = await import("node:path");
     const { writeFileSync } = await import("node:fs");
     const path = resolve(io.cwd, out);
+    const { gzipSync } = await import("node:zlib");
     try {
-      writeFileSync(path, json);
+      writeFileSync(path, out.endsWith(".gz") ? gzipSync(json) : json);
     } catch (err) {
       throw new UsageError(
         `cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`,

@@ -16,6 +16,7 @@ import {
   selectFleetNodes,
 } from "../../kube/fleet/index.js";
 import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
+import type { LogHandler } from "../../kube/fleet/run.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
@@ -24,6 +25,49 @@ import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { VERSION } from "../version.js";
 
 export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
+
+/**
+ * `--save-snapshots DIR`: writes each collector's snapshot JSON to DIR/NODE.json as it arrives, before it is
+ * analysed, so a node can be replayed later with `kube-rdma verify --snapshot DIR/NODE.json`.
+ */
+async function snapshotSaver(dir: string, cwd: string) {
+  const { mkdir, writeFile } = await import("node:fs/promises");
+  const { join, resolve } = await import("node:path");
+  const path = resolve(cwd, dir);
+  await mkdir(path, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `--save-snapshots ${dir}: cannot create the directory (${err.code ?? err.message}).`,
+      "Pick a writable directory.",
+    );
+  });
+  const saved: string[] = [];
+  const failed: string[] = [];
+  return {
+    wrap<R>(handle: LogHandler<R>): LogHandler<R> {
+      return async (log, node) => {
+        const start = log.indexOf("{");
+        const end = log.lastIndexOf("}");
+        if (start >= 0 && end > start) {
+          const name = `${node.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
+          await writeFile(join(path, name), `${log.slice(start, end + 1)}\n`).then(
+            () => saved.push(name),
+            () => failed.push(node),
+          );
+        }
+        return handle(log, node);
+      };
+    },
+    report(): string {
+      const first = saved[0];
+      const lines = [
+        `kube-rdma fleet: saved ${saved.length} snapshot(s) in ${dir}` +
+          (first ? `; replay one with: kube-rdma verify --snapshot ${join(dir, first)}` : ""),
+      ];
+      if (failed.length) lines.push(`kube-rdma fleet: could not write the snapshot of ${failed.join(", ")}`);
+      return `${lines.join("\n")}\n`;
+    },
+  };
+}
 
 export const command: CommandSpec = {
   name: "fleet",
@@ -79,6 +123,12 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       type: "number",
       valueName: "N",
       description: "Worker threads analysing snapshots (default: 0 below 64 nodes, else one per core, ≤ 8)",
+    },
+    {
+      name: "save-snapshots",
+      type: "string",
+      valueName: "DIR",
+      description: "Also keep each node's snapshot as DIR/NODE.json (replay one with verify --snapshot)",
     },
     { name: "dry-run", type: "boolean", description: "Print the collector pod manifests and exit" },
     {
@@ -164,6 +214,8 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     const threads = num(values, "analysis-threads") ?? defaultAnalysisThreads(nodes.length);
+    const saveDir = str(values, "save-snapshots");
+    const saver = saveDir !== undefined ? await snapshotSaver(saveDir, io.cwd) : null;
     const pool = threads > 0 ? createAnalysisPool(threads) : null;
     let run: Awaited<ReturnType<typeof collectFleet<NodeAnalysis>>>;
     try {
@@ -177,7 +229,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
         concurrency,
         serviceAccountName,
         signal: controller.signal,
-        handle: pool?.handle ?? analyseInThread,
+        handle: saver ? saver.wrap(pool?.handle ?? analyseInThread) : (pool?.handle ?? analyseInThread),
         onProgress: (done, total, o: CollectOutcome<NodeAnalysis>) => {
           if (!o.ok) failed++;
           if (showProgress) io.stderr(progressLine(done, total, failed) + (done === total ? "\n" : ""));
@@ -194,6 +246,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
           `delete them with kubectl -n ${namespace} delete pod -l kube-rdma.io/fleet-run=${runId}\n`,
       );
     }
+    if (saver) io.stderr(saver.report());
     const strict = bool(values, "strict");
     const report = buildFleetReport(run.outcomes, strict);
     const result = {

@@ -46,4 +46,5 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Compare a training job's pods with each other before NCCL starts",
     load: () => import("./preflight.js"),
   },
+  { name: "version", summary: "Print the kube-rdma version", load: () => import("./version.js") },
 ];

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { captureIo } from "../../../test/support/io.js";
 import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
@@ -112,6 +115,58 @@ describe("fleet verify over 50 simulated nodes", () => {
       await api.close();
     }
   });
+});
+
+describe("fleet verify keeps what it collected and counts what it found", () => {
+  test("--save-snapshots DIR keeps each node's snapshot; verify --snapshot DIR/gpu-13.json finds gpu-13's RATE_MISMATCH again", async () => {
+    const nodes = ["gpu-01", "gpu-13", "gpu-21"];
+    const logs = new Map<string, string>();
+    for (const n of nodes) logs.set(n, JSON.stringify(await snapshotFor(n)));
+    const api = await startFakeApi(seedCluster({ nodes: nodes.map((name) => node({ name, gpus: 8, rdma: "1k" })) }), {
+      onPodCreated: (pod) => ({ phase: "Succeeded", log: logs.get(pod.spec.nodeName) ?? "" }),
+    });
+    const dir = join(mkdtempSync(join(tmpdir(), "kube-rdma-fleet-")), "snapshots");
+    try {
+      const io = captureIo();
+      const args = ["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5", "--save-snapshots", dir];
+      expect(await main(args, io)).toBe(1);
+      expect(readdirSync(dir).sort()).toEqual(["gpu-01.json", "gpu-13.json", "gpu-21.json"]);
+      expect(io.err).toContain(`saved 3 snapshot(s) in ${dir}`);
+      const replay = captureIo();
+      expect(await main(["verify", "--snapshot", join(dir, "gpu-13.json"), "-o", "json"], replay)).toBe(1);
+      expect(JSON.parse(replay.out).findings.map((f: { code: string }) => f.code)).toContain("RATE_MISMATCH");
+    } finally {
+      await api.close();
+    }
+  });
+
+  test("the JSON summary counts exactly the error and warning findings it lists (node, consistency and failed nodes)", async () => {
+    const nodes = ["gpu-01", "gpu-02", "gpu-07", "gpu-13", "gpu-21", STUCK];
+    const logs = new Map<string, string>();
+    for (const n of nodes.filter((x) => x !== STUCK)) logs.set(n, JSON.stringify(await snapshotFor(n)));
+    const api = await startFakeApi(seedCluster({ nodes: nodes.map((name) => node({ name, gpus: 8, rdma: "1k" })) }), {
+      onPodCreated: (pod) => {
+        const log = logs.get(pod.spec.nodeName);
+        return log ? { phase: "Succeeded", log } : undefined;
+      },
+    });
+    try {
+      for (const strict of [[], ["--strict"]]) {
+        const io = captureIo();
+        const args = ["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5", "--timeout", "1"];
+        expect(await main([...args, ...strict, "-o", "json"], io)).toBe(1);
+        const r = JSON.parse(io.out) as Report & { summary: { errors: number; warnings: number } };
+        const count = (sev: string) => r.findings.filter((f) => f.severity === sev).length;
+        expect(r.summary.errors).toBe(count("error"));
+        expect(r.summary.warnings).toBe(count("warning"));
+        const nodeErrors = r.nodes.reduce((n, x) => n + (x as unknown as { errors: number }).errors, 0);
+        const fleetErrors = r.findings.filter((f) => f.severity === "error" && !f.subject.includes("/")).length;
+        expect(nodeErrors + fleetErrors - r.failedNodes.length).toBe(r.summary.errors);
+      }
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
 });
 
 describe("fleet analysis in worker threads", () => {

@@ -66,8 +66,7 @@ export class LineScanner {
     if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) {
       // A line cut inside "INFO" (a pasted log torn mid-line) has no message: its "message" would start on the next line.
       if (lvl + 5 <= end) this.info(s, p, k, lvl + 5, end);
-    }
-    else if (c === 87 /* W */ && s.startsWith("WARN", lvl)) this.warn(s, start, p, lvl + 5, end);
+    } else if (c === 87 /* W */ && s.startsWith("WARN", lvl)) this.warn(s, start, p, lvl + 5, end);
     else if (c === 101 /* e */ && s.startsWith("error", lvl)) this.failure(s, start, end);
     else if (c === 118 /* v */ && s.startsWith("version ", lvl)) this.version(s, k + 1, end, s.slice(start, p));
   }
