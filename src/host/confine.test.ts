@@ -152,3 +152,23 @@ describe("what a collector pod reads", () => {
     expect(new FsHostReader(t.root).readText("/proc/sys/kernel/hostname")).toEqual({ ok: true, value: "tree-node\n" });
   });
 });
+
+describe("gids over a tree with one over-size GID file", () => {
+  test("every other row is printed, the over-size slot is named on stderr, exit 1 (a partial table is not clean)", async () => {
+    const { main } = await import("../cli/main.js");
+    const { captureIo } = await import("../../test/support/io.js");
+    const { findExample } = await import("../examples/index.js");
+    const { materializeSnapshot } = await import("../examples/materialize.js");
+    const root = join(base, "gids-huge");
+    mkdirSync(root);
+    materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), root);
+    const healthy = captureIo();
+    expect(await main(["gids", "--root", root, "-o", "json"], healthy)).toBe(0);
+    const all = JSON.parse(healthy.out) as unknown[];
+    truncateSync(join(root, "sys/class/infiniband/mlx5_3/ports/1/gids/2"), 2.1e9);
+    const io = captureIo();
+    expect(await main(["gids", "--root", root, "-o", "json"], io)).toBe(1);
+    expect(JSON.parse(io.out)).toHaveLength(all.length - 1);
+    expect(io.err).toMatch(/mlx5_3\/ports\/1\/gids\/2.*larger than a host file can be/);
+  });
+});
