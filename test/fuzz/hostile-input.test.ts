@@ -92,8 +92,9 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 /** Every place in a JSON tree, as a list of keys. */
 function places(v: Json, at: string[] = [], out: string[][] = []): string[][] {
   out.push(at);
-  if (Array.isArray(v)) v.forEach((x, i) => places(x, [...at, String(i)], out));
-  else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) places(x, [...at, k], out);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) places(v[i]!, [...at, String(i)], out);
+  } else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) places(x, [...at, k], out);
   return out;
 }
 
