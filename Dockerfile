@@ -1,6 +1,11 @@
 # kube-rdma image: the CLI, used by `kube-rdma fleet verify` collector pods (`kube-rdma collect --root /host`).
 #   docker build -t kube-rdma:0.1.0 . && docker push <registry>/kube-rdma:0.1.0
-FROM node:20-slim AS build
+# Pin the base image by digest for a reproducible build (the digest `docker buildx imagetools inspect node:20-slim`
+# prints): docker build --build-arg NODE_IMAGE=node:20-slim@sha256:DIGEST .
+# Then run the pushed image by its digest too: fleet verify --image <registry>/kube-rdma@sha256:DIGEST and
+# device-plugin --print-manifests --image <registry>/kube-rdma@sha256:DIGEST.
+ARG NODE_IMAGE=node:20-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
@@ -8,7 +13,7 @@ COPY . .
 # The device plugin loads its api.proto at run time: ship it at /app/proto (one of the places it looks).
 RUN npm run build && mkdir -p proto && cp -r src/device-plugin/proto/. proto/
 
-FROM node:20-slim
+FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -91,6 +91,22 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(json.findings.map((f: { code: string; subject: string }) => `${f.code} ${f.subject}`)).toEqual([
       "PAIR_BAD_NODE gpu-2",
     ]);
+  });
+
+  test("a pair file edited to busbw 1e308 (impossible for its algbw on 16 ranks) → error PAIR_IMPOSSIBLE_BANDWIDTH on it, never the reference", async () => {
+    const { dir, files } = savedRound(["n1", "n2", "n3", "n4"], () => 185);
+    const edited = files[0]!;
+    const original = readFileSync(join(dir, edited), "utf8");
+    writeFileSync(join(dir, edited), original.replace(/ 184\.94 /g, " 1e308 "));
+    const r = await run(["bench", "judge", ...files, "-o", "json"], dir);
+    const json = JSON.parse(r.out);
+    expect(r.code).toBe(1);
+    expect(json.referenceGBps).toBeLessThan(200);
+    expect(json.findings.map((f: { code: string; subject: string }) => `${f.code} ${f.subject}`)).toEqual([
+      `PAIR_IMPOSSIBLE_BANDWIDTH ${edited}`,
+    ]);
+    expect(json.findings[0].message).toMatch(/busbw 1e\+308 GB\/s, while algbw 98\.63 GB\/s × 1\.875/);
+    expect(json.nodes.every((n: { verdict: string }) => n.verdict === "ok")).toBe(true);
   });
 
   test("a healthy fleet → exit 0, PASS; -o json carries pairs, nodes and the reference", async () => {

@@ -67,7 +67,9 @@ describe("nccl-env output formats (seed node)", () => {
 
   test("shell exports, dotenv lines", () => {
     expect(run("shell").out).toMatch(/^export NCCL_IB_GID_INDEX=3$/m);
-    expect(run("dotenv", { "pod-interface": "eth0" }).out).toMatch(/^NCCL_SOCKET_IFNAME==eth0$/m);
+    // Quoted as .env files quote: a value starting with `=` or `^` is not taken for syntax by any dotenv reader.
+    expect(run("dotenv", { "pod-interface": "eth0" }).out).toMatch(/^NCCL_SOCKET_IFNAME='=eth0'$/m);
+    expect(run("dotenv").out).toMatch(/^NCCL_IB_GID_INDEX=3$/m);
   });
 
   test("json {schemaVersion, env, reasons, findings}; k8s is a container env list", () => {

@@ -17,6 +17,8 @@ export async function readerFromFlags(values: OptionValues): Promise<HostReader>
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(example !== undefined ? { example } : {}),
     ...(seconds !== undefined ? { commandTimeoutMs: seconds * 1000 } : {}),
+    ...(str(values, "host-commands") !== undefined ? { commandDir: str(values, "host-commands")! } : {}),
+    ...(values["own-proc"] === true ? { ownProc: true } : {}),
   });
 }
 

@@ -47,3 +47,27 @@ describe("the DaemonSet manifests", () => {
     expect(c.args).toContain("rdma/shared_ib");
   });
 });
+
+describe("the DaemonSet is hardened", () => {
+  test("RuntimeDefault seccomp, every capability dropped, metrics on the node's 127.0.0.1 only", () => {
+    const docs = parseAllDocuments(renderDeviceManifests()).map((d) => d.toJS());
+    const spec = docs[1].spec.template.spec;
+    const c = spec.containers[0];
+    expect(spec.securityContext.seccompProfile).toEqual({ type: "RuntimeDefault" });
+    expect(c.securityContext).toMatchObject({
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(c.args.slice(c.args.indexOf("--metrics-addr"), c.args.indexOf("--metrics-addr") + 2)).toEqual([
+      "--metrics-addr",
+      "127.0.0.1:9465",
+    ]);
+    expect(c.ports).toBeUndefined();
+  });
+
+  test("a digest-pinned image reaches the DaemonSet as given", () => {
+    const image = `ghcr.io/kube-rdma/kube-rdma@sha256:${"ab".repeat(32)}`;
+    const docs = parseAllDocuments(renderDeviceManifests({ image })).map((d) => d.toJS());
+    expect(docs[1].spec.template.spec.containers[0].image).toBe(image);
+  });
+});

@@ -53,22 +53,38 @@ export function parseListenAddress(addr: string): { host: string; port: number }
   if (!m) return null;
   const port = Number(m[2]);
   if (port > 65535) return null;
-  const host = m[1] === undefined || m[1] === "" ? "0.0.0.0" : m[1].replace(/^\[(.*)\]$/, "$1");
+  // No host given: this machine only (with hostNetwork, 0.0.0.0 would be every interface of the node).
+  const host = m[1] === undefined || m[1] === "" ? "127.0.0.1" : m[1].replace(/^\[(.*)\]$/, "$1");
   return { host, port };
 }
 
-/** Serves GET /metrics; resolves once listening. */
+/** Headers a scrape needs, with room to spare; a longer request is refused before it is read. */
+const MAX_HEADER_BYTES = 8 * 1024;
+
+/**
+ * Serves GET /metrics; resolves once listening. A scrape has no body: any request with one (or any other method)
+ * is refused without reading it, so a client cannot make the plugin buffer anything; slow clients are cut off.
+ */
 export async function serveMetrics(registry: Registry, addr: { host: string; port: number }): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url !== "/metrics") {
-      res.writeHead(404).end("see /metrics\n");
-      return;
-    }
-    registry.metrics().then(
-      (body) => res.writeHead(200, { "content-type": registry.contentType }).end(body),
-      (err: unknown) => res.writeHead(500).end(String(err)),
-    );
-  });
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 10_000, headersTimeout: 5_000 },
+    (req, res) => {
+      const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+      if (hasBody || (req.method !== "GET" && req.method !== "HEAD")) {
+        res.writeHead(hasBody ? 413 : 405, { connection: "close" }).end();
+        req.destroy();
+        return;
+      }
+      if (req.url !== "/metrics") {
+        res.writeHead(404).end("see /metrics\n");
+        return;
+      }
+      registry.metrics().then(
+        (body) => res.writeHead(200, { "content-type": registry.contentType }).end(body),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(addr.port, addr.host, () => resolve());

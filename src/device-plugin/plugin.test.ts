@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -187,6 +187,30 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     expect(res.container_responses[0]!.devices.length).toBe(9);
   });
 
+  test("rm -rf of the device-plugins directory → logged, no crash; when the kubelet creates it again the plugin serves and registers again", async () => {
+    const { kubelet, plugin, pluginDir, log } = await setup();
+    const rejections: unknown[] = [];
+    const onRejection = (r: unknown) => rejections.push(r);
+    process.on("unhandledRejection", onRejection);
+    cleanups.push(async () => void process.off("unhandledRejection", onRejection));
+    await plugin.start();
+    await waitFor("first registration", () => kubelet.registrations.length === 1);
+    await kubelet.stop();
+    await rm(pluginDir, { recursive: true, force: true });
+    await waitFor("a log line saying the directory is gone", () =>
+      log.records.find((r) => r.level === "warn" && /directory is gone/.test(r.msg)),
+    );
+    await new Promise((r) => setTimeout(r, 200)); // a few more polls while it is gone: still no crash
+    await mkdir(pluginDir);
+    await kubelet.start();
+    await waitFor("second registration", () => kubelet.registrations.length === 2, 15_000);
+    await waitFor("the 10 units on the new stream", () => kubelet.latest?.length === 10);
+    const res = await allocate(kubelet, ["rdma-shared-3"]);
+    expect(res.container_responses[0]!.devices.length).toBeGreaterThan(0);
+    expect(rejections).toEqual([]);
+    expect(log.records.filter((r) => /directory is gone/.test(r.msg))).toHaveLength(1);
+  });
+
   test("kubelet.sock recreated while our socket stays → registers again, same device list", async () => {
     const { kubelet, plugin } = await setup();
     await plugin.start();
@@ -244,6 +268,26 @@ describe("exclusive mode: one unit per data HCA, with NUMA topology and preferre
     expect(res.container_responses[0]!.deviceIDs).toEqual(["mlx5_1", "mlx5_2"]);
     expect(res.container_responses[1]!.deviceIDs).toEqual(["mlx5_6", "mlx5_5"]);
     expect([...res.container_responses[2]!.deviceIDs].sort()).toEqual(["mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"]);
+  });
+
+  test("GetPreferredAllocation offered 50,000 unknown IDs → only the served HCAs are weighed, unknown ones fill last", async () => {
+    const { kubelet, plugin } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
+    const unknown = Array.from({ length: 50_000 }, (_, i) => `bogus-${i}`);
+    const res = await call<PreferredAllocationResponse>((cb) =>
+      kubelet.client!.GetPreferredAllocation(
+        {
+          container_requests: [
+            { available_deviceIDs: [...unknown, "mlx5_2", "mlx5_1"], must_include_deviceIDs: [], allocation_size: 2 },
+            { available_deviceIDs: [...unknown, "mlx5_5"], must_include_deviceIDs: [], allocation_size: 3 },
+          ],
+        },
+        cb,
+      ),
+    );
+    expect(res.container_responses[0]!.deviceIDs).toEqual(["mlx5_1", "mlx5_2"]);
+    expect(res.container_responses[1]!.deviceIDs).toEqual(["mlx5_5", "bogus-0", "bogus-1"]);
   });
 
   test("Allocate of two HCAs gives just their uverbs and rdma_cm", async () => {

@@ -397,28 +397,58 @@ export class RdmaDevicePlugin {
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
     if (this.reconciling) return this.reconciling;
-    this.reconciling = (async () => {
-      const own = await fileIdentity(this.socketPath);
-      if (this.server && own !== this.socketIdentity) {
-        this.cfg.log.warn("our socket was removed (kubelet restart?); serving again", { socket: this.socketPath });
-        this.registrar.forget();
-        for (const s of this.streams) s.end();
-        this.streams.clear();
-        await this.shutdownServer();
-        if (!this.stopped) await this.serve();
-      }
-      const kubelet = await fileIdentity(join(this.cfg.pluginDir, KUBELET_SOCKET));
-      if (kubelet !== this.registrar.registeredTo) {
-        if (this.registrar.registeredTo !== null) {
-          this.cfg.log.warn("kubelet.sock changed (kubelet restart); registering again");
-          this.registrar.forget();
-        }
-        this.registrar.kick(kubelet);
-      }
-    })().finally(() => {
-      this.reconciling = null;
-    });
+    // Never rejects: it runs from a watch and a timer, and a kubelet gone for a while (its directory removed) is
+    // waited out, not a crash.
+    this.reconciling = this.reconcileOnce()
+      .catch((err: unknown) => {
+        this.cfg.log.error("could not serve again; retrying", {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      })
+      .finally(() => {
+        this.reconciling = null;
+      });
     return this.reconciling;
+  }
+
+  /** Set while the plugin directory is missing: logged once, then waited for. */
+  private dirGone = false;
+
+  private async reconcileOnce(): Promise<void> {
+    const own = await fileIdentity(this.socketPath);
+    if (this.server && own !== this.socketIdentity) {
+      this.cfg.log.warn("our socket was removed (kubelet restart?); serving again", { socket: this.socketPath });
+      this.registrar.forget();
+      for (const s of this.streams) s.end();
+      this.streams.clear();
+      await this.shutdownServer();
+    }
+    if (!this.server && !this.stopped) {
+      const dir = await stat(this.cfg.pluginDir).catch(() => null);
+      if (!dir?.isDirectory()) {
+        if (!this.dirGone) {
+          this.cfg.log.warn("the device-plugins directory is gone; waiting for the kubelet to create it again", {
+            dir: this.cfg.pluginDir,
+          });
+        }
+        this.dirGone = true;
+        return;
+      }
+      if (this.dirGone) this.cfg.log.info("the device-plugins directory is back", { dir: this.cfg.pluginDir });
+      this.dirGone = false;
+      await this.serve();
+      // The old watch followed the removed directory: watch the new one.
+      this.dirWatch?.close();
+      this.dirWatch = watchDir(this.cfg.pluginDir, this.cfg.watchPollMs, () => void this.reconcile());
+    }
+    const kubelet = await fileIdentity(join(this.cfg.pluginDir, KUBELET_SOCKET));
+    if (kubelet !== this.registrar.registeredTo) {
+      if (this.registrar.registeredTo !== null) {
+        this.cfg.log.warn("kubelet.sock changed (kubelet restart); registering again");
+        this.registrar.forget();
+      }
+      this.registrar.kick(kubelet);
+    }
   }
 }
 

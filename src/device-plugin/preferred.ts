@@ -50,8 +50,10 @@ function grow(start: PlacedHca[], pool: readonly PlacedHca[], size: number): Pla
 }
 
 /**
- * The preferred device IDs for one container request. Unknown IDs (not in `known`) are placed last with no
- * affinity; the answer always contains every must-include ID and at most `size` IDs from `available`.
+ * The preferred device IDs for one container request. Only IDs this plugin serves (`known`) are weighed; unknown
+ * IDs (the kubelet never offers them; a confused or hostile client might, by the thousand) are placed last, in the
+ * order given, with no affinity and no search, so the work is bounded by the plugin's own HCAs whatever is asked.
+ * The answer always contains every must-include ID and at most `size` IDs.
  */
 export function preferAllocation(
   known: readonly PlacedHca[],
@@ -61,15 +63,28 @@ export function preferAllocation(
 ): string[] {
   const byName = new Map(known.map((h) => [h.name, h]));
   const place = (id: string): PlacedHca => byName.get(id) ?? { name: id, numaNode: null, pciPath: null };
-  const pool = [...new Set(available)].sort(naturalCompare).map(place);
   const must = [...new Set(mustInclude)].map(place);
   if (size <= must.length) return must.map((m) => m.name);
-  let best: PlacedHca[] = grow(must, pool, size);
+  const taken = new Set(must.map((m) => m.name));
+  const offered = new Set(available);
+  const pool = known.filter((h) => offered.has(h.name)).sort((a, b) => naturalCompare(a.name, b.name));
+  const want = Math.min(size, must.length + pool.length);
+  let best: PlacedHca[] = grow(must, pool, want);
   if (must.length === 0) {
     for (const seed of pool) {
-      const candidate = grow([seed], pool, size);
+      const candidate = grow([seed], pool, want);
       if (score(candidate) > score(best)) best = candidate;
     }
   }
-  return best.map((h) => h.name);
+  const out = best.map((h) => h.name);
+  for (const h of best) taken.add(h.name);
+  // Still short: unknown IDs, first come first placed, until the size is reached.
+  for (const id of offered) {
+    if (out.length >= size) break;
+    if (!taken.has(id) && !byName.has(id)) {
+      taken.add(id);
+      out.push(id);
+    }
+  }
+  return out;
 }

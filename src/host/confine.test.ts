@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
@@ -119,5 +128,47 @@ describe("--root reads stay inside the tree, as if the tree were /", () => {
     writeFileSync(join(t.root, ".kube-rdma/commands.json"), JSON.stringify({ "ofed_info -s": cmd }));
     const typed = await new FsHostReader(t.root).run("ofed_info", ["-s"]);
     expect(typed.error?.message).toMatch(/\$\["ofed_info -s"\]\.stdout: expected string/);
+  });
+});
+
+describe("what a collector pod reads", () => {
+  test("--host-commands DIR runs the command as DIR/NAME (never through PATH), recorded under its plain name", async () => {
+    const t = tree("host-commands");
+    const bin = join(base, "host-commands", "usr-bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "ofed_info"), "#!/bin/sh\necho MLNX_OFED_LINUX-5.8-1.1.2.1:\n");
+    chmodSync(join(bin, "ofed_info"), 0o755);
+    const o = await new FsHostReader(t.root, 5000, { commandDir: bin }).run("ofed_info", ["-s"]);
+    expect(o).toMatchObject({ command: "ofed_info -s", exitCode: 0, stdout: "MLNX_OFED_LINUX-5.8-1.1.2.1:\n" });
+  });
+
+  test("--own-proc reads /proc from this process (a hostNetwork pod's own routes), the rest from the tree", () => {
+    const t = tree("own-proc");
+    t.put("proc/sys/kernel/hostname", "tree-node\n");
+    const own = new FsHostReader(t.root, 5000, { ownProc: true });
+    const mine = readFileSync("/proc/sys/kernel/hostname", "utf8");
+    expect(own.readText("/proc/sys/kernel/hostname")).toEqual({ ok: true, value: mine });
+    expect(own.readText("/sys/class/infiniband/mlx5_0/ports/1/state")).toEqual({ ok: true, value: "4: ACTIVE\n" });
+    expect(new FsHostReader(t.root).readText("/proc/sys/kernel/hostname")).toEqual({ ok: true, value: "tree-node\n" });
+  });
+});
+
+describe("gids over a tree with one over-size GID file", () => {
+  test("every other row is printed, the over-size slot is named on stderr, exit 1 (a partial table is not clean)", async () => {
+    const { main } = await import("../cli/main.js");
+    const { captureIo } = await import("../../test/support/io.js");
+    const { findExample } = await import("../examples/index.js");
+    const { materializeSnapshot } = await import("../examples/materialize.js");
+    const root = join(base, "gids-huge");
+    mkdirSync(root);
+    materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), root);
+    const healthy = captureIo();
+    expect(await main(["gids", "--root", root, "-o", "json"], healthy)).toBe(0);
+    const all = JSON.parse(healthy.out) as unknown[];
+    truncateSync(join(root, "sys/class/infiniband/mlx5_3/ports/1/gids/2"), 2.1e9);
+    const io = captureIo();
+    expect(await main(["gids", "--root", root, "-o", "json"], io)).toBe(1);
+    expect(JSON.parse(io.out)).toHaveLength(all.length - 1);
+    expect(io.err).toMatch(/mlx5_3\/ports\/1\/gids\/2.*larger than a host file can be/);
   });
 });

@@ -24,6 +24,13 @@ export const MAX_PROC_FILE_BYTES = 1024 * 1024;
 /** The most a `--root` tree's own files (command captures, filesystem sizes) may hold. */
 export const MAX_CAPTURES_BYTES = 32 * 1024 * 1024;
 
+export type FsReaderOptions = {
+  /** Run commands as `${commandDir}/${name}` (the host's /usr/bin mounted in a pod), never through PATH. */
+  commandDir?: string;
+  /** Read /proc from this process's own /proc, not `<root>/proc` (a hostNetwork pod sees the node's routes there). */
+  ownProc?: boolean;
+};
+
 /** Never blocks on a FIFO (it is then refused as not a regular file) and never follows a last link itself. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 const OPEN_CONFINED = OPEN_FLAGS | constants.O_NOFOLLOW;
@@ -56,6 +63,7 @@ export class FsHostReader implements HostReader {
   constructor(
     root = "/",
     private readonly commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+    private readonly opts: FsReaderOptions = {},
   ) {
     const dir = resolve(root);
     let real = dir;
@@ -81,9 +89,14 @@ export class FsHostReader implements HostReader {
    */
   private located(path: string, followLast: boolean): ReadOutcome<string> {
     const p = normalizeHostPath(path);
-    if (this.root === "/") return { ok: true, value: p };
+    if (this.root === "/" || this.isOwnProc(p)) return { ok: true, value: p };
     const r = resolveInRoot(this.root, p, followLast);
     return r.ok ? { ok: true, value: this.root + (r.value === "/" ? "" : r.value) } : r;
+  }
+
+  /** A /proc path read from this process's own /proc (--own-proc): the kernel resolves it, not the tree. */
+  private isOwnProc(p: string): boolean {
+    return this.opts.ownProc === true && (p === "/proc" || p.startsWith("/proc/"));
   }
 
   /** Strips the root from a resolved path so that callers only ever see host paths. */
@@ -113,7 +126,8 @@ export class FsHostReader implements HostReader {
     let fd: number | undefined;
     const cap = capOf(normalizeHostPath(path));
     try {
-      if (this.root !== "/") {
+      const confined = this.root !== "/" && local.startsWith(`${this.root}/`);
+      if (confined) {
         const st = lstatSync(local, { throwIfNoEntry: false });
         if (st?.isSymbolicLink()) {
           const resolved = this.located(this.hostPath(local), true);
@@ -121,7 +135,7 @@ export class FsHostReader implements HostReader {
         }
         if (st && !st.isFile()) return notRegular(st, path);
       }
-      fd = openSync(local, this.root === "/" ? OPEN_FLAGS : OPEN_CONFINED);
+      fd = openSync(local, confined ? OPEN_CONFINED : OPEN_FLAGS);
       return this.readFd(fd, path, cap);
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
@@ -239,7 +253,11 @@ export class FsHostReader implements HostReader {
     if (captured) return captured;
     // Once prepared, the child is spawned before this returns its promise (readFacts reads the files meanwhile).
     const runCommand = this.runCommand ?? (await this.loadRunCommand());
-    return runCommand(file, args, opts.timeoutMs ?? this.commandTimeoutMs);
+    // --host-commands DIR: the command by its absolute path there (kept under its plain name in the snapshot).
+    const dir = this.opts.commandDir;
+    const at = dir !== undefined && !file.includes("/") ? `${dir.replace(/\/+$/, "")}/${file}` : file;
+    const outcome = await runCommand(at, args, opts.timeoutMs ?? this.commandTimeoutMs);
+    return at === file ? outcome : { ...outcome, command: key };
   }
 
   private runCommand: typeof import("./run-command.js").runCommand | undefined;

@@ -9,7 +9,15 @@ import { SnapshotHostReader } from "./snapshot-reader.js";
 import { MAX_SNAPSHOT_BYTES } from "./snapshot-schema.js";
 import type { HostReader, Snapshot } from "./types.js";
 
-export type OpenOptions = { root?: string; snapshot?: string; example?: string; commandTimeoutMs?: number };
+export type OpenOptions = {
+  root?: string;
+  snapshot?: string;
+  example?: string;
+  commandTimeoutMs?: number;
+  /** See FsReaderOptions: commands by absolute path from this directory; /proc from this process. */
+  commandDir?: string;
+  ownProc?: boolean;
+};
 
 /** Opens the host the flags name: an example, a snapshot file, a root tree, or the live host at `/`. */
 export async function openReader(opts: OpenOptions): Promise<HostReader> {
@@ -32,7 +40,10 @@ export async function openReader(opts: OpenOptions): Promise<HostReader> {
       );
     }
   }
-  return new FsHostReader(root, opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+  return new FsHostReader(root, opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, {
+    ...(opts.commandDir !== undefined ? { commandDir: opts.commandDir } : {}),
+    ...(opts.ownProc ? { ownProc: true } : {}),
+  });
 }
 
 async function openExample(name: string): Promise<HostReader> {

@@ -241,6 +241,14 @@ function missingFacts(
       checks: roles,
     });
   }
+  if (!facts.pciList.ok && (hasGpus || hcas.length > 0)) {
+    out.push({
+      fact: "the PCI functions",
+      path: "/sys/bus/pci/devices",
+      why: facts.pciList.error.message,
+      checks: "the GPUs' PCIe links and the GPU↔NIC distance (GPUDirect RDMA)",
+    });
+  }
   for (const hf of facts.hcas) {
     if (!dataHcas.includes(hf.name)) continue;
     if (hasGpus && !hf.device.ok) {

@@ -11,6 +11,18 @@ function shellQuote(v: string): string {
   return SAFE.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A value as a .env file writes it: bare when plain, else quoted so every dotenv reader (docker compose, dotenv,
+ * python-dotenv) gives back exactly the value: single quotes (taken literally, no `$` expansion), or double quotes with
+ * `\\`, `"`, `$` and newlines escaped when the value holds a single quote or a newline. */
+export function dotenvQuote(v: string): string {
+  if (/^[A-Za-z0-9_,.:/+@%-]*$/.test(v)) return v;
+  if (!/['\n\r]/.test(v)) return `'${v}'`;
+  return `"${v
+    .replace(/[\\"$]/g, (c) => `\\${c}`)
+    .replace(/\n/g, "\\n")
+    .replace(/\r/g, "\\r")}"`;
+}
+
 function comment(text: string): string {
   return text
     .split("\n")
@@ -41,7 +53,7 @@ export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: 
       const head = source ? [`# NCCL variables for ${source} (kube-rdma nccl-env)`] : [];
       const body = names.flatMap((n) => [
         comment(r.reasons[n] ?? ""),
-        `${prefix}${n}=${format === "dotenv" ? r.env[n] : shellQuote(r.env[n] ?? "")}`,
+        `${prefix}${n}=${format === "dotenv" ? dotenvQuote(r.env[n] ?? "") : shellQuote(r.env[n] ?? "")}`,
       ]);
       const unset = Object.keys(r.reasons)
         .filter((n) => !(n in r.env))

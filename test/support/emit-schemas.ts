@@ -1,16 +1,18 @@
 /**
- * Writes the JSON Schemas of src/host/snapshot-schema.ts into docs/ (`npm run schema`); snapshot-schema.test.ts
- * fails when the files there are not what this writes.
+ * Writes the generated files (`npm run schema`): the JSON Schemas of src/host/snapshot-schema.ts into docs/, and the
+ * fleet namespace's admission policy into deploy/fleet/; snapshot-schema.test.ts fails when they are not current.
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { COMMANDS_SCHEMA, SNAPSHOT_SCHEMA } from "../../src/host/snapshot-schema.js";
+import { ADMISSION_POLICY_FILE, renderAdmissionPolicy } from "../../src/kube/fleet/admission-policy.js";
 
 /** The docs/ files and their text. */
 export function schemaDocs(): Record<string, string> {
   return {
     "docs/snapshot.schema.json": `${JSON.stringify(SNAPSHOT_SCHEMA, null, 2)}\n`,
     "docs/commands.schema.json": `${JSON.stringify(COMMANDS_SCHEMA, null, 2)}\n`,
+    [ADMISSION_POLICY_FILE]: renderAdmissionPolicy(),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   pairRounds,
 } from "../../nccl/pairs/index.js";
 import type { NcclTestsData } from "../../nccl/tests/analyzer.js";
+import { busBwFactor, impossibleBandwidth } from "../../nccl/tests/types.js";
 import { BENCH_JOB_REPORT, BENCH_JUDGE_REPORT, BENCH_PAIRS_REPORT } from "../../report/kinds/bench.js";
 import { renderReport } from "../../report/registry.js";
 import { readInput } from "../input.js";
@@ -78,7 +79,28 @@ async function measure(file: string, io: Io): Promise<PairMeasurement | Problem>
     });
   }
   const named = pairFromFileName(file);
-  return { source: file, hosts: named ?? data.hosts, busbw: data.largeMessage?.busbw ?? null };
+  const lm = data.largeMessage;
+  const impossible = lm ? impossibleReference(data, lm) : null;
+  return {
+    source: file,
+    hosts: named ?? data.hosts,
+    busbw: lm?.busbw ?? null,
+    ...(impossible !== null ? { impossible } : {}),
+  };
+}
+
+/** Why the row the run's large-message bandwidth comes from cannot be, or null. */
+function impossibleReference(data: NcclTestsData, lm: { bytes: number; busbw: number }): string | null {
+  const factor = data.collective !== null && data.nranks !== null ? busBwFactor(data.collective, data.nranks) : null;
+  for (const row of data.rows) {
+    if (row.bytes !== lm.bytes) continue;
+    for (const perf of [row.outOfPlace, row.inPlace]) {
+      if (perf?.busbw !== lm.busbw) continue;
+      const why = impossibleBandwidth(perf, row.bytes, factor);
+      if (why) return `${why} (the ${row.bytes}-byte row)`;
+    }
+  }
+  return Number.isFinite(lm.busbw) ? null : `busbw ${lm.busbw} GB/s is not a bandwidth`;
 }
 
 async function benchJudge(values: OptionValues, files: string[], io: Io): Promise<number> {

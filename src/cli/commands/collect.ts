@@ -28,6 +28,19 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       description: "Where to write the snapshot JSON (FILE.gz: gzipped); `-` for standard output",
     },
     ...SOURCE_OPTIONS,
+    {
+      name: "host-commands",
+      type: "string",
+      valueName: "DIR",
+      description:
+        "Run ofed_info and nvidia-smi as DIR/ofed_info and DIR/nvidia-smi (the host's /usr/bin mounted read-only), never through PATH",
+    },
+    {
+      name: "own-proc",
+      type: "boolean",
+      description:
+        "With --root: read /proc from this container, not DIR/proc (a hostNetwork pod sees the node's routes and hostname there)",
+    },
   ],
   examples: [
     ["kube-rdma collect -o node1.json", "capture this host"],

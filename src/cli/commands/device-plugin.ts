@@ -286,7 +286,8 @@ export const command: CommandSpec = {
       name: "metrics-addr",
       type: "string",
       valueName: "ADDR",
-      description: "Serve Prometheus metrics on ADDR (e.g. :9465) at /metrics",
+      description:
+        "Serve Prometheus metrics on ADDR at /metrics: :9465 or 9465 is 127.0.0.1 only; 0.0.0.0:9465 every interface",
     },
     { name: "dry-run", type: "boolean", description: "Print what would be advertised and allocated, then exit" },
     OUTPUT_OPTION,
@@ -312,7 +313,7 @@ export const command: CommandSpec = {
       "kube-rdma device-plugin --example a100-8x-roce-seed --dry-run",
       "see what the seed node would advertise and inject",
     ],
-    ["kube-rdma device-plugin --root /host --metrics-addr :9465", "what the DaemonSet runs"],
+    ["kube-rdma device-plugin --root /host --metrics-addr 127.0.0.1:9465", "what the DaemonSet runs"],
     ["kube-rdma device-plugin --mode exclusive --resource rdma/hca_exclusive", "one unit per data HCA, NUMA-aware"],
     [
       "kube-rdma device-plugin --config /etc/kube-rdma/hcas.yaml --mad",

@@ -50,7 +50,17 @@ describe("fleet: collector pods through the API", () => {
     expect(pods.map((p) => p.spec.nodeName)).toEqual(["gpu-a100-1", "gpu-a100-2"]);
     const p = pods[0]!;
     expect(p.spec).toMatchObject({ hostNetwork: true, restartPolicy: "Never", tolerations: [{ operator: "Exists" }] });
-    expect(p.spec.containers[0].command).toEqual(["kube-rdma", "collect", "-o", "-", "--root", "/host"]);
+    expect(p.spec.containers[0].command).toEqual([
+      "kube-rdma",
+      "collect",
+      "-o",
+      "-",
+      "--root",
+      "/host",
+      "--own-proc",
+      "--host-commands",
+      "/host/usr/bin",
+    ]);
     expect(p.spec.containers[0].volumeMounts).toContainEqual({
       name: "host-sys",
       mountPath: "/host/sys",

@@ -23,12 +23,18 @@ export function collectorPodName(node: string, runId: string): string {
   return `kr-collect-${safe}`.slice(0, 63 - suffix.length).replace(/-+$/, "") + suffix;
 }
 
+/** Where the collector finds the host's ofed_info and nvidia-smi: the host's /usr/bin, mounted read-only. */
+export const COLLECTOR_HOST_COMMANDS = "/host/usr/bin";
+
 /**
  * A short-lived pod pinned to `node` (spec.nodeName: it runs even where no GPU is free or the node is cordoned)
- * that runs `kube-rdma collect -o - --root /host` with the host's /sys, /proc, /dev/infiniband and /usr/bin
- * read-only under /host, on the host network (so netdevs, routes and the hostname are the node's), tolerating every
- * taint. It requests no GPU: NVIDIA_VISIBLE_DEVICES=all lets nvidia-smi see the GPUs through the NVIDIA container
- * runtime without taking them; the host's ofed_info script is reached through PATH.
+ * that runs `kube-rdma collect -o - --root /host` with the host's /sys, /dev/infiniband and /usr/bin read-only
+ * under /host, on the host network (so its own /proc shows the node's routes and hostname: no host /proc is
+ * mounted), tolerating every taint. Least privilege: every capability dropped, no privilege escalation, the
+ * runtime's default seccomp profile, a read-only root filesystem, no API token, and NVIDIA_VISIBLE_DEVICES=void
+ * (the NVIDIA runtime hands it no GPU). The host's binaries are never on PATH: the two host commands run by
+ * absolute path (`--host-commands /host/usr/bin`). deploy/fleet/admission-policy.yaml admits exactly this shape
+ * in the fleet namespace.
  */
 export function collectorPod(o: CollectorPodOptions): V1Pod {
   const hostPath = (name: string, path: string, mountPath: string) => ({
@@ -37,12 +43,10 @@ export function collectorPod(o: CollectorPodOptions): V1Pod {
   });
   const mounts = [
     hostPath("host-sys", "/sys", "/host/sys"),
-    hostPath("host-proc", "/proc", "/host/proc"),
     hostPath("host-dev-infiniband", "/dev/infiniband", "/host/dev/infiniband"),
-    // ofed_info is a script on the host: found through PATH (last), so the image's own tools win.
-    hostPath("host-usr-bin", "/usr/bin", "/host/usr/bin"),
+    hostPath("host-usr-bin", "/usr/bin", COLLECTOR_HOST_COMMANDS),
   ];
-  mounts[2]!.volume.hostPath.type = "DirectoryOrCreate";
+  mounts[1]!.volume.hostPath.type = "DirectoryOrCreate";
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -65,21 +69,36 @@ export function collectorPod(o: CollectorPodOptions): V1Pod {
       terminationGracePeriodSeconds: 1,
       automountServiceAccountToken: false,
       ...(o.serviceAccountName ? { serviceAccountName: o.serviceAccountName } : {}),
+      securityContext: { seccompProfile: { type: "RuntimeDefault" } },
       tolerations: [{ operator: "Exists" }],
       containers: [
         {
           name: "collect",
           image: o.image,
           imagePullPolicy: "IfNotPresent",
-          command: ["kube-rdma", "collect", "-o", "-", "--root", "/host"],
+          command: [
+            "kube-rdma",
+            "collect",
+            "-o",
+            "-",
+            "--root",
+            "/host",
+            "--own-proc",
+            "--host-commands",
+            COLLECTOR_HOST_COMMANDS,
+          ],
           env: [
-            { name: "PATH", value: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/host/usr/bin" },
-            { name: "NVIDIA_VISIBLE_DEVICES", value: "all" },
-            { name: "NVIDIA_DRIVER_CAPABILITIES", value: "utility" },
+            { name: "PATH", value: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
+            { name: "NVIDIA_VISIBLE_DEVICES", value: "void" },
             { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
           ],
           resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ["ALL"] },
+            seccompProfile: { type: "RuntimeDefault" },
+          },
           volumeMounts: mounts.map((m) => m.mount),
         },
       ],

@@ -48,6 +48,14 @@ export const PAIR_FINDINGS = defineCatalogue({
     fix: () =>
       "Analyse one run's NCCL log (`kube-rdma analyze run.log`: NET/IB vs NET/Socket, GDRDMA) and check one node (`kube-rdma verify`); compare the NCCL variables of the test jobs with `kube-rdma nccl-env`.",
   },
+  PAIR_IMPOSSIBLE_BANDWIDTH: {
+    severity: "error",
+    title: "A bandwidth that cannot be",
+    message: (e: { source: string; why: string }) =>
+      `${e.source}: ${e.why}; nccl-tests cannot print that, so this run is not used as a reference or judged.`,
+    fix: (e: { source: string }) =>
+      `Re-run this pair and save its whole stdout unedited (${e.source} was changed or damaged after the run).`,
+  },
   PAIRS_TOO_FEW: {
     severity: "info",
     title: "Too few pairs to compare",

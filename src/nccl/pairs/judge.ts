@@ -12,7 +12,13 @@ import { type Problem, problem } from "../../core/result.js";
 import { PAIR_FINDINGS as F, type SlowWith } from "./catalogue.js";
 
 /** One nccl-tests run: where it came from, the hosts its ranks ran on, its large-message bus bandwidth. */
-export type PairMeasurement = { source: string; hosts: readonly string[]; busbw: number | null };
+export type PairMeasurement = {
+  source: string;
+  hosts: readonly string[];
+  busbw: number | null;
+  /** Why the run's bandwidth cannot be (busbw not algbw × its bus factor, algbw not bytes / time): never a reference. */
+  impossible?: string;
+};
 
 export type PairVerdict = { a: string; b: string; busbw: number; sources: string[]; slow: boolean };
 
@@ -65,6 +71,7 @@ function mergePairs(measurements: readonly PairMeasurement[]): {
   const pairs = new Map<string, PairVerdict>();
   const problems: Problem[] = [];
   for (const m of measurements) {
+    if (m.impossible !== undefined || (m.busbw !== null && !Number.isFinite(m.busbw))) continue;
     const hosts = [...new Set(m.hosts)].sort(naturalCompare);
     if (hosts.length !== 2) {
       problems.push(
@@ -171,6 +178,14 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE;
   if (!(tolerance > 0 && tolerance <= 1)) throw new RangeError(`tolerance must be in (0, 1]; got ${tolerance}`);
   const { pairs: merged, problems } = mergePairs(measurements);
+  const impossible = measurements
+    .filter((m) => m.impossible !== undefined || (m.busbw !== null && !Number.isFinite(m.busbw)))
+    .map((m) =>
+      makeFinding(F, "PAIR_IMPOSSIBLE_BANDWIDTH", m.source, {
+        source: m.source,
+        why: m.impossible ?? `busbw ${m.busbw} GB/s is not a bandwidth`,
+      }),
+    );
   const pairs = [...merged.values()].sort((x, y) => naturalCompare(x.a, y.a) || naturalCompare(x.b, y.b));
   const best = pairs.reduce<PairVerdict | null>((m, p) => (m === null || p.busbw > m.busbw ? p : m), null);
   const referenceGBps = opts.expectGBps ?? best?.busbw ?? null;
@@ -185,7 +200,7 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
     pairs,
     nodes: [],
     retest: [],
-    findings: [],
+    findings: impossible,
     problems,
   };
   if (referenceGBps === null || referenceFrom === null) return empty;
@@ -194,7 +209,7 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
 
   const g = pairGraph(pairs);
   const ref = { referenceGBps, thresholdGBps, tolerance, referenceFrom };
-  const findings: Finding[] = [];
+  const findings: Finding[] = [...impossible];
   let bad = new Set<string>();
   let suspects = new Set<string>();
   if (pairs.length > 0 && pairs.every((p) => p.slow)) {

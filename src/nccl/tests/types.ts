@@ -86,6 +86,31 @@ export function busBwFactor(collective: string, nranks: number): number | null {
   }
 }
 
+/**
+ * Why a row's printed bandwidths cannot be (busbw is not algbw × the collective's factor for its rank count, or algbw
+ * is not bytes / time), or null when they agree within the printing's rounding. Pure.
+ */
+export function impossibleBandwidth(p: Perf, bytes: number, factor: number | null): string | null {
+  const { busbw, algbw, timeUs } = p;
+  if (busbw === null) return null;
+  if (!Number.isFinite(busbw) || busbw < 0) return `busbw ${busbw} GB/s is not a bandwidth`;
+  if (algbw !== null && (!Number.isFinite(algbw) || algbw < 0)) return `algbw ${algbw} GB/s is not a bandwidth`;
+  // Printed with 2 decimals: allow that rounding, times the factor, plus 1%.
+  const near = (a: number, b: number) => Math.abs(a - b) <= 0.02 + Math.abs(b) * 0.01;
+  if (algbw !== null && factor !== null && !near(busbw, algbw * factor)) {
+    return `busbw ${busbw} GB/s, while algbw ${algbw} GB/s × ${round3(factor)} (the bus factor for its collective and rank count) is ${round3(algbw * factor)} GB/s`;
+  }
+  if (algbw !== null && timeUs !== null && timeUs > 0 && bytes > 0) {
+    const fromTime = bytes / (timeUs * 1e3);
+    if (!near(algbw, fromTime)) {
+      return `algbw ${algbw} GB/s, while ${bytes} bytes in ${timeUs} µs is ${round3(fromTime)} GB/s`;
+    }
+  }
+  return null;
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
 /** `./build/all_reduce_perf_mpi` → `all_reduce`. */
 export function collectiveOf(program: string | null): string | null {
   if (!program) return null;
