@@ -26,6 +26,9 @@ export type Observation = {
   busbw: number;
   pctOfMedian: number;
   pctOfLine: number;
+  /** A rail test: how many of its HCAs were slow (`hca` is then the slowest). */
+  slowRails?: number;
+  rails?: number;
 };
 
 /** The next test that would confirm or clear a verdict. */
@@ -216,8 +219,9 @@ export function diagnose(view: FabricView, results: readonly JobResult[], opts: 
         continue;
       }
       if (leafOf.get(x) === leafOf.get(y)) c.controlled = true;
-      if (slow.length > view.hcas.length / 2) c.nodeObs.push(observation(worst, y));
-      else for (const t of slow) c.railObs.set(t.hca!, [...(c.railObs.get(t.hca!) ?? []), observation(t, y)]);
+      if (slow.length > view.hcas.length / 2) {
+        c.nodeObs.push({ ...observation(worst, y), slowRails: slow.length, rails: tests.length });
+      } else for (const t of slow) c.railObs.set(t.hca!, [...(c.railObs.get(t.hca!) ?? []), observation(t, y)]);
     }
   }
 

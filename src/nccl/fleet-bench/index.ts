@@ -10,8 +10,10 @@ export {
   type Planner,
   pairsPlanner,
 } from "./plan.js";
+export { renderBenchReport, renderBudget } from "./render.js";
 export { buildBenchReport, type FleetBenchReport, type Found, foundOf } from "./report.js";
 export { type BenchRun, runFleetBench } from "./run-bench.js";
 export { type Score, scoreFound } from "./score.js";
 export { type SimulatedFleet, type SimulationOptions, simulateFleet, type Truth } from "./simulate.js";
+export { discoverTopology, type HyperNodeObject, LEAF_LABELS, type NodeFacts, type Topology } from "./topology.js";
 export * from "./types.js";
