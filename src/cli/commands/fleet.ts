@@ -47,8 +47,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       name: "image",
       type: "string",
       valueName: "IMAGE",
-      default: DEFAULT_COLLECTOR_IMAGE,
-      description: "kube-rdma image for the collector pods (build it from the Dockerfile)",
+      description: `Image of the collector pods (verify, default ${DEFAULT_COLLECTOR_IMAGE}: build it from the Dockerfile) or of the nccl-tests jobs (bench)`,
     },
     {
       name: "namespace",

@@ -14,7 +14,7 @@ import { splitWords } from "./words.js";
 export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-const DEFAULT_IMAGES: Record<JobKind, string> = {
+export const DEFAULT_IMAGES: Record<JobKind, string> = {
   pytorch: "nvcr.io/nvidia/pytorch:24.05-py3",
   mpi: "nvcr.io/nvidia/pytorch:24.05-py3",
   volcano: "nvcr.io/nvidia/pytorch:24.05-py3",

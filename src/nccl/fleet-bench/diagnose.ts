@@ -63,6 +63,8 @@ export type Diagnosis = Evidence & {
   badLeaves: ReadonlySet<string>;
   /** Partners each node has been tested with. */
   partners: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Nodes with no result yet (not scheduled, failed, or resting), and how many of their jobs failed. */
+  untested: ReadonlyMap<string, number>;
   verdicts: Verdict[];
 };
 
@@ -292,7 +294,11 @@ export function diagnose(view: FabricView, results: readonly JobResult[], opts: 
           : { kind: "cross-leaf", leaves: [leafOf.get(l.a)!, leafOf.get(l.b)!] },
     });
   }
-  return { ...evidence, good, badLeaves: uplinks.bad, partners, verdicts };
+  const tested = new Set(evidence.tests.flatMap((t) => [t.a, t.b]));
+  const untested = new Map(view.nodes.filter((n) => !tested.has(n)).map((n) => [n, 0]));
+  for (const r of results)
+    for (const n of r.job.nodes) if (!r.ok && untested.has(n)) untested.set(n, untested.get(n)! + 1);
+  return { ...evidence, good, badLeaves: uplinks.bad, partners, untested, verdicts };
 }
 
 /** The retests still worth running: every verdict short of high confidence (flaky paths are reported, not chased). */

@@ -1,6 +1,7 @@
 export { type Budget, type BudgetOptions, estimateBudget } from "./budget.js";
 export { FLEET_BENCH_FINDINGS, retestWords } from "./catalogue.js";
 export { DEFAULT_FLEET_TOLERANCE, type Diagnosis, diagnose, pendingRetests, type Verdict } from "./diagnose.js";
+export { formatNcclTestsOutput, parseJobLog, RAIL_MARKER, railTestScript, renderJobLog, sweepArgs } from "./job-log.js";
 export {
   adaptivePlanner,
   createPlanner,
