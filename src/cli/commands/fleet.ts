@@ -23,6 +23,7 @@ import { renderReport } from "../../report/registry.js";
 import { REPORT_OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { VERSION } from "../version.js";
+import { FLEET_BENCH_OPTIONS, fleetBench } from "./fleet-bench.js";
 
 export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
 
@@ -91,8 +92,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       name: "image",
       type: "string",
       valueName: "IMAGE",
-      default: DEFAULT_COLLECTOR_IMAGE,
-      description: "kube-rdma image for the collector pods (build it from the Dockerfile)",
+      description: `Image of the collector pods (verify, default ${DEFAULT_COLLECTOR_IMAGE}: build it from the Dockerfile) or of the nccl-tests jobs (bench)`,
     },
     {
       name: "namespace",
@@ -109,8 +109,18 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       default: "kube-rdma-collector",
       description: "ServiceAccount of the collector pods (no API rights needed)",
     },
-    { name: "timeout", type: "number", valueName: "SECONDS", default: 120, description: "Per-node timeout" },
-    { name: "concurrency", type: "number", valueName: "N", default: 20, description: "Collector pods at a time" },
+    {
+      name: "timeout",
+      type: "number",
+      valueName: "SECONDS",
+      description: "Per-node timeout (verify, default 120) or per-job timeout (bench, default 900)",
+    },
+    {
+      name: "concurrency",
+      type: "number",
+      valueName: "N",
+      description: "Collector pods (verify, default 20) or bench jobs (default 256) at a time",
+    },
     {
       name: "poll-interval",
       type: "number",
@@ -139,6 +149,8 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
       default: "auto",
       description: "Progress bar on stderr (auto: when stderr is a terminal)",
     },
+    ...FLEET_BENCH_OPTIONS,
+    { name: "save", type: "string", valueName: "DIR", description: "bench: keep every job's raw output under DIR" },
     ...KUBECONFIG_OPTIONS,
     REPORT_OUTPUT_OPTION,
     STRICT_OPTION,
@@ -150,10 +162,11 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
   ],
   async run({ values, positionals, io }) {
     const [sub] = positionals;
+    if (sub === "bench") return fleetBench({ values, positionals, io });
     if (sub !== "verify") {
       throw new UsageError(
-        `fleet needs a subcommand: verify${sub ? `; got "${sub}"` : ""}.`,
-        "Example: kube-rdma fleet verify",
+        `fleet needs a subcommand: verify or bench${sub ? `; got "${sub}"` : ""}.`,
+        "Example: kube-rdma fleet verify, or kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
       );
     }
     const timeout = num(values, "timeout") ?? 120;

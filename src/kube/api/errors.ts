@@ -56,6 +56,7 @@ const ROLE_FILES: Record<string, string> = {
   "kube-rdma-fleet": "deploy/fleet/rbac.yaml",
   "kube-rdma-job-creator": "deploy/job/rbac.yaml",
   "kube-rdma-preflight": "deploy/preflight/rbac.yaml",
+  "kube-rdma-bench": "deploy/fleet/bench-rbac.yaml",
 };
 
 export function apiFailure(err: unknown, req: ApiRequest, target: KubeTarget, role: string): UsageError {

@@ -25,9 +25,10 @@ const sure = (e: VerdictEvidence) =>
 const tests = (e: VerdictEvidence, max = 4) => {
   const shown = e.observations
     .slice(0, max)
-    .map(
-      (o) =>
-        `${o.hca ? `${o.hca} ` : ""}with ${o.partner} ${gb(o.busbw)} (${o.pctOfMedian}% of the fleet median, round ${o.round})`,
+    .map((o) =>
+      o.slowRails !== undefined
+        ? `rail by rail with ${o.partner}: ${o.slowRails} of ${o.rails} HCAs slow, the slowest ${o.hca} at ${gb(o.busbw)} (${o.pctOfMedian}% of the fleet median, round ${o.round})`
+        : `${o.hca ? `${o.hca} ` : ""}with ${o.partner} ${gb(o.busbw)} (${o.pctOfMedian}% of the fleet median, round ${o.round})`,
     );
   const more = e.observations.length - shown.length;
   return `${shown.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;

@@ -26,6 +26,9 @@ export type Observation = {
   busbw: number;
   pctOfMedian: number;
   pctOfLine: number;
+  /** A rail test: how many of its HCAs were slow (`hca` is then the slowest). */
+  slowRails?: number;
+  rails?: number;
 };
 
 /** The next test that would confirm or clear a verdict. */
@@ -60,6 +63,8 @@ export type Diagnosis = Evidence & {
   badLeaves: ReadonlySet<string>;
   /** Partners each node has been tested with. */
   partners: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Nodes with no result yet (not scheduled, failed, or resting), and how many of their jobs failed. */
+  untested: ReadonlyMap<string, number>;
   verdicts: Verdict[];
 };
 
@@ -216,8 +221,9 @@ export function diagnose(view: FabricView, results: readonly JobResult[], opts: 
         continue;
       }
       if (leafOf.get(x) === leafOf.get(y)) c.controlled = true;
-      if (slow.length > view.hcas.length / 2) c.nodeObs.push(observation(worst, y));
-      else for (const t of slow) c.railObs.set(t.hca!, [...(c.railObs.get(t.hca!) ?? []), observation(t, y)]);
+      if (slow.length > view.hcas.length / 2) {
+        c.nodeObs.push({ ...observation(worst, y), slowRails: slow.length, rails: tests.length });
+      } else for (const t of slow) c.railObs.set(t.hca!, [...(c.railObs.get(t.hca!) ?? []), observation(t, y)]);
     }
   }
 
@@ -288,7 +294,11 @@ export function diagnose(view: FabricView, results: readonly JobResult[], opts: 
           : { kind: "cross-leaf", leaves: [leafOf.get(l.a)!, leafOf.get(l.b)!] },
     });
   }
-  return { ...evidence, good, badLeaves: uplinks.bad, partners, verdicts };
+  const tested = new Set(evidence.tests.flatMap((t) => [t.a, t.b]));
+  const untested = new Map(view.nodes.filter((n) => !tested.has(n)).map((n) => [n, 0]));
+  for (const r of results)
+    for (const n of r.job.nodes) if (!r.ok && untested.has(n)) untested.set(n, untested.get(n)! + 1);
+  return { ...evidence, good, badLeaves: uplinks.bad, partners, untested, verdicts };
 }
 
 /** The retests still worth running: every verdict short of high confidence (flaky paths are reported, not chased). */

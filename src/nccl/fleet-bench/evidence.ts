@@ -46,6 +46,9 @@ function referenceOf(
   tables: readonly (readonly SizeResult[])[],
   view: FabricView,
   tolerance: number,
+  /** A floor for the median: rail tests run only for suspects, so many may be slow; the pairs' median / HCAs is
+   * what a healthy rail reaches. */
+  anchorGBps?: number,
 ): Reference {
   const lineGBps = expectedBusBw(view, kind);
   const bySize = new Map<number, number[]>();
@@ -60,7 +63,7 @@ function referenceOf(
   const sizes = [...bySize.entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([bytes, values]) => {
-      const m = fromFleet ? median(values) : lineGBps;
+      const m = fromFleet ? Math.max(median(values), anchorGBps ?? 0) : (anchorGBps ?? lineGBps);
       const d = fromFleet ? mad(values, m) : 0;
       return { bytes, medianGBps: m, madGBps: d, thresholdGBps: slowThreshold(m, d, tolerance), tests: values.length };
     });
@@ -101,7 +104,9 @@ export function judgeResults(view: FabricView, results: readonly JobResult[], to
   const tables = (rail: boolean) =>
     ok.flatMap((r) => r.tests.filter((t) => (t.hca !== null) === rail).map((t) => t.rows));
   const pair = referenceOf("pair", tables(false), view, tolerance);
-  const rail = referenceOf("rail", tables(true), view, tolerance);
+  const pairTop = pair.sizes.at(-1);
+  const anchor = pair.from === "fleet" && pairTop ? pairTop.medianGBps / view.hcas.length : undefined;
+  const rail = referenceOf("rail", tables(true), view, tolerance, anchor);
   const tests: JudgedTest[] = [];
   for (const r of ok) {
     for (const t of r.tests) {

@@ -30,6 +30,7 @@ const job = (round: number, i: number, kind: BenchJob["kind"], a: string, b: str
   why,
 });
 
+/** Today's circle method. */
 export function pairsPlanner(view: FabricView): Planner {
   const rounds = view.nodes.length >= 2 ? pairRounds([...view.nodes]) : [];
   return {
@@ -100,7 +101,11 @@ function retestRound(view: FabricView, d: Diagnosis, round: number): BenchJob[] 
     busy.add(a).add(b);
     jobs.push(job(round, jobs.length, kind, a, b, why));
   };
-  const requests = pendingRetests(d);
+  // Nodes without a result yet (the odd one out of round 1, a job that failed) get one more try, then are left.
+  const untried: Retest[] = [...d.untested]
+    .filter(([, failures]) => failures < 2)
+    .map(([node]) => ({ kind: "rails-with-good", node }));
+  const requests = [...pendingRetests(d), ...untried];
   const seen = new Set<string>();
   const unique = requests.filter((r) => {
     const key = JSON.stringify(r);

@@ -46,7 +46,13 @@ export type SimulationOptions = {
 /** The planted faults, by subject (`gpu-0007`, `gpu-0100/mlx5_3`, `leaf-04 uplink`). */
 export type Truth = { nodes: string[]; rails: string[]; links: string[]; flapping: string[] };
 
-export type SimulatedFleet = { view: FabricView; truth: Truth; measure: Measure };
+export type SimulatedFleet = {
+  view: FabricView;
+  truth: Truth;
+  measure: Measure;
+  /** One job's result, at once (what `measure` does per job). */
+  runJob: (job: BenchJob) => JobResult;
+};
 
 type Faults = {
   node: Map<string, number>;
@@ -151,5 +157,5 @@ export function simulateFleet(opts: SimulationOptions): SimulatedFleet {
     links: [...faults.uplink.keys()].map(uplinkSubject).sort(),
     flapping: [...faults.flapping].sort(),
   };
-  return { view, truth, measure: async (jobs) => jobs.map(run) };
+  return { view, truth, measure: async (jobs) => jobs.map(run), runJob: run };
 }

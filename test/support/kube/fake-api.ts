@@ -46,6 +46,8 @@ export type FakeApiOptions = {
   user?: string;
   /** Resource types the server does not serve (their CRD is not installed): absent from discovery, 404. */
   unserved?: string[];
+  /** Called for every created object that is not a pod; the pods it returns are created too (an operator's work). */
+  onObjectCreated?: (plural: string, obj: Obj) => Obj[] | undefined;
 };
 
 export type FakeApi = {
@@ -286,6 +288,16 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       items.push(o);
       changed(type.plural, "ADDED", o);
       if (type.plural === "pods") schedulePod(o);
+      else {
+        for (const pod of opts.onObjectCreated?.(type.plural, o) ?? []) {
+          pod.metadata.namespace ??= o.metadata.namespace;
+          pod.metadata.uid = `uid-${pod.metadata.name}-${nextRv()}`;
+          pod.metadata.resourceVersion = nextRv();
+          pod.status = { phase: "Pending" };
+          store.get("pods")!.push(pod);
+          schedulePod(pod);
+        }
+      }
       return json(res, 201, { apiVersion, kind: type.kind, ...o });
     }
     if (method === "PATCH" && name) {

@@ -1,0 +1,230 @@
+/**
+ * `kube-rdma fleet bench`: find the slow node, rail or link of a fleet in a handful of rounds of 2-node nccl-tests
+ * jobs — through the cluster, or against the fabric simulator with --simulate N.
+ */
+import {
+  buildBenchReport,
+  createPlanner,
+  DEFAULT_FLEET_TOLERANCE,
+  DEFAULT_PAIR_SWEEP,
+  DEFAULT_RAIL_SWEEP,
+  estimateBudget,
+  type FabricView,
+  PLANS,
+  type PlanName,
+  renderBenchReport,
+  renderBudget,
+  runFleetBench,
+  simulateFleet,
+} from "../../nccl/fleet-bench/index.js";
+import { renderStructured } from "../../report/structured.js";
+import { type CommandContext, num, type OptionSpec, type OptionValues, str, UsageError } from "../spec.js";
+
+export const DEFAULT_BENCH_CONCURRENCY = 256;
+export const DEFAULT_MAX_ROUNDS = 5;
+
+/** Options of `fleet bench` that `fleet verify` does not have (declared on the fleet command). */
+export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "plan",
+    type: "string",
+    valueName: "PLAN",
+    choices: PLANS,
+    default: "adaptive",
+    description: "bench: adaptive (round 1 + re-tests of suspects) or pairs (every pair once, n−1 rounds)",
+  },
+  {
+    name: "max-rounds",
+    type: "number",
+    valueName: "N",
+    description: `bench: stop after N rounds (default ${DEFAULT_MAX_ROUNDS} for adaptive, all for pairs)`,
+  },
+  {
+    name: "hcas",
+    type: "strings",
+    valueName: "LIST",
+    description: "bench: the data HCAs, one per rail (default mlx5_1..mlx5_8)",
+  },
+  { name: "gpus", type: "number", valueName: "G", default: 8, description: "bench: GPUs per node (one rank each)" },
+  {
+    name: "line-rate",
+    type: "number",
+    valueName: "GBPS",
+    default: 25,
+    description: "bench: line rate of one HCA in GB/s (25 = 200 Gb/s)",
+  },
+  {
+    name: "leaf-label",
+    type: "string",
+    valueName: "KEY",
+    description: "bench: node label naming each node's leaf switch",
+  },
+  {
+    name: "tolerance",
+    type: "number",
+    valueName: "F",
+    default: DEFAULT_FLEET_TOLERANCE,
+    description: "bench: slow below this fraction of the fleet median",
+  },
+  {
+    name: "simulate",
+    type: "number",
+    valueName: "N",
+    description: "bench: run against a simulated fleet of N nodes instead of the cluster",
+  },
+  { name: "bad-nodes", type: "number", valueName: "K", default: 0, description: "simulate: bad nodes to plant" },
+  {
+    name: "bad-rails",
+    type: "number",
+    valueName: "R",
+    default: 0,
+    description: "simulate: bad rails (one HCA on a node) to plant",
+  },
+  { name: "bad-links", type: "number", valueName: "L", default: 0, description: "simulate: bad leaf uplinks to plant" },
+  {
+    name: "flapping",
+    type: "number",
+    valueName: "F",
+    default: 0,
+    description: "simulate: rails that are slow in some runs",
+  },
+  {
+    name: "noise",
+    type: "number",
+    valueName: "F",
+    default: 0.03,
+    description: "simulate: run-to-run noise (0.03 = 3 %)",
+  },
+  {
+    name: "seed",
+    type: "number",
+    valueName: "S",
+    default: 1,
+    description: "simulate: random seed (the same seed, the same fleet)",
+  },
+  { name: "leaf-size", type: "number", valueName: "N", default: 32, description: "simulate: nodes per leaf switch" },
+];
+
+function wholeAtLeast(values: OptionValues, name: string, min: number, fallback?: number): number {
+  const v = num(values, name) ?? fallback;
+  if (v === undefined || !Number.isInteger(v) || v < min) {
+    throw new UsageError(`--${name} expects a whole number ≥ ${min}; got ${String(values[name])}.`);
+  }
+  return v;
+}
+
+export type BenchSettings = {
+  plan: PlanName;
+  maxRounds: number;
+  concurrency: number;
+  gpusPerNode: number;
+  tolerance: number;
+  hcas: string[];
+  lineRateGBps: number;
+};
+
+export function benchSettings(values: OptionValues): BenchSettings {
+  const plan = (str(values, "plan") ?? "adaptive") as PlanName;
+  const tolerance = num(values, "tolerance") ?? DEFAULT_FLEET_TOLERANCE;
+  if (!(tolerance > 0 && tolerance < 1))
+    throw new UsageError(`--tolerance expects a fraction in (0, 1), like 0.9; got ${tolerance}.`);
+  const lineRateGBps = num(values, "line-rate") ?? 25;
+  if (!(lineRateGBps > 0)) throw new UsageError(`--line-rate expects GB/s above 0; got ${lineRateGBps}.`);
+  const listed = values.hcas;
+  const hcas = Array.isArray(listed) && listed.length ? listed : Array.from({ length: 8 }, (_, i) => `mlx5_${i + 1}`);
+  for (const h of hcas) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(h)) throw new UsageError(`--hcas expects HCA names like mlx5_1; got "${h}".`);
+  }
+  return {
+    plan,
+    maxRounds:
+      num(values, "max-rounds") === undefined
+        ? plan === "pairs"
+          ? Number.POSITIVE_INFINITY
+          : DEFAULT_MAX_ROUNDS
+        : wholeAtLeast(values, "max-rounds", 1),
+    concurrency: wholeAtLeast(values, "concurrency", 1, DEFAULT_BENCH_CONCURRENCY),
+    gpusPerNode: wholeAtLeast(values, "gpus", 1, 8),
+    tolerance,
+    hcas,
+    lineRateGBps,
+  };
+}
+
+export function budgetFor(view: FabricView, s: BenchSettings) {
+  return estimateBudget(view, {
+    plan: s.plan,
+    concurrency: s.concurrency,
+    gpusPerNode: s.gpusPerNode,
+    pairSweep: DEFAULT_PAIR_SWEEP,
+    railSweep: DEFAULT_RAIL_SWEEP,
+  });
+}
+
+async function simulateBench(ctx: CommandContext, nodes: number): Promise<number> {
+  const { values, io } = ctx;
+  if (!Number.isInteger(nodes) || nodes < 2 || nodes > 100_000) {
+    throw new UsageError(`--simulate expects a number of nodes from 2 to 100000; got ${nodes}.`);
+  }
+  const s = benchSettings(values);
+  const count = (name: string) => wholeAtLeast(values, name, 0, 0);
+  const noise = num(values, "noise") ?? 0.03;
+  if (!(noise >= 0 && noise < 0.5))
+    throw new UsageError(`--noise expects a fraction from 0 to 0.5, like 0.03; got ${noise}.`);
+  const sim = simulateFleet({
+    nodes,
+    leafSize: wholeAtLeast(values, "leaf-size", 1, 32),
+    rails: s.hcas.length,
+    gpusPerNode: s.gpusPerNode,
+    lineRateGBps: s.lineRateGBps,
+    badNodes: count("bad-nodes"),
+    badRails: count("bad-rails"),
+    badLinks: count("bad-links"),
+    flapping: count("flapping"),
+    noise,
+    seed: wholeAtLeast(values, "seed", 0, 1),
+  });
+  const view: FabricView = { ...sim.view, hcas: s.hcas };
+  const budget = budgetFor(view, s);
+  const format = str(values, "output") ?? "text";
+  if (format === "text") io.stdout(`${renderBudget(budget, nodes, s.plan)}\n`);
+  const run = await runFleetBench(view, createPlanner(s.plan, view), sim.measure, {
+    maxRounds: s.maxRounds,
+    concurrency: s.concurrency,
+    tolerance: s.tolerance,
+  });
+  const report = buildBenchReport(view, run, s.plan, budget);
+  const truth = { nodes: sim.truth.nodes, rails: sim.truth.rails, links: sim.truth.links };
+  if (format === "text") {
+    io.stdout(renderBenchReport(report));
+    io.stdout(
+      `\nPlanted (simulation): ${truth.nodes.length} node(s) ${truth.nodes.join(", ")}; ${truth.rails.length} rail(s) ${truth.rails.join(", ")}; ${truth.links.length} link(s) ${truth.links.join(", ")}${sim.truth.flapping.length ? `; flapping ${sim.truth.flapping.join(", ")}` : ""}\n`,
+    );
+    return 0;
+  }
+  io.stdout(
+    renderStructured(format, {
+      schemaVersion: 1,
+      simulated: true,
+      plan: s.plan,
+      nodes,
+      rounds: run.rounds.length,
+      jobs: run.jobs,
+      found: report.found,
+      truth,
+      budgetSeconds: budget.seconds,
+      simulatedSeconds: run.seconds,
+      perRound: run.rounds,
+      flapping: sim.truth.flapping,
+      findings: report.findings.map(({ evidence: _e, ...f }) => f),
+    }),
+  );
+  return 0;
+}
+
+export async function fleetBench(ctx: CommandContext): Promise<number> {
+  const simulate = num(ctx.values, "simulate");
+  if (simulate !== undefined) return simulateBench(ctx, simulate);
+  const { runClusterBench } = await import("./fleet-bench-cluster.js");
+  return runClusterBench(ctx);
+}

@@ -1,0 +1,2 @@
+export * from "./manifests.js";
+export * from "./run.js";

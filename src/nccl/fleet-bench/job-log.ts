@@ -1,0 +1,137 @@
+/**
+ * What a bench job prints and how it is read back. A pair job's launcher prints one nccl-tests output; a rail job's
+ * launcher runs one 2-rank test per HCA side by side (rank on GPU i with `NCCL_IB_HCA==<hca i>`) and prints each
+ * output after a marker line naming its HCA. Both are read with the nccl-tests analyser. Pure.
+ */
+import { analyzeNcclTests } from "../tests/analyzer.js";
+import { busFactor } from "./timing.js";
+import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "./types.js";
+
+export const RAIL_MARKER = "# kube-rdma rail-test hca=";
+
+const sizeArg = (bytes: number) =>
+  bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30}G` : bytes % 2 ** 20 === 0 ? `${bytes / 2 ** 20}M` : String(bytes);
+
+/** nccl-tests flags of a sweep: `-b 64M -e 4G -f 2 -g 1 -n 20 -w 5`. */
+export function sweepArgs(s: SweepSpec): string[] {
+  return [
+    "-b",
+    sizeArg(s.minBytes),
+    "-e",
+    sizeArg(s.maxBytes),
+    "-f",
+    "2",
+    "-g",
+    "1",
+    "-n",
+    String(s.iters),
+    "-w",
+    String(s.warmupIters),
+  ];
+}
+
+/**
+ * The rail job's launcher script: per HCA, `mpirun -np 2 -npernode 1` on GPU i with NCCL_IB_HCA==<hca>, all in
+ * the background, then each output after its marker. `forward` are the job's NCCL variables (`-x NAME`).
+ */
+export function railTestScript(hcas: readonly string[], sweep: SweepSpec, forward: readonly string[]): string {
+  const x = forward.flatMap((n) => ["-x", n]).join(" ");
+  const lines = ["out=$(mktemp -d)"];
+  hcas.forEach((hca, gpu) => {
+    lines.push(
+      `mpirun --allow-run-as-root -np 2 -npernode 1 -bind-to none ${x} -x CUDA_VISIBLE_DEVICES=${gpu} -x NCCL_IB_HCA==${hca} -x NCCL_ALGO=Ring all_reduce_perf ${sweepArgs(sweep).join(" ")} > "$out/${gpu}" 2>&1 &`,
+    );
+  });
+  lines.push("wait");
+  hcas.forEach((hca, gpu) => {
+    lines.push(`echo '${RAIL_MARKER}${hca}'; cat "$out/${gpu}"`);
+  });
+  return lines.join("\n");
+}
+
+function rowsOf(text: string): SizeResult[] {
+  const data = analyzeNcclTests(text).data;
+  return (data?.rows ?? [])
+    .map((r) => ({ bytes: r.bytes, busbw: Math.max(r.outOfPlace?.busbw ?? 0, r.inPlace?.busbw ?? 0) }))
+    .filter((r) => r.busbw > 0);
+}
+
+/** A launcher's log → the job's tests, or why it gives none. */
+export function parseJobLog(
+  job: BenchJob,
+  log: string,
+): { ok: true; tests: TestResult[] } | { ok: false; reason: string } {
+  if (job.kind === "pair") {
+    const rows = rowsOf(log);
+    return rows.length
+      ? { ok: true, tests: [{ hca: null, rows }] }
+      : { ok: false, reason: "no nccl-tests result rows in the launcher's log" };
+  }
+  const sections = log.split("\n").reduce<{ hca: string; lines: string[] }[]>((acc, line) => {
+    if (line.startsWith(RAIL_MARKER)) acc.push({ hca: line.slice(RAIL_MARKER.length).trim(), lines: [] });
+    else acc.at(-1)?.lines.push(line);
+    return acc;
+  }, []);
+  const tests = sections.map((s) => ({ hca: s.hca, rows: rowsOf(s.lines.join("\n")) }));
+  const empty = tests.filter((t) => t.rows.length === 0).map((t) => t.hca);
+  if (tests.length === 0)
+    return { ok: false, reason: `no rail-test output (no "${RAIL_MARKER}…" line) in the launcher's log` };
+  if (empty.length) return { ok: false, reason: `no nccl-tests result rows for ${empty.join(", ")}` };
+  return { ok: true, tests };
+}
+
+/** nccl-tests text (2.14 layout) of one table, ranks spread over `hosts`. */
+export function formatNcclTestsOutput(
+  rows: readonly SizeResult[],
+  hosts: readonly string[],
+  ranksPerHost: number,
+): string {
+  const ranks = hosts.length * ranksPerHost;
+  const f = busFactor(ranks);
+  const lines = [
+    "# nccl-tests version 2.14.1 nccl-headers=22305 nccl-library=22305",
+    "# Collective test starting: all_reduce_perf",
+    `# nThread 1 nGpus 1 minBytes ${rows[0]?.bytes ?? 0} maxBytes ${rows.at(-1)?.bytes ?? 0} step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0`,
+    "#",
+    "# Using devices",
+  ];
+  hosts.forEach((host, h) => {
+    for (let d = 0; d < ranksPerHost; d++) {
+      const rank = h * ranksPerHost + d;
+      lines.push(
+        `#  Rank ${String(rank).padStart(2)} Group  0 Pid ${50000 + rank} on ${host} device  ${d} [0000:${(0x18 + d * 16).toString(16)}:00] NVIDIA A100-SXM4-80GB`,
+      );
+    }
+  });
+  lines.push(
+    "#",
+    "#                                                              out-of-place                       in-place          ",
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ",
+  );
+  let sum = 0;
+  for (const r of rows) {
+    const algbw = r.busbw / f;
+    const timeUs = r.bytes / (algbw * 1e3);
+    const perf = `${timeUs.toFixed(1).padStart(8)} ${algbw.toFixed(2).padStart(7)} ${r.busbw.toFixed(2).padStart(7)} ${"0".padStart(6)}`;
+    lines.push(
+      `${String(r.bytes).padStart(12)} ${String(r.bytes / 4).padStart(13)} ${"float".padStart(9)} ${"sum".padStart(7)} ${"-1".padStart(7)} ${perf} ${perf}`,
+    );
+    sum += r.busbw;
+  }
+  lines.push(
+    "# Out of bounds values : 0 OK",
+    `# Avg bus bandwidth    : ${(sum / Math.max(1, rows.length)).toFixed(4)} `,
+    "#",
+    "# Collective test concluded: all_reduce_perf",
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** The launcher log a job with these results prints (for simulated runs and their saved outputs). */
+export function renderJobLog(result: Extract<JobResult, { ok: true }>, gpusPerNode: number): string {
+  const hosts = result.job.nodes;
+  if (result.job.kind === "pair") return formatNcclTestsOutput(result.tests[0]?.rows ?? [], hosts, gpusPerNode);
+  return result.tests.map((t) => `${RAIL_MARKER}${t.hca}\n${formatNcclTestsOutput(t.rows, hosts, 1)}`).join("");
+}

@@ -1,0 +1,48 @@
+import { describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { captureIo } from "./support/io.js";
+
+describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a simulated fabric", () => {
+  test("256 nodes with 3 bad nodes, 1 bad uplink, 1 bad rail → JSON whose found equals the planted truth", async () => {
+    const io = captureIo();
+    const argv = ["fleet", "bench", "--simulate", "256", "--bad-nodes", "3", "--bad-links", "1", "--bad-rails", "1"];
+    expect(await main([...argv, "--seed", "5", "-o", "json"], io)).toBe(0);
+    const out = JSON.parse(io.out);
+    expect(Object.keys(out)).toEqual(
+      expect.arrayContaining(["rounds", "jobs", "found", "truth", "budgetSeconds", "simulatedSeconds"]),
+    );
+    expect(out.truth.nodes).toHaveLength(3);
+    expect(out.truth.rails).toHaveLength(1);
+    expect(out.truth.links).toHaveLength(1);
+    expect(out.found).toEqual(out.truth);
+    expect(out.rounds).toBeLessThanOrEqual(5);
+    expect(out.jobs).toBeGreaterThan(128);
+    expect(out.budgetSeconds).toBeGreaterThan(0);
+  });
+
+  test("text: the budget comes first, then the rounds, the confirmed findings and the planted faults", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "64", "--bad-nodes", "1", "--seed", "2"], io)).toBe(0);
+    expect(io.out.indexOf("Budget for 64 node(s), plan adaptive")).toBe(0);
+    expect(io.out).toMatch(/Found \(confirmed\): 1 node\(s\) gpu-\d+/);
+    expect(io.out).toContain("FLEET_BAD_NODE");
+    expect(io.out).toMatch(/Planted \(simulation\): 1 node\(s\)/);
+  });
+
+  test("--plan pairs on 16 nodes: 15 rounds, 120 jobs", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "16", "--plan", "pairs", "-o", "json"], io)).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({ rounds: 15, jobs: 120, found: { nodes: [], rails: [], links: [] } });
+  });
+
+  test("--simulate 1, or --noise 2 → a clear usage error, exit 2", async () => {
+    for (const extra of [
+      ["--simulate", "1"],
+      ["--simulate", "64", "--noise", "2"],
+    ]) {
+      const io = captureIo();
+      expect(await main(["fleet", "bench", ...extra], io)).toBe(2);
+      expect(io.err).toMatch(/--(simulate|noise) expects/);
+    }
+  });
+});
