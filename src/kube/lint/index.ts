@@ -3,6 +3,7 @@ import { makeFinding } from "../../core/finding.js";
 import type { Problem } from "../../core/result.js";
 import { LINT_FINDINGS } from "./catalogue.js";
 import { parseManifests } from "./documents.js";
+import { isPreflightSupportObject } from "./preflight.js";
 import { DEFAULT_LINT_OPTIONS, type LintOptions, lintWorkload } from "./rules.js";
 import { isObj, pathString, workloadOf } from "./templates.js";
 
@@ -45,6 +46,7 @@ export function lintManifestText(text: string, file: string, opts: LintOptions =
       result.objects.push({ document: doc.index + 1, kind, name });
       const base = { file, document: doc.index + 1, kind, name };
       const w = workloadOf(value);
+      if (!w && isPreflightSupportObject(value)) continue;
       if (!w) {
         const where = `${kind}/${name}`;
         result.findings.push({

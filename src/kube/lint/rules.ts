@@ -1,6 +1,7 @@
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { formatBytes, isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
+import { preflightRules } from "./preflight.js";
 import { isObj, type Json, type Path, type PodTemplateRef, pathString, type WorkloadObject } from "./templates.js";
 
 /** Where a finding points: the object, the container (if any) and the field path. */
@@ -220,6 +221,7 @@ export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT
       out.push({ finding: makeFinding(L, "GPU_COUNT_DIFFERS", where, { where, counts: counts.join(", ") }), location });
     }
   }
+  out.push(...preflightRules(w, gpuPods));
   if (pods > 1 && gpuPods > 0) {
     const schedulers = w.objectScheduler
       ? [{ s: w.objectScheduler, path: ["spec", "schedulerName"] as Path }]
