@@ -168,3 +168,18 @@ describe("kube-rdma preflight --job NAME --members N (the init container's comma
     expect(r.err).toContain("deploy/preflight/rbac.yaml");
   });
 });
+
+test("a watch the API refuses does not turn into a busy loop: reads are spaced by the retry pause", async () => {
+  api = await startFakeApi(
+    { configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] },
+    { deny: [{ verb: "watch", resource: "configmaps" }] },
+  );
+  const clients = makeClients(loadKubeConfig({ kubeconfig: api.kubeconfig }), PREFLIGHT_ROLE);
+  const facts = await factsOf("seed-pod", podName(0));
+  const r = await rendezvous({ clients, namespace: "team-a", configMap: CM, facts, members: 2, timeoutMs: 1500 });
+  expect(r.complete).toBe(false);
+  const reads = api.requests.filter((q) => q === `GET /api/v1/namespaces/team-a/configmaps/${CM}`).length;
+  // 1.5 s with a refused watch and a 1 s pause: the first read, one after the pause, one at the deadline.
+  expect(reads).toBeGreaterThanOrEqual(2);
+  expect(reads).toBeLessThanOrEqual(3);
+});

@@ -103,7 +103,12 @@ export function withPreflight(
   const notes: string[] = [];
   for (const obj of out) {
     const w = workloadOf(obj);
-    if (!w) continue;
+    if (!w) {
+      notes.push(
+        `preflight: ${obj.kind ?? "object"}/${obj.metadata?.name ?? "?"} has no pod template kube-rdma knows; no init container added`,
+      );
+      continue;
+    }
     const gpuTemplates = w.templates
       .map((t) => ({ t, spec: at(obj, t.specPath) as V1PodSpec | undefined }))
       .filter((x): x is { t: typeof x.t; spec: V1PodSpec } => !!x.spec && !!trainingContainer(x.spec));
