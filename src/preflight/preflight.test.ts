@@ -115,3 +115,51 @@ describe("what a comparison names", () => {
     );
   });
 });
+
+describe("facts from files or other pods are checked before they are compared", () => {
+  test("a facts object with any field replaced by junk is refused with a reason, or compares without a throw", async () => {
+    const { factsDefect, preflightReport } = await import("./report.js");
+    const good = await readPodFacts(await openReader({ example: "seed-pod" }));
+    expect(factsDefect(good)).toBeNull();
+    const junk = fc.oneof(
+      fc.constant(null),
+      fc.integer(),
+      fc.string(),
+      fc.constant([1]),
+      fc.constant({}),
+      fc.constant([{}]),
+    );
+    const paths: string[][] = [
+      ["hcas"],
+      ["hcas", "1"],
+      ["hcas", "1", "uverbs"],
+      ["hcas", "1", "roceV2Ipv4Index"],
+      ["hcas", "1", "subnet"],
+      ["dataHcas"],
+      ["env"],
+      ["env", "NCCL_IB_HCA"],
+      ["nccl"],
+      ["nccl", "library"],
+      ["nccl", "netPlugins"],
+      ["gpus"],
+      ["gpus", "count"],
+      ["memlock"],
+      ["gpuDirect"],
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...paths), junk, (path, value) => {
+        const bad = structuredClone(good) as unknown as Record<string, unknown>;
+        let at: Record<string, unknown> = bad;
+        for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
+        at[path.at(-1)!] = value;
+        if (factsDefect(bad) !== null) return;
+        const members = [
+          { name: "a", facts: good },
+          { name: "b", facts: bad as unknown as PodFacts },
+        ];
+        expect(() => preflightReport(members)).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
