@@ -163,3 +163,34 @@ describe("facts from files or other pods are checked before they are compared", 
     );
   });
 });
+
+describe("an open attempt is made where the reader can, and recorded for replay", () => {
+  test("a --root tree: a device that opens is ok, one that cannot (a directory: EISDIR) keeps its errno through a recording", async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { FsHostReader, RecordingHostReader } = await import("../host/index.js");
+    const { openOutcome } = await import("./read.js");
+    const root = mkdtempSync(join(tmpdir(), "kube-rdma-open-"));
+    mkdirSync(join(root, "dev/infiniband/uverbs5"), { recursive: true });
+    writeFileSync(join(root, "dev/infiniband/uverbs4"), "");
+    const recording = new RecordingHostReader(new FsHostReader(root));
+    expect(openOutcome(recording, "/dev/infiniband/uverbs4", true)).toBe("ok");
+    expect(openOutcome(recording, "/dev/infiniband/uverbs5", true)).toBe("EISDIR");
+    const replay = new SnapshotHostReader(
+      {
+        kind: "kube-rdma/snapshot",
+        schemaVersion: 1,
+        host: "h",
+        collectedAt: "",
+        tool: "",
+        root: "/",
+        ...recording.record,
+      },
+      "replay",
+    );
+    expect(openOutcome(replay, "/dev/infiniband/uverbs4", true)).toBe("ok");
+    expect(openOutcome(replay, "/dev/infiniband/uverbs5", true)).toBe("EISDIR");
+    expect(openOutcome(replay, "/dev/infiniband/uverbs6", true)).toBe("not-tried");
+  });
+});
