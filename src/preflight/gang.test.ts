@@ -112,3 +112,74 @@ describe("preflight gang rendezvous through one ConfigMap per job", () => {
     ]);
   });
 });
+
+describe("kube-rdma preflight --job NAME --members N (the init container's command line)", () => {
+  async function runPod(pod: string, example: string, members: number, timeout: number, extra: string[] = []) {
+    const { captureIo } = await import("../../test/support/io.js");
+    const { main } = await import("../cli/main.js");
+    const io = captureIo();
+    io.env = { POD_NAME: pod, POD_NAMESPACE: "team-a" };
+    const args = ["preflight", "--job", "llama-70b", "--members", String(members), "--timeout", String(timeout)];
+    const code = await main([...args, "--example", example, "--kubeconfig", api!.kubeconfig, ...extra], io);
+    return { code, out: io.out, err: io.err };
+  }
+
+  test("two pods that agree pass (exit 0); the ConfigMap holds both, keyed by POD_NAME", async () => {
+    api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
+    const [a, b] = await Promise.all([runPod("w-0", "seed-pod", 2, 10), runPod("w-1", "seed-pod", 2, 10)]);
+    expect([a!.code, b!.code]).toEqual([0, 0]);
+    expect(a!.out).toContain(
+      "kube-rdma preflight: job llama-70b, pod w-0 (ConfigMap team-a/llama-70b-preflight): 2 pods",
+    );
+    expect(a!.out).toContain("PASS");
+    expect(Object.keys(api.store.get("configmaps")![0]!.data).sort()).toEqual(["w-0.json", "w-1.json"]);
+  });
+
+  test("a pod whose image carries another NCCL fails every init container (exit 1), naming it", async () => {
+    api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
+    const runs = await Promise.all([
+      runPod("w-0", "seed-pod", 3, 10),
+      runPod("w-1", "seed-pod", 3, 10),
+      runPod("w-2", "seed-pod-nccl-2.12", 3, 10),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
+    expect(runs[0]!.out).toContain("NCCL library: NCCL 2.11.4 on w-0, w-1, NCCL 2.12.12 on w-2.");
+  });
+
+  test("alone in a gang of 2 it gives up after --timeout with exit 1 and says who is missing", async () => {
+    api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
+    const r = await runPod("w-0", "seed-pod", 2, 0.3, ["-o", "json"]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.out) as { findings: { code: string; message: string }[] };
+    expect(report.findings.map((f) => f.code)).toEqual(["PREFLIGHT_GANG_INCOMPLETE"]);
+    expect(report.findings[0]!.message).toBe(
+      "1 of 2 pods published their facts to ConfigMap llama-70b-preflight within 0.3 s (present: w-0); 1 missing.",
+    );
+  });
+
+  test("a service account without rights on the ConfigMap is exit 2 naming the rule and deploy/preflight/rbac.yaml", async () => {
+    api = await startFakeApi(
+      { configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] },
+      { deny: [{ verb: "patch", resource: "configmaps" }] },
+    );
+    const r = await runPod("w-0", "seed-pod", 2, 5);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("refused to patch configmaps llama-70b-preflight in namespace team-a (403");
+    expect(r.err).toContain("deploy/preflight/rbac.yaml");
+  });
+});
+
+test("a watch the API refuses does not turn into a busy loop: reads are spaced by the retry pause", async () => {
+  api = await startFakeApi(
+    { configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] },
+    { deny: [{ verb: "watch", resource: "configmaps" }] },
+  );
+  const clients = makeClients(loadKubeConfig({ kubeconfig: api.kubeconfig }), PREFLIGHT_ROLE);
+  const facts = await factsOf("seed-pod", podName(0));
+  const r = await rendezvous({ clients, namespace: "team-a", configMap: CM, facts, members: 2, timeoutMs: 1500 });
+  expect(r.complete).toBe(false);
+  const reads = api.requests.filter((q) => q === `GET /api/v1/namespaces/team-a/configmaps/${CM}`).length;
+  // 1.5 s with a refused watch and a 1 s pause: the first read, one after the pause, one at the deadline.
+  expect(reads).toBeGreaterThanOrEqual(2);
+  expect(reads).toBeLessThanOrEqual(3);
+});

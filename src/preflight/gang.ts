@@ -9,6 +9,9 @@
  * other ConfigMap too. One ConfigMap that `kube-rdma job` creates beside the job lets the pods' role name it:
  * `get`, `patch` and `watch`/`list` restricted by `resourceNames` to that one object (deploy/preflight/rbac.yaml).
  * A JSON merge patch of `data` touches only the pod's own key, so concurrent pods never conflict.
+ *
+ * Limit: a ConfigMap holds at most 1 MiB, and one pod's facts take about 4 KB (9 HCAs) to 6 KB (18 HCAs) as
+ * compact JSON, so one ConfigMap serves gangs of about 150–250 pods.
  */
 import { PatchStrategy, setHeaderOptions, type V1ConfigMap, Watch } from "@kubernetes/client-node";
 import type { Finding } from "../core/finding.js";
@@ -92,29 +95,38 @@ async function readConfigMap(clients: KubeClients, namespace: string, name: stri
   );
 }
 
-/** Resolves at the first watch event on the ConfigMap after `resourceVersion`, or after `ms`. */
+/** When a watch cannot be held open (refused, cut), the next read waits this long: never a busy loop. */
+export const WATCH_RETRY_MS = 1000;
+
+/**
+ * Resolves at the first watch event on the ConfigMap after `resourceVersion`, or after `ms`. A watch that ends
+ * without an event (refused by RBAC, cut by a proxy) is followed by a pause of WATCH_RETRY_MS before the caller
+ * reads again.
+ */
 async function nextChange(clients: KubeClients, namespace: string, name: string, rv: string, ms: number) {
   let abort: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let pause: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve) => {
       timer = setTimeout(resolve, ms);
+      const ended = () => {
+        pause ??= setTimeout(resolve, Math.min(WATCH_RETRY_MS, ms));
+      };
       new Watch(clients.target.kc)
         .watch(
           `/api/v1/namespaces/${namespace}/configmaps`,
           { fieldSelector: `metadata.name=${name}`, resourceVersion: rv, allowWatchBookmarks: false },
           () => resolve(),
-          () => resolve(),
+          ended,
         )
-        .then(
-          (a) => {
-            abort = a;
-          },
-          () => resolve(),
-        );
+        .then((a) => {
+          abort = a;
+        }, ended);
     });
   } finally {
     clearTimeout(timer);
+    clearTimeout(pause);
     abort?.abort();
   }
 }

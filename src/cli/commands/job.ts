@@ -5,7 +5,7 @@ import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/j
 import { DEFAULT_NCCL_TESTS_IMAGE, DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
-import { bool, type CommandSpec, str, UsageError } from "../spec.js";
+import { bool, type CommandSpec, num, str, UsageError } from "../spec.js";
 
 export const command: CommandSpec = {
   name: "job",
@@ -149,6 +149,26 @@ refuses when none does, naming --image and --skip-driver-check.`,
       valueName: "NODE",
       description: "Derive the NCCL variables from this cluster node (runs one collector pod there)",
     },
+    {
+      name: "preflight",
+      type: "boolean",
+      default: true,
+      description:
+        "Run `kube-rdma preflight` as an init container in every GPU pod: the pods compare their HCAs, GIDs, NCCL and variables before training (--no-preflight: leave it out)",
+    },
+    {
+      name: "preflight-timeout",
+      type: "number",
+      valueName: "SECONDS",
+      default: 600,
+      description: "--preflight: how long each pod waits for the whole gang",
+    },
+    {
+      name: "preflight-image",
+      type: "string",
+      valueName: "IMAGE",
+      description: "--preflight: image of the init container (default: the training image, which must carry kube-rdma)",
+    },
     ...SOURCE_OPTIONS.filter((o) => o.name === "snapshot" || o.name === "example"),
     { name: "apply", type: "boolean", description: "Create the job through the API instead of printing it" },
     ...KUBECONFIG_OPTIONS,
@@ -180,7 +200,7 @@ refuses when none does, naming --image and --skip-driver-check.`,
       );
     }
     const opts = await jobOptionsFrom(kind as JobKind, values, program, io);
-    const { objects, notes } = buildJobs(kind as JobKind, opts, values);
+    const { objects, notes } = await preflightJobs(buildJobs(kind as JobKind, opts, values), values);
     if (bool(values, "apply")) {
       const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), "kube-rdma-job-creator");
       for (const c of await createObjects(clients, objects))
@@ -197,3 +217,18 @@ refuses when none does, naming --image and --skip-driver-check.`,
     return 0;
   },
 };
+
+/** `--preflight` (default on): the gang preflight init container and the objects its pods meet through. */
+async function preflightJobs(
+  built: ReturnType<typeof buildJobs>,
+  values: Parameters<CommandSpec["run"]>[0]["values"],
+): Promise<ReturnType<typeof buildJobs>> {
+  if (!bool(values, "preflight")) return built;
+  const timeoutSeconds = num(values, "preflight-timeout") ?? 600;
+  if (!(timeoutSeconds > 0)) {
+    throw new UsageError(`--preflight-timeout must be a positive number of seconds; got ${timeoutSeconds}.`);
+  }
+  const { withPreflight } = await import("../../kube/job/preflight.js");
+  const r = withPreflight(built.objects, { timeoutSeconds, image: str(values, "preflight-image") });
+  return { objects: r.objects, notes: [...built.notes, ...r.notes] };
+}

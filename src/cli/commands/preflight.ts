@@ -25,7 +25,8 @@ waits on watch events until all N pods have published (--timeout), and compares 
 one pod cannot open, a GID index that differs, different NCCL or plugin versions, an NCCL variable that differs,
 GPUDirect on some pods only, a rail on different subnets. Each difference names every side ("GID index 3 on 15
 pods, 5 on worker-7") and the fix, preferring a per-pod-safe setting (NCCL_IB_ADDR_RANGE) over a fixed one.
-The pods need the role in deploy/preflight/rbac.yaml (get/patch/watch of that one ConfigMap).
+The pods need the role in deploy/preflight/rbac.yaml (get/patch/list/watch of that one ConfigMap; kube-rdma job
+writes it beside each job).
 
   --facts-only      print this pod's facts (-o json: what the gang publishes) and exit 0
   diff FACTS.json…  compare saved facts offline

@@ -7,15 +7,19 @@ import { crdSchema, validateCoreObject, validateCustomResource } from "../../../
 import { main } from "../../cli/main.js";
 import { collectSnapshot, openReader } from "../../host/index.js";
 import { lintManifestText } from "../lint/index.js";
+import { isPreflightSupportObject } from "../lint/preflight.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
 type Any = any;
 
+/** `docs` are the jobs; `support` the preflight's ServiceAccount, Role, RoleBinding and ConfigMap beside them. */
 async function job(...args: string[]) {
   const io = captureIo();
   const code = await main(["job", ...args], io);
-  const docs = io.out ? parseAllDocuments(io.out).map((d) => d.toJS() as Any) : [];
-  return { code, io, docs, yaml: io.out };
+  const all = io.out ? parseAllDocuments(io.out).map((d) => d.toJS() as Any) : [];
+  const docs = all.filter((d) => !isPreflightSupportObject(d));
+  const support = all.filter((d) => isPreflightSupportObject(d));
+  return { code, io, docs, support, yaml: io.out };
 }
 
 function podTemplates(o: Any): Any[] {
@@ -260,7 +264,14 @@ describe("job nccl-tests / mpi / volcano", () => {
   test("-o json prints a v1 List for kubectl", async () => {
     const io = captureIo();
     expect(await main(["job", "nccl-tests", "-o", "json"], io)).toBe(0);
-    expect(JSON.parse(io.out)).toMatchObject({ apiVersion: "v1", kind: "List", items: [{ kind: "MPIJob" }] });
+    expect(JSON.parse(io.out)).toMatchObject({ apiVersion: "v1", kind: "List" });
+    expect(JSON.parse(io.out).items.map((i: Any) => i.kind)).toEqual([
+      "ServiceAccount",
+      "Role",
+      "RoleBinding",
+      "ConfigMap",
+      "MPIJob",
+    ]);
   });
 });
 

@@ -138,4 +138,31 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       "Nothing to do; kube-rdma lints Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, PyTorchJob, MPIJob, TFJob, Volcano Job, and Kubeflow Trainer's TrainJob, ClusterTrainingRuntime and TrainingRuntime.",
   } satisfies FindingSpec<Where & { kind: string }>,
+  PREFLIGHT_MEMBERS_MISMATCH: {
+    severity: "error",
+    title: "preflight waits for the wrong number of pods",
+    message: (e: Where & { members: string; gpuPods: number }) =>
+      `${e.where} waits for --members ${e.members}, but the job has ${e.gpuPods} GPU pods: the gang ` +
+      "either never assembles (every pod times out) or compares before every pod is there.",
+    fix: (e: Where & { members: string; gpuPods: number }) =>
+      `Set --members ${e.gpuPods} (the replicas of every GPU replica type), or regenerate with \`kube-rdma job … --preflight\`.`,
+  } satisfies FindingSpec<Where & { members: string; gpuPods: number }>,
+  PREFLIGHT_DEVICES_DIFFER: {
+    severity: "warning",
+    title: "preflight requests other devices than training",
+    message: (e: Where & { preflight: string; training: string }) =>
+      `${e.where} requests ${e.preflight} while the training container requests ${e.training}: it inspects ` +
+      "other devices than the ones training gets.",
+    fix: () =>
+      "Give the init container the training container's GPU and RDMA requests (the kubelet hands an init container's devices on to the app containers).",
+  } satisfies FindingSpec<Where & { preflight: string; training: string }>,
+  PREFLIGHT_NO_SERVICE_ACCOUNT: {
+    severity: "warning",
+    title: "preflight runs without a service account that may use its ConfigMap",
+    message: (e: Where) =>
+      `${e.where} runs under the namespace's default service account, which usually may not get and patch ` +
+      "ConfigMaps: every pod's preflight then fails with 403 Forbidden.",
+    fix: () =>
+      "Set serviceAccountName to the job's <job>-preflight account with its Role and RoleBinding (kube-rdma job --preflight writes them; deploy/preflight/rbac.yaml shows the rules).",
+  } satisfies FindingSpec<Where>,
 });

@@ -4,6 +4,7 @@ import type { Problem } from "../../core/result.js";
 import { problem } from "../../core/result.js";
 import { LINT_FINDINGS } from "./catalogue.js";
 import { parseManifests } from "./documents.js";
+import { isPreflightSupportObject } from "./preflight.js";
 import { DEFAULT_LINT_OPTIONS, type LintOptions, lintWorkload } from "./rules.js";
 import { isObj, pathString, workloadOf } from "./templates.js";
 import { isTrainerKind, lintTrainJob, runtimeResources } from "./trainjob-rules.js";
@@ -61,6 +62,7 @@ export function lintManifestText(text: string, file: string, opts: LintOptions =
       result.objects.push({ document: doc.index + 1, kind, name });
       const base = { file, document: doc.index + 1, kind, name };
       const w = workloadOf(value);
+      if (!w && isPreflightSupportObject(value)) continue;
       const located = w
         ? lintWorkload(w, opts)
         : isTrainerKind(value, ["TrainJob"])

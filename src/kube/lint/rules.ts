@@ -3,6 +3,7 @@ import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mo
 import { formatBytes, isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { mpiRankEnvRules } from "./mpi-rules.js";
+import { preflightRules } from "./preflight.js";
 import { isObj, type Json, type Path, type PodTemplateRef, pathString, type WorkloadObject } from "./templates.js";
 
 /** Where a finding points: the object, the container (if any) and the field path. */
@@ -247,6 +248,7 @@ export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT
     }
   }
   out.push(...mpiRankEnvRules(w));
+  out.push(...preflightRules(w, gpuPods));
   if (pods > 1 && gpuPods > 0) {
     const schedulers = w.objectScheduler
       ? [{ s: w.objectScheduler, path: ["spec", "schedulerName"] as Path }]

@@ -21,6 +21,8 @@ const TYPES: ResourceType[] = [
   { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
   { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true },
   { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
+  { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
+  { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
   { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
   { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
   {

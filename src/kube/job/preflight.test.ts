@@ -1,0 +1,162 @@
+/**
+ * `job … --preflight` (the default): every generated job kind gets the gang preflight init container in each GPU
+ * pod, waiting for exactly the job's GPU pods, with the training container's image, env, devices and IPC_LOCK and
+ * nothing more; the ServiceAccount, Role, RoleBinding and ConfigMap go beside it. All of it lints clean and
+ * matches the published CRDs and the core models.
+ */
+import { describe, expect, test } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { captureIo } from "../../../test/support/io.js";
+import { validateCoreObject, validateCustomResource } from "../../../test/support/kube/schemas.js";
+import { main } from "../../cli/main.js";
+import { lintManifestText } from "../lint/index.js";
+import { isPreflightSupportObject } from "../lint/preflight.js";
+import { workloadOf } from "../lint/templates.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
+type Any = any;
+
+async function generate(...args: string[]) {
+  const io = captureIo();
+  const code = await main(["job", ...args], io);
+  const all = parseAllDocuments(io.out).map((d) => d.toJS() as Any);
+  return { code, yaml: io.out, all, err: io.err };
+}
+
+const templatesOf = (o: Any) =>
+  workloadOf(o)!.templates.map((t) => ({ replicas: t.replicas, metadata: t.meta as Any, spec: t.spec as Any }));
+
+const NCCL_TESTS_11_4 = "registry.example.com/nccl-tests:2.13.8-cuda11.4";
+
+const KINDS: [string, string[], number][] = [
+  ["pytorch", ["pytorch", "--nodes", "4"], 4],
+  ["mpi", ["mpi", "--nodes", "3", "--", "python", "train.py"], 3],
+  ["volcano", ["volcano", "--nodes", "2", "--", "python", "train.py"], 2],
+  // The example node's driver 470 runs CUDA ≤ 11.4: no published nccl-tests image fits, so the job names its own.
+  ["nccl-tests (MPIJob)", ["nccl-tests", "--nodes", "16", "--image", NCCL_TESTS_11_4], 16],
+  ["nccl-tests (Volcano)", ["nccl-tests", "--nodes", "5", "--kind", "volcano", "--image", NCCL_TESTS_11_4], 5],
+];
+
+describe("job --preflight on every job kind", () => {
+  test.each(KINDS)(
+    "%s: init container in each GPU pod, --members = GPU pods, valid and lint-clean",
+    async (_k, args, gpuPods) => {
+      const [kind, ...rest] = args;
+      const { code, yaml, all } = await generate(kind!, "--example", "seed-pod", "--name", "llama", ...rest);
+      expect(code).toBe(0);
+      const support = all.filter(isPreflightSupportObject);
+      expect(support.map((o) => o.kind)).toEqual(["ServiceAccount", "Role", "RoleBinding", "ConfigMap"]);
+      for (const o of support) expect(validateCoreObject(o)).toEqual([]);
+      expect(support.find((o) => o.kind === "Role").rules).toEqual([
+        {
+          apiGroups: [""],
+          resources: ["configmaps"],
+          resourceNames: ["llama-preflight"],
+          verbs: ["get", "patch", "list", "watch"],
+        },
+      ]);
+      const jobs = all.filter((o) => !isPreflightSupportObject(o));
+      expect(jobs).toHaveLength(1);
+      let withPreflight = 0;
+      for (const t of templatesOf(jobs[0])) {
+        const main = t.spec.containers[0];
+        const gpuPod = main.resources?.limits?.["nvidia.com/gpu"] !== undefined;
+        if (!gpuPod) {
+          expect(t.spec.initContainers).toBeUndefined();
+          continue;
+        }
+        withPreflight += t.replicas;
+        const [init] = t.spec.initContainers;
+        expect(init.name).toBe("kube-rdma-preflight");
+        expect([...init.command, ...init.args]).toEqual([
+          "kube-rdma",
+          "preflight",
+          "--job",
+          "llama",
+          "--members",
+          String(gpuPods),
+          "--timeout",
+          "600",
+        ]);
+        expect(init.image).toBe(main.image);
+        expect(init.resources).toEqual(main.resources);
+        // No privilege beyond the training container's.
+        expect(init.securityContext).toEqual(main.securityContext);
+        expect(init.securityContext.privileged).toBeUndefined();
+        expect(init.env.slice(0, main.env.length)).toEqual(main.env);
+        expect(init.env.slice(main.env.length)).toEqual([
+          { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+          { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+        ]);
+        expect(t.spec.serviceAccountName).toBe("llama-preflight");
+        const template: Any = { metadata: t.metadata, spec: t.spec };
+        expect(validateCoreObject(template, "V1PodTemplateSpec")).toEqual([]);
+      }
+      expect(withPreflight).toBe(gpuPods);
+      const lint = lintManifestText(yaml, "generated.yaml");
+      expect(lint.problems).toEqual([]);
+      expect(lint.findings.map((f) => `${f.code} ${f.field}`)).toEqual([]);
+      expect(validateCustomResource(jobs[0])).toEqual([]);
+    },
+  );
+
+  test("--no-preflight leaves the job as it was: one object, no init container", async () => {
+    const { all } = await generate("pytorch", "--nodes", "2", "--no-preflight");
+    expect(all.map((o) => o.kind)).toEqual(["PyTorchJob"]);
+    for (const t of templatesOf(all[0])) expect(t.spec.initContainers).toBeUndefined();
+  });
+
+  test("--preflight-image and --preflight-timeout reach the init container; a bad timeout is exit 2", async () => {
+    const { all } = await generate("pytorch", "--preflight-image", "kube-rdma:0.1.0", "--preflight-timeout", "90");
+    const init = templatesOf(all.find((o) => o.kind === "PyTorchJob"))[0]!.spec.initContainers[0];
+    expect(init.image).toBe("kube-rdma:0.1.0");
+    expect(init.args.slice(-2)).toEqual(["--timeout", "90"]);
+    expect((await generate("pytorch", "--preflight-timeout", "0")).code).toBe(2);
+  });
+});
+
+describe("lint knows the preflight", () => {
+  async function pytorch(edit: (job: Any) => void) {
+    const { all } = await generate("pytorch", "--nodes", "4", "--name", "llama");
+    edit(all.find((o) => o.kind === "PyTorchJob"));
+    const yaml = all.map((o) => JSON.stringify(o)).join("\n---\n");
+    return lintManifestText(yaml, "edited.yaml").findings.map((f) => `${f.severity} ${f.code} ${f.field}`);
+  }
+
+  test("a job scaled to 6 workers whose preflight still waits for 4 is an error at the init container's args", async () => {
+    const findings = await pytorch((j) => {
+      j.spec.pytorchReplicaSpecs.Worker.replicas = 6;
+    });
+    expect(findings).toEqual([
+      "error PREFLIGHT_MEMBERS_MISMATCH spec.pytorchReplicaSpecs.Master.template.spec.initContainers[0].args",
+      "error PREFLIGHT_MEMBERS_MISMATCH spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].args",
+    ]);
+  });
+
+  test("a preflight without the job's service account or with other devices than training is a warning", async () => {
+    const findings = await pytorch((j) => {
+      const spec = j.spec.pytorchReplicaSpecs.Worker.template.spec;
+      delete spec.serviceAccountName;
+      spec.initContainers[0].resources = { limits: { "rdma/hca": "1" } };
+    });
+    expect(findings).toEqual([
+      "warning PREFLIGHT_DEVICES_DIFFER spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].resources",
+      "warning PREFLIGHT_NO_SERVICE_ACCOUNT spec.pytorchReplicaSpecs.Worker.template.spec",
+    ]);
+  });
+
+  test("a ConfigMap that is not the preflight's is still an unknown kind (info)", () => {
+    const yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {}\n";
+    expect(lintManifestText(yaml, "cm.yaml").findings.map((f) => f.code)).toEqual(["UNKNOWN_KIND"]);
+  });
+});
+
+describe("deploy/preflight/rbac.yaml", () => {
+  test("is the generated support objects for a job named my-job: valid core objects, the same narrow Role", async () => {
+    const { readFileSync } = await import("node:fs");
+    const shipped = parseAllDocuments(readFileSync("deploy/preflight/rbac.yaml", "utf8")).map((d) => d.toJS() as Any);
+    for (const o of shipped) expect(validateCoreObject(o), `${o.kind}/${o.metadata.name}`).toEqual([]);
+    const { all } = await generate("pytorch", "--name", "my-job");
+    expect(shipped).toEqual(all.filter(isPreflightSupportObject));
+  });
+});

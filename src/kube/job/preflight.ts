@@ -1,0 +1,136 @@
+/**
+ * `job … --preflight` (the default): every pod of a generated job runs `kube-rdma preflight` as an init container
+ * before its training container, so that a gang whose pods disagree (HCAs, GID index, NCCL, plugin, variables)
+ * fails before its first rank starts. Pure: manifests in, manifests out.
+ *
+ * The init container is the training container's twin — same image (the NCCL library and plugin it inspects are
+ * the image's), same environment, same GPU and RDMA requests (the kubelet hands an init container's devices on to
+ * the app containers, so it sees the devices training will use), same IPC_LOCK and /dev/shm — plus POD_NAME and
+ * POD_NAMESPACE from the downward API. It needs no privilege beyond the training container's.
+ *
+ * Beside the job go the objects the pods meet through: the ConfigMap `<job>-preflight`, and a ServiceAccount, Role
+ * and RoleBinding that allow exactly get/patch/list/watch of that one ConfigMap (see src/preflight/gang.ts for
+ * why one ConfigMap per job is the least privilege).
+ */
+import type { KubernetesObject, V1Container, V1EnvVar, V1PodSpec } from "@kubernetes/client-node";
+import { workloadOf } from "../lint/templates.js";
+import { isGpuResource, isRdmaResource } from "../resources.js";
+
+export const PREFLIGHT_CONTAINER = "kube-rdma-preflight";
+/** Labels of the objects `job --preflight` adds beside a job; `lint` knows them by these. */
+export const PREFLIGHT_LABELS = { "app.kubernetes.io/name": "kube-rdma", "app.kubernetes.io/component": "preflight" };
+
+export type PreflightOptions = {
+  /** Seconds each pod waits for the whole gang. */
+  timeoutSeconds: number;
+  /** Image of the init container; default: the training container's. */
+  image?: string | undefined;
+};
+
+const preflightName = (job: string) => `${job}-preflight`.slice(0, 253);
+
+function limitsOf(c: V1Container): Record<string, string> {
+  return { ...(c.resources?.requests ?? {}), ...(c.resources?.limits ?? {}) } as Record<string, string>;
+}
+
+/** The container training runs in: the first that requests GPUs or an RDMA resource. */
+function trainingContainer(spec: V1PodSpec): V1Container | undefined {
+  return spec.containers.find((c) => Object.keys(limitsOf(c)).some((k) => isGpuResource(k) || isRdmaResource(k)));
+}
+
+export function preflightContainer(main: V1Container, job: string, members: number, o: PreflightOptions): V1Container {
+  const downward = (name: string, fieldPath: string): V1EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+  const env = [
+    ...structuredClone(main.env ?? []).filter((e) => e.name !== "POD_NAME" && e.name !== "POD_NAMESPACE"),
+    downward("POD_NAME", "metadata.name"),
+    downward("POD_NAMESPACE", "metadata.namespace"),
+  ];
+  return {
+    name: PREFLIGHT_CONTAINER,
+    image: o.image ?? main.image ?? "",
+    ...(main.imagePullPolicy ? { imagePullPolicy: main.imagePullPolicy } : {}),
+    command: ["kube-rdma", "preflight"],
+    args: ["--job", job, "--members", String(members), "--timeout", String(o.timeoutSeconds)],
+    env,
+    ...(main.resources ? { resources: structuredClone(main.resources) } : {}),
+    ...(main.securityContext ? { securityContext: structuredClone(main.securityContext) } : {}),
+    ...(main.volumeMounts ? { volumeMounts: structuredClone(main.volumeMounts) } : {}),
+  };
+}
+
+/** The ConfigMap the pods meet in, and the narrow identity that may use it. */
+export function preflightSupportObjects(job: string, namespace: string): KubernetesObject[] {
+  const name = preflightName(job);
+  // A fresh object each time: shared ones would print as YAML anchors.
+  const meta = () => ({ name, namespace, labels: { ...PREFLIGHT_LABELS } });
+  return [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: meta() },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: meta(),
+      rules: [
+        { apiGroups: [""], resources: ["configmaps"], resourceNames: [name], verbs: ["get", "patch", "list", "watch"] },
+      ],
+    } as KubernetesObject,
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: meta(),
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }],
+    } as KubernetesObject,
+    { apiVersion: "v1", kind: "ConfigMap", metadata: meta(), data: {} } as KubernetesObject,
+  ];
+}
+
+function at(o: unknown, path: readonly (string | number)[]): unknown {
+  let v = o;
+  for (const k of path) v = (v as Record<string | number, unknown> | undefined)?.[k];
+  return v;
+}
+
+/**
+ * Adds the preflight init container to every GPU/RDMA pod template of each job, `--members` being the sum of
+ * those templates' replicas, and puts the support objects first (the pods' ServiceAccount must exist before them).
+ */
+export function withPreflight(
+  objects: readonly KubernetesObject[],
+  o: PreflightOptions,
+): { objects: KubernetesObject[]; notes: string[] } {
+  const out = structuredClone(objects) as KubernetesObject[];
+  const support: KubernetesObject[] = [];
+  const notes: string[] = [];
+  for (const obj of out) {
+    const w = workloadOf(obj);
+    if (!w) {
+      notes.push(
+        `preflight: ${obj.kind ?? "object"}/${obj.metadata?.name ?? "?"} has no pod template kube-rdma knows; no init container added`,
+      );
+      continue;
+    }
+    const gpuTemplates = w.templates
+      .map((t) => ({ t, spec: at(obj, t.specPath) as V1PodSpec | undefined }))
+      .filter((x): x is { t: typeof x.t; spec: V1PodSpec } => !!x.spec && !!trainingContainer(x.spec));
+    const members = gpuTemplates.reduce((n, x) => n + x.t.replicas, 0);
+    if (members === 0) {
+      notes.push(`preflight: ${w.kind}/${w.name} has no pod template with GPUs or RDMA; no init container added`);
+      continue;
+    }
+    const namespace = obj.metadata?.namespace ?? "default";
+    for (const { spec } of gpuTemplates) {
+      spec.initContainers = [
+        ...(spec.initContainers ?? []),
+        preflightContainer(trainingContainer(spec)!, w.name, members, o),
+      ];
+      spec.serviceAccountName ??= preflightName(w.name);
+    }
+    support.push(...preflightSupportObjects(w.name, namespace));
+    notes.push(
+      `preflight: each of the ${members} GPU pods first runs \`kube-rdma preflight\` (init container ${PREFLIGHT_CONTAINER}, ` +
+        `image ${o.image ?? "of the training container"}, which must carry kube-rdma) and meets the others in ConfigMap ` +
+        `${preflightName(w.name)}; --no-preflight leaves it out`,
+    );
+  }
+  return { objects: [...support, ...out], notes };
+}
