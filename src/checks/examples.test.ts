@@ -46,6 +46,12 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
     { pod: true },
   ],
   ["seed-no-uverbs", [{ code: "NO_UVERBS", subject: "/dev/infiniband", severity: "error" }]],
+  ["acs-redirect", [{ code: "PCIE_ACS_REDIRECT", subject: "0000:6a:01.0", severity: "error" }]],
+  ["iommu-translated", [{ code: "IOMMU_TRANSLATED", subject: "node", severity: "warning" }]],
+  ["roce-no-ecn", [{ code: "ROCE_NOT_LOSSLESS", subject: "mlx5_3", severity: "warning" }]],
+  ["roce-tc-differs", [{ code: "ROCE_QOS_DIFFERS", subject: "mlx5_4", severity: "warning" }]],
+  // One reading shows only the counters' totals; the flaps themselves need two (see the --watch story below).
+  ["port-flapping", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_6", severity: "warning" }]],
 ];
 
 describe("the seed node (a100-8x-roce-seed)", () => {

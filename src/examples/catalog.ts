@@ -11,17 +11,21 @@ function snapshotOf(spec: HostSpec, tree: HostTree) {
   return tree.toSnapshot({ host: spec.hostname });
 }
 
-function register(name: string, description: string, spec: () => HostSpec, change?: (t: HostTree) => void): void {
-  registerExample({
-    name,
-    description,
-    snapshot: () => {
-      const s = spec();
-      const t = buildHost(s);
-      change?.(t);
-      return snapshotOf(s, t);
-    },
-  });
+function register(
+  name: string,
+  description: string,
+  spec: () => HostSpec,
+  change?: (t: HostTree) => void,
+  later?: (t: HostTree) => void,
+): void {
+  const build = (more?: (t: HostTree) => void) => () => {
+    const s = spec();
+    const t = buildHost(s);
+    change?.(t);
+    more?.(t);
+    return snapshotOf(s, t);
+  };
+  registerExample({ name, description, snapshot: build(), ...(later ? { later: build(later) } : {}) });
 }
 
 register(
@@ -29,7 +33,10 @@ register(
   "the seed's node: 8×A100 80GB, mlx5_0 management on eth0, mlx5_1..8 RoCE 200 Gb/s data NICs",
   seedSpec,
 );
-for (const [name, v] of Object.entries(SEED_DIFFS)) register(name, v.description, seedSpec, (t) => t.apply(v.diff));
+for (const [name, v] of Object.entries(SEED_DIFFS)) {
+  const later = v.later;
+  register(name, v.description, seedSpec, (t) => t.apply(v.diff), later ? (t) => t.apply(later) : undefined);
+}
 register("ib-8x-hdr", "8 InfiniBand HDR HCAs mlx5_0..7 (no netdevs), default route on a non-RDMA eth0", ib8xHdrSpec);
 register("h100-18hca", "8×H100 with 18 HCAs: mlx5_0 management, mlx5_1..17 400 Gb/s RoCE data NICs", () => h100Spec());
 register(

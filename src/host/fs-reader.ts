@@ -9,6 +9,7 @@ import {
   statfsSync,
 } from "node:fs";
 import { resolve, sep } from "node:path";
+import { encodeBytesHex } from "../core/hex-bytes.js";
 import { toReadError } from "./errors.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome } from "./types.js";
@@ -84,6 +85,14 @@ export class FsHostReader implements HostReader {
       return { ok: false, error: toReadError(err, path) };
     } finally {
       if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  readBinaryHex(path: string): ReadOutcome<string> {
+    try {
+      return { ok: true, value: encodeBytesHex(readFileSync(this.real(path))) };
+    } catch (err) {
+      return { ok: false, error: toReadError(err, path) };
     }
   }
 
