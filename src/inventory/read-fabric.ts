@@ -44,7 +44,11 @@ export function readIommu(reader: HostReader, hcas: readonly HcaFacts[], gpus: r
     cmdline: reader.readText("/proc/cmdline"),
     devices: addresses.sort().map((address) => {
       const group = reader.realpath(`${PCI}/${address}/iommu_group`);
-      return { address, group, type: group.ok ? reader.readText(`${group.value}/type`) : null };
+      // The group's listing (recorded, so a snapshot written back out as a tree has the directory); `type` only
+      // exists since Linux 5.11.
+      const names = group.ok ? reader.list(group.value) : null;
+      const hasType = names?.ok === true && names.value.includes("type");
+      return { address, group, type: group.ok && hasType ? reader.readText(`${group.value}/type`) : null };
     }),
   };
 }
