@@ -96,6 +96,10 @@ describe("other layouts pass", () => {
     expect(await findingsOf("seed-ipv6-only")).toEqual([]);
   });
 
+  test("rail-3-other-subnet: a node whose rail 3 is on another subnet passes alone (only fleet verify can tell)", async () => {
+    expect(await findingsOf("rail-3-other-subnet")).toEqual([]);
+  });
+
   test("seed-no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
     const findings = await findingsOf("seed-no-ofed");
     expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
@@ -110,6 +114,7 @@ test("every example host is covered by a story above", () => {
     "seed-bond",
     "seed-ipv6-only",
     "seed-no-ofed",
+    "rail-3-other-subnet",
     ...VARIATIONS.map(([name]) => name),
   ]);
   expect(

@@ -1,5 +1,6 @@
 /** Registers every example host (imported by ./index.ts). */
 import { buildHost, type HostSpec } from "./builder.js";
+import { rail3OtherSubnetSpec } from "./fabric-variations.js";
 import { registerExample } from "./registry.js";
 import { seedSpec } from "./seed.js";
 import type { HostTree } from "./tree.js";
@@ -43,5 +44,10 @@ register(
   "seed-ipv6-only",
   "IPv6-only RoCE fabric: data NICs mlx5_1..8 on rails fd00:10:0:1::/64 … fd00:10:0:8::/64, no IPv4 address",
   ipv6OnlySpec,
+);
+register(
+  "rail-3-other-subnet",
+  "rail 3 (mlx5_4 on eth4) addressed on 25.11.129.96/27 instead of 25.11.128.96/27: passes alone, RAIL_SUBNET_MISMATCH in fleet verify",
+  rail3OtherSubnetSpec,
 );
 register("seed-bond", "management is the RoCE LAG mlx5_bond_0 on bond0 (eth0+eth1); data NICs mlx5_2..9", bondSpec);

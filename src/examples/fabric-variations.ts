@@ -3,7 +3,9 @@
  * port 0000:68:02.0: upstream port 0000:69:00.0, downstream ports 0000:6a:00.0 (GPU2), 0000:6a:01.0 (mlx5_3),
  * 0000:6a:02.0 (mlx5_4), 0000:6a:03.0 (GPU3).
  */
+import type { HostSpec } from "./builder.js";
 import { ACS_REDIRECTING, configSpaceHex } from "./pci-config-space.js";
+import { seedSpec } from "./seed.js";
 import type { HostDiff } from "./tree.js";
 
 /** A diff over the seed; `later` is applied on top for the second reading of `verify --watch`. */
@@ -62,3 +64,16 @@ export const FABRIC_DIFFS: Record<string, SeedVariation> = {
     later: { set: counters("mlx5_6", 5, 12) },
   },
 };
+
+/**
+ * The seed with rail 3 (mlx5_4, the fourth data HCA) addressed on 25.11.129.98/27 instead of the fleet's
+ * 25.11.128.96/27: a node cabled or addressed off its rail. Alone it passes; `fleet verify` names it.
+ */
+export function rail3OtherSubnetSpec(): HostSpec {
+  const s = seedSpec();
+  s.hostname = "cce-a100-roce-rail3";
+  for (const sw of s.switches) {
+    sw.nics = sw.nics.map((nic) => (nic.ibdev === "mlx5_4" ? { ...nic, ipv4: ["25.11.129.98"] } : nic));
+  }
+  return s;
+}

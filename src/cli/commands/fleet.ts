@@ -213,6 +213,7 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
           },
           nodes: report.nodes.map((n) => ({ ...n, findings: n.findings.map(({ evidence: _e, ...f }) => f) })),
           consistency: report.consistency.attributes,
+          rails: report.rails.rails,
           failedNodes: report.failedNodes,
           findings: report.findings.map(({ evidence: _e, ...f }) => f),
           summary: { status, errors, warnings },
