@@ -4,6 +4,7 @@ import type { NcclDistance, NodeInventory } from "../inventory/types.js";
 import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import { type DataPort, selectDataPorts } from "./data-ports.js";
 import { type EnvEntry, selectGid } from "./gid-select.js";
+import { derivedTrafficClass } from "./traffic-class.js";
 import {
   defaultIbTimeout,
   formatNcclVersion,
@@ -61,7 +62,12 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
     if (gdr.entry) entries.push(gdr.entry);
     findings.push(...gdr.findings);
   }
-  const tc = trafficClassEntry(opts.trafficClass, findings);
+  const tc =
+    opts.trafficClass !== undefined
+      ? trafficClassEntry(opts.trafficClass, findings)
+      : ports.length > 0
+        ? derivedTrafficClass(inv, ports)
+        : null;
   if (tc) entries.push(tc);
   const env: Record<string, string> = {};
   const reasons: Record<string, string> = {};
