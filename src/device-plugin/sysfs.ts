@@ -9,7 +9,15 @@ import { FsHostReader } from "../host/fs-reader.js";
 
 import { isPortHealthy } from "./devices.js";
 
-export type PortReading = { port: number; state: string | null; physState: string | null; healthy: boolean };
+export type PortReading = {
+  port: number;
+  state: string | null;
+  physState: string | null;
+  healthy: boolean;
+  /** `counters/link_downed` and `counters/link_error_recovery`; null when unreadable. */
+  linkDowned: number | null;
+  linkErrorRecovery: number | null;
+};
 export type HcaReading = { hca: string; present: boolean; ports: PortReading[]; healthy: boolean };
 
 export class HostFiles {
@@ -51,7 +59,18 @@ export class HostFiles {
     const readings = numericNames(ports).map((port): PortReading => {
       const state = this.text(`${base}/${port}/state`);
       const physState = this.text(`${base}/${port}/phys_state`);
-      return { port, state, physState, healthy: isPortHealthy(state, physState) };
+      const counter = (name: string) => {
+        const t = this.text(`${base}/${port}/counters/${name}`);
+        return t !== null && /^\d+$/.test(t) ? Number(t) : null;
+      };
+      return {
+        port,
+        state,
+        physState,
+        healthy: isPortHealthy(state, physState),
+        linkDowned: counter("link_downed"),
+        linkErrorRecovery: counter("link_error_recovery"),
+      };
     });
     return { hca, present: true, ports: readings, healthy: readings.length > 0 && readings.every((r) => r.healthy) };
   }
