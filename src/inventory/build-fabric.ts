@@ -1,6 +1,6 @@
 /** The PCIe-ACS, IOMMU and lossless-RoCE part of the node model. Pure. */
 import { acsRedirects, parsePciConfig } from "../parse/pci-config.js";
-import { parseEthtoolStats, parseMlnxQos, parseTrafficClass, pauseCountersOf } from "../parse/roce-qos.js";
+import { parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
 import type { BridgeFacts, Fact, IommuFacts, RoceQosFacts } from "./facts.js";
 import type { Reading } from "./reading.js";
 import type { IommuState, PcieBridge, RoceQos } from "./types.js";
@@ -81,8 +81,6 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
     const tc = tcText === null ? null : rd.parsed(parseTrafficClass(tcText), tcPath);
     const qosOut = f.mlnxQos.error || f.mlnxQos.exitCode !== 0 ? null : f.mlnxQos.stdout;
     const qos = qosOut === null ? null : rd.parsed(parseMlnxQos(qosOut), f.mlnxQos.command);
-    const statsOut = f.ethtoolStats.error || f.ethtoolStats.exitCode !== 0 ? null : f.ethtoolStats.stdout;
-    const stats = statsOut === null ? null : rd.parsed(parseEthtoolStats(statsOut), f.ethtoolStats.command);
     return {
       netdev: f.netdev,
       hca: f.hca,
@@ -93,7 +91,6 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
       trust: qos?.trust ?? null,
       dscpToPriority: qos && Object.keys(qos.dscpToPriority).length > 0 ? qos.dscpToPriority : null,
       pfcEnabled: qos?.pfcEnabled ?? null,
-      pause: stats ? pauseCountersOf(stats) : null,
     };
   });
 }

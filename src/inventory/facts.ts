@@ -75,7 +75,7 @@ export type IommuFacts = {
   devices: { address: string; group: ReadOutcome<string>; type: Fact | null }[];
 };
 
-/** Lossless-RoCE settings of one RoCE netdev and its HCA (MLNX_OFED sysfs, `mlnx_qos`, `ethtool -S`). */
+/** Lossless-RoCE settings of one RoCE netdev and its HCA (MLNX_OFED sysfs, `mlnx_qos`). */
 export type RoceQosFacts = {
   netdev: string;
   hca: string;
@@ -85,7 +85,6 @@ export type RoceQosFacts = {
   /** `/sys/class/infiniband/<hca>/tc/1/traffic_class` (`Global tclass=106`, empty when unset). */
   trafficClass: Fact;
   mlnxQos: CommandOutcome;
-  ethtoolStats: CommandOutcome;
 };
 
 /** Everything read from one host, before interpretation. `buildInventory` turns it into the node model. */

@@ -1,7 +1,8 @@
 /**
  * Reads what the PCIe-ACS, IOMMU and lossless-RoCE checks need: the config space of each bridge above a GPU or an
  * RDMA NIC, the IOMMU units, command line and groups, and per RoCE netdev the ECN switches, the HCA's traffic class
- * and the `mlnx_qos` / `ethtool -S` outputs.
+ * and the `mlnx_qos` output. Not `ethtool -S`: on mlx5 it prints a thousand-odd counters per netdev (tens of KiB,
+ * into every snapshot of a fleet run) for pause counts no rule decides on; `analyze` reads its captures.
  */
 import { readBinaryHex, readIn } from "../host/reads.js";
 import type { HostReader } from "../host/types.js";
@@ -65,18 +66,14 @@ function roceNetdevs(hcas: readonly HcaFacts[]): { netdev: string; hca: string }
   return [...out].map(([netdev, hca]) => ({ netdev, hca }));
 }
 
-/** Starts the per-netdev commands (`mlnx_qos -i`, `ethtool -S`) and reads the sysfs switches meanwhile. */
+/** Starts `mlnx_qos -i` per netdev and reads the sysfs switches meanwhile. */
 export async function readRoceQos(
   reader: HostReader,
   hcas: readonly HcaFacts[],
   timeout: { timeoutMs?: number },
 ): Promise<RoceQosFacts[]> {
   const nets = roceNetdevs(hcas);
-  const commands = Promise.all(
-    nets.map(({ netdev }) =>
-      Promise.all([reader.run("mlnx_qos", ["-i", netdev], timeout), reader.run("ethtool", ["-S", netdev], timeout)]),
-    ),
-  );
+  const commands = Promise.all(nets.map(({ netdev }) => reader.run("mlnx_qos", ["-i", netdev], timeout)));
   const files = nets.map(({ netdev, hca }) => ({
     netdev,
     hca,
@@ -85,5 +82,5 @@ export async function readRoceQos(
     trafficClass: reader.readText(`/sys/class/infiniband/${hca}/tc/1/traffic_class`),
   }));
   const outs = await commands;
-  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]![0], ethtoolStats: outs[i]![1] }));
+  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]! }));
 }

@@ -209,8 +209,6 @@ export type RoceQos = {
   trust: "dscp" | "pcp" | null;
   dscpToPriority: Record<number, number> | null;
   pfcEnabled: number[] | null;
-  /** From `ethtool -S`: PFC pause frames per priority. */
-  pause: { rx: Record<number, number>; tx: Record<number, number> } | null;
 };
 
 export type NodeInventory = {
