@@ -1,15 +1,15 @@
 /** PCIe ACS on the GPU↔NIC paths, and the IOMMU mode: both decide whether GPUDirect RDMA goes peer to peer. */
 import type { Finding } from "../core/finding.js";
-import { splitPciPath } from "../inventory/topology.js";
+import { memoSplitPciPath, splitPciPath } from "../inventory/topology.js";
 import type { NodeInventory, PcieBridge } from "../inventory/types.js";
 import { finding } from "./catalogue.js";
 import { dataHcas } from "./select.js";
 import type { Check } from "./types.js";
 
 /** The bridges a peer-to-peer transfer between two functions crosses below the point where their paths meet. */
-export function bridgesBetween(a: string, b: string): string[] {
-  const pa = splitPciPath(a);
-  const pb = splitPciPath(b);
+export function bridgesBetween(a: string, b: string, split: typeof splitPciPath = splitPciPath): string[] {
+  const pa = split(a);
+  const pb = split(b);
   if (!pa || !pb || pa.root !== pb.root) return [];
   const ua = pa.chain.slice(0, -1);
   const ub = pb.chain.slice(0, -1);
@@ -25,12 +25,13 @@ function pairsByBridge(inv: NodeInventory): Map<string, string[]> {
   const hcaPath = new Map(dataHcas(inv).map((h) => [h.name, h.pciPath]));
   const gpuPath = new Map(inv.gpus.map((g) => [g.index, g.pciPath]));
   const out = new Map<string, string[]>();
+  const split = memoSplitPciPath();
   for (const p of inv.paths) {
     if (p.distance !== "PIX" && p.distance !== "PXB") continue;
     const a = gpuPath.get(p.gpu);
     const b = hcaPath.get(p.hca);
     if (!a || !b) continue;
-    for (const bridge of bridgesBetween(a, b)) {
+    for (const bridge of bridgesBetween(a, b, split)) {
       const list = out.get(bridge) ?? [];
       list.push(`GPU${p.gpu}↔${p.hca}`);
       out.set(bridge, list);

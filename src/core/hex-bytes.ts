@@ -17,16 +17,35 @@ function digit(c: number): number {
   return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
 /** The bytes of `encodeBytesHex`'s text (whitespace ignored); null when it is not in that form or claims over 1 MiB. */
 export function decodeBytesHex(text: string): Uint8Array | null {
-  const m = /^([0-9a-fA-F\s]*?)\s*(?:\*\s*(\d{1,7}))?\s*$/.exec(text);
-  if (!m) return null;
-  const hex = (m[1] ?? "").replace(/\s+/g, "");
-  if (hex.length % 2 !== 0) return null;
-  const total = m[2] === undefined ? hex.length / 2 : Number(m[2]);
-  if (total < hex.length / 2 || total > 1 << 20) return null;
+  // One pass over the characters (a fleet run decodes ~25 bridges per node): hex pairs, then an optional `*N`.
+  const bytes: number[] = [];
+  let i = 0;
+  let hi = -1;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) continue;
+    const d = digit(c);
+    if (d < 0) break;
+    if (hi < 0) hi = d;
+    else {
+      bytes.push(hi * 16 + d);
+      hi = -1;
+    }
+  }
+  if (hi >= 0) return null;
+  let total = bytes.length;
+  if (i < text.length) {
+    if (text.charCodeAt(i) !== 42) return null;
+    const m = /^\s*(\d{1,7})\s*$/.exec(text.slice(i + 1));
+    if (!m) return null;
+    total = Number(m[1]);
+    if (total < bytes.length || total > 1 << 20) return null;
+  }
   const out = new Uint8Array(total);
-  for (let i = 0; i < hex.length / 2; i++)
-    out[i] = digit(hex.charCodeAt(2 * i)) * 16 + digit(hex.charCodeAt(2 * i + 1));
+  out.set(bytes);
   return out;
 }
