@@ -114,8 +114,30 @@ describe("kube-rdma verify", () => {
   });
 });
 
+describe("verify --watch SECONDS", () => {
+  test("port-flapping read twice: mlx5_6 lost its link twice in between → PORT_FLAPPING error, exit 1", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "port-flapping", "--watch", "0.01", "-o", "json"], io)).toBe(1);
+    const flap = JSON.parse(io.out).findings.find((f: { code: string }) => f.code === "PORT_FLAPPING");
+    expect(flap).toMatchObject({ subject: "mlx5_6", severity: "error", evidence: { linkDowned: 2 } });
+  });
+
+  test("the seed read twice does not flap and passes", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--example", "a100-8x-roce-seed", "--watch", "0.01"], io)).toBe(0);
+    expect(io.out).not.toMatch(/PORT_FLAPPING/);
+  });
+
+  test("a snapshot never changes: --watch on it is a usage error (exit 2) saying where to run it", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "--snapshot", "node.json", "--watch", "5"], io)).toBe(2);
+    expect(io.err).toMatch(/snapshot never changes/);
+  });
+});
+
 describe("verify on the same host from every source", () => {
-  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "seed-pod-restricted"])(
+  // acs-redirect: the bridges' config space travels as hex in the snapshot and as bytes in the --root tree.
+  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "seed-pod-restricted", "acs-redirect"])(
     "%s: --example, a collected --snapshot and the example's tree as --root give identical findings",
     async (example) => {
       const dir = mkdtempSync(join(tmpdir(), "kube-rdma-verify-"));

@@ -31,6 +31,11 @@ const FIXTURES: [kind: string, name: string, command: string][] = [
   ["nvidia_smi", "h100-535", "nvidia-smi"],
   ["nvidia_smi", "h100-550", "nvidia-smi"],
   ["nvidia_smi", "v100-418", "nvidia-smi"],
+  // Shapes of https://community.mellanox.com/docs/DOC-2792 (mlnx_qos -i) and the mlx5 driver's ethtool -S
+  // counters (rx_prioN_pause…); hosts and numbers our own.
+  ["mlnx_qos", "a100-eth3-dscp-pfc3", "mlnx_qos -i eth3"],
+  ["mlnx_qos", "a100-eth5-pcp-no-pfc", "mlnx_qos -i eth5"],
+  ["ethtool_stats", "a100-eth3-mlx5", "ethtool -S eth3"],
 ];
 
 describe("detection", () => {
@@ -342,5 +347,26 @@ describe("ofed_info and nvidia-smi -q -x", () => {
 
   test("an idle GPU at a lower PCIe generation is not degraded (power saving)", () => {
     expect(codes(seedGpus((g) => (g.pcieGen = { max: 4, current: 1 })))).toEqual([]);
+  });
+});
+
+describe("lossless RoCE captures", () => {
+  test("mlnx_qos with DSCP trust and PFC on 3: data, no finding, the summary names NCCL_IB_TC=106", () => {
+    const e = analyzeText("qos.txt", capture("mlnx_qos", "a100-eth3-dscp-pfc3"));
+    expect(e.kind).toBe("mlnx_qos");
+    expect(e.data).toMatchObject({ trust: "dscp", pfcEnabled: [3] });
+    expect(e.findings).toEqual([]);
+  });
+
+  test("mlnx_qos with PFC on no priority: PFC_NONE warning with the mlnx_qos --pfc fix", () => {
+    expect(codes(capture("mlnx_qos", "a100-eth5-pcp-no-pfc"))).toEqual([
+      { code: "PFC_NONE", severity: "warning", subject: "PFC" },
+    ]);
+  });
+
+  test("ethtool -S: the pause counters per priority are the data's pause field", () => {
+    const e = analyzeText("stats.txt", capture("ethtool_stats", "a100-eth3-mlx5"));
+    expect(e.kind).toBe("ethtool_stats");
+    expect((e.data as Record<string, number>).rx_prio3_pause).toBe(18432);
   });
 });

@@ -178,6 +178,16 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
     message: () => "nvidia-smi found no GPU (`No devices were found`).",
     fix: () => "Check `lspci | grep -i nvidia` and `dmesg | grep -i nvrm`; in a pod, request nvidia.com/gpu.",
   } satisfies Spec<Record<string, never>>,
+  PFC_NONE: {
+    severity: "warning",
+    title: "PFC enabled on no priority",
+    message: () =>
+      "mlnx_qos shows PFC enabled on no priority: RoCE traffic is lossy, so congestion drops packets and NCCL " +
+      "retransmits (unless the fabric is built for lossy RoCE with ECN alone).",
+    fix: () =>
+      "Enable PFC on the fabric's RoCE priority, matching the switches (`mlnx_qos -i IF --pfc 0,0,0,1,0,0,0,0` for " +
+      "priority 3) with `--trust dscp`; then `kube-rdma verify` checks every data NIC.",
+  } satisfies Spec<Record<string, never>>,
 });
 
 export type AnalyzeCode = keyof typeof ANALYZE_CATALOGUE;

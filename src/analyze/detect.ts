@@ -44,6 +44,8 @@ export const CAPTURE_HINTS: Record<Exclude<AnalyzeKindName, "unknown">, string> 
   ibdev2netdev: "ibdev2netdev -v > ibdev2netdev.txt",
   nccl_tests: "all_reduce_perf -b 8 -e 8G -f 2 -g 1 2>&1 | tee allreduce.txt",
   nccl_log: "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH <your job> 2>&1 | tee nccl.log",
+  mlnx_qos: "mlnx_qos -i eth1 > qos-eth1.txt",
+  ethtool_stats: "ethtool -S eth1 > stats-eth1.txt",
 };
 
 /** The message for an input no format recognised: the kinds known and how to capture each. */

@@ -14,6 +14,8 @@ export type AnalyzeKindName =
   | "ibdev2netdev"
   | "nccl_tests"
   | "nccl_log"
+  | "mlnx_qos"
+  | "ethtool_stats"
   | "unknown";
 
 export type AnalyzeOutcome = {

@@ -5,6 +5,12 @@ import { formatBytes } from "./select.js";
 const limitText = (v: number | "unlimited" | null) =>
   v === null ? "unknown" : v === "unlimited" ? "unlimited" : formatBytes(v);
 
+/**
+ * A check that could not run (one code for every check): what was not checked, why, and — when a fact could not be
+ * read — which one and where; `fix` when the check knows a better remedy than making the path readable.
+ */
+type SkipEvidence = { checks: string; why: string; fact?: string; path?: string; fix?: string };
+
 export const NODE_CATALOGUE = defineCatalogue({
   OFED_ABSENT: {
     severity: "info",
@@ -146,9 +152,12 @@ export const NODE_CATALOGUE = defineCatalogue({
   CHECK_SKIPPED: {
     severity: "warning",
     title: "A check could not run",
-    message: (e: { fact: string; path: string; why: string; checks: string }) =>
-      `${e.checks}: not checked, because ${e.fact} could not be read (${e.path}: ${e.why}).`,
-    fix: (e: { path: string }) =>
-      `Make ${e.path} readable to kube-rdma (run it as root on the host, or mount the host's /sys, /proc and /dev read-only and pass --root), then rerun \`kube-rdma verify\`; --strict fails until every check ran.`,
+    message: (e: SkipEvidence) =>
+      e.fact !== undefined && e.path !== undefined
+        ? `${e.checks}: not checked, because ${e.fact} could not be read (${e.path}: ${e.why}).`
+        : `${e.checks}: not checked, because ${e.why}.`,
+    fix: (e: SkipEvidence) =>
+      e.fix ??
+      `Make ${e.path ?? "the host's /sys and /proc"} readable to kube-rdma (run it as root on the host, or mount the host's /sys, /proc and /dev read-only and pass --root), then rerun \`kube-rdma verify\`; --strict fails until every check ran.`,
   },
 });

@@ -6,8 +6,14 @@ import { defineCatalogue, type Finding, makeFinding, type Severity } from "../co
 import { FABRIC_CATALOGUE } from "./catalogue-fabric.js";
 import { GPU_CATALOGUE } from "./catalogue-gpu.js";
 import { NODE_CATALOGUE } from "./catalogue-node.js";
+import { PLATFORM_CATALOGUE } from "./catalogue-platform.js";
 
-export const CATALOGUE = defineCatalogue({ ...NODE_CATALOGUE, ...GPU_CATALOGUE, ...FABRIC_CATALOGUE });
+export const CATALOGUE = defineCatalogue({
+  ...NODE_CATALOGUE,
+  ...GPU_CATALOGUE,
+  ...FABRIC_CATALOGUE,
+  ...PLATFORM_CATALOGUE,
+});
 
 export type CheckCode = keyof typeof CATALOGUE & string;
 

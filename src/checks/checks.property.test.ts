@@ -148,7 +148,8 @@ describe("rules on odd nodes", () => {
   });
 
   test("every code a rule declares is in the catalogue, and every catalogue code belongs to a rule", () => {
-    const declared = CHECKS.flatMap((c) => c.codes);
+    // CHECK_SKIPPED is shared by the rules that can lack their data.
+    const declared = new Set(CHECKS.flatMap((c) => c.codes));
     expect([...declared].sort()).toEqual(Object.keys(CATALOGUE).sort());
   });
 });

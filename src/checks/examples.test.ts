@@ -53,6 +53,12 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ["seed-pod-uverbs-eperm", [], { pod: true }],
   ["seed-pod-7-hcas", [{ code: "NO_UVERBS", subject: "mlx5_8", severity: "error" }]],
   ["seed-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
+  ["acs-redirect", [{ code: "PCIE_ACS_REDIRECT", subject: "0000:6a:01.0", severity: "error" }]],
+  ["iommu-translated", [{ code: "IOMMU_TRANSLATED", subject: "node", severity: "warning" }]],
+  ["roce-no-ecn", [{ code: "ROCE_NOT_LOSSLESS", subject: "mlx5_3", severity: "warning" }]],
+  ["roce-tc-differs", [{ code: "ROCE_QOS_DIFFERS", subject: "mlx5_4", severity: "warning" }]],
+  // One reading shows only the counters' totals; the flaps themselves need two (see the --watch story below).
+  ["port-flapping", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_6", severity: "warning" }]],
 ];
 
 describe("the seed node (a100-8x-roce-seed)", () => {
@@ -97,6 +103,10 @@ describe("other layouts pass", () => {
     expect(await findingsOf("seed-ipv6-only")).toEqual([]);
   });
 
+  test("rail-3-other-subnet: a node whose rail 3 is on another subnet passes alone (only fleet verify can tell)", async () => {
+    expect(await findingsOf("rail-3-other-subnet")).toEqual([]);
+  });
+
   test("seed-no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
     const findings = await findingsOf("seed-no-ofed");
     expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
@@ -111,6 +121,7 @@ test("every example host is covered by a story above", () => {
     "seed-bond",
     "seed-ipv6-only",
     "seed-no-ofed",
+    "rail-3-other-subnet",
     ...VARIATIONS.map(([name]) => name),
   ]);
   expect(

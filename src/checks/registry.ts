@@ -1,10 +1,13 @@
 /** Every verify rule, in the order a reader meets the node: software, GPUs, RDMA devices, ports, GIDs, pod. */
 import { countersCheck } from "./counters.js";
+import { flapCheck } from "./flapping.js";
 import { gidIndexCheck, gidPresenceCheck, gidSparseCheck } from "./gids.js";
 import { gpuPcieCheck } from "./gpu-pcie.js";
 import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
 import { gpuCountCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
+import { losslessCheck, qosUniformCheck } from "./lossless.js";
+import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
 import { portStateCheck, rateCheck } from "./ports.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
@@ -33,4 +36,9 @@ export const CHECKS: readonly Check[] = [
   podLimitsCheck,
   readProblemsCheck,
   skippedChecksCheck,
+  acsCheck,
+  iommuCheck,
+  losslessCheck,
+  qosUniformCheck,
+  flapCheck,
 ];

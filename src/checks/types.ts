@@ -10,6 +10,8 @@ export type CheckOptions = {
   expectGpuModel?: string;
   /** Smallest acceptable /dev/shm in bytes (default 1 GiB). */
   shmMinBytes?: number;
+  /** An earlier reading of the same node, `seconds` before this one (`verify --watch`): enables the flap check. */
+  earlier?: { inventory: NodeInventory; seconds: number };
 };
 
 /** One small named rule: inventory in, findings out. Pure and fast: `fleet verify` runs it on many nodes. */

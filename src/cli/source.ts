@@ -29,3 +29,35 @@ export async function inventoryFromFlags(values: OptionValues): Promise<NodeInve
   const seconds = num(values, "command-timeout");
   return readInventory(reader, seconds !== undefined ? { commandTimeoutMs: seconds * 1000 } : {});
 }
+
+/**
+ * Reads the host the flags name twice, `seconds` apart (`verify --watch`): an example answers its later reading
+ * (what changed meanwhile), a live host or --root tree is read again; a snapshot never changes, so it is refused.
+ */
+export async function inventoriesFromFlags(
+  values: OptionValues,
+  seconds: number,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<{ before: NodeInventory; after: NodeInventory }> {
+  if (str(values, "snapshot") !== undefined) {
+    throw new UsageError(
+      "--watch reads the host twice, but a snapshot never changes.",
+      "Run --watch on the node itself (or with --root /host in a DaemonSet pod), or on an --example.",
+    );
+  }
+  const reader = await readerFromFlags(values);
+  const { readInventory } = await import("../inventory/index.js");
+  const timeout = num(values, "command-timeout");
+  const readOpts = timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {};
+  const before = await readInventory(reader, readOpts);
+  await sleep(seconds * 1000);
+  const example = str(values, "example");
+  let again = reader;
+  if (example !== undefined) {
+    const { findExample } = await import("../examples/index.js");
+    const { SnapshotHostReader } = await import("../host/snapshot-reader.js");
+    const later = findExample(example)?.later;
+    if (later) again = new SnapshotHostReader(later(), `example ${example} (${seconds} s later)`);
+  }
+  return { before, after: await readInventory(again, readOpts) };
+}

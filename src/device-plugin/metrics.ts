@@ -9,6 +9,7 @@ export type PluginMetrics = {
   devices: Gauge<"health">;
   allocations: Counter;
   allocateErrors: Counter<"reason">;
+  portFlaps: Counter<"hca">;
 };
 
 export function createMetrics(resource: string): PluginMetrics {
@@ -42,6 +43,12 @@ export function createMetrics(resource: string): PluginMetrics {
       name: "kube_rdma_device_plugin_allocate_errors_total",
       help: "Container allocations answered partially, by reason (unknown_id, missing_device)",
       labelNames: ["reason"],
+      registers: [registry],
+    }),
+    portFlaps: new Counter({
+      name: "kube_rdma_device_plugin_port_flaps_total",
+      help: "Link-down events (link_downed growth) seen between health polls, by HCA (PORT_FLAPPING in the log)",
+      labelNames: ["hca"],
       registers: [registry],
     }),
   };

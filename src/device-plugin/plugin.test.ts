@@ -172,6 +172,24 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     await waitFor("unhealthy units", () => kubelet.latest?.every((d) => d.health === "Unhealthy"));
   });
 
+  test("a port whose link_downed grows between two health polls is logged as PORT_FLAPPING and counted", async () => {
+    const { kubelet, plugin, root, log } = await setup();
+    const counters = join(root, "sys/class/infiniband/mlx5_3/ports/1/counters");
+    const fs = await import("node:fs/promises");
+    await fs.mkdir(counters, { recursive: true });
+    await fs.writeFile(join(counters, "link_downed"), "1\n");
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
+    const seenAt = plugin.pollStats.polls;
+    await waitFor("a poll that read the counter", () => plugin.pollStats.polls >= seenAt + 2);
+    await fs.writeFile(join(counters, "link_downed"), "3\n");
+    const rec = await waitFor("the flap log", () => log.records.find((r) => r.code === "PORT_FLAPPING"));
+    expect(rec).toMatchObject({ subject: "mlx5_3", level: "warn" });
+    expect(String(rec.msg)).toMatch(/mlx5_3 lost its link 2 time\(s\)/);
+    // The port is ACTIVE in both polls: a flap it recovered from does not make the units unhealthy.
+    expect(kubelet.latest?.every((d) => d.health === "Healthy")).toBe(true);
+  });
+
   test("a kubelet restart (sockets removed, kubelet.sock recreated) → fresh registration and a working ListAndWatch", async () => {
     const { kubelet, plugin, pluginDir } = await setup();
     await plugin.start();

@@ -19,13 +19,14 @@ import {
 } from "./api.js";
 import type { Selection } from "./config.js";
 import { countHealth, deriveDeviceList, type Mode, type SharedHealthPolicy } from "./devices.js";
+import { flapsBetween } from "./flaps.js";
 import type { Logger } from "./log.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { buildNodeView, type DeriveEnv, type NodeView } from "./node-view.js";
 import { Registrar, registerRequest, socketNameFor } from "./registration.js";
 import { closeServer, listenDevicePlugin } from "./server.js";
 import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
-import { DeviceExistence, HostFiles } from "./sysfs.js";
+import { DeviceExistence, type HcaReading, HostFiles } from "./sysfs.js";
 import { type DirWatch, fileIdentity, watchDir } from "./watcher.js";
 
 export type PluginConfig = {
@@ -79,6 +80,8 @@ export class RdmaDevicePlugin {
   private existence: DeviceExistence | null = null;
   private view: NodeView | null = null;
   private health = new Map<string, boolean>();
+  /** The last poll's readings, to see link flaps between polls. */
+  private lastReadings = new Map<string, HcaReading>();
   private devices: Device[] = [];
   private readonly streams = new Set<Stream>();
   private server: grpc.Server | null = null;
@@ -257,6 +260,13 @@ export class RdmaDevicePlugin {
       }
       const current = this.view ?? view;
       const readings = current.hcas.map((h) => this.files.readHca(h.name));
+      for (const r of readings) {
+        for (const f of flapsBetween(this.lastReadings.get(r.hca), r, this.cfg.healthIntervalMs / 1000)) {
+          this.metrics.portFlaps.inc({ hca: r.hca }, (f.evidence?.linkDowned as number) || 1);
+          this.cfg.log.warn(f.message, { code: f.code, subject: f.subject, fix: f.fix });
+        }
+      }
+      this.lastReadings = new Map(readings.map((r) => [r.hca, r]));
       const health = new Map<string, boolean>();
       let flipped = false;
       for (const r of readings) {

@@ -11,7 +11,15 @@ import type { HostReader } from "../host/types.js";
 
 import { isPortHealthy } from "./devices.js";
 
-export type PortReading = { port: number; state: string | null; physState: string | null; healthy: boolean };
+export type PortReading = {
+  port: number;
+  state: string | null;
+  physState: string | null;
+  healthy: boolean;
+  /** `counters/link_downed` and `counters/link_error_recovery`; null when unreadable. */
+  linkDowned: number | null;
+  linkErrorRecovery: number | null;
+};
 export type HcaReading = { hca: string; present: boolean; ports: PortReading[]; healthy: boolean };
 
 /** A reader whose host paths are files on this machine (a live host or a root tree), so they can be watched. */
@@ -61,7 +69,18 @@ export class HostFiles {
     const readings = numericNames(ports).map((port): PortReading => {
       const state = this.text(`${base}/${port}/state`);
       const physState = this.text(`${base}/${port}/phys_state`);
-      return { port, state, physState, healthy: isPortHealthy(state, physState) };
+      const counter = (name: string) => {
+        const t = this.text(`${base}/${port}/counters/${name}`);
+        return t !== null && /^\d+$/.test(t) ? Number(t) : null;
+      };
+      return {
+        port,
+        state,
+        physState,
+        healthy: isPortHealthy(state, physState),
+        linkDowned: counter("link_downed"),
+        linkErrorRecovery: counter("link_error_recovery"),
+      };
     });
     return { hca, present: true, ports: readings, healthy: readings.length > 0 && readings.every((r) => r.healthy) };
   }

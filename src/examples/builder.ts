@@ -4,6 +4,7 @@
  * reached through /sys/bus/pci/devices links, modules, /proc, /dev/infiniband and the two commands.
  */
 import { renderNvidiaSmiXml, type XmlGpuSpec } from "./nvidia-smi-xml.js";
+import { ACS_REDIRECTING, configSpaceHex } from "./pci-config-space.js";
 import { writeProcFiles } from "./proc-files.js";
 import { HostTree } from "./tree.js";
 
@@ -173,10 +174,38 @@ export function writeGidSlot(t: HostTree, portDir: string, index: number, slot: 
   else t.error(ndevs, "EINVAL");
 }
 
-type PciDev = { class: string; vendor: string; device: string; numa: number; speed: string; width: number };
+type PciDev = {
+  class: string;
+  vendor: string;
+  device: string;
+  numa: number;
+  speed: string;
+  width: number;
+  /** PCI Express port type and ACS Control for the bridge's config space (bridges only). */
+  bridge?: { portType: number; acsControl: number | null };
+};
+
+/**
+ * IOMMU groups: one per function, numbered in the order the functions are written. No `type` file: kernels before
+ * 5.11 (the seed's 5.4) do not have it, so the mode is read from the command line (`iommu=pt`).
+ */
+let nextIommuGroup = 0;
 
 function pciFunction(t: HostTree, path: string, d: PciDev): void {
   const bdf = path.slice(path.lastIndexOf("/") + 1);
+  if (d.bridge) {
+    t.file(
+      `${path}/config`,
+      configSpaceHex({
+        vendorId: Number.parseInt(d.vendor, 16),
+        deviceId: Number.parseInt(d.device, 16),
+        ...d.bridge,
+      }),
+    );
+  }
+  const group = `/sys/kernel/iommu_groups/${nextIommuGroup++}`;
+  t.dir(group);
+  t.link(`${path}/iommu_group`, group);
   t.filesIn(path, {
     class: `${d.class}\n`,
     vendor: `${d.vendor}\n`,
@@ -190,8 +219,19 @@ function pciFunction(t: HostTree, path: string, d: PciDev): void {
   t.link(`/sys/bus/pci/devices/${bdf}`, path);
 }
 
-const ROOT_PORT = { class: "0x060400", vendor: "0x8086", device: "0x347a", speed: "16.0 GT/s PCIe", width: 16 };
+// Root ports commonly have ACS on (that is harmless: traffic between root ports crosses the root complex anyway);
+// the switches' ports have the capability with every control bit off, as a GPUDirect-ready BIOS leaves them.
+const ROOT_PORT = {
+  class: "0x060400",
+  vendor: "0x8086",
+  device: "0x347a",
+  speed: "16.0 GT/s PCIe",
+  width: 16,
+  bridge: { portType: 4, acsControl: ACS_REDIRECTING },
+};
 const SWITCH_PORT = { class: "0x060400", vendor: "0x1000", device: "0xc010", speed: "16.0 GT/s PCIe", width: 16 };
+const SWITCH_UP = { ...SWITCH_PORT, bridge: { portType: 5, acsControl: null } };
+const SWITCH_DOWN = { ...SWITCH_PORT, bridge: { portType: 6, acsControl: 0 } };
 
 /** Root complex `pci0000:RR` with root port `RR:02.0`; returns the root port's sysfs path. */
 function rootPort(t: HostTree, rootBus: number, numa: number): string {
@@ -204,10 +244,10 @@ function rootPort(t: HostTree, rootBus: number, numa: number): string {
 /** A switch below a root port: upstream `(R+1):00.0`, downstream ports `(R+2):0N.0`. Returns downstream paths. */
 function pcieSwitch(t: HostTree, rp: string, rootBus: number, numa: number, ports: number): string[] {
   const up = `${rp}/0000:${hex2(rootBus + 1)}:00.0`;
-  pciFunction(t, up, { ...SWITCH_PORT, numa });
+  pciFunction(t, up, { ...SWITCH_UP, numa });
   return Array.from({ length: ports }, (_, i) => {
     const dp = `${up}/0000:${hex2(rootBus + 2)}:${hex2(i)}.0`;
-    pciFunction(t, dp, { ...SWITCH_PORT, numa });
+    pciFunction(t, dp, { ...SWITCH_DOWN, numa });
     return dp;
   });
 }
@@ -239,6 +279,8 @@ function writeNic(t: HostTree, spec: HostSpec, nic: NicSpec, fnPath: string, num
     node_desc: `${spec.hostname} ${nic.ibdev}\n`,
   });
   t.link(`${ib}/device`, fnPath);
+  // MLNX_OFED's traffic class file: empty while no global class is set.
+  if (nic.linkLayer === "Ethernet") t.file(`${ib}/tc/1/traffic_class`, "");
   t.dir(`${fnPath}/infiniband/${nic.ibdev}`);
   const port = `${ib}/ports/1`;
   const roce = nic.linkLayer === "Ethernet";
@@ -296,6 +338,11 @@ function writeNetdev(t: HostTree, name: string, fnPath: string, mac: string, sta
     speed: up ? `${Number.parseFloat(rate) * 1000}\n` : "-1\n",
   });
   t.link(`${net}/device`, fnPath);
+  // DCQCN on for every priority (the mlx5 default) as notification and reaction point.
+  for (let p = 0; p < 8; p++) {
+    t.file(`${net}/ecn/roce_np/enable/${p}`, "1\n");
+    t.file(`${net}/ecn/roce_rp/enable/${p}`, "1\n");
+  }
   t.dir(`${fnPath}/net/${name}`);
 }
 
@@ -330,6 +377,8 @@ export function gpuXmlSpecs(spec: HostSpec): XmlGpuSpec[] {
 
 export function buildHost(spec: HostSpec): HostTree {
   const t = new HostTree();
+  nextIommuGroup = 0;
+  for (let i = 0; i < 4; i++) t.dir(`/sys/class/iommu/dmar${i}`);
   let uverbs = 0;
   const nicOrder = allNics(spec).sort((a, b) => a.ibdev.localeCompare(b.ibdev, "en", { numeric: true }));
   const uverbsOf = new Map(nicOrder.map((n) => [n.ibdev, uverbs++]));

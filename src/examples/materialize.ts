@@ -1,6 +1,8 @@
 import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
+import { decodeBytesHex } from "../core/hex-bytes.js";
 import { ROOT_CAPTURES, ROOT_FS_SIZES } from "../host/fs-reader.js";
+import { isBinaryHostFile } from "../host/paths.js";
 import { expandSnapshot } from "../host/snapshot.js";
 import { LinkIndex } from "../host/snapshot-reader.js";
 import type { Snapshot } from "../host/types.js";
@@ -29,7 +31,9 @@ export function materializeSnapshot(compact: Snapshot, dir: string): void {
     if (written.has(r)) continue;
     written.add(r);
     mkdirSync(dirname(at(r)), { recursive: true });
-    writeFileSync(at(r), content);
+    // Binary files travel as hex text (readBinaryHex): the tree holds their bytes, as sysfs does.
+    const bytes = isBinaryHostFile(p) ? decodeBytesHex(content) : null;
+    writeFileSync(at(r), bytes ?? content);
   }
   for (const [p, target] of Object.entries(snapshot.links)) {
     const r = realParent(p);

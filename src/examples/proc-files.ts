@@ -18,6 +18,10 @@ export function writeProcFiles(t: HostTree, spec: HostSpec, nics: readonly NicSp
   }
   t.file("/proc/net/route", `${routes.join("\n")}\n`);
   t.file("/proc/sys/kernel/hostname", `${spec.hostname}\n`);
+  t.file(
+    "/proc/cmdline",
+    `BOOT_IMAGE=/boot/vmlinuz-${spec.kernelRelease} root=UUID=3f1c9a2e-8d41-4b7a-9c55-0e2d6b1f7a10 ro intel_iommu=on iommu=pt\n`,
+  );
   t.file("/proc/sys/kernel/osrelease", `${spec.kernelRelease}\n`);
   t.file(
     "/proc/driver/nvidia/version",

@@ -5,6 +5,8 @@ export type Example = {
   description: string;
   /** Builds the example's snapshot (the same shape `kube-rdma collect` writes). */
   snapshot: () => Snapshot;
+  /** The host read again a while later (`verify --watch`): what changed meanwhile. Absent: nothing changes. */
+  later?: () => Snapshot;
 };
 
 const EXAMPLES: Example[] = [];

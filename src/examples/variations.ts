@@ -13,6 +13,7 @@ import {
   type NicSpec,
   ZERO_GID,
 } from "./builder.js";
+import { FABRIC_DIFFS, type SeedVariation } from "./fabric-variations.js";
 import { renderNvidiaSmiXml } from "./nvidia-smi-xml.js";
 import { roceNic, SEED_DATA_NICS, SEED_SWITCHES, seedSpec } from "./seed.js";
 import type { HostDiff, HostTree } from "./tree.js";
@@ -58,7 +59,7 @@ function seedXml(change: (gpus: ReturnType<typeof gpuXmlSpecs>) => void): HostDi
   return { commands: { "nvidia-smi -q -x": { exitCode: 0, stdout, stderr: "" } } };
 }
 
-export const SEED_DIFFS: Record<string, { description: string; diff: HostDiff }> = {
+export const SEED_DIFFS: Record<string, SeedVariation> = {
   "seed-port-down": {
     description: "mlx5_3 port 1 is `1: DOWN` / `3: Disabled` and eth3 has no carrier",
     diff: {
@@ -196,6 +197,7 @@ export const SEED_DIFFS: Record<string, { description: string; diff: HostDiff }>
     description: "/dev/infiniband has no uverbs* devices (ib_uverbs not loaded or not mounted into the pod)",
     diff: { remove: Array.from({ length: 9 }, (_, i) => `/dev/infiniband/uverbs${i}`) },
   },
+  ...FABRIC_DIFFS,
 };
 
 function seedStatus(): string {

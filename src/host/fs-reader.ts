@@ -11,6 +11,7 @@ import {
   statfsSync,
 } from "node:fs";
 import { resolve, sep } from "node:path";
+import { encodeBytesHex } from "../core/hex-bytes.js";
 import { resolveInRoot } from "./confine.js";
 import { readError, toReadError } from "./errors.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS, normalizeHostPath } from "./paths.js";
@@ -144,6 +145,23 @@ export class FsHostReader implements HostReader {
     }
   }
 
+  readBinaryHex(path: string): ReadOutcome<string> {
+    const at = this.located(path, true);
+    if (!at.ok) return at;
+    let fd: number | undefined;
+    try {
+      const st = lstatSync(at.value, { throwIfNoEntry: false });
+      if (st && !st.isFile()) return notRegular(st, path);
+      fd = openSync(at.value, OPEN_CONFINED);
+      const read = this.readFdBytes(fd, path, MAX_HOST_FILE_BYTES);
+      return read.ok ? { ok: true, value: encodeBytesHex(this.buf.subarray(0, read.value)) } : read;
+    } catch (err) {
+      return { ok: false, error: toReadError(err, path) };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
   openDevice(path: string): ReadOutcome<true> {
     const at = this.located(path, true);
     if (!at.ok) return at;
@@ -172,6 +190,12 @@ export class FsHostReader implements HostReader {
   }
 
   private readFd(fd: number, path: string, cap: number): ReadOutcome<string> {
+    const read = this.readFdBytes(fd, path, cap);
+    return read.ok ? { ok: true, value: this.buf.toString("utf8", 0, read.value) } : read;
+  }
+
+  /** Reads a regular file into `this.buf`; the number of bytes read, or a read problem. */
+  private readFdBytes(fd: number, path: string, cap: number): ReadOutcome<number> {
     const st = fstatSync(fd);
     if (!st.isFile()) return notRegular(st, path);
     if (st.size > cap) return tooLarge(path, cap, st.size);
@@ -185,7 +209,7 @@ export class FsHostReader implements HostReader {
       if (n === 0 || len < this.buf.length) break;
       this.buf = Buffer.concat([this.buf, Buffer.alloc(this.buf.length)]);
     }
-    return { ok: true, value: this.buf.toString("utf8", 0, len) };
+    return { ok: true, value: len };
   }
 
   list(path: string): ReadOutcome<string[]> {

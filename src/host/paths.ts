@@ -21,6 +21,11 @@ export function joinHost(...parts: string[]): string {
   return normalizeHostPath(posix.join(...parts));
 }
 
+/** Files the readers hand out as hex text (readBinaryHex): a PCI function's config space under /sys. */
+export function isBinaryHostFile(p: string): boolean {
+  return p.startsWith("/sys/") && p.endsWith("/config") && p.includes("/pci");
+}
+
 /** The `file args…` key a command is stored under in snapshots and captures. */
 export function commandKey(file: string, args: readonly string[]): string {
   return [file, ...args].join(" ");

@@ -17,6 +17,11 @@ export function readNumbered(reader: HostReader, dir: string, numbers: readonly 
   return readIn(reader, dir, numbers.map(String));
 }
 
+/** A binary file's bytes as hex text (`encodeBytesHex`); a snapshot holds that text as the file's content. */
+export function readBinaryHex(reader: HostReader, path: string): ReadOutcome<string> {
+  return reader.readBinaryHex ? reader.readBinaryHex(path) : reader.readText(path);
+}
+
 /** The decimal names of a directory, ascending (a snapshot answers from its runs, without writing names out). */
 export function listNumbers(reader: HostReader, dir: string): ReadOutcome<number[]> {
   if (reader.listNumbers) return reader.listNumbers(dir);

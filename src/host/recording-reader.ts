@@ -1,5 +1,5 @@
 import { normalizeHostPath } from "./paths.js";
-import { readIn } from "./reads.js";
+import { readBinaryHex, readIn } from "./reads.js";
 import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
 
 export type SnapshotBody = Pick<Snapshot, "files" | "dirs" | "links" | "errors" | "fsSizes" | "commands">;
@@ -40,6 +40,10 @@ export class RecordingHostReader implements HostReader {
       this.note(`${dir}/${names[i]}`, r, this.record.files);
     });
     return out;
+  }
+
+  readBinaryHex(path: string): ReadOutcome<string> {
+    return this.note(path, readBinaryHex(this.inner, path), this.record.files);
   }
 
   list(path: string): ReadOutcome<string[]> {

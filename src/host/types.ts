@@ -39,6 +39,11 @@ export interface HostReader {
   readNumbered?(dir: string, numbers: readonly number[]): ReadOutcome<string>[];
   /** `${dir}/${name}` for each name (a counters directory, a PCI function's attributes); same answers as readText. */
   readIn?(dir: string, names: readonly string[]): ReadOutcome<string>[];
+  /**
+   * A binary file (a PCI function's `config`) as hex text: `encodeBytesHex` of its bytes (`src/core/hex-bytes.ts`).
+   * Optional: a reader without it (a snapshot) stores that text and answers it from readText.
+   */
+  readBinaryHex?(path: string): ReadOutcome<string>;
   /** The decimal names of a directory, ascending: `numericNames` of its listing (a GID table's slots). */
   listNumbers?(path: string): ReadOutcome<number[]>;
   /** Directory entries (names only), unsorted. */

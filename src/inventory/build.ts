@@ -18,6 +18,7 @@ import {
   parseRate,
   parseSysfsInt,
 } from "../parse/sysfs.js";
+import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildOfed, buildPaths } from "./build-gpus.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
@@ -213,6 +214,9 @@ export function buildInventory(facts: HostFacts): NodeInventory {
       memlockHard: limitOf(memlock?.hard),
     },
     shmBytes: numberOf(shm),
+    bridges: buildBridges(rd, facts.bridges),
+    iommu: buildIommu(facts.iommu),
+    roceQos: buildRoceQos(rd, facts.roceQos),
     problems: rd.problems,
     ...(missing.length ? { missing } : {}),
   };

@@ -64,6 +64,29 @@ export type NetdevFacts = {
   bondSlaves: Fact;
 };
 
+/** A PCIe bridge above a GPU or an RDMA NIC: its config space as hex text (readBinaryHex). */
+export type BridgeFacts = { address: string; config: Fact };
+
+/** IOMMU state: the units, the kernel command line, and each GPU's / NIC's group and its domain type. */
+export type IommuFacts = {
+  units: ReadOutcome<string[]>;
+  cmdline: Fact;
+  /** `iommu_group` resolved (`/sys/kernel/iommu_groups/17`), and that group's `type` (`identity`, `DMA`, `DMA-FQ`). */
+  devices: { address: string; group: ReadOutcome<string>; type: Fact | null }[];
+};
+
+/** Lossless-RoCE settings of one RoCE netdev and its HCA (MLNX_OFED sysfs, `mlnx_qos`). */
+export type RoceQosFacts = {
+  netdev: string;
+  hca: string;
+  /** `ecn/roce_np/enable/0..7` and `ecn/roce_rp/enable/0..7`. */
+  ecnNp: readonly Fact[];
+  ecnRp: readonly Fact[];
+  /** `/sys/class/infiniband/<hca>/tc/1/traffic_class` (`Global tclass=106`, empty when unset). */
+  trafficClass: Fact;
+  mlnxQos: CommandOutcome;
+};
+
 /** Everything read from one host, before interpretation. `buildInventory` turns it into the node model. */
 export type HostFacts = {
   source: string;
@@ -86,4 +109,8 @@ export type HostFacts = {
   shm: ReadOutcome<number>;
   ofed: CommandOutcome;
   nvidiaSmi: CommandOutcome;
+  /** Bridges on the PCIe paths of the GPUs and RDMA NICs, in address order. */
+  bridges: BridgeFacts[];
+  iommu: IommuFacts;
+  roceQos: RoceQosFacts[];
 };

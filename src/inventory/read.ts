@@ -4,6 +4,7 @@ import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
+import { readBridges, readIommu, readRoceQos } from "./read-fabric.js";
 import { pciAddressOf } from "./reading.js";
 
 const IB = "/sys/class/infiniband";
@@ -160,7 +161,9 @@ function ifaceOfRoute(route: Fact): string | null {
 }
 
 /** Every fact but the commands' output: files, listings and links, read synchronously. */
-function readFileFacts(reader: HostReader): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi"> {
+function readFileFacts(
+  reader: HostReader,
+): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos"> {
   const hcaList = reader.list(IB);
   const pciList = reader.list(PCI);
   const verbsList = reader.list("/sys/class/infiniband_verbs");
@@ -214,6 +217,9 @@ export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: n
     reader.run("nvidia-smi", ["-q", "-x"], timeout),
   ]);
   const files = readFileFacts(reader);
-  const [ofed, nvidiaSmi] = await commands;
-  return { source: reader.description, ...files, ofed, nvidiaSmi };
+  const bridges = readBridges(reader, files.hcas, files.gpuPci);
+  const iommu = readIommu(reader, files.hcas, files.gpuPci);
+  const roceQos = readRoceQos(reader, files.hcas, timeout);
+  const [[ofed, nvidiaSmi], qos] = await Promise.all([commands, roceQos]);
+  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos };
 }

@@ -166,6 +166,51 @@ export type DriverInfo = {
 
 export type Limit = number | "unlimited" | null;
 
+/** A PCIe bridge above a GPU or an RDMA NIC, from its config space. */
+export type PcieBridge = {
+  address: string;
+  /** From the PCI Express capability; null when it could not be read. */
+  portType: "endpoint" | "root_port" | "upstream_port" | "downstream_port" | "pcie_bridge" | "other" | null;
+  /**
+   * How much config space was read: `full` (4096 bytes, as root), `no_extended` (256: no extended space),
+   * `header_only` (64 bytes: the kernel shows the rest to root only), `unreadable`.
+   */
+  config: "full" | "no_extended" | "header_only" | "unreadable";
+  /** The ACS Control register and the redirecting bits set in it (`SrcValid`, `ReqRedir`, `CmpltRedir`); null: no ACS. */
+  acs: { control: number; redirects: string[] } | null;
+};
+
+export type IommuState = {
+  /**
+   * `off`: no IOMMU groups; `passthrough`: identity domains (`iommu=pt`); `translated`: DMA domains, every
+   * GPUDirect transfer goes through the IOMMU's page tables; `unknown`: not enough could be read.
+   */
+  mode: "off" | "passthrough" | "translated" | "unknown";
+  /** `/sys/class/iommu` entries (`dmar0`, `ivhd0`). */
+  units: string[];
+  cmdline: string | null;
+  /** The group domain types seen (`DMA-FQ`, `identity`), deduplicated. */
+  groupTypes: string[];
+  /** Why the mode was given. */
+  reason: string;
+};
+
+/** One RoCE netdev's lossless settings. null fields were not exposed by this host (inbox driver, no MLNX_OFED tool). */
+export type RoceQos = {
+  netdev: string;
+  hca: string;
+  /** ECN (DCQCN) enabled per priority 0..7, as notification point and as reaction point. */
+  ecnNp: boolean[] | null;
+  ecnRp: boolean[] | null;
+  /** The HCA's global traffic class (the IP ToS byte every RoCE QP uses); null when unset or not exposed. */
+  trafficClass: number | null;
+  trafficClassExposed: boolean;
+  /** From `mlnx_qos -i`: trust mode, DSCP → priority map, PFC-enabled priorities. */
+  trust: "dscp" | "pcp" | null;
+  dscpToPriority: Record<number, number> | null;
+  pfcEnabled: number[] | null;
+};
+
 export type NodeInventory = {
   hostname: string;
   /** Where the facts came from (`live host /`, `snapshot node1.json`, `example a100-8x-roce-seed`). */
@@ -187,6 +232,11 @@ export type NodeInventory = {
   devices: { infiniband: string[]; rdmaCm: boolean };
   process: { capEff: string | null; ipcLock: boolean | null; memlockSoft: Limit; memlockHard: Limit };
   shmBytes: number | null;
+  /** PCIe bridges on the GPUs' and RDMA NICs' paths (absent in inventories built by hand). */
+  bridges?: PcieBridge[];
+  iommu?: IommuState;
+  /** Lossless-RoCE settings per RoCE netdev. */
+  roceQos?: RoceQos[];
   problems: Problem[];
   /**
    * Facts some check needs that this host did not give (a listing unreadable or empty, a link unresolved): each is

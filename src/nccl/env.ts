@@ -5,6 +5,7 @@ import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import { type DataPort, selectDataPorts } from "./data-ports.js";
 import { type EnvEntry, selectGid } from "./gid-select.js";
 import { DEFAULT_NETWORK_MODE, type NetworkMode, socketIfnameFor } from "./network-mode.js";
+import { derivedTrafficClass } from "./traffic-class.js";
 import {
   defaultIbTimeout,
   formatNcclVersion,
@@ -68,7 +69,12 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
     if (gdr.entry) entries.push(gdr.entry);
     findings.push(...gdr.findings);
   }
-  const tc = trafficClassEntry(opts.trafficClass, findings);
+  const tc =
+    opts.trafficClass !== undefined
+      ? trafficClassEntry(opts.trafficClass, findings)
+      : ports.length > 0
+        ? derivedTrafficClass(inv, ports)
+        : null;
   if (tc) entries.push(tc);
   const env: Record<string, string> = {};
   const reasons: Record<string, string> = { ...unset };

@@ -82,7 +82,8 @@ export const command: CommandSpec = {
       name: "traffic-class",
       type: "number",
       valueName: "TC",
-      description: "Set NCCL_IB_TC (IP ToS byte; DSCP = TC >> 2) to match the lossless queue",
+      description:
+        "Set NCCL_IB_TC (IP ToS byte; DSCP = TC >> 2) to match the lossless queue; without it, derived from the data HCAs' global traffic class or mlnx_qos (DSCP trust, PFC on one priority) when they say it",
     },
     {
       name: "hcas",

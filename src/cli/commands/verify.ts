@@ -1,6 +1,6 @@
 import { REPORT_OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
-import { inventoryFromFlags } from "../source.js";
-import type { CommandSpec } from "../spec.js";
+import { inventoriesFromFlags, inventoryFromFlags } from "../source.js";
+import { type CommandSpec, num, UsageError } from "../spec.js";
 import { checkOptionsFromFlags, writeVerifyReport } from "../verify-output.js";
 
 export const command: CommandSpec = {
@@ -13,7 +13,9 @@ the NVIDIA driver answers; GPU count, model, PCIe link and memory health (ECC, r
 HCA with /dev/infiniband/uverbs*; every data port ACTIVE/LinkUp at the same rate; a RoCE v2 GID with an IPv4 or
 global IPv6 address on every RoCE data port, at the same index on every HCA (else one NCCL_IB_GID_INDEX cannot
 work); holes in GID tables; firmware consistency; GPUDirect (nvidia_peermem or DMA-BUF) and a data NIC at PIX/PXB
-for each GPU; error counters. With --pod it also checks what a training container needs: memlock unlimited,
+for each GPU; error counters; PCIe ACS on the switch ports between GPUs and NICs (needs root), the IOMMU mode,
+ECN/PFC for the priority NCCL's RoCE traffic uses, alike on every data NIC. With --watch SECONDS it reads the
+host twice and names ports that flapped in between. With --pod it also checks what a training container needs: memlock unlimited,
 IPC_LOCK, /dev/shm size.
 
 The management NIC (the one carrying the default route, the seed's mlx5_0 on eth0) is told apart from the data
@@ -39,6 +41,13 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with --s
       default: "1Gi",
       description: "Smallest acceptable /dev/shm with --pod (1Gi, 512Mi, bytes)",
     },
+    {
+      name: "watch",
+      type: "number",
+      valueName: "SECONDS",
+      description:
+        "Read the host twice, SECONDS apart, and report ports whose link went down meanwhile (PORT_FLAPPING)",
+    },
   ],
   examples: [
     ["kube-rdma verify --example a100-8x-roce-seed", "verify the seed's 8×A100 + 9×mlx5 RoCE node"],
@@ -46,10 +55,16 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with --s
     ["kube-rdma verify --root /host -o json", "verify the host mounted at /host (DaemonSet pod), as JSON"],
     ["kube-rdma verify --pod --shm-min 8Gi", "inside a training pod: also memlock, IPC_LOCK and /dev/shm"],
     ["kube-rdma verify --snapshot node7.json --strict", "replay a collected snapshot; warnings fail too"],
+    ["kube-rdma verify --watch 60", "also watch the data ports' link_downed / link_error_recovery for a minute"],
   ],
   async run({ values, io }) {
     const opts = checkOptionsFromFlags(values);
-    const inv = await inventoryFromFlags(values);
-    return writeVerifyReport(inv, opts, values, io);
+    const watch = num(values, "watch");
+    if (watch === undefined) return writeVerifyReport(await inventoryFromFlags(values), opts, values, io);
+    if (!(watch > 0 && watch <= 3600)) {
+      throw new UsageError(`--watch expects a number of seconds between 0 and 3600; got ${watch}.`);
+    }
+    const { before, after } = await inventoriesFromFlags(values, watch);
+    return writeVerifyReport(after, { ...opts, earlier: { inventory: before, seconds: watch } }, values, io);
   },
 };

@@ -3,6 +3,7 @@ import { naturalCompare } from "../../core/natural.js";
 import { FLEET_FINDINGS } from "./catalogue.js";
 import { type ConsistencyReport, evaluateFleetConsistency } from "./consistency.js";
 import type { NodeAnalysis } from "./node-analyser.js";
+import { evaluateRails, type NodeRail, type RailReport } from "./rails.js";
 import type { CollectOutcome } from "./run.js";
 
 export type NodeResult = {
@@ -18,6 +19,8 @@ export type NodeResult = {
 export type FleetReport = {
   nodes: NodeResult[];
   consistency: ConsistencyReport;
+  /** Each rail (N-th data HCA) across the nodes: its subnet and the nodes off it. */
+  rails: RailReport;
   failedNodes: { node: string; reason: string }[];
   /** Every finding: per node, consistency, and NODE_COLLECT_FAILED. */
   findings: Finding[];
@@ -26,6 +29,7 @@ export type FleetReport = {
 /** Per-node verify results plus fleet consistency, from each node's analysis. Pure. */
 export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>[], strict = false): FleetReport {
   const verified: { node: string; values: Record<string, string> }[] = [];
+  const railsByNode: { node: string; rails: NodeRail[] }[] = [];
   const nodes: NodeResult[] = [];
   const failedNodes: { node: string; reason: string }[] = [];
   const findings: Finding[] = [];
@@ -50,9 +54,12 @@ export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>
     nodes.push({ node: o.node, status: s.status, errors: s.errors, warnings: s.warnings, findings: nodeFindings });
     findings.push(...nodeFindings);
     verified.push({ node: o.node, values: a.values });
+    railsByNode.push({ node: o.node, rails: a.rails });
   }
   const consistency = evaluateFleetConsistency(verified);
   findings.push(...consistency.findings);
+  const rails = evaluateRails(railsByNode);
+  findings.push(...rails.findings);
   nodes.sort((a, b) => naturalCompare(a.node, b.node));
-  return { nodes, consistency, failedNodes, findings };
+  return { nodes, consistency, rails, failedNodes, findings };
 }

@@ -1,5 +1,18 @@
 import { defineCatalogue, type FindingSpec } from "../../core/finding.js";
 
+type RailMismatch = {
+  node: string;
+  rail: number;
+  hca: string;
+  subnet: string | null;
+  expected: string;
+  expectedNodes: number;
+  nodes: number;
+  otherRail: number | null;
+};
+
+type RailLayout = { rails: number; nodes: number; layout: string; shared: boolean; mismatched: string[] };
+
 type Odd = { node: string; attribute: string; value: string; majority: string; majorityNodes: number; nodes: number };
 
 const differs = (title: string, fix: (e: Odd) => string): FindingSpec<Odd> => ({
@@ -38,6 +51,34 @@ export const FLEET_FINDINGS = defineCatalogue({
     (e) =>
       `A single NCCL_IB_GID_INDEX cannot fit ${e.node}; fix its addresses (extra IPv6/IPv4 on a data NIC) or let NCCL pick (NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21).`,
   ),
+  RAIL_SUBNET_MISMATCH: {
+    severity: "error",
+    title: "rail on another subnet than the fleet's",
+    message: (e: RailMismatch) =>
+      `${e.node}: rail ${e.rail} (${e.hca}) is on ${e.subnet ?? "no IPv4 subnet"}, while ${e.expectedNodes} of ` +
+      `${e.nodes} nodes have rail ${e.rail} on ${e.expected}` +
+      (e.otherRail !== null
+        ? ` (${e.subnet} is rail ${e.otherRail}'s subnet: cabled or addressed on the wrong rail)`
+        : "") +
+      `. NCCL connects rail ${e.rail} to rail ${e.rail} on the peers; from ${e.node} they are not on the same leaf or subnet.`,
+    fix: (e: RailMismatch) =>
+      `Check ${e.hca}'s cable and switch port on ${e.node} and its address (\`ip -4 addr\`, the CNI/netplan config): ` +
+      `rail ${e.rail} must be on ${e.expected}. Cordon ${e.node} until it is fixed.`,
+  } satisfies FindingSpec<RailMismatch>,
+  FLEET_RAIL_LAYOUT: {
+    severity: "info",
+    title: "rail layout and NCCL_CROSS_NIC",
+    message: (e: RailLayout) =>
+      `${e.rails} rail(s) across ${e.nodes} node(s): ${e.layout}.` +
+      (e.shared ? " Some rails share a subnet: the fabric is not separated into rails." : "") +
+      (e.mismatched.length ? ` Nodes off their rails: ${e.mismatched.join(", ")}.` : ""),
+    fix: (e: RailLayout) =>
+      e.shared
+        ? "Rails share subnets (a flat fabric): leave NCCL_CROSS_NIC at its default (2) or set 1, so NCCL may pair any NICs."
+        : e.mismatched.length
+          ? `Fix or cordon ${e.mismatched.join(", ")} first: with a rail off its subnet, NCCL_CROSS_NIC=0 makes that rail unreachable from the others.`
+          : "Each rail is on its own subnet on every node (rail-optimized): set NCCL_CROSS_NIC=0 so rings and trees stay on one rail.",
+  } satisfies FindingSpec<RailLayout>,
   NODE_COLLECT_FAILED: {
     severity: "error",
     title: "node could not be verified",

@@ -4,11 +4,12 @@ import { SnapshotHostReader } from "../../host/index.js";
 import type { Snapshot } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
 import { attributeValues } from "./consistency.js";
+import { type NodeRail, railsOf } from "./rails.js";
 import type { LogOutcome } from "./run.js";
 import { parseSnapshotLog, SNAPSHOT_INVALID_PROBLEM } from "./snapshot-log.js";
 
 /** What the fleet keeps of one node: its verify findings and the values compared across the fleet. */
-export type NodeAnalysis = { findings: Finding[]; values: Record<string, string> };
+export type NodeAnalysis = { findings: Finding[]; values: Record<string, string>; rails: NodeRail[] };
 
 /**
  * The `verify --snapshot` pipeline on one collected snapshot: replay it as a host, build the inventory, run the
@@ -16,7 +17,7 @@ export type NodeAnalysis = { findings: Finding[]; values: Record<string, string>
  */
 export async function analyseSnapshot(snapshot: Snapshot): Promise<NodeAnalysis> {
   const inventory = await readInventory(new SnapshotHostReader(snapshot, `collector snapshot of ${snapshot.host}`));
-  return { findings: runChecks(inventory), values: attributeValues(inventory) };
+  return { findings: runChecks(inventory), values: attributeValues(inventory), rails: railsOf(inventory) };
 }
 
 /**

@@ -18,6 +18,17 @@ export function renderFleetText(r: FleetReport, strict = false): string {
     out.push(`  ${a.name}: ${a.majority} on ${a.majorityNodes} node(s)${a.odd.length ? "" : " — all nodes agree"}`);
     for (const o of a.odd) out.push(`    odd: ${o.node}: ${o.value}`);
   }
+  if (r.rails.rails.length) {
+    out.push("", "Rails (N-th data HCA of every node: its subnet, then the nodes off it):");
+    for (const rail of r.rails.rails) {
+      out.push(
+        `  rail ${rail.rail}: ${rail.subnet ?? "no IPv4 subnet"} on ${rail.onSubnet}/${rail.nodes} node(s) (${rail.hcas})`,
+      );
+      for (const o of rail.odd) out.push(`    odd: ${o.node}: ${o.hca} on ${o.subnet ?? "no IPv4 subnet"}`);
+    }
+    const advice = r.rails.findings.find((f) => f.code === "FLEET_RAIL_LAYOUT");
+    if (advice) out.push(`  ${advice.fix}`);
+  }
   if (r.failedNodes.length) {
     out.push("", `Not verified (${r.failedNodes.length}):`);
     for (const f of r.failedNodes) out.push(`  ${f.node}: ${f.reason}`);

@@ -22,6 +22,7 @@ export const FLEET_VERIFY_REPORT = defineReport<FleetVerifyResult>({
       run,
       nodes: report.nodes.map((n) => ({ ...n, findings: n.findings.map(({ evidence: _e, ...f }) => f) })),
       consistency: report.consistency.attributes,
+      rails: report.rails.rails,
       failedNodes: report.failedNodes,
       findings: report.findings.map(({ evidence: _e, ...f }) => f),
       summary: { status, errors, warnings },

@@ -1,0 +1,54 @@
+/** `mlnx_qos -i IF` and `ethtool -S IF` captures: the lossless-RoCE settings and the PFC pause counters. */
+import type { Finding } from "../../core/finding.js";
+import { makeFinding } from "../../core/finding.js";
+import { parseEthtoolStats, parseMlnxQos, pauseCountersOf } from "../../parse/roce-qos.js";
+import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
+import type { AnalyzerKind } from "../types.js";
+import { anyLine, headLines, lineShare, outcomeOf } from "./outcome.js";
+
+export const mlnxQosAnalyzer: AnalyzerKind = {
+  kind: "mlnx_qos",
+  detect(head) {
+    const trust = anyLine(head, /^\s*Priority trust (?:state|mode):\s*\w+\s*$/);
+    const pfc = anyLine(head, /^\s*PFC configuration:\s*$/);
+    return trust && pfc ? 0.95 : trust || pfc ? 0.7 : 0;
+  },
+  analyze(text) {
+    return outcomeOf(parseMlnxQos(text), (value) => {
+      const findings: Finding[] = [];
+      const pfc = value.pfcEnabled;
+      if (pfc !== null && pfc.length === 0) findings.push(makeFinding(C, "PFC_NONE", "PFC", {}));
+      // RoCE v2's usual DSCP 26 (AF31): the priority it lands in, and the NCCL_IB_TC that selects it.
+      const dscp26 = value.trust === "dscp" ? (value.dscpToPriority[26] ?? 3) : null;
+      const summary =
+        `trust ${value.trust ?? "unknown"}; PFC on ${pfc === null ? "unknown" : pfc.length ? `priority ${pfc.join(", ")}` : "no priority"}` +
+        (dscp26 !== null
+          ? `; DSCP 26 → priority ${dscp26}${pfc?.includes(dscp26) ? " (lossless): NCCL_IB_TC=106 selects it" : ""}`
+          : "");
+      return { findings, summary };
+    });
+  },
+};
+
+export const ethtoolStatsAnalyzer: AnalyzerKind = {
+  kind: "ethtool_stats",
+  detect(head) {
+    const lines = headLines(head, 10);
+    if (!lines.some((l) => /^\s*NIC statistics:\s*$/.test(l))) return 0;
+    return Math.min(0.95, 0.6 + lineShare(head, /^\s+[A-Za-z0-9_.[\]-]+:\s+\d+\s*$/));
+  },
+  analyze(text) {
+    return outcomeOf(parseEthtoolStats(text), (stats) => {
+      const pause = pauseCountersOf(stats);
+      const moving = pause
+        ? [0, 1, 2, 3, 4, 5, 6, 7].filter((p) => (pause.rx[p] ?? 0) > 0 || (pause.tx[p] ?? 0) > 0)
+        : [];
+      const summary = pause
+        ? moving.length
+          ? `PFC pause frames on priority ${moving.map((p) => `${p} (rx ${pause.rx[p] ?? 0}, tx ${pause.tx[p] ?? 0})`).join(", ")}`
+          : "no PFC pause frames on any priority"
+        : `${Object.keys(stats).length} counters, none per-priority pause`;
+      return { findings: [], summary };
+    });
+  },
+};

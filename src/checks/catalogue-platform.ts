@@ -1,0 +1,97 @@
+/** Words for the PCIe-ACS, IOMMU, lossless-RoCE and link-flap findings, and for a check that could not run. */
+import { defineCatalogue } from "../core/finding.js";
+
+type AcsEvidence = { bridge: string; portType: string | null; control: string; redirects: string[]; pairs: string[] };
+
+type LosslessEvidence = {
+  hca: string;
+  netdev: string;
+  priority: number;
+  trafficClass: number;
+  trafficClassSource: "hca" | "nccl-default";
+  reasons: string[];
+};
+
+type QosDiffEvidence = {
+  hca: string;
+  netdev: string;
+  setting: string;
+  value: string;
+  usual: string;
+  usualNetdevs: string;
+  priority: number;
+};
+
+type FlapEvidence = {
+  hca: string;
+  netdev: string | null;
+  seconds: number;
+  linkDowned: number;
+  linkErrorRecovery: number;
+};
+
+export const PLATFORM_CATALOGUE = defineCatalogue({
+  PCIE_ACS_REDIRECT: {
+    severity: "error",
+    title: "PCIe ACS redirects GPU↔NIC traffic",
+    message: (e: AcsEvidence) =>
+      `PCIe bridge ${e.bridge}${e.portType ? ` (${e.portType.replace("_", " ")})` : ""} has ACS ` +
+      `${e.redirects.join(", ")} enabled (ACS Control ${e.control}): peer-to-peer traffic between ` +
+      `${e.pairs.join(", ")} is sent up to the root complex instead of across the switch, so GPUDirect RDMA runs ` +
+      "slowly or hangs (NCCL stalls at start-up or reports far lower bus bandwidth).",
+    fix: (e: AcsEvidence) =>
+      'Disable ACS on the PCIe switch ports: in the BIOS turn off "ACS" / "PCIe ACS control" (some vendors: ' +
+      'disable "IOMMU/VT-d" for the slot), or at boot clear it with ' +
+      `\`setpci -s ${e.bridge} ECAP_ACS+0x6.w=0000\` (as root; lost at reboot — run it from a systemd unit on every ` +
+      "GPU node). Then rerun `kube-rdma verify`.",
+  },
+  IOMMU_TRANSLATED: {
+    severity: "warning",
+    title: "IOMMU in translated mode",
+    message: (e: { reason: string; units: string[]; cmdline: string | null }) =>
+      `The IOMMU translates DMA (${e.reason}${e.units.length ? `; units ${e.units.join(", ")}` : ""}): every ` +
+      "GPUDirect RDMA and NIC transfer walks the IOMMU's page tables, which costs bandwidth and can break " +
+      "peer-to-peer between GPU and NIC.",
+    fix: () =>
+      "Boot with `iommu=pt` (passthrough) on the kernel command line (add it to GRUB_CMDLINE_LINUX in " +
+      "/etc/default/grub, `update-grub` or `grub2-mkconfig`, reboot), or disable the IOMMU in the BIOS where no VM " +
+      "needs it. `cat /proc/cmdline` and `cat /sys/kernel/iommu_groups/*/type` show the result.",
+  },
+  ROCE_NOT_LOSSLESS: {
+    severity: "warning",
+    title: "RoCE traffic is not lossless",
+    message: (e: LosslessEvidence) =>
+      `${e.netdev} (${e.hca}): NCCL's RoCE traffic uses priority ${e.priority} ` +
+      `(traffic class ${e.trafficClass}${e.trafficClassSource === "hca" ? ", the HCA's global tclass" : ", NCCL_IB_TC unset"}, ` +
+      `DSCP ${e.trafficClass >> 2}), and ${e.reasons.join("; ")}: under congestion packets are dropped and ` +
+      "retransmitted, and all-reduce bandwidth collapses.",
+    fix: (e: LosslessEvidence) =>
+      `Enable DCQCN for priority ${e.priority}: \`echo 1 > /sys/class/net/${e.netdev}/ecn/roce_np/enable/${e.priority}\` ` +
+      `and \`echo 1 > /sys/class/net/${e.netdev}/ecn/roce_rp/enable/${e.priority}\`; make the priority lossless ` +
+      `(\`mlnx_qos -i ${e.netdev} --trust dscp --pfc\` with a 1 at ${e.priority}), matching the switches; or set ` +
+      "NCCL_IB_TC to the traffic class of the fabric's lossless queue.",
+  },
+  ROCE_QOS_DIFFERS: {
+    severity: "warning",
+    title: "RoCE QoS differs between data NICs",
+    message: (e: QosDiffEvidence) =>
+      `${e.netdev} (${e.hca}) has ${e.setting} ${e.value} while ${e.usualNetdevs} have ${e.usual}: its RoCE ` +
+      `traffic (priority ${e.priority}) does not get the treatment the other rails get, so one rail is lossy or ` +
+      "lands in another switch queue and slows every collective.",
+    fix: (e: QosDiffEvidence) =>
+      `Configure ${e.netdev} like the other data NICs (\`mlnx_qos -i ${e.netdev}\`, ` +
+      `\`cat /sys/class/infiniband/${e.hca}/tc/1/traffic_class\`, the ecn/ switches under /sys/class/net/${e.netdev}); ` +
+      "apply the same QoS script to every NIC at boot.",
+  },
+  PORT_FLAPPING: {
+    severity: "error",
+    title: "Data port flapping",
+    message: (e: FlapEvidence) =>
+      `${e.hca}${e.netdev ? ` (${e.netdev})` : ""} lost its link ${e.linkDowned} time(s) and went through ` +
+      `${e.linkErrorRecovery} link error recoveries in the last ${e.seconds} s: every flap stalls or kills the ` +
+      "NCCL connections on this rail.",
+    fix: (e: FlapEvidence) =>
+      `Check the cable, optics and switch port of ${e.hca} (\`mlxlink -d ${e.hca}\`, the switch's port log); ` +
+      "reseat or replace the cable; drain the node until the counters stop moving (`kube-rdma verify --watch 60`).",
+  },
+});

@@ -1,0 +1,96 @@
+/** The PCIe-ACS, IOMMU and lossless-RoCE part of the node model. Pure. */
+import { acsRedirects, parsePciConfig } from "../parse/pci-config.js";
+import { parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
+import type { BridgeFacts, Fact, IommuFacts, RoceQosFacts } from "./facts.js";
+import type { Reading } from "./reading.js";
+import type { IommuState, PcieBridge, RoceQos } from "./types.js";
+
+export function buildBridges(rd: Reading, facts: readonly BridgeFacts[]): PcieBridge[] {
+  return facts.map((b) => {
+    const path = `/sys/bus/pci/devices/${b.address}/config`;
+    const text = rd.value(path, b.config, ["ENOENT", "EACCES", "EPERM"]);
+    const parsed = text === null ? null : rd.parsed(parsePciConfig(text, path), path);
+    if (!parsed) return { address: b.address, portType: null, config: "unreadable", acs: null };
+    const config =
+      parsed.extendedSpace === "present" ? "full" : parsed.extendedSpace === "absent" ? "no_extended" : "header_only";
+    return {
+      address: b.address,
+      portType: parsed.portType,
+      config,
+      acs: parsed.acs ? { control: parsed.acs.control, redirects: acsRedirects(parsed.acs) } : null,
+    };
+  });
+}
+
+const PASSTHROUGH_ARG = /(?:^|\s)iommu(?:\.passthrough)?=(?:pt|1|on)(?=\s|$)/;
+const OFF_ARG = /(?:^|\s)(?:intel_iommu|amd_iommu|iommu)=off(?=\s|$)/;
+
+export function buildIommu(facts: IommuFacts): IommuState {
+  const units = facts.units.ok ? [...facts.units.value].sort() : [];
+  const cmdline = facts.cmdline.ok ? facts.cmdline.value.trim() : null;
+  const groups = facts.devices.filter((d) => d.group.ok);
+  const groupTypes = [
+    ...new Set(groups.flatMap((d) => (d.type?.ok && d.type.value.trim() ? [d.type.value.trim()] : []))),
+  ];
+  const base = { units, cmdline, groupTypes };
+  const translated = groupTypes.filter((t) => t.startsWith("DMA"));
+  if (translated.length > 0) {
+    return {
+      ...base,
+      mode: "translated",
+      reason: `the GPUs' and NICs' IOMMU groups use ${translated.join(", ")} domains`,
+    };
+  }
+  if (groupTypes.length > 0 && groupTypes.every((t) => t === "identity")) {
+    return { ...base, mode: "passthrough", reason: "the GPUs' and NICs' IOMMU groups use identity domains" };
+  }
+  if (
+    groups.length === 0 &&
+    facts.devices.length > 0 &&
+    facts.devices.every((d) => !d.group.ok && d.group.error.code === "ENOENT")
+  ) {
+    return { ...base, mode: "off", reason: "no GPU or NIC has an iommu_group" };
+  }
+  if (groups.length > 0 && cmdline !== null) {
+    if (PASSTHROUGH_ARG.test(cmdline))
+      return { ...base, mode: "passthrough", reason: "the kernel command line has iommu=pt" };
+    if (!OFF_ARG.test(cmdline)) {
+      return {
+        ...base,
+        mode: "translated",
+        reason: "devices have IOMMU groups and the kernel command line has no iommu=pt",
+      };
+    }
+  }
+  return {
+    ...base,
+    mode: "unknown",
+    reason: cmdline === null ? "/proc/cmdline could not be read" : "no IOMMU group could be read",
+  };
+}
+
+function flags(rd: Reading, dir: string, facts: readonly Fact[]): boolean[] | null {
+  if (facts.every((f) => !f.ok && f.error.code === "ENOENT")) return null;
+  return facts.map((f, i) => rd.value(`${dir}/${i}`, f, ["ENOENT"]) === "1");
+}
+
+export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQos[] {
+  return facts.map((f) => {
+    const tcPath = `/sys/class/infiniband/${f.hca}/tc/1/traffic_class`;
+    const tcText = rd.value(tcPath, f.trafficClass, ["ENOENT"]);
+    const tc = tcText === null ? null : rd.parsed(parseTrafficClass(tcText), tcPath);
+    const qosOut = f.mlnxQos.error || f.mlnxQos.exitCode !== 0 ? null : f.mlnxQos.stdout;
+    const qos = qosOut === null ? null : rd.parsed(parseMlnxQos(qosOut), f.mlnxQos.command);
+    return {
+      netdev: f.netdev,
+      hca: f.hca,
+      ecnNp: flags(rd, `/sys/class/net/${f.netdev}/ecn/roce_np/enable`, f.ecnNp),
+      ecnRp: flags(rd, `/sys/class/net/${f.netdev}/ecn/roce_rp/enable`, f.ecnRp),
+      trafficClass: tc ?? null,
+      trafficClassExposed: tcText !== null,
+      trust: qos?.trust ?? null,
+      dscpToPriority: qos && Object.keys(qos.dscpToPriority).length > 0 ? qos.dscpToPriority : null,
+      pfcEnabled: qos?.pfcEnabled ?? null,
+    };
+  });
+}
