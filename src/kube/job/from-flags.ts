@@ -121,6 +121,7 @@ export async function jobOptionsFrom(
     shmSize,
     env: { ...SEED_NCCL_ENV, ...(derived?.env ?? {}), ...parseEnvFlags(strs(values, "env")) },
     ...(onNodes ? { onNodes } : {}),
+    ...(derived ? { managementHca: derived.managementHca } : {}),
   };
   return { base, program, notes };
 }
