@@ -176,4 +176,14 @@ ${launcherExtra}              command: [mpirun]
       codes(mpijob("", `-np, '16', /bin/bash, -c, '. /tmp/kube-rdma-nccl.env && exec "$0" "$@"', all_reduce_perf`)),
     ).toEqual([]);
   });
+
+  test("a Volcano ssh job whose mpimaster runs the ranks without the worker's file → warning at the mpimaster's command", async () => {
+    const r = await run("job", "nccl-tests", "--kind", "volcano", "--image", "registry.example/nccl-tests:cuda11.4");
+    expect(lintManifestText(r.out, "v.yaml").findings).toEqual([]);
+    const old = r.out.replace(` /bin/bash -c '. ${WORKER_NCCL_ENV_FILE} && exec "$0" "$@"'`, "");
+    expect(old).not.toBe(r.out);
+    expect(
+      lintManifestText(old, "v.yaml").findings.map((f) => `${f.severity} ${f.code} ${f.container} ${f.field}`),
+    ).toEqual(["warning MPI_RANKS_WITHOUT_NCCL_ENV mpimaster spec.tasks[0].template.spec.containers[0].command"]);
+  });
 });

@@ -92,6 +92,9 @@ describe("the node's bond0 never reaches a pod on the pod network", () => {
     expect(all.some((c) => c.env.NCCL_SOCKET_IFNAME === "=bond0")).toBe(true);
     const withEth0 = await run("job", kind!, "--example", "seed-bond", "--pod-interface", "eth0", ...rest);
     expect(containers(withEth0.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=eth0")).toBe(true);
+    const noNode = await run("job", kind!, "--pod-interface", "net1", ...rest);
+    expect(containers(noNode.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=net1")).toBe(true);
+    expect((await run("job", kind!, "--host-network", "--pod-interface", "eth0", ...rest)).code).toBe(2);
   });
 });
 

@@ -102,7 +102,13 @@ export async function jobOptionsFrom(
   const program = commandFlag ? splitWords(commandFlag) : positionals;
   const onNodes = onNodesFrom(strs(values, "on"), nodes);
   const hostNetwork = bool(values, "host-network");
-  const derived = await deriveJobEnv(values, io, jobNetworkMode(hostNetwork, str(values, "pod-interface")));
+  const network = jobNetworkMode(hostNetwork, str(values, "pod-interface"));
+  const derived = await deriveJobEnv(values, io, network);
+  // The pods' own interface is known without a node: the user named it.
+  const podSocket =
+    !derived && network.kind === "pod" && network.podInterface
+      ? { NCCL_SOCKET_IFNAME: `=${network.podInterface}` }
+      : {};
   const notes = derived
     ? [`NCCL variables derived from ${derived.source}`, ...derived.notes]
     : ["no node source given: only NCCL_DEBUG and NCCL_IB_DISABLE are set; the platform injects the rest"];
@@ -119,8 +125,9 @@ export async function jobOptionsFrom(
     schedulerName: str(values, "scheduler") ?? "volcano",
     hostNetwork,
     shmSize,
-    env: { ...SEED_NCCL_ENV, ...(derived?.env ?? {}), ...parseEnvFlags(strs(values, "env")) },
+    env: { ...SEED_NCCL_ENV, ...podSocket, ...(derived?.env ?? {}), ...parseEnvFlags(strs(values, "env")) },
     ...(onNodes ? { onNodes } : {}),
+    ...(derived ? { managementHca: derived.managementHca } : {}),
   };
   return { base, program, notes };
 }

@@ -12,7 +12,14 @@ import { loadKubeConfig } from "../api/config.js";
 import { kubeOptionsFrom } from "../api/options.js";
 import { collectFleet, FLEET_ROLE, snapshotFromLog } from "../fleet/run.js";
 
-export type DerivedEnv = { env: Record<string, string>; source: string; notes: string[]; driver: DriverInfo };
+export type DerivedEnv = {
+  env: Record<string, string>;
+  source: string;
+  notes: string[];
+  driver: DriverInfo;
+  /** The node's management HCA (null: its management NIC has no RDMA), for lint's NCCL_IB_HCA check. */
+  managementHca: string | null;
+};
 
 /** Reads one cluster node through a collector pod (the `fleet verify` machinery, one node). */
 async function readerForNode(node: string, values: OptionValues, io: Io): Promise<HostReader> {
@@ -59,5 +66,11 @@ export async function deriveJobEnv(values: OptionValues, io: Io, network: Networ
   );
   for (const f of derived.findings.filter((x) => x.severity !== "info"))
     notes.push(`${f.severity} ${f.code}: ${f.message}`);
-  return { env: derived.env, source: reader.description, notes, driver: inventory.driver };
+  return {
+    env: derived.env,
+    source: reader.description,
+    notes,
+    driver: inventory.driver,
+    managementHca: inventory.roles.managementHca,
+  };
 }

@@ -1,4 +1,5 @@
 import type { V1Affinity, V1Container, V1EnvVar, V1PodTemplateSpec } from "@kubernetes/client-node";
+import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import type { JobOptions } from "./types.js";
 
 /** The two variables the seed sets by hand; everything else comes from `nccl-env` or the platform. */
@@ -83,6 +84,8 @@ export function rdmaPodTemplate(
   const usesShm = containers.some((c) => c.volumeMounts?.some((m) => m.name === SHM_VOLUME));
   const annotations: Record<string, string> = { "sidecar.istio.io/inject": "false" };
   if (opts.queue) annotations["scheduling.volcano.sh/queue-name"] = opts.queue;
+  // Tells lint which HCA is the management NIC on the node the NCCL variables came from (mlx5_0 is only a guess).
+  if (opts.managementHca !== undefined) annotations[MANAGEMENT_HCA_ANNOTATION] = opts.managementHca ?? "none";
   const gpuPod = containers.some((c) => c.resources?.limits?.[opts.gpuResource] !== undefined);
   const affinity = gpuPod ? placementAffinity(opts) : undefined;
   const labels = { ...extra.labels, ...(affinity ? { [GPU_POD_LABEL]: opts.name } : {}) };

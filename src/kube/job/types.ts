@@ -19,6 +19,8 @@ export type JobOptions = {
   shmSize: string;
   /** NCCL variables for the training containers (derived from a node, plus NCCL_DEBUG / NCCL_IB_DISABLE). */
   env: Record<string, string>;
+  /** The management HCA of the node the NCCL env was derived for (null: none with RDMA); undefined: no node source. */
+  managementHca?: string | null | undefined;
   /** `--on`: the nodes (kubernetes.io/hostname values) the GPU pods must run on, one pod per node. */
   onNodes?: string[] | undefined;
 };

@@ -1,5 +1,6 @@
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
+import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import { formatBytes, isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { mpiRankEnvRules } from "./mpi-rules.js";
@@ -61,7 +62,17 @@ function at(w: WorkloadObject, container: Container | null, field: Path) {
   return { where, location: { container: container?.name ?? null, field } };
 }
 
-function envRules(w: WorkloadObject, ct: Container, opts: LintOptions): LocatedFinding[] {
+/**
+ * The pod's management HCA: the `kube-rdma/management-hca` annotation kube-rdma job writes for the node its NCCL
+ * variables were derived from (an HCA name, or "none" on a node whose management NIC has no RDMA), else the option.
+ */
+function managementHcaOf(t: PodTemplateRef, opts: LintOptions): string | null {
+  const ann = obj(t.meta.annotations)[MANAGEMENT_HCA_ANNOTATION];
+  if (typeof ann === "string") return ann === "none" ? null : ann;
+  return opts.managementHca;
+}
+
+function envRules(w: WorkloadObject, ct: Container, mgmt: string | null): LocatedFinding[] {
   const out: LocatedFinding[] = [];
   const env = envOf(ct.c);
   const envPath = (name: string) => [...ct.path, "env", env.get(name)!.index, "value"];
@@ -91,11 +102,10 @@ function envRules(w: WorkloadObject, ct: Container, opts: LintOptions): LocatedF
         location,
       });
     }
-    const mgmt = opts.managementHca;
-    const selectsMgmt = entries.some((e) => (exact ? e === mgmt : mgmt.startsWith(e)));
+    const selectsMgmt = mgmt !== null && entries.some((e) => (exact ? e === mgmt : mgmt.startsWith(e)));
     if (!exclude && selectsMgmt) {
       out.push({
-        finding: makeFinding(L, "NCCL_IB_HCA_MANAGEMENT", where, { where, value: hca, hca: mgmt }),
+        finding: makeFinding(L, "NCCL_IB_HCA_MANAGEMENT", where, { where, value: hca, hca: mgmt! }),
         location,
       });
     }
@@ -166,7 +176,7 @@ function containerRules(
   gpuPods: number,
   opts: LintOptions,
 ): LocatedFinding[] {
-  const out = envRules(w, ct, opts);
+  const out = envRules(w, ct, managementHcaOf(t, opts));
   const gpus = gpuCount(ct.c);
   const limits = limitsOf(ct.c);
   const rdma = Object.keys(limits).some(isRdmaResource);
