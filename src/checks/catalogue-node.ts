@@ -52,7 +52,8 @@ export const NODE_CATALOGUE = defineCatalogue({
     title: "No RDMA device for data",
     message: (e: { hcas: string[] }) =>
       e.hcas.length === 0
-        ? "no RDMA device under /sys/class/infiniband: NCCL falls back to TCP sockets (NET/Socket)."
+        ? "no RDMA device found (none under /sys/class/infiniband, or `No IB devices found`): NCCL falls back to " +
+          "TCP sockets (NET/Socket)."
         : `the only RDMA device(s) ${e.hcas.join(", ")} carry the default route (management/bootstrap NIC); no data ` +
           "HCA is left for NCCL_IB_HCA, so RDMA traffic would share the management NIC.",
     fix: (e: { hcas: string[] }) =>

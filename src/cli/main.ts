@@ -34,6 +34,7 @@ function defaultIo(): Io {
       process.stderr.write(t);
     },
     isTTY: Boolean(process.stdout.isTTY),
+    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     env: process.env,
     cwd: process.cwd(),
     readStdin: async () => {

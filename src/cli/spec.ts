@@ -19,6 +19,8 @@ export type Io = {
   stderr: (text: string) => void;
   /** True when stdout is a terminal (progress bars, colours). */
   isTTY: boolean;
+  /** The terminal's width when stdout is one (text reports wrap to it; 80 otherwise). */
+  columns?: number;
   env: Record<string, string | undefined>;
   cwd: string;
   /** Reads all of standard input (for `-` file arguments). */

@@ -3,6 +3,7 @@ import { type CheckOptions, runChecks, verifyReport } from "../checks/index.js";
 import { renderVerifyText } from "../checks/render-text.js";
 import { exitCodeFor } from "../core/finding.js";
 import type { NodeInventory } from "../inventory/types.js";
+import { textWidth } from "../report/findings-text.js";
 import { parseSize } from "./parse-size.js";
 import { bool, type Io, num, type OptionValues, str, UsageError } from "./spec.js";
 
@@ -33,7 +34,7 @@ export async function writeVerifyReport(
   const findings = runChecks(inv, opts);
   const report = verifyReport(inv, findings, strict);
   const format = str(values, "output") ?? "text";
-  if (format === "text") io.stdout(renderVerifyText(report));
+  if (format === "text") io.stdout(renderVerifyText(report, textWidth(io)));
   else if (format === "json") io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else {
     // yaml stays out of the text/JSON path: it costs start-up time that verify does not need.

@@ -13,6 +13,7 @@ import { renderAnalyzeText, structuredEntries } from "../../analyze/render.js";
 import type { AnalyzeContext, AnalyzerKind } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
+import { textWidth } from "../../report/findings-text.js";
 import { renderStructured } from "../../report/structured.js";
 import { type Input, readInput, readProblem, readWhole } from "../input.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
@@ -175,7 +176,11 @@ export const command: CommandSpec = {
     }
     const entries = inputs.flat();
     const format = str(values, "output") ?? "text";
-    io.stdout(format === "text" ? renderAnalyzeText(entries) : renderStructured(format, structuredEntries(entries)));
+    io.stdout(
+      format === "text"
+        ? renderAnalyzeText(entries, textWidth(io))
+        : renderStructured(format, structuredEntries(entries)),
+    );
     const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
     if (unread.length > 0) {
       io.stderr(

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { bySeverity, exitCodeFor, summarize } from "../../core/finding.js";
 import { DEFAULT_LINT_OPTIONS, type LintFileResult, lintManifestText } from "../../kube/lint/index.js";
 import { parseQuantity } from "../../kube/resources.js";
+import { summaryLine } from "../../report/findings-text.js";
 import { renderStructured } from "../../report/structured.js";
 import { OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, str, UsageError } from "../spec.js";
@@ -37,9 +38,7 @@ function renderText(results: LintFileResult[], strict: boolean): string {
   // A file that could not be read is never a PASS: its objects were not checked.
   const status = unread > 0 ? "FAIL" : s.status.toUpperCase();
   const unreadText = unread > 0 ? `; ${unread} input problem(s), those documents were not checked` : "";
-  lines.push(
-    `${status}: ${objects} object(s) in ${results.length} file(s); ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} note(s)${unreadText}`,
-  );
+  lines.push(summaryLine(s, `${objects} object(s) in ${results.length} file(s)${unreadText}`, status));
   return `${lines.join("\n")}\n`;
 }
 
