@@ -113,7 +113,7 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     const { dir, files } = savedRound(["n1", "n2", "n3", "n4"], () => 185);
     const text = await run(["bench", "judge", ...files], dir);
     expect(text.code).toBe(0);
-    expect(text.out).toContain("PASS  0 error(s)");
+    expect(text.out).toContain("PASS: 0 error(s)");
     const json = JSON.parse((await run(["bench", "judge", ...files, "-o", "json"], dir)).out);
     expect(json.pairs).toHaveLength(6);
     expect(json.nodes.every((n: { verdict: string }) => n.verdict === "ok")).toBe(true);

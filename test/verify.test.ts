@@ -16,7 +16,7 @@ describe("kube-rdma verify", () => {
     expect(io.out).toMatch(/Management\s+mlx5_0 on eth0 \(default route\), 25 Gb\/s/);
     expect(io.out).toMatch(/Data NICs\s+8: mlx5_1\.\.mlx5_8 on eth1\.\.eth8, RoCE, 200 Gb\/s/);
     expect(io.out).toMatch(/GID index\s+RoCE v2 IPv4 at index 3 on every data HCA/);
-    expect(io.out).toMatch(/\nPASS {2}0 errors, 0 warnings, 0 info\n$/);
+    expect(io.out).toMatch(/\nPASS: 0 error\(s\), 0 warning\(s\), 0 info; node cce-a100-roce-01\n$/);
   });
 
   test("-o json on the seed follows the design contract", async () => {

@@ -11,6 +11,7 @@ import { readInventory } from "../inventory/index.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { detectKind } from "./detect.js";
 import { ANALYZERS, analyzeText } from "./index.js";
+import { renderAnalyzeText } from "./render.js";
 
 const codes = (text: string, ctx = {}) =>
   analyzeText("x", text, ctx).findings.map((f) => ({ code: f.code, severity: f.severity, subject: f.subject }));
@@ -149,11 +150,14 @@ describe("show_gids findings", () => {
     expect(f).toMatchObject({ code: "NO_ROCEV2_GID", severity: "error" });
   });
 
-  test("every table with holes at 2/3: one GID_TABLE_SPARSE warning for the node", () => {
-    expect(codes(capture("show_gids", "seed-sparse-gids"))).toEqual([
-      { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },
-      { code: "GID_TABLE_SPARSE", severity: "warning", subject: "node" },
-    ]);
+  test("every table with holes at 2/3: GID_TABLE_SPARSE on each HCA (as verify says), printed once with the 9 names", () => {
+    const entry = analyzeText("gids.txt", capture("show_gids", "seed-sparse-gids"));
+    const sparse = entry.findings.filter((f) => f.code === "GID_TABLE_SPARSE");
+    expect(sparse.map((f) => f.subject)).toEqual(Array.from({ length: 9 }, (_, i) => `mlx5_${i}`));
+    expect(sparse.every((f) => f.severity === "warning")).toBe(true);
+    const text = renderAnalyzeText([entry]);
+    expect(text.match(/GID_TABLE_SPARSE/g)).toHaveLength(1);
+    expect(text).toContain("GID_TABLE_SPARSE mlx5_0..mlx5_8:");
   });
 
   test("a management NIC with link-local GIDs only is expected (info) when the node model names it", () => {
@@ -238,7 +242,7 @@ describe("topology and GPU findings", () => {
     expect(entry.findings.map((f) => [f.code, f.severity, f.subject])).toEqual([
       ["GPU_NO_NEAR_NIC", "warning", "GPU7"],
     ]);
-    expect(entry.findings[0]?.message).toMatch(/NODE as PHB/);
+    expect(entry.findings[0]?.message).toMatch(/at PHB \(nvidia-smi: NODE\)/);
     expect(entry.summary).toBe("8 GPUs, 9 NICs; 7 of 8 GPUs have a NIC at PIX/PXB");
   });
 

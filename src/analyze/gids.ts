@@ -51,16 +51,30 @@ function subjectNamer(ports: readonly PortGids[]): (p: PortGids) => string {
   return (p) => ((perDevice.get(p.device) ?? 0) > 1 || p.port !== 1 ? `${p.device}/${p.port}` : p.device);
 }
 
-/** Index 0 and the v1/v2 pairs fill from the start; anything missing below the highest used slot is a hole. */
+/** The evidence verify's port findings carry, for a port of a pasted table (a GID table is a RoCE/IB port's). */
+function portEvidenceOf(p: PortGids) {
+  return {
+    hca: p.device,
+    port: `${p.device} port ${p.port}`,
+    portNumber: p.port,
+    netdev: p.netdev,
+    linkLayer: p.roce ? "Ethernet" : "InfiniBand",
+  };
+}
+
+/**
+ * Empty slots below a port's RoCE v2 IPv4 GID (verify's GID_TABLE_SPARSE, per port): a fixed NCCL_IB_GID_INDEX may
+ * point at one. Identical findings on many HCAs are printed once with all their names.
+ */
 function sparseFindings(ports: readonly PortGids[], subjectOf: (p: PortGids) => string): Finding[] {
-  const sparse = ports.filter((p) => Math.max(...p.rows.map((r) => r.index)) + 1 > p.rows.length);
-  if (sparse.length > 1 && sparse.length === ports.length) {
-    const indices = sparse[0]!.rows.map((r) => r.index);
-    return [makeFinding(C, "GID_TABLE_SPARSE", "node", { indices, devices: sparse.map(subjectOf) })];
-  }
-  return sparse.map((p) => {
-    const subject = subjectOf(p);
-    return makeFinding(C, "GID_TABLE_SPARSE", subject, { indices: p.rows.map((r) => r.index), devices: [subject] });
+  const withV4 = ports.filter((p) => p.v2Ipv4);
+  const uniform = new Set(withV4.map((p) => p.v2Ipv4!.index)).size === 1;
+  return withV4.flatMap((p) => {
+    const index = p.v2Ipv4!.index;
+    const used = new Set(p.rows.map((r) => r.index));
+    const holes = Array.from({ length: index }, (_, i) => i).filter((i) => !used.has(i));
+    if (holes.length === 0) return [];
+    return [finding("GID_TABLE_SPARSE", subjectOf(p), { ...portEvidenceOf(p), index, holes, uniform })];
   });
 }
 
@@ -116,8 +130,11 @@ function missingV2Findings(
     .filter((p) => p.roce && !p.v2Ipv4 && !p.v2Ipv6)
     .map((p) =>
       p.device === management && linkLocalOnly(p)
-        ? makeFinding(C, "GID_LINK_LOCAL_ONLY", subjectOf(p), { netdev: p.netdev })
-        : makeFinding(C, "NO_ROCEV2_GID", subjectOf(p), { netdev: p.netdev, linkLocalOnly: linkLocalOnly(p) }),
+        ? finding("GID_LINK_LOCAL_ONLY", subjectOf(p), { ...portEvidenceOf(p), role: "management" })
+        : finding("NO_ROCEV2_GID", subjectOf(p), {
+            ...portEvidenceOf(p),
+            content: linkLocalOnly(p) ? "link_local_only" : "v1_only",
+          }),
     );
 }
 

@@ -1,3 +1,5 @@
+import { finding } from "../checks/catalogue.js";
+import { compactNames, physStateText, stateText } from "../checks/select.js";
 import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
 import { naturalCompare } from "../core/natural.js";
@@ -15,18 +17,18 @@ function stateFindings(devices: readonly IbDeviceReport[]): Finding[] {
   for (const d of devices) {
     for (const p of d.ports) {
       const subject = subjectOf({ device: d.name, port: p.port, multiPort: d.ports.length > 1 });
+      const evidence = portEvidenceOf(d, p);
       if (p.state !== "ACTIVE") {
         out.push(
-          makeFinding(C, "PORT_DOWN", subject, {
-            port: p.port,
-            state: p.state,
-            physState: p.physState ?? null,
-            netdev: null,
-            link: null,
+          finding("PORT_DOWN", subject, {
+            ...evidence,
+            state: stateText(p.state),
+            physState: p.physState ? physStateText(p.physState) : null,
+            operstate: null,
           }),
         );
       } else if (p.physState !== undefined && p.physState !== "LinkUp") {
-        out.push(makeFinding(C, "PORT_NOT_LINKUP", subject, { port: p.port, state: p.state, physState: p.physState }));
+        out.push(finding("PORT_NOT_LINKUP", subject, { ...evidence, physState: physStateText(p.physState) }));
       }
     }
   }
@@ -55,7 +57,7 @@ function activeValues(
 
 /**
  * Without a node model, the first device is taken for the management NIC when it alone runs at its (lower) rate,
- * or when it is a different HCA model from the rest (the seed: a 25 Gb/s ConnectX-4 Lx beside ConnectX-6 rails).
+ * or when it is a different HCA model from the rest (the A100 RoCE example node: a 25 Gb/s ConnectX-4 Lx beside ConnectX-6 rails).
  */
 function guessManagement(devices: readonly IbDeviceReport[], rates: ActiveValues): string | null {
   const sorted = [...devices].sort((a, b) => naturalCompare(a.name, b.name));
@@ -69,7 +71,7 @@ function guessManagement(devices: readonly IbDeviceReport[], rates: ActiveValues
   return slower && (alone || otherModel) ? first.name : null;
 }
 
-/** The first device when it is another HCA model than the rest (the seed's ConnectX-4 Lx management NIC). */
+/** The first device when it is another HCA model than the rest (the example node's ConnectX-4 Lx management NIC). */
 function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
   const sorted = [...devices].sort((a, b) => naturalCompare(a.name, b.name));
   const first = sorted[0];
@@ -83,23 +85,48 @@ function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
 
 /**
  * A port slower than most is an error, except the management NIC: named by the node model when given, else
- * guessed as the first device when it alone is slower (the seed's mlx5_0 runs at 25 Gb/s beside 200 Gb/s rails).
+ * guessed as the first device when it alone is slower (the example node's mlx5_0 runs at 25 Gb/s beside 200 Gb/s rails).
  */
-function rateFindings(rates: ActiveValues, management: string | null, named: boolean): Finding[] {
+function rateFindings(
+  devices: readonly IbDeviceReport[],
+  rates: ActiveValues,
+  management: string | null,
+  named: boolean,
+): Finding[] {
   const usual = rates.usual;
   if (usual === null) return [];
+  const usualCount = rates.ports.filter((p) => p.value === usual).length;
   return rates.ports
     .filter((p) => p.value !== usual)
     .map((p) => {
       const isManagement = p.device === management;
-      return makeFinding(
-        C,
+      const d = devices.find((x) => x.name === p.device)!;
+      const port = d.ports.find((x) => x.port === p.port)!;
+      return finding(
         "RATE_MISMATCH",
         subjectOf(p),
-        { port: p.port, rateGbps: p.value, usual, management: isManagement, named: isManagement && named },
+        {
+          ...portEvidenceOf(d, port),
+          rateGbps: p.value,
+          rateText: null,
+          usualGbps: usual,
+          usualCount,
+          ...(isManagement ? { management: named ? ("named" as const) : ("guessed" as const) } : {}),
+        },
         isManagement ? "info" : undefined,
       );
     });
+}
+
+/** The evidence verify's port findings carry, for a port read from ibv_devinfo / ibstat. */
+function portEvidenceOf(d: IbDeviceReport, p: IbDeviceReport["ports"][number]) {
+  return {
+    hca: d.name,
+    port: `${d.name} port ${p.port}`,
+    portNumber: p.port,
+    netdev: null,
+    linkLayer: p.linkLayer as string,
+  };
 }
 
 /** Active MTUs of the data ports (the management NIC, named or guessed, is left out) should agree. */
@@ -129,9 +156,12 @@ function firmwareFindings(devices: readonly IbDeviceReport[]): Finding[] {
       group.map((d) => d.fwVer!),
       (a, b) => (naturalCompare(a, b) >= 0 ? a : b),
     );
+    if (usual === null) continue;
+    const usualHcas = compactNames(group.filter((d) => d.fwVer === usual).map((d) => d.name));
     for (const d of group) {
-      if (usual !== null && d.fwVer !== usual) {
-        out.push(makeFinding(C, "FW_MISMATCH", d.name, { fwVer: d.fwVer!, usual, partId }));
+      if (d.fwVer !== usual) {
+        const evidence = { fwVer: d.fwVer!, usualFw: usual, hcaType: partId, usualHcas, pciAddress: null };
+        out.push(finding("FW_MISMATCH", d.name, evidence));
       }
     }
   }
@@ -164,7 +194,7 @@ export function evaluatePorts(
   return {
     findings: [
       ...stateFindings(devices),
-      ...rateFindings(rates, management, named !== null),
+      ...rateFindings(devices, rates, management, named !== null),
       ...mtuFindings(devices, management ?? firstOfOtherModel(devices)),
       ...firmwareFindings(devices),
     ],

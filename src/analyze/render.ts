@@ -1,11 +1,15 @@
 import { bySeverity, type Finding, summarize } from "../core/finding.js";
 import type { Problem } from "../core/result.js";
+import { DEFAULT_TEXT_WIDTH, groupIdentical, summaryLine, wrap } from "../report/findings-text.js";
 import type { AnalyzedInput } from "./index.js";
 
 const LABEL: Record<Finding["severity"], string> = { error: "ERROR", warning: "WARN ", info: "info " };
 
-function renderFinding(f: Finding): string[] {
-  return [`  ${LABEL[f.severity]} ${f.code} ${f.subject}: ${f.message}`, `        fix: ${f.fix}`];
+function renderFinding(f: Finding, width: number): string[] {
+  const pad = "        ";
+  const text = wrap(`${f.code} ${f.subject}: ${f.message}`, width - pad.length);
+  const fix = wrap(`fix: ${f.fix}`, width - pad.length);
+  return [`  ${LABEL[f.severity]} ${text[0]}`, ...text.slice(1).map((l) => pad + l), ...fix.map((l) => pad + l)];
 }
 
 function renderProblem(p: Problem): string[] {
@@ -59,22 +63,20 @@ export function fallbackSummary(kind: string, data: unknown): string | undefined
 }
 
 /** The text report: per input a `file: kind` header, a one-line summary, findings (errors first), problems. */
-export function renderAnalyzeText(entries: readonly AnalyzedInput[]): string {
+export function renderAnalyzeText(entries: readonly AnalyzedInput[], width = DEFAULT_TEXT_WIDTH): string {
   const out: string[] = [];
   for (const e of entries) {
     out.push(`${e.file}: ${e.kind}`);
     const summary = e.summary ?? fallbackSummary(e.kind, e.data);
     if (summary) out.push(`  ${summary}`);
-    for (const f of [...e.findings].sort(bySeverity)) out.push(...renderFinding(f));
+    for (const f of groupIdentical([...e.findings].sort(bySeverity))) out.push(...renderFinding(f, width));
     for (const p of e.problems ?? []) out.push(...renderProblem(p));
     if (e.kind !== "unknown" && e.findings.length === 0 && !e.problems?.length) out.push("  no findings");
     out.push("");
   }
   const s = summarize(entries.flatMap((e) => e.findings));
   const problems = entries.reduce((n, e) => n + (e.problems?.length ?? 0), 0);
-  out.push(
-    `${entries.length} input(s): ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info, ${problems} problem(s)`,
-  );
+  out.push(summaryLine(s, `${entries.length} input(s), ${problems} problem(s)`));
   return `${out.join("\n")}\n`;
 }
 

@@ -1,8 +1,20 @@
 /** Words for RDMA fabric findings: ports, rates, GIDs, firmware, counters, bonds. */
 import { defineCatalogue } from "../core/finding.js";
 
+/** A finding about a table as a whole, read without a port (a pasted show_gids with no rows). */
+type NoPort = { hca: null };
+
 /** What `portEvidence` supplies for every port finding. */
 type PortEvidence = { hca: string; port: string; portNumber: number; netdev: string | null; linkLayer: string };
+
+type RateEvidence = PortEvidence & {
+  rateGbps: number;
+  rateText: string | null;
+  usualGbps: number;
+  usualCount: number;
+  /** Set when the slower port is the management NIC (named by the node model, or guessed from a capture). */
+  management?: "named" | "guessed";
+};
 
 type GidIndexEvidence = {
   index: number;
@@ -30,8 +42,8 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   PORT_DOWN: {
     severity: "error",
     title: "Data port not active",
-    message: (e: PortEvidence & { state: string; physState: string; operstate: string | null }) =>
-      `${e.port} is ${e.state} / ${e.physState}` +
+    message: (e: PortEvidence & { state: string; physState: string | null; operstate: string | null }) =>
+      `${e.port} is ${e.state}${e.physState ? ` / ${e.physState}` : ""}` +
       (e.netdev ? ` (netdev ${e.netdev} ${e.operstate ?? "state unknown"})` : "") +
       ": this data NIC carries no RDMA traffic; NCCL skips it, or fails when NCCL_IB_HCA names it." +
       (e.state === "2: INIT" ? " INIT means the link is up but no subnet manager has configured the port." : ""),
@@ -55,14 +67,20 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   RATE_MISMATCH: {
     severity: "error",
     title: "Data port slower than its peers",
-    message: (e: PortEvidence & { rateGbps: number; rateText: string | null; usualGbps: number; usualCount: number }) =>
-      `${e.port} runs at ${e.rateGbps} Gb/s${e.rateText ? ` ("${e.rateText}")` : ""} while ${e.usualCount} data ` +
-      `port(s) run at ${e.usualGbps} Gb/s: collectives go at the pace of the slowest rail, so this node slows every ` +
-      "job it joins.",
-    fix: (e: PortEvidence) =>
-      `Check the cable/optics and the switch port speed (${e.netdev ? `\`ethtool ${e.netdev}\`, ` : ""}` +
-      `\`mlxlink -d ${e.hca}\`); a port trained on fewer lanes (2X of 4X) usually means a bad cable or lane: reseat ` +
-      "or replace it.",
+    message: (e: RateEvidence) =>
+      `${e.port} runs at ${e.rateGbps} Gb/s${e.rateText ? ` ("${e.rateText}")` : ""} while ${e.usualCount} ` +
+      `${e.management ? "" : "data "}port(s) run at ${e.usualGbps} Gb/s` +
+      (e.management === "named"
+        ? ": it is the management NIC (per the node model), which is usually slower."
+        : e.management === "guessed"
+          ? ": likely the management NIC, which is usually slower."
+          : ": collectives go at the pace of the slowest rail, so this node slows every job it joins."),
+    fix: (e: RateEvidence) =>
+      e.management
+        ? `Nothing to do if ${e.hca} is the management/bootstrap NIC; keep it out of NCCL_IB_HCA.`
+        : `Check the cable/optics and the switch port speed (${e.netdev ? `\`ethtool ${e.netdev}\`, ` : ""}` +
+          `\`mlxlink -d ${e.hca}\`); a port trained on fewer lanes (2X of 4X) usually means a bad cable or lane: reseat ` +
+          "or replace it.",
   },
   NO_ROCEV2_GID: {
     severity: "error",
@@ -82,13 +100,15 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   GID_TABLE_EMPTY: {
     severity: "error",
     title: "Empty GID table",
-    message: (e: PortEvidence & { tableLength: number }) =>
-      `${e.port} has no configured GID in its ${e.tableLength}-slot table, not even the default link-local one: ` +
-      (e.linkLayer === "Ethernet"
-        ? "the HCA is not bound to a netdev, so RoCE cannot address it."
-        : "the port has no GUID-based GID, so it is not initialised."),
-    fix: (e: PortEvidence) =>
-      `Check \`rdma link show ${e.hca}\` and \`ls /sys/class/infiniband/${e.hca}/ports/*/gid_attrs/ndevs/\`; reload ` +
+    message: (e: (PortEvidence & { tableLength: number }) | NoPort) =>
+      e.hca === null
+        ? "the GID table read lists no GID at all (n_gids_found=0 or no rows): no RDMA port has even a link-local GID."
+        : `${e.port} has no configured GID in its ${e.tableLength}-slot table, not even the default link-local one: ` +
+          (e.linkLayer === "Ethernet"
+            ? "the HCA is not bound to a netdev, so RoCE cannot address it."
+            : "the port has no GUID-based GID, so it is not initialised."),
+    fix: (e: PortEvidence | NoPort) =>
+      `Check \`rdma link show${e.hca ? ` ${e.hca}` : ""}\` and \`ls /sys/class/infiniband/${e.hca ?? "*"}/ports/*/gid_attrs/ndevs/\`; reload ` +
       "the driver (`modprobe -r mlx5_ib && modprobe mlx5_ib`) or reboot.",
   },
   GID_LINK_LOCAL_ONLY: {

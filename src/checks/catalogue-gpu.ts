@@ -95,10 +95,10 @@ export const GPU_CATALOGUE = defineCatalogue({
     severity: "warning",
     title: "GPU without a near data NIC",
     message: (
-      e: { busId: string; nearestHca: string; distance: string; nvsmi: string; gpuNuma: number | null },
+      e: { busId: string | null; nearestHca: string; distance: string; nvsmi: string; gpuNuma: number | null },
       subject: string,
     ) =>
-      `${subject} (${e.busId}${e.gpuNuma === null ? "" : `, NUMA ${e.gpuNuma}`}) has no data NIC at PIX or PXB: ` +
+      `${subject}${e.busId === null ? "" : ` (${e.busId}${e.gpuNuma === null ? "" : `, NUMA ${e.gpuNuma}`})`} has no data NIC at PIX or PXB: ` +
       `the nearest is ${e.nearestHca} at ${e.distance}${e.nvsmi !== e.distance ? ` (nvidia-smi: ${e.nvsmi})` : ""}. ` +
       "NCCL's default NCCL_NET_GDR_LEVEL=PXB turns GPUDirect RDMA off for this GPU, so its network traffic is " +
       "staged through host memory.",

@@ -1,18 +1,17 @@
 /** The `verify` text report: header, a short node summary, findings grouped by severity, a verdict line. */
 import type { NodeInventory } from "../inventory/types.js";
-import { renderFindingSections } from "../report/findings-text.js";
+import { DEFAULT_TEXT_WIDTH, renderFindingSections, summaryLine } from "../report/findings-text.js";
 import type { VerifyReport } from "./index.js";
-import { compactNames, dataHcas, dataPorts, groupsByCount, isRoce, isUp, plural } from "./select.js";
+import { compactNames, dataHcas, dataPorts, groupsByCount, isRoce, isUp } from "./select.js";
 
-export function renderVerifyText(report: VerifyReport): string {
+export function renderVerifyText(report: VerifyReport, width = DEFAULT_TEXT_WIDTH): string {
   const lines = [`kube-rdma verify: ${report.host} (${report.source})`, "", "Node", ...renderSummary(report.inventory)];
-  lines.push(...renderFindingSections(report.findings));
-  const { status, errors, warnings, infos } = report.summary;
-  lines.push("", `${status.toUpperCase()}  ${plural(errors, "error")}, ${plural(warnings, "warning")}, ${infos} info`);
+  lines.push(...renderFindingSections(report.findings, width));
+  lines.push("", summaryLine(report.summary, `node ${report.host}`));
   return `${lines.join("\n")}\n`;
 }
 
-/** Label/value rows describing the node the way an operator checks it (the seed's three commands and more). */
+/** Label/value rows describing the node the way an operator checks it (the reference setup's three commands and more). */
 export function summaryRows(inv: NodeInventory): [string, string][] {
   return [
     ["OFED", ofedText(inv)],

@@ -56,6 +56,7 @@ function defaultIo(): Io {
       process.stderr.write(t);
     },
     isTTY: Boolean(process.stdout.isTTY),
+    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     env: process.env,
     cwd: process.cwd(),
     readStdin: async () => {
@@ -81,7 +82,7 @@ export function renderTopHelp(): string {
     "2 could not run (bad usage or unreadable input).",
     "",
     "Start here:",
-    "  kube-rdma verify --example a100-8x-roce-seed    # the seed's 8×A100 + 9×mlx5 RoCE node",
+    "  kube-rdma verify --example a100-8x-roce-seed    # the A100 RoCE example node",
     "  kube-rdma verify                                 # this host",
     "",
   ];

@@ -32,7 +32,7 @@ describe("verify's report", () => {
     expect(io.out).toMatch(/Management\s+mlx5_0 on eth0 \(default route\), 25 Gb\/s/);
     expect(io.out).toMatch(/Data NICs\s+8: mlx5_1\.\.mlx5_8 on eth1\.\.eth8, RoCE, 200 Gb\/s/);
     expect(io.out).toMatch(/GID index\s+RoCE v2 IPv4 at index 3 on every data HCA/);
-    expect(io.out.trimEnd().split("\n").at(-1)).toBe("PASS  0 errors, 0 warnings, 0 info");
+    expect(io.out.trimEnd().split("\n").at(-1)).toBe("PASS: 0 error(s), 0 warning(s), 0 info; node cce-a100-roce-01");
   });
 
   test("a broken node groups errors, warnings and info, each with a fix line, and ends FAIL (exit 1)", async () => {
@@ -47,7 +47,7 @@ describe("verify's report", () => {
     expect(info).toBeGreaterThan(warnings);
     expect(out).toMatch(/PORT_DOWN\s+mlx5_3\s+mlx5_3 port 1 is 1: DOWN/);
     expect(out).toMatch(/fix: Bring the link up: `ip link set eth3 up`;/);
-    expect(out.trimEnd().split("\n").at(-1)).toBe("FAIL  1 error, 1 warning, 1 info");
+    expect(out.trimEnd().split("\n").at(-1)).toMatch(/^FAIL: 1 error\(s\), 1 warning\(s\), 1 info; node /);
   });
 
   test("warnings alone exit 0 and say WARN; --strict makes them FAIL with exit 1", async () => {
@@ -55,10 +55,10 @@ describe("verify's report", () => {
     Object.assign(portOf(inv, "mlx5_4").counters, { link_downed: 1 });
     const io = captureIo();
     expect(await writeVerifyReport(inv, {}, flags(), io)).toBe(0);
-    expect(io.out).toMatch(/\nWARN {2}0 errors, 1 warning/);
+    expect(io.out).toMatch(/\nWARN: 0 error\(s\), 1 warning\(s\)/);
     const strict = captureIo();
     expect(await writeVerifyReport(inv, {}, flags({ strict: true }), strict)).toBe(1);
-    expect(strict.out).toMatch(/\nFAIL {2}0 errors, 1 warning/);
+    expect(strict.out).toMatch(/\nFAIL: 0 error\(s\), 1 warning\(s\)/);
   });
 
   test("-o json follows the design contract: schemaVersion 1, host, inventory, findings, summary", async () => {

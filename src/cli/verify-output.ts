@@ -2,6 +2,7 @@
 import { type CheckOptions, runChecks, verifyReport } from "../checks/index.js";
 import { exitCodeFor } from "../core/finding.js";
 import type { NodeInventory } from "../inventory/types.js";
+import { textWidth } from "../report/findings-text.js";
 import { VERIFY_REPORT } from "../report/kinds/verify.js";
 import { renderReport } from "../report/registry.js";
 import { parseSize } from "./parse-size.js";
@@ -33,6 +34,6 @@ export async function writeVerifyReport(
   const strict = bool(values, "strict");
   const findings = runChecks(inv, opts);
   const report = verifyReport(inv, findings, strict);
-  io.stdout(await renderReport(VERIFY_REPORT, report, str(values, "output") ?? "text"));
+  io.stdout(await renderReport(VERIFY_REPORT, report, str(values, "output") ?? "text", { width: textWidth(io) }));
   return exitCodeFor(findings, strict);
 }

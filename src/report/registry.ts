@@ -14,11 +14,14 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 /** A kind's HTML page: one self-contained document for one result. */
 export type HtmlPage<R> = { renderHtml: (result: R) => string };
 
+/** How a terminal shows text: its width in columns (80 when not a terminal). */
+export type TextOptions = { width?: number };
+
 export type ReportKind<R> = {
   /** `verify`, `analyze`, `bench-judge`, `fleet-verify`, … */
   name: string;
-  /** What a person reads in a terminal. */
-  text: (result: R) => string;
+  /** What a person reads in a terminal (wrapped to `width` where the kind wraps). */
+  text: (result: R, opts: TextOptions) => string;
   /** The object `-o json` and `-o yaml` print (the design.md contract for the kind). */
   structured: (result: R) => unknown;
   /** The kind's HTML page, loaded only for `-o html`. */
@@ -36,10 +39,15 @@ export function formatsOf(kind: ReportKind<never>): ReportFormat[] {
 }
 
 /** Renders a result in the chosen format; a format the kind has no renderer for is a usage error (exit 2). */
-export async function renderReport<R>(kind: ReportKind<R>, result: R, format: string): Promise<string> {
+export async function renderReport<R>(
+  kind: ReportKind<R>,
+  result: R,
+  format: string,
+  textOptions: TextOptions = {},
+): Promise<string> {
   switch (format) {
     case "text":
-      return kind.text(result);
+      return kind.text(result, textOptions);
     case "json":
       return `${JSON.stringify(kind.structured(result), null, 2)}\n`;
     case "yaml": {

@@ -1,7 +1,8 @@
+import { finding } from "../../checks/catalogue.js";
+import { stateText } from "../../checks/select.js";
 import type { Finding } from "../../core/finding.js";
-import { makeFinding } from "../../core/finding.js";
+import type { PortState } from "../../inventory/types.js";
 import { parseIbdev2netdev } from "../../parse/ibdev2netdev.js";
-import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { plural } from "../context.js";
 import type { AnalyzerKind } from "../types.js";
 import { lineShare, outcomeOf } from "./outcome.js";
@@ -24,12 +25,15 @@ export const ibdev2netdevAnalyzer: AnalyzerKind = {
         if (!m.up || portDown) {
           const multi = (portsPerDevice.get(m.device) ?? 0) > 1;
           findings.push(
-            makeFinding(C, "PORT_DOWN", multi || m.port !== 1 ? `${m.device}/${m.port}` : m.device, {
-              port: m.port,
-              state: m.portState ?? (m.up ? "ACTIVE" : "DOWN"),
-              physState: null,
+            finding("PORT_DOWN", multi || m.port !== 1 ? `${m.device}/${m.port}` : m.device, {
+              hca: m.device,
+              port: `${m.device} port ${m.port}`,
+              portNumber: m.port,
               netdev: m.netdev,
-              link: m.up ? "Up" : "Down",
+              linkLayer: "Ethernet",
+              state: stateWords(m.portState ?? (m.up ? "ACTIVE" : "DOWN")),
+              physState: null,
+              operstate: m.up ? "up" : "down",
             }),
           );
         }
@@ -41,3 +45,10 @@ export const ibdev2netdevAnalyzer: AnalyzerKind = {
     });
   },
 };
+
+const KNOWN_STATES = new Set(["NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"]);
+
+/** `1: DOWN`, the sysfs spelling verify prints, for a state word ibdev2netdev -v shows. */
+function stateWords(word: string): string {
+  return KNOWN_STATES.has(word) ? stateText(word as PortState) : word;
+}

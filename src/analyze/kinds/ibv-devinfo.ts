@@ -1,9 +1,8 @@
-import { makeFinding } from "../../core/finding.js";
+import { finding } from "../../checks/catalogue.js";
 import { ipv4OfGid } from "../../parse/gid-text.js";
 import type { IbDeviceReport } from "../../parse/ib-ports.js";
 import { parseIbvDevinfo } from "../../parse/ibv-devinfo.js";
 import type { GidRow } from "../../parse/show-gids.js";
-import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { evaluateGids } from "../gids.js";
 import { evaluatePorts } from "../ports.js";
 import type { AnalyzerKind } from "../types.js";
@@ -39,7 +38,7 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
   analyze(text, ctx) {
     return outcomeOf(parseIbvDevinfo(text), (value) => {
       if (value.devices.length === 0) {
-        return { findings: [makeFinding(C, "NO_RDMA_HCA", "node", {})], summary: "no RDMA device" };
+        return { findings: [finding("NO_RDMA_HCA", "node", { hcas: [] })], summary: "no RDMA device" };
       }
       const ports = evaluatePorts(value.devices, ctx);
       const rows = gidRowsOf(value.devices);

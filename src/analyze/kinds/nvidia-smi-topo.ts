@@ -1,3 +1,4 @@
+import { finding } from "../../checks/catalogue.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
@@ -35,7 +36,17 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
       )[0];
     if (best === undefined) continue;
     if (NEAR.has(row[best]!)) near++;
-    else findings.push(makeFinding(C, "GPU_NO_NEAR_NIC", gpu, { nic: best, level: row[best]! }));
+    else
+      findings.push(
+        finding("GPU_NO_NEAR_NIC", gpu, {
+          busId: null,
+          nearestHca: best,
+          // nvidia-smi's NODE is a host bridge (PHB) for NCCL.
+          distance: row[best] === "NODE" ? "PHB" : row[best]!,
+          nvsmi: row[best]!,
+          gpuNuma: null,
+        }),
+      );
   }
   const rows = gpus.filter((g) => topo.matrix[g]).length;
   const verdict = near === rows ? "every GPU has a NIC at PIX/PXB" : `${near} of ${rows} GPUs have a NIC at PIX/PXB`;

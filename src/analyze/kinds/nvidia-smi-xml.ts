@@ -1,8 +1,7 @@
+import { finding } from "../../checks/catalogue.js";
 import { gpuMemoryFinding } from "../../checks/gpus.js";
 import type { Finding } from "../../core/finding.js";
-import { makeFinding } from "../../core/finding.js";
 import { type NvidiaSmiXml, parseNvidiaSmiXml } from "../../parse/nvidia-smi-xml.js";
-import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import type { AnalyzerKind } from "../types.js";
 import { gpuSetFindings, gpuSummary } from "./nvidia-smi.js";
 import { outcomeOf } from "./outcome.js";
@@ -16,7 +15,17 @@ function gpuHealthFindings(xml: NvidiaSmiXml): Finding[] {
     // An idle GPU drops its PCIe generation to save power, so only the width says the link is degraded.
     const { current, max } = g.pcieWidth;
     if (current !== null && max !== null && current < max) {
-      out.push(makeFinding(C, "GPU_PCIE_DEGRADED", subject, { busId: g.busId, current, max }));
+      out.push(
+        finding("GPU_PCIE_DEGRADED", subject, {
+          busId: g.busId,
+          source: "nvidia-smi",
+          currentWidth: current,
+          maxWidth: max,
+          currentGen: g.pcieGen.current,
+          maxGen: g.pcieGen.max,
+          widthDegraded: true,
+        }),
+      );
     }
   }
   return out;

@@ -1,3 +1,4 @@
+import { finding } from "../../checks/catalogue.js";
 import { gpuMemoryFinding } from "../../checks/gpus.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
@@ -48,7 +49,7 @@ export function gpuSetFindings(gpus: readonly { name: string }[], ctx: AnalyzeCo
   const found = gpus.length;
   if (ctx.expectGpus !== undefined && found !== ctx.expectGpus) {
     const severity = found < ctx.expectGpus ? "error" : "warning";
-    out.push(makeFinding(C, "GPU_COUNT", "node", { found, expected: ctx.expectGpus }, severity));
+    out.push(finding("GPU_COUNT", "node", { found, expected: ctx.expectGpus }, severity));
   }
   const models = [...new Set(gpus.map((g) => g.name).filter((n) => n !== "ERR!"))];
   if (models.length > 1) out.push(makeFinding(C, "GPU_MODEL_MIXED", "node", { models }));

@@ -1,6 +1,5 @@
-import { makeFinding } from "../../core/finding.js";
+import { finding } from "../../checks/catalogue.js";
 import { parseOfedInfo } from "../../parse/ofed-info.js";
-import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import type { AnalyzerKind } from "../types.js";
 import { headLines, outcomeOf } from "./outcome.js";
 
@@ -18,7 +17,7 @@ export const ofedInfoAnalyzer: AnalyzerKind = {
   analyze(text) {
     return outcomeOf(parseOfedInfo(text), (value) => {
       if (value.status === "absent") {
-        return { findings: [makeFinding(C, "OFED_ABSENT", "node", {})], summary: "no OFED (inbox rdma-core)" };
+        return { findings: [finding("OFED_ABSENT", "node", { detail: null })], summary: "no OFED (inbox rdma-core)" };
       }
       return { findings: [], summary: `${value.flavor} ${value.version}` };
     });

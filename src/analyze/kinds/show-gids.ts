@@ -1,6 +1,6 @@
-import { type Finding, makeFinding } from "../../core/finding.js";
+import { finding } from "../../checks/catalogue.js";
+import type { Finding } from "../../core/finding.js";
 import { parseShowGids } from "../../parse/show-gids.js";
-import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { evaluateGids } from "../gids.js";
 import type { AnalyzerKind } from "../types.js";
 import { anyLine, lineShare, outcomeOf } from "./outcome.js";
@@ -20,7 +20,7 @@ export const showGidsAnalyzer: AnalyzerKind = {
   analyze(text, ctx) {
     return outcomeOf(parseShowGids(text), (value) => {
       if (value.gids.length === 0) {
-        return { findings: [makeFinding(C, "GID_TABLE_EMPTY", "node", {})], summary: "no GIDs" };
+        return { findings: [finding("GID_TABLE_EMPTY", "node", { hca: null })], summary: "no GIDs" };
       }
       const judged = evaluateGids(value.gids, ctx);
       if (value.complete || value.lastDevice === null) return judged;

@@ -12,6 +12,7 @@ import {
 import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
+import { textWidth } from "../../report/findings-text.js";
 import { ANALYZE_REPORT } from "../../report/kinds/analyze.js";
 import { renderReport } from "../../report/registry.js";
 import { type Input, readInput, readProblem, readWhole } from "../input.js";
@@ -184,7 +185,7 @@ export const command: CommandSpec = {
     "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when an input could not be " +
     "read or recognised (also as the kind --kind names). Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
     "64 KiB chunks, from 64 MiB on in one part per core, in parallel (the report is the same as one pass).\n\n" +
-    "A pasted session with several commands (the seed's `$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
+    "A pasted session with several commands (`$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
     "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
     "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
     "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.",
@@ -225,7 +226,7 @@ export const command: CommandSpec = {
       inputs.push(await analyzeInputs(input, { ctx, kind, io }));
     }
     const entries = inputs.flat();
-    io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text"));
+    io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text", { width: textWidth(io) }));
     const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
     if (unread.length > 0) {
       io.stderr(

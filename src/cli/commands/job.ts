@@ -12,7 +12,7 @@ export const command: CommandSpec = {
   summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests, TrainJob",
   usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests|trainjob [options] [-- PROGRAM ARGS…]",
   description: `
-Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the seed's shape:
+Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the shape of the Baidu CCE reference setup:
 schedulerName volcano, capabilities IPC_LOCK, limits <gpu-resource>: N and rdma/hca: 1, /dev/shm on an emptyDir
 with medium Memory, sidecar.istio.io/inject "false", NCCL_DEBUG=INFO, NCCL_IB_DISABLE=0 and the NCCL variables
 derived for a node (--example, --snapshot, or --env-from-node NAME, which reads that node through the cluster).
@@ -76,7 +76,7 @@ refuses when none does, naming --image and --skip-driver-check.`,
       valueName: "L",
       choices: ["torchrun", "launch"],
       default: "torchrun",
-      description: "pytorch: torchrun or python -m torch.distributed.launch (the seed's)",
+      description: "pytorch: torchrun or python -m torch.distributed.launch (the Baidu CCE reference job's)",
     },
     {
       name: "kind",
@@ -185,7 +185,7 @@ refuses when none does, naming --image and --skip-driver-check.`,
   examples: [
     [
       "kube-rdma job pytorch --nodes 2 --gpus 8 --example a100-8x-roce-seed -- main.py --batch-size 128",
-      "the seed's job",
+      "the Baidu CCE reference job on the A100 RoCE example node",
     ],
     ["kube-rdma job nccl-tests --nodes 4 | kubectl apply -f -", "all_reduce_perf over 4 nodes (MPIJob)"],
     ["kube-rdma job nccl-tests --nodes 2 --kind volcano --env-from-node gpu-a100-1", "Volcano Job, env from a node"],

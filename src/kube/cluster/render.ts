@@ -1,4 +1,5 @@
 import { bySeverity, type Finding, summarize } from "../../core/finding.js";
+import { summaryLine } from "../../report/findings-text.js";
 import type { ClusterEvaluation, ResourceAmount } from "./evaluate.js";
 
 const amount = (r: ResourceAmount | null) =>
@@ -38,6 +39,6 @@ export function renderClusterText(ev: ClusterEvaluation, header: string, strict 
   out.push("");
   if (ev.findings.length) out.push(renderFindingsText(ev.findings), "");
   const s = summarize(ev.findings, strict);
-  out.push(`${s.status.toUpperCase()}: ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} note(s)`);
+  out.push(summaryLine(s));
   return `${out.join("\n")}\n`;
 }

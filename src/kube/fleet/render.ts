@@ -1,4 +1,5 @@
 import { summarize } from "../../core/finding.js";
+import { summaryLine } from "../../report/findings-text.js";
 import type { FleetReport } from "./analyse.js";
 
 /** The `fleet verify` text report: per-node lines, fleet consistency, nodes that failed, verdict. */
@@ -38,7 +39,10 @@ export function renderFleetText(r: FleetReport, strict = false): string {
   const odd = new Set(r.consistency.findings.map((f) => f.subject));
   out.push(
     "",
-    `${s.status.toUpperCase()}: ${verified}/${r.nodes.length} node(s) verified, ${odd.size} odd node(s)${odd.size ? ` (${[...odd].join(", ")})` : ""}; ${s.errors} error(s), ${s.warnings} warning(s)`,
+    summaryLine(
+      s,
+      `${verified}/${r.nodes.length} node(s) verified, ${odd.size} odd node(s)${odd.size ? ` (${[...odd].join(", ")})` : ""}`,
+    ),
   );
   return `${out.join("\n")}\n`;
 }

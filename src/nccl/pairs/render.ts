@@ -1,6 +1,6 @@
 /** Text of `bench pairs` (the schedule) and `bench judge` (the verdict). Pure. */
 import { summarize } from "../../core/finding.js";
-import { renderFindingSections } from "../../report/findings-text.js";
+import { renderFindingSections, summaryLine } from "../../report/findings-text.js";
 import type { PairsReport } from "./judge.js";
 import type { PairRound } from "./schedule.js";
 
@@ -72,6 +72,6 @@ export function renderPairsReport(report: PairsReport): string {
   }
   for (const p of report.problems) lines.push("", `problem: ${p.message}${p.hint ? `\n  ${p.hint}` : ""}`);
   const s = summarize(report.findings);
-  lines.push("", `${s.status.toUpperCase()}  ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info`);
+  lines.push("", summaryLine(s));
   return `${lines.join("\n")}\n`;
 }

@@ -5,6 +5,6 @@ import { defineReport } from "../registry.js";
 /** `analyze`: one entry per input (captures, nccl-tests runs, NCCL logs). */
 export const ANALYZE_REPORT = defineReport<readonly AnalyzedInput[]>({
   name: "analyze",
-  text: renderAnalyzeText,
+  text: (entries, { width }) => renderAnalyzeText(entries, width),
   structured: structuredEntries,
 });

@@ -1,5 +1,6 @@
 import { bySeverity, summarize } from "../../core/finding.js";
 import type { LintFileResult } from "../../kube/lint/index.js";
+import { summaryLine } from "../findings-text.js";
 import { defineReport } from "../registry.js";
 
 export type LintResult = { results: LintFileResult[]; strict: boolean };
@@ -21,9 +22,7 @@ function renderLintText({ results, strict }: LintResult): string {
   // A file that could not be read is never a PASS: its objects were not checked.
   const status = unread > 0 ? "FAIL" : s.status.toUpperCase();
   const unreadText = unread > 0 ? `; ${unread} input problem(s), those documents were not checked` : "";
-  lines.push(
-    `${status}: ${objects} object(s) in ${results.length} file(s); ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} note(s)${unreadText}`,
-  );
+  lines.push(summaryLine(s, `${objects} object(s) in ${results.length} file(s)${unreadText}`, status));
   return `${lines.join("\n")}\n`;
 }
 

@@ -5,7 +5,7 @@ import { defineReport } from "../registry.js";
 /** `verify`: one node's inventory and findings. */
 export const VERIFY_REPORT = defineReport<VerifyReport>({
   name: "verify",
-  text: renderVerifyText,
+  text: (report, { width }) => renderVerifyText(report, width),
   structured: (report) => report,
   html: () => import("../html/pages/verify.js"),
 });
