@@ -12,10 +12,10 @@ import type { ReadOutcome } from "./types.js";
 export const MAX_LINKS = 40;
 
 /**
- * The host path `path` names inside `root` (a real directory without links in it), every link followed — also the
- * last component unless `followLast` is false. Errors as the kernel gives them: ENOENT, ENOTDIR, ELOOP.
+ * The host path `path` names inside `root` (a real directory without links in it), every link followed, the last
+ * component's too; a missing last component is kept as named. Errors as the kernel gives them: ENOENT, ENOTDIR, ELOOP.
  */
-export function resolveInRoot(root: string, path: string, followLast = true): ReadOutcome<string> {
+export function resolveInRoot(root: string, path: string): ReadOutcome<string> {
   const done: string[] = [];
   // Components still to walk, the next one last (a link's target is pushed in front of what follows it).
   const todo = path.split("/").reverse();
@@ -29,10 +29,6 @@ export function resolveInRoot(root: string, path: string, followLast = true): Re
     }
     const last = todo.every((n) => n === "" || n === ".");
     const candidate = `/${done.length ? `${done.join("/")}/` : ""}${name}`;
-    if (last && !followLast) {
-      done.push(name);
-      break;
-    }
     const st = lstatSync(root + candidate, { throwIfNoEntry: false });
     if (st === undefined) {
       if (last) {

@@ -86,12 +86,12 @@ export class FsHostReader implements HostReader {
 
   /**
    * The path to open on this machine: the live host's own path, or (under a root) the path with every link resolved
-   * inside the root, so the open itself follows none (`followLast` false: the last component is opened O_NOFOLLOW).
+   * inside the root, so that the open itself follows none.
    */
-  private located(path: string, followLast: boolean): ReadOutcome<string> {
+  private located(path: string): ReadOutcome<string> {
     const p = normalizeHostPath(path);
     if (this.root === "/" || this.isOwnProc(p)) return { ok: true, value: p };
-    const r = resolveInRoot(this.root, p, followLast);
+    const r = resolveInRoot(this.root, p);
     return r.ok ? { ok: true, value: this.root + (r.value === "/" ? "" : r.value) } : r;
   }
 
@@ -108,15 +108,20 @@ export class FsHostReader implements HostReader {
   }
 
   readText(path: string): ReadOutcome<string> {
-    const at = this.located(path, true);
+    const at = this.located(path);
     return at.ok ? this.readAt(at.value, path) : at;
   }
 
   /** The directory is resolved once; each name is then one open (a link among them is resolved on its own). */
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
-    const at = this.located(dir, true);
+    const at = this.located(dir);
     if (!at.ok) return names.map(() => at);
-    return names.map((n) => this.readAt(`${at.value}/${n}`, `${dir}/${n}`));
+    // A name that is not one path component (`..`, `a/b`) is walked whole, never joined to the resolved directory.
+    return names.map((n) =>
+      n === "" || n === "." || n === ".." || n.includes("/")
+        ? this.readText(`${dir}/${n}`)
+        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`),
+    );
   }
 
   /**
@@ -131,7 +136,7 @@ export class FsHostReader implements HostReader {
       if (confined) {
         const st = lstatSync(local, { throwIfNoEntry: false });
         if (st?.isSymbolicLink()) {
-          const resolved = this.located(this.hostPath(local), true);
+          const resolved = this.located(this.hostPath(local));
           return resolved.ok ? this.readResolved(resolved.value, path, cap) : resolved;
         }
         if (st && !st.isFile()) return notRegular(st, path);
@@ -213,7 +218,7 @@ export class FsHostReader implements HostReader {
   }
 
   list(path: string): ReadOutcome<string[]> {
-    const at = this.located(path, true);
+    const at = this.located(path);
     if (!at.ok) return at;
     try {
       const dir = opendirSync(at.value);
@@ -250,14 +255,14 @@ export class FsHostReader implements HostReader {
   }
 
   exists(path: string): boolean {
-    const at = this.located(path, true);
+    const at = this.located(path);
     return at.ok && existsSync(at.value);
   }
 
   fsSize(path: string): ReadOutcome<number> {
     const recorded = this.recordedFsSize(normalizeHostPath(path));
     if (recorded !== undefined) return { ok: true, value: recorded };
-    const at = this.located(path, true);
+    const at = this.located(path);
     if (!at.ok) return at;
     try {
       const s = statfsSync(at.value);

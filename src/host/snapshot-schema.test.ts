@@ -35,3 +35,12 @@ describe("the snapshot schema", () => {
     expect(jsonPath(["fileRuns", "3", "to"])).toBe("$.fileRuns[3].to");
   });
 });
+
+test("a command with no exit code and no error saying why is refused (a capture never leaves a failure unexplained)", () => {
+  const cmd = { command: "nvidia-smi -q -x", exitCode: null, stdout: "", stderr: "" };
+  expect(commandsSchemaProblems({ "nvidia-smi -q -x": cmd })).toEqual([
+    { path: '$["nvidia-smi -q -x"].error', message: "missing" },
+  ]);
+  const timedOut = { ...cmd, error: { code: "ETIMEDOUT", message: "nvidia-smi -q -x: no answer within 15 s" } };
+  expect(commandsSchemaProblems({ "nvidia-smi -q -x": timedOut })).toEqual([]);
+});

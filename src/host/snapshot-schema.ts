@@ -53,6 +53,10 @@ const commandOutcome = {
     error: readError,
     durationMs: { type: "number", minimum: 0, maximum: 86_400_000 },
   },
+  // A command that never ran to completion (no exit code) says why.
+  if: { required: ["exitCode"], properties: { exitCode: { type: "null" } } },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, never awaited
+  then: { required: ["error"], properties: { error: readError } },
 } as const;
 
 /** The command captures of a `--root` tree: `{"ofed_info -s": CommandOutcome, …}`. */
@@ -174,6 +178,8 @@ function wordsOf(e: ErrorObject): string {
       return `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     case "anyOf":
       return "expected an integer exit code or null";
+    case "if":
+      return "no exit code and no error saying why the command did not finish";
     case "propertyNames":
       return "the name is too long";
     default:

@@ -245,16 +245,25 @@ function missingFacts(
       checks: roles,
     });
   }
-  if (!facts.pciList.ok && (hasGpus || hcas.length > 0)) {
+  const pciEmpty = facts.pciList.ok && facts.pciList.value.length === 0;
+  if ((!facts.pciList.ok || pciEmpty) && (hasGpus || hcas.length > 0)) {
     out.push({
       fact: "the PCI functions",
       path: "/sys/bus/pci/devices",
-      why: facts.pciList.error.message,
+      why: facts.pciList.ok ? "it lists no PCI function" : facts.pciList.error.message,
       checks: "the GPUs' PCIe links and the GPU↔NIC distance (GPUDirect RDMA)",
     });
   }
   for (const hf of facts.hcas) {
     if (!dataHcas.includes(hf.name)) continue;
+    if (!hf.fwVer.ok) {
+      out.push({
+        fact: `the firmware version of ${hf.name}`,
+        path: `/sys/class/infiniband/${hf.name}/fw_ver`,
+        why: hf.fwVer.error.message,
+        checks: "the HCA firmware comparison (per node and across the fleet)",
+      });
+    }
     if (hasGpus && !hf.device.ok) {
       out.push({
         fact: `the PCI place of ${hf.name}`,

@@ -267,7 +267,8 @@ describe("hostile --root trees through verify", () => {
         fc
           .constantFrom(...inside)
           .chain((p) => otherType(getAt(captures, p)).map((v) => JSON.stringify(setAt(captures, p, v as Json)))),
-        fc.nat(original.length).map((n) => original.slice(0, n)),
+        // Cut before its closing brace (cutting only the trailing newline leaves the same JSON).
+        fc.nat(original.trimEnd().length - 1).map((n) => original.slice(0, n)),
       );
       try {
         await fc.assert(

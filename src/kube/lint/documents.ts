@@ -16,7 +16,9 @@ export function parseManifests(text: string, file: string): { documents: Manifes
   const documents: ManifestDocument[] = [];
   let docs: Document.Parsed[];
   try {
-    docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false }) as Document.Parsed[];
+    // A key given twice is refused, as kubectl apply (strict field validation) refuses it: lint must not judge one
+    // value while the API server would never see the object.
+    docs = parseAllDocuments(text, { lineCounter }) as Document.Parsed[];
   } catch (err) {
     return { documents, problems: [problem("yaml.invalid", `${file}: ${String(err)}`, { path: file })] };
   }

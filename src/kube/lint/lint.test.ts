@@ -142,3 +142,10 @@ describe("lint: input it cannot read", () => {
     );
   });
 });
+
+test("a manifest with a key given twice is refused with its line (kubectl's strict field validation refuses it too)", async () => {
+  const { parseManifests } = await import("./documents.js");
+  const r = parseManifests("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n", "dup.yaml");
+  expect(r.documents).toEqual([]);
+  expect(r.problems).toMatchObject([{ code: "yaml.invalid", line: 5 }]);
+});
