@@ -100,7 +100,7 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     type: "number",
     valueName: "S",
     default: 1,
-    description: "simulate: random seed (the same seed, the same fleet)",
+    description: "simulate: which random fleet (the same number, the same fleet, faults and noise)",
   },
   { name: "leaf-size", type: "number", valueName: "N", default: 32, description: "simulate: nodes per leaf switch" },
 ];
