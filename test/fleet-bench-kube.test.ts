@@ -112,7 +112,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     api = await startFakeApi(seedCluster({ nodes }), operator(sim, unschedulable, failsOnce));
     const io = captureIo();
     const code = await main(
-      ["fleet", "bench", "--timeout", "1", "--poll-interval", "10", "-o", "json", "--kubeconfig", api.kubeconfig],
+      ["fleet", "bench", "--timeout", "2", "--poll-interval", "10", "-o", "json", "--kubeconfig", api.kubeconfig],
       io,
     );
     const report = JSON.parse(io.out);
@@ -124,7 +124,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
         `${f.nodes.includes(unschedulable) ? "pending" : "other"}: ${f.reason}`,
     );
     expect(reasons).toContainEqual(
-      expect.stringMatching(/^pending: no result within 1 s: never scheduled: pod kr-bench-\w+-r1-\d+-\w+ Pending/),
+      expect.stringMatching(/^pending: no result within 2 s: never scheduled: pod kr-bench-\w+-r1-\d+-\w+ Pending/),
     );
     expect(reasons).toContainEqual(
       expect.stringMatching(/^other: the launcher failed: NCCL WARN NET\/IB : Got completion with error 12/),
