@@ -35,14 +35,17 @@ describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a 
     expect(JSON.parse(io.out)).toMatchObject({ rounds: 15, jobs: 120, found: { nodes: [], rails: [], links: [] } });
   });
 
-  test("--simulate 1, or --noise 2 → a clear usage error, exit 2", async () => {
+  test("--simulate 1, --noise 2, or --bad-nodes without --simulate → a clear usage error, exit 2", async () => {
     for (const extra of [
       ["--simulate", "1"],
       ["--simulate", "64", "--noise", "2"],
+      ["--bad-nodes", "3"],
     ]) {
       const io = captureIo();
       expect(await main(["fleet", "bench", ...extra], io)).toBe(2);
-      expect(io.err).toMatch(/--(simulate|noise) expects/);
+      expect(io.err).toMatch(
+        /--(simulate|noise) expects|--bad-nodes plants faults in a simulated fleet: it needs --simulate N/,
+      );
     }
   });
 });

@@ -1,5 +1,7 @@
-import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, test } from "vitest";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { main } from "../src/cli/main.js";
 import { MPI_JOB_NAME_LABEL, MPI_JOB_ROLE_LABEL } from "../src/kube/bench/manifests.js";
@@ -110,7 +112,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     api = await startFakeApi(seedCluster({ nodes }), operator(sim, unschedulable, failsOnce));
     const io = captureIo();
     const code = await main(
-      ["fleet", "bench", "--timeout", "1", "--poll-interval", "10", "-o", "json", "--kubeconfig", api.kubeconfig],
+      ["fleet", "bench", "--timeout", "2", "--poll-interval", "10", "-o", "json", "--kubeconfig", api.kubeconfig],
       io,
     );
     const report = JSON.parse(io.out);
@@ -122,7 +124,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
         `${f.nodes.includes(unschedulable) ? "pending" : "other"}: ${f.reason}`,
     );
     expect(reasons).toContainEqual(
-      expect.stringMatching(/^pending: no result within 1 s: never scheduled: pod kr-bench-\w+-r1-\d+-\w+ Pending/),
+      expect.stringMatching(/^pending: no result within 2 s: never scheduled: pod kr-bench-\w+-r1-\d+-\w+ Pending/),
     );
     expect(reasons).toContainEqual(
       expect.stringMatching(/^other: the launcher failed: NCCL WARN NET\/IB : Got completion with error 12/),
@@ -160,5 +162,45 @@ describe("fleet bench through Kubernetes (local API server)", () => {
       { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "delete"] },
       { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
     ]);
+  });
+
+  test("Ctrl-C while jobs wait to schedule → exit 2, a partial report, and every MPIJob and pod it created deleted; --save keeps what finished", async () => {
+    const { sim, nodes } = fleet(5);
+    const ops = operator(sim, "gpu-03", "none");
+    api = await startFakeApi(seedCluster({ nodes }), ops);
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-bench-save-"));
+    const io = captureIo();
+    const running = main(
+      [
+        "fleet",
+        "bench",
+        "--timeout",
+        "30",
+        "--poll-interval",
+        "10",
+        "--save",
+        dir,
+        "-o",
+        "json",
+        "--kubeconfig",
+        api.kubeconfig,
+      ],
+      io,
+    );
+    const fake = api;
+    await vi.waitFor(() => expect(fake.logs.size).toBeGreaterThanOrEqual(7), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(fake.store.get("mpijobs")!.length).toBe(1), { timeout: 5000, interval: 10 }); // only the stuck one
+    process.emit("SIGINT");
+    expect(await running).toBe(2);
+    expect(io.err).toContain("interrupted; the report above is partial");
+    const report = JSON.parse(io.out);
+    expect(report.run.interrupted).toBe(true);
+    expect(report.failedJobs).toEqual([expect.objectContaining({ reason: "interrupted before the job finished" })]);
+    expect(fake.store.get("mpijobs")).toEqual([]);
+    expect(fake.store.get("pods")!.filter((p) => p.metadata.name.startsWith("kr-bench-"))).toEqual([]);
+    const saved = readdirSync(join(dir, "round-1"));
+    expect(saved).toHaveLength(7);
+    expect(saved.every((f) => /^gpu-\d+\+gpu-\d+\.txt$/.test(f))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, "report.json"), "utf8")).jobs).toBe(8);
   });
 });

@@ -36,6 +36,9 @@ export type FsReaderOptions = {
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 const OPEN_CONFINED = OPEN_FLAGS | constants.O_NOFOLLOW;
 
+/** How a file's bytes are handed back: text (UTF-8), or hex pairs for binary files (`encodeBytesHex`). */
+type Encoding = "text" | "hex";
+
 function capOf(path: string): number {
   return path.startsWith("/proc/") ? MAX_PROC_FILE_BYTES : MAX_HOST_FILE_BYTES;
 }
@@ -128,7 +131,7 @@ export class FsHostReader implements HostReader {
    * Reads one regular file (sysfs attributes and /proc files are regular files), at most its cap. Under a root the
    * last component is opened without following a link: a link there is resolved inside the root and read again.
    */
-  private readAt(local: string, path: string): ReadOutcome<string> {
+  private readAt(local: string, path: string, as: Encoding = "text"): ReadOutcome<string> {
     let fd: number | undefined;
     const cap = capOf(normalizeHostPath(path));
     try {
@@ -137,12 +140,12 @@ export class FsHostReader implements HostReader {
         const st = lstatSync(local, { throwIfNoEntry: false });
         if (st?.isSymbolicLink()) {
           const resolved = this.located(this.hostPath(local));
-          return resolved.ok ? this.readResolved(resolved.value, path, cap) : resolved;
+          return resolved.ok ? this.readResolved(resolved.value, path, cap, as) : resolved;
         }
         if (st && !st.isFile()) return notRegular(st, path);
       }
       fd = openSync(local, confined ? OPEN_CONFINED : OPEN_FLAGS);
-      return this.readFd(fd, path, cap);
+      return this.readFd(fd, path, cap, as);
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
     } finally {
@@ -150,25 +153,14 @@ export class FsHostReader implements HostReader {
     }
   }
 
+  /** A binary file (a PCI function's `config`) as hex, read under the same confinement and cap as text. */
   readBinaryHex(path: string): ReadOutcome<string> {
-    const at = this.located(path, true);
-    if (!at.ok) return at;
-    let fd: number | undefined;
-    try {
-      const st = lstatSync(at.value, { throwIfNoEntry: false });
-      if (st && !st.isFile()) return notRegular(st, path);
-      fd = openSync(at.value, OPEN_CONFINED);
-      const read = this.readFdBytes(fd, path, MAX_HOST_FILE_BYTES);
-      return read.ok ? { ok: true, value: encodeBytesHex(this.buf.subarray(0, read.value)) } : read;
-    } catch (err) {
-      return { ok: false, error: toReadError(err, path) };
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
+    const at = this.located(path);
+    return at.ok ? this.readAt(at.value, path, "hex") : at;
   }
 
   openDevice(path: string): ReadOutcome<true> {
-    const at = this.located(path, true);
+    const at = this.located(path);
     if (!at.ok) return at;
     try {
       // O_NONBLOCK: a device that would wait for a peer must not hang the probe; nothing is read or written.
@@ -180,13 +172,13 @@ export class FsHostReader implements HostReader {
   }
 
   /** A path whose links are all resolved already: a regular file, or a read problem. */
-  private readResolved(local: string, path: string, cap: number): ReadOutcome<string> {
+  private readResolved(local: string, path: string, cap: number, as: Encoding = "text"): ReadOutcome<string> {
     let fd: number | undefined;
     try {
       const st = lstatSync(local, { throwIfNoEntry: false });
       if (st && !st.isFile()) return notRegular(st, path);
       fd = openSync(local, OPEN_CONFINED);
-      return this.readFd(fd, path, cap);
+      return this.readFd(fd, path, cap, as);
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
     } finally {
@@ -194,9 +186,12 @@ export class FsHostReader implements HostReader {
     }
   }
 
-  private readFd(fd: number, path: string, cap: number): ReadOutcome<string> {
+  private readFd(fd: number, path: string, cap: number, as: Encoding = "text"): ReadOutcome<string> {
     const read = this.readFdBytes(fd, path, cap);
-    return read.ok ? { ok: true, value: this.buf.toString("utf8", 0, read.value) } : read;
+    if (!read.ok) return read;
+    const value =
+      as === "hex" ? encodeBytesHex(this.buf.subarray(0, read.value)) : this.buf.toString("utf8", 0, read.value);
+    return { ok: true, value };
   }
 
   /** Reads a regular file into `this.buf`; the number of bytes read, or a read problem. */

@@ -100,7 +100,7 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     type: "number",
     valueName: "S",
     default: 1,
-    description: "simulate: random seed (the same seed, the same fleet)",
+    description: "simulate: which random fleet (the same number, the same fleet, faults and noise)",
   },
   { name: "leaf-size", type: "number", valueName: "N", default: 32, description: "simulate: nodes per leaf switch" },
 ];
@@ -225,6 +225,13 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
 export async function fleetBench(ctx: CommandContext): Promise<number> {
   const simulate = num(ctx.values, "simulate");
   if (simulate !== undefined) return simulateBench(ctx, simulate);
+  const simOnly = ["bad-nodes", "bad-rails", "bad-links", "flapping"].filter((n) => (num(ctx.values, n) ?? 0) !== 0);
+  if (simOnly.length) {
+    throw new UsageError(
+      `--${simOnly[0]} plants faults in a simulated fleet: it needs --simulate N.`,
+      "kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
+    );
+  }
   const { runClusterBench } = await import("./fleet-bench-cluster.js");
   return runClusterBench(ctx);
 }

@@ -72,9 +72,11 @@ async function snapshotSaver(dir: string, cwd: string) {
 
 export const command: CommandSpec = {
   name: "fleet",
-  summary: "Verify every RDMA GPU node through the cluster and compare them (fleet verify)",
+  summary: "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
   usage:
-    "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]",
+    "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]\n" +
+    "       kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml]\n" +
+    "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
   description: `
 fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with
 spec.nodeName, host /sys, /proc, /dev/infiniband and /usr/bin read-only under /host, hostNetwork, tolerating every
@@ -84,7 +86,22 @@ centrally: the per-node verify result, and fleet consistency — OFED, NVIDIA dr
 port rates and the RoCE v2 GID index layout compared with the majority, naming the odd nodes.
 Nodes: --node (repeatable), -l SELECTOR, or by default every node with a GPU and an RDMA resource.
 Nodes that time out or fail are listed (exit 1), never hidden. Needs deploy/fleet (namespace kube-rdma, RBAC:
-nodes get/list; pods create/get/list/delete and pods/log get in that namespace) and the image from the Dockerfile.`,
+nodes get/list; pods create/get/list/delete and pods/log get in that namespace) and the image from the Dockerfile.
+
+fleet bench finds the slow node, the slow rail (node + HCA) and the slow switch link in a handful of rounds of
+2-node nccl-tests jobs. Round 1 pairs every node once: half of each leaf with a neighbour under the same leaf, the
+rest with nodes spread over the other leaves, so every leaf's uplink is crossed many times. Later rounds re-test only
+the suspects, side by side: each in a rail test (one 2-rank test per HCA, NCCL_IB_HCA==<hca>) with a node of its own
+leaf that reached full speed — slow on every rail names the node, on one HCA the rail; proven-good nodes slow across
+leaves name the leaf's uplink. Each result is compared per message size with the fleet median (MAD-based threshold,
+% of the median and of line rate). Findings: FLEET_BAD_NODE, FLEET_BAD_RAIL, FLEET_BAD_UPLINK, FLEET_BAD_LINK (errors
+when confirmed by two tests or by a rail test against a same-leaf partner), FLEET_SUSPECT and FLEET_FLAKY_LINK
+(warnings, with the next test), FLEET_JOB_FAILED (jobs that never scheduled or failed, listed, never hidden). The
+wall-time budget is printed before anything runs. Each test is an MPIJob (workers pinned to the two nodes, gang of
+3 under Volcano) in namespace kube-rdma, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
+node labels (network.topology/leaf, …, or --leaf-label) or are unknown. Needs the MPI operator, Volcano and
+deploy/fleet/bench-rbac.yaml. --simulate N runs the same planner and diagnosis against a simulated fabric with
+planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).`,
   options: [
     { name: "node", type: "strings", valueName: "NAME", description: "Node(s) to verify" },
     { name: "selector", short: "l", type: "string", valueName: "SELECTOR", description: "Label selector for nodes" },
@@ -159,6 +176,12 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
     ["kube-rdma fleet verify", "verify every GPU + RDMA node and compare them"],
     ["kube-rdma fleet verify -l node.kubernetes.io/instance-type=bcc.lgn5 -o json", "one node pool, JSON report"],
     ["kube-rdma fleet verify --node gpu-a100-1 --node gpu-a100-2 --dry-run", "print the pods it would create"],
+    ["kube-rdma fleet bench -l pool=a100", "find the slow node, rail or uplink among a pool's nodes"],
+    ["kube-rdma fleet bench --dry-run --node gpu-1 --node gpu-2", "print round 1's MPIJobs and the budget"],
+    [
+      "kube-rdma fleet bench --simulate 1024 --bad-nodes 10 --bad-links 2 --bad-rails 1 -o json",
+      "the planner and diagnosis against a simulated 1,024-node fabric",
+    ],
   ],
   async run({ values, positionals, io }) {
     const [sub] = positionals;

@@ -37,7 +37,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "lint", summary: "Lint job manifests for RDMA/NCCL failure patterns", load: () => import("./lint.js") },
   {
     name: "fleet",
-    summary: "Verify every RDMA GPU node through the cluster (fleet verify)",
+    summary:
+      "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
     load: () => import("./fleet.js"),
   },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },

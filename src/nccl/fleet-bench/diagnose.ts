@@ -195,7 +195,14 @@ export function diagnose(view: FabricView, results: readonly JobResult[], opts: 
     const job = tests[0]!.job;
     const [a, b] = job.nodes;
     const slow = tests.filter((t) => t.slow);
-    if (!pathSound(a, b)) continue; // explained by a bad uplink
+    if (!pathSound(a, b)) {
+      // Explained by a bad uplink: says nothing about either node, which stays to be tested inside its leaf.
+      if (slow.length === 0) continue;
+      const worst = slow.reduce((m, t) => (t.busbw < m.busbw ? t : m));
+      if (!good.has(a)) caseOf(a).unproven.push(observation(worst, b));
+      if (!good.has(b)) caseOf(b).unproven.push(observation(worst, a));
+      continue;
+    }
     if (slow.length === 0) {
       if (job.kind === "pair" && links.has(linkSubject(a, b))) linkOf(a, b).fast++;
       continue;

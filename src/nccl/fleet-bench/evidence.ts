@@ -63,8 +63,25 @@ function referenceOf(
   const sizes = [...bySize.entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([bytes, values]) => {
-      const m = fromFleet ? Math.max(median(values), anchorGBps ?? 0) : (anchorGBps ?? lineGBps);
-      const d = fromFleet ? mad(values, m) : 0;
+      if (!fromFleet) {
+        const m = anchorGBps ?? lineGBps;
+        return {
+          bytes,
+          medianGBps: m,
+          madGBps: 0,
+          thresholdGBps: slowThreshold(m, 0, tolerance),
+          tests: values.length,
+        };
+      }
+      // Twice: the second pass keeps only the results the first found healthy, so that a fleet where many paths
+      // are slow (a bad uplink under a few leaves) does not widen the noise band until real faults pass as noise.
+      let m = Math.max(median(values), anchorGBps ?? 0);
+      let d = mad(values, m);
+      const healthy = values.filter((v) => v >= slowThreshold(m, d, tolerance));
+      if (healthy.length >= MIN_TESTS_FOR_FLEET_REFERENCE) {
+        m = Math.max(median(healthy), anchorGBps ?? 0);
+        d = mad(healthy, m);
+      }
       return { bytes, medianGBps: m, madGBps: d, thresholdGBps: slowThreshold(m, d, tolerance), tests: values.length };
     });
   return { kind, sizes, lineGBps, from: fromFleet ? "fleet" : "line rate" };

@@ -101,6 +101,7 @@ function retestRound(view: FabricView, d: Diagnosis, round: number): BenchJob[] 
     busy.add(a).add(b);
     jobs.push(job(round, jobs.length, kind, a, b, why));
   };
+  const leafSize = new Map([...byLeaf(view, view.nodes)].map(([leaf, members]) => [leaf, members.length]));
   // Nodes without a result yet (the odd one out of round 1, a job that failed) get one more try, then are left.
   const untried: Retest[] = [...d.untested]
     .filter(([, failures]) => failures < 2)
@@ -117,7 +118,8 @@ function retestRound(view: FabricView, d: Diagnosis, round: number): BenchJob[] 
       if (busy.has(r.node)) continue;
       const leaf = leafOf(r.node);
       let partner = free(goodByLeaf.get(leaf), r.node);
-      if (!partner && !d.badLeaves.has(leaf)) {
+      // Across leaves only where the leaf has no one else: an uplink in the path could make anyone look slow.
+      if (!partner && !d.badLeaves.has(leaf) && (leafSize.get(leaf) ?? 0) < 2) {
         for (const [other, members] of goodByLeaf) {
           if (other === leaf || d.badLeaves.has(other)) continue;
           partner = free(members, r.node);
