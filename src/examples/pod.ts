@@ -1,5 +1,5 @@
 /**
- * The seed's node seen from inside a training pod, for `kube-rdma preflight`: the container's environment
+ * The A100 RoCE example node seen from inside a training pod, for `kube-rdma preflight`: the container's environment
  * (`/proc/self/environ`, with the NCCL variables the Baidu CCE reference setup injects), the NCCL library and the
  * RDMA net plugin of the image, and the GPU device nodes the NVIDIA runtime mounts. Variations differ in one
  * pod-level fact each, so that `preflight diff` has two sides to name.
