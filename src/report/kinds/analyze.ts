@@ -7,4 +7,5 @@ export const ANALYZE_REPORT = defineReport<readonly AnalyzedInput[]>({
   name: "analyze",
   text: renderAnalyzeText,
   structured: structuredEntries,
+  html: () => import("../html/pages/analyze.js"),
 });

@@ -27,4 +27,5 @@ export const FLEET_VERIFY_REPORT = defineReport<FleetVerifyResult>({
       summary: { status, errors, warnings },
     };
   },
+  html: () => import("../html/pages/fleet-verify.js"),
 });
