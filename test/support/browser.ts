@@ -45,3 +45,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path });
   return path;
 }
+
+/** Milliseconds from handing a page its HTML to its first frame drawn: the best of `tries` (a shared CI box is noisy). */
+export async function renderMs(page: Page, html: string, tries = 3): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < tries; i++) {
+    const start = performance.now();
+    await page.setContent(html, { waitUntil: "load" });
+    await page.evaluate("new Promise((done) => requestAnimationFrame(() => done(null)))");
+    times.push(performance.now() - start);
+  }
+  return Math.min(...times);
+}

@@ -27,8 +27,15 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background
 .status.fail{color:var(--error);background:var(--error-bg)}
 .filter{display:flex;gap:14px;align-items:center;border:1px solid var(--line);border-radius:6px;padding:6px 12px;margin:12px 0;width:max-content}
 .filter legend{padding:0 4px;color:var(--muted)}
-body:has(#show-error:not(:checked)) .finding.sev-error,body:has(#show-warning:not(:checked)) .finding.sev-warning,
-body:has(#show-info:not(:checked)) .finding.sev-info{display:none}
+.toggle{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.filter label{cursor:pointer;user-select:none}
+.filter label::before{content:"";display:inline-block;width:11px;height:11px;border:1.5px solid var(--muted);border-radius:3px;margin-right:6px;vertical-align:-1px}
+#show-error:checked~main label[for=show-error]::before,#show-warning:checked~main label[for=show-warning]::before,
+#show-info:checked~main label[for=show-info]::before{background:var(--info);border-color:var(--info);box-shadow:inset 0 0 0 2px var(--bg)}
+#show-error:focus-visible~main label[for=show-error],#show-warning:focus-visible~main label[for=show-warning],
+#show-info:focus-visible~main label[for=show-info]{outline:2px solid var(--info);outline-offset:2px}
+#show-error:not(:checked)~main .finding.sev-error,#show-warning:not(:checked)~main .finding.sev-warning,
+#show-info:not(:checked)~main .finding.sev-info{display:none}
 ol.findings{list-style:none;padding:0;margin:0}
 .finding{border:1px solid var(--line);border-left:4px solid var(--line);border-radius:6px;padding:8px 12px;margin:8px 0;break-inside:avoid}
 .finding.sev-error{border-left-color:var(--error)}.finding.sev-warning{border-left-color:var(--warning)}.finding.sev-info{border-left-color:var(--info)}
@@ -50,6 +57,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:
 .chart .median{stroke:var(--accent);stroke-width:1.5;stroke-dasharray:2 3}
 .chart .line{fill:none;stroke-width:2}.chart .cell{stroke:var(--bg);stroke-width:1}
 .chart .cell-text{fill:#fff;font-weight:600;paint-order:stroke;stroke:#0009;stroke-width:2px}
+.chart .sev-ok{fill:var(--ok-bg)}.chart .sev-info{fill:var(--info)}.chart .sev-warning{fill:var(--warning)}
+.chart .sev-error{fill:var(--error)}.chart .not-verified{fill:var(--panel)}
 .chart .mark{fill:none;stroke:var(--fg);stroke-width:2}.chart .bad-label{fill:var(--error);font-weight:700}
 .legend{display:flex;flex-wrap:wrap;gap:6px 16px;margin:4px 0;color:var(--muted);font-size:13px}
 .legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
@@ -82,13 +91,21 @@ const SEVERITIES: [Severity, string][] = [
   ["info", "info"],
 ];
 
-/** The severity filter: one checkbox per severity; CSS hides the findings whose box is unticked (no script). */
+/**
+ * The severity filter, without script: one checkbox per severity ahead of <main>, so that the sibling selector
+ * `#show-error:not(:checked) ~ main .sev-error` hides those findings (cheap even on a 1,000-node page); the
+ * boxes are drawn by their labels in the page header.
+ */
+function severityToggles(): Html {
+  return h`${SEVERITIES.map(([sev, label]) => h`<input type="checkbox" class="toggle" id="show-${sev}" aria-label="show ${label}" checked>`)}`;
+}
+
 function severityFilter(findings: readonly Finding[]): Html {
-  const boxes = SEVERITIES.map(([sev, label]) => {
+  const labels = SEVERITIES.map(([sev, label]) => {
     const n = findings.filter((f) => f.severity === sev).length;
-    return h`<label><input type="checkbox" id="show-${sev}" checked> ${label} (${n})</label>`;
+    return h`<label for="show-${sev}">${label} (${n})</label>`;
   });
-  return h`<fieldset class="filter"><legend>Show findings</legend>${boxes}</fieldset>`;
+  return h`<fieldset class="filter"><legend>Show findings</legend>${labels}</fieldset>`;
 }
 
 /** A whole HTML document. */
@@ -106,6 +123,7 @@ export function page(spec: PageSpec): string {
 <style>${STYLE}</style>
 </head>
 <body>
+${spec.findings.length ? severityToggles() : null}
 <main>
 <h1>${spec.title}</h1>
 ${spec.subtitle ? h`<p class="sub">${spec.subtitle}</p>` : null}

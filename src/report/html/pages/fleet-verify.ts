@@ -3,6 +3,7 @@
  * finding code seen), the consistency table, the nodes not verified, and the findings grouped by code.
  */
 import { bySeverity, type Finding, type Severity, summarize } from "../../../core/finding.js";
+import type { NodeResult } from "../../../kube/fleet/analyse.js";
 import { FLEET_ATTRIBUTES } from "../../../kube/fleet/consistency.js";
 import type { FleetVerifyResult } from "../../kinds/fleet-verify.js";
 import { type MatrixCell, matrixChart } from "../charts/matrix.js";
@@ -40,10 +41,19 @@ function columnsOf(result: FleetVerifyResult): Column[] {
   ];
 }
 
+/** Nodes that need a look first: an error, not verified, a warning (its own or an odd value), then the rest. */
+function rowOrder(n: NodeResult, odd: readonly Finding[]): number {
+  if (n.status === "not-verified") return 1;
+  const all = [...n.findings, ...odd];
+  if (all.some((f) => f.severity === "error")) return 0;
+  return all.some((f) => f.severity === "warning") ? 2 : 3;
+}
+
 function nodeMatrix(result: FleetVerifyResult, columns: readonly Column[]): Html {
-  const { report } = result;
   const byNode = new Map<string, Finding[]>();
-  for (const f of report.consistency.findings) byNode.set(f.subject, [...(byNode.get(f.subject) ?? []), f]);
+  for (const f of result.report.consistency.findings) byNode.set(f.subject, [...(byNode.get(f.subject) ?? []), f]);
+  const order = (n: NodeResult) => rowOrder(n, byNode.get(n.node) ?? []);
+  const report = { ...result.report, nodes: [...result.report.nodes].sort((a, b) => order(a) - order(b)) };
   const cells: MatrixCell[] = [];
   report.nodes.forEach((n, row) => {
     const own = [...n.findings, ...(byNode.get(n.node) ?? [])];
@@ -60,13 +70,15 @@ function nodeMatrix(result: FleetVerifyResult, columns: readonly Column[]): Html
       }
       const hits = own.filter((f) => f.code === c.code).sort(bySeverity);
       const worst = hits[0]?.severity;
-      const title = worst
-        ? `${n.node}, ${c.label}: ${hits.map((f) => f.message).join(" ")}`
-        : `${n.node}, ${c.label}: ok`;
-      cells.push({ row, col, fill: FILL[worst ?? "ok"], title, kind: `sev-${worst ?? "ok"}` });
+      // Thousands of ok cells: coloured by their class, no tooltip (the row and column labels name them).
+      if (!worst) cells.push({ row, col, kind: "sev-ok" });
+      else {
+        const title = `${n.node}, ${c.label}: ${hits.map((f) => f.message).join(" ")}`;
+        cells.push({ row, col, title, kind: `sev-${worst}` });
+      }
     });
   });
-  const size = report.nodes.length <= 40 ? 22 : 12;
+  const size = { w: 26, h: report.nodes.length <= 40 ? 22 : 12 };
   return matrixChart({
     rows: report.nodes.map((n) => ({
       name: n.node,
