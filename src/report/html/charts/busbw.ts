@@ -67,7 +67,7 @@ export function busBwChart(spec: BusBwChartSpec): Html {
     return h`<g class="series" data-name="${s.name}"><polyline class="line" stroke="${colour}" points="${path}"/>${dots}</g>`;
   });
   const legend = spec.series.map(
-    (s, i) => h`<span title="${s.name}"><i style="background:${seriesColour(i)}"></i>${shorten(s.name, 40)}</span>`,
+    (s, i) => h`<span title="${s.name}"><i style="background:${seriesColour(i)}"></i>${shorten(s.name, 64)}</span>`,
   );
   return h`<svg class="chart busbw" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" data-series="${spec.series.length}" aria-label="bus bandwidth against message size">
 <title>Bus bandwidth (GB/s) against message size, ${spec.series.length} run(s)</title>
