@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { main } from "../src/cli/main.js";
 import { pairRounds } from "../src/nccl/pairs/index.js";
 import { launchBrowser, openReport, renderMs, screenshot } from "./support/browser.js";
@@ -23,6 +23,9 @@ import {
 } from "./support/html-pages.js";
 import { captureIo } from "./support/io.js";
 import { allReduceOutput } from "./support/nccl-tests-output.js";
+
+// A browser page under a loaded CI box can take seconds; each test gets a minute.
+vi.setConfig({ testTimeout: 60_000 });
 
 let browser: Browser;
 beforeAll(async () => {
@@ -77,9 +80,11 @@ describe("verify --example seed-gid-index-5 -o html", () => {
     await page.click("label[for=show-error]");
     expect(await page.locator("li.finding").isVisible()).toBe(true);
 
-    // Printed: no filter controls; in the dark scheme: a dark background.
-    await page.emulateMedia({ media: "print" });
+    // Printed (even from a reader in the dark scheme): no filter controls, the light palette; on screen in the dark
+    // scheme: a dark background.
+    await page.emulateMedia({ media: "print", colorScheme: "dark" });
     expect(await page.locator("fieldset.filter").isVisible()).toBe(false);
+    expect(await page.evaluate("getComputedStyle(document.body).backgroundColor")).toBe("rgb(255, 255, 255)");
     await page.emulateMedia({ media: "screen", colorScheme: "dark" });
     expect(await page.evaluate("getComputedStyle(document.body).backgroundColor")).toBe("rgb(13, 17, 23)");
     await screenshot(page, "verify-seed-gid-index-5-dark");

@@ -3,7 +3,7 @@
  * downloaded browser). One browser per test file; each page records console errors, page errors and any request
  * it tries to make (a report page must make none).
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 
@@ -12,6 +12,12 @@ export const CHROMIUM = process.env.KUBE_RDMA_CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(process.cwd(), "test-artifacts");
 
 export function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium, as .ci/run does) ` +
+        "or point KUBE_RDMA_CHROMIUM at a Chromium binary.",
+    );
+  }
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
 }
 

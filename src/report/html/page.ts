@@ -6,15 +6,20 @@
 import type { Finding, Severity } from "../../core/finding.js";
 import { Html, h } from "./html.js";
 
-const CSS = `
-:root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
+/** The light palette: the page's default, and what it prints in whatever scheme the reader uses. */
+const LIGHT = `--bg:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
 --error:#cf222e;--error-bg:#ffebe9;--warning:#9a6700;--warning-bg:#fff8c5;--info:#0969da;--info-bg:#ddf4ff;
 --ok:#1a7f37;--ok-bg:#dafbe1;--band:#1a7f3722;--accent:#8250df;
---s0:#0969da;--s1:#cf222e;--s2:#1a7f37;--s3:#8250df;--s4:#bc4c00;--s5:#0598bc;--s6:#bf3989;--s7:#6e7781}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--panel:#151b23;
+--s0:#0969da;--s1:#cf222e;--s2:#1a7f37;--s3:#8250df;--s4:#bc4c00;--s5:#0598bc;--s6:#bf3989;--s7:#6e7781`;
+
+const DARK = `--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--panel:#151b23;
 --error:#ff7b72;--error-bg:#3c1618;--warning:#d29922;--warning-bg:#3a2d0b;--info:#58a6ff;--info-bg:#0c2d6b;
 --ok:#3fb950;--ok-bg:#12361f;--band:#3fb95026;--accent:#bc8cff;
---s0:#58a6ff;--s1:#ff7b72;--s2:#3fb950;--s3:#bc8cff;--s4:#f0883e;--s5:#39c5cf;--s6:#f778ba;--s7:#9198a1}}
+--s0:#58a6ff;--s1:#ff7b72;--s2:#3fb950;--s3:#bc8cff;--s4:#f0883e;--s5:#39c5cf;--s6:#f778ba;--s7:#9198a1`;
+
+const CSS = `
+:root{color-scheme:light dark;${LIGHT}}
+@media (prefers-color-scheme:dark){:root{${DARK}}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
 main{max-width:1200px;margin:0 auto;padding:20px 24px 40px}
@@ -65,7 +70,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:
 .scroll{overflow:auto;max-height:80vh;border:1px solid var(--line);border-radius:6px}
 .entry{margin-top:26px}
 footer{margin-top:32px;color:var(--muted);font-size:12px}
-@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--panel:#f2f2f2}
+@media print{:root{color-scheme:light;${LIGHT};--fg:#000;--muted:#444}
 body{font-size:11pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}main{max-width:none;padding:0}
 .filter{display:none}.finding{display:block!important}.scroll{overflow:visible;max-height:none;border:0}
 h2{break-after:avoid}svg,table{break-inside:avoid}}
