@@ -12,6 +12,8 @@ import { main } from "../src/cli/main.js";
 import { pairRounds } from "../src/nccl/pairs/index.js";
 import { launchBrowser, openReport, renderMs, screenshot } from "./support/browser.js";
 import {
+  analyzeEntries,
+  analyzePage,
   exampleInventory,
   fleetPage,
   HOSTILE,
@@ -187,6 +189,12 @@ describe("hostile names in a real browser", () => {
     const nodes = [HOSTILE, `x"onmouseover="alert(1)`, `a'><svg/onload=alert(2)>`, "gpu-4"];
     const pages = [
       await verifyPage(inv),
+      await analyzePage(
+        analyzeEntries([
+          { file: HOSTILE_TAG, text: allReduceOutput({ hosts: [HOSTILE, "gpu-2"], peakBusBw: 150 }) },
+          { file: HOSTILE_ATTR, text: allReduceOutput({ hosts: ["gpu-3", "gpu-4"], peakBusBw: 180 }) },
+        ]),
+      ),
       await judgePage(pairMeasurements(nodes, (a, b) => (a === HOSTILE || b === HOSTILE ? 100 : 185))),
       await fleetPage([HOSTILE, HOSTILE_ATTR, HOSTILE_TAG, "gpu-4"]),
     ];
