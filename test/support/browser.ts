@@ -3,7 +3,7 @@
  * downloaded browser). One browser per test file; each page records console errors, page errors and any request
  * it tries to make (a report page must make none).
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 
@@ -12,6 +12,12 @@ export const CHROMIUM = process.env.KUBE_RDMA_CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(process.cwd(), "test-artifacts");
 
 export function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium, as .ci/run does) ` +
+        "or point KUBE_RDMA_CHROMIUM at a Chromium binary.",
+    );
+  }
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
 }
 
@@ -44,4 +50,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path });
   return path;
+}
+
+/** Milliseconds from handing a page its HTML to its first frame drawn: the best of `tries` (a shared CI box is noisy). */
+export async function renderMs(page: Page, html: string, tries = 3): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < tries; i++) {
+    const start = performance.now();
+    await page.setContent(html, { waitUntil: "load" });
+    await page.evaluate("new Promise((done) => requestAnimationFrame(() => done(null)))");
+    times.push(performance.now() - start);
+  }
+  return Math.min(...times);
 }

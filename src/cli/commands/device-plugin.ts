@@ -14,7 +14,8 @@ import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { parseNcclVersion } from "../../nccl/version.js";
-import { renderStructured } from "../../report/structured.js";
+import { DEVICE_PLUGIN_REPORT, type DevicePluginPreview } from "../../report/kinds/device-plugin.js";
+import { renderReport } from "../../report/registry.js";
 import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
@@ -122,7 +123,7 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
   const ids = settings.mode === "shared" ? devices.slice(0, 1).map((d) => d.ID) : view.hcas.map((h) => h.name);
   const hcaNames = settings.mode === "shared" ? view.hcas.map((h) => h.name) : ids;
   const specs = [...hcaNames.flatMap((h) => view.plan.specsByHca.get(h) ?? []), ...view.plan.commonSpecs];
-  const report = {
+  const report: DevicePluginPreview = {
     schemaVersion: 1,
     host: inv.hostname,
     source: inv.source,
@@ -138,21 +139,7 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
     },
     allocate: { ids, devices: specs, envs: view.plan.envFor(hcaNames) },
   };
-  const format = str(values, "output") ?? "text";
-  if (format !== "text") {
-    io.stdout(renderStructured(format, report));
-    return 0;
-  }
-  const lines = [
-    `${settings.resource} on ${inv.hostname} (${inv.source}), ${settings.mode} mode, socket ${report.socket}`,
-    `HCAs served: ${report.hcas.map((h) => `${h.name}${h.healthy ? "" : " (down)"}${h.numaNode !== null ? ` numa${h.numaNode}` : ""}`).join(", ") || "none"}`,
-    ...view.skipped.map((s) => `  left out: ${s.hca} — ${s.reason}`),
-    `Advertised: ${devices.length} units, ${report.devices.healthy} healthy`,
-    `Allocate(${ids.join(",")}) would give:`,
-    ...specs.map((s) => `  ${s.host_path} (${s.permissions})`),
-    ...Object.entries(report.allocate.envs).map(([k, v]) => `  ${k}=${v}`),
-  ];
-  io.stdout(`${lines.join("\n")}\n`);
+  io.stdout(await renderReport(DEVICE_PLUGIN_REPORT, report, str(values, "output") ?? "text"));
   return 0;
 }
 

@@ -6,15 +6,20 @@
 import type { Finding, Severity } from "../../core/finding.js";
 import { Html, h } from "./html.js";
 
-const CSS = `
-:root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
+/** The light palette: the page's default, and what it prints in whatever scheme the reader uses. */
+const LIGHT = `--bg:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
 --error:#cf222e;--error-bg:#ffebe9;--warning:#9a6700;--warning-bg:#fff8c5;--info:#0969da;--info-bg:#ddf4ff;
 --ok:#1a7f37;--ok-bg:#dafbe1;--band:#1a7f3722;--accent:#8250df;
---s0:#0969da;--s1:#cf222e;--s2:#1a7f37;--s3:#8250df;--s4:#bc4c00;--s5:#0598bc;--s6:#bf3989;--s7:#6e7781}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--panel:#151b23;
+--s0:#0969da;--s1:#cf222e;--s2:#1a7f37;--s3:#8250df;--s4:#bc4c00;--s5:#0598bc;--s6:#bf3989;--s7:#6e7781`;
+
+const DARK = `--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--panel:#151b23;
 --error:#ff7b72;--error-bg:#3c1618;--warning:#d29922;--warning-bg:#3a2d0b;--info:#58a6ff;--info-bg:#0c2d6b;
 --ok:#3fb950;--ok-bg:#12361f;--band:#3fb95026;--accent:#bc8cff;
---s0:#58a6ff;--s1:#ff7b72;--s2:#3fb950;--s3:#bc8cff;--s4:#f0883e;--s5:#39c5cf;--s6:#f778ba;--s7:#9198a1}}
+--s0:#58a6ff;--s1:#ff7b72;--s2:#3fb950;--s3:#bc8cff;--s4:#f0883e;--s5:#39c5cf;--s6:#f778ba;--s7:#9198a1`;
+
+const CSS = `
+:root{color-scheme:light dark;${LIGHT}}
+@media (prefers-color-scheme:dark){:root{${DARK}}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
 main{max-width:1200px;margin:0 auto;padding:20px 24px 40px}
@@ -27,8 +32,15 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background
 .status.fail{color:var(--error);background:var(--error-bg)}
 .filter{display:flex;gap:14px;align-items:center;border:1px solid var(--line);border-radius:6px;padding:6px 12px;margin:12px 0;width:max-content}
 .filter legend{padding:0 4px;color:var(--muted)}
-body:has(#show-error:not(:checked)) .finding.sev-error,body:has(#show-warning:not(:checked)) .finding.sev-warning,
-body:has(#show-info:not(:checked)) .finding.sev-info{display:none}
+.toggle{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.filter label{cursor:pointer;user-select:none}
+.filter label::before{content:"";display:inline-block;width:11px;height:11px;border:1.5px solid var(--muted);border-radius:3px;margin-right:6px;vertical-align:-1px}
+#show-error:checked~main label[for=show-error]::before,#show-warning:checked~main label[for=show-warning]::before,
+#show-info:checked~main label[for=show-info]::before{background:var(--info);border-color:var(--info);box-shadow:inset 0 0 0 2px var(--bg)}
+#show-error:focus-visible~main label[for=show-error],#show-warning:focus-visible~main label[for=show-warning],
+#show-info:focus-visible~main label[for=show-info]{outline:2px solid var(--info);outline-offset:2px}
+#show-error:not(:checked)~main .finding.sev-error,#show-warning:not(:checked)~main .finding.sev-warning,
+#show-info:not(:checked)~main .finding.sev-info{display:none}
 ol.findings{list-style:none;padding:0;margin:0}
 .finding{border:1px solid var(--line);border-left:4px solid var(--line);border-radius:6px;padding:8px 12px;margin:8px 0;break-inside:avoid}
 .finding.sev-error{border-left-color:var(--error)}.finding.sev-warning{border-left-color:var(--warning)}.finding.sev-info{border-left-color:var(--info)}
@@ -50,13 +62,15 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:
 .chart .median{stroke:var(--accent);stroke-width:1.5;stroke-dasharray:2 3}
 .chart .line{fill:none;stroke-width:2}.chart .cell{stroke:var(--bg);stroke-width:1}
 .chart .cell-text{fill:#fff;font-weight:600;paint-order:stroke;stroke:#0009;stroke-width:2px}
+.chart .sev-ok{fill:var(--ok-bg)}.chart .sev-info{fill:var(--info)}.chart .sev-warning{fill:var(--warning)}
+.chart .sev-error{fill:var(--error)}.chart .not-verified{fill:var(--panel)}
 .chart .mark{fill:none;stroke:var(--fg);stroke-width:2}.chart .bad-label{fill:var(--error);font-weight:700}
 .legend{display:flex;flex-wrap:wrap;gap:6px 16px;margin:4px 0;color:var(--muted);font-size:13px}
 .legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .scroll{overflow:auto;max-height:80vh;border:1px solid var(--line);border-radius:6px}
 .entry{margin-top:26px}
 footer{margin-top:32px;color:var(--muted);font-size:12px}
-@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--panel:#f2f2f2}
+@media print{:root{color-scheme:light;${LIGHT};--fg:#000;--muted:#444}
 body{font-size:11pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}main{max-width:none;padding:0}
 .filter{display:none}.finding{display:block!important}.scroll{overflow:visible;max-height:none;border:0}
 h2{break-after:avoid}svg,table{break-inside:avoid}}
@@ -82,13 +96,21 @@ const SEVERITIES: [Severity, string][] = [
   ["info", "info"],
 ];
 
-/** The severity filter: one checkbox per severity; CSS hides the findings whose box is unticked (no script). */
+/**
+ * The severity filter, without script: one checkbox per severity ahead of <main>, so that the sibling selector
+ * `#show-error:not(:checked) ~ main .sev-error` hides those findings (cheap even on a 1,000-node page); the
+ * boxes are drawn by their labels in the page header.
+ */
+function severityToggles(): Html {
+  return h`${SEVERITIES.map(([sev, label]) => h`<input type="checkbox" class="toggle" id="show-${sev}" aria-label="show ${label}" checked>`)}`;
+}
+
 function severityFilter(findings: readonly Finding[]): Html {
-  const boxes = SEVERITIES.map(([sev, label]) => {
+  const labels = SEVERITIES.map(([sev, label]) => {
     const n = findings.filter((f) => f.severity === sev).length;
-    return h`<label><input type="checkbox" id="show-${sev}" checked> ${label} (${n})</label>`;
+    return h`<label for="show-${sev}">${label} (${n})</label>`;
   });
-  return h`<fieldset class="filter"><legend>Show findings</legend>${boxes}</fieldset>`;
+  return h`<fieldset class="filter"><legend>Show findings</legend>${labels}</fieldset>`;
 }
 
 /** A whole HTML document. */
@@ -106,6 +128,7 @@ export function page(spec: PageSpec): string {
 <style>${STYLE}</style>
 </head>
 <body>
+${spec.findings.length ? severityToggles() : null}
 <main>
 <h1>${spec.title}</h1>
 ${spec.subtitle ? h`<p class="sub">${spec.subtitle}</p>` : null}

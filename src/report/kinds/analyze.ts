@@ -7,4 +7,5 @@ export const ANALYZE_REPORT = defineReport<readonly AnalyzedInput[]>({
   name: "analyze",
   text: (entries, { width }) => renderAnalyzeText(entries, width),
   structured: structuredEntries,
+  html: () => import("../html/pages/analyze.js"),
 });

@@ -22,4 +22,5 @@ export const BENCH_JUDGE_REPORT = defineReport<PairsReport>({
   name: "bench judge",
   text: renderPairsReport,
   structured: (report) => report,
+  html: () => import("../html/pages/bench-judge.js"),
 });

@@ -28,4 +28,5 @@ export const FLEET_VERIFY_REPORT = defineReport<FleetVerifyResult>({
       summary: { status, errors, warnings },
     };
   },
+  html: () => import("../html/pages/fleet-verify.js"),
 });

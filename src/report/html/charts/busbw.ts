@@ -49,7 +49,7 @@ export function busBwChart(spec: BusBwChartSpec): Html {
   const band = ex
     ? h`<rect class="band" x="${M.left}" width="${plotW}" y="${y(ex.GBps)}" height="${px(y(ex.lowGBps) - y(ex.GBps))}"><title>expected ${gbpsText(ex.GBps)} (${ex.source}); slow below ${gbpsText(ex.lowGBps)}</title></rect>
 <line class="rate" x1="${M.left}" x2="${W - M.right}" y1="${y(ex.GBps)}" y2="${y(ex.GBps)}"/>
-<text x="${W - M.right - 4}" y="${y(ex.GBps) - 5}" text-anchor="end">expected ${gbpsText(ex.GBps)}</text>`
+<text x="${W - M.right - 4}" y="${y(ex.GBps) + 14}" text-anchor="end">expected ${gbpsText(ex.GBps)}</text>`
     : null;
   const median =
     spec.medianGBps != null
@@ -67,7 +67,7 @@ export function busBwChart(spec: BusBwChartSpec): Html {
     return h`<g class="series" data-name="${s.name}"><polyline class="line" stroke="${colour}" points="${path}"/>${dots}</g>`;
   });
   const legend = spec.series.map(
-    (s, i) => h`<span title="${s.name}"><i style="background:${seriesColour(i)}"></i>${shorten(s.name, 40)}</span>`,
+    (s, i) => h`<span title="${s.name}"><i style="background:${seriesColour(i)}"></i>${shorten(s.name, 64)}</span>`,
   );
   return h`<svg class="chart busbw" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" data-series="${spec.series.length}" aria-label="bus bandwidth against message size">
 <title>Bus bandwidth (GB/s) against message size, ${spec.series.length} run(s)</title>

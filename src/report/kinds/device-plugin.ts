@@ -1,0 +1,36 @@
+import { defineReport } from "../registry.js";
+
+/** `device-plugin --dry-run`: what the plugin would advertise and answer on this node (the `-o json` object). */
+export type DevicePluginPreview = {
+  schemaVersion: 1;
+  host: string;
+  source: string;
+  resource: string;
+  socket: string;
+  mode: string;
+  hcas: { name: string; numaNode: number | null; healthy: boolean }[];
+  skipped: { hca: string; reason: string }[];
+  devices: { count: number; healthy: number; first: unknown[] };
+  allocate: {
+    ids: string[];
+    devices: { host_path: string; permissions: string }[];
+    envs: Record<string, string>;
+  };
+};
+
+export const DEVICE_PLUGIN_REPORT = defineReport<DevicePluginPreview>({
+  name: "device-plugin",
+  text: (r) => {
+    const lines = [
+      `${r.resource} on ${r.host} (${r.source}), ${r.mode} mode, socket ${r.socket}`,
+      `HCAs served: ${r.hcas.map((h) => `${h.name}${h.healthy ? "" : " (down)"}${h.numaNode !== null ? ` numa${h.numaNode}` : ""}`).join(", ") || "none"}`,
+      ...r.skipped.map((s) => `  left out: ${s.hca} — ${s.reason}`),
+      `Advertised: ${r.devices.count} units, ${r.devices.healthy} healthy`,
+      `Allocate(${r.allocate.ids.join(",")}) would give:`,
+      ...r.allocate.devices.map((s) => `  ${s.host_path} (${s.permissions})`),
+      ...Object.entries(r.allocate.envs).map(([k, v]) => `  ${k}=${v}`),
+    ];
+    return `${lines.join("\n")}\n`;
+  },
+  structured: (r) => r,
+});
