@@ -122,10 +122,13 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
   kind: "nccl_tests",
   detect(head: string): number {
     if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
+    // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
-    if (/# nThread \d+ nGpus \d+/.test(head)) score += 0.5;
-    if (/#\s+size\s+count\s+type/.test(head)) score += 0.3;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread \d+ nGpus \d+/m.test(head)) score += 0.5;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?size\s+count\s+type/m.test(head)) score += 0.3;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\bon\s+\S+\s+device\s+\d+/m.test(head)) score += 0.2;
+    if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
     return Math.min(score, 0.95);
   },
   analyze: (text, ctx) => analyzeNcclTests(text, ctx),

@@ -3,9 +3,19 @@ import { skipPrefixes } from "../log/scan.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
 const RANK_LINE =
-  /^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
+  /^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
+/**
+ * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
+ * the first letter so that the NCCL log lines of a run.log meet no regex here.
+ */
+const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
+const STRIPPED =
+  /^(?:nThread \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\son\s+\S+\s+device\s|size\s+count\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+/** A failure the harness or launcher printed (the rows before it still count). */
+const FAILURE =
+  /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
@@ -32,6 +42,10 @@ export class PerfTextParser {
     if (line.startsWith("#")) return this.comment(line);
     const c = line.charCodeAt(0);
     if (c >= 48 && c <= 57) return this.row(line);
+    if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if ((line.includes("failure") || line.includes("MPI_ABORT") || line.includes(" error")) && FAILURE.test(line)) {
+      if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+    }
     return false;
   }
 
@@ -138,6 +152,7 @@ export class PerfTextParser {
     const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
     this.errorColumn = cols.includes("error") && !cols.includes("#wrong");
+    this.run.redopColumn = cols.includes("redop") || cols.includes("op");
     this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
     this.tableLines++;
@@ -204,6 +219,17 @@ export class PerfTextParser {
 
   end(): PerfRun[] {
     this.flush();
+    const last = this.runs[this.runs.length - 1];
+    if (last && last.rows.length > 0 && last.avgBusBw === null) {
+      const why = last.failures[0] ? `; it printed "${last.failures[0].slice(0, 120)}"` : "";
+      this.problems.push(
+        problem(
+          "nccl_tests.incomplete",
+          `The run stopped after ${last.rows.length} row(s) without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
+          { hint: "A crash or a cut paste; the first failure line (or the NCCL WARN before it) says why." },
+        ),
+      );
+    }
     if (this.badRows > 5) {
       this.problems.push(problem("nccl_tests.bad_rows", `${this.badRows} rows were not understood (first 5 listed).`));
     }
