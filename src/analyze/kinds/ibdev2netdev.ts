@@ -1,6 +1,6 @@
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
-import { parseIbdev2netdev } from "../../parse/ibdev2netdev.js";
+import { parseIbdev2netdev, RDMA_LINK } from "../../parse/ibdev2netdev.js";
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { plural } from "../context.js";
 import type { AnalyzerKind } from "../types.js";
@@ -11,7 +11,7 @@ const LINE = /\bport\s+\d+(?:\s+\([A-Za-z_]+\))?\s*==>\s*\S+\s+\([^)]*\)\s*$/;
 export const ibdev2netdevAnalyzer: AnalyzerKind = {
   kind: "ibdev2netdev",
   detect(head) {
-    const share = lineShare(head, LINE);
+    const share = Math.max(lineShare(head, LINE), lineShare(head, RDMA_LINK));
     return share > 0 ? Math.min(0.95, 0.6 + share) : 0;
   },
   analyze(text) {
