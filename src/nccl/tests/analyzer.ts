@@ -1,5 +1,5 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze/types.js";
-import type { Finding } from "../../core/finding.js";
+import { type Finding, withConfidence } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
 import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
@@ -41,13 +41,14 @@ function outcome(
     return { data: null, findings: [], problems };
   }
   const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
-  const judged = withRows.map((r) =>
-    judgeRun(r, {
+  const judged = withRows.map((r) => {
+    const j = judgeRun(r, {
       ...(ctx.inventory ? { inventory: ctx.inventory } : {}),
       ...(ctx.expectGBps !== undefined ? { expectGBps: ctx.expectGBps } : {}),
       ...(logVerdict ? { logVerdict } : {}),
-    }),
-  );
+    });
+    return { ...j, findings: withConfidence(j.findings, partialityOf(r, j.summary)) };
+  });
   // The run judged at the top: the most ranks, then the latest.
   let main = judged[0]!;
   for (const j of judged) if ((j.summary.nranks ?? 0) >= (main.summary.nranks ?? 0)) main = j;
@@ -65,6 +66,16 @@ function outcome(
   };
   // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along.
   return { data, findings: data.log ? [...findings, ...logFindings] : findings, problems };
+}
+
+/** Why a run's findings are less than certain: the run stopped early, or facts came from the table, not the header. */
+function partialityOf(run: PerfRun, s: RunSummary): string[] {
+  const why: string[] = [];
+  if (run.avgBusBw === null)
+    why.push("the run stopped before its footer (crashed or cut): only the rows printed count");
+  if (s.collectiveSource === "ratio") why.push("the collective was inferred from the table (no command line)");
+  if (s.nranksSource === "table") why.push("the rank count was inferred from the table (no rank lines)");
+  return why;
 }
 
 /** Streaming nccl-tests analyser; NCCL INFO lines in the same input feed the log analyser for the explanation. */
