@@ -71,8 +71,7 @@ function outcome(
 /** Why a run's findings are less than certain: the run stopped early, or facts came from the table, not the header. */
 function partialityOf(run: PerfRun, s: RunSummary): string[] {
   const why: string[] = [];
-  if (run.avgBusBw === null)
-    why.push("the run stopped before its footer (crashed or cut): only the rows printed count");
+  if (run.incomplete) why.push("the run stopped before its footer (crashed or cut): only the rows printed count");
   if (s.collectiveSource === "ratio") why.push("the collective was inferred from the table (no command line)");
   if (s.nranksSource === "table") why.push("the rank count was inferred from the table (no rank lines)");
   return why;
@@ -136,9 +135,10 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread \d+ nGpus \d+/m.test(head)) score += 0.5;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?size\s+count\s+type/m.test(head)) score += 0.3;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\bon\s+\S+\s+device\s+\d+/m.test(head)) score += 0.2;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))
+      score += 0.2;
     if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
     return Math.min(score, 0.95);
   },

@@ -91,7 +91,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const listed = run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
   const fromTable = listed ? null : ranksFromTable(run, coll.name);
   const nranks = listed ?? fromTable;
-  const hosts = [...new Set(run.ranks.map((r) => r.host))];
+  const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
   const large = largeMessageBusBw(run.rows);
   let peak: RunSummary["peak"] = null;

@@ -12,7 +12,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
  */
 const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
 const STRIPPED =
-  /^(?:nThread \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\son\s+\S+\s+device\s|size\s+count\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+  /^(?:nThread \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
@@ -27,6 +27,8 @@ export class PerfTextParser {
   private hasTimestamp = false;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
   private errorColumn = false;
+  /** NCCL 1.x tests print no footer: a run without one is whole. */
+  private legacy = false;
   private lineNo = 0;
   private seenRanks = new Set<number>();
   private badRows = 0;
@@ -95,7 +97,13 @@ export class PerfTextParser {
       this.rankLine(rank);
       return true;
     }
-    if (/^size\s+count\s+type/.test(body)) {
+    // NCCL 1.x: `#   Rank  0 uses device  0 [0x04] Tesla K80` (one process, so no host).
+    const old = /^#?\s*Rank\s+(\d+)\s+uses device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/.exec(line);
+    if (old) {
+      this.rankLine([old[0], old[1], undefined, "", old[2], old[3], old[4]] as unknown as RegExpExecArray);
+      return true;
+    }
+    if (/^(?:size\s+count|bytes\s+N)\s+type/.test(body)) {
       this.columns(body);
       return true;
     }
@@ -151,7 +159,9 @@ export class PerfTextParser {
     const cols = body.split(/\s+/);
     const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
-    this.errorColumn = cols.includes("error") && !cols.includes("#wrong");
+    // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
+    this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
+    this.legacy = cols[0] === "bytes";
     this.run.redopColumn = cols.includes("redop") || cols.includes("op");
     this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
@@ -220,7 +230,8 @@ export class PerfTextParser {
   end(): PerfRun[] {
     this.flush();
     const last = this.runs[this.runs.length - 1];
-    if (last && last.rows.length > 0 && last.avgBusBw === null) {
+    if (last && last.rows.length > 0 && last.avgBusBw === null && !this.legacy) {
+      last.incomplete = true;
       const why = last.failures[0] ? `; it printed "${last.failures[0].slice(0, 120)}"` : "";
       this.problems.push(
         problem(

@@ -47,6 +47,8 @@ export type PerfRun = {
   redopColumn: boolean | null;
   /** Failure lines printed by the test harness or the launcher (`Test NCCL failure …`, `MPI_ABORT was invoked …`). */
   failures: string[];
+  /** Rows were printed but the footer never came: the run crashed or the paste was cut. */
+  incomplete: boolean;
 };
 
 export function emptyRun(): PerfRun {
@@ -65,6 +67,7 @@ export function emptyRun(): PerfRun {
     errors: [],
     redopColumn: null,
     failures: [],
+    incomplete: false,
   };
 }
 
