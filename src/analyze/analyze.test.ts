@@ -124,10 +124,10 @@ describe("show_gids findings", () => {
     });
   });
 
-  test("a paste cut mid-table (in mlx5_7's third row, no footer) does not invent NO_ROCEV2_GID: mlx5_7 is an uncertain warning", () => {
+  test("a paste cut mid-table (in mlx5_7's third row, no footer) does not invent NO_ROCEV2_GID: mlx5_7 is a low-confidence warning", () => {
     const entry = analyzeText("gids.txt", capture("show_gids", "seed-indented-truncated"));
     const f = entry.findings.find((x) => x.subject === "mlx5_7");
-    expect(f).toMatchObject({ code: "NO_ROCEV2_GID", severity: "warning", uncertain: true });
+    expect(f).toMatchObject({ code: "NO_ROCEV2_GID", severity: "warning", confidence: { level: "low" } });
     expect(f?.message).toContain("without the n_gids_found=N footer");
     expect(entry.findings.filter((x) => x.severity === "error")).toEqual([]);
   });
@@ -136,7 +136,7 @@ describe("show_gids findings", () => {
     const text = capture("show_gids", "seed-no-rocev2-gid").split("\n").slice(0, -8).join("\n");
     const mlx5_5 = analyzeText("gids.txt", text).findings.find((x) => x.subject === "mlx5_5");
     expect(mlx5_5).toMatchObject({ code: "NO_ROCEV2_GID", severity: "error" });
-    expect(mlx5_5?.uncertain).toBeUndefined();
+    expect(mlx5_5?.confidence).toBeUndefined();
   });
 
   test("a complete table whose last device really lacks a RoCE v2 GID (footer counts every row) stays an error", () => {

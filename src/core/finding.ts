@@ -11,9 +11,21 @@ export type Finding = {
   fix: string;
   /** Machine-readable facts behind the message. */
   evidence?: Record<string, unknown>;
-  /** Set when the input may not show the whole fact (a capture cut off at this subject): judge it again on all of it. */
-  uncertain?: true;
+  /**
+   * How sure the finding is, when the input was partial (a cut paste, a run that died, facts derived rather than
+   * printed). Absent: read directly from a whole capture.
+   */
+  confidence?: Confidence;
 };
+
+export type Confidence = { level: "medium" | "low"; why: string[] };
+
+/** Marks findings drawn from a partial input: one reason is medium confidence, two or more low. */
+export function withConfidence(findings: readonly Finding[], why: readonly string[]): Finding[] {
+  if (why.length === 0) return [...findings];
+  const confidence: Confidence = { level: why.length > 1 ? "low" : "medium", why: [...why] };
+  return findings.map((f) => ({ ...f, confidence }));
+}
 
 /** One catalogue entry: how a code becomes words. `E` is the evidence the rule supplies. */
 export type FindingSpec<E> = {

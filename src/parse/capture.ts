@@ -9,6 +9,9 @@ export type CaptureLine = { text: string; line: number };
  */
 export const MAX_LINE_LENGTH = 4096;
 
+/** ANSI SGR sequences (ESC [ … m). */
+const ANSI_STYLE = /\u001b\[[0-9;]*m/g;
+
 /**
  * The non-blank lines of a capture, CR/LF normalised and trailing whitespace removed; the leading indentation is
  * kept (some formats nest by indentation). Parsers ignore lines they do not recognise, so a shell prompt line
@@ -20,7 +23,8 @@ export function captureLines(text: string): CaptureLine[] {
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     if (raw.length > MAX_LINE_LENGTH) continue;
-    const t = raw.trimEnd();
+    // Terminal styling (nvidia-smi topo underlines its header on a TTY) is not part of the text.
+    const t = (raw.includes("\u001b[") ? raw.replace(ANSI_STYLE, "") : raw).trimEnd();
     if (t.trim() !== "") out.push({ text: t, line: i + 1 });
   }
   return out;

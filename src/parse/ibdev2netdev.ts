@@ -22,6 +22,13 @@ export type Ibdev2netdev = { mappings: NetdevMapping[]; verbose: boolean };
 const TAIL = /\bport\s+(\d+)(?:\s+\(([A-Za-z_]+)\))?\s*==>\s*(\S+)\s+\(([^)]*)\)\s*$/;
 const PCI = /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
 const DEVICE = /^[A-Za-z][\w.-]*$/;
+/**
+ * `rdma link show` (iproute2), the same mapping where ibdev2netdev is not installed:
+ * `link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens2f0np0`; InfiniBand ports without a netdev print
+ * `subnet_prefix … lid …` and no `netdev`.
+ */
+export const RDMA_LINK =
+  /^\s*link\s+([A-Za-z][\w.-]*)\/(\d+)\s(?:.*?\s)?state\s+([A-Z_]+)\s+physical_state\s+([A-Z_]+)(?:.*?\snetdev\s+(\S+))?/;
 /** The start of a mapping line whose end is missing (a capture cut short). */
 const PARTIAL = /^\s*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b|[A-Za-z][\w.-]*\d\s+(?:\(|port\b))/;
 
@@ -54,7 +61,24 @@ export function parseIbdev2netdev(text: string): ParseResult<Ibdev2netdev> {
   const problems: Problem[] = [];
   const mappings: NetdevMapping[] = [];
   let verbose = false;
+  let rdmaLinks = 0;
   for (const { text: t, line } of captureLines(text)) {
+    const link = t.includes("link") ? RDMA_LINK.exec(t) : null;
+    if (link) {
+      rdmaLinks++;
+      // No netdev (an InfiniBand port): nothing to map. `up` is the RDMA port state here (rdma link has no netdev state).
+      if (link[5]) {
+        mappings.push({
+          device: link[1]!,
+          port: Number(link[2]),
+          netdev: link[5],
+          up: link[3] === "ACTIVE",
+          portState: link[3]!,
+        });
+        verbose = true;
+      }
+      continue;
+    }
     const tail = TAIL.exec(t);
     if (!tail) {
       if (/==>/.test(t) || PARTIAL.test(t)) {
@@ -86,6 +110,7 @@ export function parseIbdev2netdev(text: string): ParseResult<Ibdev2netdev> {
     });
   }
   if (mappings.length === 0) {
+    if (rdmaLinks > 0 && problems.length === 0) return ok({ mappings, verbose: true });
     if (problems.length > 0) return fail(...problems);
     return fail(
       problem("ibdev2netdev.unrecognised", "No `<dev> port <n> ==> <netdev> (Up|Down)` line was found.", {

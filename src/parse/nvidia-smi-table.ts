@@ -11,6 +11,8 @@ export type NvidiaSmiGpu = {
   memoryTotalMiB: number | null;
   memoryUsedMiB: number | null;
   persistence: string | null;
+  /** Windows only: the driver model printed where Linux prints persistence mode. */
+  driverModel?: "WDDM" | "TCC";
   displayActive: string | null;
   /** `Volatile Uncorr. ECC`: a count, or null for N/A / Off / ERR!. */
   eccUncorrected: number | null;
@@ -43,7 +45,8 @@ const HEADER = /NVIDIA-SMI\s+(\S+)/;
 const DRIVER = /Driver Version:\s*(\S+)/;
 const CUDA = /CUDA Version:\s*([\w.]+)/;
 const BUS_ID = /^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*(\S+)?$/;
-const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A))?$/;
+/** The last word is persistence mode, or on Windows (header `Name  TCC/WDDM`) the driver model. */
+const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A|WDDM|TCC))?$/;
 const HANDLE_ERROR =
   /(Unable to determine the device handle for GPU\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])?.*|GPU\s+[0-9A-Fa-f:.]+: .*fallen off the bus.*)$/i;
 const SEPARATOR = /^\s*[+|][-=+|\s]*$/;
@@ -101,7 +104,8 @@ function startGpu(cells: string[]): NvidiaSmiGpu | null {
   const bus = BUS_ID.exec(cells[1]!);
   if (!first || !bus) return null;
   const gpu = newGpu(Number(first[1]), first[2]!.trim(), bus[1]!);
-  gpu.persistence = word(first[3]);
+  if (first[3] === "WDDM" || first[3] === "TCC") gpu.driverModel = first[3];
+  else gpu.persistence = word(first[3]);
   gpu.displayActive = word(bus[2]);
   gpu.eccUncorrected = /^\d+$/.test(cells[2]!) ? Number(cells[2]) : null;
   noteErr(gpu, "name", first[2]!);

@@ -2,7 +2,7 @@ import { finding } from "../../checks/catalogue.js";
 import { stateText } from "../../checks/select.js";
 import type { Finding } from "../../core/finding.js";
 import type { PortState } from "../../inventory/types.js";
-import { parseIbdev2netdev } from "../../parse/ibdev2netdev.js";
+import { parseIbdev2netdev, RDMA_LINK } from "../../parse/ibdev2netdev.js";
 import { plural } from "../context.js";
 import type { AnalyzerKind } from "../types.js";
 import { lineShare, outcomeOf } from "./outcome.js";
@@ -12,7 +12,7 @@ const LINE = /\bport\s+\d+(?:\s+\([A-Za-z_]+\))?\s*==>\s*\S+\s+\([^)]*\)\s*$/;
 export const ibdev2netdevAnalyzer: AnalyzerKind = {
   kind: "ibdev2netdev",
   detect(head) {
-    const share = lineShare(head, LINE);
+    const share = Math.max(lineShare(head, LINE), lineShare(head, RDMA_LINK));
     return share > 0 ? Math.min(0.95, 0.6 + share) : 0;
   },
   analyze(text) {

@@ -12,7 +12,9 @@ export const ofedInfoAnalyzer: AnalyzerKind = {
     const lines = headLines(head, 50);
     // `ofed_info -s` is one line; the full `ofed_info` starts with it and lists packages below.
     if (lines.slice(0, 3).some((l) => OFED_LINE.test(l))) return 0.95;
-    return /ofed_info: (command )?not found/.test(head) && lines.length <= 3 ? 0.8 : 0;
+    // The output is the error itself: a shell's "command not found", a wrapper's "No such file or directory".
+    const missing = /ofed_info'?:? (?:command )?not found|ofed_info'?: No such file or directory/.test(head);
+    return missing && lines.length <= 6 ? 0.8 : 0;
   },
   analyze(text) {
     return outcomeOf(parseOfedInfo(text), (value) => {

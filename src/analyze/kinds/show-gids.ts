@@ -34,7 +34,7 @@ const ABSENCE_CODES = new Set(["NO_ROCEV2_GID", "GID_LINK_LOCAL_ONLY"]);
 
 /**
  * A capture without its `n_gids_found=N` footer (or with a count that disagrees) may end mid-table: an absence
- * finding about its last device is kept as an uncertain warning, not an error about a GID that was only cut off.
+ * finding about its last device is kept as a low-confidence warning, not an error about a GID that was only cut off.
  */
 export function hedgeCut(f: Finding, lastDevice: string, nGidsFound: number | null): Finding {
   const about = f.subject === lastDevice || f.subject.startsWith(`${lastDevice}/`);
@@ -46,7 +46,7 @@ export function hedgeCut(f: Finding, lastDevice: string, nGidsFound: number | nu
   return {
     ...f,
     severity: f.severity === "error" ? "warning" : f.severity,
-    uncertain: true,
+    confidence: { level: "low", why: [why] },
     message: `${f.message} Uncertain: ${why}, so its remaining GIDs may only have been cut off.`,
     fix: `Paste the whole show_gids output (it ends with n_gids_found=N), or run \`kube-rdma gids\` on the node; if the GID is still missing: ${f.fix}`,
   };

@@ -34,7 +34,7 @@ export const ncclLogAnalyzer: AnalyzerKind = {
   detect(head: string): number {
     if (!INFO_LINE.test(head)) return /NCCL version \d+\.\d+\.\d+/.test(head) ? 0.5 : 0;
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
-    return /# nThread \d+ nGpus|Avg bus bandwidth/.test(head) ? 0.6 : 0.9;
+    return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;
   },
   analyze: (text, ctx) => analyzeNcclLog(text, ctx),
   createStream: (ctx) => createNcclLogStream(ctx),

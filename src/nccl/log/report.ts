@@ -1,5 +1,5 @@
 import type { Finding } from "../../core/finding.js";
-import { makeFinding } from "../../core/finding.js";
+import { makeFinding, withConfidence } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
 import type { NodeInventory } from "../../inventory/types.js";
@@ -125,11 +125,22 @@ export function reportLog(
     lines: st.lines,
   };
   const findings = [
-    ...verdictFindings(st, data),
+    ...withConfidence(verdictFindings(st, data), partialityOf(st, data)),
     ...warningFindings(faults, st),
     ...deviceFindings(st, data, inventory),
   ];
   return { data, findings, problems: problemsOf(st) };
+}
+
+/** Why the verdict is less than certain: the log is cut, or lacks the lines that state the network and the init. */
+function partialityOf(st: LogState, d: NcclLogData): string[] {
+  const why: string[] = [];
+  if (st.cutLine !== null) why.push("the log ends in the middle of a line");
+  if (d.network !== null && st.networkOf.size === 0)
+    why.push("no `Using network` line: the network comes from the connection lines or device lists");
+  if (st.initComplete === 0 && st.conn.net + st.conn.socket > 0)
+    why.push("no `Init COMPLETE` line: the log may hold only part of the run");
+  return why;
 }
 
 function verdictFindings(st: LogState, d: NcclLogData): Finding[] {

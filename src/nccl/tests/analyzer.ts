@@ -1,5 +1,5 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze/types.js";
-import type { Finding } from "../../core/finding.js";
+import { type Finding, withConfidence } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
 import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
@@ -101,7 +101,13 @@ function outcome(
 ): AnalyzeOutcome & { data: NcclTestsData | null } {
   if (collected.held.length === 0) return noRows(problems);
   const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
-  const judged = [...collected.held.map((r) => judgeRun(r, judgeContext(ctx, logVerdict))), ...collected.early];
+  const judged = [
+    ...collected.held.map((r) => {
+      const j = judgeRun(r, judgeContext(ctx, logVerdict));
+      return { ...j, findings: withConfidence(j.findings, partialityOf(r, j.summary)) };
+    }),
+    ...collected.early,
+  ];
   // The run judged at the top: the most ranks, then the latest.
   let main = judged[0]!;
   for (const j of judged) if ((j.summary.nranks ?? 0) >= (main.summary.nranks ?? 0)) main = j;
@@ -129,6 +135,15 @@ function outcome(
   };
   // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along.
   return { data, findings: data.log ? [...findings, ...logFindings] : findings, problems };
+}
+
+/** Why a run's findings are less than certain: the run stopped early, or facts came from the table, not the header. */
+function partialityOf(run: PerfRun, s: RunSummary): string[] {
+  const why: string[] = [];
+  if (run.incomplete) why.push("the run stopped before its footer (crashed or cut): only the rows printed count");
+  if (s.collectiveSource === "ratio") why.push("the collective was inferred from the table (no command line)");
+  if (s.nranksSource === "table") why.push("the rank count was inferred from the table (no rank lines)");
+  return why;
 }
 
 /** Streaming nccl-tests analyser; NCCL INFO lines in the same input feed the log analyser for the explanation. */
@@ -189,10 +204,14 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
   kind: "nccl_tests",
   detect(head: string): number {
     if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
+    // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
-    if (/# nThread \d+ nGpus \d+/.test(head)) score += 0.5;
-    if (/#\s+size\s+count\s+type/.test(head)) score += 0.3;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread \d+ nGpus \d+/m.test(head)) score += 0.5;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))
+      score += 0.2;
+    if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
     return Math.min(score, 0.95);
   },
   analyze: (text, ctx) => analyzeNcclTests(text, ctx),

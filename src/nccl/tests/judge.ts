@@ -5,14 +5,19 @@ import { BASELINES, type Baseline, findBaseline, PROBLEM_FRACTION, perNicCeiling
 import { deriveNcclEnv } from "../env.js";
 import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
 import { errorText, NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
-import { busBwFactor, collectiveOf, type PerfRow, type PerfRun } from "./types.js";
+import { inferCollective, ranksFromTable } from "./infer.js";
+import { busBwFactor, type PerfRow, type PerfRun } from "./types.js";
 
 export type Expectation = { GBps: number; problemBelowGBps: number; source: string };
 
 export type RunSummary = {
   collective: string | null;
   collectiveSource: "program" | "ratio" | null;
+  /** When the table fits several collectives equally well (all_gather and alltoall): which. */
+  collectiveCandidates?: string[];
   nranks: number | null;
+  /** Where nranks came from: the `# Rank` lines, nThread × nGpus, or the table (size ÷ count, busbw ÷ algbw). */
+  nranksSource: "ranks" | "threads" | "table" | null;
   hosts: string[];
   gpus: string[];
   rows: PerfRow[];
@@ -45,23 +50,6 @@ export function largeMessageBusBw(rows: readonly PerfRow[]): { bytes: number; bu
   let best = pool[0]!;
   for (const r of pool) if (bestBus(r) > bestBus(best)) best = r;
   return { bytes: best.bytes, busbw: bestBus(best), basis };
-}
-
-function inferCollective(
-  run: PerfRun,
-  nranks: number | null,
-): { name: string | null; source: "program" | "ratio" | null } {
-  const named = collectiveOf(run.program);
-  if (named) return { name: named, source: "program" };
-  if (!nranks || nranks < 2) return { name: null, source: null };
-  const r = run.rows.find((x) => (x.outOfPlace?.algbw ?? 0) > 1);
-  if (!r?.outOfPlace?.algbw || r.outOfPlace.busbw === null) return { name: null, source: null };
-  const ratio = r.outOfPlace.busbw / r.outOfPlace.algbw;
-  const close = (f: number) => Math.abs(ratio - f) < 0.02 * f;
-  if (close((2 * (nranks - 1)) / nranks) && r.redop && r.redop !== "none")
-    return { name: "all_reduce", source: "ratio" };
-  if (close(1)) return { name: r.redop && r.redop !== "none" ? "reduce" : "broadcast", source: "ratio" };
-  return { name: null, source: null };
 }
 
 /** NIC count and rate of the node's data HCAs (what NCCL_IB_HCA would name). */
@@ -101,10 +89,12 @@ export type JudgeContext = { inventory?: NodeInventory; expectGBps?: number; log
 /** Summarises one run and judges its large-message busbw. */
 export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary; findings: Finding[] } {
   const findings: Finding[] = [];
-  const nranks = run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
-  const hosts = [...new Set(run.ranks.map((r) => r.host))];
+  const coll = inferCollective(run);
+  const listed = run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
+  const fromTable = listed ? null : ranksFromTable(run, coll.name);
+  const nranks = listed ?? fromTable;
+  const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
-  const coll = inferCollective(run, nranks);
   const large = largeMessageBusBw(run.rows);
   let peak: RunSummary["peak"] = null;
   for (const r of run.rows) if (!peak || bestBus(r) > peak.busbw) peak = { bytes: r.bytes, busbw: bestBus(r) };
@@ -191,7 +181,9 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     summary: {
       collective: coll.name,
       collectiveSource: coll.source,
+      ...(coll.candidates ? { collectiveCandidates: coll.candidates } : {}),
       nranks,
+      nranksSource: run.ranks.length ? "ranks" : listed ? "threads" : fromTable ? "table" : null,
       hosts,
       gpus,
       rows: run.rows,

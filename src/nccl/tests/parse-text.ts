@@ -3,9 +3,19 @@ import { skipPrefixes } from "../log/scan.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
 const RANK_LINE =
-  /^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
+  /^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
+/**
+ * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
+ * the first letter so that the NCCL log lines of a run.log meet no regex here.
+ */
+const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
+const STRIPPED =
+  /^(?:nThread \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+/** A failure the harness or launcher printed (the rows before it still count). */
+const FAILURE =
+  /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
@@ -17,6 +27,8 @@ export class PerfTextParser {
   private hasTimestamp = false;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
   private errorColumn = false;
+  /** NCCL 1.x tests print no footer: a run without one is whole. */
+  private legacy = false;
   private lineNo = 0;
   private seenRanks = new Set<number>();
   private badRows = 0;
@@ -38,6 +50,10 @@ export class PerfTextParser {
     if (line.startsWith("#")) return this.comment(line);
     const c = line.charCodeAt(0);
     if (c >= 48 && c <= 57) return this.row(line);
+    if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if ((line.includes("failure") || line.includes("MPI_ABORT") || line.includes(" error")) && FAILURE.test(line)) {
+      if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+    }
     return false;
   }
 
@@ -50,9 +66,12 @@ export class PerfTextParser {
 
   private handedOver: PerfRun | null = null;
 
+  private lastFlushed: PerfRun | null = null;
+
   private flush(): void {
     const r = this.run;
-    if (r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0) {
+    if (hasContent(r)) {
+      this.lastFlushed = r;
       if (this.opts.onRun) {
         if (r !== this.handedOver) this.opts.onRun(r);
         this.handedOver = r;
@@ -92,7 +111,13 @@ export class PerfTextParser {
       this.rankLine(rank);
       return true;
     }
-    if (/^size\s+count\s+type/.test(body)) {
+    // NCCL 1.x: `#   Rank  0 uses device  0 [0x04] Tesla K80` (one process, so no host).
+    const old = /^#?\s*Rank\s+(\d+)\s+uses device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/.exec(line);
+    if (old) {
+      this.rankLine([old[0], old[1], undefined, "", old[2], old[3], old[4]] as unknown as RegExpExecArray);
+      return true;
+    }
+    if (/^(?:size\s+count|bytes\s+N)\s+type/.test(body)) {
       this.columns(body);
       return true;
     }
@@ -148,7 +173,10 @@ export class PerfTextParser {
     const cols = body.split(/\s+/);
     const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
-    this.errorColumn = cols.includes("error") && !cols.includes("#wrong");
+    // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
+    this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
+    this.legacy = cols[0] === "bytes";
+    this.run.redopColumn = cols.includes("redop") || cols.includes("op");
     this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
     this.tableLines++;
@@ -214,12 +242,31 @@ export class PerfTextParser {
   }
 
   end(): PerfRun[] {
+    // Judged before it is handed over (a consumer may judge it at once): the last run is the current one when it
+    // has anything, else the one flushed before it.
+    const last = hasContent(this.run) ? this.run : this.lastFlushed;
+    if (last && last.rows.length > 0 && last.avgBusBw === null && !this.legacy) {
+      last.incomplete = true;
+      const why = last.failures[0] ? `; it printed "${last.failures[0].slice(0, 120)}"` : "";
+      this.problems.push(
+        problem(
+          "nccl_tests.incomplete",
+          `The run stopped after ${last.rows.length} row(s) without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
+          { hint: "A crash or a cut paste; the first failure line (or the NCCL WARN before it) says why." },
+        ),
+      );
+    }
     this.flush();
     if (this.badRows > 5) {
       this.problems.push(problem("nccl_tests.bad_rows", `${this.badRows} rows were not understood (first 5 listed).`));
     }
     return this.runs;
   }
+}
+
+/** A run with anything of its own: rows, a thread line, a program name or rank lines. */
+function hasContent(r: PerfRun): boolean {
+  return r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0;
 }
 
 function num(t: string | undefined): number | null | undefined {

@@ -43,6 +43,12 @@ export type PerfRun = {
   avgBusBw: number | null;
   outOfBounds: { count: number; ok: boolean } | null;
   errors: string[];
+  /** Whether the column header had a redop column (null: no header seen). nccl-tests 2.0 all_gather had none. */
+  redopColumn: boolean | null;
+  /** Failure lines printed by the test harness or the launcher (`Test NCCL failure …`, `MPI_ABORT was invoked …`). */
+  failures: string[];
+  /** Rows were printed but the footer never came: the run crashed or the paste was cut. */
+  incomplete: boolean;
 };
 
 export function emptyRun(): PerfRun {
@@ -59,6 +65,9 @@ export function emptyRun(): PerfRun {
     avgBusBw: null,
     outOfBounds: null,
     errors: [],
+    redopColumn: null,
+    failures: [],
+    incomplete: false,
   };
 }
 

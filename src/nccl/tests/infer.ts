@@ -1,0 +1,111 @@
+import { collectiveOf, type PerfRow, type PerfRun } from "./types.js";
+
+/**
+ * What the table itself says when the command line is missing (pastes rarely carry it): nccl-tests prints
+ * busbw = algbw × factor — 2(n−1)/n for all_reduce, (n−1)/n for all_gather, reduce_scatter and alltoall, 1 for
+ * broadcast, reduce and sendrecv — and the redop and root columns tell the rest apart. Pure; tech-spec §5.2.
+ */
+
+export type CollectiveInference = {
+  name: string | null;
+  source: "program" | "ratio" | null;
+  /** Collectives the table fits equally well (all_gather and alltoall print the same columns and factor). */
+  candidates?: string[];
+};
+
+const REDUCING = /^(sum|prod|max|min|avg|premulsum|mulsum)$/i;
+const TYPE_BYTES: Record<string, number> = {
+  int8: 1,
+  uint8: 1,
+  char: 1,
+  half: 2,
+  float16: 2,
+  bfloat16: 2,
+  int32: 4,
+  uint32: 4,
+  int: 4,
+  float: 4,
+  float32: 4,
+  int64: 8,
+  uint64: 8,
+  double: 8,
+  float64: 8,
+};
+
+/** The row whose printed algbw has the most significant digits (the ratio busbw/algbw is then exact enough). */
+function widestRow(rows: readonly PerfRow[]): PerfRow | null {
+  let best: PerfRow | null = null;
+  for (const r of rows) {
+    const a = r.outOfPlace?.algbw ?? 0;
+    if (r.outOfPlace?.busbw != null && a > (best?.outOfPlace?.algbw ?? 0)) best = r;
+  }
+  return best && (best.outOfPlace?.algbw ?? 0) >= 0.05 ? best : null;
+}
+
+/** busbw / algbw of the widest row, or null when no row carries enough digits. */
+export function busAlgRatio(rows: readonly PerfRow[]): number | null {
+  const r = widestRow(rows);
+  return r?.outOfPlace?.algbw && r.outOfPlace.busbw !== null ? r.outOfPlace.busbw / r.outOfPlace.algbw : null;
+}
+
+/** busbw ÷ algbw of the widest row as an interval: both are printed to two decimals (± 0.005). */
+function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
+  let best: PerfRow | null = null;
+  for (const r of rows)
+    if ((r.outOfPlace?.algbw ?? 0) > (best?.outOfPlace?.algbw ?? 0) && r.outOfPlace?.busbw != null) best = r;
+  const a = best?.outOfPlace?.algbw ?? 0;
+  const b = best?.outOfPlace?.busbw ?? 0;
+  if (a <= 0.005 || b <= 0) return null;
+  return [(b - 0.005) / (a + 0.005), (b + 0.005) / (a - 0.005)];
+}
+
+export function inferCollective(run: PerfRun): CollectiveInference {
+  const named = collectiveOf(run.program);
+  if (named) return { name: named, source: "program" };
+  const bounds = ratioBounds(run.rows);
+  if (!bounds) return { name: null, source: null };
+  const [lo, hi] = bounds;
+  const below1 = hi < 0.97;
+  const one = lo <= 1.01 && hi >= 0.99 && hi - lo < 0.1;
+  const reducing = run.rows.some((r) => r.redop !== null && REDUCING.test(r.redop));
+  const rooted = run.rows.some((r) => r.root !== null && r.root >= 0);
+  const pick = (name: string): CollectiveInference => ({ name, source: "ratio" });
+  if (reducing) {
+    if (rooted) return pick("reduce");
+    // all_reduce's factor is ≥ 1 (exactly 1 on two ranks); reduce_scatter's is below 1.
+    if (lo > 0.97) return pick("all_reduce");
+    return below1 ? pick("reduce_scatter") : { name: null, source: null };
+  }
+  if (rooted) {
+    if (one) return pick("broadcast");
+    return below1 ? { name: null, source: null, candidates: ["gather", "scatter"] } : { name: null, source: null };
+  }
+  if (one) return pick("sendrecv");
+  if (below1) {
+    // alltoall came with the redop/root columns: a table without a redop column is an old all_gather.
+    if (run.redopColumn === false) return pick("all_gather");
+    return { name: null, source: null, candidates: ["all_gather", "alltoall"] };
+  }
+  return { name: null, source: null };
+}
+
+/**
+ * The rank count the table implies when no rank line or thread count says it: size ÷ (count × type size) is the
+ * rank count for all_gather, reduce_scatter and alltoall (count is per rank), and all_reduce's factor 2(n−1)/n
+ * gives n. Null when neither is exact.
+ */
+export function ranksFromTable(run: PerfRun, collective: string | null): number | null {
+  if (collective === "all_gather" || collective === "reduce_scatter" || collective === "alltoall") {
+    const r = run.rows.find((x) => x.count > 0 && TYPE_BYTES[x.type] !== undefined);
+    if (!r) return null;
+    const n = r.bytes / (r.count * TYPE_BYTES[r.type]!);
+    return Number.isInteger(n) && n >= 2 ? n : null;
+  }
+  if (collective === "all_reduce") {
+    const f = busAlgRatio(run.rows);
+    if (f === null || f < 1.01 || f >= 2) return null;
+    const n = 2 / (2 - f);
+    return Math.abs(n - Math.round(n)) < 0.08 ? Math.round(n) : null;
+  }
+  return null;
+}
