@@ -41,7 +41,7 @@ export const FABRIC_DIFFS: Record<string, SeedVariation> = {
     },
   },
   "iommu-translated": {
-    description: "booted with intel_iommu=on but without iommu=pt: the IOMMU translates every DMA",
+    description: "booted with intel_iommu=on and no iommu=pt: the IOMMU translates every DMA",
     diff: {
       set: {
         "/proc/cmdline":
