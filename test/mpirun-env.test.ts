@@ -14,6 +14,7 @@ import { mergeContainerEnv } from "../src/device-plugin/env-merge.js";
 import { WORKER_NCCL_ENV_FILE } from "../src/kube/job/mpirun.js";
 import { lintManifestText } from "../src/kube/lint/index.js";
 import { captureIo } from "./support/io.js";
+import { jobDoc } from "./support/kube/generated.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
 type Any = any;
@@ -33,7 +34,7 @@ const KINDS: [label: string, args: string[]][] = [
 
 /** The launcher (no rdma/hca) and a worker (rdma/hca) container of a generated MPIJob or Volcano Job. */
 function roles(yaml: string): { launcher: Any; worker: Any } {
-  const d = parseAllDocuments(yaml)[0]!.toJS() as Any;
+  const d = jobDoc(yaml);
   const templates =
     d.kind === "MPIJob"
       ? Object.values(d.spec.mpiReplicaSpecs).map((r: Any) => r.template)

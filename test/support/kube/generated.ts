@@ -2,6 +2,7 @@
 import { expect } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { lintManifestText } from "../../../src/kube/lint/index.js";
+import { isPreflightSupportObject } from "../../../src/kube/lint/preflight.js";
 import { validateCoreObject, validateCustomResource } from "./schemas.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
@@ -9,6 +10,7 @@ type Any = any;
 
 /** The pod templates of every job kind kube-rdma generates. */
 export function podTemplates(o: Any): Any[] {
+  if (isPreflightSupportObject(o)) return [];
   if (o.kind === "PyTorchJob") return Object.values(o.spec.pytorchReplicaSpecs).map((r: Any) => r.template);
   if (o.kind === "MPIJob") return Object.values(o.spec.mpiReplicaSpecs).map((r: Any) => r.template);
   if (o.kind === "ClusterTrainingRuntime" || o.kind === "TrainingRuntime") {
@@ -20,6 +22,9 @@ export function podTemplates(o: Any): Any[] {
 
 export const parseDocs = (yaml: string): Any[] => parseAllDocuments(yaml).map((d) => d.toJS() as Any);
 
+/** The job itself among the generated documents (the preflight objects come before it). */
+export const jobDoc = (yaml: string): Any => parseDocs(yaml).find((d) => !isPreflightSupportObject(d));
+
 /** Generated YAML lints clean (no finding at all) and matches the published CRDs and core models. */
 export function expectGeneratedValid(yaml: string, label = "generated.yaml"): void {
   const lint = lintManifestText(yaml, label);
@@ -29,6 +34,11 @@ export function expectGeneratedValid(yaml: string, label = "generated.yaml"): vo
     label,
   ).toEqual([]);
   for (const d of parseDocs(yaml)) {
+    // The preflight rendezvous objects beside the job (ServiceAccount, Role, RoleBinding, ConfigMap) are core objects.
+    if (isPreflightSupportObject(d)) {
+      expect(validateCoreObject(d), `${label} ${d.kind}`).toEqual([]);
+      continue;
+    }
     for (const t of podTemplates(d)) expect(validateCoreObject(t, "V1PodTemplateSpec"), label).toEqual([]);
     expect(validateCustomResource(d), `${label} ${d.kind}`).toEqual([]);
   }
