@@ -80,7 +80,7 @@ export function analyzeTranscript(
   return segments.map((s) => {
     const name = `${file}:${s.line} (${s.command})`;
     const detected = chooseAnalyzer(s.text, undefined, analyzers);
-    // The command says what it printed when the output alone does not (the seed's `MLNX_OFED_LINUX-*.*-…:` placeholder).
+    // The command says what it printed when the output alone does not (the reference setup's `MLNX_OFED_LINUX-*.*-…:` placeholder).
     const kind = detected?.kind ?? (findAnalyzer(s.kind, analyzers) ? s.kind : undefined);
     return analyzeText(name, s.text, ctx, { analyzers, ...(kind ? { kind } : {}) });
   });

@@ -57,7 +57,7 @@ function activeValues(
 
 /**
  * Without a node model, the first device is taken for the management NIC when it alone runs at its (lower) rate,
- * or when it is a different HCA model from the rest (the seed: a 25 Gb/s ConnectX-4 Lx beside ConnectX-6 rails).
+ * or when it is a different HCA model from the rest (the A100 RoCE example node: a 25 Gb/s ConnectX-4 Lx beside ConnectX-6 rails).
  */
 function guessManagement(devices: readonly IbDeviceReport[], rates: ActiveValues): string | null {
   const sorted = [...devices].sort((a, b) => naturalCompare(a.name, b.name));
@@ -71,7 +71,7 @@ function guessManagement(devices: readonly IbDeviceReport[], rates: ActiveValues
   return slower && (alone || otherModel) ? first.name : null;
 }
 
-/** The first device when it is another HCA model than the rest (the seed's ConnectX-4 Lx management NIC). */
+/** The first device when it is another HCA model than the rest (the example node's ConnectX-4 Lx management NIC). */
 function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
   const sorted = [...devices].sort((a, b) => naturalCompare(a.name, b.name));
   const first = sorted[0];
@@ -85,7 +85,7 @@ function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
 
 /**
  * A port slower than most is an error, except the management NIC: named by the node model when given, else
- * guessed as the first device when it alone is slower (the seed's mlx5_0 runs at 25 Gb/s beside 200 Gb/s rails).
+ * guessed as the first device when it alone is slower (the example node's mlx5_0 runs at 25 Gb/s beside 200 Gb/s rails).
  */
 function rateFindings(
   devices: readonly IbDeviceReport[],

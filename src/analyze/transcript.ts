@@ -1,5 +1,5 @@
 /**
- * A pasted terminal session often holds several captures — the seed's 环境验证 step is `ofed_info -s`, then
+ * A pasted terminal session often holds several captures — the Baidu CCE reference setup's environment check is `ofed_info -s`, then
  * `nvidia-smi`, then `show_gids`, with prose between them. This finds the command lines and cuts the text into one
  * segment per command, so that each is recognised and diagnosed on its own. Pure.
  */

@@ -11,7 +11,7 @@ export function renderVerifyText(report: VerifyReport, width = DEFAULT_TEXT_WIDT
   return `${lines.join("\n")}\n`;
 }
 
-/** Label/value rows describing the node the way an operator checks it (the seed's three commands and more). */
+/** Label/value rows describing the node the way an operator checks it (the reference setup's three commands and more). */
 export function summaryRows(inv: NodeInventory): [string, string][] {
   return [
     ["OFED", ofedText(inv)],

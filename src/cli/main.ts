@@ -59,7 +59,7 @@ export function renderTopHelp(): string {
     "2 could not run (bad usage or unreadable input).",
     "",
     "Start here:",
-    "  kube-rdma verify --example a100-8x-roce-seed    # the seed's 8×A100 + 9×mlx5 RoCE node",
+    "  kube-rdma verify --example a100-8x-roce-seed    # the A100 RoCE example node",
     "  kube-rdma verify                                 # this host",
     "",
   ];

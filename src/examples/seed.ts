@@ -1,7 +1,7 @@
 /**
- * The seed's node (seed document + seed-context §3): 8×A100-SXM4-80GB at the seed's bus ids, driver 470.141.03,
+ * The A100 RoCE example node (the Baidu CCE reference setup's node): 8×A100-SXM4-80GB at its bus ids, driver 470.141.03,
  * CUDA 11.4, MLNX_OFED_LINUX-5.8-1.1.2.1; mlx5_0 on eth0 (10.0.60.3, default route) and mlx5_1..8 on eth1..8
- * (25.11.128.x, 200 Gb/sec) with the link-local GIDs of the seed's show_gids table; 4 PCIe switches each with
+ * (25.11.128.x, 200 Gb/sec) with the link-local GIDs of the reference show_gids table; 4 PCIe switches each with
  * 2 GPUs + 2 data NICs; NUMA 0 for GPU0–3, NUMA 1 for GPU4–7.
  */
 import type { GpuModel, HostSpec, NicSpec, SwitchSpec } from "./builder.js";
@@ -13,7 +13,7 @@ export const A100_80GB: GpuModel = {
   linkSpeed: "16.0 GT/s PCIe",
 };
 
-/** The seed's data NICs: [ibdev, netdev, link-local interface id (from show_gids), IPv4]. */
+/** The example node's data NICs: [ibdev, netdev, link-local interface id (from show_gids), IPv4]. */
 export const SEED_DATA_NICS: readonly (readonly [string, string, string, string])[] = [
   ["mlx5_1", "eth1", "eaeb:d3ff:fecc:c920", "25.11.128.2"],
   ["mlx5_2", "eth2", "eaeb:d3ff:fecc:c921", "25.11.128.34"],

@@ -1,6 +1,6 @@
 /**
  * A host written as a tree of files, symlinks and errors, plus command outputs — what `collect` records, built by
- * hand. Example hosts are the seed built with `buildHost`, then small declarative diffs (`applyDiff`).
+ * hand. Example hosts are the A100 RoCE example node built with `buildHost`, then small declarative diffs (`applyDiff`).
  */
 import { normalizeHostPath, parentOf } from "../host/paths.js";
 import type { CommandOutcome, ReadError, Snapshot } from "../host/types.js";

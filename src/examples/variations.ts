@@ -1,5 +1,5 @@
 /**
- * The example hosts other than the seed. Most are a small declarative diff over the seed; the InfiniBand, H100 and
+ * The example hosts other than the A100 RoCE example node. Most are a small declarative diff over it; the InfiniBand, H100 and
  * bond hosts differ in their whole layout and are the builder called with other parameters.
  */
 import {
@@ -49,7 +49,7 @@ function merge(...diffs: HostDiff[]): HostDiff {
   return out;
 }
 
-/** nvidia-smi XML of the seed with some GPUs changed. */
+/** nvidia-smi XML of the example node with some GPUs changed. */
 function seedXml(change: (gpus: ReturnType<typeof gpuXmlSpecs>) => void): HostDiff {
   const spec = seedSpec();
   const gpus = gpuXmlSpecs(spec);
@@ -305,7 +305,7 @@ export function bondSpec(): HostSpec {
 }
 
 /**
- * An IPv6-only RoCE fabric: the seed with every data NIC on its own rail /64, `fd00:10:0:N::2` on ethN, and no IPv4
+ * An IPv6-only RoCE fabric: the example node with every data NIC on its own rail /64, `fd00:10:0:N::2` on ethN, and no IPv4
  * address (so no IPv4 route either); GIDs 0/1 link-local, 2/3 the global IPv6 address. mlx5_0 keeps its IPv4.
  */
 export function ipv6OnlySpec(): HostSpec {

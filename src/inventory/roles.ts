@@ -1,6 +1,6 @@
 /**
  * Which HCA is the management (bootstrap) NIC and which are data NICs. The management HCA carries the default
- * route (seed: mlx5_0 on eth0); it goes to NCCL_SOCKET_IFNAME, never into NCCL_IB_HCA. Data HCAs are the others
+ * route (the A100 RoCE example node: mlx5_0 on eth0); it goes to NCCL_SOCKET_IFNAME, never into NCCL_IB_HCA. Data HCAs are the others
  * with a port that can carry RDMA. Pure; sets `role`/`roleReason` on each HCA.
  */
 import { naturalCompare } from "../core/natural.js";

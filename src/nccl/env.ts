@@ -29,7 +29,7 @@ export type NcclEnvResult = {
   dataHcas: string[];
 };
 
-/** The seed platform's values (seed-context §1.3). */
+/** The values Baidu CCE injects into RDMA pods. */
 export const PLATFORM_IB_TIMEOUT = 22;
 export const PLATFORM_QPS_PER_CONNECTION = 8;
 
@@ -129,7 +129,7 @@ function platformEntries(ports: readonly DataPort[], version: NcclVersion | null
       name: "NCCL_IB_TIMEOUT",
       value: String(PLATFORM_IB_TIMEOUT),
       reason:
-        `the seed platform's value: ACK timeout 4.096 µs × 2^${PLATFORM_IB_TIMEOUT} ≈ 17 s per try (× NCCL_IB_RETRY_CNT 7), ` +
+        `the value Baidu CCE injects: ACK timeout 4.096 µs × 2^${PLATFORM_IB_TIMEOUT} ≈ 17 s per try (× NCCL_IB_RETRY_CNT 7), ` +
         `so a short link flap does not end the job (NCCL's own default: ${ownText})`,
     },
   ];
@@ -138,7 +138,7 @@ function platformEntries(ports: readonly DataPort[], version: NcclVersion | null
       name: "NCCL_IB_QPS_PER_CONNECTION",
       value: String(PLATFORM_QPS_PER_CONNECTION),
       reason:
-        `the seed platform's value: ${PLATFORM_QPS_PER_CONNECTION} queue pairs per connection spread each connection over ` +
+        `the value Baidu CCE injects: ${PLATFORM_QPS_PER_CONNECTION} queue pairs per connection spread each connection over ` +
         `${roce ? "more ECMP paths of the RoCE fabric" : "more fabric paths"} (NCCL's default is 1)`,
     });
   }

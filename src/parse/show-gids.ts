@@ -17,7 +17,7 @@ export type GidRow = {
 
 export type ShowGids = {
   gids: GidRow[];
-  /** The `n_gids_found=N` footer, null when the capture has none (the seed's sample omits it). */
+  /** The `n_gids_found=N` footer, null when the capture has none (the reference setup's pasted sample omits it). */
   nGidsFound: number | null;
   /** True when the footer is there and counts exactly the rows read: nothing was cut off the end. */
   complete: boolean;

@@ -1,6 +1,6 @@
 /**
- * Test factory: the seed's node exactly as the embedded example `a100-8x-roce-seed` describes it (8×A100-SXM4-80GB,
- * mlx5_0 on eth0 for management, mlx5_1..8 on eth1..8 at 25.11.128.x, GID indices 0–3 as the seed's show_gids table).
+ * Test factory: the A100 RoCE example node exactly as the embedded example `a100-8x-roce-seed` describes it (8×A100-SXM4-80GB,
+ * mlx5_0 on eth0 for management, mlx5_1..8 on eth1..8 at 25.11.128.x, GID indices 0–3 as in the reference setup's show_gids table).
  * The example is read once, the way `verify --example` reads it; each call hands out a deep copy that tests mutate,
  * so rules can be tested without reading a host. The GID helpers build the tables the examples do not have.
  */
@@ -33,7 +33,7 @@ export function gid(index: number, value: string, version: "v1" | "v2", netdev: 
   return { index, gid: value, kind, ipv4, type: version === "v2" ? "RoCE v2" : "IB/RoCE v1", version, netdev };
 }
 
-/** The seed's four slots of mlx5_`i` port 1: link-local v1/v2, IPv4 v1/v2 (a copy). */
+/** The example node's four slots of mlx5_`i` port 1: link-local v1/v2, IPv4 v1/v2 (a copy). */
 export function seedGids(i: number): GidEntry[] {
   return structuredClone(portOf(SEED, `mlx5_${i}`).gids);
 }

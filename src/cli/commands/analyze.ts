@@ -134,7 +134,7 @@ export const command: CommandSpec = {
     "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when an input could not be " +
     "read or recognised (also as the kind --kind names). Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
     "64 KiB chunks, from 64 MiB on in one part per core, in parallel (the report is the same as one pass).\n\n" +
-    "A pasted session with several commands (the seed's `$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
+    "A pasted session with several commands (`$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
     "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
     "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
     "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.",

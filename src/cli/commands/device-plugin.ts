@@ -303,7 +303,7 @@ export const command: CommandSpec = {
     ["kube-rdma device-plugin --print-manifests | kubectl apply -f -", "deploy it as a DaemonSet"],
     [
       "kube-rdma device-plugin --example a100-8x-roce-seed --dry-run",
-      "see what the seed node would advertise and inject",
+      "see what the A100 RoCE example node would advertise and inject",
     ],
     ["kube-rdma device-plugin --root /host --metrics-addr :9465", "what the DaemonSet runs"],
     ["kube-rdma device-plugin --mode exclusive --resource rdma/hca_exclusive", "one unit per data HCA, NUMA-aware"],

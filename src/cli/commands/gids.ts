@@ -25,7 +25,10 @@ host (\`--list-examples\`).
   examples: [
     ["kube-rdma gids", "the GID table of this host"],
     ["kube-rdma gids mlx5_1 mlx5_2", "only two devices, like `show_gids mlx5_1`"],
-    ["kube-rdma gids --example a100-8x-roce-seed", "the seed's table: index 3 is RoCE v2 + IPv4 on every NIC"],
+    [
+      "kube-rdma gids --example a100-8x-roce-seed",
+      "the A100 RoCE example node's table: index 3 is RoCE v2 + IPv4 on every NIC",
+    ],
     ["kube-rdma gids --root /host -o json", "from a DaemonSet pod with the host mounted at /host, as JSON"],
   ],
   async run({ values, positionals, io }) {

@@ -11,7 +11,7 @@ export const command: CommandSpec = {
   summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests",
   usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests [options] [-- PROGRAM ARGS…]",
   description: `
-Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the seed's shape:
+Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the shape of the Baidu CCE reference setup:
 schedulerName volcano, capabilities IPC_LOCK, limits <gpu-resource>: N and rdma/hca: 1, /dev/shm on an emptyDir
 with medium Memory, sidecar.istio.io/inject "false", NCCL_DEBUG=INFO, NCCL_IB_DISABLE=0 and the NCCL variables
 derived for a node (--example, --snapshot, or --env-from-node NAME, which reads that node through the cluster).
@@ -29,7 +29,7 @@ Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform i
   nccl-tests  all_reduce_perf across --nodes N nodes, as an MPIJob (default) or --kind volcano.
 
 PROGRAM after \`--\` is the training script for pytorch (default train.py) and the program mpirun starts for
-mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUDA ≤ 11.4).`,
+mpi/volcano. Images must match the node's driver (the A100 RoCE example node's driver 470 runs CUDA ≤ 11.4).`,
   options: [
     { name: "name", type: "string", valueName: "NAME", description: "Job name (default: rdma-<kind>)" },
     { name: "namespace", short: "n", type: "string", valueName: "NS", default: "default", description: "Namespace" },
@@ -58,7 +58,7 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
       valueName: "L",
       choices: ["torchrun", "launch"],
       default: "torchrun",
-      description: "pytorch: torchrun or python -m torch.distributed.launch (the seed's)",
+      description: "pytorch: torchrun or python -m torch.distributed.launch (the Baidu CCE reference job's)",
     },
     {
       name: "kind",
@@ -133,7 +133,7 @@ mpi/volcano. Images must match the node's driver (the seed's driver 470 runs CUD
   examples: [
     [
       "kube-rdma job pytorch --nodes 2 --gpus 8 --example a100-8x-roce-seed -- main.py --batch-size 128",
-      "the seed's job",
+      "the Baidu CCE reference job on the A100 RoCE example node",
     ],
     ["kube-rdma job nccl-tests --nodes 4 | kubectl apply -f -", "all_reduce_perf over 4 nodes (MPIJob)"],
     ["kube-rdma job nccl-tests --nodes 2 --kind volcano --env-from-node gpu-a100-1", "Volcano Job, env from a node"],

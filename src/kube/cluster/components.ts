@@ -1,6 +1,6 @@
 import type { V1DaemonSet, V1Deployment, V1PodSpec } from "@kubernetes/client-node";
 
-/** The cluster components the seed needs (seed-context §2), recognised by name or image. */
+/** The cluster components the Baidu CCE reference setup uses, recognised by name or image. */
 export type ComponentKind = "rdma-device-plugin" | "gpu-device-plugin" | "volcano-scheduler" | "training-operator";
 
 function images(spec: V1PodSpec | undefined): string[] {

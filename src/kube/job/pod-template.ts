@@ -1,7 +1,7 @@
 import type { V1Affinity, V1Container, V1EnvVar, V1PodTemplateSpec } from "@kubernetes/client-node";
 import type { JobOptions } from "./types.js";
 
-/** The two variables the seed sets by hand; everything else comes from `nccl-env` or the platform. */
+/** The two variables the Baidu CCE reference job sets by hand; everything else comes from `nccl-env` or the platform. */
 export const SEED_NCCL_ENV: Record<string, string> = { NCCL_DEBUG: "INFO", NCCL_IB_DISABLE: "0" };
 
 export const SHM_VOLUME = "dshm";

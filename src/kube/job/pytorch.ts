@@ -9,8 +9,8 @@ export type PyTorchLauncher = "torchrun" | "launch";
  *
  * Why `$(VAR)` and no `sh -c`: the kubelet expands `$(WORLD_SIZE)` in `command`/`args` from the container's env
  * (which is where the operator writes these variables), so no shell is needed and the launcher is PID 1. The
- * platform in the seed injects NCCL_IB_HCA, NCCL_SOCKET_IFNAME, NCCL_IB_GID_INDEX, … into PID 1 only; under the
- * seed's `/bin/sh -c "python -m torch.distributed.launch …"` they land on the shell and, per the seed, processes
+ * Baidu CCE injects NCCL_IB_HCA, NCCL_SOCKET_IFNAME, NCCL_IB_GID_INDEX, … into PID 1 only; under the
+ * reference job's `/bin/sh -c "python -m torch.distributed.launch …"` they land on the shell and, per its documentation, processes
  * started through sh do not get them.
  */
 export function pytorchLaunchArgs(launcher: PyTorchLauncher, gpusPerNode: number): string[] {
@@ -43,7 +43,7 @@ export function pytorchLaunchArgs(launcher: PyTorchLauncher, gpusPerNode: number
 
 export type PyTorchOptions = JobOptions & { launcher: PyTorchLauncher; script: string[] };
 
-/** The seed's PyTorchJob shape: Master (1) + Worker (nodes − 1), Volcano, IPC_LOCK, rdma/hca, /dev/shm, NCCL env. */
+/** The Baidu CCE reference PyTorchJob shape: Master (1) + Worker (nodes − 1), Volcano, IPC_LOCK, rdma/hca, /dev/shm, NCCL env. */
 export function buildPyTorchJob(opts: PyTorchOptions): PyTorchJob {
   const [launcher, ...launcherArgs] = pytorchLaunchArgs(opts.launcher, opts.gpusPerNode);
   const replica = (replicas: number): ReplicaSpec => ({

@@ -82,7 +82,7 @@ export const LINT_FINDINGS = defineCatalogue({
     message: (e: Where & { pods: number; scheduler: string }) =>
       `${e.where} starts ${e.pods} pods with scheduler ${e.scheduler}: without gang scheduling some pods can run while others wait, holding GPUs and deadlocking NCCL's rendezvous.`,
     fix: () =>
-      "Set schedulerName: volcano (the seed's AI Job Scheduler) in every pod template (Volcano Job: spec.schedulerName).",
+      "Set schedulerName: volcano (Baidu CCE's AI Job Scheduler) in every pod template (Volcano Job: spec.schedulerName).",
   } satisfies FindingSpec<Where & { pods: number; scheduler: string }>,
   GPU_COUNT_DIFFERS: {
     severity: "warning",

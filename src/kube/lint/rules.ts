@@ -8,7 +8,7 @@ export type Location = { container: string | null; field: Path };
 export type LocatedFinding = { finding: Finding; location: Location };
 
 export type LintOptions = {
-  /** HCA treated as the management NIC in NCCL_IB_HCA (the seed: mlx5_0). */
+  /** HCA treated as the management NIC in NCCL_IB_HCA (the A100 RoCE example node: mlx5_0). */
   managementHca: string;
   /** Smallest acceptable /dev/shm, bytes. */
   shmMinBytes: number;
