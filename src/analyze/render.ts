@@ -5,7 +5,9 @@ import type { AnalyzedInput } from "./index.js";
 const LABEL: Record<Finding["severity"], string> = { error: "ERROR", warning: "WARN ", info: "info " };
 
 function renderFinding(f: Finding): string[] {
-  return [`  ${LABEL[f.severity]} ${f.code} ${f.subject}: ${f.message}`, `        fix: ${f.fix}`];
+  const lines = [`  ${LABEL[f.severity]} ${f.code} ${f.subject}: ${f.message}`, `        fix: ${f.fix}`];
+  if (f.confidence) lines.push(`        confidence ${f.confidence.level}: ${f.confidence.why.join("; ")}`);
+  return lines;
 }
 
 function renderProblem(p: Problem): string[] {
@@ -35,7 +37,11 @@ export function fallbackSummary(kind: string, data: unknown): string | undefined
     const versions = Array.isArray(data.ncclVersions) ? data.ncclVersions.join(", ") : "";
     return [
       versions ? `NCCL ${versions}` : null,
-      typeof data.ranks === "number" ? `${data.ranks} ranks on ${String(data.nNodes ?? "?")} node(s)` : null,
+      typeof data.ranks === "number" && data.ranks > 0
+        ? `${data.ranks} ranks on ${String(data.nNodes ?? "?")} node(s)`
+        : typeof data.nNodes === "number" && data.nNodes > 0
+          ? `${data.nNodes} node(s)`
+          : null,
       typeof data.network === "string" ? `network ${data.network}` : null,
       typeof data.verdict === "string" ? `verdict ${data.verdict}` : null,
     ]
