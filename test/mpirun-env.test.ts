@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { parseAllDocuments } from "yaml";
 import { main } from "../src/cli/main.js";
 import { mergeContainerEnv } from "../src/device-plugin/env-merge.js";
 import { WORKER_NCCL_ENV_FILE } from "../src/kube/job/mpirun.js";

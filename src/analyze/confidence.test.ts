@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { CAPTURES } from "./corpus.js";
 import { analyzeText } from "./index.js";
+import { renderAnalyzeText } from "./render.js";
 
 const analyze = (file: string) => analyzeText(file, readFileSync(join(CAPTURES, file), "utf8"));
 
@@ -37,6 +38,13 @@ describe("findings say how sure they are when the capture is partial", () => {
     const verdict = e.findings.find((f) => f.code === "NCCL_LOG_VERDICT");
     expect(verdict?.confidence?.level).toBe("low");
     expect(verdict?.confidence?.why).toContain("the log ends in the middle of a line");
+  });
+
+  test("the text report prints how sure a finding is, and a log with no init line gives its nodes without '0 ranks'", () => {
+    const text = renderAnalyzeText([analyze("nccl_log/channels-only-ib-gdr.txt")]);
+    expect(text).toMatch(/confidence low: no `Using network` line.*; no `Init COMPLETE` line/);
+    expect(text).toMatch(/2 node\(s\); network IB; verdict rdma_gdr/);
+    expect(text).not.toMatch(/0 ranks/);
   });
 
   test("a whole log with its Using and Init COMPLETE lines → the verdict carries no confidence mark", () => {

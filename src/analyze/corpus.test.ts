@@ -1,6 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { readCorpus, scoreCase, scoreTable } from "./corpus.js";
 
+/*
+ * Scores when the corpus was written (every fact right, per kind), on the code before issue #18 → after:
+ * nccl_tests 14/26 → 26/26, nccl_log 8/22 → 22/22, ibdev2netdev 1/3 → 3/3, nvidia_smi 0/2 → 2/2,
+ * nvidia_smi_topo 2/3 → 3/3, ofed_info 3/4 → 4/4, ibstat 2/2, ibv_devinfo 4/4; all 34/66 → 66/66; no crash.
+ */
+
 /**
  * Captures whose facts are not all right yet. Each must still miss (so the list only shrinks), and every other
  * capture must get every fact right.

@@ -9,7 +9,15 @@ function renderFinding(f: Finding, width: number): string[] {
   const pad = "        ";
   const text = wrap(`${f.code} ${f.subject}: ${f.message}`, width - pad.length);
   const fix = wrap(`fix: ${f.fix}`, width - pad.length);
-  return [`  ${LABEL[f.severity]} ${text[0]}`, ...text.slice(1).map((l) => pad + l), ...fix.map((l) => pad + l)];
+  const sure = f.confidence
+    ? wrap(`confidence ${f.confidence.level}: ${f.confidence.why.join("; ")}`, width - pad.length)
+    : [];
+  return [
+    `  ${LABEL[f.severity]} ${text[0]}`,
+    ...text.slice(1).map((l) => pad + l),
+    ...fix.map((l) => pad + l),
+    ...sure.map((l) => pad + l),
+  ];
 }
 
 function renderProblem(p: Problem): string[] {
@@ -39,7 +47,11 @@ export function fallbackSummary(kind: string, data: unknown): string | undefined
     const versions = Array.isArray(data.ncclVersions) ? data.ncclVersions.join(", ") : "";
     return [
       versions ? `NCCL ${versions}` : null,
-      typeof data.ranks === "number" ? `${data.ranks} ranks on ${String(data.nNodes ?? "?")} node(s)` : null,
+      typeof data.ranks === "number" && data.ranks > 0
+        ? `${data.ranks} ranks on ${String(data.nNodes ?? "?")} node(s)`
+        : typeof data.nNodes === "number" && data.nNodes > 0
+          ? `${data.nNodes} node(s)`
+          : null,
       typeof data.network === "string" ? `network ${data.network}` : null,
       typeof data.verdict === "string" ? `verdict ${data.verdict}` : null,
     ]

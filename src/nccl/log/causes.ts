@@ -34,7 +34,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "IB_RETRY_EXCEEDED",
     severity: "error",
-    test: /status=(?:IBV_WC_RETRY_EXC_ERR\()?12\b/,
+    test: /status=(?:IBV_WC_RETRY_EXC_ERR\()?12\b|completion .*?with error 12\b/,
     cause:
       "completion status 12 (transport retry counter exceeded): no ACK within NCCL_IB_TIMEOUT × retries — packet loss, a dead link or peer, wrong routing, or a lossy RoCE fabric (PFC/ECN)",
     fix: "Check the named HCA's port counters and the peer node (`kube-rdma verify` on both), the switch's PFC/ECN setup and NCCL_IB_TC; NCCL_IB_TIMEOUT=22 rides out short flaps.",
@@ -42,7 +42,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "IB_RNR_RETRY_EXCEEDED",
     severity: "error",
-    test: /status=(?:IBV_WC_RNR_RETRY_EXC_ERR\()?13\b/,
+    test: /status=(?:IBV_WC_RNR_RETRY_EXC_ERR\()?13\b|completion .*?with error 13\b/,
     cause:
       "completion status 13 (receiver not ready, retries exceeded): the peer stopped posting receives — usually it died",
     fix: "Look for the first failure on the peer rank's node; this one is a consequence.",
@@ -50,7 +50,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "IB_WR_FLUSH",
     severity: "warning",
-    test: /status=(?:IBV_WC_WR_FLUSH_ERR\()?5\b/,
+    test: /status=(?:IBV_WC_WR_FLUSH_ERR\()?5\b|completion .*?with error 5\b/,
     followOn: true,
     cause:
       "completion status 5 (work request flushed): the queue pair was already in error — a consequence of an earlier failure",
@@ -59,10 +59,18 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "IB_REMOTE_ACCESS",
     severity: "error",
-    test: /status=(?:IBV_WC_REM_ACCESS_ERR\()?10\b/,
+    test: /status=(?:IBV_WC_REM_ACCESS_ERR\()?10\b|completion .*?with error 10\b/,
     cause:
       "completion status 10 (remote access error): memory registration mismatch, often with GPUDirect on a broken peer-memory setup",
     fix: "Check nvidia_peermem / DMA-BUF on both nodes (`kube-rdma verify`), and try NCCL_NET_GDR_LEVEL=LOC to confirm.",
+  },
+  {
+    id: "IB_LOCAL_PROTECTION",
+    severity: "error",
+    test: /status=(?:IBV_WC_LOC_PROT_ERR\()?4\b|completion .*?with error 4\b/,
+    cause:
+      "completion status 4 (local protection error): the HCA could not access a registered buffer — with GPUDirect usually GPU memory registration (nvidia_peermem / DMA-BUF) that does not hold",
+    fix: "Check nvidia_peermem or DMA-BUF support on this node (`kube-rdma verify`); NCCL_NET_GDR_LEVEL=LOC confirms it by turning GPUDirect off.",
   },
   {
     id: "GID_INDEX_INVALID",

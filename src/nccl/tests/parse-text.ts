@@ -13,6 +13,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
 const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
 const STRIPPED =
   /^(?:nThread \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
@@ -51,6 +52,16 @@ export class PerfTextParser {
     const c = line.charCodeAt(0);
     if (c >= 48 && c <= 57) return this.row(line);
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if (line.includes("_perf")) {
+      // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
+      // names the program.
+      const cmd = COMMAND.exec(line);
+      if (cmd) {
+        if (this.run.rows.length > 0) this.newRun();
+        this.run.program = cmd[1]!;
+        return false;
+      }
+    }
     if ((line.includes("failure") || line.includes("MPI_ABORT") || line.includes(" error")) && FAILURE.test(line)) {
       if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
     }
