@@ -18,7 +18,7 @@ async function job(...args: string[]) {
   const code = await main(["job", "nccl-tests", ...args], io);
   const images = io.out
     ? parseAllDocuments(io.out).flatMap((d) =>
-        Object.values((d.toJS() as Any).spec.mpiReplicaSpecs ?? {}).map(
+        Object.values((d.toJS() as Any).spec?.mpiReplicaSpecs ?? {}).map(
           (r: Any) => r.template.spec.containers[0].image,
         ),
       )

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { main } from "../src/cli/main.js";
 import { lintManifestText } from "../src/kube/lint/index.js";
+import { isPreflightSupportObject } from "../src/kube/lint/preflight.js";
 import { captureIo } from "./support/io.js";
 import { expectGeneratedValid, parseDocs } from "./support/kube/generated.js";
 
@@ -11,7 +12,12 @@ type Any = any;
 async function job(...args: string[]) {
   const io = captureIo();
   const code = await main(["job", "trainjob", ...args], io);
-  return { code, out: io.out, err: io.err, docs: io.out ? parseDocs(io.out) : [] };
+  return {
+    code,
+    out: io.out,
+    err: io.err,
+    docs: io.out ? parseDocs(io.out).filter((d) => !isPreflightSupportObject(d)) : [],
+  };
 }
 
 describe("job trainjob: a TrainJob on a ClusterTrainingRuntime that carries the RDMA pod template", () => {

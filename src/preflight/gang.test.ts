@@ -143,7 +143,7 @@ describe("kube-rdma preflight --job NAME --members N (the init container's comma
       runPod("w-2", "seed-pod-nccl-2.12", 3, 10),
     ]);
     expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
-    expect(runs[0]!.out).toContain("NCCL library: NCCL 2.11.4 on w-0, w-1, NCCL 2.12.12 on w-2.");
+    expect(runs[0]!.out.replace(/\s+/g, " ")).toContain("NCCL library: NCCL 2.11.4 on w-0, w-1, NCCL 2.12.12 on w-2.");
   });
 
   test("alone in a gang of 2 it gives up after --timeout with exit 1 and says who is missing", async () => {

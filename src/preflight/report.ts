@@ -1,6 +1,6 @@
 /** Turning pods' facts into a report (pure): members named, findings, text and the JSON object. */
 import { type Finding, summarize } from "../core/finding.js";
-import { renderFindingSections } from "../report/findings-text.js";
+import { renderFindingSections, summaryLine } from "../report/findings-text.js";
 import { comparePods } from "./compare.js";
 import type { Member, PodFacts } from "./types.js";
 
@@ -78,11 +78,11 @@ export function preflightReport(members: readonly Member[], extra: readonly Find
 export function renderPreflightText(r: PreflightReport, title: string): string {
   const s = r.summary;
   const head = `${title}: ${r.pods.length} pod${r.pods.length === 1 ? "" : "s"} compared`;
-  const verdict = s.status === "fail" ? "FAIL" : s.status === "warn" ? "WARN" : "PASS";
+  const scope = `${r.pods.length} pod(s) compared`;
   const tail =
     r.findings.length === 0
-      ? `${verdict}  the pods agree: same HCAs, GID indices, NCCL library, plugins and NCCL variables`
-      : `${verdict}  ${s.errors} error${s.errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"}, ${s.infos} info`;
+      ? summaryLine(s, `${scope}: the pods agree (same HCAs, GID indices, NCCL library, plugins and NCCL variables)`)
+      : summaryLine(s, scope);
   return `${[head, ...renderFindingSections(r.findings), "", tail].join("\n")}\n`;
 }
 

@@ -1,5 +1,5 @@
 /** Text of `fleet bench`: the budget before anything runs, and the report at the end. Pure. */
-import { renderFindingSections } from "../../report/findings-text.js";
+import { renderFindingSections, summaryLine } from "../../report/findings-text.js";
 import type { Budget } from "./budget.js";
 import type { FleetBenchReport } from "./report.js";
 
@@ -44,6 +44,6 @@ export function renderBenchReport(r: FleetBenchReport): string {
   }
   lines.push(...renderFindingSections(r.findings));
   const s = r.summary;
-  lines.push("", `${s.status.toUpperCase()}  ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info`);
+  lines.push("", summaryLine(s));
   return `${lines.join("\n")}\n`;
 }
