@@ -1,5 +1,6 @@
 import { bySeverity, type Finding, summarize } from "../core/finding.js";
 import type { Problem } from "../core/result.js";
+import { bytesText } from "../core/units.js";
 import { DEFAULT_TEXT_WIDTH, groupIdentical, summaryLine, wrap } from "../report/findings-text.js";
 import type { AnalyzedInput } from "./index.js";
 
@@ -28,17 +29,6 @@ function renderProblem(p: Problem): string[] {
 
 type Loose = Record<string, unknown>;
 const isObj = (v: unknown): v is Loose => typeof v === "object" && v !== null;
-
-function bytesText(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB"];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
-}
 
 /** A summary line for kinds whose analyser gives none (the NCCL kinds), read from their data contract. */
 export function fallbackSummary(kind: string, data: unknown): string | undefined {
