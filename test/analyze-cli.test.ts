@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { capture } from "./support/captures.js";
 import { captureIo } from "./support/io.js";
 
 const FIX = join(import.meta.dirname, "..", "fixtures", "captures");
+const RUN_CLI = join(import.meta.dirname, "support", "run-cli.ts");
 const fx = (kind: string, name: string) => join(FIX, kind, `${name}.txt`);
 
 describe("kube-rdma analyze", () => {
@@ -130,14 +132,20 @@ describe("kube-rdma analyze", () => {
     expect(io.out).toContain("is a directory");
   });
 
-  test.skipIf(process.getuid?.() === 0)("a file without read permission is a problem saying so", async () => {
+  test("a file without read permission is a problem saying so (run as an unprivileged user when the tests run as root)", () => {
     const dir = mkdtempSync(join(tmpdir(), "analyze-"));
+    chmodSync(dir, 0o755);
     const locked = join(dir, "locked.txt");
     writeFileSync(locked, capture("show_gids", "seed-tabs"));
     chmodSync(locked, 0o000);
-    const io = captureIo();
-    expect(await main(["analyze", locked], io)).toBe(2);
-    expect(io.out).toContain("permission denied");
+    // Root reads any file: the CLI then runs as `nobody`, for whom the file is as locked as for any user.
+    const asRoot = process.getuid?.() === 0;
+    const r = spawnSync(process.execPath, ["--import", "tsx", RUN_CLI, "analyze", locked], {
+      encoding: "utf8",
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stdout).toContain("permission denied");
   });
 
   test("permission errors become a problem that says so and what to do (also when tests run as root)", () => {
