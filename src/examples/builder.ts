@@ -187,7 +187,7 @@ type PciDev = {
 
 /**
  * IOMMU groups: one per function, numbered in the order the functions are written. No `type` file: kernels before
- * 5.11 (the seed's 5.4) do not have it, so the mode is read from the command line (`iommu=pt`).
+ * 5.11 (the A100 RoCE example node's 5.4) do not have it, so the mode is read from the command line (`iommu=pt`).
  */
 let nextIommuGroup = 0;
 

@@ -1,5 +1,5 @@
 /**
- * Seed variations for the PCIe, IOMMU, lossless-RoCE and link-flap checks. The seed's second switch sits below root
+ * Variations of the A100 RoCE example node for the PCIe, IOMMU, lossless-RoCE and link-flap checks. Its second switch sits below root
  * port 0000:68:02.0: upstream port 0000:69:00.0, downstream ports 0000:6a:00.0 (GPU2), 0000:6a:01.0 (mlx5_3),
  * 0000:6a:02.0 (mlx5_4), 0000:6a:03.0 (GPU3).
  */
@@ -8,7 +8,7 @@ import { ACS_REDIRECTING, configSpaceHex } from "./pci-config-space.js";
 import { seedSpec } from "./seed.js";
 import type { HostDiff } from "./tree.js";
 
-/** A diff over the seed; `later` is applied on top for the second reading of `verify --watch`. */
+/** A diff over the A100 RoCE example node; `later` is applied on top for the second reading of `verify --watch`. */
 export type SeedVariation = { description: string; diff: HostDiff; later?: HostDiff };
 
 const SWITCH2_DOWN_MLX5_3 = "/sys/devices/pci0000:68/0000:68:02.0/0000:69:00.0/0000:6a:01.0";
@@ -66,7 +66,7 @@ export const FABRIC_DIFFS: Record<string, SeedVariation> = {
 };
 
 /**
- * The seed with rail 3 (mlx5_4, the fourth data HCA) addressed on 25.11.129.98/27 instead of the fleet's
+ * The A100 RoCE example node with rail 3 (mlx5_4, the fourth data HCA) addressed on 25.11.129.98/27 instead of the fleet's
  * 25.11.128.96/27: a node cabled or addressed off its rail. Alone it passes; `fleet verify` names it.
  */
 export function rail3OtherSubnetSpec(): HostSpec {
