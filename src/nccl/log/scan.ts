@@ -1,5 +1,8 @@
 import { causeOf } from "./causes.js";
+import { hostOf, indexInLine, intAfter, isDigit, keep, processKey, skipPrefixes } from "./line.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
+
+export { indexInLine, keep, skipPrefixes } from "./line.js";
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -341,100 +344,4 @@ export class LineScanner {
   get current(): string {
     return this.chunk;
   }
-}
-
-/** The integer after `label` within s[from, end), or -1. */
-function intAfter(s: string, label: string, from: number, end: number): number {
-  const at = indexInLine(s, label, from, end);
-  if (at < 0) return -1;
-  let i = at + label.length;
-  let n = 0;
-  let digits = 0;
-  for (; i < end; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) break;
-    n = n * 10 + (c - 48);
-    digits++;
-  }
-  return digits ? n : -1;
-}
-
-/**
- * The first `needle` in `s[from, end)`, or -1. A plain `s.indexOf(needle, from)` runs on to the end of the chunk when
- * the line lacks the needle: on a whole 20 MB input (standard input, a file read whole) one `comm 0x…` line without
- * ` nNodes ` (NCCL before 2.9) searched the rest of the log, and a 1,024-rank log took minutes. Searching a slice of
- * the line (a V8 sliced string: no copy) keeps every line's work proportional to the line.
- */
-export function indexInLine(s: string, needle: string, from: number, end: number): number {
-  if (end - from < needle.length) return -1;
-  const at = s.slice(from, end).indexOf(needle);
-  return at < 0 ? -1 : from + at;
-}
-
-/** A copy that does not pin the multi-MiB chunk it was sliced from (V8 sliced strings keep their parent alive). */
-export function keep(str: string): string {
-  return str.length < 13 ? str : ` ${str}`.slice(1).split("").join("");
-}
-
-/** `host:pid` of a `host:pid:tid [dev] …` line; `k` is where the prefix ends. */
-function processKey(s: string, p: number, k: number, end = k): string {
-  const sp = indexInLine(s, " ", p, Math.min(k, end));
-  const stop = sp >= 0 ? sp : k;
-  // Backwards within the prefix only: lastIndexOf(":", stop) would walk back through the whole chunk.
-  const head = s.slice(p, stop);
-  const last = head.lastIndexOf(":");
-  return last > 0 ? head.slice(0, last) : head;
-}
-
-function hostOf(key: string): string {
-  const c = key.indexOf(":");
-  return c >= 0 ? key.slice(0, c) : key;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/**
- * Skips launcher and timestamp prefixes: OpenMPI `[1,0]<stdout>:`, srun `  0: `, NCCL ≥ 2.26 `[2026-05-05 06:16:47] `,
- * kubectl `--timestamps` `2026-05-05T06:16:47.123Z ` and `--prefix` `[pod/name/container] `, torchrun `[default0]:`,
- * a launcher's rank `[3] `. Returns the index where the NCCL line proper starts.
- */
-export function skipPrefixes(s: string, start: number, end: number): number {
-  let i = start;
-  for (let round = 0; round < 3 && i < end; round++) {
-    const c = s.charCodeAt(i);
-    if (c === 91 /* [ */) {
-      const close = indexInLine(s, "]", i, Math.min(end, i + 41));
-      if (close < 0) return i;
-      const after = s.charCodeAt(close + 1);
-      if (after === 60 /* < */) {
-        const tag = indexInLine(s, ">:", close, Math.min(end, close + 14));
-        if (tag < 0) return i;
-        i = tag + 2;
-      } else if (s.charCodeAt(i + 5) === 45 /* - */ && after === 32) {
-        i = close + 2;
-      } else if (after === 58 /* : torchrun `[default0]:` */ && !s.startsWith(" NCCL ", close + 2)) {
-        i = close + 2;
-      } else if (after === 32 && s.charCodeAt(close + 2) !== 78 && indexInLine(s, ":", i, close) < 0) {
-        // `[3] host:…` (a launcher's rank), `[pod/name/container] …` (kubectl --prefix); not `[3] NCCL …`, `[host:pid] …`
-        i = close + 2;
-      } else return i;
-    } else if (c === 32 || isDigit(c)) {
-      let j = i;
-      while (j < end && s.charCodeAt(j) === 32) j++;
-      const digits = j;
-      while (j < end && isDigit(s.charCodeAt(j))) j++;
-      if (j > digits && s.charCodeAt(j) === 58 /* : */ && s.charCodeAt(j + 1) === 32) {
-        i = j + 2; // srun -l
-      } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && s.charCodeAt(j + 6) === 84 /* T */) {
-        const sp = indexInLine(s, " ", j, end);
-        if (sp < 0) return i;
-        i = sp + 1; // kubectl logs --timestamps
-      } else if (j === digits && j > i) {
-        i = j; // indentation
-      } else return i;
-    } else return i;
-  }
-  return i;
 }
