@@ -135,6 +135,15 @@ describe("job trainjob with the gang preflight (the default): the job's own Trai
     expect(b.all.flatMap(strings).filter((s) => /llama/.test(s))).toEqual([]);
   });
 
+  test("--runtime NAME with the preflight: the note says the TrainingRuntime belongs to this job alone", async () => {
+    const r = await job("--name", "llama", "--runtime", "torch-roce");
+    expect(r.docs[0]).toMatchObject({ kind: "TrainingRuntime", metadata: { name: "torch-roce" } });
+    expect(r.out).toMatch(
+      /TrainingRuntime torch-roce carries this job's preflight: give each TrainJob its own --runtime/,
+    );
+    expectGeneratedValid(r.out);
+  });
+
   test("lint knows the preflight in a TrainingRuntime: a --members that is not numNodes is flagged", async () => {
     const r = await job("--name", "llama", "--nodes", "4");
     const wrong = r.out.replace(/- --members\n(\s+)- "4"/, '- --members\n$1- "3"');

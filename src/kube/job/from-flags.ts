@@ -155,6 +155,11 @@ export function buildJobs(
         `the gang preflight names this job, so the runtime is a TrainingRuntime of its own in namespace ${base.namespace}; ` +
           "--no-preflight writes a shared ClusterTrainingRuntime instead",
       );
+      if (str(values, "runtime")) {
+        notes.push(
+          `TrainingRuntime ${runtimeName} carries this job's preflight: give each TrainJob its own --runtime name, or applying another overwrites it`,
+        );
+      }
     }
     return { objects: buildTrainJob({ ...base, script, runtimeName, runtimeKind }), notes };
   }
