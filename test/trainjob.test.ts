@@ -12,18 +12,35 @@ type Any = any;
 async function job(...args: string[]) {
   const io = captureIo();
   const code = await main(["job", "trainjob", ...args], io);
+  const all: Any[] = io.out ? parseDocs(io.out) : [];
   return {
     code,
     out: io.out,
     err: io.err,
-    docs: io.out ? parseDocs(io.out).filter((d) => !isPreflightSupportObject(d)) : [],
+    all,
+    docs: all.filter((d) => !isPreflightSupportObject(d)),
   };
 }
 
+/** Every string in an object (names, args, env values …), to look for one job's name in another's objects. */
+const strings = (v: unknown): string[] =>
+  typeof v === "string" ? [v] : v && typeof v === "object" ? Object.values(v).flatMap(strings) : [];
+
 describe("job trainjob: a TrainJob on a ClusterTrainingRuntime that carries the RDMA pod template", () => {
-  test("--nodes 4 --example a100-8x-roce-seed → runtime + TrainJob, valid against the Trainer v2.3.0 CRDs, lint-clean", async () => {
-    const r = await job("--nodes", "4", "--example", "a100-8x-roce-seed", "--", "main.py", "--epochs", "3");
+  test("--nodes 4 --example a100-8x-roce-seed --no-preflight → shared ClusterTrainingRuntime + TrainJob, valid against the Trainer v2.3.0 CRDs, lint-clean", async () => {
+    const r = await job(
+      "--nodes",
+      "4",
+      "--example",
+      "a100-8x-roce-seed",
+      "--no-preflight",
+      "--",
+      "main.py",
+      "--epochs",
+      "3",
+    );
     expect(r.code).toBe(0);
+    expect(r.all).toHaveLength(2);
     const [runtime, tj] = r.docs;
     expect(runtime).toMatchObject({
       apiVersion: "trainer.kubeflow.org/v1alpha1",
@@ -62,10 +79,77 @@ describe("job trainjob: a TrainJob on a ClusterTrainingRuntime that carries the 
   });
 
   test("--runtime names the runtime; the TrainJob points at it", async () => {
-    const r = await job("--runtime", "torch-roce", "--name", "llama");
+    const r = await job("--runtime", "torch-roce", "--name", "llama", "--no-preflight");
     expect(r.docs[0].metadata.name).toBe("torch-roce");
     expect(r.docs[1].spec.runtimeRef.name).toBe("torch-roce");
     expectGeneratedValid(r.out);
+  });
+});
+
+describe("job trainjob with the gang preflight (the default): the job's own TrainingRuntime carries it", () => {
+  test("--name llama --nodes 4 → a namespaced TrainingRuntime whose pods wait for 4 members of llama; valid, lint-clean", async () => {
+    const r = await job("--name", "llama", "--namespace", "team-a", "--nodes", "4", "--example", "a100-8x-roce-seed");
+    expect(r.code).toBe(0);
+    expect(r.all.map((d) => d.kind)).toEqual([
+      "ServiceAccount",
+      "Role",
+      "RoleBinding",
+      "ConfigMap",
+      "TrainingRuntime",
+      "TrainJob",
+    ]);
+    const [runtime, tj] = r.docs;
+    expect(runtime.metadata).toMatchObject({ name: "llama-torch-rdma", namespace: "team-a" });
+    expect(tj.spec.runtimeRef).toEqual({
+      apiGroup: "trainer.kubeflow.org",
+      kind: "TrainingRuntime",
+      name: "llama-torch-rdma",
+    });
+    const pod = runtime.spec.template.spec.replicatedJobs[0].template.spec.template.spec;
+    const [init] = pod.initContainers;
+    // --members equals the number of training pods Trainer starts (the TrainJob's numNodes).
+    expect(init.args.slice(0, 4)).toEqual(["--job", "llama", "--members", String(tj.spec.trainer.numNodes)]);
+    expect(init.env.find((e: Any) => e.name === "POD_NAME")).toEqual({
+      name: "POD_NAME",
+      valueFrom: { fieldRef: { fieldPath: "metadata.name" } },
+    });
+    expect(pod.serviceAccountName).toBe("llama-preflight");
+    const cm = r.all.find((d) => d.kind === "ConfigMap");
+    expect(cm.metadata).toMatchObject({ name: "llama-preflight", namespace: "team-a" });
+    expect(r.out).not.toMatch(/has no pod template kube-rdma knows/);
+    expect(r.out).toMatch(/runtime is a TrainingRuntime of its own in namespace team-a/);
+    expectGeneratedValid(r.out, "trainjob-preflight.yaml");
+  });
+
+  test("two TrainJobs generated as llama and mistral share no object that names either one's rendezvous", async () => {
+    const a = await job("--name", "llama", "--nodes", "2");
+    const b = await job("--name", "mistral", "--nodes", "4");
+    const key = (d: Any) => `${d.kind}/${d.metadata.namespace ?? ""}/${d.metadata.name}`;
+    const keysA = new Set(a.all.map(key));
+    // No object of one is also an object of the other (applying both would overwrite it) …
+    expect(b.all.map(key).filter((k) => keysA.has(k))).toEqual([]);
+    // … none is cluster-scoped …
+    expect([...a.all, ...b.all].filter((d) => !d.metadata.namespace).map(key)).toEqual([]);
+    // … and none of one job's objects names the other job.
+    expect(a.all.flatMap(strings).filter((s) => /mistral/.test(s))).toEqual([]);
+    expect(b.all.flatMap(strings).filter((s) => /llama/.test(s))).toEqual([]);
+  });
+
+  test("--runtime NAME with the preflight: the note says the TrainingRuntime belongs to this job alone", async () => {
+    const r = await job("--name", "llama", "--runtime", "torch-roce");
+    expect(r.docs[0]).toMatchObject({ kind: "TrainingRuntime", metadata: { name: "torch-roce" } });
+    expect(r.out).toMatch(
+      /TrainingRuntime torch-roce carries this job's preflight: give each TrainJob its own --runtime/,
+    );
+    expectGeneratedValid(r.out);
+  });
+
+  test("lint knows the preflight in a TrainingRuntime: a --members that is not numNodes is flagged", async () => {
+    const r = await job("--name", "llama", "--nodes", "4");
+    const wrong = r.out.replace(/- --members\n(\s+)- "4"/, '- --members\n$1- "3"');
+    expect(wrong).not.toBe(r.out);
+    const lint = lintManifestText(wrong, "tj.yaml");
+    expect(lint.findings.map((f) => `${f.code} ${f.kind}`)).toEqual([expect.stringMatching(/ TrainingRuntime$/)]);
   });
 });
 
@@ -121,7 +205,7 @@ spec:
     expect(broken).not.toBe(r.out);
     const lint = lintManifestText(broken, "rt.yaml");
     expect(lint.findings.map((f) => `${f.code} ${f.kind} ${f.container}`)).toEqual([
-      "NO_IPC_LOCK ClusterTrainingRuntime node",
+      "NO_IPC_LOCK TrainingRuntime node",
     ]);
   });
 });

@@ -31,7 +31,9 @@ Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform i
   trainjob    Kubeflow Trainer v2: a ClusterTrainingRuntime for torch (--runtime NAME, default <name>-torch-rdma)
               whose "node" pod template carries the RDMA setup, and a TrainJob trainer.kubeflow.org/v1alpha1 on it
               (numNodes, numProcPerNode). The TrainJob sets no resourcesPerNode: Trainer replaces the node
-              container's resources with it, which would drop rdma/hca or the GPUs.
+              container's resources with it, which would drop rdma/hca or the GPUs. With the gang preflight
+              (the default) the runtime is a namespaced TrainingRuntime of the job's own, since the preflight
+              names the job; --no-preflight writes the shared ClusterTrainingRuntime.
 
 PROGRAM after \`--\` is the training script for pytorch (default train.py) and the program mpirun starts for
 mpi/volcano. Images must match the node's driver: with a node source, nccl-tests takes the newest nccl-tests image
@@ -117,7 +119,8 @@ refuses when none does, naming --image and --skip-driver-check.`,
       name: "runtime",
       type: "string",
       valueName: "NAME",
-      description: "trainjob: name of the ClusterTrainingRuntime (default <name>-torch-rdma)",
+      description:
+        "trainjob: name of the runtime (default <name>-torch-rdma; a TrainingRuntime with the preflight, else a ClusterTrainingRuntime)",
     },
     { name: "queue", type: "string", valueName: "QUEUE", description: "Volcano queue" },
     { name: "scheduler", type: "string", valueName: "NAME", default: "volcano", description: "schedulerName" },

@@ -147,7 +147,21 @@ export function buildJobs(
       "the TrainJob sets no resourcesPerNode: Trainer would replace the node container's resources with it and drop rdma/hca",
     );
     const runtimeName = str(values, "runtime") ?? `${base.name}-torch-rdma`;
-    return { objects: buildTrainJob({ ...base, script, runtimeName }), notes };
+    // The preflight init container names this job and its member count: it goes into a runtime of this job alone
+    // (a namespaced TrainingRuntime), never into a cluster-wide one other TrainJobs share.
+    const runtimeKind = bool(values, "preflight") ? "TrainingRuntime" : "ClusterTrainingRuntime";
+    if (runtimeKind === "TrainingRuntime") {
+      notes.push(
+        `the gang preflight names this job, so the runtime is a TrainingRuntime of its own in namespace ${base.namespace}; ` +
+          "--no-preflight writes a shared ClusterTrainingRuntime instead",
+      );
+      if (str(values, "runtime")) {
+        notes.push(
+          `TrainingRuntime ${runtimeName} carries this job's preflight: give each TrainJob its own --runtime name, or applying another overwrites it`,
+        );
+      }
+    }
+    return { objects: buildTrainJob({ ...base, script, runtimeName, runtimeKind }), notes };
   }
   if (kind === "pytorch") {
     const launcher = (str(values, "launcher") ?? "torchrun") as PyTorchLauncher;

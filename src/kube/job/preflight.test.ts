@@ -12,6 +12,7 @@ import { main } from "../../cli/main.js";
 import { lintManifestText } from "../lint/index.js";
 import { isPreflightSupportObject } from "../lint/preflight.js";
 import { workloadOf } from "../lint/templates.js";
+import { withPreflight } from "./preflight.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
 type Any = any;
@@ -158,5 +159,46 @@ describe("deploy/preflight/rbac.yaml", () => {
     for (const o of shipped) expect(validateCoreObject(o), `${o.kind}/${o.metadata.name}`).toEqual([]);
     const { all } = await generate("pytorch", "--name", "my-job");
     expect(shipped).toEqual(all.filter(isPreflightSupportObject));
+  });
+});
+
+describe("withPreflight on Kubeflow Trainer runtimes", () => {
+  const trainer = async (...args: string[]) =>
+    (await generate("trainjob", "--no-preflight", "--name", "llama", "--nodes", "3", ...args)).all;
+
+  test("a shared ClusterTrainingRuntime is left as it is, with a note; the TrainJob draws no note", async () => {
+    const objects = await trainer();
+    const r = withPreflight(objects, { timeoutSeconds: 60 });
+    expect(r.objects).toEqual(objects);
+    expect(r.notes).toEqual([
+      "preflight: ClusterTrainingRuntime/llama-torch-rdma is shared by every TrainJob that names it; no job's preflight goes into it",
+    ]);
+  });
+
+  test("a TrainingRuntime takes the preflight of the one TrainJob that refers to it: its name, its numNodes", async () => {
+    const [runtime, tj] = await trainer();
+    runtime.kind = "TrainingRuntime";
+    runtime.metadata.namespace = "default";
+    tj.spec.runtimeRef.kind = "TrainingRuntime";
+    tj.spec.trainer.numNodes = 5;
+    const r = withPreflight([runtime, tj], { timeoutSeconds: 60 });
+    const out = r.objects.find((o) => o.kind === "TrainingRuntime") as Any;
+    const init = out.spec.template.spec.replicatedJobs[0].template.spec.template.spec.initContainers[0];
+    expect(init.args).toEqual(["--job", "llama", "--members", "5", "--timeout", "60"]);
+    expect(r.objects.filter(isPreflightSupportObject).map((o) => o.metadata?.name)).toEqual(
+      Array(4).fill("llama-preflight"),
+    );
+  });
+
+  test("a TrainingRuntime two TrainJobs refer to gets no init container (whose gang would it be?)", async () => {
+    const [runtime, tj] = await trainer();
+    runtime.kind = "TrainingRuntime";
+    tj.spec.runtimeRef.kind = "TrainingRuntime";
+    const other = { ...structuredClone(tj), metadata: { name: "mistral", namespace: "default" } };
+    const r = withPreflight([runtime, tj, other], { timeoutSeconds: 60 });
+    expect(r.objects).toEqual([runtime, tj, other]);
+    expect(r.notes).toEqual([
+      "preflight: TrainingRuntime/llama-torch-rdma is used by 2 TrainJobs here, not exactly one; no init container added",
+    ]);
   });
 });

@@ -102,7 +102,14 @@ export function withPreflight(
   const support: KubernetesObject[] = [];
   const notes: string[] = [];
   for (const obj of out) {
+    // A TrainJob's pods are its runtime's; the runtime gets the init container (see trainerGang).
+    if (isTrainer(obj, "TrainJob")) continue;
     const w = workloadOf(obj);
+    const gang = isTrainer(obj, "ClusterTrainingRuntime", "TrainingRuntime") ? trainerGang(obj, out) : null;
+    if (gang && "note" in gang) {
+      notes.push(gang.note);
+      continue;
+    }
     if (!w) {
       notes.push(
         `preflight: ${obj.kind ?? "object"}/${obj.metadata?.name ?? "?"} has no pod template kube-rdma knows; no init container added`,
@@ -112,7 +119,8 @@ export function withPreflight(
     const gpuTemplates = w.templates
       .map((t) => ({ t, spec: at(obj, t.specPath) as V1PodSpec | undefined }))
       .filter((x): x is { t: typeof x.t; spec: V1PodSpec } => !!x.spec && !!trainingContainer(x.spec));
-    const members = gpuTemplates.reduce((n, x) => n + x.t.replicas, 0);
+    const members = gang?.members ?? gpuTemplates.reduce((n, x) => n + x.t.replicas, 0);
+    const job = gang?.job ?? w.name;
     if (members === 0) {
       notes.push(`preflight: ${w.kind}/${w.name} has no pod template with GPUs or RDMA; no init container added`);
       continue;
@@ -121,16 +129,59 @@ export function withPreflight(
     for (const { spec } of gpuTemplates) {
       spec.initContainers = [
         ...(spec.initContainers ?? []),
-        preflightContainer(trainingContainer(spec)!, w.name, members, o),
+        preflightContainer(trainingContainer(spec)!, job, members, o),
       ];
-      spec.serviceAccountName ??= preflightName(w.name);
+      spec.serviceAccountName ??= preflightName(job);
     }
-    support.push(...preflightSupportObjects(w.name, namespace));
+    support.push(...preflightSupportObjects(job, namespace));
     notes.push(
       `preflight: each of the ${members} GPU pods first runs \`kube-rdma preflight\` (init container ${PREFLIGHT_CONTAINER}, ` +
         `image ${o.image ?? "of the training container"}, which must carry kube-rdma) and meets the others in ConfigMap ` +
-        `${preflightName(w.name)}; --no-preflight leaves it out`,
+        `${preflightName(job)}; --no-preflight leaves it out`,
     );
   }
   return { objects: [...support, ...out], notes };
+}
+
+function isTrainer(obj: KubernetesObject, ...kinds: string[]): boolean {
+  return !!obj.apiVersion?.startsWith("trainer.kubeflow.org/") && kinds.includes(obj.kind ?? "");
+}
+
+/**
+ * Kubeflow Trainer v2: whose gang a runtime's pods are. A ClusterTrainingRuntime is cluster-wide and shared by every
+ * TrainJob naming it, so one job's rendezvous name and member count must not go into it. A namespaced
+ * TrainingRuntime takes the preflight of the TrainJob beside it that refers to it: rendezvous under the TrainJob's
+ * name, members = the TrainJob's numNodes (which Trainer uses over the runtime's mlPolicy.numNodes).
+ */
+function trainerGang(
+  runtime: KubernetesObject,
+  objects: readonly KubernetesObject[],
+): { job: string; members?: number } | { note: string } {
+  const name = runtime.metadata?.name ?? "?";
+  if (runtime.kind === "ClusterTrainingRuntime") {
+    return {
+      note: `preflight: ClusterTrainingRuntime/${name} is shared by every TrainJob that names it; no job's preflight goes into it`,
+    };
+  }
+  const namespace = runtime.metadata?.namespace ?? "default";
+  const users = objects.filter((o) => {
+    const ref = at(o, ["spec", "runtimeRef"]) as { kind?: string; name?: string } | undefined;
+    return (
+      isTrainer(o, "TrainJob") &&
+      (o.metadata?.namespace ?? "default") === namespace &&
+      ref?.kind === "TrainingRuntime" &&
+      ref.name === name
+    );
+  });
+  if (users.length !== 1) {
+    return {
+      note: `preflight: TrainingRuntime/${name} is used by ${users.length} TrainJobs here, not exactly one; no init container added`,
+    };
+  }
+  const tj = users[0]!;
+  const numNodes = at(tj, ["spec", "trainer", "numNodes"]);
+  return {
+    job: tj.metadata?.name ?? name,
+    ...(typeof numNodes === "number" && numNodes > 0 ? { members: numNodes } : {}),
+  };
 }

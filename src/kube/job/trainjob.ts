@@ -1,5 +1,5 @@
 import { rdmaContainer, rdmaPodTemplate } from "./pod-template.js";
-import type { ClusterTrainingRuntime, JobOptions, TrainJob } from "./types.js";
+import type { ClusterTrainingRuntime, JobOptions, TrainingRuntimeKind, TrainJob } from "./types.js";
 
 /** The label that makes Kubeflow Trainer apply a TrainJob's `trainer` fields to a replicated job. */
 export const TRAINER_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
@@ -7,7 +7,16 @@ export const TRAINER_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-st
 /** Trainer v2 gives the TrainJob's trainer fields (image, command, resourcesPerNode, env) to this container. */
 export const TRAINER_NODE_CONTAINER = "node";
 
-export type TrainJobOptions = JobOptions & { script: string[]; runtimeName: string };
+export type TrainJobOptions = JobOptions & {
+  script: string[];
+  runtimeName: string;
+  /**
+   * ClusterTrainingRuntime (default): cluster-scoped and shared by every TrainJob that names it, so it must carry
+   * nothing of one job. TrainingRuntime: namespaced, beside the TrainJob, this job's own — the kind `job trainjob`
+   * writes when the gang preflight (whose init container names the job and its member count) goes into the runtime.
+   */
+  runtimeKind?: TrainingRuntimeKind | undefined;
+};
 
 /**
  * Kubeflow Trainer v2 (`trainer.kubeflow.org/v1alpha1`): a ClusterTrainingRuntime for torch whose `node` pod
@@ -15,6 +24,8 @@ export type TrainJobOptions = JobOptions & { script: string[]; runtimeName: stri
  * TrainJob on it with numNodes and numProcPerNode. The TrainJob sets no `resourcesPerNode`: Trainer replaces the
  * node container's whole `resources` with it, which would drop rdma/hca (or the GPUs) the runtime requests.
  * torchrun is PID 1 and reads the PET_* variables Trainer injects (PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, …).
+ * With `runtimeKind: "TrainingRuntime"` the runtime is namespaced in the job's namespace and the TrainJob refers to it
+ * by that kind.
  */
 export function buildTrainJob(opts: TrainJobOptions): [ClusterTrainingRuntime, TrainJob] {
   const node = rdmaContainer(opts, {
@@ -23,10 +34,15 @@ export function buildTrainJob(opts: TrainJobOptions): [ClusterTrainingRuntime, T
     args: opts.script,
     rdma: true,
   });
+  const kind = opts.runtimeKind ?? "ClusterTrainingRuntime";
+  const labels = { "trainer.kubeflow.org/framework": "torch" };
   const runtime: ClusterTrainingRuntime = {
     apiVersion: "trainer.kubeflow.org/v1alpha1",
-    kind: "ClusterTrainingRuntime",
-    metadata: { name: opts.runtimeName, labels: { "trainer.kubeflow.org/framework": "torch" } },
+    kind,
+    metadata:
+      kind === "TrainingRuntime"
+        ? { name: opts.runtimeName, namespace: opts.namespace, labels }
+        : { name: opts.runtimeName, labels },
     spec: {
       mlPolicy: { numNodes: opts.nodes, torch: {} },
       ...(opts.schedulerName === "volcano" ? { podGroupPolicy: { volcano: {} } } : {}),
@@ -51,7 +67,7 @@ export function buildTrainJob(opts: TrainJobOptions): [ClusterTrainingRuntime, T
     kind: "TrainJob",
     metadata: { name: opts.name, namespace: opts.namespace },
     spec: {
-      runtimeRef: { apiGroup: "trainer.kubeflow.org", kind: "ClusterTrainingRuntime", name: opts.runtimeName },
+      runtimeRef: { apiGroup: "trainer.kubeflow.org", kind, name: opts.runtimeName },
       trainer: { numNodes: opts.nodes, numProcPerNode: opts.gpusPerNode },
     },
   };

@@ -76,10 +76,13 @@ export type VolcanoJob = {
 
 export type JobManifest = PyTorchJob | MPIJob | VolcanoJob | ClusterTrainingRuntime | TrainJob;
 
+/** ClusterTrainingRuntime: cluster-scoped, shared; TrainingRuntime: namespaced, here one job's own. */
+export type TrainingRuntimeKind = "ClusterTrainingRuntime" | "TrainingRuntime";
+
 /** Kubeflow Trainer v2: the runtime (a JobSet template) and the TrainJob that runs on it. */
 export type ClusterTrainingRuntime = {
   apiVersion: "trainer.kubeflow.org/v1alpha1";
-  kind: "ClusterTrainingRuntime";
+  kind: TrainingRuntimeKind;
   metadata: V1ObjectMeta;
   spec: {
     mlPolicy: { numNodes: number; torch: Record<string, never> };
@@ -101,7 +104,7 @@ export type TrainJob = {
   kind: "TrainJob";
   metadata: V1ObjectMeta;
   spec: {
-    runtimeRef: { apiGroup: "trainer.kubeflow.org"; kind: "ClusterTrainingRuntime"; name: string };
+    runtimeRef: { apiGroup: "trainer.kubeflow.org"; kind: TrainingRuntimeKind; name: string };
     trainer: { numNodes: number; numProcPerNode: number };
   };
 };
