@@ -64,4 +64,5 @@ export const FLEET_BENCH_REPORT = defineReport<FleetBenchResult>({
       findings: report.findings.map(({ evidence: _e, ...f }) => f),
     };
   },
+  html: () => import("../html/pages/fleet-bench.js"),
 });
