@@ -29,6 +29,23 @@ describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a 
     expect(io.out).toMatch(/Planted \(simulation\): 1 node\(s\)/);
   });
 
+  test("-o html: one page with the findings; 128 nodes are too many for a heat map: the 20 slowest round-1 pairs", async () => {
+    const small = captureIo();
+    expect(
+      await main(["fleet", "bench", "--simulate", "24", "--leaf-size", "8", "--bad-nodes", "1", "-o", "html"], small),
+    ).toBe(0);
+    expect(small.out.startsWith("<!doctype html>")).toBe(true);
+    expect(small.out).not.toContain("Budget for"); // the budget goes into the page, not ahead of it
+    expect(small.out).toContain('data-code="FLEET_BAD_NODE"');
+    expect(small.out).toContain('class="chart matrix pairs fleet-bench"');
+    const large = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "128", "--bad-nodes", "2", "-o", "html"], large)).toBe(0);
+    expect(large.out).not.toContain('class="chart matrix pairs fleet-bench"');
+    const table = large.out.slice(large.out.indexOf('<table class="first-round">'));
+    const body = table.slice(table.indexOf("<tbody>"), table.indexOf("</tbody>"));
+    expect(body.match(/<tr>/g)).toHaveLength(20);
+  });
+
   test("--plan pairs on 16 nodes: 15 rounds, 120 jobs", async () => {
     const io = captureIo();
     expect(await main(["fleet", "bench", "--simulate", "16", "--plan", "pairs", "-o", "json"], io)).toBe(0);

@@ -10,7 +10,10 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { main } from "../src/cli/main.js";
 import { pairRounds } from "../src/nccl/pairs/index.js";
+import { FLEET_BENCH_REPORT } from "../src/report/kinds/fleet-bench.js";
+import { renderReport } from "../src/report/registry.js";
 import { launchBrowser, openReport, renderMs, screenshot } from "./support/browser.js";
+import { simulatedBenchResult } from "./support/fleet-bench-result.js";
 import {
   analyzeEntries,
   analyzePage,
@@ -182,6 +185,58 @@ describe("fleet verify -o html", () => {
   });
 });
 
+describe("fleet bench -o html", () => {
+  test("24 simulated nodes, gpu-23 bad, mlx5_4 of gpu-21 bad, job r1-3 never scheduled: found, marked, listed", async () => {
+    const result = await simulatedBenchResult({
+      nodes: 24,
+      leafSize: 8,
+      badNodes: 1,
+      badRails: 1,
+      seed: 3,
+      fail: ["r1-3"],
+    });
+    const html = await renderReport(FLEET_BENCH_REPORT, result, "html");
+    const { page, errors, requests } = await openReport(browser, html);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    await expectInert(page);
+    // The verdicts with how sure and the confirming re-test; each finding with its fix.
+    const verdicts = page.locator("table.verdicts tbody tr");
+    expect(await verdicts.count()).toBe(2);
+    expect(await verdicts.nth(0).locator("td").allTextContents()).toEqual([
+      "FLEET_BAD_NODE",
+      "gpu-23",
+      "high",
+      expect.stringContaining("run gpu-23 rail by rail"),
+    ]);
+    expect(await verdicts.nth(1).locator("td").nth(1).textContent()).toBe("gpu-21/mlx5_4");
+    expect(await page.locator("li.finding").count()).toBe(3);
+    expect(await page.locator("li.finding p.fix").count()).toBe(3);
+    // Round 1: 12 pair jobs over 24 nodes, 11 with a result (both halves drawn), 1 failed; the two slow pairs hold
+    // the bad node and the bad rail's node, both outlined, and those two nodes are crossed on both axes.
+    const map = page.locator("svg.fleet-bench");
+    expect(await map.getAttribute("data-cells")).toBe(String(24 * 24));
+    expect(await map.locator("rect.cell.pair").count()).toBe(22);
+    expect(await map.locator("rect.cell.slow").count()).toBe(4);
+    expect(await map.locator("rect.cell.failed").count()).toBe(2);
+    expect(await map.locator("rect.mark").count()).toBe(4);
+    expect(await map.locator("text.bad-label").count()).toBe(4);
+    // Rounds, jobs and budget; the failed job listed with its nodes and reason.
+    expect(await page.locator("table.rounds tbody tr").count()).toBe(result.report.rounds.length);
+    expect(await page.locator("dl.facts").textContent()).toContain("budget");
+    const failed = page.locator("table.failed-jobs tbody tr");
+    expect(await failed.count()).toBe(1);
+    expect(await failed.locator("td").allTextContents()).toEqual([
+      "r1-3",
+      "1",
+      "gpu-12 ↔ gpu-13",
+      "never scheduled within 900 s",
+    ]);
+    await screenshot(page, "fleet-bench");
+    await page.close();
+  });
+});
+
 describe("hostile names in a real browser", () => {
   test("a host called <script>, names that break attributes: shown as text on every page, nothing runs", async () => {
     const dialogs: string[] = [];
@@ -197,6 +252,19 @@ describe("hostile names in a real browser", () => {
       ),
       await judgePage(pairMeasurements(nodes, (a, b) => (a === HOSTILE || b === HOSTILE ? 100 : 185))),
       await fleetPage([HOSTILE, HOSTILE_ATTR, HOSTILE_TAG, "gpu-4"]),
+      await renderReport(
+        FLEET_BENCH_REPORT,
+        await simulatedBenchResult({
+          nodes: 24,
+          leafSize: 8,
+          badNodes: 1,
+          badRails: 1,
+          seed: 3,
+          fail: ["r1-3"],
+          rename: { "gpu-23": HOSTILE, "gpu-21": HOSTILE_TAG, "gpu-12": HOSTILE_ATTR },
+        }),
+        "html",
+      ),
     ];
     for (const html of pages) {
       const { page, errors, requests } = await openReport(browser, html);

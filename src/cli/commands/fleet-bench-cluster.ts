@@ -27,11 +27,11 @@ import {
   type FabricView,
   type HyperNodeObject,
   type JobResult,
-  renderBenchReport,
   renderBudget,
   runFleetBench,
 } from "../../nccl/fleet-bench/index.js";
-import { renderStructured } from "../../report/structured.js";
+import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
+import { renderReport } from "../../report/registry.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
 import { benchSettings, budgetFor } from "./fleet-bench.js";
 
@@ -197,8 +197,9 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
         `delete them with kubectl -n ${namespace} delete mpijobs -l kube-rdma.io/bench-run=${runId}\n`,
     );
   }
-  const full = {
-    ...report,
+  const result = {
+    report,
+    firstRound: firstRoundPairs(run.results),
     run: {
       id: runId,
       namespace,
@@ -210,9 +211,9 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
   };
   if (saveDir) {
     await mkdir(saveDir, { recursive: true });
-    await writeFile(join(saveDir, "report.json"), renderStructured("json", full));
+    await writeFile(join(saveDir, "report.json"), await renderReport(FLEET_BENCH_REPORT, result, "json"));
   }
-  io.stdout(format === "text" ? renderBenchReport(report) : renderStructured(format, full));
+  io.stdout(await renderReport(FLEET_BENCH_REPORT, result, format));
   if (controller.signal.aborted) {
     io.stderr("kube-rdma fleet bench: interrupted; the report above is partial (every job it created was deleted).\n");
     return 2;

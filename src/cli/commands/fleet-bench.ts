@@ -12,12 +12,12 @@ import {
   type FabricView,
   PLANS,
   type PlanName,
-  renderBenchReport,
   renderBudget,
   runFleetBench,
   simulateFleet,
 } from "../../nccl/fleet-bench/index.js";
-import { renderStructured } from "../../report/structured.js";
+import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
+import { renderReport } from "../../report/registry.js";
 import { type CommandContext, num, type OptionSpec, type OptionValues, str, UsageError } from "../spec.js";
 
 export const DEFAULT_BENCH_CONCURRENCY = 256;
@@ -194,31 +194,13 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
     tolerance: s.tolerance,
   });
   const report = buildBenchReport(view, run, s.plan, budget);
-  const truth = { nodes: sim.truth.nodes, rails: sim.truth.rails, links: sim.truth.links };
-  if (format === "text") {
-    io.stdout(renderBenchReport(report));
-    io.stdout(
-      `\nPlanted (simulation): ${truth.nodes.length} node(s) ${truth.nodes.join(", ")}; ${truth.rails.length} rail(s) ${truth.rails.join(", ")}; ${truth.links.length} link(s) ${truth.links.join(", ")}${sim.truth.flapping.length ? `; flapping ${sim.truth.flapping.join(", ")}` : ""}\n`,
-    );
-    return 0;
-  }
-  io.stdout(
-    renderStructured(format, {
-      schemaVersion: 1,
-      simulated: true,
-      plan: s.plan,
-      nodes,
-      rounds: run.rounds.length,
-      jobs: run.jobs,
-      found: report.found,
-      truth,
-      budgetSeconds: budget.seconds,
-      simulatedSeconds: run.seconds,
-      perRound: run.rounds,
-      flapping: sim.truth.flapping,
-      findings: report.findings.map(({ evidence: _e, ...f }) => f),
-    }),
-  );
+  const { nodes: plantedNodes, rails, links, flapping } = sim.truth;
+  const result = {
+    report,
+    firstRound: firstRoundPairs(run.results),
+    simulated: { nodes: plantedNodes, rails, links, flapping },
+  };
+  io.stdout(await renderReport(FLEET_BENCH_REPORT, result, format));
   return 0;
 }
 

@@ -75,7 +75,7 @@ export const command: CommandSpec = {
   summary: "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
   usage:
     "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]\n" +
-    "       kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml]\n" +
+    "       kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml|html]\n" +
     "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
   description: `
 fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with

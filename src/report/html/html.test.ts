@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { simulatedBenchResult } from "../../../test/support/fleet-bench-result.js";
 import {
   analyzeEntries,
   analyzePage,
@@ -14,6 +15,7 @@ import {
 } from "../../../test/support/html-pages.js";
 import { judgePairs } from "../../nccl/pairs/index.js";
 import { BENCH_JOB_REPORT } from "../kinds/bench.js";
+import { FLEET_BENCH_REPORT } from "../kinds/fleet-bench.js";
 import { VERIFY_REPORT } from "../kinds/verify.js";
 import { formatsOf, renderReport } from "../registry.js";
 import { esc, h, richText } from "./html.js";
@@ -83,5 +85,24 @@ describe("the pages are self-contained and escape hostile names everywhere", () 
     const fleet = await fleetPage([...nodes, ...Array.from({ length: 6 }, (_, i) => `gpu-${i + 10}`)]);
     expect(fleet).not.toMatch(OUTSIDE);
     expect(fleet).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+  });
+
+  test("fleet bench: a bad node called <script>, a bad rail and a failed job on nodes whose names break attributes", async () => {
+    const result = await simulatedBenchResult({
+      nodes: 24,
+      leafSize: 8,
+      badNodes: 1,
+      badRails: 1,
+      seed: 3,
+      fail: ["r1-3"],
+      rename: { "gpu-23": HOSTILE, "gpu-21": HOSTILE_TAG, "gpu-12": HOSTILE_ATTR },
+    });
+    expect(result.report.found.nodes).toEqual([HOSTILE]);
+    expect(result.report.failedJobs[0]?.nodes).toContain(HOSTILE_ATTR);
+    const html = await renderReport(FLEET_BENCH_REPORT, result, "html");
+    expect(html).not.toMatch(OUTSIDE);
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("x&quot; onmouseover=&quot;alert(1)");
+    expect(html).toContain("a&#39;&gt;&lt;img src=x onerror=alert(2)&gt;");
   });
 });

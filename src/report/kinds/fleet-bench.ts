@@ -1,0 +1,68 @@
+/** `fleet bench`: the rounds of 2-node jobs, what they found, and (simulated) what was planted. */
+
+import { renderBenchReport } from "../../nccl/fleet-bench/render.js";
+import type { FleetBenchReport } from "../../nccl/fleet-bench/report.js";
+import type { JobResult } from "../../nccl/fleet-bench/types.js";
+import { defineReport } from "../registry.js";
+
+/** One pair test of round 1: the two nodes and their bus bandwidth at the largest message size (GB/s). */
+export type FirstRoundPair = { a: string; b: string; busbw: number };
+
+/** What the simulator planted, printed beside what the rounds found. */
+export type Planted = { nodes: string[]; rails: string[]; links: string[]; flapping: string[] };
+
+/** The cluster run the report came from. */
+export type ClusterRun = {
+  id: string;
+  namespace: string;
+  image: string;
+  leaves: string;
+  interrupted: boolean;
+  left: string[];
+};
+
+export type FleetBenchResult = {
+  report: FleetBenchReport;
+  /** Round 1's whole-pair tests (for the page's chart; not part of the JSON contract). */
+  firstRound: FirstRoundPair[];
+} & ({ simulated: Planted } | { run: ClusterRun });
+
+/** Round 1's pair jobs that gave a result, each with its largest message size's bus bandwidth. */
+export function firstRoundPairs(results: readonly JobResult[]): FirstRoundPair[] {
+  return results.flatMap((r) => {
+    if (!r.ok || r.job.round !== 1 || r.job.kind !== "pair") return [];
+    const rows = r.tests.find((t) => t.hca === null)?.rows ?? [];
+    const top = rows.reduce<(typeof rows)[number] | undefined>((m, x) => (!m || x.bytes > m.bytes ? x : m), undefined);
+    return top ? [{ a: r.job.nodes[0], b: r.job.nodes[1], busbw: top.busbw }] : [];
+  });
+}
+
+function plantedLine(t: Planted): string {
+  return `\nPlanted (simulation): ${t.nodes.length} node(s) ${t.nodes.join(", ")}; ${t.rails.length} rail(s) ${t.rails.join(", ")}; ${t.links.length} link(s) ${t.links.join(", ")}${t.flapping.length ? `; flapping ${t.flapping.join(", ")}` : ""}\n`;
+}
+
+export const FLEET_BENCH_REPORT = defineReport<FleetBenchResult>({
+  name: "fleet bench",
+  text: (result) => renderBenchReport(result.report) + ("simulated" in result ? plantedLine(result.simulated) : ""),
+  structured: (result) => {
+    const { report } = result;
+    if ("run" in result) return { ...report, run: result.run };
+    const { flapping, ...truth } = result.simulated;
+    return {
+      schemaVersion: 1,
+      simulated: true,
+      plan: report.plan,
+      nodes: report.nodes,
+      rounds: report.rounds.length,
+      jobs: report.jobs,
+      found: report.found,
+      truth,
+      budgetSeconds: report.budgetSeconds,
+      simulatedSeconds: report.seconds,
+      perRound: report.rounds,
+      flapping,
+      findings: report.findings.map(({ evidence: _e, ...f }) => f),
+    };
+  },
+  html: () => import("../html/pages/fleet-bench.js"),
+});
