@@ -29,7 +29,7 @@ async function lint(...args: string[]) {
 }
 
 const BAD: [file: string, code: string, container: string | null, field: RegExp][] = [
-  ["no-rdma-resource", "NO_RDMA_RESOURCE", "pytorch", /containers\[0\]\.resources\.limits$/],
+  ["no-rdma-resource", "CONTAINER_NO_RDMA_RESOURCE", "pytorch", /containers\[0\]\.resources\.limits$/],
   ["no-ipc-lock", "NO_IPC_LOCK", "pytorch", /containers\[0\]\.securityContext\.capabilities\.add$/],
   ["no-shm", "SHM_MISSING", "pytorch", /containers\[0\]\.volumeMounts$/],
   ["shm-disk", "SHM_NOT_MEMORY", "pytorch", /spec\.volumes\[1\]$/],
