@@ -1,5 +1,6 @@
 /** Words for the node-level findings: software stack, devices, pod limits, read problems. */
 import { defineCatalogue } from "../core/finding.js";
+import { POD_CATALOGUE } from "./catalogue-pod.js";
 import { formatBytes } from "./select.js";
 
 const limitText = (v: number | "unlimited" | null) =>
@@ -109,28 +110,8 @@ export const NODE_CATALOGUE = defineCatalogue({
       "systemd drop-in, or `--ulimit memlock=-1:-1`), and add IPC_LOCK to the container's " +
       "securityContext.capabilities.add.",
   },
-  NO_IPC_LOCK: {
-    severity: "error",
-    title: "IPC_LOCK capability missing",
-    message: (e: { capEff: string | null; memlockUnlimited: boolean }) =>
-      `CapEff ${e.capEff ?? "(unreadable)"} lacks CAP_IPC_LOCK (bit 14): ` +
-      (e.memlockUnlimited
-        ? "registration still works because memlock is unlimited, but the RDMA pod spec Baidu CCE uses adds it."
-        : "with a limited memlock, NCCL's ibv_reg_mr of large buffers fails."),
-    fix: () =>
-      "Add it to the training container: `securityContext: {capabilities: {add: [IPC_LOCK]}}` " +
-      "(`kube-rdma job` writes it).",
-  },
-  SHM_SMALL: {
-    severity: "warning",
-    title: "/dev/shm too small",
-    message: (e: { bytes: number; minBytes: number }) =>
-      `/dev/shm is ${formatBytes(e.bytes)} (< ${formatBytes(e.minBytes)}): NCCL's intra-node SHM transport and ` +
-      "PyTorch DataLoader workers need more; jobs die with `Bus error` or NCCL `unhandled system error`.",
-    fix: () =>
-      "Mount a memory-backed emptyDir at /dev/shm: `volumes: [{name: dshm, emptyDir: {medium: Memory}}]` and " +
-      "`volumeMounts: [{name: dshm, mountPath: /dev/shm}]` (`kube-rdma job` writes it); with docker, `--shm-size=16g`.",
-  },
+  // NO_IPC_LOCK and SHM_SMALL: written once for verify --pod and lint (catalogue-pod.ts).
+  ...POD_CATALOGUE,
   POD_CHECKS_SKIPPED: {
     severity: "info",
     title: "Looks like a container: pod checks not run",

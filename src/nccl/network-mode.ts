@@ -123,3 +123,29 @@ export function impossibleOnPodNetwork(value: string, podNames: readonly string[
     exact ? MULTUS_DEFAULT.test(entry) : /^n(e(t\d*)?)?$/.test(entry) || MULTUS_DEFAULT.test(entry);
   return entries.filter((e) => !podNames.some((n) => matches(e, n)) && !multusCanMatch(e));
 }
+
+/** The interface names an NCCL_SOCKET_IFNAME value names (`=eth0` → eth0; an exclusion list `^lo` names none). */
+export function socketIfnameEntries(value: string): string[] {
+  if (value.startsWith("^")) return [];
+  return value
+    .replace(/^=/, "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The network a job ran on, from the interfaces its NCCL log names (the bootstrap/OOB interfaces, NCCL_SOCKET_IFNAME)
+ * and the node model: the pod network when every name is one a pod has (eth0, net1…) and none is the node's
+ * default-route interface (a pod's eth0 on a node routed via bond0); otherwise the host network, where the node's
+ * names are judged by the host-network rule. Nothing named: the host network (nothing to tell them apart).
+ */
+export function networkModeOfLog(interfaces: readonly string[], inv: NodeInventory): NetworkMode {
+  const names = [...new Set(interfaces)];
+  if (names.length === 0) return { kind: "host" };
+  const podNames = podInterfaceNames(undefined);
+  const podLike = names.every((n) => impossibleOnPodNetwork(`=${n}`, podNames).length === 0);
+  const hostRoute = inv.roles.defaultRouteInterface;
+  if (!podLike || (hostRoute !== null && names.includes(hostRoute))) return { kind: "host" };
+  return names.length === 1 ? { kind: "pod", podInterface: names[0]! } : { kind: "pod" };
+}

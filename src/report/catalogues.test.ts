@@ -1,17 +1,21 @@
-/** One fact, one code, one fix: the catalogues that judge a node never write the same code twice. */
+/** One fact, one code, one fix: no two catalogues write the same code (a node, a pod, a manifest, a cluster). */
 import { describe, expect, test } from "vitest";
 import { captureIo } from "../../test/support/io.js";
 import { ANALYZE_CATALOGUE } from "../analyze/catalogue.js";
 import { CATALOGUE as VERIFY_CATALOGUE } from "../checks/catalogue.js";
 import { main } from "../cli/main.js";
+import { CLUSTER_FINDINGS } from "../kube/cluster/catalogue.js";
 import { FLEET_FINDINGS } from "../kube/fleet/catalogue.js";
+import { LINT_FINDINGS } from "../kube/lint/catalogue.js";
 import { NCCL_ENV_FINDINGS } from "../nccl/catalogue.js";
+import { FLEET_BENCH_FINDINGS } from "../nccl/fleet-bench/catalogue.js";
 import { NCCL_LOG_FINDINGS } from "../nccl/log/catalogue.js";
 import { PAIR_FINDINGS } from "../nccl/pairs/catalogue.js";
 import { NCCL_TESTS_FINDINGS } from "../nccl/tests/catalogue.js";
+import { PREFLIGHT_FINDINGS } from "../preflight/catalogue.js";
 import { textWidth } from "./findings-text.js";
 
-const NODE_CATALOGUES: Record<string, object> = {
+const CATALOGUES: Record<string, object> = {
   verify: VERIFY_CATALOGUE,
   analyze: ANALYZE_CATALOGUE,
   "nccl-env": NCCL_ENV_FINDINGS,
@@ -19,12 +23,16 @@ const NODE_CATALOGUES: Record<string, object> = {
   "bench pairs": PAIR_FINDINGS,
   "nccl-tests": NCCL_TESTS_FINDINGS,
   fleet: FLEET_FINDINGS,
+  "fleet bench": FLEET_BENCH_FINDINGS,
+  lint: LINT_FINDINGS,
+  cluster: CLUSTER_FINDINGS,
+  preflight: PREFLIGHT_FINDINGS,
 };
 
 describe("one catalogue entry per code", () => {
-  test("no code about a node is written in two catalogues (analyze uses verify's words for PORT_DOWN, GPU_ECC_UNCORRECTABLE, …)", () => {
+  test("no code is written in two catalogues (analyze uses verify's words for PORT_DOWN, lint verify's for NO_IPC_LOCK, …)", () => {
     const owners = new Map<string, string[]>();
-    for (const [name, cat] of Object.entries(NODE_CATALOGUES)) {
+    for (const [name, cat] of Object.entries(CATALOGUES)) {
       for (const code of Object.keys(cat)) owners.set(code, [...(owners.get(code) ?? []), name]);
     }
     const twice = [...owners].filter(([, o]) => o.length > 1).map(([code, o]) => `${code}: ${o.join(", ")}`);
@@ -75,4 +83,25 @@ describe("text reports read the same everywhere", () => {
       8,
     );
   });
+});
+
+describe("one fact seen from two angles has one fix", () => {
+  const findingOf = (out: string, code: string) =>
+    (JSON.parse(out).findings as { code: string; message: string; fix: string }[]).find((f) => f.code === code)!;
+
+  test.each(["NO_IPC_LOCK", "SHM_SMALL"])(
+    "%s: a manifest (lint) and the running pod (verify --pod) get the same fix, each message says where it was seen",
+    async (code) => {
+      const manifest = code === "NO_IPC_LOCK" ? "no-ipc-lock" : "shm-small";
+      const lint = captureIo();
+      await main(["lint", "-o", "json", `fixtures/manifests/bad/${manifest}.yaml`], lint);
+      const pod = captureIo();
+      await main(["verify", "--example", "seed-pod-restricted", "--pod", "-o", "json"], pod);
+      const fromManifest = findingOf(lint.out, code);
+      const fromPod = findingOf(pod.out, code);
+      expect(fromManifest.fix).toBe(fromPod.fix);
+      expect(fromManifest.message).toMatch(/container pytorch/);
+      expect(fromPod.message).toMatch(/^(CapEff|\/dev\/shm is)/);
+    },
+  );
 });

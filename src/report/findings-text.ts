@@ -32,7 +32,15 @@ function subjectPattern(subject: string): RegExp {
  * subject. Text reports only; JSON keeps one finding per subject.
  */
 export function groupIdentical(findings: readonly Finding[]): Finding[] {
-  const groups = new Map<string, Finding[]>();
+  return groupIdenticalWith(findings).map((g) => g.finding);
+}
+
+/**
+ * {@link groupIdentical}, keeping the findings each group stands for (a report that prints more than the finding,
+ * such as `lint`'s file, line and field, lists them under the one message).
+ */
+export function groupIdenticalWith<F extends Finding>(findings: readonly F[]): { finding: Finding; members: F[] }[] {
+  const groups = new Map<string, F[]>();
   const order: string[] = [];
   for (const f of findings) {
     const re = subjectPattern(f.subject);
@@ -47,15 +55,16 @@ export function groupIdentical(findings: readonly Finding[]): Finding[] {
   return order.map((key) => {
     const g = groups.get(key)!;
     const first = g[0]!;
-    if (g.length === 1) return first;
+    if (g.length === 1) return { finding: first, members: g };
     const names = compactNames(g.map((f) => f.subject));
     const re = subjectPattern(first.subject);
-    return {
+    const finding = {
       ...first,
       subject: names,
       message: first.message.replace(re, names),
       fix: first.fix.replace(re, names),
     };
+    return { finding, members: g };
   });
 }
 

@@ -182,3 +182,30 @@ describe("cluster: when it cannot run", () => {
     expect(code).toBe(0);
   });
 });
+
+describe("cluster: the text report", () => {
+  test("three GPU nodes whose RDMA plugin lost its registration print RDMA_ALLOCATABLE_ZERO once with the 3 names", async () => {
+    api = await startFakeApi(
+      seedCluster({
+        nodes: [
+          node({ name: "gpu-a100-1", gpus: 8, rdma: "1k" }),
+          node({ name: "gpu-a100-2", gpus: 8, rdma: "1k" }),
+          node({ name: "gpu-a100-3", gpus: 8, rdma: "1k", rdmaAllocatable: "0" }),
+          node({ name: "gpu-a100-4", gpus: 8, rdma: "1k", rdmaAllocatable: "0" }),
+          node({ name: "gpu-a100-5", gpus: 8, rdma: "1k", rdmaAllocatable: "0" }),
+        ],
+      }),
+    );
+    const io = captureIo();
+    expect(await main(["cluster", "--kubeconfig", api.kubeconfig], io)).toBe(1);
+    expect(io.out.match(/RDMA_ALLOCATABLE_ZERO/g)).toHaveLength(1);
+    expect(io.out).toMatch(
+      /RDMA_ALLOCATABLE_ZERO \(gpu-a100-3\.\.gpu-a100-5\): gpu-a100-3\.\.gpu-a100-5 has rdma\/hca/,
+    );
+    expect(io.out).toMatch(/FAIL: 3 error\(s\)/);
+    const json = captureIo();
+    await main(["cluster", "--kubeconfig", api.kubeconfig, "-o", "json"], json);
+    const zero = JSON.parse(json.out).findings.filter((f: { code: string }) => f.code === "RDMA_ALLOCATABLE_ZERO");
+    expect(zero.map((f: { subject: string }) => f.subject)).toEqual(["gpu-a100-3", "gpu-a100-4", "gpu-a100-5"]);
+  });
+});

@@ -1,13 +1,14 @@
 import { bySeverity, type Finding, summarize } from "../../core/finding.js";
-import { summaryLine } from "../../report/findings-text.js";
+import { groupIdentical, summaryLine } from "../../report/findings-text.js";
 import type { ClusterEvaluation, ResourceAmount } from "./evaluate.js";
 
 const amount = (r: ResourceAmount | null) =>
   r ? `${r.resource} ${r.allocatable}${r.allocatable !== r.capacity ? `/${r.capacity}` : ""}` : "-";
 
+/** One line and its fix per finding; the same finding on several nodes prints once with their names. */
 export function renderFindingsText(findings: readonly Finding[]): string {
   const lines: string[] = [];
-  for (const f of [...findings].sort(bySeverity)) {
+  for (const f of groupIdentical([...findings].sort(bySeverity))) {
     lines.push(`${f.severity.toUpperCase().padEnd(7)} ${f.code} (${f.subject}): ${f.message}`);
     lines.push(`        fix: ${f.fix}`);
   }

@@ -117,6 +117,34 @@ describe("fleet verify over 50 simulated nodes", () => {
   });
 });
 
+describe("fleet verify: the text report's findings", () => {
+  test("two nodes at half rate: each finding prints once with both nodes' subjects, JSON keeps one per node", async () => {
+    const nodes = ["gpu-01", "gpu-02", "gpu-03", "gpu-13", "gpu-14"];
+    const logs = new Map<string, string>();
+    const halfRate = await snapshotFor("gpu-13");
+    for (const n of nodes)
+      logs.set(n, JSON.stringify(n === "gpu-14" ? { ...halfRate, host: n } : await snapshotFor(n)));
+    const api = await startFakeApi(seedCluster({ nodes: nodes.map((name) => node({ name, gpus: 8, rdma: "1k" })) }), {
+      onPodCreated: (pod) => ({ phase: "Succeeded", log: logs.get(pod.spec.nodeName) ?? "" }),
+    });
+    try {
+      const json = captureIo();
+      await main(["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5", "-o", "json"], json);
+      const rate = (JSON.parse(json.out) as Report).findings.filter((f) => f.code === "RATE_MISMATCH");
+      expect(rate.map((f) => f.subject.split("/")[0])).toEqual(["gpu-13", "gpu-14"]);
+      const io = captureIo();
+      await main(["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5"], io);
+      const findingsText = io.out.slice(io.out.indexOf("\nErrors (2)\n"));
+      expect(findingsText).toMatch(/^\nErrors \(2\)\n {2}RATE_MISMATCH +gpu-13\/mlx5_6, gpu-14\/mlx5_6\n/);
+      expect(findingsText.match(/RATE_MISMATCH/g)).toHaveLength(1);
+      expect(findingsText).toMatch(/Warnings \(2\)\n {2}FLEET_PORT_RATES_DIFFER +gpu-13, gpu-14\n/);
+      expect(findingsText.match(/FLEET_PORT_RATES_DIFFER/g)).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe("fleet verify keeps what it collected and counts what it found", () => {
   test("--save-snapshots DIR keeps each node's snapshot; verify --snapshot DIR/gpu-13.json finds gpu-13's RATE_MISMATCH again", async () => {
     const nodes = ["gpu-01", "gpu-13", "gpu-21"];

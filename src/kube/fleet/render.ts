@@ -1,8 +1,8 @@
 import { summarize } from "../../core/finding.js";
-import { summaryLine } from "../../report/findings-text.js";
+import { renderFindingSections, summaryLine } from "../../report/findings-text.js";
 import type { FleetReport } from "./analyse.js";
 
-/** The `fleet verify` text report: per-node lines, fleet consistency, nodes that failed, verdict. */
+/** The `fleet verify` text report: per-node lines, fleet consistency, nodes that failed, findings, verdict. */
 export function renderFleetText(r: FleetReport, strict = false): string {
   const out: string[] = ["Per node:"];
   const w = Math.max(4, ...r.nodes.map((n) => n.node.length)) + 2;
@@ -34,6 +34,8 @@ export function renderFleetText(r: FleetReport, strict = false): string {
     out.push("", `Not verified (${r.failedNodes.length}):`);
     for (const f of r.failedNodes) out.push(`  ${f.node}: ${f.reason}`);
   }
+  // Errors and warnings with their fixes; the same finding on N nodes prints once with the N subjects.
+  out.push(...renderFindingSections(r.findings.filter((f) => f.severity !== "info")));
   const s = summarize(r.findings, strict);
   const verified = r.nodes.length - r.failedNodes.length;
   const odd = new Set(r.consistency.findings.map((f) => f.subject));

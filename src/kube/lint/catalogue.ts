@@ -4,7 +4,8 @@ type Where = { where: string };
 
 /** Every `lint` finding: the failure patterns of RDMA jobs (seed-context §1.3, §6; anchors §3). */
 export const LINT_FINDINGS = defineCatalogue({
-  NO_RDMA_RESOURCE: {
+  // A container in a manifest (cluster's NO_RDMA_RESOURCE is the older code: no node advertises one).
+  CONTAINER_NO_RDMA_RESOURCE: {
     severity: "error",
     title: "no RDMA resource",
     message: (e: Where & { gpus: string }) =>
@@ -12,13 +13,6 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       'Add the RDMA resource to resources.limits, e.g. rdma/hca: 1 (Baidu CCE / Alibaba ACK; "1" gives the pod every HCA).',
   } satisfies FindingSpec<Where & { gpus: string }>,
-  NO_IPC_LOCK: {
-    severity: "error",
-    title: "no IPC_LOCK",
-    message: (e: Where) =>
-      `${e.where} uses RDMA without the IPC_LOCK capability (and is not privileged): memory registration for RDMA is limited by memlock.`,
-    fix: () => "Add securityContext.capabilities.add: [IPC_LOCK] to the container.",
-  } satisfies FindingSpec<Where>,
   SHM_MISSING: {
     severity: "error",
     title: "no memory-backed /dev/shm",
@@ -33,13 +27,6 @@ export const LINT_FINDINGS = defineCatalogue({
       `${e.where} mounts volume ${e.volume} at /dev/shm, but it is not an emptyDir with medium: Memory.`,
     fix: () => "Use emptyDir: {medium: Memory, sizeLimit: 32Gi} for /dev/shm.",
   } satisfies FindingSpec<Where & { volume: string }>,
-  SHM_SMALL: {
-    severity: "warning",
-    title: "/dev/shm small",
-    message: (e: Where & { size: string }) =>
-      `${e.where} limits /dev/shm to ${e.size}; NCCL and PyTorch data loaders need gigabytes (AIHC configures 10 GB).`,
-    fix: () => "Raise the emptyDir sizeLimit to at least 1Gi (kube-rdma job uses 32Gi).",
-  } satisfies FindingSpec<Where & { size: string }>,
   NCCL_IB_DISABLED: {
     severity: "error",
     title: "NCCL_IB_DISABLE=1",

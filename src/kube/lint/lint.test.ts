@@ -29,7 +29,7 @@ async function lint(...args: string[]) {
 }
 
 const BAD: [file: string, code: string, container: string | null, field: RegExp][] = [
-  ["no-rdma-resource", "NO_RDMA_RESOURCE", "pytorch", /containers\[0\]\.resources\.limits$/],
+  ["no-rdma-resource", "CONTAINER_NO_RDMA_RESOURCE", "pytorch", /containers\[0\]\.resources\.limits$/],
   ["no-ipc-lock", "NO_IPC_LOCK", "pytorch", /containers\[0\]\.securityContext\.capabilities\.add$/],
   ["no-shm", "SHM_MISSING", "pytorch", /containers\[0\]\.volumeMounts$/],
   ["shm-disk", "SHM_NOT_MEMORY", "pytorch", /spec\.volumes\[1\]$/],
@@ -148,4 +148,18 @@ test("a manifest with a key given twice is refused with its line (kubectl's stri
   const r = parseManifests("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n", "dup.yaml");
   expect(r.documents).toEqual([]);
   expect(r.problems).toMatchObject([{ code: "yaml.invalid", line: 5 }]);
+});
+
+describe("lint: the text report", () => {
+  test("a small /dev/shm on Master and Worker prints SHM_SMALL once, under both places with their fields", async () => {
+    const io = captureIo();
+    expect(await main(["lint", `${dir}/bad/shm-small.yaml`], io)).toBe(0);
+    expect(io.out.match(/SHM_SMALL/g)).toHaveLength(1);
+    expect(io.out.match(/limits \/dev\/shm to/g)).toHaveLength(1);
+    expect(io.out).toMatch(/SHM_SMALL fixtures\/manifests\/bad\/shm-small\.yaml:\d+ \(document 1, PyTorchJob\//);
+    expect(io.out).toMatch(/\n {4}and fixtures\/manifests\/bad\/shm-small\.yaml:\d+ \(document 1, PyTorchJob\//);
+    expect(io.out).toContain("field: spec.pytorchReplicaSpecs.Master.template.spec.volumes[1].emptyDir.sizeLimit");
+    expect(io.out).toContain("field: spec.pytorchReplicaSpecs.Worker.template.spec.volumes[1].emptyDir.sizeLimit");
+    expect(io.out).toMatch(/WARN: 0 error\(s\), 2 warning\(s\)/);
+  });
 });

@@ -1,7 +1,8 @@
+import { POD_CATALOGUE } from "../../checks/catalogue-pod.js";
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
-import { formatBytes, isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
+import { isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { mpiRankEnvRules } from "./mpi-rules.js";
 import { preflightRules } from "./preflight.js";
@@ -155,7 +156,12 @@ function shmRules(w: WorkloadObject, t: PodTemplateRef, ct: Container, opts: Lin
   const size = ed.sizeLimit === undefined ? null : parseQuantity(ed.sizeLimit as string);
   if (size !== null && size < opts.shmMinBytes) {
     const { where, location } = at(w, ct, [...t.specPath, "volumes", vi, "emptyDir", "sizeLimit"]);
-    return [{ finding: makeFinding(L, "SHM_SMALL", where, { where, size: formatBytes(size) }), location }];
+    return [
+      {
+        finding: makeFinding(POD_CATALOGUE, "SHM_SMALL", where, { where, bytes: size, minBytes: opts.shmMinBytes }),
+        location,
+      },
+    ];
   }
   return [];
 }
@@ -192,12 +198,12 @@ function containerRules(
       .filter(([k]) => isGpuResource(k))
       .map(([k, v]) => `${k}: ${String(v)}`)
       .join(", ");
-    out.push({ finding: makeFinding(L, "NO_RDMA_RESOURCE", where, { where, gpus: gpuText }), location });
+    out.push({ finding: makeFinding(L, "CONTAINER_NO_RDMA_RESOURCE", where, { where, gpus: gpuText }), location });
   }
   const caps = arr(obj(sc.capabilities).add).map(String);
   if (!privileged && !caps.includes("IPC_LOCK") && !caps.includes("CAP_IPC_LOCK")) {
     const { where, location } = at(w, ct, [...ct.path, "securityContext", "capabilities", "add"]);
-    out.push({ finding: makeFinding(L, "NO_IPC_LOCK", where, { where }), location });
+    out.push({ finding: makeFinding(POD_CATALOGUE, "NO_IPC_LOCK", where, { where }), location });
   }
   if (gpus > 0) out.push(...shmRules(w, t, ct, opts));
   const wrapper = shellWrapper(ct.c);

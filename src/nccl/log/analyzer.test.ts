@@ -1,6 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { fixtureText } from "../../../test/support/fixtures.js";
+import { captureIo } from "../../../test/support/io.js";
 import { seedInventory } from "../../../test/support/nccl-inventory.js";
+import { main } from "../../cli/main.js";
 import { analyzeNcclLog, createNcclLogStream, ncclLogAnalyzer } from "./analyzer.js";
 
 const log = (name: string) => fixtureText("nccl-logs", name);
@@ -176,5 +178,46 @@ describe("bad input", () => {
   test("detect: NCCL INFO lines are recognised; nccl-tests output is left to its own analyser", () => {
     expect(ncclLogAnalyzer.detect(log("roce-2node-gdr-2.18.txt"))).toBeGreaterThan(0.8);
     expect(ncclLogAnalyzer.detect("hello\nworld\n")).toBe(0);
+  });
+});
+
+describe("NCCL_SOCKET_IFNAME is judged in the network the job ran on", () => {
+  // Written for these tests: a 2-rank RoCE run whose bootstrap and OOB interface is `iface` at `ip`.
+  const runOn = (iface: string, ip: string) =>
+    [
+      `gpu-node-1:2101:2101 [0] NCCL INFO Bootstrap : Using ${iface}:${ip}<0>`,
+      "NCCL version 2.21.5+cuda12.4",
+      `gpu-node-1:2101:2188 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ${iface}`,
+      `gpu-node-1:2101:2188 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/RoCE [1]mlx5_2:1/RoCE [RO]; OOB ${iface}:${ip}<0>`,
+      "gpu-node-1:2101:2188 [0] NCCL INFO Using network IB",
+      "",
+    ].join("\n");
+  const bondRouted = () =>
+    seedInventory((inv) => {
+      inv.roles.defaultRouteInterface = "bond0";
+    });
+  const socketDiffers = (text: string) =>
+    analyzeNcclLog(text, { inventory: bondRouted() }).findings.filter(
+      (f) => f.code === "NCCL_LOG_ENV_DIFFERS" && f.subject === "NCCL_SOCKET_IFNAME",
+    );
+
+  test("a pod on the pod network using its eth0, on a node routed via bond0, is fine (no 'differs')", () => {
+    expect(socketDiffers(runOn("eth0", "172.16.3.7"))).toEqual([]);
+  });
+
+  test("a hostNetwork job using the node's ens1f0 where the default route is bond0 is told to use =bond0", () => {
+    const [f] = socketDiffers(runOn("ens1f0", "10.0.60.3"));
+    expect(f?.message).toBe(
+      "The job set NCCL_SOCKET_IFNAME=ens1f0, but this node calls for NCCL_SOCKET_IFNAME==bond0.",
+    );
+  });
+
+  test("analyze --example seed-bond (default route bond0) on a pod-network log using eth0 says nothing differs", async () => {
+    const io = captureIo(runOn("eth0", "172.16.3.7"));
+    await main(["analyze", "--example", "seed-bond", "-o", "json", "-"], io);
+    const entries: { findings: { code: string; subject: string }[] }[] = [JSON.parse(io.out)].flat();
+    const codes = entries.flatMap((e) => e.findings.map((f) => `${f.code}:${f.subject}`));
+    expect(codes).toContain("NCCL_LOG_VERDICT:log");
+    expect(codes).not.toContain("NCCL_LOG_ENV_DIFFERS:NCCL_SOCKET_IFNAME");
   });
 });

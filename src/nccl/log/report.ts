@@ -4,6 +4,7 @@ import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
+import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
@@ -222,8 +223,13 @@ function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Find
     }
     return out;
   }
-  // The log's own NCCL_SOCKET_IFNAME is compared with the node's interface: the host-network derivation.
-  const env = deriveNcclEnv(inv, { network: { kind: "host" } });
+  // The log's NCCL_SOCKET_IFNAME is judged in the network the job ran on: a pod's eth0 is right on the pod network
+  // even where the node's default route is bond0; on the host network the node's default-route interface is.
+  const usedIfname = st.env.get("NCCL_SOCKET_IFNAME");
+  const logged = [...st.bootstrap.keys(), ...d.oobInterfaces];
+  const network = networkModeOfLog([...logged, ...socketIfnameEntries(usedIfname ?? "")], inv);
+  const env = deriveNcclEnv(inv, { network });
+  const fitsThePod = (value: string) => impossibleOnPodNetwork(value, podInterfaceNames(undefined)).length === 0;
   const hcaVar = env.env.NCCL_IB_HCA ?? null;
   const byName = new Map(inv.hcas.map((h) => [h.name, h]));
   for (const dev of new Set(rdma.map((x) => x.name))) {
@@ -238,6 +244,7 @@ function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Find
   for (const name of ["NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME"]) {
     const used = st.env.get(name);
     const derived = env.env[name] ?? null;
+    if (name === "NCCL_SOCKET_IFNAME" && network.kind === "pod" && used !== undefined && fitsThePod(used)) continue;
     if (used !== undefined && used !== derived) {
       out.push(makeFinding(F, "NCCL_LOG_ENV_DIFFERS", name, { name, used, derived }));
     }

@@ -1,6 +1,6 @@
 import { bySeverity, summarize } from "../../core/finding.js";
 import type { LintFileResult } from "../../kube/lint/index.js";
-import { summaryLine } from "../findings-text.js";
+import { groupIdenticalWith, summaryLine } from "../findings-text.js";
 import { defineReport } from "../registry.js";
 
 export type LintResult = { results: LintFileResult[]; strict: boolean };
@@ -9,10 +9,14 @@ function renderLintText({ results, strict }: LintResult): string {
   const lines: string[] = [];
   for (const r of results) {
     for (const p of r.problems) lines.push(`ERROR   ${p.message}`, ...(p.hint ? [`        ${p.hint}`] : []));
-    for (const f of [...r.findings].sort(bySeverity)) {
-      const loc = `${r.file}${f.line ? `:${f.line}` : ""} (document ${f.document}, ${f.kind}/${f.name}${f.container ? `, container ${f.container}` : ""})`;
-      lines.push(`${f.severity.toUpperCase().padEnd(7)} ${f.code} ${loc}`);
-      lines.push(`        field: ${f.field}`, `        ${f.message}`, `        fix: ${f.fix}`);
+    // The same finding in several places (Master and Worker, every replica type) prints once, under its places.
+    for (const { finding: f, members } of groupIdenticalWith([...r.findings].sort(bySeverity))) {
+      members.forEach((m, i) => {
+        const loc = `${r.file}${m.line ? `:${m.line}` : ""} (document ${m.document}, ${m.kind}/${m.name}${m.container ? `, container ${m.container}` : ""})`;
+        lines.push(i === 0 ? `${f.severity.toUpperCase().padEnd(7)} ${f.code} ${loc}` : `    and ${loc}`);
+        lines.push(`        field: ${m.field}`);
+      });
+      lines.push(`        ${f.message}`, `        fix: ${f.fix}`);
     }
   }
   const all = results.flatMap((r) => r.findings);
