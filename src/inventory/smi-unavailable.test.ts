@@ -142,3 +142,14 @@ describe("collect --host-commands records where the binary came from", () => {
     expect(smi.driver.error).toMatch(/could not load libnvidia-ml\.so here \(exit 127\)/);
   });
 });
+
+describe("the text report", () => {
+  test("says nvidia-smi was unavailable and which driver /proc shows loaded", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "kr-smi-")), "node.json");
+    writeFileSync(file, JSON.stringify(await nodeWhereSmi("gpu-node-22", LIB_NOT_FOUND, HOST_SMI)));
+    const io = captureIo();
+    await main(["verify", "--snapshot", file], io);
+    expect(io.out).toMatch(/nvidia-smi unavailable \(driver 470\.141\.03 loaded\)/);
+    expect(io.out).toMatch(/CHECK_SKIPPED/);
+  });
+});
