@@ -46,7 +46,7 @@ const mutation = fc.oneof(
   fc.record({
     kind: fc.constant("software"),
     ofed: fc.constantFrom("present", "absent", "error"),
-    driver: fc.constantFrom("ok", "absent", "error", "timeout"),
+    driver: fc.constantFrom("ok", "absent", "error", "timeout", "unavailable"),
   }),
   fc.record({ kind: fc.constant("problem"), code: fc.string(), message: fc.string(), path: fc.option(fc.string()) }),
   fc.record({ kind: fc.constant("empty") }),

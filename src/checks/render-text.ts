@@ -15,7 +15,12 @@ export function renderVerifyText(report: VerifyReport, width = DEFAULT_TEXT_WIDT
 export function summaryRows(inv: NodeInventory): [string, string][] {
   return [
     ["OFED", ofedText(inv)],
-    ["NVIDIA", inv.driver.status === "ok" ? driverText(inv) : `nvidia-smi ${inv.driver.status}`],
+    [
+      "NVIDIA",
+      inv.driver.status === "ok"
+        ? driverText(inv)
+        : `nvidia-smi ${inv.driver.status}${inv.driver.driverVersion ? ` (driver ${inv.driver.driverVersion} loaded)` : ""}`,
+    ],
     ["GPUs", gpusText(inv)],
     ["GPUDirect", gpuDirectText(inv)],
     ["Management", managementText(inv)],

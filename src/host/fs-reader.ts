@@ -281,7 +281,7 @@ export class FsHostReader implements HostReader {
     const dir = this.opts.commandDir;
     const at = dir !== undefined && !file.includes("/") ? `${dir.replace(/\/+$/, "")}/${file}` : file;
     const outcome = await runCommand(at, args, opts.timeoutMs ?? this.commandTimeoutMs);
-    return at === file ? outcome : { ...outcome, command: key };
+    return at === file ? outcome : { ...outcome, command: key, ranFrom: at };
   }
 
   private runCommand: typeof import("./run-command.js").runCommand | undefined;

@@ -52,6 +52,7 @@ const commandOutcome = {
     stderr: capture,
     error: readError,
     durationMs: { type: "number", minimum: 0, maximum: 86_400_000 },
+    ranFrom: shortText,
   },
   // A command that never ran to completion (no exit code) says why.
   if: { required: ["exitCode"], properties: { exitCode: { type: "null" } } },

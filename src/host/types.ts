@@ -25,6 +25,11 @@ export type CommandOutcome = {
   /** Set when the command could not run to completion: ENOENT (not installed), ETIMEDOUT, EACCES, signal. */
   error?: ReadError;
   durationMs?: number;
+  /**
+   * The binary's absolute path when it was not this environment's own: `--host-commands DIR` ran the host's binary
+   * from DIR inside a collector pod. Its libraries and device nodes may then be missing here, not on the host.
+   */
+  ranFrom?: string;
 };
 
 /**

@@ -5,6 +5,7 @@ import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
 import { parseOfedInfo } from "../parse/ofed-info.js";
 import type { HostFacts, PciFacts } from "./facts.js";
 import { pciNumbers, type Reading } from "./reading.js";
+import { classifySmiFailure, procDriverVersion } from "./smi-failure.js";
 import { memoSplitPciPath, pciDistance } from "./topology.js";
 import type { DriverInfo, Gpu, GpuDirect, GpuNicPath, Hca, OfedInfo } from "./types.js";
 
@@ -30,14 +31,19 @@ export function buildOfed(rd: Reading, o: CommandOutcome): OfedInfo {
 
 export type SmiResult = { driver: DriverInfo; gpus: ReturnType<typeof parseNvidiaSmiXml> | null };
 
-export function buildDriver(rd: Reading, o: CommandOutcome): SmiResult {
-  const none = { driverVersion: null, cudaVersion: null };
+/** `procVersion`: /proc/driver/nvidia/version, for the driver version when nvidia-smi cannot tell it. */
+export function buildDriver(rd: Reading, o: CommandOutcome, procVersion: string | null = null): SmiResult {
+  const none = { driverVersion: procDriverVersion(procVersion), cudaVersion: null };
   if (o.error?.code === "ENOENT") return { driver: { status: "absent", ...none, error: o.error.message }, gpus: null };
   if (o.error?.code === "ETIMEDOUT")
     return { driver: { status: "timeout", ...none, error: o.error.message }, gpus: null };
   if (o.error || o.exitCode !== 0) {
     const said = (o.stdout.trim() || o.stderr.trim()).split("\n")[0] ?? "";
     const error = o.error?.message ?? `${o.command} exited with ${o.exitCode}${said ? `: ${said}` : ""}`;
+    const failure = o.error ? null : classifySmiFailure(o);
+    if (failure?.cause === "environment") {
+      return { driver: { status: "unavailable", ...none, error: `${failure.why}: ${said}` }, gpus: null };
+    }
     return { driver: { status: "error", ...none, error }, gpus: null };
   }
   const r = parseNvidiaSmiXml(o.stdout);

@@ -186,7 +186,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   }
   const roles = assignRoles(hcas, netdevs, defaultIf);
   const ofed = buildOfed(rd, facts.ofed);
-  const smi = buildDriver(rd, facts.nvidiaSmi);
+  const smi = buildDriver(rd, facts.nvidiaSmi, facts.nvidiaDriverProc.ok ? facts.nvidiaDriverProc.value : null);
   const gpus = buildGpus(rd, smi, facts.gpuPci);
   const status = rd.value("/proc/self/status", facts.status);
   const cap = status === null ? null : rd.parsed(parseCapEff(status), "/proc/self/status");

@@ -157,8 +157,13 @@ export type OfedInfo = {
 };
 
 export type DriverInfo = {
-  /** nvidia-smi answered. */
-  status: "ok" | "absent" | "error" | "timeout";
+  /**
+   * nvidia-smi answered (`ok`); is not installed (`absent`); failed or hung (`error`, `timeout`: the driver); or could
+   * not run in this environment (`unavailable`: the host's binary in a collector pod without the NVIDIA runtime —
+   * its library or device nodes are missing here, which says nothing about the driver). `driverVersion` then comes
+   * from /proc/driver/nvidia/version when that is readable.
+   */
+  status: "ok" | "absent" | "error" | "timeout" | "unavailable";
   driverVersion: string | null;
   cudaVersion: string | null;
   error: string | null;

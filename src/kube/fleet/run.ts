@@ -53,17 +53,19 @@ export type FleetRunResult<R = Snapshot> = {
 /** ClusterRole/Role `fleet verify` needs (deploy/fleet/rbac.yaml). */
 export const FLEET_ROLE = "kube-rdma-fleet";
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts; the abort listener is removed either way (one per poll adds up). */
+export const pollSleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    if (signal?.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 
 /** Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. */
@@ -138,7 +140,7 @@ async function collectOne<R>(
         ? fail(handled.reason)
         : { node, ok: false, reason: handled.reason, pod: name, invalidAt: handled.invalidAt };
     }
-    await sleep(o.pollMs, o.signal);
+    await pollSleep(o.pollMs, o.signal);
   }
   if (o.signal?.aborted) return fail("interrupted before the collector finished");
   const why = last ? waitingReason(last) : "";
@@ -166,7 +168,8 @@ export async function collectFleet<R>(clients: KubeClients, o: FleetRunOptions<R
   const outcomes: CollectOutcome<R>[] = new Array(o.nodes.length);
   // One fatal error (RBAC, unreachable API) stops every worker; Ctrl-C (o.signal) does the same.
   const stop = new AbortController();
-  o.signal?.addEventListener("abort", () => stop.abort(), { once: true });
+  const onCallerAbort = () => stop.abort();
+  o.signal?.addEventListener("abort", onCallerAbort, { once: true });
   const opts = { ...o, signal: stop.signal };
   let fatal: unknown;
   let next = 0;
@@ -203,6 +206,7 @@ export async function collectFleet<R>(clients: KubeClients, o: FleetRunOptions<R
     await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(o.concurrency, o.nodes.length)) }, worker));
   } finally {
     for (const name of [...created]) await release(name);
+    o.signal?.removeEventListener("abort", onCallerAbort);
   }
   if (fatal !== undefined) throw fatal;
   return { outcomes, deleted, leftBehind: [...created], interrupted: o.signal?.aborted ?? false };

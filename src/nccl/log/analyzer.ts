@@ -27,12 +27,38 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
   return s.end();
 }
 
-const INFO_LINE = /^\S+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN)|NCCL INFO|NCCL WARN/m;
+/** `host:pid:tid [cudaDev] NCCL INFO …`, after any launcher prefix (`0: `, `[1,0]<stdout>:`, `[default0]:`, a time). */
+const LOG_LINE = /\S+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b/;
+/** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
+const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
+
+/**
+ * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
+ * (a README, a design note) has none of these shapes.
+ */
+export function ncclLogLines(head: string): { log: number; banner: number; share: number } {
+  let lines = 0;
+  let log = 0;
+  let banner = 0;
+  for (const line of head.split("\n")) {
+    if (line.trim() === "") continue;
+    lines++;
+    if (LOG_LINE.test(line)) log++;
+    else if (BANNER_LINE.test(line)) banner++;
+  }
+  return { log, banner, share: lines === 0 ? 0 : (log + banner) / lines };
+}
+
+/** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */
+function looksLikeNcclLog(n: ReturnType<typeof ncclLogLines>): boolean {
+  return (n.log >= 3 && n.share >= 0.05) || (n.log >= 1 && n.share >= 0.5);
+}
 
 export const ncclLogAnalyzer: AnalyzerKind = {
   kind: "nccl_log",
   detect(head: string): number {
-    if (!INFO_LINE.test(head)) return /NCCL version \d+\.\d+\.\d+/.test(head) ? 0.5 : 0;
+    const n = ncclLogLines(head);
+    if (!looksLikeNcclLog(n)) return n.banner > 0 && n.share >= 0.5 ? 0.5 : 0;
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;
   },

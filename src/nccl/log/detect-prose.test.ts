@@ -1,0 +1,56 @@
+/** `kube-rdma analyze` must not take prose that mentions NCCL INFO for an NCCL log. */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { captureIo } from "../../../test/support/io.js";
+import { detectKind } from "../../analyze/detect.js";
+import { ANALYZERS } from "../../analyze/registry.js";
+import { main } from "../../cli/main.js";
+
+const filesIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".txt") || f.endsWith(".log"))
+    .map((f) => join(dir, f));
+const docs = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join("docs", f)),
+];
+const logs = [...filesIn("fixtures/nccl-logs"), ...filesIn("fixtures/captures/nccl_log")];
+
+describe("analyze: an NCCL log is recognised by its lines, not by words about it", () => {
+  test.each(docs)("`kube-rdma analyze %s` says it is no format it knows (exit 2)", async (file) => {
+    const io = captureIo();
+    expect(await main(["analyze", file, "-o", "json"], io)).toBe(2);
+    const [entry] = JSON.parse(io.out) as { kind: string }[];
+    expect(entry!.kind).toBe("unknown");
+  });
+
+  test("a paragraph quoting NCCL INFO and NCCL WARN, and a release note naming an NCCL version, are unknown", () => {
+    const prose =
+      "Set NCCL_DEBUG=INFO and look for the NCCL INFO lines that say NET/IB; a NCCL WARN line means trouble.\n" +
+      "The image ships NCCL version 2.18.3 and CUDA 12.2.\n" +
+      "Run the job again and attach the log.\n";
+    expect(detectKind(prose, ANALYZERS).kind).toBe("unknown");
+  });
+
+  test(`every NCCL log fixture (${logs.length}) is still nccl_log`, () => {
+    expect(logs.length).toBeGreaterThan(20);
+    const wrong = logs
+      .map((f) => [f, detectKind(readFileSync(f, "utf8"), ANALYZERS).kind] as const)
+      .filter(([, kind]) => kind !== "nccl_log");
+    expect(wrong).toEqual([]);
+  });
+
+  test("a job's log where NCCL's start-up is a few lines amid the trainer's own output is nccl_log", () => {
+    const trainer = Array.from({ length: 40 }, (_, i) => `step ${i} loss ${(2 - i / 40).toFixed(3)} lr 3e-4`);
+    const nccl = [
+      "trn-7:812:812 [0] NCCL INFO Bootstrap : Using eth0:10.31.0.7<0>",
+      "NCCL version 2.21.5+cuda12.4",
+      "trn-7:812:870 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/RoCE [RO]; OOB eth0:10.31.0.7<0>",
+      "trn-7:812:870 [0] NCCL INFO Using network IB",
+    ];
+    expect(detectKind([...nccl, ...trainer].join("\n"), ANALYZERS).kind).toBe("nccl_log");
+  });
+});
