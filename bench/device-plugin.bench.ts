@@ -127,7 +127,8 @@ async function main(): Promise<number> {
       c !== undefined &&
       c.devices.length === 8 + 1 &&
       c.envs.NCCL_IB_HCA === expectedHca &&
-      c.envs.NCCL_SOCKET_IFNAME === "=eth0" &&
+      // Pod network (the plugin's default): the bootstrap interface is the pod's own, never the node's eth0.
+      c.envs.NCCL_SOCKET_IFNAME === undefined &&
       c.envs.NCCL_IB_TIMEOUT === "22"
     );
   };
