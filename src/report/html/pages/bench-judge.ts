@@ -2,61 +2,34 @@
 import { summarize } from "../../../core/finding.js";
 import { naturalCompare } from "../../../core/natural.js";
 import type { PairsReport } from "../../../nccl/pairs/index.js";
-import { type MatrixCell, matrixChart } from "../charts/matrix.js";
+import { matrixChart } from "../charts/matrix.js";
+import { type MeasuredPair, pairCells, pairColour } from "../charts/pair-cells.js";
 import { facts, findingsList, legend, problemsList, statusOf, table } from "../components.js";
 import { count, gbpsText, percentText } from "../format.js";
 import { type Html, h } from "../html.js";
 import { page } from "../page.js";
 
-/** Red to amber below the tolerance, greens above it: the threshold is where the colour family changes. */
-export function pairColour(fraction: number, tolerance: number): string {
-  const clamp = (v: number) => Math.max(0, Math.min(1, v));
-  const hue =
-    fraction >= tolerance
-      ? 95 + 45 * clamp((fraction - tolerance) / Math.max(1e-9, 1 - tolerance))
-      : 40 * clamp((fraction - 0.5) / Math.max(1e-9, tolerance - 0.5));
-  return `hsl(${Math.round(hue)} 62% 42%)`;
-}
+export { pairColour } from "../charts/pair-cells.js";
 
 function heatMap(report: PairsReport): Html {
   const nodes = report.nodes.map((n) => n.node).sort(naturalCompare);
-  const index = new Map(nodes.map((n, i) => [n, i]));
   const reference = report.referenceGBps ?? Math.max(...report.pairs.map((p) => p.busbw));
   const badLinks = new Set(report.findings.filter((f) => f.code === "PAIR_BAD_LINK").map((f) => f.subject));
   const verdict = new Map(report.nodes.map((n) => [n.node, n.verdict]));
-  const cells: MatrixCell[] = [];
-  const tested = new Set<string>();
-  for (const p of report.pairs) {
-    const fraction = reference > 0 ? p.busbw / reference : 0;
+  const measured: MeasuredPair[] = report.pairs.map((p) => {
     const marked = badLinks.has(`${p.a}↔${p.b}`) || badLinks.has(`${p.b}↔${p.a}`);
-    for (const [r, c] of [
-      [p.a, p.b],
-      [p.b, p.a],
-    ] as const) {
-      tested.add(`${r}\u0000${c}`);
-      cells.push({
-        row: index.get(r)!,
-        col: index.get(c)!,
-        fill: pairColour(fraction, report.tolerance),
-        text: `${Math.round(fraction * 100)}%`,
-        title: `${p.a} ↔ ${p.b}: ${gbpsText(p.busbw)}, ${percentText(fraction)} of the reference${p.slow ? " (slow)" : ""}${marked ? "; bad link" : ""}`,
-        marked,
-        kind: p.slow ? "pair slow" : "pair",
-      });
-    }
-  }
-  for (const r of nodes) {
-    for (const c of nodes) {
-      if (tested.has(`${r}\u0000${c}`)) continue;
-      cells.push({
-        row: index.get(r)!,
-        col: index.get(c)!,
-        fill: "var(--panel)",
-        title: r === c ? r : `${r} ↔ ${c}: not tested`,
-        kind: r === c ? "self" : "untested",
-      });
-    }
-  }
+    return {
+      a: p.a,
+      b: p.b,
+      busbw: p.busbw,
+      fraction: reference > 0 ? p.busbw / reference : 0,
+      slow: p.slow,
+      marked,
+      of: "the reference",
+      ...(marked ? { note: "; bad link" } : {}),
+    };
+  });
+  const cells = pairCells(nodes, measured, [], report.tolerance);
   const label = (n: string) => {
     const v = verdict.get(n);
     return {

@@ -8,12 +8,12 @@ import { naturalCompare } from "../../../core/natural.js";
 import { retestWords, type VerdictEvidence } from "../../../nccl/fleet-bench/catalogue.js";
 import type { Reference } from "../../../nccl/fleet-bench/evidence.js";
 import type { FirstRoundPair, FleetBenchResult } from "../../kinds/fleet-bench.js";
-import { type MatrixCell, matrixChart } from "../charts/matrix.js";
+import { matrixChart } from "../charts/matrix.js";
+import { type MeasuredPair, pairCells, pairColour } from "../charts/pair-cells.js";
 import { facts, findingsList, legend, statusOf, table } from "../components.js";
 import { bytesText, count, gbpsText, percentText } from "../format.js";
 import { type Html, h } from "../html.js";
 import { page } from "../page.js";
-import { pairColour } from "./bench-judge.js";
 
 /** Above this many nodes the heat map would be mostly empty and too large: round 1 is a table of its slowest pairs. */
 export const HEAT_MAP_MAX_NODES = 64;
@@ -66,51 +66,23 @@ function heatMap(
   const nodes = [...new Set([...pairs.flatMap((p) => [p.a, p.b]), ...failed.flatMap((f) => f.nodes)])].sort(
     naturalCompare,
   );
-  const index = new Map(nodes.map((n, i) => [n, i]));
-  const cells: MatrixCell[] = [];
-  const tested = new Set<string>();
-  for (const p of pairs) {
+  const measured: MeasuredPair[] = pairs.map((p) => {
     const fraction = ref.median > 0 ? p.busbw / ref.median : 0;
-    const slow = fraction < ref.tolerance;
-    for (const [r, c] of [
-      [p.a, p.b],
-      [p.b, p.a],
-    ] as const) {
-      tested.add(`${r}\u0000${c}`);
-      cells.push({
-        row: index.get(r)!,
-        col: index.get(c)!,
-        fill: pairColour(fraction, ref.tolerance),
-        text: `${Math.round(fraction * 100)}%`,
-        title: `${p.a} ↔ ${p.b}: ${gbpsText(p.busbw)}, ${percentText(fraction)} of the fleet median${slow ? " (slow)" : ""}`,
-        marked: notes.has(p.a) || notes.has(p.b),
-        kind: slow ? "pair slow" : "pair",
-      });
-    }
-  }
-  for (const f of failed) {
+    return {
+      a: p.a,
+      b: p.b,
+      busbw: p.busbw,
+      fraction,
+      slow: fraction < ref.tolerance,
+      marked: notes.has(p.a) || notes.has(p.b),
+      of: "the fleet median",
+    };
+  });
+  const unmeasured = failed.flatMap((f) => {
     const [a, b] = f.nodes;
-    if (a === undefined || b === undefined) continue;
-    for (const [r, c] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      tested.add(`${r}\u0000${c}`);
-      const title = `${a} ↔ ${b}: no result (${f.reason})`;
-      cells.push({ row: index.get(r)!, col: index.get(c)!, fill: "var(--muted)", text: "✖", title, kind: "failed" });
-    }
-  }
-  for (const r of nodes) {
-    for (const c of nodes) {
-      if (!tested.has(`${r}\u0000${c}`))
-        cells.push({
-          row: index.get(r)!,
-          col: index.get(c)!,
-          fill: "var(--panel)",
-          kind: r === c ? "self" : "untested",
-        });
-    }
-  }
+    return a === undefined || b === undefined ? [] : [{ a, b, reason: f.reason }];
+  });
+  const cells = pairCells(nodes, measured, unmeasured, ref.tolerance);
   const label = (n: string) => ({ name: n, marked: notes.has(n), ...(notes.has(n) ? { note: notes.get(n)! } : {}) });
   const size = nodes.length <= 12 ? 44 : nodes.length <= 24 ? 32 : 16;
   return h`${matrixChart({
