@@ -167,3 +167,11 @@ describe("the NCCL log scanner stays within each line", () => {
     expect(whole.data).toMatchObject({ ranks: 128, ncclVersions: ["2.8.4"], verdict: "rdma_gdr" });
   });
 });
+
+describe("standard input is read once", () => {
+  test("analyze - --snapshot - is refused with the way out, exit 2 (one stream cannot be both)", async () => {
+    const io = captureIo("gpu-a:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n");
+    expect(await main(["analyze", "-", "--snapshot", "-"], io)).toBe(2);
+    expect(io.err).toMatch(/cannot be both the capture \(-\) and the snapshot/);
+  });
+});

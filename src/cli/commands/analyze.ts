@@ -217,6 +217,12 @@ export const command: CommandSpec = {
     if (positionals.length === 0) {
       throw new UsageError("no input given.", "Pass one or more capture files, or - for standard input.");
     }
+    if (str(values, "snapshot") === "-" && positionals.includes("-")) {
+      throw new UsageError(
+        "standard input cannot be both the capture (-) and the snapshot (--snapshot -).",
+        "Save one of them to a file: e.g. kube-rdma analyze job.log --snapshot - < node.json",
+      );
+    }
     const ctx = await contextOf(values);
     const kind = str(values, "kind");
     const inputs: AnalyzedInput[][] = [];
