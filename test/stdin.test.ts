@@ -84,8 +84,9 @@ const withoutFile = (json: string) =>
 describe("analyze - : standard input takes the file's streaming path", () => {
   const dir = mkdtempSync(join(tmpdir(), "stdin-"));
 
-  test("a 9 MiB NCCL log piped in uneven chunks (UTF-8 split between them) gives the file's exact JSON", async () => {
-    const text = oldFormatLog(256, 9 * 1024 * 1024);
+  // 24 MiB: past the first 16 MiB the pipe's segments are scanned by worker threads; the file is read in one thread.
+  test("a 24 MiB NCCL log piped in uneven chunks (UTF-8 split between them) gives the file's exact JSON", async () => {
+    const text = oldFormatLog(256, 24 * 1024 * 1024);
     const file = join(dir, "run.log");
     writeFileSync(file, text);
     const fromFile = spawnCli(["analyze", file, "-o", "json"]);
@@ -101,19 +102,28 @@ describe("analyze - : standard input takes the file's streaming path", () => {
     expect(entries[0]).toMatchObject({ kind: "nccl_log", data: { verdict: "rdma_gdr", ranks: 256 } });
   }, 60_000);
 
-  test("Ctrl-C while `kubectl logs -f` is still streaming: the verdict of what arrived is printed, with a note", async () => {
-    const run = spawnCli(["analyze", "-", "-o", "json"]);
-    // More than the pipe holds: once it has drained, the command is reading.
-    await writeInPieces(run.child, Buffer.from(oldFormatLog(64, 2 * 1024 * 1024), "utf8"), false);
-    run.child.kill("SIGINT");
-    const r = await run.done;
-    expect(r.stderr).toBe("");
-    const [entry] = JSON.parse(r.stdout) as { kind: string; data: { verdict: string }; problems: { code: string }[] }[];
-    expect(entry?.kind).toBe("nccl_log");
-    expect(entry?.data.verdict).toBe("rdma_gdr");
-    expect(entry?.problems.map((p) => p.code)).toContain("analyze.interrupted");
-    expect(r.code).toBe(0);
-  }, 60_000);
+  // 2 MiB: scanned in this thread; 20 MiB: worker threads hold segments in flight when Ctrl-C comes.
+  test.each([2, 20])(
+    "Ctrl-C while `kubectl logs -f` is still streaming (%i MiB in): the verdict of what arrived is printed, with a note",
+    async (mib) => {
+      const run = spawnCli(["analyze", "-", "-o", "json"]);
+      // More than the pipe holds: once it has drained, the command is reading.
+      await writeInPieces(run.child, Buffer.from(oldFormatLog(64, mib * 1024 * 1024), "utf8"), false);
+      run.child.kill("SIGINT");
+      const r = await run.done;
+      expect(r.stderr).toBe("");
+      const [entry] = JSON.parse(r.stdout) as {
+        kind: string;
+        data: { verdict: string };
+        problems: { code: string }[];
+      }[];
+      expect(entry?.kind).toBe("nccl_log");
+      expect(entry?.data.verdict).toBe("rdma_gdr");
+      expect(entry?.problems.map((p) => p.code)).toContain("analyze.interrupted");
+      expect(r.code).toBe(0);
+    },
+    60_000,
+  );
 
   test("a stream that stops (interrupt) ends the read quietly: what had arrived is analysed", async () => {
     const stream = new PassThrough();

@@ -53,6 +53,8 @@ export type AnalyzerKind = {
   createStream?(ctx: AnalyzeContext): AnalyzeStream;
   /** A large file on disk, read by the analyser itself (e.g. in parallel parts); preferred over the stream. */
   analyzeFile?(path: string, ctx: AnalyzeContext): Promise<AnalyzeOutcome>;
+  /** A large stream (standard input) as it arrives, undecoded, read by the analyser itself; preferred over the stream. */
+  analyzeChunks?(chunks: AsyncIterable<Uint8Array | string>, ctx: AnalyzeContext): Promise<AnalyzeOutcome>;
 };
 
 /** One entry of `analyze -o json` (design.md contract). */

@@ -3,7 +3,7 @@ import { open, readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Problem, problem } from "../core/result.js";
 import { type Io, UsageError } from "./spec.js";
-import { readPrefix, textSource } from "./stdin.js";
+import { decodeChunks, readPrefix, textSource } from "./stdin.js";
 
 /** An input as the CLI reads it: whole when small, head + chunk stream when large (a file, or standard input). */
 export type Input =
@@ -23,8 +23,10 @@ export type Input =
       /** Standard input past `largeBytes`: never held whole. */
       status: "stream";
       head: string;
-      /** The whole input as text chunks, the head first (iterate once). */
+      /** The whole input as text chunks, the head first (iterate once; `chunks` or `bytes`, not both). */
       chunks: () => AsyncIterable<string>;
+      /** The whole input as it arrived, undecoded (for analysers that cut it into lines themselves). */
+      bytes: () => AsyncIterable<Uint8Array | string>;
       interrupted: () => boolean;
     }
   | { file: string; status: "unreadable"; problem: Problem };
@@ -86,7 +88,14 @@ async function readStdinInput(io: Io, largeBytes: number, headBytes: number): Pr
   try {
     const prefix = await readPrefix(source.chunks, largeBytes, headBytes);
     if (prefix.status === "whole") return { file, status: "whole", text: prefix.text, interrupted: source.interrupted };
-    return { file, status: "stream", head: prefix.head, chunks: () => prefix.chunks, interrupted: source.interrupted };
+    return {
+      file,
+      status: "stream",
+      head: prefix.head,
+      chunks: () => decodeChunks(prefix.raw),
+      bytes: () => prefix.raw,
+      interrupted: source.interrupted,
+    };
   } catch (err) {
     return { file, status: "unreadable", problem: readProblem("standard input", err) };
   }

@@ -78,52 +78,64 @@ export async function* readChunks(stream: Readable, signal?: AbortSignal): Async
 export async function* decodeChunks(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
   const decoder = new StringDecoder("utf8");
   for await (const c of chunks) {
-    const text = typeof c === "string" ? c : decoder.write(Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+    const text = decodeChunk(decoder, c);
     if (text.length > 0) yield text;
   }
   const tail = decoder.end();
   if (tail.length > 0) yield tail;
 }
 
+function decodeChunk(decoder: StringDecoder, c: Uint8Array | string): string {
+  return typeof c === "string" ? c : decoder.write(Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+}
+
 export type Prefix =
   | { status: "whole"; text: string }
   /**
-   * The input goes on past `limit` characters: `head` is its first `headChars`, `chunks` the whole input from the
-   * start (iterate once; each part read so far is let go once it is handed out).
+   * The input goes on past `limit` characters: `head` is its first `headChars`, `raw` the whole input from the start
+   * as it arrived (bytes, not decoded: iterate once; each part read so far is let go once it is handed out).
    */
-  | { status: "more"; head: string; chunks: AsyncIterable<string>; close: () => Promise<unknown> };
+  | { status: "more"; head: string; raw: AsyncIterable<Uint8Array | string>; close: () => Promise<unknown> };
 
 /**
- * Reads text until the input ends (whole) or passes `limit` characters (more), so that a small paste is analysed as
- * one text and a large stream is never held whole: past the limit, what was read is handed out part by part.
+ * Reads until the input ends (whole, decoded) or passes `limit` characters (more), so that a small paste is analysed
+ * as one text and a large stream is never held whole: past the limit, what was read is handed out part by part, raw,
+ * for the reader to decode (`decodeChunks`) or to cut into lines itself.
  */
 export async function readPrefix(
   chunks: AsyncIterable<Uint8Array | string>,
   limit: number,
   headChars = 64 * 1024,
 ): Promise<Prefix> {
-  const it = decodeChunks(chunks)[Symbol.asyncIterator]();
-  const parts: string[] = [];
+  const it = chunks[Symbol.asyncIterator]();
+  const decoder = new StringDecoder("utf8");
+  const raw: (Uint8Array | string)[] = [];
+  const texts: string[] = [];
   let length = 0;
   for (;;) {
     const next = await it.next();
-    if (next.done) return { status: "whole", text: parts.join("") };
-    parts.push(next.value);
-    length += next.value.length;
+    if (next.done) {
+      texts.push(decoder.end());
+      return { status: "whole", text: texts.join("") };
+    }
+    raw.push(next.value);
+    const text = decodeChunk(decoder, next.value);
+    texts.push(text);
+    length += text.length;
     if (length > limit) {
       let head = "";
-      for (const p of parts) {
+      for (const t of texts) {
         if (head.length >= headChars) break;
-        head += p.slice(0, headChars - head.length);
+        head += t.slice(0, headChars - head.length);
       }
-      return { status: "more", head, chunks: handOut(parts, it), close: async () => it.return?.(undefined) };
+      return { status: "more", head, raw: handOut(raw, it), close: async () => it.return?.(undefined) };
     }
   }
 }
 
-async function* handOut(parts: string[], rest: AsyncIterator<string>): AsyncGenerator<string> {
+async function* handOut<T>(parts: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {
   try {
-    while (parts.length > 0) yield parts.shift() as string;
+    while (parts.length > 0) yield parts.shift() as T;
     for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
   } finally {
     await rest.return?.();

@@ -73,6 +73,9 @@ async function analyzeRead(input: Input, opts: InputOptions): Promise<AnalyzedIn
     if (analyzer.analyzeFile && input.status === "large") {
       return entryOf(input.file, analyzer.kind, await analyzer.analyzeFile(input.path, ctx));
     }
+    if (analyzer.analyzeChunks && input.status === "stream") {
+      return entryOf(input.file, analyzer.kind, await analyzer.analyzeChunks(input.bytes(), ctx));
+    }
     if (analyzer.createStream) {
       const stream = analyzer.createStream(ctx);
       await feedStream(stream, input.chunks());

@@ -2,6 +2,7 @@ import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { type NcclLogData, reportLog } from "./report.js";
+import { analyzeNcclLogChunks } from "./segments.js";
 import { LogState } from "./state.js";
 
 /** A streaming NCCL log analyser: `write` takes raw chunks (lines split here), `push` takes one line. */
@@ -65,4 +66,5 @@ export const ncclLogAnalyzer: AnalyzerKind = {
   analyze: (text, ctx) => analyzeNcclLog(text, ctx),
   createStream: (ctx) => createNcclLogStream(ctx),
   analyzeFile: (path, ctx) => analyzeNcclLogFile(path, ctx),
+  analyzeChunks: (chunks, ctx) => analyzeNcclLogChunks(chunks, ctx),
 };

@@ -1,0 +1,24 @@
+import { StringDecoder } from "node:string_decoder";
+import { ChunkFeeder } from "./feeder.js";
+import { LogState } from "./state.js";
+
+/**
+ * Text is decoded and scanned 64 KiB at a time: V8 makes short strings in its young space, cheaply, while one
+ * multi-MiB string costs about four times as much per byte to make and to collect.
+ */
+const PIECE_BYTES = 64 << 10;
+
+/**
+ * The state of one segment of whole lines. Kept apart from segments.ts so that a scanning thread loads only the
+ * scanner, not the report.
+ */
+export function scanSegment(lines: Uint8Array): LogState {
+  const feeder = new ChunkFeeder(new LogState());
+  const decoder = new StringDecoder("utf8");
+  const bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
+  for (let at = 0; at < bytes.length; at += PIECE_BYTES)
+    feeder.write(decoder.write(bytes.subarray(at, at + PIECE_BYTES)));
+  const tail = decoder.end();
+  if (tail) feeder.write(tail);
+  return feeder.finish();
+}

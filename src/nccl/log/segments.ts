@@ -1,0 +1,120 @@
+/**
+ * A large NCCL log arriving as a stream (`kubectl logs -f … | kube-rdma analyze -`), analysed in parallel as it
+ * arrives: the bytes are cut into line-aligned segments of a few MiB, each segment is scanned into its own state —
+ * in worker threads once the input is large enough to pay for them — and the states are merged in arrival order
+ * (`mergeInto`), which gives exactly the report one pass gives. This thread only reads and cuts, so reading the pipe
+ * overlaps the scanning; at most two segments per thread are in flight, so memory stays bounded whatever the size.
+ */
+import { availableParallelism } from "node:os";
+import type { AnalyzeContext, AnalyzeOutcome } from "../../analyze/types.js";
+import { type NcclLogData, reportLog } from "./report.js";
+import { scanSegment } from "./segment-scan.js";
+import { SegmentWorkers } from "./segment-workers.js";
+import { LogState, mergeInto } from "./state.js";
+
+/** Whole lines (the input's last segment may end in a cut line), in a buffer of its own the consumer may keep. */
+export type Segment = { lines: Buffer } | { overlong: true };
+
+export const SEGMENT_BYTES = 4 << 20;
+/** Below this much input, one thread: starting workers costs more than they save. */
+export const IN_THREAD_BYTES = 16 << 20;
+
+/**
+ * Cuts a byte stream into segments of whole lines of up to `size` bytes. A "line" longer than a whole segment is not
+ * a log line (binary data, a dump without newlines): it is reported once as `overlong` and skipped to its end, so
+ * memory stays bounded. `take` gives an empty buffer of `size` bytes (recycled ones welcome).
+ */
+export async function* lineSegments(
+  chunks: AsyncIterable<Uint8Array | string>,
+  size: number,
+  take: () => Buffer = () => Buffer.allocUnsafeSlow(size),
+): AsyncGenerator<Segment> {
+  let seg = take();
+  let fill = 0;
+  let skipping = false;
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    let off = 0;
+    while (off < bytes.length) {
+      if (skipping) {
+        const nl = bytes.indexOf(10, off);
+        if (nl < 0) break;
+        off = nl + 1;
+        skipping = false;
+        continue;
+      }
+      const n = Math.min(bytes.length - off, size - fill);
+      seg.set(bytes.subarray(off, off + n), fill);
+      fill += n;
+      off += n;
+      if (fill < size) continue;
+      const nl = seg.lastIndexOf(10);
+      if (nl < 0) {
+        fill = 0;
+        skipping = true;
+        yield { overlong: true };
+        continue;
+      }
+      const next = take();
+      seg.copy(next, 0, nl + 1, size); // the cut line starts the next segment
+      fill = size - nl - 1;
+      const lines = seg.subarray(0, nl + 1);
+      seg = next;
+      yield { lines };
+    }
+  }
+  if (fill > 0) yield { lines: seg.subarray(0, fill) };
+}
+
+function overlongState(): LogState {
+  const st = new LogState();
+  st.binaryLines = 1;
+  return st;
+}
+
+export type ChunkScanOptions = {
+  /** Worker threads once the input passes `inThreadBytes` (0: this thread scans everything). */
+  threads?: number;
+  segmentBytes?: number;
+  inThreadBytes?: number;
+};
+
+/** Worker threads worth using on this machine: one per core up to 8, none on a single core. */
+export function defaultStreamThreads(): number {
+  const cores = availableParallelism();
+  return cores < 2 ? 0 : Math.min(8, cores);
+}
+
+/** Analyses an NCCL log arriving in chunks (standard input), scanning in parallel once it is large. */
+export async function analyzeNcclLogChunks(
+  chunks: AsyncIterable<Uint8Array | string>,
+  ctx: AnalyzeContext = {},
+  opts: ChunkScanOptions = {},
+): Promise<AnalyzeOutcome & { data: NcclLogData }> {
+  const threads = opts.threads ?? defaultStreamThreads();
+  const size = opts.segmentBytes ?? SEGMENT_BYTES;
+  const inThread = opts.inThreadBytes ?? IN_THREAD_BYTES;
+  const acc = new LogState();
+  const queue: Promise<LogState>[] = [];
+  let workers: SegmentWorkers | null = null;
+  let seen = 0;
+  try {
+    for await (const seg of lineSegments(chunks, size, () => workers?.takeBuffer() ?? Buffer.allocUnsafeSlow(size))) {
+      if ("overlong" in seg) queue.push(Promise.resolve(overlongState()));
+      else {
+        seen += seg.lines.length;
+        if (!workers && threads > 0 && seen > inThread) workers = new SegmentWorkers(threads, size);
+        const scanned = workers ? workers.scan(seg.lines) : Promise.resolve(scanSegment(seg.lines));
+        scanned.catch(() => {}); // awaited in order below; a failure surfaces there, not as an unhandled rejection
+        queue.push(scanned);
+      }
+      // Merge in order, one segment in flight per thread at most: memory stays bounded, and a slow scan slows the
+      // reading (the pipe's writer waits) rather than piling segments up.
+      while (queue.length > (workers ? threads : 0)) mergeInto(acc, await (queue.shift() as Promise<LogState>));
+    }
+    while (queue.length > 0) mergeInto(acc, await (queue.shift() as Promise<LogState>));
+  } finally {
+    await workers?.close();
+  }
+  return reportLog(acc, ctx.inventory);
+}
