@@ -30,6 +30,6 @@ export {
   type NcclTestsContext,
   type NcclTestsData,
   ncclTestsAnalyzer,
-} from "./tests/analyzer.js";
-export { NCCL_TESTS_FINDINGS } from "./tests/catalogue.js";
+} from "./perf-results/analyzer.js";
+export { NCCL_TESTS_FINDINGS } from "./perf-results/catalogue.js";
 export { ASSUMED_NCCL_NOTE, parseNcclVersion } from "./version.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { fixtureText } from "../../test/support/fixtures.js";
 import { analyzeNcclLog, createNcclLogStream } from "./log/analyzer.js";
-import { analyzeNcclTests } from "./tests/analyzer.js";
+import { analyzeNcclTests } from "./perf-results/analyzer.js";
 
 const LOGS = [
   "roce-2node-gdr-2.18.txt",

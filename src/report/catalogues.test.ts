@@ -11,7 +11,7 @@ import { NCCL_ENV_FINDINGS } from "../nccl/catalogue.js";
 import { FLEET_BENCH_FINDINGS } from "../nccl/fleet-bench/catalogue.js";
 import { NCCL_LOG_FINDINGS } from "../nccl/log/catalogue.js";
 import { PAIR_FINDINGS } from "../nccl/pairs/catalogue.js";
-import { NCCL_TESTS_FINDINGS } from "../nccl/tests/catalogue.js";
+import { NCCL_TESTS_FINDINGS } from "../nccl/perf-results/catalogue.js";
 import { PREFLIGHT_FINDINGS } from "../preflight/catalogue.js";
 import { textWidth } from "./findings-text.js";
 

@@ -9,8 +9,8 @@ import {
   pairFromFileName,
   pairRounds,
 } from "../../nccl/pairs/index.js";
-import type { NcclTestsData } from "../../nccl/tests/analyzer.js";
-import { busBwFactor, impossibleBandwidth } from "../../nccl/tests/types.js";
+import type { NcclTestsData } from "../../nccl/perf-results/analyzer.js";
+import { busBwFactor, impossibleBandwidth } from "../../nccl/perf-results/types.js";
 import { BENCH_JOB_REPORT, BENCH_JUDGE_REPORT, BENCH_PAIRS_REPORT } from "../../report/kinds/bench.js";
 import { renderReport } from "../../report/registry.js";
 import { readInput } from "../input.js";

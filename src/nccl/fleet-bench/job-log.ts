@@ -3,7 +3,7 @@
  * launcher runs one 2-rank test per HCA side by side (rank on GPU i with `NCCL_IB_HCA==<hca i>`) and prints each
  * output after a marker line naming its HCA. Both are read with the nccl-tests analyser. Pure.
  */
-import { analyzeNcclTests } from "../tests/analyzer.js";
+import { analyzeNcclTests } from "../perf-results/analyzer.js";
 import { busFactor } from "./timing.js";
 import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "./types.js";
 
