@@ -7,8 +7,6 @@ import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import type { HostReader } from "../host/types.js";
-import type { NodeInventory } from "../inventory/types.js";
 import { AllocateRefused, answerContainer, exclusiveRefusal } from "./allocate.js";
 import {
   type AllocateRequest,
@@ -17,58 +15,18 @@ import {
   type DevicePluginOptions,
   KUBELET_SOCKET,
 } from "./api.js";
-import type { Selection } from "./config.js";
-import { countHealth, deriveDeviceList, type Mode, type SharedHealthPolicy } from "./devices.js";
-import { flapsBetween } from "./flaps.js";
-import type { Logger } from "./log.js";
+import { countHealth, deriveDeviceList } from "./devices.js";
+import { judgeReadings } from "./health-round.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
-import { buildNodeView, type DeriveEnv, type NodeView } from "./node-view.js";
+import { NodeModel } from "./node-model.js";
+import { type PluginConfig, PluginStartError } from "./plugin-config.js";
 import { Registrar, registerRequest, socketNameFor } from "./registration.js";
 import { closeServer, listenDevicePlugin } from "./server.js";
 import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
 import { DeviceExistence, type HcaReading, HostFiles } from "./sysfs.js";
 import { type DirWatch, fileIdentity, watchDir } from "./watcher.js";
 
-export type PluginConfig = {
-  pluginDir: string;
-  resource: string;
-  mode: Mode;
-  sharedUnits: number;
-  sharedHealth: SharedHealthPolicy;
-  selection: Selection;
-  mad: boolean;
-  /** Host root for sysfs and /dev reads (`/`, or `/host` in the DaemonSet), when no `host` reader is given. */
-  root: string;
-  /**
-   * The host the node model is read from (an example or snapshot included): health, MAD devices and char devices
-   * are read through it too, so they describe the same node. Default: the tree at `root`.
-   */
-  host?: HostReader;
-  healthIntervalMs: number;
-  /** Full node-model re-read even without a device change (GIDs and netdevs can change). 0 disables. */
-  refreshIntervalMs: number;
-  watchPollMs: number;
-  backoffInitialMs: number;
-  backoffMaxMs: number;
-  registerTimeoutMs: number;
-  /** Reads the node model (H1's readInventory over the host reader). */
-  loadInventory: () => Promise<NodeInventory>;
-  /** null disables NCCL variable injection. */
-  deriveEnv: DeriveEnv | null;
-  log: Logger;
-  metricsAddr?: { host: string; port: number };
-};
-
-/** A plugin that could not start (missing plugin dir, socket in use): the CLI turns it into exit 2. */
-export class PluginStartError extends Error {
-  constructor(
-    message: string,
-    readonly hint: string,
-  ) {
-    super(message);
-    this.name = "PluginStartError";
-  }
-}
+export { type PluginConfig, PluginStartError } from "./plugin-config.js";
 
 type Stream = ListAndWatchStream;
 
@@ -77,8 +35,8 @@ export class RdmaDevicePlugin {
   readonly socketPath: string;
   readonly metrics: PluginMetrics;
   private readonly files: HostFiles;
+  private readonly node: NodeModel;
   private existence: DeviceExistence | null = null;
-  private view: NodeView | null = null;
   private health = new Map<string, boolean>();
   /** The last poll's readings, to see link flaps between polls. */
   private lastReadings = new Map<string, HcaReading>();
@@ -101,6 +59,7 @@ export class RdmaDevicePlugin {
     this.socketName = socketNameFor(cfg.resource);
     this.socketPath = join(cfg.pluginDir, this.socketName);
     this.files = new HostFiles(cfg.host ?? cfg.root);
+    this.node = new NodeModel(cfg, this.files);
     this.metrics = createMetrics(cfg.resource);
     this.registrar = new Registrar({
       pluginDir: cfg.pluginDir,
@@ -144,7 +103,7 @@ export class RdmaDevicePlugin {
       );
     }
     this.existence = new DeviceExistence(this.files);
-    await this.refreshNode("start");
+    await this.node.refresh("start");
     await this.pollHealth();
     await this.serve();
     if (this.cfg.metricsAddr) {
@@ -159,7 +118,7 @@ export class RdmaDevicePlugin {
     }
     this.healthTimer = setInterval(() => void this.pollHealth(), this.cfg.healthIntervalMs);
     if (this.cfg.refreshIntervalMs > 0) {
-      this.refreshTimer = setInterval(() => void this.refreshNode("periodic"), this.cfg.refreshIntervalMs);
+      this.refreshTimer = setInterval(() => void this.node.refresh("periodic"), this.cfg.refreshIntervalMs);
     }
     this.dirWatch = watchDir(this.cfg.pluginDir, this.cfg.watchPollMs, () => void this.reconcile());
     this.registrar.kick(null);
@@ -185,112 +144,43 @@ export class RdmaDevicePlugin {
 
   // --- node model and health -------------------------------------------------------------------------------
 
-  private refreshing: Promise<void> | null = null;
-  private nodeError: string | null = null;
-
-  /** Re-reads the node model; concurrent calls share one read. */
-  private refreshNode(reason: string): Promise<void> {
-    if (!this.refreshing) {
-      this.refreshing = this.readNode(reason).finally(() => {
-        this.refreshing = null;
-      });
-    }
-    return this.refreshing;
-  }
-
-  private async readNode(reason: string): Promise<void> {
-    try {
-      const inv = await this.cfg.loadInventory();
-      const madDevices = this.cfg.mad ? this.files.madDevices() : new Map<string, string[]>();
-      if (this.cfg.mad && madDevices.size === 0 && this.view === null) {
-        this.cfg.log.warn("--mad: no umad/issm devices in /sys/class/infiniband_mad (is ib_umad loaded?)", {});
-      }
-      const view = buildNodeView(inv, {
-        mode: this.cfg.mode,
-        selection: this.cfg.selection,
-        sharedUnits: this.cfg.sharedUnits,
-        mad: this.cfg.mad,
-        madDevices,
-        deriveEnv: this.cfg.deriveEnv,
-      });
-      view.plan.envFor(view.hcas.map((h) => h.name)); // precompute the common answer now, not in the first Allocate
-      const before = this.view?.hcas.map((h) => h.name).join(",");
-      this.view = view;
-      const after = view.hcas.map((h) => h.name).join(",");
-      if (before !== after) {
-        this.cfg.log.info("serving HCAs", {
-          reason,
-          mode: this.cfg.mode,
-          hcas: view.hcas.map((h) => h.name),
-          skipped: view.skipped.map((s) => `${s.hca}: ${s.reason}`),
-        });
-        if (view.hcas.length === 0) {
-          this.cfg.log.warn("no HCA selected: advertising no devices", { source: inv.source });
-        }
-      }
-      if (this.nodeError !== null) this.cfg.log.info("node model read again", { reason });
-      this.nodeError = null;
-    } catch (err) {
-      const error = err instanceof Error ? err.message : String(err);
-      // Retried every health interval until it works: log a failure once, not every 2 s.
-      if (error !== this.nodeError) {
-        this.cfg.log.error(
-          this.view
-            ? "could not read the node model; keeping the previous one"
-            : "could not read the node model; advertising nothing until it can be read",
-          { reason, error },
-        );
-      }
-      this.nodeError = error;
-    }
-  }
-
   private async pollHealth(): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
     try {
-      if (!this.view) await this.refreshNode("retry");
-      const view = this.view;
+      if (!this.node.view) await this.node.refresh("retry");
+      const view = this.node.view;
       if (!view) return;
       this.existence?.reset();
       const present = this.files.ibdevs();
       if (present.join(",") !== view.ibdevs.join(",")) {
         this.cfg.log.info("RDMA devices changed; re-reading the node model", { was: view.ibdevs, now: present });
-        await this.refreshNode("devices changed");
+        await this.node.refresh("devices changed");
       }
-      const current = this.view ?? view;
+      const current = this.node.view ?? view;
       const readings = current.hcas.map((h) => this.files.readHca(h.name));
-      for (const r of readings) {
-        for (const f of flapsBetween(this.lastReadings.get(r.hca), r, this.cfg.healthIntervalMs / 1000)) {
-          this.metrics.portFlaps.inc({ hca: r.hca }, (f.evidence?.linkDowned as number) || 1);
-          this.cfg.log.warn(f.message, { code: f.code, subject: f.subject, fix: f.fix });
-        }
-      }
+      const round = judgeReadings(
+        readings,
+        { readings: this.lastReadings, health: this.health },
+        {
+          intervalS: this.cfg.healthIntervalMs / 1000,
+          log: this.cfg.log,
+          metrics: this.metrics,
+        },
+      );
       this.lastReadings = new Map(readings.map((r) => [r.hca, r]));
-      const health = new Map<string, boolean>();
-      let flipped = false;
-      for (const r of readings) {
-        health.set(r.hca, r.healthy);
-        const was = this.health.get(r.hca);
-        if (was !== undefined && was !== r.healthy) {
-          flipped = true;
-          const ports = r.ports.map((p) => `${p.port}: ${p.state ?? "unreadable"} / ${p.physState ?? "unreadable"}`);
-          if (r.healthy) this.cfg.log.info("HCA healthy again", { hca: r.hca, ports });
-          else this.cfg.log.warn("HCA unhealthy", { hca: r.hca, present: r.present, ports });
-        }
-      }
-      this.health = health;
+      this.health = round.health;
       this.publish(
         deriveDeviceList({
           mode: this.cfg.mode,
           hcas: current.hcas,
-          health,
+          health: round.health,
           sharedUnits: this.cfg.sharedUnits,
           sharedHealth: this.cfg.sharedHealth,
         }),
       );
       // The NCCL variables leave out ports that are down (nccl-env), so a port that changed state re-derives them.
-      if (flipped && this.cfg.deriveEnv) void this.refreshNode("port state changed");
+      if (round.flipped && this.cfg.deriveEnv) void this.node.refresh("port state changed");
     } catch (err) {
       this.cfg.log.error("health poll failed", { error: err instanceof Error ? err.message : String(err) });
     } finally {
@@ -339,7 +229,7 @@ export class RdmaDevicePlugin {
     return devicePluginHandlers({
       options: () => this.options,
       devices: () => this.devices,
-      placed: () => this.view?.hcas ?? [],
+      placed: () => this.node.view?.hcas ?? [],
       allocate: (req) => this.allocate(req),
       openStream: (stream) => {
         this.streams.add(stream);
@@ -363,7 +253,7 @@ export class RdmaDevicePlugin {
    * without it.
    */
   allocate(request: AllocateRequest): AllocateResponse {
-    const view = this.view;
+    const view = this.node.view;
     if (!view) throw new Error("node model not read yet");
     const existence = this.existence;
     const exists = existence ? (p: string) => existence.exists(p) : (p: string) => this.files.exists(p);
