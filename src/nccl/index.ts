@@ -23,7 +23,6 @@ export {
   podInterfaceNames,
   socketIfnameFor,
 } from "./network-mode.js";
-export { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "./render-env.js";
 export {
   analyzeNcclTests,
   createNcclTestsStream,
@@ -32,4 +31,5 @@ export {
   ncclTestsAnalyzer,
 } from "./perf-results/analyzer.js";
 export { NCCL_TESTS_FINDINGS } from "./perf-results/catalogue.js";
+export { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "./render-env.js";
 export { ASSUMED_NCCL_NOTE, parseNcclVersion } from "./version.js";
