@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { fixtureText } from "../../../test/support/fixtures.js";
+import { comparableReport, everyFixtureLog } from "../../../test/support/nccl-log-fixtures.js";
 import { analyzeNcclLog } from "./analyzer.js";
 import { analyzeNcclLogFile, lineAlignedRanges, scanRange } from "./file.js";
 import { reportLog } from "./report.js";
@@ -17,14 +17,8 @@ function fileWith(text: string): string {
   return path;
 }
 
-/** Every fixture log, one after another (mixed versions, WARNs, fallbacks, prefixes), and a cut last line. */
-const fixtures = readdirSync(join(import.meta.dirname, "../../../fixtures/nccl-logs")).sort();
-const everything = `${fixtures.map((f) => fixtureText("nccl-logs", f)).join("\n")}gpu-b:77:77 [3] NCCL INFO Channel 0`;
-const comparable = (r: ReturnType<typeof analyzeNcclLog>) => ({
-  data: r.data,
-  findings: r.findings,
-  problems: r.problems,
-});
+const everything = everyFixtureLog();
+const comparable = comparableReport;
 
 describe("a large log file is read in parallel parts and gives the report one pass gives", () => {
   test.each([1, 2, 3, 5, 8])(

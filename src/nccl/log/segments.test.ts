@@ -1,19 +1,11 @@
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { fixtureText } from "../../../test/support/fixtures.js";
+import { comparableReport, everyFixtureLog } from "../../../test/support/nccl-log-fixtures.js";
 import { analyzeNcclLog } from "./analyzer.js";
 import { analyzeNcclLogChunks, lineSegments, type Segment } from "./segments.js";
 
-/** Every fixture log, one after another (mixed versions, WARNs, fallbacks, prefixes, UTF-8), and a cut last line. */
-const fixtures = readdirSync(join(import.meta.dirname, "../../../fixtures/nccl-logs")).sort();
-const everything = `${fixtures.map((f) => fixtureText("nccl-logs", f)).join("\n")}gpu-b:77:77 [3] NCCL INFO Channel 0`;
-const comparable = (r: ReturnType<typeof analyzeNcclLog>) => ({
-  data: r.data,
-  findings: r.findings,
-  problems: r.problems,
-});
+const everything = everyFixtureLog();
+const comparable = comparableReport;
 
 /** `bytes` as a pipe delivers it: uneven pieces, UTF-8 sequences split between them. */
 async function* piecesOf(bytes: Uint8Array, sizes = [1, 7, 4093, 65536, 100_003, 17]): AsyncGenerator<Uint8Array> {
