@@ -84,7 +84,7 @@ const withoutFile = (json: string) =>
 describe("analyze - : standard input takes the file's streaming path", () => {
   const dir = mkdtempSync(join(tmpdir(), "stdin-"));
 
-  // 24 MiB: past the first 16 MiB the pipe's segments are scanned by worker threads; the file is read in one thread.
+  // 24 MiB: past its first 8 MiB the pipe streams, its segments scanned by worker threads; the file is read in one thread.
   test("a 24 MiB NCCL log piped in uneven chunks (UTF-8 split between them) gives the file's exact JSON", async () => {
     const text = oldFormatLog(256, 24 * 1024 * 1024);
     const file = join(dir, "run.log");
@@ -102,7 +102,7 @@ describe("analyze - : standard input takes the file's streaming path", () => {
     expect(entries[0]).toMatchObject({ kind: "nccl_log", data: { verdict: "rdma_gdr", ranks: 256 } });
   }, 60_000);
 
-  // 2 MiB: scanned in this thread; 20 MiB: worker threads hold segments in flight when Ctrl-C comes.
+  // 2 MiB: one text, read whole; 20 MiB: streamed, worker threads hold segments in flight when Ctrl-C comes.
   test.each([2, 20])(
     "Ctrl-C while `kubectl logs -f` is still streaming (%i MiB in): the verdict of what arrived is printed, with a note",
     async (mib) => {

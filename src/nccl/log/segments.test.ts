@@ -28,11 +28,7 @@ describe("a log from a pipe is cut into whole-line segments and scanned in paral
   test.each([0, 1, 2, 3])(
     "every fixture log six times over, piped in uneven pieces, on %i thread(s)",
     async (threads) => {
-      const r = await analyzeNcclLogChunks(
-        piecesOf(bytes),
-        {},
-        { threads, segmentBytes: 16 << 10, inThreadBytes: 64 << 10 },
-      );
+      const r = await analyzeNcclLogChunks(piecesOf(bytes), {}, { threads, segmentBytes: 16 << 10 });
       expect(comparable(r)).toEqual(comparable(analyzeNcclLog(bytes.toString("utf8"))));
     },
   );
@@ -41,7 +37,7 @@ describe("a log from a pipe is cut into whole-line segments and scanned in paral
     async function* texts() {
       for (let at = 0; at < everything.length; at += 5000) yield everything.slice(at, at + 5000);
     }
-    const r = await analyzeNcclLogChunks(texts(), {}, { threads: 2, segmentBytes: 8 << 10, inThreadBytes: 0 });
+    const r = await analyzeNcclLogChunks(texts(), {}, { threads: 2, segmentBytes: 8 << 10 });
     expect(comparable(r)).toEqual(comparable(analyzeNcclLog(everything)));
   });
 

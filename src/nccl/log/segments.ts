@@ -1,7 +1,7 @@
 /**
  * A large NCCL log arriving as a stream (`kubectl logs -f … | kube-rdma analyze -`), analysed in parallel as it
- * arrives: the bytes are cut into line-aligned segments of a few MiB, each segment is scanned into its own state —
- * in worker threads once the input is large enough to pay for them — and the states are merged in arrival order
+ * arrives: the bytes are cut into line-aligned segments of a few MiB, each segment is scanned into its own state by
+ * a worker thread, and the states are merged in arrival order
  * (`mergeInto`), which gives exactly the report one pass gives. This thread only reads and cuts, so reading the pipe
  * overlaps the scanning; at most two segments per thread are in flight, so memory stays bounded whatever the size.
  */
@@ -16,8 +16,6 @@ import { LogState, mergeInto } from "./state.js";
 export type Segment = { lines: Buffer } | { overlong: true };
 
 export const SEGMENT_BYTES = 4 << 20;
-/** Below this much input, one thread: starting workers costs more than they save. */
-export const IN_THREAD_BYTES = 16 << 20;
 
 /**
  * Cuts a byte stream into segments of whole lines of up to `size` bytes. A "line" longer than a whole segment is not
@@ -73,10 +71,12 @@ function overlongState(): LogState {
 }
 
 export type ChunkScanOptions = {
-  /** Worker threads once the input passes `inThreadBytes` (0: this thread scans everything). */
+  /**
+   * Worker threads (0: this thread scans everything). They start with the stream: standard input only streams past
+   * its first 8 MiB, where starting them (~50 ms each) pays.
+   */
   threads?: number;
   segmentBytes?: number;
-  inThreadBytes?: number;
 };
 
 /** Worker threads worth using on this machine: one per core up to 8, none on a single core. */
@@ -93,17 +93,13 @@ export async function analyzeNcclLogChunks(
 ): Promise<AnalyzeOutcome & { data: NcclLogData }> {
   const threads = opts.threads ?? defaultStreamThreads();
   const size = opts.segmentBytes ?? SEGMENT_BYTES;
-  const inThread = opts.inThreadBytes ?? IN_THREAD_BYTES;
   const acc = new LogState();
   const queue: Promise<LogState>[] = [];
-  let workers: SegmentWorkers | null = null;
-  let seen = 0;
+  const workers = threads > 0 ? new SegmentWorkers(threads, size) : null;
   try {
     for await (const seg of lineSegments(chunks, size, () => workers?.takeBuffer() ?? Buffer.allocUnsafeSlow(size))) {
       if ("overlong" in seg) queue.push(Promise.resolve(overlongState()));
       else {
-        seen += seg.lines.length;
-        if (!workers && threads > 0 && seen > inThread) workers = new SegmentWorkers(threads, size);
         const scanned = workers ? workers.scan(seg.lines) : Promise.resolve(scanSegment(seg.lines));
         scanned.catch(() => {}); // awaited in order below; a failure surfaces there, not as an unhandled rejection
         queue.push(scanned);
