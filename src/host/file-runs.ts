@@ -99,6 +99,12 @@ export class FileRunIndex {
     return undefined;
   }
 
+  /** The run's text for `${dir}/${name}` (a name with no `/`), or undefined when no run holds it. */
+  textIn(dir: string, name: string): string | undefined {
+    const list = this.byDir.get(dir);
+    return list && NUMBER_NAME.test(name) ? this.runAt(dir, Number(name))?.text : undefined;
+  }
+
   /** The run's text for `path`, or undefined when no run holds it. */
   text(path: string): string | undefined {
     if (this.byDir.size === 0) return undefined;

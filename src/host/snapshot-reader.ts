@@ -148,11 +148,15 @@ export class SnapshotHostReader implements HostReader {
     return this.readOne(path);
   }
 
-  /** A directory's files by name: the directory is looked up once, each name in its group. */
+  /**
+   * A directory's files by name: the directory is looked up once, each name in its group, then in the directory's
+   * runs (a RoCE netdev's 8 ECN switches per direction are one run: read by name, no path built and split again).
+   */
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     const group = this.groupAt(dir);
+    const runs = dir.charCodeAt(0) === 47 ? this.runs : undefined;
     return names.map((name) => {
-      const text = textIn(group, name);
+      const text = textIn(group, name) ?? (name.includes("/") ? undefined : runs?.textIn(dir, name));
       return text !== undefined ? { ok: true, value: text } : this.readOne(`${dir}/${name}`);
     });
   }
