@@ -99,10 +99,12 @@ export class FileRunIndex {
     return undefined;
   }
 
-  /** The run's text for `${dir}/${name}` (a name with no `/`), or undefined when no run holds it. */
-  textIn(dir: string, name: string): string | undefined {
-    const list = this.byDir.get(dir);
-    return list && NUMBER_NAME.test(name) ? this.runAt(dir, Number(name))?.text : undefined;
+  /** The text of the run in `runs` (one directory's, from runsIn) that holds the file `name`, or undefined. */
+  static textOf(runs: readonly FileRun[], name: string): string | undefined {
+    if (runs.length === 0 || !NUMBER_NAME.test(name)) return undefined;
+    const n = Number(name);
+    for (const r of runs) if (n >= r.from && n <= r.to) return r.text;
+    return undefined;
   }
 
   /** The run's text for `path`, or undefined when no run holds it. */

@@ -154,9 +154,10 @@ export class SnapshotHostReader implements HostReader {
    */
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     const group = this.groupAt(dir);
-    const runs = dir.charCodeAt(0) === 47 ? this.runs : undefined;
+    const runs = dir.charCodeAt(0) === 47 ? this.runs.runsIn(dir) : [];
     return names.map((name) => {
-      const text = textIn(group, name) ?? (name.includes("/") ? undefined : runs?.textIn(dir, name));
+      // A number (the only name a run holds) has no `/`: `${dir}/${name}` is then that file of `dir`.
+      const text = textIn(group, name) ?? FileRunIndex.textOf(runs, name);
       return text !== undefined ? { ok: true, value: text } : this.readOne(`${dir}/${name}`);
     });
   }
