@@ -203,22 +203,12 @@ function skipElement(text: string, from: number, name: string): number {
   return pos;
 }
 
-/**
- * `text.startsWith(name, at)`, compared character by character: a tag name is a few characters, and this runs twice
- * per element (the builtin call costs more than the comparison).
- */
-function nameAt(text: string, at: number, name: string): boolean {
-  if (at + name.length > text.length) return false;
-  for (let i = 0; i < name.length; i++) if (text.charCodeAt(at + i) !== name.charCodeAt(i)) return false;
-  return true;
-}
-
 /** Where `</name>` starts when it is the next tag after `from` (the element is a text-only leaf), else -1. */
 function leafCloseAt(text: string, from: number, name: string): number {
   const lt = text.indexOf("<", from);
   if (lt < 0 || text.charCodeAt(lt + 1) !== 47 /* / */) return -1;
   const end = lt + 2 + name.length;
-  return text.charCodeAt(end) === 62 /* > */ && nameAt(text, lt + 2, name) ? lt : -1;
+  return text.charCodeAt(end) === 62 /* > */ && text.startsWith(name, lt + 2) ? lt : -1;
 }
 
 /**
@@ -263,7 +253,7 @@ export function readXml(text: string, opts: XmlReadOptions = {}): XmlReadResult 
       const open = stack[stack.length - 1];
       // </name> of the open element, compared in place (the common case: no slice, no trim).
       const fast =
-        open !== undefined && nameAt(text, lt + 2, open.name) && blankRange(text, lt + 2 + open.name.length, gt);
+        open !== undefined && text.startsWith(open.name, lt + 2) && blankRange(text, lt + 2 + open.name.length, gt);
       if (!fast) {
         const name = text.slice(lt + 2, gt).trim();
         if (!open) return fail(`closing tag </${name}> without an opening tag`, lt);
