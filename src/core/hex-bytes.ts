@@ -19,30 +19,32 @@ function digit(c: number): number {
 
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
 
-const PLAIN = /^(?:[0-9a-fA-F]{2})*$/;
+/** The bytes a text spells out (`head`) and the length it claims (`length`): every byte past `head` is zero. */
+export type HexBytes = { head: Uint8Array; length: number };
 
 /**
- * The common form, as `encodeBytesHex` writes it (no whitespace): decoded natively (`Buffer.from(…, "hex")`), since a
- * fleet run decodes ~25 bridges' config spaces per node. undefined when the text is not in that form.
+ * The common form, as `encodeBytesHex` writes it (no whitespace): decoded natively (`Buffer.from(…, "hex")`, which
+ * stops at the first pair that is not hex, so a full-length result means every pair was hex), the trailing zeros
+ * left implicit. undefined when the text is not in that form.
  */
-function decodePlain(text: string): Uint8Array | null | undefined {
+function decodePlain(text: string): HexBytes | null | undefined {
   const star = text.indexOf("*");
   const hex = star < 0 ? text : text.slice(0, star);
-  if (!PLAIN.test(hex)) return undefined;
-  let total = hex.length / 2;
-  if (star >= 0) {
-    const n = text.slice(star + 1);
-    if (!/^\d{1,7}$/.test(n)) return undefined;
-    total = Number(n);
-    if (total < hex.length / 2 || total > 1 << 20) return null;
-  }
-  const out = new Uint8Array(total);
-  out.set(Buffer.from(hex, "hex"));
-  return out;
+  const head = Buffer.from(hex, "hex");
+  if (head.length * 2 !== hex.length) return undefined;
+  if (star < 0) return { head, length: head.length };
+  const n = text.slice(star + 1);
+  if (!/^\d{1,7}$/.test(n)) return undefined;
+  const length = Number(n);
+  return length < head.length || length > 1 << 20 ? null : { head, length };
 }
 
-/** The bytes of `encodeBytesHex`'s text (whitespace ignored); null when it is not in that form or claims over 1 MiB. */
-export function decodeBytesHex(text: string): Uint8Array | null {
+/**
+ * The bytes of `encodeBytesHex`'s text (whitespace ignored) without writing out its trailing zeros: a fleet run
+ * reads ~25 bridges' 4096-byte config spaces per node, of which only the first few hundred bytes are not zero.
+ * null when the text is not in that form or claims over 1 MiB.
+ */
+export function decodeHexHead(text: string): HexBytes | null {
   const fast = decodePlain(text);
   if (fast !== undefined) return fast;
   // One pass over the characters (whitespace allowed): hex pairs, then an optional `*N`.
@@ -69,7 +71,14 @@ export function decodeBytesHex(text: string): Uint8Array | null {
     total = Number(m[1]);
     if (total < bytes.length || total > 1 << 20) return null;
   }
-  const out = new Uint8Array(total);
-  out.set(bytes);
+  return { head: Uint8Array.from(bytes), length: total };
+}
+
+/** The bytes of `encodeBytesHex`'s text (whitespace ignored); null when it is not in that form or claims over 1 MiB. */
+export function decodeBytesHex(text: string): Uint8Array | null {
+  const h = decodeHexHead(text);
+  if (!h) return null;
+  const out = new Uint8Array(h.length);
+  out.set(h.head);
   return out;
 }

@@ -99,6 +99,14 @@ export class FileRunIndex {
     return undefined;
   }
 
+  /** The text of the run in `runs` (one directory's, from runsIn) that holds the file `name`, or undefined. */
+  static textOf(runs: readonly FileRun[], name: string): string | undefined {
+    if (runs.length === 0 || !NUMBER_NAME.test(name)) return undefined;
+    const n = Number(name);
+    for (const r of runs) if (n >= r.from && n <= r.to) return r.text;
+    return undefined;
+  }
+
   /** The run's text for `path`, or undefined when no run holds it. */
   text(path: string): string | undefined {
     if (this.byDir.size === 0) return undefined;

@@ -56,6 +56,23 @@ describe("files grouped by directory (snapshot version 3)", () => {
     ]);
   });
 
+  test("a netdev's 8 ECN switches, stored as one run, read by name the same as one path at a time", async () => {
+    const snap = JSON.parse(
+      JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }))),
+    ) as Snapshot;
+    const dir = "/sys/class/net/eth1/ecn/roce_np/enable";
+    expect(snap.fileRuns).toContainEqual(expect.objectContaining({ dir, from: 0, to: 7 }));
+    const r = new SnapshotHostReader(snap);
+    const names = ["0", "7", "8", "07", "x", "a/1", ""];
+    const one = names.map((n) => r.readText(`${dir}/${n}`));
+    expect(r.readIn(dir, names)).toEqual(one);
+    expect(one.slice(0, 2)).toEqual([
+      { ok: true, value: expect.any(String) },
+      { ok: true, value: expect.any(String) },
+    ]);
+    expect(one.slice(2).every((o) => !o.ok)).toBe(true);
+  });
+
   test("a hand-edited snapshot whose group is not an object is refused, not half-read", () => {
     const snap = {
       kind: "kube-rdma/snapshot",

@@ -148,11 +148,16 @@ export class SnapshotHostReader implements HostReader {
     return this.readOne(path);
   }
 
-  /** A directory's files by name: the directory is looked up once, each name in its group. */
+  /**
+   * A directory's files by name: the directory is looked up once, each name in its group, then in the directory's
+   * runs (a RoCE netdev's 8 ECN switches per direction are one run: read by name, no path built and split again).
+   */
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     const group = this.groupAt(dir);
+    const runs = dir.charCodeAt(0) === 47 ? this.runs.runsIn(dir) : [];
     return names.map((name) => {
-      const text = textIn(group, name);
+      // A number (the only name a run holds) has no `/`: `${dir}/${name}` is then that file of `dir`.
+      const text = textIn(group, name) ?? FileRunIndex.textOf(runs, name);
       return text !== undefined ? { ok: true, value: text } : this.readOne(`${dir}/${name}`);
     });
   }

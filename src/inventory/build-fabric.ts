@@ -71,7 +71,8 @@ export function buildIommu(facts: IommuFacts): IommuState {
 
 function flags(rd: Reading, dir: string, facts: readonly Fact[]): boolean[] | null {
   if (facts.every((f) => !f.ok && f.error.code === "ENOENT")) return null;
-  return facts.map((f, i) => rd.value(`${dir}/${i}`, f, ["ENOENT"]) === "1");
+  // The path is only written out for a switch that could not be read (the problem names it).
+  return facts.map((f, i) => (f.ok ? f.value.trim() === "1" : rd.value(`${dir}/${i}`, f, ["ENOENT"]) === "1"));
 }
 
 export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQos[] {

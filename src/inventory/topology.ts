@@ -10,14 +10,60 @@ export const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 
 export type PciPlace = { path: string; numaNode: number | null };
 
-/** `/sys/devices/pci0000:4e/0000:4e:02.0/…/0000:55:00.0` → root `pci0000:4e` and the BDF chain down to the device. */
+const isLowerHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+
+/** `s[from, from + n)` is lower-case hex. */
+function hexRun(s: string, from: number, n: number): boolean {
+  for (let i = from; i < from + n; i++) if (!isLowerHex(s.charCodeAt(i))) return false;
+  return true;
+}
+
+/** `path.slice(from, to)` is a root complex's name, `pci0000:4e` (what /^pci[0-9a-f]{4}:[0-9a-f]{2}$/ accepts). */
+function isRootAt(path: string, from: number, to: number): boolean {
+  return (
+    to - from === 10 &&
+    path.startsWith("pci", from) &&
+    hexRun(path, from + 3, 4) &&
+    path.charCodeAt(from + 7) === 58 &&
+    hexRun(path, from + 8, 2)
+  );
+}
+
+/** `path.slice(from, to)` is a PCI function's address, `0000:55:00.0` (what BDF accepts). */
+function isBdfAt(path: string, from: number, to: number): boolean {
+  if (to - from !== 12) return false;
+  const fn = path.charCodeAt(from + 11);
+  return (
+    hexRun(path, from, 4) &&
+    path.charCodeAt(from + 4) === 58 &&
+    hexRun(path, from + 5, 2) &&
+    path.charCodeAt(from + 7) === 58 &&
+    hexRun(path, from + 8, 2) &&
+    path.charCodeAt(from + 10) === 46 &&
+    fn >= 48 &&
+    fn <= 55
+  );
+}
+
+/**
+ * `/sys/devices/pci0000:4e/0000:4e:02.0/…/0000:55:00.0` → root `pci0000:4e` and the BDF chain down to the device
+ * (the components after the root that are PCI addresses). One pass over the path, no component sliced but those
+ * kept: every node's GPU↔NIC matrix, bridge list and ACS pairs split these paths.
+ */
 export function splitPciPath(path: string): { root: string; chain: string[] } | null {
-  const parts = path.split("/").filter(Boolean);
-  const rootAt = parts.findIndex((p) => /^pci[0-9a-f]{4}:[0-9a-f]{2}$/.test(p));
-  if (rootAt < 0) return null;
-  const chain = parts.slice(rootAt + 1).filter((p) => BDF.test(p));
-  if (chain.length === 0) return null;
-  return { root: parts[rootAt]!, chain };
+  let root: string | null = null;
+  const chain: string[] = [];
+  for (let from = 0; from <= path.length; ) {
+    let to = path.indexOf("/", from);
+    if (to < 0) to = path.length;
+    if (to > from) {
+      if (root === null) {
+        if (isRootAt(path, from, to)) root = path.slice(from, to);
+      } else if (isBdfAt(path, from, to)) chain.push(path.slice(from, to));
+    }
+    from = to + 1;
+  }
+  return root === null || chain.length === 0 ? null : { root, chain };
 }
 
 /** splitPciPath with a memo, for the GPU × HCA matrix (each path split once, not once per pair). */

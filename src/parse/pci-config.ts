@@ -14,7 +14,7 @@
  * PCI function has 256 bytes and no extended space.
  */
 
-import { decodeBytesHex } from "../core/hex-bytes.js";
+import { decodeHexHead } from "../core/hex-bytes.js";
 import { fail, ok, type ParseResult, problem } from "../core/result.js";
 
 export type PciPortType = "endpoint" | "root_port" | "upstream_port" | "downstream_port" | "pcie_bridge" | "other";
@@ -67,16 +67,17 @@ const STANDARD_HEADER = 64;
 const CONVENTIONAL = 256;
 const EXTENDED = 4096;
 
+// Reads past the bytes spelled out (a config space's trailing zeros are left implicit) are 0, like those bytes.
 const u16 = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
 const u32 = (b: Uint8Array, at: number) => (u16(b, at) | (u16(b, at + 2) << 16)) >>> 0;
 
 /** The port type from the standard capability list (visible in the first 256 bytes), or null. */
-function portTypeOf(b: Uint8Array): PciPortType | null {
+function portTypeOf(b: Uint8Array, length: number): PciPortType | null {
   if ((u16(b, 0x06) & 0x10) === 0) return null;
   let at = (b[0x34] ?? 0) & 0xfc;
   const seen = new Set<number>();
   // 48 capabilities fit in 256 bytes; a pointer seen twice is a loop.
-  while (at >= STANDARD_HEADER && at + 4 <= Math.min(b.length, CONVENTIONAL) && !seen.has(at) && seen.size < 48) {
+  while (at >= STANDARD_HEADER && at + 4 <= Math.min(length, CONVENTIONAL) && !seen.has(at) && seen.size < 48) {
     seen.add(at);
     if (b[at] === PCI_CAP_EXP) return PORT_TYPES[(u16(b, at + 2) >> 4) & 0xf] ?? "other";
     at = (b[at + 1] ?? 0) & 0xfc;
@@ -84,11 +85,11 @@ function portTypeOf(b: Uint8Array): PciPortType | null {
   return null;
 }
 
-function acsOf(b: Uint8Array): AcsControl | null {
+function acsOf(b: Uint8Array, length: number): AcsControl | null {
   let at = CONVENTIONAL;
   const seen = new Set<number>();
   // (4096 - 256) / 8 headers at most, as the kernel's pci_find_next_ext_capability bounds its walk.
-  while (at >= CONVENTIONAL && at + 8 <= b.length && !seen.has(at) && seen.size < (EXTENDED - CONVENTIONAL) / 8) {
+  while (at >= CONVENTIONAL && at + 8 <= length && !seen.has(at) && seen.size < (EXTENDED - CONVENTIONAL) / 8) {
     seen.add(at);
     const header = u32(b, at);
     if (header === 0 || header === 0xffffffff) return null;
@@ -115,8 +116,9 @@ function acsOf(b: Uint8Array): AcsControl | null {
 /** Parses a function's config space from the hex the readers hand out. */
 export function parsePciConfig(hex: string, path?: string): ParseResult<PciConfig> {
   const where = path ? { path } : {};
-  const b = decodeBytesHex(hex);
-  if (!b) {
+  // The bytes written out; the rest of `length` (most of a 4096-byte extended space) is zeros, never allocated.
+  const decoded = decodeHexHead(hex);
+  if (!decoded) {
     return fail(
       problem(
         "pci_config.not_hex",
@@ -125,11 +127,12 @@ export function parsePciConfig(hex: string, path?: string): ParseResult<PciConfi
       ),
     );
   }
-  if (b.length < STANDARD_HEADER) {
+  const { head: b, length } = decoded;
+  if (length < STANDARD_HEADER) {
     return fail(
       problem(
         "pci_config.short",
-        `PCI config space has ${b.length} bytes; expected at least the 64-byte standard header`,
+        `PCI config space has ${length} bytes; expected at least the 64-byte standard header`,
         where,
       ),
     );
@@ -138,14 +141,14 @@ export function parsePciConfig(hex: string, path?: string): ParseResult<PciConfi
   if (vendorId === 0xffff) {
     return fail(problem("pci_config.absent", "PCI config space reads all ones: the function is gone", where));
   }
-  const extendedSpace = b.length >= EXTENDED ? "present" : b.length >= CONVENTIONAL ? "absent" : "unreadable";
+  const extendedSpace = length >= EXTENDED ? "present" : length >= CONVENTIONAL ? "absent" : "unreadable";
   return ok({
-    length: b.length,
+    length,
     vendorId,
     deviceId: u16(b, 2),
-    portType: portTypeOf(b),
+    portType: portTypeOf(b, length),
     extendedSpace,
-    acs: extendedSpace === "present" ? acsOf(b) : null,
+    acs: extendedSpace === "present" ? acsOf(b, length) : null,
   });
 }
 
