@@ -114,6 +114,37 @@ describe("kube-rdma analyze", () => {
     expect(io.out).toContain("show_gids        show_gids > gids.txt");
   });
 
+  test("an unrecognised input is never a PASS: the summary says FAIL and how many were not analysed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "analyze-"));
+    const notes = join(dir, "notes.txt");
+    writeFileSync(notes, "the cluster was slow yesterday\n");
+    const io = captureIo();
+    expect(await main(["analyze", notes, fx("show_gids", "seed-sample")], io)).toBe(2);
+    expect(io.out).toMatch(
+      /^FAIL: 0 error\(s\), 0 warning\(s\), 1 info; 2 input\(s\), 1 problem\(s\); 1 not analysed$/m,
+    );
+    expect(io.out).not.toMatch(/^PASS/m);
+    const html = captureIo();
+    expect(await main(["analyze", notes, "-o", "html"], html)).toBe(2);
+    expect(html.out).toContain('<span class="status fail">FAIL</span>');
+    expect(html.out).toContain("1 not analysed");
+  });
+
+  test("`kubectl logs pod-not-started | kube-rdma analyze -`: empty standard input is said to be empty, exit 2", async () => {
+    const io = captureIo("");
+    expect(await main(["analyze", "-"], io)).toBe(2);
+    expect(io.out).toContain("problem analyze.empty: Standard input is empty: there is nothing to analyse.");
+    expect(io.out).toContain("The command before the pipe printed nothing");
+    expect(io.out).not.toContain("analyze.unknown_kind");
+    const blank = join(mkdtempSync(join(tmpdir(), "analyze-")), "gids.txt");
+    writeFileSync(blank, "\n  \n");
+    const fromFile = captureIo();
+    expect(await main(["analyze", blank, "-o", "json"], fromFile)).toBe(2);
+    const [entry] = JSON.parse(fromFile.out) as { data: null; problems: { code: string; message: string }[] }[];
+    expect(entry?.data).toBeNull();
+    expect(entry?.problems.map((p) => p.code)).toEqual(["analyze.empty"]);
+  });
+
   test("analyze good.txt /nonexistent: the good input is still analysed, the missing one named, and it exits 2", async () => {
     const io = captureIo();
     const code = await main(["analyze", "/nonexistent/gids.txt", fx("show_gids", "seed-sample")], io);

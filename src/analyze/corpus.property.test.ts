@@ -43,9 +43,11 @@ describe("mutated real captures never crash analyze", () => {
     fc.assert(
       fc.property(pasted, (text) => {
         const entry = analyzeText("pasted.txt", text);
-        // Recognised kinds carry data or say what they could not read; unknown inputs say how to capture one.
-        if (entry.kind === "unknown") expect(entry.problems?.[0]?.code).toBe("analyze.unknown_kind");
-        else expect(entry.data !== null || (entry.problems?.length ?? 0) > 0).toBe(true);
+        // Recognised kinds carry data or say what they could not read; unknown inputs say how to capture one, or that
+        // there was nothing in them.
+        if (entry.kind === "unknown") {
+          expect(entry.problems?.[0]?.code).toBe(text.trim() === "" ? "analyze.empty" : "analyze.unknown_kind");
+        } else expect(entry.data !== null || (entry.problems?.length ?? 0) > 0).toBe(true);
         for (const f of entry.findings) expect(typeof f.code).toBe("string");
       }),
       { numRuns: 300 },

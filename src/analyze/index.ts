@@ -25,6 +25,29 @@ export function unknownEntry(file: string, analyzers: readonly AnalyzerKind[] = 
   };
 }
 
+/**
+ * An input with nothing in it: the capture that should have filled it failed, or the command before the pipe printed
+ * nothing. Said as such, not as an unknown format.
+ */
+export function emptyEntry(file: string): AnalyzedInput {
+  const name = file === "-" ? "Standard input" : file;
+  return {
+    file,
+    kind: "unknown",
+    data: null,
+    findings: [],
+    problems: [
+      problem("analyze.empty", `${name} is empty: there is nothing to analyse.`, {
+        path: file,
+        hint:
+          file === "-"
+            ? "The command before the pipe printed nothing: check that it ran (`kubectl logs` of a pod that has not started prints nothing; add --previous for a restarted one)."
+            : "The capture that wrote it printed nothing or failed: run it again and check its exit status.",
+      }),
+    ],
+  };
+}
+
 /** Picks the analyser for an input: forced by `--kind`, else detected on its first 64 KiB. */
 export function chooseAnalyzer(
   head: string,
@@ -54,6 +77,7 @@ export function analyzeText(
   opts: { kind?: string; analyzers?: readonly AnalyzerKind[] } = {},
 ): AnalyzedInput {
   const analyzers = opts.analyzers ?? ANALYZERS;
+  if (opts.kind === undefined && text.trim() === "") return emptyEntry(file);
   const analyzer = chooseAnalyzer(text, opts.kind, analyzers);
   if (!analyzer) return unknownEntry(file, analyzers);
   return entryOf(file, analyzer.kind, analyzer.analyze(text, ctx));

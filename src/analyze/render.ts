@@ -78,7 +78,10 @@ export function renderAnalyzeText(entries: readonly AnalyzedInput[], width = DEF
   }
   const s = summarize(entries.flatMap((e) => e.findings));
   const problems = entries.reduce((n, e) => n + (e.problems?.length ?? 0), 0);
-  out.push(summaryLine(s, `${entries.length} input(s), ${problems} problem(s)`));
+  // An input that could not be read or recognised was not checked: never a PASS.
+  const unread = entries.filter((e) => e.data === null).length;
+  const scope = `${entries.length} input(s), ${problems} problem(s)${unread ? `; ${unread} not analysed` : ""}`;
+  out.push(summaryLine(s, scope, unread ? "FAIL" : s.status));
   return `${out.join("\n")}\n`;
 }
 

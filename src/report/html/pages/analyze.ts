@@ -163,10 +163,13 @@ export function renderHtml(entries: readonly AnalyzedInput[]): string {
   const runs = runsOf(entries);
   const problems = entries.reduce((n, e) => n + (e.problems?.length ?? 0), 0);
   const s = statusOf(summarize(findings));
+  // An input that could not be read or recognised was not checked: never a pass.
+  const unread = entries.filter((e) => e.data === null).length;
+  const text = `${s.text}, ${count(problems, "problem")}${unread ? `, ${unread} not analysed` : ""}`;
   return page({
     title: `kube-rdma analyze: ${count(entries.length, "input")}`,
     subtitle: inputsLine(entries),
-    status: { ...s, text: `${s.text}, ${count(problems, "problem")}` },
+    status: { status: unread ? "fail" : s.status, text },
     findings,
     body: [runs.length ? busBwSection(runs) : h``, ...entries.map(entrySection)],
   });
