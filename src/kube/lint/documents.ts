@@ -26,8 +26,13 @@ export function parseManifests(text: string, file: string): { documents: Manifes
   docs.forEach((doc, index) => {
     const errors = doc.errors;
     if (errors.length) {
+      // The parser often reports one mistake several times at the same place (a flow map not closed): once each.
+      const seen = new Set<string>();
       for (const e of errors) {
         const pos = e.linePos?.[0];
+        const at = pos ? `${pos.line}:${pos.col}` : "?";
+        if (seen.has(at)) continue;
+        seen.add(at);
         problems.push(
           problem(
             "yaml.invalid",

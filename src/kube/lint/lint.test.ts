@@ -94,6 +94,13 @@ describe("lint: input it cannot read", () => {
     expect(io.out).not.toMatch(/^PASS/m);
   });
 
+  test("an unclosed flow map, which the YAML parser reports three times at one place, is one problem", async () => {
+    const io = captureIo("{{{ not yaml\n");
+    expect(await main(["lint", "-"], io)).toBe(2);
+    expect(io.out.match(/invalid YAML in document 1/g)).toHaveLength(1);
+    expect(io.out).toMatch(/1 input problem\(s\), those documents were not checked$/m);
+  });
+
   test("`true | kube-rdma lint -` (a failed helm template in a pipe) is not a PASS: exit 2, saying the input was empty", async () => {
     for (const empty of ["", "# rendered nothing\n---\n"]) {
       const io = captureIo(empty);
