@@ -116,15 +116,24 @@ function decodeChunk(decoder: StringDecoder, c: Uint8Array | string): string {
 export type Prefix =
   | { status: "whole"; text: string }
   /**
-   * The input goes on past `limit` characters: `head` is its first `headChars`, `raw` the whole input from the start
-   * as it arrived (bytes, not decoded: iterate once; each part read so far is let go once it is handed out).
+   * The input goes on past `limit` bytes: `head` is its first `headChars` characters, `raw` the whole input from the
+   * start as it arrived (bytes, not decoded: iterate once; each part read so far is let go once it is handed out).
    */
   | { status: "more"; head: string; raw: AsyncIterable<Uint8Array | string>; close: () => Promise<unknown> };
 
+/** The text of `parts`, decoded in one pass (sequences split between parts joined). */
+function decodeAll(parts: readonly (Uint8Array | string)[]): string {
+  const decoder = new StringDecoder("utf8");
+  const texts = parts.map((p) => decodeChunk(decoder, p));
+  texts.push(decoder.end());
+  return texts.join("");
+}
+
 /**
- * Reads until the input ends (whole, decoded) or passes `limit` characters (more), so that a small paste is analysed
- * as one text and a large stream is never held whole: past the limit, what was read is handed out part by part, raw,
- * for the reader to decode (`decodeChunks`) or to cut into lines itself.
+ * Reads until the input ends (whole, decoded) or passes `limit` bytes (more), so that a small paste is analysed as
+ * one text and a large stream is never held whole: past the limit, what was read is handed out part by part, raw,
+ * for the reader to decode (`decodeChunks`) or to cut into lines itself. Only the raw parts are held meanwhile (no
+ * decoded copy beside them), and only the head is decoded before the limit is known to be passed.
  */
 export async function readPrefix(
   chunks: AsyncIterable<Uint8Array | string>,
@@ -132,29 +141,29 @@ export async function readPrefix(
   headChars = 64 * 1024,
 ): Promise<Prefix> {
   const it = chunks[Symbol.asyncIterator]();
-  const decoder = new StringDecoder("utf8");
   const raw: (Uint8Array | string)[] = [];
-  const texts: string[] = [];
   let length = 0;
   for (;;) {
     const next = await it.next();
-    if (next.done) {
-      texts.push(decoder.end());
-      return { status: "whole", text: texts.join("") };
-    }
+    if (next.done) return { status: "whole", text: decodeAll(raw) };
     raw.push(next.value);
-    const text = decodeChunk(decoder, next.value);
-    texts.push(text);
-    length += text.length;
+    length += typeof next.value === "string" ? Buffer.byteLength(next.value) : next.value.byteLength;
     if (length > limit) {
-      let head = "";
-      for (const t of texts) {
-        if (head.length >= headChars) break;
-        head += t.slice(0, headChars - head.length);
-      }
+      const head = headOf(raw, headChars);
       return { status: "more", head, raw: handOut(raw, it), close: async () => it.return?.(undefined) };
     }
   }
+}
+
+/** The first `chars` characters of the parts (decoding only as many parts as that takes). */
+function headOf(parts: readonly (Uint8Array | string)[], chars: number): string {
+  const decoder = new StringDecoder("utf8");
+  let head = "";
+  for (const p of parts) {
+    if (head.length >= chars) break;
+    head += decodeChunk(decoder, p);
+  }
+  return head.slice(0, chars);
 }
 
 async function* handOut<T>(parts: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {
