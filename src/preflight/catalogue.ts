@@ -26,6 +26,18 @@ export const PREFLIGHT_FINDINGS = defineCatalogue({
           "check with `kube-rdma verify --pod` in the pod."
         : "Load ib_uverbs on the node (`modprobe ib_uverbs`) and check the device plugin's health (`kube-rdma cluster`).",
   },
+  PREFLIGHT_NO_DATA_HCA: {
+    severity: "error",
+    title: "no pod of the gang can use an RDMA data HCA",
+    message: (e: { where: string; seen: string }) =>
+      `${e.where}: no RDMA data HCA is usable in the pod (${e.seen}): NCCL will run over TCP sockets (NET/Socket), ` +
+      "at a fraction of the bandwidth, and the job will not say so.",
+    fix: () =>
+      "Request the RDMA resource in the training container's limits (rdma/hca: 1; `kube-rdma job` does) so that the " +
+      "RDMA device plugin hands the pod its HCAs and /dev/infiniband/uverbs* devices; check that the plugin serves " +
+      "the node (`kube-rdma cluster`) and, in the pod, `kube-rdma verify --pod`. If TCP is intended, set " +
+      "NCCL_IB_DISABLE=1.",
+  },
   PREFLIGHT_HCA_SET_DIFFERS: differs(
     "the pods see different HCAs",
     (e) =>

@@ -58,6 +58,26 @@ const pluginsText = (f: PodFacts) =>
         .join(" + ")
     : "no net plugin";
 
+/**
+ * A gang in which no pod has a data HCA agrees with itself — on TCP. (When only some pods lack one, the HCA sets
+ * differ and PREFLIGHT_HCA_SET_DIFFERS names them.) Pods that disable NCCL's IB transport on purpose are left out.
+ */
+function noDataHcaFindings(members: readonly Member[]): Finding[] {
+  const rdma = members.filter((m) => m.facts.env.NCCL_IB_DISABLE !== "1");
+  if (rdma.length === 0 || rdma.some((m) => m.facts.dataHcas.length > 0)) return [];
+  const seenBy = groupValues(rdma, (f) =>
+    f.hcas.length === 0
+      ? "no device in /sys/class/infiniband"
+      : `${compactNames(f.hcas.map((h) => h.name))} listed, none a data HCA with its uverbs device in the pod`,
+  );
+  return seenBy.map(([seen, pods]) =>
+    makeFinding(PREFLIGHT_FINDINGS, "PREFLIGHT_NO_DATA_HCA", pods.join(", "), {
+      where: where(pods, members.length),
+      seen,
+    }),
+  );
+}
+
 function uverbsFindings(members: readonly Member[]): Finding[] {
   const byDevice = new Map<string, { hca: string; device: string; error: string; pods: string[] }>();
   for (const m of members) {
@@ -160,6 +180,7 @@ function pinFindings(members: readonly Member[]): Finding[] {
 /** Every difference between the pods, and what any pod cannot do; errors first. */
 export function comparePods(members: readonly Member[]): Finding[] {
   const findings: Finding[] = [
+    ...noDataHcaFindings(members),
     ...uverbsFindings(members),
     ...differsFinding("PREFLIGHT_HCA_SET_DIFFERS", "data HCAs", members, hcaSet),
     ...gidFindings(members),

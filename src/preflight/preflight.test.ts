@@ -95,6 +95,35 @@ describe("what a comparison names", () => {
     expect(codes(members)).toEqual(["warning PREFLIGHT_GID_INDEX_DIFFERS w-1: mlx5_5"]);
   });
 
+  test("a gang whose pods all lack a usable data HCA agrees — on TCP: error PREFLIGHT_NO_DATA_HCA naming them", async () => {
+    const members = await pods(4, (f, i) => {
+      f.dataHcas = [];
+      if (i < 2)
+        f.hcas = []; // no rdma/hca requested: nothing in /sys/class/infiniband
+      else for (const h of f.hcas) h.uverbs = []; // HCAs listed, but no uverbs device handed to the pod
+    });
+    const found = comparePods(members).filter((f) => f.code === "PREFLIGHT_NO_DATA_HCA");
+    expect(found.map((f) => `${f.severity} ${f.subject}`).sort()).toEqual(["error w-0, w-1", "error w-2, w-3"]);
+    const bare = found.find((f) => f.subject === "w-0, w-1")!;
+    expect(bare.message).toMatch(/^pod w-0, pod w-1: no RDMA data HCA is usable in the pod \(no device in/);
+    expect(bare.message).toContain("NCCL will run over TCP sockets");
+    expect(bare.fix).toContain("rdma/hca: 1");
+    expect(found.find((f) => f.subject === "w-2, w-3")!.message).toContain("none a data HCA with its uverbs device");
+    // Chosen on purpose (NCCL_IB_DISABLE=1 everywhere): not a finding.
+    const tcp = await pods(2, (f) => {
+      f.dataHcas = [];
+      f.hcas = [];
+      f.env.NCCL_IB_DISABLE = "1";
+    });
+    expect(codes(tcp)).toEqual([]);
+    // Only some pods lacking one is a difference between the pods, said once by PREFLIGHT_HCA_SET_DIFFERS.
+    const some = await pods(3, (f, i) => {
+      if (i === 1) f.dataHcas = [];
+    });
+    expect(codes(some).filter((c) => c.includes("NO_DATA_HCA"))).toEqual([]);
+    expect(codes(some)).toContain("error PREFLIGHT_HCA_SET_DIFFERS w-1");
+  });
+
   test("GPUs, GPUDirect, a rail's subnet and pinning are each named", async () => {
     const members = await pods(4, (f, i) => {
       if (i === 0) f.gpus.count = 4;
