@@ -1,9 +1,9 @@
 /**
  * A large NCCL log arriving as a stream (`kubectl logs -f … | kube-rdma analyze -`), analysed in parallel as it
  * arrives: the bytes are cut into line-aligned segments of a few MiB, each segment is scanned into its own state by
- * a worker thread, and the states are merged in arrival order
- * (`mergeInto`), which gives exactly the report one pass gives. This thread only reads and cuts, so reading the pipe
- * overlaps the scanning; at most two segments per thread are in flight, so memory stays bounded whatever the size.
+ * a worker thread, and the states are merged in arrival order (`mergeInto`), which gives exactly the report one pass
+ * gives. This thread only reads and cuts, so reading the pipe overlaps the scanning; at most one segment per thread
+ * is in flight, so memory stays bounded whatever the size.
  */
 import { availableParallelism } from "node:os";
 import type { AnalyzeContext, AnalyzeOutcome } from "../../analyze/types.js";
@@ -85,7 +85,7 @@ export function defaultStreamThreads(): number {
   return cores < 2 ? 0 : Math.min(8, cores);
 }
 
-/** Analyses an NCCL log arriving in chunks (standard input), scanning in parallel once it is large. */
+/** Analyses an NCCL log arriving in chunks (standard input), its segments scanned in worker threads. */
 export async function analyzeNcclLogChunks(
   chunks: AsyncIterable<Uint8Array | string>,
   ctx: AnalyzeContext = {},
