@@ -27,7 +27,7 @@ export class SegmentWorkers {
     // A small young generation: the scan makes only short-lived strings, and each thread's heap stays ~10 MB smaller.
     const w = startModuleWorker(import.meta.url, "segment-worker", { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     w.on("message", (m: Reply) => this.settle(m));
-    w.on("error", (err) => this.fail(err));
+    w.on("error", (err) => this.fail(new Error(`an NCCL log scanning thread failed: ${err.message}`)));
     w.on("exit", (code) => {
       if (this.pending.size > 0) this.fail(new Error(`an NCCL log scanning thread stopped (exit ${code})`));
     });
