@@ -1,0 +1,29 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { capture } from "./support/captures.js";
+import { captureIo } from "./support/io.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kube-rdma-cut-"));
+function writeTemp(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The first `n` lines of a fixture capture, written to a file the way a cut paste would be. */
+const cutCapture = (kind: string, name: string, lines: number) =>
+  writeTemp(`${name}-head.txt`, `${capture(kind, name).split("\n").slice(0, lines).join("\n")}\n`);
+
+describe("a capture cut before anything checkable is never a PASS", () => {
+  test("nvidia-smi pasted up to its header only → not analysed, exit 2, and it says no GPU was checked", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("nvidia_smi", "a100-470", 3)], io);
+    expect(code).toBe(2);
+    expect(io.out).toMatch(/problem nvidia_smi\.no_gpus: .*No GPU was checked/);
+    expect(io.out).toMatch(/^FAIL: .*1 not analysed$/m);
+    expect(io.out).not.toMatch(/^PASS/m);
+  });
+});
