@@ -26,4 +26,23 @@ describe("a capture cut before anything checkable is never a PASS", () => {
     expect(io.out).toMatch(/^FAIL: .*1 not analysed$/m);
     expect(io.out).not.toMatch(/^PASS/m);
   });
+
+  test("nvidia-smi topo -m cut after GPU3's row → the summary speaks for GPU0–GPU3 only and names GPU4–GPU7 unchecked", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "seed-470", 5)], io);
+    expect(code).toBe(0);
+    expect(io.out).toContain(
+      "4 of the 4 GPU rows read have a NIC at PIX/PXB; GPU4, GPU5, GPU6, GPU7 not checked (no row)",
+    );
+    expect(io.out).not.toContain("every GPU has a NIC");
+    expect(io.out).toMatch(/problem nvidia_smi_topo\.missing_rows/);
+  });
+
+  test("nvidia-smi topo -m cut after its header row → not analysed, exit 2", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "seed-470", 1)], io);
+    expect(code).toBe(2);
+    expect(io.out).toMatch(/problem nvidia_smi_topo\.no_rows: .*No GPU↔NIC path was checked/);
+    expect(io.out).not.toMatch(/^PASS/m);
+  });
 });
