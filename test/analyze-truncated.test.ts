@@ -45,4 +45,12 @@ describe("a capture cut before anything checkable is never a PASS", () => {
     expect(io.out).toMatch(/problem nvidia_smi_topo\.no_rows: .*No GPU↔NIC path was checked/);
     expect(io.out).not.toMatch(/^PASS/m);
   });
+
+  test("show_gids cut after its header → not analysed (exit 2), not 'no RDMA port has even a link-local GID'", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("show_gids", "seed-tabs", 2)], io);
+    expect(code).toBe(2);
+    expect(io.out).toMatch(/problem show_gids\.no_rows: .*No GID was checked/);
+    expect(io.out).not.toContain("GID_TABLE_EMPTY");
+  });
 });
