@@ -53,4 +53,17 @@ describe("a capture cut before anything checkable is never a PASS", () => {
     expect(io.out).toMatch(/problem show_gids\.no_rows: .*No GID was checked/);
     expect(io.out).not.toContain("GID_TABLE_EMPTY");
   });
+
+  test("ibv_devinfo and ibstat cut before mlx5_0's first port → not analysed (exit 2), never '1 device' PASS", async () => {
+    for (const [kind, name] of [
+      ["ibv_devinfo", "seed-verbose"],
+      ["ibstat", "seed"],
+    ] as const) {
+      const io = captureIo();
+      const code = await main(["analyze", cutCapture(kind, name, 2)], io);
+      expect(code).toBe(2);
+      expect(io.out).toMatch(new RegExp(`problem ${kind}\\.no_ports: mlx5_0 named but no port`));
+      expect(io.out).not.toMatch(/^PASS/m);
+    }
+  });
 });
