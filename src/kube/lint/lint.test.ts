@@ -170,3 +170,35 @@ describe("lint: the text report", () => {
     expect(io.out).toMatch(/WARN: 0 error\(s\), 2 warning\(s\)/);
   });
 });
+
+describe("lint: input that holds no Kubernetes object is never a PASS", () => {
+  test("a Helm values file passed by mistake → exit 2, document 1 is not a Kubernetes object (a mapping without kind)", async () => {
+    const io = captureIo("image:\n  repository: trainer\nreplicas: 2\n");
+    expect(await main(["lint", "-"], io)).toBe(2);
+    expect(io.out).toMatch(
+      /<stdin>:1: document 1 is not a Kubernetes object: .*a mapping without kind \(keys image, replicas\)/,
+    );
+    expect(io.out).toMatch(/helm template/);
+    expect(io.out).not.toMatch(/^PASS/m);
+  });
+
+  test("a YAML list, a bare string and binary junk → each a lint.not_manifest problem, nothing called '(no kind) skipped'", () => {
+    const junk = String.fromCharCode(0xfffd, 1, 2, 0x41, 0xfffd, 7);
+    for (const [text, found] of [
+      ["- a\n- b\n", /a list of 2 item\(s\)/],
+      ["just a string\n", /a string \("just a string"\)/],
+      [junk, /characters of binary data, not text/],
+    ] as const) {
+      const r = lintManifestText(text, "x.yaml");
+      expect(r.findings).toEqual([]);
+      expect(r.problems.map((p) => p.code)).toEqual(["lint.not_manifest"]);
+      expect(r.problems[0]?.message).toMatch(found);
+    }
+  });
+
+  test("a ConfigMap beside a job is still only skipped (info), not an input problem", () => {
+    const r = lintManifestText("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n", "cm.yaml");
+    expect(r.problems).toEqual([]);
+    expect(r.findings.map((f) => f.code)).toEqual(["UNKNOWN_KIND"]);
+  });
+});
