@@ -130,6 +130,25 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(r.out).toContain("notes.txt: no nccl-tests result.");
   });
 
+  test("nothing usable → the text verdict says FAIL and how many inputs were not judged, never PASS beside exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-pairs-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "n1+n2.txt"), "");
+    const r = await run(["bench", "judge", "n1+n2.txt"], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^FAIL: 0 error\(s\), 0 warning\(s\), 0 info; 1 input\(s\) not judged$/m);
+    expect(r.out).not.toMatch(/^PASS/m);
+  });
+
+  test("a healthy fleet with one pair's output lost (empty file) → FAIL, exit 2: the lost pair could be the slow one", async () => {
+    const { dir, files } = savedRound(["n1", "n2", "n3", "n4"], () => 185);
+    writeFileSync(join(dir, files[0]!), "");
+    const r = await run(["bench", "judge", ...files], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(`problem: ${files[0]}: no nccl-tests result.`);
+    expect(r.out).toMatch(/^FAIL: .*; 1 input\(s\) not judged$/m);
+  });
+
   test("--tolerance outside (0, 1] → usage error", async () => {
     const r = await run(["bench", "judge", "x.txt", "--tolerance", "2"]);
     expect(r.code).toBe(2);
