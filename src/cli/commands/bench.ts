@@ -79,6 +79,11 @@ async function measure(file: string, io: Io): Promise<PairMeasurement | Problem>
     });
   }
   const named = pairFromFileName(file);
+  const failure = entry.findings.find((f) => f.code === "NCCL_TESTS_RUN_FAILED");
+  if (failure) {
+    const e = failure.evidence as { failure?: unknown };
+    return { source: file, hosts: named ?? data.hosts, busbw: null, failed: String(e.failure ?? failure.message) };
+  }
   const lm = data.largeMessage;
   const impossible = lm ? impossibleReference(data, lm) : null;
   return {
