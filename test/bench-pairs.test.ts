@@ -168,6 +168,18 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(json.pairs.map((p: { a: string; b: string }) => `${p.a}↔${p.b}`)).not.toContain("n1↔n2");
   });
 
+  test("one pair only → PAIRS_TOO_FEW, and the command its fix names really prints a round", async () => {
+    const { dir, files } = savedRound(["n1", "n2"], () => 185);
+    const json = JSON.parse((await run(["bench", "judge", ...files, "-o", "json"], dir)).out);
+    const fix = json.findings.find((f: { code: string }) => f.code === "PAIRS_TOO_FEW")?.fix as string;
+    const named = /`kube-rdma (bench pairs [^`]*)`/.exec(fix)?.[1];
+    expect(named).toBeDefined();
+    const args = named!.replace(" …", "").split(" ");
+    const r = await run(args);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/round 1: /);
+  });
+
   test("--tolerance outside (0, 1] → usage error", async () => {
     const r = await run(["bench", "judge", "x.txt", "--tolerance", "2"]);
     expect(r.code).toBe(2);

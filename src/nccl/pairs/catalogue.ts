@@ -69,6 +69,6 @@ export const PAIR_FINDINGS = defineCatalogue({
     title: "Too few pairs to compare",
     message: (e: { pairs: number }) => `${e.pairs} usable pair test(s): a slow node only shows against other pairs.`,
     fix: () =>
-      "Run a full round (`kube-rdma bench pairs --nodes A,B,C,…` prints it), or pass --expect GBPS with the bandwidth the hardware should reach.",
+      "Run a full round (`kube-rdma bench pairs A B C …` prints it), or pass --expect GBPS with the bandwidth the hardware should reach.",
   },
 });
