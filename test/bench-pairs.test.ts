@@ -130,6 +130,56 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(r.out).toContain("notes.txt: no nccl-tests result.");
   });
 
+  test("nothing usable → the text verdict says FAIL and how many inputs were not judged, never PASS beside exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-pairs-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "n1+n2.txt"), "");
+    const r = await run(["bench", "judge", "n1+n2.txt"], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^FAIL: 0 error\(s\), 0 warning\(s\), 0 info; 1 input\(s\) not judged$/m);
+    expect(r.out).not.toMatch(/^PASS/m);
+  });
+
+  test("a healthy fleet with one pair's output lost (empty file) → FAIL, exit 2: the lost pair could be the slow one", async () => {
+    const { dir, files } = savedRound(["n1", "n2", "n3", "n4"], () => 185);
+    writeFileSync(join(dir, files[0]!), "");
+    const r = await run(["bench", "judge", ...files], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(`problem: ${files[0]}: no nccl-tests result.`);
+    expect(r.out).toMatch(/^FAIL: .*; 1 input\(s\) not judged$/m);
+  });
+
+  test("a pair whose run died mid-table ('Test CUDA failure') → error PAIR_RUN_FAILED quoting it, never a SLOW bandwidth from the rows before", async () => {
+    const { dir, files } = savedRound(["n1", "n2", "n3", "n4"], () => 185);
+    const died = `${allReduceOutput({ hosts: ["n1", "n2"], peakBusBw: 185 })
+      .split("\n")
+      .slice(0, 30)
+      .join("\n")}\nn1: Test CUDA failure common.cu:1032 'an illegal memory access was encountered'\n`;
+    writeFileSync(join(dir, "n1+n2.txt"), died);
+    const rest = files.filter((f) => !/n1-n2/.test(f));
+    const r = await run(["bench", "judge", "n1+n2.txt", ...rest, "-o", "json"], dir);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.out);
+    const failed = json.findings.find((f: { code: string }) => f.code === "PAIR_RUN_FAILED");
+    expect(failed?.severity).toBe("error");
+    expect(failed?.message).toMatch(
+      /n1\+n2\.txt: the test of n1 and n2 failed before its end \("n1: Test CUDA failure/,
+    );
+    expect(json.pairs.map((p: { a: string; b: string }) => `${p.a}↔${p.b}`)).not.toContain("n1↔n2");
+  });
+
+  test("one pair only → PAIRS_TOO_FEW, and the command its fix names really prints a round", async () => {
+    const { dir, files } = savedRound(["n1", "n2"], () => 185);
+    const json = JSON.parse((await run(["bench", "judge", ...files, "-o", "json"], dir)).out);
+    const fix = json.findings.find((f: { code: string }) => f.code === "PAIRS_TOO_FEW")?.fix as string;
+    const named = /`kube-rdma (bench pairs [^`]*)`/.exec(fix)?.[1];
+    expect(named).toBeDefined();
+    const args = named!.replace(" …", "").split(" ");
+    const r = await run(args);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/round 1: /);
+  });
+
   test("--tolerance outside (0, 1] → usage error", async () => {
     const r = await run(["bench", "judge", "x.txt", "--tolerance", "2"]);
     expect(r.code).toBe(2);

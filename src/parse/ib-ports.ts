@@ -57,6 +57,19 @@ export function missingPortProblems(devices: readonly IbDeviceReport[], code: st
     );
 }
 
+/**
+ * Devices were named but not one port of any was read (a paste cut after the first `hca_id:`/`CA '…'` line):
+ * nothing about ports, link layers or GIDs can be judged, so the capture must not read as a checked one.
+ */
+export function noPortReadProblem(devices: readonly IbDeviceReport[], code: string, command: string): Problem | null {
+  if (devices.length === 0 || devices.some((d) => d.ports.length > 0)) return null;
+  return problem(
+    code,
+    `${devices.map((d) => d.name).join(", ")} named but no port of ${devices.length === 1 ? "it" : "any"} was read: the capture was cut before its ports. No port was checked.`,
+    { hint: `Re-run \`${command}\` and paste all of it.` },
+  );
+}
+
 const STATES: Record<string, PortState> = {
   NOP: "NOP",
   DOWN: "DOWN",

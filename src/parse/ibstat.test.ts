@@ -47,6 +47,16 @@ describe("ibstat / ibstatus", () => {
     });
   }
 
+  test("a paste cut after the first device's name, before any port → not read (ibstat.no_ports): no port was checked", () => {
+    const head = capture("ibstat", "seed").split("\n").slice(0, 2).join("\n");
+    const r = parseIbstat(head);
+    expect(r.ok).toBe(false);
+    expect(r.problems.map((p) => p.code)).toContain("ibstat.no_ports");
+    expect(r.problems.find((p) => p.code === "ibstat.no_ports")?.message).toMatch(
+      /mlx5_0 named but no port .*No port was checked/,
+    );
+  });
+
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseIbstat, capture("ibstat", "seed"));
     assertParserTotal(parseIbstat, capture("ibstat", "seed-ibstatus"));

@@ -8,6 +8,7 @@ import {
   type IbPortReport,
   linkLayerOf,
   missingPortProblems,
+  noPortReadProblem,
   physStateOf,
   portStateOf,
 } from "./ib-ports.js";
@@ -121,6 +122,8 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
     );
   }
   const list = [...devices.values()].sort((a, b) => naturalCompare(a.name, b.name));
+  const noPort = noPortReadProblem(list, "ibstat.no_ports", format === "ibstatus" ? "ibstatus" : "ibstat");
+  if (noPort) return fail(...problems, noPort);
   problems.push(...missingPortProblems(list, "ibstat.missing_ports"));
   for (const d of list) d.ports.sort((a, b) => a.port - b.port);
   return ok({ devices: list, format }, problems);

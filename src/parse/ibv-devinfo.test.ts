@@ -61,6 +61,16 @@ describe("ibv_devinfo", () => {
     });
   }
 
+  test("a paste cut after the first device's name, before any port → not read (ibv_devinfo.no_ports): no port was checked", () => {
+    const head = capture("ibv_devinfo", "seed-verbose").split("\n").slice(0, 3).join("\n");
+    const r = parseIbvDevinfo(head);
+    expect(r.ok).toBe(false);
+    expect(r.problems.map((p) => p.code)).toContain("ibv_devinfo.no_ports");
+    expect(r.problems.find((p) => p.code === "ibv_devinfo.no_ports")?.message).toMatch(
+      /mlx5_0 named but no port .*No port was checked/,
+    );
+  });
+
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseIbvDevinfo, capture("ibv_devinfo", "seed-verbose"));
   });

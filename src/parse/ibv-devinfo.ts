@@ -9,6 +9,7 @@ import {
   type IbPortReport,
   linkLayerOf,
   missingPortProblems,
+  noPortReadProblem,
   physStateOf,
   portStateOf,
 } from "./ib-ports.js";
@@ -157,6 +158,8 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
       }),
     );
   }
+  const noPort = noPortReadProblem(devices, "ibv_devinfo.no_ports", "ibv_devinfo -v");
+  if (noPort) return fail(...problems, noPort);
   problems.push(...missingPortProblems(devices, "ibv_devinfo.missing_ports"));
   devices.sort((a, b) => naturalCompare(a.name, b.name));
   return ok({ devices, verbose, noDevices }, problems);

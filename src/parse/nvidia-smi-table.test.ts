@@ -86,6 +86,20 @@ describe("nvidia-smi (default table)", () => {
     });
   }
 
+  test("a paste cut right after the header (driver 470) → not read: no_gpus says no GPU was checked, not 'no GPU'", () => {
+    const head = capture("nvidia_smi", "a100-470").split("\n").slice(0, 3).join("\n");
+    const r = parseNvidiaSmiTable(head);
+    expect(r.ok).toBe(false);
+    const p = r.problems.find((x) => x.code === "nvidia_smi.no_gpus");
+    expect(p?.message).toMatch(/header \(driver 470\.141\.03\) was read but no GPU row.*No GPU was checked/);
+  });
+
+  test("`No devices were found` is an answer, not a cut capture: read, with no GPU", () => {
+    const r = parseNvidiaSmiTable("No devices were found\n");
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value).toMatchObject({ noDevices: true, gpus: [] });
+  });
+
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "a100-470-err"));
     assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "seed-sample"));

@@ -238,11 +238,19 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
       );
     }
   }
-  if (out.smiVersion !== null && out.gpus.length === 0 && out.gpuErrors.length === 0) {
-    problems.push(
-      problem("nvidia_smi.no_gpus", "No GPU row was read after the header (truncated capture?).", {
-        hint: "Paste the whole nvidia-smi output.",
-      }),
+  if (out.smiVersion !== null && out.gpus.length === 0 && out.gpuErrors.length === 0 && !out.noDevices) {
+    // Neither a GPU nor `No devices were found`: nothing about the GPUs was read, so nothing can be judged (a
+    // capture cut after the header, or a table layout this parser does not know). Not an answer of "no GPU".
+    const driver = out.driverVersion ? ` (driver ${out.driverVersion})` : "";
+    return fail(
+      ...problems,
+      problem(
+        "nvidia_smi.no_gpus",
+        `The header${driver} was read but no GPU row after it, and no "No devices were found": the capture was cut after the header, or its table is laid out in a way kube-rdma does not read. No GPU was checked.`,
+        {
+          hint: "Paste the whole nvidia-smi output, or capture `nvidia-smi -q -x > nvidia-smi.xml` (--kind nvidia_smi_xml).",
+        },
+      ),
     );
   }
   return ok(out, problems);

@@ -55,6 +55,14 @@ describe("nvidia-smi topo -m", () => {
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.bad_row", "nvidia_smi_topo.missing_rows"]);
   });
 
+  test("a paste cut after the header row → not read (no_rows): no GPU↔NIC path was checked", () => {
+    const header = capture("nvidia_smi_topo", "seed-470").split("\n")[0]!;
+    const r = parseNvidiaSmiTopo(`${header}\n`);
+    expect(r.ok).toBe(false);
+    expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.no_rows"]);
+    expect(r.problems[0]?.message).toMatch(/17 devices.*No GPU↔NIC path was checked/);
+  });
+
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseNvidiaSmiTopo, capture("nvidia_smi_topo", "seed-nic-legend"));
   });

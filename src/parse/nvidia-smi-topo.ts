@@ -93,6 +93,15 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
       ),
     );
   }
+  if (rows.size === 0) {
+    return fail(
+      problem(
+        "nvidia_smi_topo.no_rows",
+        `The header row (${columns.length} devices) was read but no row under it: the capture was cut after the header. No GPU↔NIC path was checked.`,
+        { hint: "Re-run `nvidia-smi topo -m` and paste all of it." },
+      ),
+    );
+  }
   const devices = columns.map(rename);
   const matrix: NvidiaSmiTopo["matrix"] = {};
   for (const [name, cells] of rows) {

@@ -62,6 +62,17 @@ describe("show_gids", () => {
     expect(r.problems.map((p) => p.code)).toEqual(["show_gids.count_mismatch"]);
   });
 
+  test("a paste cut after the header → not read (no_rows), while `n_gids_found=0` is a real, empty table", () => {
+    const header = capture("show_gids", "seed-tabs").split("\n").slice(0, 2).join("\n");
+    const cut = parseShowGids(`${header}\n`);
+    expect(cut.ok).toBe(false);
+    expect(cut.problems.map((p) => p.code)).toEqual(["show_gids.no_rows"]);
+    expect(cut.problems[0]?.message).toMatch(/No GID was checked/);
+    const empty = parseShowGids(`${header}\nn_gids_found=0\n`);
+    if (!empty.ok) throw new Error(JSON.stringify(empty.problems));
+    expect(empty.value).toMatchObject({ gids: [], nGidsFound: 0, complete: true });
+  });
+
   test("text that is not show_gids fails with a hint on how to capture it", () => {
     const r = parseShowGids("hello world\n");
     expect(r.ok).toBe(false);

@@ -124,6 +124,18 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       }),
     );
   }
+  if (rowLines === 0 && nGidsFound === null) {
+    // Only the header (and maybe rows too damaged to read), no footer: the paste stopped before the table.
+    // An empty table says so itself (`n_gids_found=0`); this is not one.
+    return fail(
+      ...problems,
+      problem(
+        "show_gids.no_rows",
+        "The header was read but no GID row and no n_gids_found footer: the capture was cut after the header. No GID was checked.",
+        { hint: "Re-run show_gids and paste all of it (or use `kube-rdma gids`, which reads sysfs directly)." },
+      ),
+    );
+  }
   if (nGidsFound !== null && nGidsFound !== rowLines) {
     problems.push(
       problem(

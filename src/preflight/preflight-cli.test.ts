@@ -138,4 +138,16 @@ describe("preflight diff", () => {
     const none = await run(["preflight", "diff"]);
     expect(none.code).toBe(2);
   });
+
+  test("the facts of one pod alone, or one file given twice → exit 2 saying nothing was compared, never 'the pods agree'", async () => {
+    const one = await saveFacts("seed-pod", "worker-0");
+    const alone = await run(["preflight", "diff", one]);
+    expect(alone.code).toBe(2);
+    expect(alone.err).toMatch(/got the facts of 1 pod .*worker-0\.json.*nothing to compare it with/);
+    expect(alone.out).not.toContain("the pods agree");
+    const twice = await run(["preflight", "diff", one, one]);
+    expect(twice.code).toBe(2);
+    expect(twice.err).toMatch(/worker-0\.json is given twice: a pod compared with itself always agrees/);
+    expect(twice.out).not.toContain("the pods agree");
+  });
 });

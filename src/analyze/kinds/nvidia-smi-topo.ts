@@ -49,7 +49,14 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
       );
   }
   const rows = gpus.filter((g) => topo.matrix[g]).length;
-  const verdict = near === rows ? "every GPU has a NIC at PIX/PXB" : `${near} of ${rows} GPUs have a NIC at PIX/PXB`;
+  // A cut capture lacks the last GPUs' rows: "every GPU" may only speak for the rows that were read.
+  const unread = gpus.filter((g) => !topo.matrix[g]);
+  const verdict =
+    unread.length > 0
+      ? `${near} of the ${rows} GPU rows read have a NIC at PIX/PXB; ${unread.join(", ")} not checked (no row)`
+      : near === rows
+        ? "every GPU has a NIC at PIX/PXB"
+        : `${near} of ${rows} GPUs have a NIC at PIX/PXB`;
   return { findings, summary: `${plural(gpus.length, "GPU")}, ${plural(nics.length, "NIC")}; ${verdict}` };
 }
 

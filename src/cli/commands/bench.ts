@@ -79,6 +79,11 @@ async function measure(file: string, io: Io): Promise<PairMeasurement | Problem>
     });
   }
   const named = pairFromFileName(file);
+  const failure = entry.findings.find((f) => f.code === "NCCL_TESTS_RUN_FAILED");
+  if (failure) {
+    const e = failure.evidence as { failure?: unknown };
+    return { source: file, hosts: named ?? data.hosts, busbw: null, failed: String(e.failure ?? failure.message) };
+  }
   const lm = data.largeMessage;
   const impossible = lm ? impossibleReference(data, lm) : null;
   return {
@@ -122,7 +127,8 @@ async function benchJudge(values: OptionValues, files: string[], io: Io): Promis
   const report = judgePairs(measurements, { tolerance, ...(expect !== undefined ? { expectGBps: expect } : {}) });
   const full = { ...report, problems: [...unread, ...report.problems] };
   io.stdout(await renderReport(BENCH_JUDGE_REPORT, full, str(values, "output") ?? "text"));
-  if (report.pairs.length === 0) return 2; // nothing could be judged: every input is a problem
+  // Nothing could be judged, or some file gave no pair result (its pair may be the slow one): could not run fully.
+  if (report.pairs.length === 0 || full.problems.length > 0) return 2;
   return exitCodeFor(report.findings);
 }
 
@@ -144,7 +150,7 @@ export const command: CommandSpec = {
     "link (PAIR_BAD_LINK); a slow node not yet tested against a fast one is a suspect, with the known-good node to " +
     "test it with next (PAIR_SUSPECT). A file named `<a>+<b>.txt` is the run of nodes a and b; any other file " +
     "names its pair in its rank lines (`on <host>`), which inside Kubernetes pods are pod names: save pod runs as " +
-    "`<a>+<b>.txt`. Exit 1 when a node or link is at fault.",
+    "`<a>+<b>.txt`. Exit 1 when a node or link is at fault; 2 when a file gave no pair result (it is listed, never skipped).",
   options: [
     { name: "nodes", type: "number", valueName: "N", default: 2, description: "job: number of nodes" },
     { name: "gpus", type: "number", valueName: "G", default: 8, description: "GPUs per node (one rank each)" },

@@ -189,5 +189,20 @@ async function diff(files: string[], values: OptionValues, io: Io): Promise<numb
     }
     return { label: file.slice(file.lastIndexOf("/") + 1).replace(/\.json$/, ""), facts: data as PodFacts };
   });
+  // One pod compared with nothing, or a file compared with itself, cannot "agree": nothing was compared.
+  const paths = files.map((f) => resolve(io.cwd, f));
+  const twice = files.find((_file, i) => paths.indexOf(paths[i]!) !== i);
+  if (twice !== undefined) {
+    throw new UsageError(
+      `${twice} is given twice: a pod compared with itself always agrees, so that proves nothing.`,
+      "Pass each pod's facts once: kube-rdma preflight diff worker-0.json worker-1.json",
+    );
+  }
+  if (files.length < 2) {
+    throw new UsageError(
+      `preflight diff compares pods with each other and got the facts of 1 pod (${files[0]}): there is nothing to compare it with.`,
+      "Pass the facts of every pod of the job (at least 2): kube-rdma preflight diff worker-0.json worker-1.json; for one pod's own checks run `kube-rdma verify --pod`.",
+    );
+  }
   return report(membersOf(inputs), [], "kube-rdma preflight diff", values, io);
 }

@@ -82,6 +82,31 @@ export function jobNetworkMode(hostNetwork: boolean, podInterface: string | unde
 }
 
 /** Reads and checks the flags of `kube-rdma job`; derives the NCCL env when a node source is given. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * The operators name Services and pods `<name>-worker-<i>` (`-mpiworker-<i>` under Volcano): DNS-1035 labels of at
+ * most 63 characters, so the job name must start with a letter and leave room for the longest suffix. Refused
+ * here rather than by `kubectl apply` (or worse, by the operator after the job was accepted).
+ */
+function checkedNames(values: OptionValues, kind: JobKind, nodes: number): { name: string; namespace: string } {
+  const name = str(values, "name") ?? `rdma-${kind}`;
+  const namespace = str(values, "namespace") ?? "default";
+  const room = 63 - `-mpiworker-${nodes - 1}`.length;
+  if (!DNS_LABEL.test(name) || !/^[a-z]/.test(name) || name.length > room) {
+    throw new UsageError(
+      `--name "${name}" cannot name a job: expected lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most ${room} characters (the operators add -worker-<i> to it for pods and Services, which Kubernetes caps at 63).`,
+      "Example: --name llama-rdma-2node",
+    );
+  }
+  if (!DNS_LABEL.test(namespace) || namespace.length > 63) {
+    throw new UsageError(
+      `--namespace "${namespace}" is not a Kubernetes namespace name: expected lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters.`,
+    );
+  }
+  return { name, namespace };
+}
+
 export async function jobOptionsFrom(
   kind: JobKind,
   values: OptionValues,
@@ -91,6 +116,7 @@ export async function jobOptionsFrom(
   const nodes = positiveInt(values, "nodes");
   const gpus = positiveInt(values, "gpus");
   const rdmaCount = positiveInt(values, "rdma-count");
+  const { name, namespace } = checkedNames(values, kind, nodes);
   const shmSize = str(values, "shm-size") ?? "32Gi";
   if (parseQuantity(shmSize) === null) {
     throw new UsageError(`--shm-size must be a Kubernetes quantity such as 32Gi; got "${shmSize}".`);
@@ -113,8 +139,8 @@ export async function jobOptionsFrom(
     ? [`NCCL variables derived from ${derived.source}`, ...derived.notes]
     : ["no node source given: only NCCL_DEBUG and NCCL_IB_DISABLE are set; the platform injects the rest"];
   const base: JobOptions = {
-    name: str(values, "name") ?? `rdma-${kind}`,
-    namespace: str(values, "namespace") ?? "default",
+    name,
+    namespace,
     nodes,
     gpusPerNode: gpus,
     gpuResource: str(values, "gpu-resource") ?? "nvidia.com/gpu",

@@ -387,3 +387,25 @@ describe("the schema checks themselves catch broken manifests", () => {
     expect(errors).toMatch(/args/);
   });
 });
+
+describe("job names Kubernetes would refuse are refused before any YAML is written", () => {
+  test("--name UPPER_case → exit 2 saying what a job name may hold, and no manifest on stdout", async () => {
+    const r = await job("pytorch", "--name", "UPPER_case");
+    expect(r.code).toBe(2);
+    expect(r.io.out).toBe("");
+    expect(r.io.err).toMatch(/--name "UPPER_case" cannot name a job: expected lowercase letters, digits and '-'/);
+  });
+
+  test("a 60-character name leaves no room for -worker-<i> within 63 → refused, with the limit for these nodes", async () => {
+    const r = await job("mpi", "--name", "a".repeat(60), "--", "python", "train.py");
+    expect(r.code).toBe(2);
+    expect(r.io.err).toMatch(/at most 51 characters/);
+  });
+
+  test("--namespace Bad_NS → exit 2; a valid name and namespace still generate", async () => {
+    expect((await job("pytorch", "--namespace", "Bad_NS")).io.err).toMatch(/"Bad_NS" is not a Kubernetes namespace/);
+    const ok = await job("pytorch", "--name", "llama-rdma-2node", "--namespace", "team-a");
+    expect(ok.code).toBe(0);
+    expect(ok.docs[0].metadata).toMatchObject({ name: "llama-rdma-2node", namespace: "team-a" });
+  });
+});

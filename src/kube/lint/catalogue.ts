@@ -117,6 +117,14 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: (e: Where & { dropped: string[] }) =>
       `Remove resourcesPerNode (the runtime's pod template carries the resources, as kube-rdma job trainjob generates), or list every resource in it, including ${e.dropped.join(", ")}.`,
   } satisfies FindingSpec<Where & { runtime: string; given: string; dropped: string[]; known: boolean }>,
+  NO_POD_TEMPLATE: {
+    severity: "error",
+    title: "no pod template to lint",
+    message: (e: Where & { field: string; found: string }) =>
+      `${e.where} has ${e.found} at ${e.field}: none of its RDMA/NCCL settings could be checked, and no pod can start from it as written.`,
+    fix: () =>
+      "Give it a pod template (a mapping with spec.containers, each with a name and image), e.g. regenerate it with `kube-rdma job`; then lint again.",
+  } satisfies FindingSpec<Where & { field: string; found: string }>,
   UNKNOWN_KIND: {
     severity: "info",
     title: "kind not linted",

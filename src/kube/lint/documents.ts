@@ -64,6 +64,24 @@ export function parseManifests(text: string, file: string): { documents: Manifes
       return;
     }
     if (value === null || value === undefined) return;
+    const notObject = notAManifest(value);
+    if (notObject) {
+      // A values file, a stray list or binary junk (YAML reads it as one long string) holds no object to lint:
+      // never a silent "(no kind) skipped" PASS.
+      const line = doc.contents?.range ? lineCounter.linePos(doc.contents.range[0]).line : undefined;
+      problems.push(
+        problem(
+          "lint.not_manifest",
+          `${file}${line ? `:${line}` : ""}: document ${index + 1} is not a Kubernetes object: expected a mapping with apiVersion and kind, found ${notObject}.`,
+          {
+            path: file,
+            ...(line ? { line } : {}),
+            hint: "Pass rendered manifests (a Helm values file or a kustomization is not one: run `helm template` or `kustomize build` and lint its output).",
+          },
+        ),
+      );
+      return;
+    }
     documents.push({
       index,
       value,
@@ -75,4 +93,20 @@ export function parseManifests(text: string, file: string): { documents: Manifes
     });
   });
   return { documents, problems };
+}
+
+/** What a document holds instead of an object with a kind, or null when it is one. */
+function notAManifest(value: unknown): string | null {
+  if (Array.isArray(value)) return `a list of ${value.length} item(s)`;
+  if (typeof value !== "object" || value === null) {
+    const text = String(value);
+    if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return `${text.length} characters of binary data, not text`;
+    return `a ${typeof value} (${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)})`;
+  }
+  const kind = (value as Record<string, unknown>).kind;
+  if (typeof kind !== "string" || kind === "") {
+    const keys = Object.keys(value).slice(0, 4);
+    return `a mapping without kind${keys.length ? ` (keys ${keys.join(", ")}${Object.keys(value).length > 4 ? ", …" : ""})` : ""}`;
+  }
+  return null;
 }

@@ -170,3 +170,80 @@ describe("lint: the text report", () => {
     expect(io.out).toMatch(/WARN: 0 error\(s\), 2 warning\(s\)/);
   });
 });
+
+describe("lint: input that holds no Kubernetes object is never a PASS", () => {
+  test("a Helm values file passed by mistake → exit 2, document 1 is not a Kubernetes object (a mapping without kind)", async () => {
+    const io = captureIo("image:\n  repository: trainer\nreplicas: 2\n");
+    expect(await main(["lint", "-"], io)).toBe(2);
+    expect(io.out).toMatch(
+      /<stdin>:1: document 1 is not a Kubernetes object: .*a mapping without kind \(keys image, replicas\)/,
+    );
+    expect(io.out).toMatch(/helm template/);
+    expect(io.out).not.toMatch(/^PASS/m);
+  });
+
+  test("a YAML list, a bare string and binary junk → each a lint.not_manifest problem, nothing called '(no kind) skipped'", () => {
+    const junk = String.fromCharCode(0xfffd, 1, 2, 0x41, 0xfffd, 7);
+    for (const [text, found] of [
+      ["- a\n- b\n", /a list of 2 item\(s\)/],
+      ["just a string\n", /a string \("just a string"\)/],
+      [junk, /characters of binary data, not text/],
+    ] as const) {
+      const r = lintManifestText(text, "x.yaml");
+      expect(r.findings).toEqual([]);
+      expect(r.problems.map((p) => p.code)).toEqual(["lint.not_manifest"]);
+      expect(r.problems[0]?.message).toMatch(found);
+    }
+  });
+
+  test("a ConfigMap beside a job is still only skipped (info), not an input problem", () => {
+    const r = lintManifestText("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n", "cm.yaml");
+    expect(r.problems).toEqual([]);
+    expect(r.findings.map((f) => f.code)).toEqual(["UNKNOWN_KIND"]);
+  });
+});
+
+describe("lint: a workload whose pod template cannot be read is an error, not a PASS with nothing checked", () => {
+  const job = (replicaSpecs: string) =>
+    `apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: train}\nspec:\n  pytorchReplicaSpecs:${replicaSpecs}\n`;
+  const located = (text: string) =>
+    lintManifestText(text, "j.yaml").findings.map((f) => `${f.code} ${f.field}: ${f.message}`);
+
+  test("a PyTorchJob with empty pytorchReplicaSpecs → NO_POD_TEMPLATE at spec.pytorchReplicaSpecs", () => {
+    expect(located(job(" {}"))).toEqual([
+      expect.stringMatching(/^NO_POD_TEMPLATE spec\.pytorchReplicaSpecs: PyTorchJob\/train has no replica specs/),
+    ]);
+  });
+
+  test("a Worker whose template is a string while Master is fine → the Worker's template is named, Master still linted", () => {
+    const text = job(`
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: m, image: x, env: [{name: NCCL_IB_DISABLE, value: '1'}]}]
+    Worker:
+      replicas: 1
+      template: oops`);
+    const codes = located(text);
+    expect(codes).toContainEqual(
+      expect.stringMatching(
+        /^NO_POD_TEMPLATE spec\.pytorchReplicaSpecs\.Worker\.template: .*no pod template for Worker/,
+      ),
+    );
+    expect(codes.some((c) => c.startsWith("NCCL_IB_DISABLED"))).toBe(true);
+  });
+
+  test("a Pod with containers: null → NO_POD_TEMPLATE at spec.containers, exit 1", async () => {
+    const io = captureIo("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: null\n");
+    expect(await main(["lint", "-"], io)).toBe(1);
+    expect(io.out).toMatch(/ERROR {3}NO_POD_TEMPLATE <stdin>:\d+ \(document 1, Pod\/p\)/);
+    expect(io.out).toContain("field: spec.containers");
+  });
+
+  test("a Volcano Job without tasks → NO_POD_TEMPLATE at spec.tasks", () => {
+    const text =
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj}\nspec:\n  schedulerName: volcano\n";
+    expect(located(text)).toEqual([expect.stringMatching(/^NO_POD_TEMPLATE spec\.tasks: Job\/vj has no tasks/)]);
+  });
+});

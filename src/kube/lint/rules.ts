@@ -225,8 +225,35 @@ function sidecarDisabled(t: PodTemplateRef): boolean {
 }
 
 /** Every rule over one workload object. */
-export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT_OPTIONS): LocatedFinding[] {
+/** Templates that are missing or hold no container: a check that cannot run there must say so, not pass. */
+function unlintableTemplates(w: WorkloadObject): LocatedFinding[] {
   const out: LocatedFinding[] = [];
+  for (const m of w.missingTemplates) {
+    const { where, location } = at(w, null, m.path);
+    const found = m.path.at(-1) === "template" ? `no pod template for ${m.role}` : `no ${m.role}`;
+    out.push({
+      finding: makeFinding(L, "NO_POD_TEMPLATE", where, { where, field: pathString(m.path), found }),
+      location,
+    });
+  }
+  for (const t of w.templates) {
+    if (containersOf(t).length > 0) continue;
+    const field = [...t.specPath, "containers"];
+    const { where, location } = at(w, null, field);
+    out.push({
+      finding: makeFinding(L, "NO_POD_TEMPLATE", where, {
+        where,
+        field: pathString(field),
+        found: `a pod template without containers (${t.role})`,
+      }),
+      location,
+    });
+  }
+  return out;
+}
+
+export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT_OPTIONS): LocatedFinding[] {
+  const out: LocatedFinding[] = [...unlintableTemplates(w)];
   const gpuTemplates = w.templates.filter((t) => containersOf(t).some((c) => gpuCount(c.c) > 0));
   const gpuPods = gpuTemplates.reduce((n, t) => n + t.replicas, 0);
   const pods = w.templates.reduce((n, t) => n + t.replicas, 0);

@@ -21,6 +21,8 @@ export type WorkloadObject = {
   templates: PodTemplateRef[];
   /** For Volcano Jobs: spec.schedulerName. */
   objectScheduler: string | null;
+  /** Where a pod template belongs but none (or not a mapping) is: nothing there can be linted. */
+  missingTemplates: { path: Path; role: string }[];
 };
 
 export const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -59,8 +61,12 @@ export function workloadOf(value: unknown): WorkloadObject | null {
   const apiVersion = typeof value.apiVersion === "string" ? value.apiVersion : "";
   const name = typeof obj(value.metadata).name === "string" ? (obj(value.metadata).name as string) : "(unnamed)";
   const spec = obj(value.spec);
-  const out: WorkloadObject = { kind, apiVersion, name, templates: [], objectScheduler: null };
-  const push = (t: PodTemplateRef | null) => t && out.templates.push(t);
+  const out: WorkloadObject = { kind, apiVersion, name, templates: [], objectScheduler: null, missingTemplates: [] };
+  const add = (base: Path, t: unknown, role: string, replicas: number) => {
+    const ref = template(base, t, role, replicas);
+    if (ref) out.templates.push(ref);
+    else out.missingTemplates.push({ path: base, role });
+  };
   if (kind === "Pod") {
     out.templates.push({
       specPath: ["spec"],
@@ -71,26 +77,20 @@ export function workloadOf(value: unknown): WorkloadObject | null {
       replicas: 1,
     });
   } else if (SIMPLE_TEMPLATE.has(kind)) {
-    push(template(["spec", "template"], spec.template, kind.toLowerCase(), int(spec.replicas, 1)));
+    add(["spec", "template"], spec.template, kind.toLowerCase(), int(spec.replicas, 1));
   } else if (kind === "Job" && apiVersion.startsWith("batch.volcano.sh/")) {
     out.objectScheduler = typeof spec.schedulerName === "string" ? spec.schedulerName : null;
     const tasks = Array.isArray(spec.tasks) ? spec.tasks : [];
     tasks.forEach((t, i) => {
       const task = obj(t);
-      push(
-        template(
-          ["spec", "tasks", i, "template"],
-          task.template,
-          String(task.name ?? `task${i}`),
-          int(task.replicas, 1),
-        ),
-      );
+      add(["spec", "tasks", i, "template"], task.template, String(task.name ?? `task${i}`), int(task.replicas, 1));
     });
+    if (tasks.length === 0) out.missingTemplates.push({ path: ["spec", "tasks"], role: "tasks" });
   } else if (kind === "Job") {
-    push(template(["spec", "template"], spec.template, "job", int(spec.parallelism, 1)));
+    add(["spec", "template"], spec.template, "job", int(spec.parallelism, 1));
   } else if (kind === "CronJob") {
     const jt = obj(obj(spec.jobTemplate).spec);
-    push(template(["spec", "jobTemplate", "spec", "template"], jt.template, "cronjob", int(jt.parallelism, 1)));
+    add(["spec", "jobTemplate", "spec", "template"], jt.template, "cronjob", int(jt.parallelism, 1));
   } else if (TRAINING_RUNTIMES.has(kind) && apiVersion.startsWith("trainer.kubeflow.org/")) {
     // Kubeflow Trainer v2: a JobSet template; the trainer's replicated job runs mlPolicy.numNodes pods.
     const policy = obj(spec.podGroupPolicy);
@@ -109,12 +109,18 @@ export function workloadOf(value: unknown): WorkloadObject | null {
       const jobSpec = obj(jobTemplate.spec);
       const pods = trainer ? numNodes : int(rj.replicas, 1) * int(jobSpec.parallelism, 1);
       const base = ["spec", "template", "spec", "replicatedJobs", i, "template", "spec", "template"];
-      push(template(base, jobSpec.template, String(rj.name ?? `job${i}`), pods));
+      add(base, jobSpec.template, String(rj.name ?? `job${i}`), pods);
     });
+    if (jobs.length === 0) {
+      out.missingTemplates.push({ path: ["spec", "template", "spec", "replicatedJobs"], role: "replicatedJobs" });
+    }
   } else if (REPLICA_SPECS[kind]) {
     const field = REPLICA_SPECS[kind]!;
     for (const [role, r] of Object.entries(obj(spec[field]))) {
-      push(template(["spec", field, role, "template"], obj(r).template, role, int(obj(r).replicas, 1)));
+      add(["spec", field, role, "template"], obj(r).template, role, int(obj(r).replicas, 1));
+    }
+    if (out.templates.length === 0 && out.missingTemplates.length === 0) {
+      out.missingTemplates.push({ path: ["spec", field], role: "replica specs" });
     }
   } else {
     return null;

@@ -48,6 +48,14 @@ export const PAIR_FINDINGS = defineCatalogue({
     fix: () =>
       "Analyse one run's NCCL log (`kube-rdma analyze run.log`: NET/IB vs NET/Socket, GDRDMA) and check one node (`kube-rdma verify`); compare the NCCL variables of the test jobs with `kube-rdma nccl-env`.",
   },
+  PAIR_RUN_FAILED: {
+    severity: "error",
+    title: "A pair test that failed",
+    message: (e: { source: string; hosts: string[]; failure: string }) =>
+      `${e.source}: the test${e.hosts.length === 2 ? ` of ${e.hosts[0]} and ${e.hosts[1]}` : ""} failed before its end ("${e.failure}"); the rows printed before it are not a bandwidth, so it is not judged as one.`,
+    fix: (e: { source: string; hosts: string[] }) =>
+      `Read the NCCL WARN lines before the failure (\`kube-rdma analyze ${e.source}\`), then test ${e.hosts.length === 2 ? `${e.hosts[0]} and ${e.hosts[1]}` : "each node"} each with a node that reached full speed: the one that fails again is at fault.`,
+  },
   PAIR_IMPOSSIBLE_BANDWIDTH: {
     severity: "error",
     title: "A bandwidth that cannot be",
@@ -61,6 +69,6 @@ export const PAIR_FINDINGS = defineCatalogue({
     title: "Too few pairs to compare",
     message: (e: { pairs: number }) => `${e.pairs} usable pair test(s): a slow node only shows against other pairs.`,
     fix: () =>
-      "Run a full round (`kube-rdma bench pairs --nodes A,B,C,…` prints it), or pass --expect GBPS with the bandwidth the hardware should reach.",
+      "Run a full round (`kube-rdma bench pairs A B C …` prints it), or pass --expect GBPS with the bandwidth the hardware should reach.",
   },
 });

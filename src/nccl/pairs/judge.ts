@@ -18,6 +18,8 @@ export type PairMeasurement = {
   busbw: number | null;
   /** Why the run's bandwidth cannot be (busbw not algbw × its bus factor, algbw not bytes / time): never a reference. */
   impossible?: string;
+  /** The failure line of a run that died before its end (`Test NCCL failure …`): its rows are not a bandwidth. */
+  failed?: string;
 };
 
 export type PairVerdict = { a: string; b: string; busbw: number; sources: string[]; slow: boolean };
@@ -71,7 +73,9 @@ function mergePairs(measurements: readonly PairMeasurement[]): {
   const pairs = new Map<string, PairVerdict>();
   const problems: Problem[] = [];
   for (const m of measurements) {
-    if (m.impossible !== undefined || (m.busbw !== null && !Number.isFinite(m.busbw))) continue;
+    if (m.failed !== undefined || m.impossible !== undefined || (m.busbw !== null && !Number.isFinite(m.busbw))) {
+      continue;
+    }
     const hosts = [...new Set(m.hosts)].sort(naturalCompare);
     if (hosts.length !== 2) {
       problems.push(
@@ -186,6 +190,16 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
         why: m.impossible ?? `busbw ${m.busbw} GB/s is not a bandwidth`,
       }),
     );
+  const failed = measurements
+    .filter((m) => m.failed !== undefined)
+    .map((m) =>
+      makeFinding(F, "PAIR_RUN_FAILED", m.source, {
+        source: m.source,
+        hosts: [...new Set(m.hosts)].sort(naturalCompare),
+        failure: m.failed ?? "",
+      }),
+    );
+  impossible.unshift(...failed);
   const pairs = [...merged.values()].sort((x, y) => naturalCompare(x.a, y.a) || naturalCompare(x.b, y.b));
   const best = pairs.reduce<PairVerdict | null>((m, p) => (m === null || p.busbw > m.busbw ? p : m), null);
   const referenceGBps = opts.expectGBps ?? best?.busbw ?? null;

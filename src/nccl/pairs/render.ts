@@ -72,6 +72,11 @@ export function renderPairsReport(report: PairsReport): string {
   }
   for (const p of report.problems) lines.push("", `problem: ${p.message}${p.hint ? `\n  ${p.hint}` : ""}`);
   const s = summarize(report.findings);
-  lines.push("", summaryLine(s));
+  // A file that gave no pair result was not judged: its pair may be the slow one, so never a PASS.
+  const notJudged = report.problems.length;
+  lines.push(
+    "",
+    summaryLine(s, notJudged ? `${notJudged} input(s) not judged` : undefined, notJudged ? "FAIL" : s.status),
+  );
   return `${lines.join("\n")}\n`;
 }

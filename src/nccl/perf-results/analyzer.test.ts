@@ -228,3 +228,27 @@ describe("a soak of many runs back to back (a loop around all_reduce_perf)", () 
     expect(r.findings.filter((f) => f.severity === "error").map((f) => f.subject)).toEqual(["run 90"]);
   });
 });
+
+describe("a run that died before its end is never judged a pass", () => {
+  const captured = (name: string) => fixtureText("captures", `nccl_tests/${name}`);
+
+  test("an all_reduce that hit 'an illegal memory access' after 15 rows → error NCCL_TESTS_RUN_FAILED quoting it", () => {
+    const r = analyzeNcclTests(captured("died-cuda-error-midtable.txt"));
+    const failed = r.findings.find((f) => f.code === "NCCL_TESTS_RUN_FAILED");
+    expect(failed?.severity).toBe("error");
+    expect(failed?.message).toMatch(/The run failed: "hx-08: Test CUDA failure .*illegal memory access/);
+    expect(failed?.message).toMatch(/Only the 15 row\(s\) printed before it were measured/);
+    expect(failed?.fix).toMatch(/NCCL_DEBUG=INFO/);
+  });
+
+  test("an alltoall killed by MPI_ABORT after a network error → the NCCL failure is named, not the harness trace", () => {
+    const r = analyzeNcclTests(captured("died-mpi-abort-alltoall.txt"));
+    const failed = r.findings.find((f) => f.code === "NCCL_TESTS_RUN_FAILED");
+    expect(failed?.message).toMatch(/"node-c2: Test NCCL failure alltoall\.cu:72 'remote process exited/);
+  });
+
+  test("a whole run with its footer and no failure line → no NCCL_TESTS_RUN_FAILED", () => {
+    const r = analyzeNcclTests(perf("allreduce-2node-a100-hdr-185.txt"), { inventory: seedInventory() });
+    expect(codes(r.findings)).not.toContain("NCCL_TESTS_RUN_FAILED");
+  });
+});

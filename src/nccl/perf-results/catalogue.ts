@@ -75,6 +75,14 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
     message: (e: { errors: string[] }) => `nccl-tests reported: ${e.errors.join("; ")}.`,
     fix: () => "Run again with NCCL_DEBUG=INFO and analyse the log (`kube-rdma analyze run.log`).",
   },
+  NCCL_TESTS_RUN_FAILED: {
+    severity: "error",
+    title: "The run failed",
+    message: (e: { failure: string; more: number; rows: number }) =>
+      `The run failed: "${e.failure}"${e.more ? ` (and ${e.more} more failure line(s))` : ""}. Only the ${e.rows} row(s) printed before it were measured; the run did not finish.`,
+    fix: () =>
+      "Read the NCCL WARN lines just before the failure (run again with NCCL_DEBUG=INFO and `kube-rdma analyze run.log`): a CUDA failure points at a GPU (`kube-rdma verify`: ECC, row remap), 'remote process exited or there was a network error' at the peer node or the fabric.",
+  },
   NCCL_TESTS_BANDWIDTH_LOW: {
     severity: "error",
     title: "Large-message bus bandwidth below expectation",

@@ -285,8 +285,24 @@ function correctness(run: PerfRun, nranks: number | null): Finding[] {
     out.push(makeFinding(F, "NCCL_TESTS_OUT_OF_BOUNDS", "run", { count: run.outOfBounds.count }));
   }
   if (run.errors.length) out.push(makeFinding(F, "NCCL_TESTS_RUN_ERROR", "run", { errors: run.errors.slice(0, 3) }));
+  const failed = runFailure(run);
+  if (failed) out.push(failed);
   return out;
 }
+
+/** `Test NCCL failure …`, `MPI_ABORT was invoked …`: the run died, whatever its rows looked like until then. */
+function runFailure(run: PerfRun): Finding | null {
+  if (run.failures.length === 0) return null;
+  // The ` .. host pid N: Test failure common.cu:401` lines only trace the first one back through the harness.
+  const cause = run.failures.find((l) => !FOLLOW_ON_FAILURE.test(l)) ?? run.failures[0]!;
+  return makeFinding(F, "NCCL_TESTS_RUN_FAILED", "run", {
+    failure: cause.slice(0, 200),
+    more: run.failures.length - 1,
+    rows: run.rows.length,
+  });
+}
+
+const FOLLOW_ON_FAILURE = /^\.\.\s.*\bTest failure\b/;
 
 /** Recomputes busbw = algbw × factor; printed values are rounded (2 decimals), hence the tolerance. */
 function busbwMismatch(rows: readonly PerfRow[], collective: string | null, nranks: number | null): Finding | null {

@@ -98,7 +98,7 @@ export function renderHtml(report: PairsReport): string {
   return page({
     title: `kube-rdma bench judge: ${count(report.pairs.length, "pair test")} on ${count(nodes, "node")}`,
     subtitle: "Each pair's large-message bus bandwidth (all_reduce_perf between 2 nodes) against the reference.",
-    status: statusOf(summary),
+    status: notJudgedStatus(statusOf(summary), report.problems.length),
     findings: report.findings,
     body: [
       facts(head),
@@ -112,4 +112,9 @@ export function renderHtml(report: PairsReport): string {
       report.problems.length ? h`<h2>Inputs not judged</h2>${problemsList(report.problems)}` : null,
     ].filter((x): x is Html => x !== null),
   });
+}
+
+/** A file that gave no pair result was not judged: never a pass (as in the text report). */
+function notJudgedStatus(s: ReturnType<typeof statusOf>, notJudged: number): ReturnType<typeof statusOf> {
+  return notJudged ? { status: "fail", text: `${s.text}, ${count(notJudged, "input")} not judged` } : s;
 }

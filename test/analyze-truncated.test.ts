@@ -1,0 +1,69 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { capture } from "./support/captures.js";
+import { captureIo } from "./support/io.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kube-rdma-cut-"));
+function writeTemp(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The first `n` lines of a fixture capture, written to a file the way a cut paste would be. */
+const cutCapture = (kind: string, name: string, lines: number) =>
+  writeTemp(`${name}-head.txt`, `${capture(kind, name).split("\n").slice(0, lines).join("\n")}\n`);
+
+describe("a capture cut before anything checkable is never a PASS", () => {
+  test("nvidia-smi pasted up to its header only → not analysed, exit 2, and it says no GPU was checked", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("nvidia_smi", "a100-470", 3)], io);
+    expect(code).toBe(2);
+    expect(io.out).toMatch(/problem nvidia_smi\.no_gpus: .*No GPU was checked/);
+    expect(io.out).toMatch(/^FAIL: .*1 not analysed$/m);
+    expect(io.out).not.toMatch(/^PASS/m);
+  });
+
+  test("nvidia-smi topo -m cut after GPU3's row → the summary speaks for GPU0–GPU3 only and names GPU4–GPU7 unchecked", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "seed-470", 5)], io);
+    expect(code).toBe(0);
+    expect(io.out).toContain(
+      "4 of the 4 GPU rows read have a NIC at PIX/PXB; GPU4, GPU5, GPU6, GPU7 not checked (no row)",
+    );
+    expect(io.out).not.toContain("every GPU has a NIC");
+    expect(io.out).toMatch(/problem nvidia_smi_topo\.missing_rows/);
+  });
+
+  test("nvidia-smi topo -m cut after its header row → not analysed, exit 2", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "seed-470", 1)], io);
+    expect(code).toBe(2);
+    expect(io.out).toMatch(/problem nvidia_smi_topo\.no_rows: .*No GPU↔NIC path was checked/);
+    expect(io.out).not.toMatch(/^PASS/m);
+  });
+
+  test("show_gids cut after its header → not analysed (exit 2), not 'no RDMA port has even a link-local GID'", async () => {
+    const io = captureIo();
+    const code = await main(["analyze", cutCapture("show_gids", "seed-tabs", 2)], io);
+    expect(code).toBe(2);
+    expect(io.out).toMatch(/problem show_gids\.no_rows: .*No GID was checked/);
+    expect(io.out).not.toContain("GID_TABLE_EMPTY");
+  });
+
+  test("ibv_devinfo and ibstat cut before mlx5_0's first port → not analysed (exit 2), never '1 device' PASS", async () => {
+    for (const [kind, name] of [
+      ["ibv_devinfo", "seed-verbose"],
+      ["ibstat", "seed"],
+    ] as const) {
+      const io = captureIo();
+      const code = await main(["analyze", cutCapture(kind, name, 2)], io);
+      expect(code).toBe(2);
+      expect(io.out).toMatch(new RegExp(`problem ${kind}\\.no_ports: mlx5_0 named but no port`));
+      expect(io.out).not.toMatch(/^PASS/m);
+    }
+  });
+});
