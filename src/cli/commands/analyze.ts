@@ -1,4 +1,5 @@
 import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
+import { uncheckedExpectations } from "../../analyze/expectations.js";
 import {
   ANALYZERS,
   type AnalyzedInput,
@@ -235,6 +236,8 @@ export const command: CommandSpec = {
       inputs.push(await analyzeInputs(input, { ctx, kind, io }));
     }
     const entries = inputs.flat();
+    // Said in the first entry, so that text, JSON and the exit code all carry it.
+    if (entries[0]) entries[0].findings.push(...uncheckedExpectations(entries, ctx));
     io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text", { width: textWidth(io) }));
     const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
     if (unread.length > 0) {
