@@ -36,4 +36,13 @@ describe("an expectation flag with no input it could judge is an error, never a 
     expect(code).toBe(0);
     expect(io.out).not.toContain("EXPECTATION_UNCHECKED");
   });
+
+  test("--expect 0 or --expect=-5 (met by any run) → usage error, exit 2", async () => {
+    for (const value of ["--expect=0", "--expect=-5"]) {
+      const io = captureIo();
+      const code = await main(["analyze", value, join(FIX, "nccl-tests", "allreduce-2node-a100-hdr-185.txt")], io);
+      expect(code).toBe(2);
+      expect(io.err).toMatch(/--expect expects GB\/s above 0/);
+    }
+  });
 });

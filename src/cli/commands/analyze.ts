@@ -166,7 +166,12 @@ async function contextOf(values: OptionValues): Promise<AnalyzeContext> {
   }
   const expect = num(values, "expect");
   const gpus = num(values, "expect-gpus");
-  if (expect !== undefined) ctx.expectGBps = expect;
+  if (expect !== undefined) {
+    // 0 or -5 GB/s is met by any run: the judgement would be a PASS that judged nothing.
+    if (!(expect > 0))
+      throw new UsageError(`--expect expects GB/s above 0 (e.g. 180 for 8×A100 + 8×HDR), got ${expect}.`);
+    ctx.expectGBps = expect;
+  }
   if (gpus !== undefined) {
     if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--expect-gpus expects a whole number, got ${gpus}.`);
     ctx.expectGpus = gpus;
