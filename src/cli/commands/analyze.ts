@@ -9,6 +9,7 @@ import {
   entryOf,
   finishStream,
   unknownEntry,
+  utf16Entry,
 } from "../../analyze/index.js";
 import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
@@ -68,6 +69,8 @@ async function analyzeRead(input: Input, opts: InputOptions): Promise<AnalyzedIn
   if (input.status === "whole") {
     return analyzeText(input.file, input.text, ctx, { analyzers, ...(kind ? { kind } : {}) });
   }
+  const utf16 = utf16Entry(input.file, input.head);
+  if (utf16) return utf16;
   const analyzer = chooseAnalyzer(input.head, kind, analyzers);
   if (!analyzer) return unknownEntry(input.file, analyzers);
   try {
