@@ -26,6 +26,13 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       `On RoCE the active MTU follows the netdev's MTU (1500 → 1024, 4200/9000 → 4096): set the same MTU on ${s}'s ` +
       "netdev as on the others (and on its switch port); smaller packets cost bandwidth on that rail.",
   } satisfies Spec<{ port: number; activeMtu: number; usual: number }>,
+  EXPECTATION_UNCHECKED: {
+    severity: "error",
+    title: "An expectation no input could be judged against",
+    message: (e) =>
+      `${e.flag} was not checked: it judges ${e.wants}, and none of the inputs is one (${e.found.join(", ")}).`,
+    fix: (e) => `Pass ${e.wants} as well, or leave out ${e.flag.split(" ")[0]}.`,
+  } satisfies Spec<{ flag: string; wants: string; found: string[] }>,
   TOPO_NO_NIC: {
     severity: "info",
     title: "No NIC in the topology",

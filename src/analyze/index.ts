@@ -26,6 +26,35 @@ export function unknownEntry(file: string, analyzers: readonly AnalyzerKind[] = 
 }
 
 /**
+ * Text saved as UTF-16 (Windows PowerShell's `>` and `Out-File` write it) reads as UTF-8 with a NUL after every
+ * ASCII character: no detector can match it, and "not a format we recognise" would send the user looking for the
+ * wrong command. Null when the head does not look like that.
+ */
+export function utf16Entry(file: string, head: string): AnalyzedInput | null {
+  const sample = head.slice(0, 400);
+  let nul = 0;
+  for (let i = 0; i < sample.length; i++) if (sample.charCodeAt(i) === 0) nul++;
+  if (sample.length < 8 || nul < sample.length * 0.3) return null;
+  const name = file === "-" ? "Standard input" : file;
+  return {
+    file,
+    kind: "unknown",
+    data: null,
+    findings: [],
+    problems: [
+      problem(
+        "analyze.utf16",
+        `${name} is UTF-16 text (a NUL byte beside every character), not the UTF-8 kube-rdma reads: it was not analysed.`,
+        {
+          path: file,
+          hint: `Convert it (\`iconv -f UTF-16 -t UTF-8 ${file === "-" ? "FILE" : file} > capture.txt\`), or capture with \`| Out-File -Encoding utf8\` in PowerShell, then analyse that.`,
+        },
+      ),
+    ],
+  };
+}
+
+/**
  * An input with nothing in it: the capture that should have filled it failed, or the command before the pipe printed
  * nothing. Said as such, not as an unknown format.
  */
@@ -78,6 +107,8 @@ export function analyzeText(
 ): AnalyzedInput {
   const analyzers = opts.analyzers ?? ANALYZERS;
   if (opts.kind === undefined && text.trim() === "") return emptyEntry(file);
+  const utf16 = utf16Entry(file, text);
+  if (utf16) return utf16;
   const analyzer = chooseAnalyzer(text, opts.kind, analyzers);
   if (!analyzer) return unknownEntry(file, analyzers);
   return entryOf(file, analyzer.kind, analyzer.analyze(text, ctx));

@@ -17,10 +17,18 @@ export function parseCommandArgs(
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, allowNegative: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options,
+      allowPositionals: true,
+      strict: true,
+      allowNegative: true,
+      tokens: true,
+    });
   } catch (err) {
     throw new UsageError(cleanParseError(err) + suggestionFor(err, specs), "Run with --help to see the options.");
   }
+  refuseConflictingRepeats(parsed.tokens ?? [], specs);
   const values: OptionValues = {};
   for (const s of specs) {
     const raw = (parsed.values as Record<string, unknown>)[s.name];
@@ -47,6 +55,29 @@ export function parseCommandArgs(
     }
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * `--example a --example b` would silently check b only (the last one wins): a single-value option given twice
+ * with different values is refused, naming both. Repeating the same value is harmless.
+ */
+function refuseConflictingRepeats(
+  tokens: NonNullable<ReturnType<typeof parseArgs>["tokens"]>,
+  specs: readonly OptionSpec[],
+): void {
+  const single = new Set(specs.filter((s) => s.type !== "strings" && s.type !== "boolean").map((s) => s.name));
+  const seen = new Map<string, string>();
+  for (const t of tokens) {
+    if (t.kind !== "option" || !single.has(t.name) || t.value === undefined) continue;
+    const before = seen.get(t.name);
+    if (before !== undefined && before !== t.value) {
+      throw new UsageError(
+        `--${t.name} is given twice (${JSON.stringify(before)}, then ${JSON.stringify(t.value)}); only one would be used.`,
+        `Give --${t.name} once; to check several, run the command once per value.`,
+      );
+    }
+    seen.set(t.name, t.value);
+  }
 }
 
 function cleanParseError(err: unknown): string {

@@ -93,6 +93,8 @@ describe("verify's options", () => {
   test("a fractional or negative GPU count and a bad size are usage errors", () => {
     expect(() => checkOptionsFromFlags(flags({ "expect-gpus": 7.5 }))).toThrow(UsageError);
     expect(() => checkOptionsFromFlags(flags({ "expect-gpus": -1 }))).toThrow(/whole number/);
+    // An empty model is inside every GPU name: it would pass without comparing anything.
+    expect(() => checkOptionsFromFlags(flags({ "expect-gpu-model": " " }))).toThrow(/--expect-gpu-model expects text/);
     expect(() => checkOptionsFromFlags(flags({ "shm-min": "big" }))).toThrow(/--shm-min expects a size/);
   });
 });

@@ -19,7 +19,13 @@ export function checkOptionsFromFlags(values: OptionValues): CheckOptions {
     opts.expectGpus = gpus;
   }
   const model = str(values, "expect-gpu-model");
-  if (model !== undefined) opts.expectGpuModel = model;
+  if (model !== undefined) {
+    // An empty text is inside every name: the check would pass without comparing anything.
+    if (model.trim() === "") {
+      throw new UsageError('--expect-gpu-model expects text every GPU name must contain, e.g. A100-SXM4-80GB; got "".');
+    }
+    opts.expectGpuModel = model;
+  }
   opts.shmMinBytes = parseSize(str(values, "shm-min") ?? "1Gi", "shm-min");
   return opts;
 }

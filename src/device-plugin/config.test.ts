@@ -66,7 +66,10 @@ describe("selecting HCAs with the config file", () => {
 
   test("an empty file selects like no file; a list at the top is refused", () => {
     expect(parseSelectionConfig("").ok).toBe(true);
-    expect(parseSelectionConfig("- mlx5_1\n").ok).toBe(false);
+    const list = parseSelectionConfig("- mlx5_1\n", "hcas.yaml");
+    expect(list.ok).toBe(false);
+    // It says what it found: a list, not JavaScript's "object".
+    expect(list.problems[0]?.message).toMatch(/hcas\.yaml must be a YAML mapping of selectors .*; found a list$/);
   });
 
   test("a glob with a bad character class is a problem, not a crash", () => {

@@ -96,7 +96,12 @@ export function parseSelectionConfig(text: string, source = "config"): ParseResu
   if (typeof doc !== "object" || Array.isArray(doc)) {
     return {
       ok: false,
-      problems: [problem("config.shape", `${source} must be a YAML mapping of selectors; found ${typeof doc}`)],
+      problems: [
+        problem(
+          "config.shape",
+          `${source} must be a YAML mapping of selectors (names, excludeNames, linkLayers, …); found ${Array.isArray(doc) ? "a list" : `a ${typeof doc}`}`,
+        ),
+      ],
     };
   }
   const problems: Problem[] = [];

@@ -1,4 +1,5 @@
 import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
+import { uncheckedExpectations } from "../../analyze/expectations.js";
 import {
   ANALYZERS,
   type AnalyzedInput,
@@ -8,6 +9,7 @@ import {
   entryOf,
   finishStream,
   unknownEntry,
+  utf16Entry,
 } from "../../analyze/index.js";
 import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
@@ -67,6 +69,8 @@ async function analyzeRead(input: Input, opts: InputOptions): Promise<AnalyzedIn
   if (input.status === "whole") {
     return analyzeText(input.file, input.text, ctx, { analyzers, ...(kind ? { kind } : {}) });
   }
+  const utf16 = utf16Entry(input.file, input.head);
+  if (utf16) return utf16;
   const analyzer = chooseAnalyzer(input.head, kind, analyzers);
   if (!analyzer) return unknownEntry(input.file, analyzers);
   try {
@@ -165,7 +169,12 @@ async function contextOf(values: OptionValues): Promise<AnalyzeContext> {
   }
   const expect = num(values, "expect");
   const gpus = num(values, "expect-gpus");
-  if (expect !== undefined) ctx.expectGBps = expect;
+  if (expect !== undefined) {
+    // 0 or -5 GB/s is met by any run: the judgement would be a PASS that judged nothing.
+    if (!(expect > 0))
+      throw new UsageError(`--expect expects GB/s above 0 (e.g. 180 for 8×A100 + 8×HDR), got ${expect}.`);
+    ctx.expectGBps = expect;
+  }
   if (gpus !== undefined) {
     if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--expect-gpus expects a whole number, got ${gpus}.`);
     ctx.expectGpus = gpus;
@@ -235,6 +244,8 @@ export const command: CommandSpec = {
       inputs.push(await analyzeInputs(input, { ctx, kind, io }));
     }
     const entries = inputs.flat();
+    // Said in the first entry, so that text, JSON and the exit code all carry it.
+    if (entries[0]) entries[0].findings.push(...uncheckedExpectations(entries, ctx));
     io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text", { width: textWidth(io) }));
     const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
     if (unread.length > 0) {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -31,11 +31,7 @@ export function loadKubeConfig(opts: KubeOptions): KubeTarget {
         "Pass --kubeconfig FILE pointing at a kubeconfig, or run inside a pod with a service account.",
       );
     }
-    try {
-      kc.loadFromFile(file);
-    } catch (err) {
-      throw new UsageError(`the kubeconfig ${file} could not be read: ${errorText(err)}.`);
-    }
+    loadKubeconfigFile(kc, file);
     source = file;
   } else if (env.KUBERNETES_SERVICE_HOST) {
     kc.loadFromCluster();
@@ -48,7 +44,7 @@ export function loadKubeConfig(opts: KubeOptions): KubeTarget {
         "Pass --kubeconfig FILE (and --context NAME) for the cluster to check.",
       );
     }
-    kc.loadFromFile(home);
+    loadKubeconfigFile(kc, home);
     source = home;
   }
   if (opts.context) {
@@ -62,6 +58,15 @@ export function loadKubeConfig(opts: KubeOptions): KubeTarget {
     kc.setCurrentContext(opts.context);
   }
   const cluster = kc.getCurrentCluster();
+  if (!cluster && !kc.getCurrentContext()) {
+    const names = kc.getContexts().map((c) => `"${c.name}"`);
+    throw new UsageError(
+      `the kubeconfig ${source} has no current context${names.length ? ` (its contexts: ${names.join(", ")})` : " and no contexts: it is not a kubeconfig"}.`,
+      names.length
+        ? "Pass --context NAME, or set one with `kubectl config use-context NAME`."
+        : "A kubeconfig is YAML with clusters, users and contexts (`kubectl config view --raw` prints one); pass --kubeconfig FILE.",
+    );
+  }
   if (!cluster) {
     throw new UsageError(
       `the kubeconfig ${source} names no cluster for context "${kc.getCurrentContext()}".`,
@@ -69,6 +74,29 @@ export function loadKubeConfig(opts: KubeOptions): KubeTarget {
     );
   }
   return { kc, context: kc.getCurrentContext(), server: cluster.server, source };
+}
+
+/**
+ * Reads a kubeconfig file; an empty file, YAML that is not a mapping, or a file the client cannot parse is a usage
+ * error saying what a kubeconfig holds (the client itself answers an empty file with a TypeError about `clusters`).
+ */
+function loadKubeconfigFile(kc: KubeConfig, file: string): void {
+  const hint =
+    "A kubeconfig is YAML with clusters, users and contexts (`kubectl config view --raw` prints one); pass --kubeconfig FILE.";
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`the kubeconfig ${file} could not be read: ${errorText(err)}.`, hint);
+  }
+  if (text.trim() === "") throw new UsageError(`the kubeconfig ${file} is empty.`, hint);
+  if (text.includes("\u0000")) throw new UsageError(`the kubeconfig ${file} is binary data, not YAML.`, hint);
+  try {
+    kc.loadFromString(text);
+  } catch (err) {
+    const why = err instanceof TypeError ? "it is not a kubeconfig (no clusters, users and contexts)" : errorText(err);
+    throw new UsageError(`the kubeconfig ${file} could not be read: ${why.split("\n")[0]}.`, hint);
+  }
 }
 
 export function errorText(err: unknown): string {

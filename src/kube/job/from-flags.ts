@@ -27,7 +27,13 @@ function imageFor(kind: JobKind, values: OptionValues, driver: DriverInfo | null
   return choice.image;
 }
 
-export type JobFlags = { base: JobOptions; program: string[]; notes: string[] };
+export type JobFlags = {
+  base: JobOptions;
+  program: string[];
+  notes: string[];
+  /** Errors of the node the NCCL variables were derived from: the manifest is written, the exit code says so. */
+  nodeErrors: string[];
+};
 
 function positiveInt(values: OptionValues, name: string): number {
   const n = num(values, name);
@@ -155,7 +161,7 @@ export async function jobOptionsFrom(
     ...(onNodes ? { onNodes } : {}),
     ...(derived ? { managementHca: derived.managementHca } : {}),
   };
-  return { base, program, notes };
+  return { base, program, notes, nodeErrors: derived?.errors ?? [] };
 }
 
 /** Builds the manifests for a kind; notes explain choices the user should know about. */

@@ -409,3 +409,19 @@ describe("job names Kubernetes would refuse are refused before any YAML is writt
     expect(ok.docs[0].metadata).toMatchObject({ name: "llama-rdma-2node", namespace: "team-a" });
   });
 });
+
+describe("a job derived from a node with errors says so outside the YAML", () => {
+  test("--example seed-no-rocev2-gid → manifest written, error on stderr naming mlx5_5, exit 1", async () => {
+    const r = await job("pytorch", "--example", "seed-no-rocev2-gid");
+    expect(r.code).toBe(1);
+    expect(r.docs[0].kind).toBe("PyTorchJob");
+    expect(r.io.err).toMatch(/kube-rdma job: error NCCL_NO_ROCEV2_IPV4_GID: mlx5_5 has no RoCE v2 GID/);
+    expect(r.io.err).toMatch(/the manifest was written, but its NCCL variables come from a node with the error/);
+  });
+
+  test("the healthy A100 RoCE example node → exit 0 and nothing on stderr", async () => {
+    const r = await job("pytorch", "--example", "a100-8x-roce-seed");
+    expect(r.code).toBe(0);
+    expect(r.io.err).toBe("");
+  });
+});

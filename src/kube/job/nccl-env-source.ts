@@ -19,6 +19,8 @@ export type DerivedEnv = {
   driver: DriverInfo;
   /** The node's management HCA (null: its management NIC has no RDMA), for lint's NCCL_IB_HCA check. */
   managementHca: string | null;
+  /** The derivation's error findings (`CODE: message`): the job would inherit them (no data HCA: TCP sockets). */
+  errors: string[];
 };
 
 /** Reads one cluster node through a collector pod (the `fleet verify` machinery, one node). */
@@ -72,5 +74,6 @@ export async function deriveJobEnv(values: OptionValues, io: Io, network: Networ
     notes,
     driver: inventory.driver,
     managementHca: inventory.roles.managementHca,
+    errors: derived.findings.filter((f) => f.severity === "error").map((f) => `${f.code}: ${f.message}`),
   };
 }
