@@ -65,4 +65,10 @@ describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a 
       );
     }
   });
+
+  test("--simulate 4 --bad-nodes 9 (every node bad, nothing fast to compare with) → exit 2 saying so", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "4", "--bad-nodes", "9"], io)).toBe(2);
+    expect(io.err).toContain("--bad-nodes 9 plants at least as many bad nodes as the 4 simulated; give fewer than 4.");
+  });
 });

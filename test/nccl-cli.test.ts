@@ -36,6 +36,14 @@ describe("kube-rdma bench job", () => {
     expect(io2.err).toMatch(/bench job --nodes N --gpus G/);
   });
 
+  test("-b 8G -e 8 (a run that would print no row at all) → exit 2 naming both sizes; -b 1M -e 1M is one size, fine", async () => {
+    const io = captureIo();
+    expect(await main(["bench", "job", "-b", "8G", "-e", "8"], io)).toBe(2);
+    expect(io.err).toContain("the smallest message (-b 8G) is larger than the largest (-e 8)");
+    expect(await main(["bench", "job", "-b", "1M", "-e", "1M"], captureIo())).toBe(0);
+    expect(await main(["bench", "job", "-b", "1025", "-e", "1K"], captureIo())).toBe(2);
+  });
+
   test("the library function refuses impossible input", () => {
     expect(() => ncclTestsCommand({ nodes: 2, gpusPerNode: 0 })).toThrow(RangeError);
     expect(() => ncclTestsCommand({ nodes: 2, gpusPerNode: 8, collective: "nope" })).toThrow(/unknown collective/);

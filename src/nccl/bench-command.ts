@@ -25,6 +25,13 @@ export const COLLECTIVES = [
 
 const SIZE = /^\d+[KMGT]?$/i;
 
+/** nccl-tests' size suffixes are powers of 1024 (K, M, G, T). */
+function sizeBytes(size: string): number {
+  const unit = size.slice(-1).toUpperCase();
+  const power = "KMGT".indexOf(unit) + 1;
+  return Number(power ? size.slice(0, -1) : size) * 1024 ** power;
+}
+
 /**
  * `mpirun -np N -N G --bind-to none -x … all_reduce_perf -b 8 -e 8G -f 2 -g 1`: one rank per GPU. Throws RangeError on
  * impossible input (callers validate user input first).
@@ -42,6 +49,10 @@ export function ncclTestsCommand(opts: NcclTestsCommandOptions): NcclTestsComman
   const minBytes = opts.minBytes ?? "8";
   const maxBytes = opts.maxBytes ?? "8G";
   for (const s of [minBytes, maxBytes]) if (!SIZE.test(s)) throw new RangeError(`size "${s}" is not like 8, 1M or 8G`);
+  if (sizeBytes(minBytes) > sizeBytes(maxBytes)) {
+    // nccl-tests would print its header and no row at all: a run that measures nothing.
+    throw new RangeError(`the smallest message (-b ${minBytes}) is larger than the largest (-e ${maxBytes})`);
+  }
   const np = nodes * gpusPerNode;
   const env: Record<string, string> = { NCCL_DEBUG: "INFO", NCCL_DEBUG_SUBSYS: "INIT,NET" };
   const notes = [

@@ -171,13 +171,21 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
   const noise = num(values, "noise") ?? 0.03;
   if (!(noise >= 0 && noise < 0.5))
     throw new UsageError(`--noise expects a fraction from 0 to 0.5, like 0.03; got ${noise}.`);
+  const badNodes = count("bad-nodes");
+  if (badNodes >= nodes) {
+    // With every node bad there is no fast partner to compare with: the result would say nothing about the planner.
+    throw new UsageError(
+      `--bad-nodes ${badNodes} plants at least as many bad nodes as the ${nodes} simulated; give fewer than ${nodes}.`,
+      "kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
+    );
+  }
   const sim = simulateFleet({
     nodes,
     leafSize: wholeAtLeast(values, "leaf-size", 1, 32),
     rails: s.hcas.length,
     gpusPerNode: s.gpusPerNode,
     lineRateGBps: s.lineRateGBps,
-    badNodes: count("bad-nodes"),
+    badNodes,
     badRails: count("bad-rails"),
     badLinks: count("bad-links"),
     flapping: count("flapping"),

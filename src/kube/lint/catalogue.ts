@@ -125,6 +125,13 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       "Give it a pod template (a mapping with spec.containers, each with a name and image), e.g. regenerate it with `kube-rdma job`; then lint again.",
   } satisfies FindingSpec<Where & { field: string; found: string }>,
+  BAD_REPLICAS: {
+    severity: "error",
+    title: "a replica count that is not a whole number",
+    message: (e: Where & { field: string; value: string; counted: number }) =>
+      `${e.where} sets ${e.field} to ${e.value}: expected a whole number ≥ 0 of pods; the other checks counted it as ${e.counted}.`,
+    fix: (e: Where & { field: string }) => `Set ${e.field} to the number of pods, e.g. 2.`,
+  } satisfies FindingSpec<Where & { field: string; value: string; counted: number }>,
   UNKNOWN_KIND: {
     severity: "info",
     title: "kind not linted",

@@ -247,3 +247,26 @@ describe("lint: a workload whose pod template cannot be read is an error, not a 
     expect(located(text)).toEqual([expect.stringMatching(/^NO_POD_TEMPLATE spec\.tasks: Job\/vj has no tasks/)]);
   });
 });
+
+describe("lint: a replica count that is not a whole number is named, never counted as '-2 GPU pods'", () => {
+  const job = (replicas: string) =>
+    `apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: train}\nspec:\n  pytorchReplicaSpecs:\n    Worker:\n      replicas: ${replicas}\n      template:\n        spec:\n          containers: [{name: w, image: x}]\n`;
+
+  test("replicas: -3 and replicas: two → BAD_REPLICAS at the field with the value, counted as 1", () => {
+    for (const [value, printed] of [
+      ["-3", "-3"],
+      ["two", '"two"'],
+    ] as const) {
+      const f = lintManifestText(job(value), "j.yaml").findings.find((x) => x.code === "BAD_REPLICAS");
+      expect(f?.field).toBe("spec.pytorchReplicaSpecs.Worker.replicas");
+      expect(f?.message).toContain(
+        `to ${printed}: expected a whole number ≥ 0 of pods; the other checks counted it as 1`,
+      );
+      expect(f?.line).toBe(7);
+    }
+  });
+
+  test("replicas: 2 → no BAD_REPLICAS", () => {
+    expect(lintManifestText(job("2"), "j.yaml").findings.map((f) => f.code)).not.toContain("BAD_REPLICAS");
+  });
+});

@@ -236,6 +236,15 @@ function unlintableTemplates(w: WorkloadObject): LocatedFinding[] {
       location,
     });
   }
+  for (const b of w.badCounts) {
+    const { where, location } = at(w, null, b.path);
+    const field = pathString(b.path);
+    const value = JSON.stringify(b.value) ?? String(b.value);
+    out.push({
+      finding: makeFinding(L, "BAD_REPLICAS", where, { where, field, value, counted: b.counted }),
+      location,
+    });
+  }
   for (const t of w.templates) {
     if (containersOf(t).length > 0) continue;
     const field = [...t.specPath, "containers"];

@@ -23,6 +23,8 @@ export type WorkloadObject = {
   objectScheduler: string | null;
   /** Where a pod template belongs but none (or not a mapping) is: nothing there can be linted. */
   missingTemplates: { path: Path; role: string }[];
+  /** Replica counts that are not whole numbers ≥ 0 (`-3`, `two`): counted as the default, reported. */
+  badCounts: { path: Path; value: unknown; counted: number }[];
 };
 
 export const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -61,7 +63,22 @@ export function workloadOf(value: unknown): WorkloadObject | null {
   const apiVersion = typeof value.apiVersion === "string" ? value.apiVersion : "";
   const name = typeof obj(value.metadata).name === "string" ? (obj(value.metadata).name as string) : "(unnamed)";
   const spec = obj(value.spec);
-  const out: WorkloadObject = { kind, apiVersion, name, templates: [], objectScheduler: null, missingTemplates: [] };
+  const out: WorkloadObject = {
+    kind,
+    apiVersion,
+    name,
+    templates: [],
+    objectScheduler: null,
+    missingTemplates: [],
+    badCounts: [],
+  };
+  /** A replica count: absent → the default; not a whole number ≥ 0 → the default, and reported. */
+  const count = (path: Path, v: unknown, d: number): number => {
+    if (v === undefined || v === null) return d;
+    if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v;
+    out.badCounts.push({ path, value: v, counted: d });
+    return d;
+  };
   const add = (base: Path, t: unknown, role: string, replicas: number) => {
     const ref = template(base, t, role, replicas);
     if (ref) out.templates.push(ref);
@@ -77,20 +94,26 @@ export function workloadOf(value: unknown): WorkloadObject | null {
       replicas: 1,
     });
   } else if (SIMPLE_TEMPLATE.has(kind)) {
-    add(["spec", "template"], spec.template, kind.toLowerCase(), int(spec.replicas, 1));
+    add(["spec", "template"], spec.template, kind.toLowerCase(), count(["spec", "replicas"], spec.replicas, 1));
   } else if (kind === "Job" && apiVersion.startsWith("batch.volcano.sh/")) {
     out.objectScheduler = typeof spec.schedulerName === "string" ? spec.schedulerName : null;
     const tasks = Array.isArray(spec.tasks) ? spec.tasks : [];
     tasks.forEach((t, i) => {
       const task = obj(t);
-      add(["spec", "tasks", i, "template"], task.template, String(task.name ?? `task${i}`), int(task.replicas, 1));
+      add(
+        ["spec", "tasks", i, "template"],
+        task.template,
+        String(task.name ?? `task${i}`),
+        count(["spec", "tasks", i, "replicas"], task.replicas, 1),
+      );
     });
     if (tasks.length === 0) out.missingTemplates.push({ path: ["spec", "tasks"], role: "tasks" });
   } else if (kind === "Job") {
-    add(["spec", "template"], spec.template, "job", int(spec.parallelism, 1));
+    add(["spec", "template"], spec.template, "job", count(["spec", "parallelism"], spec.parallelism, 1));
   } else if (kind === "CronJob") {
     const jt = obj(obj(spec.jobTemplate).spec);
-    add(["spec", "jobTemplate", "spec", "template"], jt.template, "cronjob", int(jt.parallelism, 1));
+    const parallelism = count(["spec", "jobTemplate", "spec", "parallelism"], jt.parallelism, 1);
+    add(["spec", "jobTemplate", "spec", "template"], jt.template, "cronjob", parallelism);
   } else if (TRAINING_RUNTIMES.has(kind) && apiVersion.startsWith("trainer.kubeflow.org/")) {
     // Kubeflow Trainer v2: a JobSet template; the trainer's replicated job runs mlPolicy.numNodes pods.
     const policy = obj(spec.podGroupPolicy);
@@ -117,7 +140,12 @@ export function workloadOf(value: unknown): WorkloadObject | null {
   } else if (REPLICA_SPECS[kind]) {
     const field = REPLICA_SPECS[kind]!;
     for (const [role, r] of Object.entries(obj(spec[field]))) {
-      add(["spec", field, role, "template"], obj(r).template, role, int(obj(r).replicas, 1));
+      add(
+        ["spec", field, role, "template"],
+        obj(r).template,
+        role,
+        count(["spec", field, role, "replicas"], obj(r).replicas, 1),
+      );
     }
     if (out.templates.length === 0 && out.missingTemplates.length === 0) {
       out.missingTemplates.push({ path: ["spec", field], role: "replica specs" });
