@@ -18,6 +18,18 @@ const cutCapture = (kind: string, name: string, lines: number) =>
   writeTemp(`${name}-head.txt`, `${capture(kind, name).split("\n").slice(0, lines).join("\n")}\n`);
 
 describe("a capture cut before anything checkable is never a PASS", () => {
+  test("a training log of a run without NCCL_DEBUG=INFO, read as an NCCL log (--kind nccl_log) → not analysed, exit 2", async () => {
+    const io = captureIo();
+    const log = writeTemp("train.log", "epoch 1 loss 0.52\nepoch 2 loss 0.41\nsaving checkpoint to /ckpt/step-200\n");
+    expect(await main(["analyze", "--kind", "nccl_log", log], io)).toBe(2);
+    expect(io.out).toMatch(/problem nccl_log\.no_nccl_lines: No NCCL line in 3 line\(s\)/);
+    expect(io.out).toContain("Set NCCL_DEBUG=INFO");
+    expect(io.out).toMatch(/^FAIL: .*1 not analysed$/m);
+    const json = captureIo();
+    expect(await main(["analyze", "--kind", "nccl_log", log, "-o", "json"], json)).toBe(2);
+    expect(JSON.parse(json.out)[0]).toMatchObject({ kind: "nccl_log", data: null });
+  });
+
   test("nvidia-smi pasted up to its header only → not analysed, exit 2, and it says no GPU was checked", async () => {
     const io = captureIo();
     const code = await main(["analyze", cutCapture("nvidia_smi", "a100-470", 3)], io);

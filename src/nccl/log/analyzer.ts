@@ -55,6 +55,16 @@ function looksLikeNcclLog(n: ReturnType<typeof ncclLogLines>): boolean {
   return (n.log >= 3 && n.share >= 0.05) || (n.log >= 1 && n.share >= 0.5);
 }
 
+/**
+ * A text forced to be read as an NCCL log (`--kind nccl_log`) that holds no NCCL line — a training log of a run
+ * without NCCL_DEBUG=INFO — says nothing about NCCL: it is not analysed (no data), so `analyze` reports FAIL and exits
+ * 2 instead of a PASS over "verdict unknown". The problem that says why stays.
+ */
+function unlessNothingRead(o: AnalyzeOutcome): AnalyzeOutcome {
+  const nothing = o.problems?.some((p) => p.code === "nccl_log.no_nccl_lines" || p.code === "nccl_log.empty");
+  return nothing ? { ...o, data: null, findings: [] } : o;
+}
+
 export const ncclLogAnalyzer: AnalyzerKind = {
   kind: "nccl_log",
   detect(head: string): number {
@@ -63,8 +73,11 @@ export const ncclLogAnalyzer: AnalyzerKind = {
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;
   },
-  analyze: (text, ctx) => analyzeNcclLog(text, ctx),
-  createStream: (ctx) => createNcclLogStream(ctx),
-  analyzeFile: (path, ctx) => analyzeNcclLogFile(path, ctx),
-  analyzeChunks: (chunks, ctx) => analyzeNcclLogChunks(chunks, ctx),
+  analyze: (text, ctx) => unlessNothingRead(analyzeNcclLog(text, ctx)),
+  createStream: (ctx) => {
+    const s = createNcclLogStream(ctx);
+    return { ...s, end: () => unlessNothingRead(s.end()) };
+  },
+  analyzeFile: async (path, ctx) => unlessNothingRead(await analyzeNcclLogFile(path, ctx)),
+  analyzeChunks: async (chunks, ctx) => unlessNothingRead(await analyzeNcclLogChunks(chunks, ctx)),
 };

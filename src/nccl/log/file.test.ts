@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
