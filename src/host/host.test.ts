@@ -169,6 +169,13 @@ describe("opening a host from the flags", () => {
     writeFileSync(f, "{trunc");
     expect((await usage(openReader({ snapshot: f }))).message).toMatch(/not JSON/);
   });
+  test("an empty snapshot file (a collect that failed) is said to be empty, with the way to write it again", async () => {
+    const f = join(root, "empty.json");
+    writeFileSync(f, "\n");
+    const e = await usage(openReader({ snapshot: f }));
+    expect(e.message).toBe(`--snapshot ${f}: empty.`);
+    expect(e.hint).toMatch(/kube-rdma collect -o FILE/);
+  });
   test("two sources at once, or a --root that does not exist, are usage errors", async () => {
     expect((await usage(openReader({ root: root, example: "a100-8x-roce-seed" }))).message).toMatch(/give one of/);
     expect((await usage(openReader({ root: "/nope/host" }))).message).toMatch(/no such directory/);

@@ -82,6 +82,12 @@ export function loadSnapshot(path: string): Snapshot {
       "Write one on the node with `kube-rdma collect -o node.json`, then pass that file.",
     );
   }
+  if (text.trim() === "") {
+    throw new UsageError(
+      `--snapshot ${path === "-" ? "- (standard input)" : path}: empty.`,
+      "The collect that should have written it failed or was cut off: run `kube-rdma collect -o FILE` on the node again and check its exit status.",
+    );
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);
