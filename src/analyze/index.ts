@@ -1,4 +1,4 @@
-import { problem } from "../core/result.js";
+import { type Problem, problem } from "../core/result.js";
 import { DETECT_HEAD_BYTES, detectKind, unknownKindMessage } from "./detect.js";
 import { ANALYZERS } from "./registry.js";
 import { splitTranscript } from "./transcript.js";
@@ -14,15 +14,17 @@ export function findAnalyzer(kind: string, analyzers: readonly AnalyzerKind[] = 
   return analyzers.find((a) => a.kind === kind);
 }
 
+/** An input that was not analysed, with the problem that says why (`analyze` reports FAIL for it and exits 2). */
+function notAnalysed(file: string, why: Problem): AnalyzedInput {
+  return { file, kind: "unknown", data: null, findings: [], problems: [why] };
+}
+
+/** The input's name in a sentence: its path, or "Standard input" for `-`. */
+const inputName = (file: string) => (file === "-" ? "Standard input" : file);
+
 export function unknownEntry(file: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): AnalyzedInput {
   const { message, hint } = unknownKindMessage(analyzers);
-  return {
-    file,
-    kind: "unknown",
-    data: null,
-    findings: [],
-    problems: [problem("analyze.unknown_kind", message, { path: file, hint })],
-  };
+  return notAnalysed(file, problem("analyze.unknown_kind", message, { path: file, hint }));
 }
 
 /**
@@ -35,23 +37,17 @@ export function utf16Entry(file: string, head: string): AnalyzedInput | null {
   let nul = 0;
   for (let i = 0; i < sample.length; i++) if (sample.charCodeAt(i) === 0) nul++;
   if (sample.length < 8 || nul < sample.length * 0.3) return null;
-  const name = file === "-" ? "Standard input" : file;
-  return {
+  return notAnalysed(
     file,
-    kind: "unknown",
-    data: null,
-    findings: [],
-    problems: [
-      problem(
-        "analyze.utf16",
-        `${name} is UTF-16 text (a NUL byte beside every character), not the UTF-8 kube-rdma reads: it was not analysed.`,
-        {
-          path: file,
-          hint: `Convert it (\`iconv -f UTF-16 -t UTF-8 ${file === "-" ? "FILE" : file} > capture.txt\`), or capture with \`| Out-File -Encoding utf8\` in PowerShell, then analyse that.`,
-        },
-      ),
-    ],
-  };
+    problem(
+      "analyze.utf16",
+      `${inputName(file)} is UTF-16 text (a NUL byte beside every character), not the UTF-8 kube-rdma reads: it was not analysed.`,
+      {
+        path: file,
+        hint: `Convert it (\`iconv -f UTF-16 -t UTF-8 ${file === "-" ? "FILE" : file} > capture.txt\`), or capture with \`| Out-File -Encoding utf8\` in PowerShell, then analyse that.`,
+      },
+    ),
+  );
 }
 
 /**
@@ -59,22 +55,16 @@ export function utf16Entry(file: string, head: string): AnalyzedInput | null {
  * nothing. Said as such, not as an unknown format.
  */
 export function emptyEntry(file: string): AnalyzedInput {
-  const name = file === "-" ? "Standard input" : file;
-  return {
+  return notAnalysed(
     file,
-    kind: "unknown",
-    data: null,
-    findings: [],
-    problems: [
-      problem("analyze.empty", `${name} is empty: there is nothing to analyse.`, {
-        path: file,
-        hint:
-          file === "-"
-            ? "The command before the pipe printed nothing: check that it ran (`kubectl logs` of a pod that has not started prints nothing; add --previous for a restarted one)."
-            : "The capture that wrote it printed nothing or failed: run it again and check its exit status.",
-      }),
-    ],
-  };
+    problem("analyze.empty", `${inputName(file)} is empty: there is nothing to analyse.`, {
+      path: file,
+      hint:
+        file === "-"
+          ? "The command before the pipe printed nothing: check that it ran (`kubectl logs` of a pod that has not started prints nothing; add --previous for a restarted one)."
+          : "The capture that wrote it printed nothing or failed: run it again and check its exit status.",
+    }),
+  );
 }
 
 /** Picks the analyser for an input: forced by `--kind`, else detected on its first 64 KiB. */
