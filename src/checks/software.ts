@@ -24,7 +24,8 @@ export const ofedCheck: Check = {
 const UNAVAILABLE_FIX =
   "Run `kube-rdma verify` on the node itself, or give the collector what nvidia-smi needs: the NVIDIA container " +
   "runtime with NVIDIA_VISIBLE_DEVICES=all (fleet verify's pods use `void` so that they hold no GPU), or the host's " +
-  "libnvidia-ml.so and /dev/nvidia* mounted in. Then rerun; --strict fails until every check ran.";
+  "libnvidia-ml.so and /dev/nvidia* mounted in. Where the GPU operator runs the driver in a container, nvidia-smi is " +
+  "under /run/nvidia/driver/usr/bin on the host, not /usr/bin. Then rerun; --strict fails until every check ran.";
 
 export const driverCheck: Check = {
   name: "nvidia-driver",

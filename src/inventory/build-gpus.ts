@@ -34,7 +34,13 @@ export type SmiResult = { driver: DriverInfo; gpus: ReturnType<typeof parseNvidi
 /** `procVersion`: /proc/driver/nvidia/version, for the driver version when nvidia-smi cannot tell it. */
 export function buildDriver(rd: Reading, o: CommandOutcome, procVersion: string | null = null): SmiResult {
   const none = { driverVersion: procDriverVersion(procVersion), cudaVersion: null };
-  if (o.error?.code === "ENOENT") return { driver: { status: "absent", ...none, error: o.error.message }, gpus: null };
+  if (o.error?.code === "ENOENT") {
+    // No nvidia-smi where it was looked for, yet the kernel module is loaded: a GPU-operator node keeps nvidia-smi in
+    // its driver container (/run/nvidia/driver), a pod image may not ship it. The driver is there; only this way of
+    // asking it is missing — a check that could not run, not "no driver".
+    const status = none.driverVersion ? "unavailable" : "absent";
+    return { driver: { status, ...none, error: o.error.message }, gpus: null };
+  }
   if (o.error?.code === "ETIMEDOUT")
     return { driver: { status: "timeout", ...none, error: o.error.message }, gpus: null };
   if (o.error || o.exitCode !== 0) {

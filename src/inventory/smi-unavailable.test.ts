@@ -94,6 +94,38 @@ describe("verify --snapshot of a collector whose nvidia-smi could not run there"
   });
 });
 
+describe("no nvidia-smi where it was looked for", () => {
+  const notFound = (file: string): Partial<CommandOutcome> => ({
+    exitCode: null,
+    error: { code: "ENOENT", message: `${SMI}: not installed (${file} not found on PATH)` },
+  });
+
+  test("a GPU-operator node (nvidia-smi in the driver container, not /usr/bin) whose module /proc shows loaded → CHECK_SKIPPED, not DRIVER_ABSENT", async () => {
+    const { code, findings, report } = await verifySnapshot(
+      await nodeWhereSmi("gpu-node-22", notFound(HOST_SMI), HOST_SMI),
+    );
+    expect(findings.map((f) => f.code)).not.toContain("DRIVER_ABSENT");
+    const skipped = findings.find((f) => f.code === "CHECK_SKIPPED" && f.subject === "nvidia-smi");
+    expect(skipped?.severity).toBe("warning");
+    expect(skipped?.message).toMatch(/not installed \(\/host\/usr\/bin\/nvidia-smi not found/);
+    expect(skipped?.message).toMatch(/driver 470\.141\.03 is loaded/);
+    expect(skipped?.fix).toMatch(/\/run\/nvidia\/driver\/usr\/bin/);
+    expect(report.inventory.driver).toMatchObject({ status: "unavailable", driverVersion: "470.141.03" });
+    expect(code).toBe(0);
+  });
+
+  test("no nvidia-smi and no NVIDIA module in /proc → absent (DRIVER_ABSENT); with the module loaded → unavailable", async () => {
+    const { buildDriver } = await import("./build-gpus.js");
+    const o = { command: SMI, exitCode: null, stdout: "", stderr: "", ...notFound("nvidia-smi") } as CommandOutcome;
+    expect(buildDriver({ problems: [] } as never, o, null).driver).toMatchObject({ status: "absent" });
+    const proc = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:13 UTC 2024\n";
+    expect(buildDriver({ problems: [] } as never, o, proc).driver).toMatchObject({
+      status: "unavailable",
+      driverVersion: "535.161.08",
+    });
+  });
+});
+
 describe("a driver that really does not answer stays an error", () => {
   test("on the node itself, nvidia-smi that cannot reach the driver → DRIVER_NOT_RESPONDING (exit 1)", async () => {
     const { code, findings } = await verifySnapshot(await nodeWhereSmi("gpu-node-19", NO_DRIVER_CONTACT));

@@ -158,10 +158,11 @@ export type OfedInfo = {
 
 export type DriverInfo = {
   /**
-   * nvidia-smi answered (`ok`); is not installed (`absent`); failed or hung (`error`, `timeout`: the driver); or could
-   * not run in this environment (`unavailable`: the host's binary in a collector pod without the NVIDIA runtime —
-   * its library or device nodes are missing here, which says nothing about the driver). `driverVersion` then comes
-   * from /proc/driver/nvidia/version when that is readable.
+   * nvidia-smi answered (`ok`); is not installed and no NVIDIA kernel module is loaded (`absent`); failed or hung
+   * (`error`, `timeout`: the driver); or could not run in this environment (`unavailable`: the host's binary in a
+   * collector pod without the NVIDIA runtime — its library or device nodes are missing here — or no nvidia-smi where
+   * it was looked for while /proc says the module is loaded; neither says anything about the driver).
+   * `driverVersion` then comes from /proc/driver/nvidia/version when that is readable.
    */
   status: "ok" | "absent" | "error" | "timeout" | "unavailable";
   driverVersion: string | null;
