@@ -54,3 +54,22 @@ describe("a single-value option given twice", () => {
     ).not.toBe(2);
   });
 });
+
+describe("a negative number after a number option", () => {
+  test("bench job --nodes -3 says what --nodes must be, not node's 'argument is ambiguous'", async () => {
+    const io = captureIo();
+    expect(await main(["bench", "job", "--nodes", "-3"], io)).toBe(2);
+    expect(io.err).toContain("--nodes expects a positive whole number; got -3.");
+    expect(io.err).not.toContain("ambiguous");
+  });
+
+  test("after --, a program's own negative arguments are left to it", async () => {
+    const io = captureIo();
+    const code = await main(
+      ["job", "mpi", "--name", "t", "--nodes", "2", "--", "python", "train.py", "--lr", "-3"],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.out).toMatch(/- --lr\n\s+- "-3"/);
+  });
+});

@@ -18,7 +18,7 @@ export function parseCommandArgs(
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: joinNegativeNumbers(argv, specs),
       options,
       allowPositionals: true,
       strict: true,
@@ -55,6 +55,34 @@ export function parseCommandArgs(
     }
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * `--nodes -3`: node's parser takes `-3` for an option and answers "argument is ambiguous", which says nothing about
+ * the number. A number option followed by a negative number is read as `--nodes=-3`, so that the command's own check
+ * says what the number must be.
+ */
+function joinNegativeNumbers(argv: readonly string[], specs: readonly OptionSpec[]): string[] {
+  const numeric = new Set<string>();
+  for (const s of specs) {
+    if (s.type !== "number") continue;
+    numeric.add(`--${s.name}`);
+    if (s.short) numeric.add(`-${s.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const next = argv[i + 1];
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (numeric.has(a) && next !== undefined && /^-(?:\d|\.\d)/.test(next)) {
+      out.push(a.startsWith("--") ? `${a}=${next}` : `${a}${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /**
