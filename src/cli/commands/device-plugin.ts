@@ -140,6 +140,18 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
     allocate: { ids, devices: specs, envs: view.plan.envFor(hcaNames) },
   };
   io.stdout(await renderReport(DEVICE_PLUGIN_REPORT, report, str(values, "output") ?? "text"));
+  if (view.hcas.length === 0) {
+    // A plugin that advertises nothing is not a working plugin: pods asking for the resource never schedule here.
+    const why = view.skipped.length
+      ? `every HCA was left out (${view.skipped.map((x) => `${x.hca}: ${x.reason}`).join("; ")})`
+      : "the node has no RDMA device (/sys/class/infiniband is empty or missing)";
+    io.stderr(
+      `kube-rdma device-plugin: no HCA would be served on ${inv.hostname}: ${why}. Pods requesting ` +
+        `${settings.resource} would never be scheduled here. Check \`kube-rdma verify\` on the node and the HCA ` +
+        "selection (--config); exit 1.\n",
+    );
+    return 1;
+  }
   return 0;
 }
 
@@ -276,7 +288,11 @@ export const command: CommandSpec = {
       description:
         "Serve Prometheus metrics on ADDR at /metrics: :9465 or 9465 is 127.0.0.1 only; 0.0.0.0:9465 every interface",
     },
-    { name: "dry-run", type: "boolean", description: "Print what would be advertised and allocated, then exit" },
+    {
+      name: "dry-run",
+      type: "boolean",
+      description: "Print what would be advertised and allocated, then exit (1 when no HCA would be served)",
+    },
     OUTPUT_OPTION,
     { name: "print-manifests", type: "boolean", description: "Print the DaemonSet + ServiceAccount YAML and exit" },
     {
