@@ -73,3 +73,22 @@ describe("a negative number after a number option", () => {
     expect(io.out).toMatch(/- --lr\n\s+- "-3"/);
   });
 });
+
+describe("a stray word after a command that takes options only", () => {
+  test("`kube-rdma verify node-17` (meant as 'verify node-17') is refused, not a PASS for this host", async () => {
+    const io = captureIo();
+    expect(await main(["verify", "node-17"], io)).toBe(2);
+    expect(io.out).toBe("");
+    expect(io.err).toContain('kube-rdma verify: takes options only; got "node-17".');
+    expect(io.err).toContain("kube-rdma fleet verify --node NAME");
+  });
+
+  test.each(["collect", "nccl-env", "cluster", "device-plugin", "examples", "version"])(
+    "%s extra → exit 2 naming the word",
+    async (name) => {
+      const io = captureIo();
+      expect(await main([name, "extra"], io)).toBe(2);
+      expect(io.err).toContain(`kube-rdma ${name}: takes options only; got "extra".`);
+    },
+  );
+});

@@ -124,6 +124,12 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   try {
     const { values, positionals } = parseCommandArgs(rest, command.options);
     if (values["list-examples"] === true) return main(["examples"], io);
+    if (command.noArguments && positionals.length > 0) {
+      throw new UsageError(
+        `takes options only; got ${positionals.map((p) => JSON.stringify(p)).join(", ")}.`,
+        command.noArguments.hint,
+      );
+    }
     return await command.run({ values, positionals, io });
   } catch (err) {
     if (err instanceof UsageError) {

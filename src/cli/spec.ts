@@ -54,6 +54,11 @@ export type CommandSpec = {
   examples: readonly (readonly [string, string])[];
   /** Returns the exit code: 0 ok, 1 errors found, 2 could not run. */
   run: (ctx: CommandContext) => Promise<number>;
+  /**
+   * The command takes options only: a stray word (`kube-rdma verify node-17`, meant as "verify node-17") is refused
+   * with this hint instead of being ignored while the command checks something else.
+   */
+  noArguments?: { hint: string };
 };
 
 /** Bad usage or unreadable input: printed as one clear message, exit code 2, never a stack trace. */

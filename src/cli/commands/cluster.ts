@@ -11,6 +11,9 @@ import { bool, type CommandSpec, str } from "../spec.js";
 
 export const command: CommandSpec = {
   name: "cluster",
+  noArguments: {
+    hint: "It checks the cluster of the current kubeconfig context (--context NAME for another); run `kube-rdma cluster --help` for the options.",
+  },
   summary: "Check the cluster for RDMA training: GPU+RDMA nodes, device plugins, Volcano, training operator",
   usage: "kube-rdma cluster [--kubeconfig FILE] [--context NAME] [-n NS] [-o text|json|yaml]",
   description: `

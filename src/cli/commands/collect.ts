@@ -6,6 +6,7 @@ const FORMAT_WORDS = new Set(["json", "yaml", "text", "shell"]);
 
 export const command: CommandSpec = {
   name: "collect",
+  noArguments: { hint: "It snapshots this host (or --root DIR): run it on the node you want, with -o FILE." },
   summary: "Write a snapshot of every raw file and command output the checks read (replay with --snapshot)",
   usage: "kube-rdma collect -o FILE [--root DIR | --snapshot FILE | --example NAME]",
   description: `

@@ -181,6 +181,7 @@ async function serve(values: OptionValues, settings: Omit<PluginConfig, "loadInv
 
 export const command: CommandSpec = {
   name: "device-plugin",
+  noArguments: { hint: "Run `kube-rdma device-plugin --help` for the options (--dry-run to see what it would serve)." },
   summary: "Serve the kubelet RDMA device plugin (rdma/hca) with health, NUMA hints and NCCL variables",
   usage: "kube-rdma device-plugin [--mode shared|exclusive] [--resource rdma/hca] [--root /host] [options]",
   description:

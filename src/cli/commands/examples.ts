@@ -6,6 +6,7 @@ import { type CommandSpec, str } from "../spec.js";
 
 export const command: CommandSpec = {
   name: "examples",
+  noArguments: { hint: "It lists every example host; use one with --example NAME on any command that reads a host." },
   summary: "List the embedded example hosts (usable with --example NAME on every command)",
   usage: "kube-rdma examples [-o text|json|yaml]",
   description:

@@ -48,6 +48,9 @@ export async function loadInventory(values: OptionValues): Promise<NodeInventory
 
 export const command: CommandSpec = {
   name: "nccl-env",
+  noArguments: {
+    hint: "It derives the variables for this host (or --root DIR, --snapshot FILE, --example NAME); run `kube-rdma nccl-env --help` for the options.",
+  },
   summary: "Derive and explain the NCCL variables for this node (NCCL_IB_HCA, GID, socket interface, …)",
   usage: "kube-rdma nccl-env [--root DIR | --snapshot FILE | --example NAME] [-o text|shell|dotenv|json|yaml|k8s]",
   description:

@@ -5,6 +5,9 @@ import { checkOptionsFromFlags, writeVerifyReport } from "../verify-output.js";
 
 export const command: CommandSpec = {
   name: "verify",
+  noArguments: {
+    hint: "It checks this host (or --root DIR, --snapshot FILE, --example NAME); for another node run `kube-rdma collect -o node.json` there and `verify --snapshot node.json`, or `kube-rdma fleet verify --node NAME`.",
+  },
   summary: "Check an RDMA GPU node: OFED, driver, GPUs, HCAs, ports, GIDs, GPUDirect, pod limits",
   usage: "kube-rdma verify [--root DIR | --snapshot FILE | --example NAME] [--pod] [--expect-gpus N] [-o FORMAT]",
   description: `

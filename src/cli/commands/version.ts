@@ -5,6 +5,7 @@ import { VERSION } from "../version.js";
 
 export const command: CommandSpec = {
   name: "version",
+  noArguments: { hint: "Run `kube-rdma version` alone." },
   summary: "Print the kube-rdma version",
   usage: "kube-rdma version [-o text|json|yaml]",
   description: "Prints the version (the same as `kube-rdma --version`); -o json adds the Node.js version it runs on.",
