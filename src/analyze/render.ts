@@ -1,4 +1,4 @@
-import { bySeverity, type Finding, summarize } from "../core/finding.js";
+import { bySeverity, type Finding, failIfUnchecked, summarize } from "../core/finding.js";
 import type { Problem } from "../core/result.js";
 import { bytesText } from "../core/units.js";
 import { DEFAULT_TEXT_WIDTH, groupIdentical, summaryLine, wrap } from "../report/findings-text.js";
@@ -81,7 +81,7 @@ export function renderAnalyzeText(entries: readonly AnalyzedInput[], width = DEF
   // An input that could not be read or recognised was not checked: never a PASS.
   const unread = entries.filter((e) => e.data === null).length;
   const scope = `${entries.length} input(s), ${problems} problem(s)${unread ? `; ${unread} not analysed` : ""}`;
-  out.push(summaryLine(s, scope, unread ? "FAIL" : s.status));
+  out.push(summaryLine(failIfUnchecked(s, unread), scope));
   return `${out.join("\n")}\n`;
 }
 

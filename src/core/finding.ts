@@ -78,6 +78,14 @@ export function summarize(findings: readonly Finding[], strict = false): Summary
   return { status: failing ? "fail" : warnings > 0 ? "warn" : "pass", errors, warnings, infos };
 }
 
+/**
+ * Inputs that could not be read, recognised or judged were not checked: a summary over them is never a pass,
+ * whatever the findings of the others say (`analyze`, `lint`, `bench judge`; text, JSON and HTML alike).
+ */
+export function failIfUnchecked(s: Summary, unchecked: number): Summary {
+  return unchecked > 0 ? { ...s, status: "fail" } : s;
+}
+
 /** Exit-code contract: 0 no errors (warnings allowed), 1 errors found (or warnings with --strict). 2 is for "could not run". */
 export function exitCodeFor(findings: readonly Finding[], strict = false): 0 | 1 {
   return summarize(findings, strict).status === "fail" ? 1 : 0;

@@ -14,9 +14,9 @@ export function textWidth(out: { isTTY: boolean; columns?: number | undefined })
  * The verdict line every command ends its text report with, worded the same everywhere:
  * `FAIL: 2 error(s), 1 warning(s), 3 info` then what was looked at (`; 9 object(s) in 1 file(s)`).
  */
-export function summaryLine(s: Summary, scope?: string, status: string = s.status): string {
+export function summaryLine(s: Summary, scope?: string): string {
   const counts = `${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info`;
-  return `${status.toUpperCase()}: ${counts}${scope ? `; ${scope}` : ""}`;
+  return `${s.status.toUpperCase()}: ${counts}${scope ? `; ${scope}` : ""}`;
 }
 
 const escapeRe = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

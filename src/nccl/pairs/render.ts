@@ -1,5 +1,5 @@
 /** Text of `bench pairs` (the schedule) and `bench judge` (the verdict). Pure. */
-import { summarize } from "../../core/finding.js";
+import { failIfUnchecked, summarize } from "../../core/finding.js";
 import { renderFindingSections, summaryLine } from "../../report/findings-text.js";
 import type { PairsReport } from "./judge.js";
 import type { PairRound } from "./schedule.js";
@@ -71,12 +71,9 @@ export function renderPairsReport(report: PairsReport): string {
     lines.push("", "Next tests (side by side)", ...next.map((t) => `  ${t.node}↔${t.with}`));
   }
   for (const p of report.problems) lines.push("", `problem: ${p.message}${p.hint ? `\n  ${p.hint}` : ""}`);
-  const s = summarize(report.findings);
   // A file that gave no pair result was not judged: its pair may be the slow one, so never a PASS.
   const notJudged = report.problems.length;
-  lines.push(
-    "",
-    summaryLine(s, notJudged ? `${notJudged} input(s) not judged` : undefined, notJudged ? "FAIL" : s.status),
-  );
+  const s = failIfUnchecked(summarize(report.findings), notJudged);
+  lines.push("", summaryLine(s, notJudged ? `${notJudged} input(s) not judged` : undefined));
   return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,4 @@
-import { bySeverity, summarize } from "../../core/finding.js";
+import { bySeverity, failIfUnchecked, summarize } from "../../core/finding.js";
 import type { LintFileResult } from "../../kube/lint/index.js";
 import { groupIdenticalWith, summaryLine } from "../findings-text.js";
 import { defineReport } from "../registry.js";
@@ -20,13 +20,12 @@ function renderLintText({ results, strict }: LintResult): string {
     }
   }
   const all = results.flatMap((r) => r.findings);
-  const s = summarize(all, strict);
   const objects = results.reduce((n, r) => n + r.objects.length, 0);
   const unread = results.reduce((n, r) => n + r.problems.length, 0);
   // A file that could not be read is never a PASS: its objects were not checked.
-  const status = unread > 0 ? "FAIL" : s.status.toUpperCase();
+  const s = failIfUnchecked(summarize(all, strict), unread);
   const unreadText = unread > 0 ? `; ${unread} input problem(s), those documents were not checked` : "";
-  lines.push(summaryLine(s, `${objects} object(s) in ${results.length} file(s)${unreadText}`, status));
+  lines.push(summaryLine(s, `${objects} object(s) in ${results.length} file(s)${unreadText}`));
   return `${lines.join("\n")}\n`;
 }
 
@@ -37,12 +36,12 @@ export const LINT_REPORT = defineReport<LintResult>({
   structured: ({ results, strict }) => {
     const findings = results.flatMap((r) => r.findings);
     const problems = results.flatMap((r) => r.problems);
-    const { status, errors, warnings } = summarize(findings, strict);
+    const { status, errors, warnings } = failIfUnchecked(summarize(findings, strict), problems.length);
     return {
       schemaVersion: 1,
       files: results.map((r) => ({ file: r.file, objects: r.objects, problems: r.problems })),
       findings: findings.map(({ evidence: _e, ...f }) => f),
-      summary: { status: problems.length ? "fail" : status, errors: errors + problems.length, warnings },
+      summary: { status, errors: errors + problems.length, warnings },
     };
   },
 });

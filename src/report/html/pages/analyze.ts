@@ -4,7 +4,7 @@
  */
 import type { AnalyzedInput } from "../../../analyze/index.js";
 import { fallbackSummary } from "../../../analyze/render.js";
-import { summarize } from "../../../core/finding.js";
+import { failIfUnchecked, summarize } from "../../../core/finding.js";
 import type { NcclLogData } from "../../../nccl/log/report.js";
 import { VERDICT_TEXT } from "../../../nccl/log/report.js";
 import type { NcclTestsData } from "../../../nccl/perf-results/analyzer.js";
@@ -162,14 +162,13 @@ export function renderHtml(entries: readonly AnalyzedInput[]): string {
   const findings = entries.flatMap((e) => e.findings);
   const runs = runsOf(entries);
   const problems = entries.reduce((n, e) => n + (e.problems?.length ?? 0), 0);
-  const s = statusOf(summarize(findings));
-  // An input that could not be read or recognised was not checked: never a pass.
   const unread = entries.filter((e) => e.data === null).length;
+  const s = statusOf(failIfUnchecked(summarize(findings), unread));
   const text = `${s.text}, ${count(problems, "problem")}${unread ? `, ${unread} not analysed` : ""}`;
   return page({
     title: `kube-rdma analyze: ${count(entries.length, "input")}`,
     subtitle: inputsLine(entries),
-    status: { status: unread ? "fail" : s.status, text },
+    status: { status: s.status, text },
     findings,
     body: [runs.length ? busBwSection(runs) : h``, ...entries.map(entrySection)],
   });

@@ -1,5 +1,5 @@
 /** The `bench judge -o html` page: the pair heat map (node × node, % of the reference), bad nodes and links marked. */
-import { summarize } from "../../../core/finding.js";
+import { failIfUnchecked, type Summary, summarize } from "../../../core/finding.js";
 import { naturalCompare } from "../../../core/natural.js";
 import type { PairsReport } from "../../../nccl/pairs/index.js";
 import { matrixChart } from "../charts/matrix.js";
@@ -98,7 +98,7 @@ export function renderHtml(report: PairsReport): string {
   return page({
     title: `kube-rdma bench judge: ${count(report.pairs.length, "pair test")} on ${count(nodes, "node")}`,
     subtitle: "Each pair's large-message bus bandwidth (all_reduce_perf between 2 nodes) against the reference.",
-    status: notJudgedStatus(statusOf(summary), report.problems.length),
+    status: notJudgedStatus(summary, report.problems.length),
     findings: report.findings,
     body: [
       facts(head),
@@ -115,6 +115,7 @@ export function renderHtml(report: PairsReport): string {
 }
 
 /** A file that gave no pair result was not judged: never a pass (as in the text report). */
-function notJudgedStatus(s: ReturnType<typeof statusOf>, notJudged: number): ReturnType<typeof statusOf> {
-  return notJudged ? { status: "fail", text: `${s.text}, ${count(notJudged, "input")} not judged` } : s;
+function notJudgedStatus(summary: Summary, notJudged: number): ReturnType<typeof statusOf> {
+  const s = statusOf(failIfUnchecked(summary, notJudged));
+  return notJudged ? { ...s, text: `${s.text}, ${count(notJudged, "input")} not judged` } : s;
 }
