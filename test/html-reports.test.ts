@@ -13,7 +13,7 @@ import { pairRounds } from "../src/nccl/pairs/index.js";
 import { FLEET_BENCH_REPORT } from "../src/report/kinds/fleet-bench.js";
 import { renderReport } from "../src/report/registry.js";
 import { launchBrowser, openReport, renderMs, screenshot } from "./support/browser.js";
-import { simulatedBenchResult } from "./support/fleet-bench-result.js";
+import { simulatedBenchResult, TWENTY_FOUR_NODES_ONE_BAD } from "./support/fleet-bench-result.js";
 import {
   analyzeEntries,
   analyzePage,
@@ -187,14 +187,7 @@ describe("fleet verify -o html", () => {
 
 describe("fleet bench -o html", () => {
   test("24 simulated nodes, gpu-23 bad, mlx5_4 of gpu-21 bad, job r1-3 never scheduled: found, marked, listed", async () => {
-    const result = await simulatedBenchResult({
-      nodes: 24,
-      leafSize: 8,
-      badNodes: 1,
-      badRails: 1,
-      seed: 3,
-      fail: ["r1-3"],
-    });
+    const result = await simulatedBenchResult(TWENTY_FOUR_NODES_ONE_BAD);
     const html = await renderReport(FLEET_BENCH_REPORT, result, "html");
     const { page, errors, requests } = await openReport(browser, html);
     expect(errors).toEqual([]);
@@ -255,12 +248,7 @@ describe("hostile names in a real browser", () => {
       await renderReport(
         FLEET_BENCH_REPORT,
         await simulatedBenchResult({
-          nodes: 24,
-          leafSize: 8,
-          badNodes: 1,
-          badRails: 1,
-          seed: 3,
-          fail: ["r1-3"],
+          ...TWENTY_FOUR_NODES_ONE_BAD,
           rename: { "gpu-23": HOSTILE, "gpu-21": HOSTILE_TAG, "gpu-12": HOSTILE_ATTR },
         }),
         "html",

@@ -26,6 +26,19 @@ export type SimulatedBench = {
   rename?: Record<string, string>;
 };
 
+/**
+ * The story the HTML tests tell: 24 nodes in leaves of 8, gpu-23 bad, a bad rail (mlx5_4 of gpu-21), and round 1's
+ * job r1-3 (gpu-12 ↔ gpu-13) never scheduled.
+ */
+export const TWENTY_FOUR_NODES_ONE_BAD: SimulatedBench = {
+  nodes: 24,
+  leafSize: 8,
+  badNodes: 1,
+  badRails: 1,
+  seed: 3,
+  fail: ["r1-3"],
+};
+
 export async function simulatedBenchResult(o: SimulatedBench): Promise<FleetBenchResult> {
   const sim = simulateFleet({
     nodes: o.nodes,

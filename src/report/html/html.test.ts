@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { simulatedBenchResult } from "../../../test/support/fleet-bench-result.js";
+import { simulatedBenchResult, TWENTY_FOUR_NODES_ONE_BAD } from "../../../test/support/fleet-bench-result.js";
 import {
   analyzeEntries,
   analyzePage,
@@ -89,12 +89,7 @@ describe("the pages are self-contained and escape hostile names everywhere", () 
 
   test("fleet bench: a bad node called <script>, a bad rail and a failed job on nodes whose names break attributes", async () => {
     const result = await simulatedBenchResult({
-      nodes: 24,
-      leafSize: 8,
-      badNodes: 1,
-      badRails: 1,
-      seed: 3,
-      fail: ["r1-3"],
+      ...TWENTY_FOUR_NODES_ONE_BAD,
       rename: { "gpu-23": HOSTILE, "gpu-21": HOSTILE_TAG, "gpu-12": HOSTILE_ATTR },
     });
     expect(result.report.found.nodes).toEqual([HOSTILE]);
