@@ -23,6 +23,34 @@ export const NODE_CATALOGUE = defineCatalogue({
       "Nothing is required. If your platform expects MLNX_OFED/DOCA-OFED (Baidu CCE's GPU images ship it), install it " +
       "or use such an image; `kube-rdma gids` replaces show_gids either way.",
   },
+  OFED_TOOLS_ABSENT: {
+    severity: "info",
+    title: "OFED's drivers run here; its tools are elsewhere",
+    message: (e: { version: string | null }) =>
+      "ofed_info is not installed here, but the kernel runs MLNX_OFED / DOCA-OFED's mlx5 drivers (mlx_compat is " +
+      `loaded${e.version ? `, mlx5_core ${e.version}` : ""}): the NVIDIA Network Operator's driver container provides ` +
+      "them, with ofed_info and show_gids inside that container, or the OFED user-space packages were removed.",
+    fix: () =>
+      "Nothing is required for NCCL. For the OFED version, ask the driver container on this node: `kubectl exec -n " +
+      "nvidia-network-operator <its mofed / doca-driver pod> -- ofed_info -s`; `kube-rdma gids` replaces show_gids.",
+  },
+  OFED_NOT_RUNNING: {
+    severity: "warning",
+    title: "The installed OFED is not the driver the kernel runs",
+    message: (e: { installed: string; loaded: string | null }) =>
+      e.loaded === null
+        ? `${e.installed} is installed (ofed_info -s), but the kernel runs the distribution's inbox mlx5 driver ` +
+          "(mlx5_core without OFED's compat module mlx_compat): OFED's kernel modules were not built for this kernel (a " +
+          "kernel update without the DKMS rebuild) or not loaded since the install. NCCL runs on drivers nobody " +
+          "validated with this OFED, and nvidia_peermem, which registers with OFED's peer-memory API, may not load."
+        : `${e.installed} is installed (ofed_info -s), but the kernel runs mlx5_core ${e.loaded}, from another OFED ` +
+          "install: the installed drivers load only after a driver restart or a reboot.",
+    fix: () =>
+      "Load the installed drivers: drain the node, then `/etc/init.d/openibd restart` (it stops RDMA traffic) or " +
+      "reboot. If mlx5_core stays the inbox one, rebuild OFED for the running kernel (`uname -r`): rerun the " +
+      "installer with --add-kernel-support, or install its DKMS packages. Check with `modinfo mlx5_core | grep " +
+      "^version` and `lsmod | grep mlx_compat`, then rerun `kube-rdma verify`.",
+  },
   OFED_UNRECOGNISED: {
     severity: "warning",
     title: "ofed_info answered something unexpected",
@@ -85,13 +113,18 @@ export const NODE_CATALOGUE = defineCatalogue({
   NO_GPUDIRECT: {
     severity: "error",
     title: "No GPUDirect RDMA mechanism",
-    message: (e: { driverVersion: string | null; reasons: string[] }) =>
+    message: (e: { driverVersion: string | null; reasons: string[]; inboxMlx5?: boolean }) =>
       "no GPUDirect RDMA mechanism: neither nvidia_peermem nor nv_peer_mem is loaded, and " +
       (e.reasons.length
         ? `${e.reasons.join("; ")}. `
         : `DMA-BUF needs driver ≥ 515 with the open kernel modules (driver ${e.driverVersion ?? "unknown"}). `) +
       "NCCL then stages every message through host memory (no /GDRDMA in its channel lines), losing bandwidth and CPU.",
-    fix: () =>
+    fix: (e: { inboxMlx5?: boolean }) =>
+      (e.inboxMlx5
+        ? "This kernel runs the inbox mlx5 driver, whose ib_core normally lacks the peer-memory API nvidia_peermem " +
+          "registers with (OFED's has it): load MLNX_OFED / DOCA-OFED's drivers (install OFED, or see " +
+          "OFED_NOT_RUNNING), then "
+        : "") +
       "`modprobe nvidia-peermem` (ships with the driver since 470) and persist it " +
       "(`echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf`), or move to driver ≥ 515 with the open " +
       "kernel modules so NCCL ≥ 2.13 uses DMA-BUF. NCCL's log then says `GPU Direct RDMA Enabled`.",

@@ -37,6 +37,13 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ["seed-port-errors", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_4", severity: "warning" }]],
   ["seed-fw-mismatch", [{ code: "FW_MISMATCH", subject: "mlx5_8", severity: "warning" }]],
   [
+    "ofed-not-loaded",
+    [
+      { code: "OFED_NOT_RUNNING", subject: "mlx5_core", severity: "warning" },
+      { code: "NO_GPUDIRECT", subject: "node", severity: "error" },
+    ],
+  ],
+  [
     "seed-pod-restricted",
     [
       { code: "MEMLOCK_LIMITED", subject: "memlock", severity: "error" },
@@ -111,6 +118,11 @@ describe("other layouts pass", () => {
     const findings = await findingsOf("seed-no-ofed");
     expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
   });
+
+  test("ofed-driver-container: OFED's drivers from the Network Operator, no ofed_info on the host → OFED_TOOLS_ABSENT as info only", async () => {
+    const findings = await findingsOf("ofed-driver-container");
+    expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_TOOLS_ABSENT", "info"]]);
+  });
 });
 
 test("every example host is covered by a story above", () => {
@@ -121,6 +133,7 @@ test("every example host is covered by a story above", () => {
     "seed-bond",
     "seed-ipv6-only",
     "seed-no-ofed",
+    "ofed-driver-container",
     "rail-3-other-subnet",
     ...VARIATIONS.map(([name]) => name),
   ]);

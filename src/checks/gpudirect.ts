@@ -12,7 +12,11 @@ export const gpuDirectCheck: Check = {
   run(inv) {
     if (inv.gpuDirect.mechanism !== null || inv.gpus.length === 0 || dataHcas(inv).length === 0) return [];
     return [
-      finding("NO_GPUDIRECT", "node", { driverVersion: inv.driver.driverVersion, reasons: inv.gpuDirect.reasons }),
+      finding("NO_GPUDIRECT", "node", {
+        driverVersion: inv.driver.driverVersion,
+        reasons: inv.gpuDirect.reasons,
+        inboxMlx5: inv.ofed.loadedDriver?.from === "inbox",
+      }),
     ];
   },
 };

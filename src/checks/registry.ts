@@ -7,11 +7,12 @@ import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
 import { gpuCountCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
+import { driverCheck } from "./nvidia-driver.js";
+import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
 import { portStateCheck, rateCheck } from "./ports.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
-import { driverCheck, ofedCheck } from "./software.js";
 import type { Check } from "./types.js";
 
 export const CHECKS: readonly Check[] = [

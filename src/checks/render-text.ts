@@ -1,4 +1,6 @@
 /** The `verify` text report: header, a short node summary, findings grouped by severity, a verdict line. */
+
+import { loadedMatchesInstalled } from "../inventory/build-ofed.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { DEFAULT_TEXT_WIDTH, renderFindingSections, summaryLine } from "../report/findings-text.js";
 import type { VerifyReport } from "./index.js";
@@ -35,8 +37,23 @@ function renderSummary(inv: NodeInventory): string[] {
 
 function ofedText(inv: NodeInventory): string {
   const { ofed } = inv;
-  if (ofed.status === "absent") return "not installed (inbox rdma-core)";
-  if (ofed.flavor && ofed.version) return `${ofed.flavor} ${ofed.version}`;
+  const loaded = ofed.loadedDriver;
+  const mlx5 = loaded?.version ? ` (mlx5_core ${loaded.version})` : "";
+  if (ofed.status === "unavailable") return `unknown: ${ofed.error ?? "ofed_info could not be asked"}`;
+  if (ofed.status === "absent") {
+    return loaded?.from === "ofed"
+      ? `OFED drivers loaded${mlx5}, ofed_info not here`
+      : "not installed (inbox rdma-core)";
+  }
+  if (ofed.flavor && ofed.version) {
+    const running =
+      loaded?.from === "inbox"
+        ? ", but the kernel runs the inbox mlx5 driver"
+        : loaded?.version && loadedMatchesInstalled(loaded.version, ofed.version) === false
+          ? `, but the kernel runs mlx5_core ${loaded.version}`
+          : "";
+    return `${ofed.flavor} ${ofed.version}${running}`;
+  }
   return `unrecognised${ofed.raw ? `: ${ofed.raw.trim().split("\n")[0]}` : ""}`;
 }
 

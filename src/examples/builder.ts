@@ -68,6 +68,12 @@ export type HostSpec = {
   openKernelModule: boolean;
 };
 
+/** The version OFED's mlx5_core carries for an `ofed_info -s` line: `MLNX_OFED_LINUX-5.8-1.1.2.1:` → `5.8-1.1.2`. */
+export function ofedModuleVersion(ofedLine: string): string | null {
+  const m = /-(\d+\.\d+-\d+(?:\.\d+)*):?\s*$/.exec(ofedLine);
+  return m ? m[1]!.split(".").slice(0, -1).join(".") : null;
+}
+
 const NIC_COUNTERS = [
   "VL15_dropped",
   "excessive_buffer_overrun_errors",
@@ -387,6 +393,12 @@ export function buildHost(spec: HostSpec): HostTree {
     "rdma_cm",
   ]) {
     t.file(`/sys/module/${m}/refcnt`, "0\n");
+  }
+  const ofedModules = ofedModuleVersion(spec.ofedLine);
+  if (ofedModules !== null) {
+    // OFED's mlx5 modules need its compat layer and carry its version less the last part.
+    t.file("/sys/module/mlx_compat/refcnt", "0\n");
+    t.file("/sys/module/mlx5_core/version", `${ofedModules}\n`);
   }
   t.file("/sys/module/nvidia/version", `${spec.driverVersion}\n`);
   if (spec.peermem) t.file("/sys/module/nvidia_peermem/version", `${spec.driverVersion}\n`);

@@ -136,7 +136,31 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
           error: { code: "ENOENT", message: "ofed_info -s: not installed (ofed_info not found on PATH)" },
         },
       },
+      // The inbox mlx5 driver: no OFED compat layer, no module version.
+      remove: ["/sys/module/mlx_compat", "/sys/module/mlx5_core/version"],
     },
+  },
+  "ofed-driver-container": {
+    description:
+      "its OFED comes from the NVIDIA Network Operator's driver container: no ofed_info on the host, OFED's mlx5 " +
+      "drivers loaded (mlx_compat, mlx5_core 24.10-1.1.4)",
+    diff: {
+      commands: {
+        "ofed_info -s": {
+          exitCode: null,
+          stdout: "",
+          stderr: "",
+          error: { code: "ENOENT", message: "ofed_info -s: not installed (ofed_info not found on PATH)" },
+        },
+      },
+      set: { "/sys/module/mlx5_core/version": "24.10-1.1.4\n" },
+    },
+  },
+  "ofed-not-loaded": {
+    description:
+      "the kernel was updated without rebuilding MLNX_OFED: ofed_info says 5.8-1.1.2.1, the inbox mlx5 driver runs " +
+      "(no mlx_compat) and nvidia_peermem cannot load",
+    diff: { remove: ["/sys/module/mlx_compat", "/sys/module/mlx5_core/version", "/sys/module/nvidia_peermem"] },
   },
   "seed-nvidia-smi-timeout": {
     description: "`nvidia-smi -q -x` gave no answer within the 15 s timeout (wedged driver)",

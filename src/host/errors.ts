@@ -22,6 +22,12 @@ export function toReadError(err: unknown, what: string): ReadError {
   return { code, message: `${what}: ${WHAT[code] ?? (err instanceof Error ? err.message : String(err))}` };
 }
 
+/**
+ * A command a snapshot has no record of (trimmed by hand, or taken by a kube-rdma that did not run it yet): not the
+ * host's "not installed" (ENOENT), which a snapshot records as such.
+ */
+export const NOT_RECORDED = "NOT_RECORDED";
+
 export function readError(code: string, what: string, detail?: string): ReadError {
   return { code, message: `${what}: ${detail ?? WHAT[code] ?? code}` };
 }

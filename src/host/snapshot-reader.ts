@@ -1,5 +1,5 @@
 import { numericNames } from "../core/natural.js";
-import { readError } from "./errors.js";
+import { NOT_RECORDED, readError } from "./errors.js";
 import { type FileGroups, groupFiles, textIn } from "./file-groups.js";
 import { FileRunIndex, listingWithRun } from "./file-runs.js";
 import { commandKey, normalizeHostPath } from "./paths.js";
@@ -236,7 +236,7 @@ export class SnapshotHostReader implements HostReader {
       exitCode: null,
       stdout: "",
       stderr: "",
-      error: readError("ENOENT", key, `not recorded in this snapshot (${this.description})`),
+      error: readError(NOT_RECORDED, key, `not recorded in this snapshot (${this.description})`),
     };
   }
 }

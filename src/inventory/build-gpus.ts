@@ -1,39 +1,22 @@
-/** The host-software and GPU part of the node model: OFED, the NVIDIA driver, GPUs, GPU↔NIC paths, GPUDirect. */
-import { problem } from "../core/result.js";
+/** The GPU part of the node model: the NVIDIA driver, GPUs, GPU↔NIC paths, GPUDirect. */
+import { NOT_RECORDED } from "../host/errors.js";
 import type { CommandOutcome } from "../host/types.js";
 import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
-import { parseOfedInfo } from "../parse/ofed-info.js";
 import type { HostFacts, PciFacts } from "./facts.js";
 import { pciNumbers, type Reading } from "./reading.js";
 import { classifySmiFailure, procDriverVersion } from "./smi-failure.js";
 import { memoSplitPciPath, pciDistance } from "./topology.js";
-import type { DriverInfo, Gpu, GpuDirect, GpuNicPath, Hca, OfedInfo } from "./types.js";
-
-export function buildOfed(rd: Reading, o: CommandOutcome): OfedInfo {
-  if (o.error?.code === "ENOENT") return { status: "absent", flavor: null, version: null, raw: null };
-  if (o.error) {
-    rd.problems.push(
-      problem("command.failed", o.error.message, { path: o.command, hint: "Run `ofed_info -s` by hand." }),
-    );
-    return { status: "error", flavor: null, version: null, raw: null };
-  }
-  const text = o.stdout.trim() ? o.stdout : o.stderr;
-  const r = parseOfedInfo(text);
-  if (!r.ok) {
-    for (const p of r.problems) rd.problems.push({ ...p, path: o.command });
-    return { status: "error", flavor: null, version: null, raw: text.trim() || null };
-  }
-  const v = r.value;
-  return v.status === "present"
-    ? { status: "present", flavor: v.flavor, version: v.version, raw: v.raw }
-    : { status: "absent", flavor: null, version: null, raw: v.raw };
-}
+import type { DriverInfo, Gpu, GpuDirect, GpuNicPath, Hca } from "./types.js";
 
 export type SmiResult = { driver: DriverInfo; gpus: ReturnType<typeof parseNvidiaSmiXml> | null };
 
 /** `procVersion`: /proc/driver/nvidia/version, for the driver version when nvidia-smi cannot tell it. */
 export function buildDriver(rd: Reading, o: CommandOutcome, procVersion: string | null = null): SmiResult {
   const none = { driverVersion: procDriverVersion(procVersion), cudaVersion: null };
+  if (o.error?.code === NOT_RECORDED) {
+    const driver: DriverInfo = { status: "unavailable", ...none, error: o.error.message, errorCode: o.error.code };
+    return { driver, gpus: null };
+  }
   if (o.error?.code === "ENOENT") {
     // No nvidia-smi where it was looked for, yet the kernel module is loaded: a GPU-operator node keeps nvidia-smi in
     // its driver container (/run/nvidia/driver), a pod image may not ship it. The driver is there; only this way of

@@ -19,7 +19,8 @@ import {
   parseSysfsInt,
 } from "../parse/sysfs.js";
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
-import { buildDriver, buildGpuDirect, buildGpus, buildOfed, buildPaths } from "./build-gpus.js";
+import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
+import { buildOfed } from "./build-ofed.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
@@ -185,7 +186,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
       null;
   }
   const roles = assignRoles(hcas, netdevs, defaultIf);
-  const ofed = buildOfed(rd, facts.ofed);
+  const ofed = buildOfed(rd, facts.ofed, facts.modules);
   const smi = buildDriver(rd, facts.nvidiaSmi, facts.nvidiaDriverProc.ok ? facts.nvidiaDriverProc.value : null);
   const gpus = buildGpus(rd, smi, facts.gpuPci);
   const status = rd.value("/proc/self/status", facts.status);

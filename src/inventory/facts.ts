@@ -100,7 +100,18 @@ export type HostFacts = {
   /** NVIDIA display-class PCI functions found in /sys/bus/pci/devices. */
   gpuPci: PciFacts[];
   pciList: ReadOutcome<string[]>;
-  modules: { nvidia: boolean; nvidiaPeermem: boolean; nvPeerMem: boolean; memoryPeersNvMem: boolean };
+  modules: {
+    nvidia: boolean;
+    nvidiaPeermem: boolean;
+    nvPeerMem: boolean;
+    memoryPeersNvMem: boolean;
+    /** /sys/module/mlx5_core: the mlx5 driver is loaded (or built in). */
+    mlx5Core: boolean;
+    /** /sys/module/mlx_compat: MLNX_OFED / DOCA-OFED's compat layer, which every OFED mlx5 module needs. */
+    mlxCompat: boolean;
+    /** /sys/module/mlx5_core/version: OFED's modules carry one (`5.8-1.1.2`); recent inbox drivers do not. */
+    mlx5CoreVersion: Fact;
+  };
   route: Fact;
   status: Fact;
   limits: Fact;

@@ -150,11 +150,26 @@ export type GpuDirect = {
 };
 
 export type OfedInfo = {
-  status: "present" | "absent" | "error";
+  /**
+   * What `ofed_info -s` said: an OFED version (`present`), not installed (`absent`), something else (`error`); or it
+   * could not be asked (`unavailable`: a snapshot without its record — `error` and `errorCode` say why).
+   */
+  status: "present" | "absent" | "error" | "unavailable";
   flavor: "MLNX_OFED" | "DOCA-OFED" | "OFED" | null;
   version: string | null;
   raw: string | null;
+  /** With `unavailable`: why ofed_info could not be asked, and its code (NOT_RECORDED). */
+  error?: string;
+  errorCode?: string;
+  /**
+   * The mlx5 driver the kernel runs, when /sys/module shows mlx5_core: OFED's (MLNX_OFED and DOCA-OFED load their
+   * compat layer `mlx_compat`; the distribution's inbox drivers have none) or the inbox one, with mlx5_core's module
+   * version (`5.8-1.1.2`; null when it has none). Absent when mlx5_core is not loaded or not recorded.
+   */
+  loadedDriver?: LoadedMlx5Driver;
 };
+
+export type LoadedMlx5Driver = { from: "ofed" | "inbox"; version: string | null };
 
 export type DriverInfo = {
   /**
@@ -168,6 +183,8 @@ export type DriverInfo = {
   driverVersion: string | null;
   cudaVersion: string | null;
   error: string | null;
+  /** With `unavailable` when nvidia-smi was not asked at all: NOT_RECORDED (a snapshot without its record). */
+  errorCode?: string;
 };
 
 export type Limit = number | "unlimited" | null;

@@ -31,7 +31,9 @@ export const FLEET_ATTRIBUTES: readonly FleetAttribute[] = [
     valueOf: (inv) =>
       inv.ofed.status === "present"
         ? `${inv.ofed.flavor ?? "OFED"} ${inv.ofed.version ?? "?"}`
-        : `OFED ${inv.ofed.status}`,
+        : inv.ofed.status === "absent" && inv.ofed.loadedDriver?.from === "ofed"
+          ? `OFED drivers ${inv.ofed.loadedDriver.version ?? "(no version)"}`
+          : `OFED ${inv.ofed.status}`,
   },
   {
     name: "NVIDIA driver",

@@ -1,25 +1,8 @@
-/** The software stack answers: OFED (or inbox rdma-core) and the NVIDIA driver. */
+/** The NVIDIA driver answers nvidia-smi, or why it could not be asked (OFED is in ofed.ts). */
+import { NOT_RECORDED } from "../host/errors.js";
 import { finding } from "./catalogue.js";
+import { NOT_RECORDED_FIX } from "./ofed.js";
 import type { Check } from "./types.js";
-
-const firstLine = (raw: string | null) =>
-  raw
-    ?.split("\n")
-    .find((l) => l.trim() !== "")
-    ?.trim() ?? null;
-
-export const ofedCheck: Check = {
-  name: "ofed",
-  codes: ["OFED_ABSENT", "OFED_UNRECOGNISED"],
-  run(inv) {
-    const { ofed } = inv;
-    if (ofed.status === "absent") return [finding("OFED_ABSENT", "ofed_info", { detail: firstLine(ofed.raw) })];
-    if (ofed.status === "error" || ofed.flavor === null || ofed.version === null) {
-      return [finding("OFED_UNRECOGNISED", "ofed_info", { raw: firstLine(ofed.raw), status: ofed.status })];
-    }
-    return [];
-  },
-};
 
 const UNAVAILABLE_FIX =
   "Run `kube-rdma verify` on the node itself, or give the collector what nvidia-smi needs: the NVIDIA container " +
@@ -33,6 +16,15 @@ export const driverCheck: Check = {
   run(inv) {
     const { driver } = inv;
     if (driver.status === "absent") return [finding("DRIVER_ABSENT", "nvidia-smi", { error: driver.error })];
+    if (driver.status === "unavailable" && driver.errorCode === NOT_RECORDED) {
+      return [
+        finding("CHECK_SKIPPED", "nvidia-smi", {
+          checks: "NVIDIA driver and GPU health (nvidia-smi)",
+          why: driver.error ?? "nvidia-smi was not recorded",
+          fix: NOT_RECORDED_FIX,
+        }),
+      ];
+    }
     if (driver.status === "unavailable") {
       return [
         finding("CHECK_SKIPPED", "nvidia-smi", {
