@@ -2,7 +2,7 @@
 import type { Finding } from "../core/finding.js";
 import type { NodeInventory, RoceQos } from "../inventory/types.js";
 import { finding } from "./catalogue.js";
-import { dataPorts, isRoce } from "./select.js";
+import { compactNames, dataPorts, isRoce } from "./select.js";
 import type { Check } from "./types.js";
 
 export type RocePriority = { trafficClass: number; source: "hca" | "nccl-default"; priority: number };
@@ -55,11 +55,13 @@ export const losslessCheck: Check = {
     if (qos.length === 0) return [];
     const out: Finding[] = [];
     const blind: string[] = [];
+    const pfcUnknown: RoceQos[] = [];
     for (const q of qos) {
       if (q.ecnNp === null && q.ecnRp === null && q.pfcEnabled === null) {
         blind.push(q.netdev);
         continue;
       }
+      if (q.pfcEnabled === null && q.qosError !== undefined) pfcUnknown.push(q);
       const p = rocePriority(q);
       const reasons = lossyReasons(q, p.priority);
       if (reasons.length === 0) continue;
@@ -87,9 +89,26 @@ export const losslessCheck: Check = {
         }),
       );
     }
+    out.push(...pfcSkipped(pfcUnknown));
     return out;
   },
 };
+
+/** One CHECK_SKIPPED for the data netdevs whose `mlnx_qos` failed: ECN was judged there, PFC could not be. */
+function pfcSkipped(qs: readonly RoceQos[]): Finding[] {
+  if (qs.length === 0) return [];
+  const errors = [...new Set(qs.map((q) => q.qosError))];
+  return [
+    finding("CHECK_SKIPPED", "mlnx_qos", {
+      checks: `PFC for the priority NCCL's RoCE traffic uses on ${compactNames(qs.map((q) => q.netdev))}`,
+      why: `\`mlnx_qos -i\` failed there: ${errors.length === 1 ? errors[0] : `${errors[0]}; and ${errors.length - 1} other error(s)`}`,
+      fix:
+        "Run `mlnx_qos -i <netdev>` on the node by hand and repair it (it comes with MLNX_OFED / DOCA-OFED's " +
+        "mlnx-tools and needs python3), or read PFC with `dcb pfc show dev <netdev>` and the switch configuration; " +
+        "ECN was checked without it. --strict fails until every check ran.",
+    }),
+  ];
+}
 
 type Setting = { name: string; valueOf: (q: RoceQos) => string | null };
 

@@ -125,6 +125,52 @@ describe("lossless RoCE", () => {
     for (const [d, names] of Object.entries(snap.dirs)) snap.dirs[d] = names.filter((n) => n !== "ecn");
     expect(brief(await findings(snap))).toEqual([["CHECK_SKIPPED", "warning", "roce-lossless"]]);
   });
+
+  // A Python tool that dies prints a traceback whose last line is the exception; the text below is our own.
+  const pythonFailure = (netdev: string) => ({
+    command: `mlnx_qos -i ${netdev}`,
+    exitCode: 1,
+    stdout: "",
+    stderr: [
+      "Traceback (most recent call last):",
+      '  File "/usr/bin/mlnx_qos", line 42, in <module>',
+      "    from dcbnetlink import DcbController",
+      "ModuleNotFoundError: No module named 'dcbnetlink'",
+      "",
+    ].join("\n"),
+  });
+
+  test("mlnx_qos that dies on every data netdev: ECN still judged, PFC one CHECK_SKIPPED naming eth1..eth8 and the error", async () => {
+    const snap = snapshotOf("a100-8x-roce-seed");
+    for (let i = 0; i <= 8; i++) snap.commands[`mlnx_qos -i eth${i}`] = pythonFailure(`eth${i}`);
+    const fs = await findings(snap);
+    expect(brief(fs)).toEqual([["CHECK_SKIPPED", "warning", "mlnx_qos"]]);
+    expect(fs[0]!.message).toMatch(/PFC for the priority NCCL's RoCE traffic uses on eth1\.\.eth8/);
+    expect(fs[0]!.message).toMatch(
+      /`mlnx_qos -i` failed there: exited with 1: ModuleNotFoundError: No module named 'dcbnetlink'\.$/,
+    );
+    expect(fs[0]!.fix).toMatch(/mlnx_qos -i <netdev>/);
+  });
+
+  test("mlnx_qos that dies on the management NIC only (eth0) is not a data-path check that could not run", async () => {
+    const snap = snapshotOf("a100-8x-roce-seed");
+    snap.commands["mlnx_qos -i eth0"] = pythonFailure("eth0");
+    expect(await findings(snap)).toEqual([]);
+  });
+
+  test("mlnx_qos not installed (inbox rdma-core) is no finding: ECN alone is judged, as before", async () => {
+    const snap = snapshotOf("a100-8x-roce-seed");
+    for (let i = 0; i <= 8; i++) {
+      snap.commands[`mlnx_qos -i eth${i}`] = {
+        command: `mlnx_qos -i eth${i}`,
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        error: { code: "ENOENT", message: `mlnx_qos -i eth${i}: not installed (mlnx_qos not found on PATH)` },
+      };
+    }
+    expect(await findings(snap)).toEqual([]);
+  });
 });
 
 describe("link flaps between two readings (verify --watch)", () => {

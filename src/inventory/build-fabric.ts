@@ -1,4 +1,6 @@
 /** The PCIe-ACS, IOMMU and lossless-RoCE part of the node model. Pure. */
+import { NOT_RECORDED } from "../host/errors.js";
+import type { CommandOutcome } from "../host/types.js";
 import { acsRedirects, parsePciConfig } from "../parse/pci-config.js";
 import { parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
 import type { BridgeFacts, Fact, IommuFacts, RoceQosFacts } from "./facts.js";
@@ -82,6 +84,7 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
     const tc = tcText === null ? null : rd.parsed(parseTrafficClass(tcText), tcPath);
     const qosOut = f.mlnxQos.error || f.mlnxQos.exitCode !== 0 ? null : f.mlnxQos.stdout;
     const qos = qosOut === null ? null : rd.parsed(parseMlnxQos(qosOut), f.mlnxQos.command);
+    const qosFailure = mlnxQosFailure(f.mlnxQos);
     return {
       netdev: f.netdev,
       hca: f.hca,
@@ -92,6 +95,28 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
       trust: qos?.trust ?? null,
       dscpToPriority: qos && Object.keys(qos.dscpToPriority).length > 0 ? qos.dscpToPriority : null,
       pfcEnabled: qos?.pfcEnabled ?? null,
+      ...(qosFailure === null ? {} : { qosError: qosFailure }),
     };
   });
+}
+
+const lastLine = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .at(-1);
+
+/**
+ * Why `mlnx_qos` gave no PFC settings when it ran and failed (a Python traceback's last line, a netlink error). Null
+ * when it answered, or is not installed or not recorded: ECN alone is then judged, as on inbox rdma-core.
+ */
+export function mlnxQosFailure(o: CommandOutcome): string | null {
+  if (o.error?.code === "ENOENT" || o.error?.code === NOT_RECORDED) return null;
+  // Without the command itself, so that the same failure on every netdev reads as one.
+  if (o.error)
+    return o.error.message.startsWith(`${o.command}: `) ? o.error.message.slice(o.command.length + 2) : o.error.message;
+  if (o.exitCode === 0) return null;
+  const said = lastLine(o.stderr) ?? lastLine(o.stdout);
+  return `exited with ${o.exitCode}${said ? `: ${said.slice(0, 200)}` : ""}`;
 }

@@ -232,6 +232,8 @@ export type RoceQos = {
   trust: "dscp" | "pcp" | null;
   dscpToPriority: Record<number, number> | null;
   pfcEnabled: number[] | null;
+  /** Set when `mlnx_qos -i` ran and failed (`exited with 1: …`): why trust, DSCP map and PFC are unknown (not when it is not installed). */
+  qosError?: string;
 };
 
 export type NodeInventory = {
