@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { main } from "../src/cli/main.js";
 import { listExamples } from "../src/examples/index.js";
@@ -83,6 +85,20 @@ describe("gids -o json", () => {
     const rows = JSON.parse(out) as { netdev: string | null }[];
     expect(rows).toHaveLength(8);
     expect(rows.every((r) => r.netdev === null)).toBe(true);
+  });
+});
+
+describe("a host where gids finds nothing to show", () => {
+  test("a root without any RDMA device → an empty table, why on stderr, exit 1 (show_gids would exit 0)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kr-gids-empty-"));
+    mkdirSync(join(dir, "sys/class/infiniband"), { recursive: true });
+    for (const output of ["text", "json"]) {
+      const { code, out, err } = await gids("--root", dir, "-o", output);
+      expect(code).toBe(1);
+      expect(err).toMatch(/has no RDMA devices \(\/sys\/class\/infiniband is empty or missing\)\. Is mlx5_ib loaded\?/);
+      if (output === "json") expect(JSON.parse(out)).toEqual([]);
+      else expect(out).toMatch(/n_gids_found=0/);
+    }
   });
 });
 

@@ -20,7 +20,11 @@ a command; for other commands a --root tree may hold command captures in DIR/.ku
 \`kube-rdma collect --help\`); --snapshot replays a \`kube-rdma collect\` file; --example uses an embedded example
 host (\`--list-examples\`).
 
--o json prints an array of {device, port, index, gid, ipv4, version, netdev} (ipv4/version/netdev may be null).`,
+-o json prints an array of {device, port, index, gid, ipv4, version, netdev} (ipv4/version/netdev may be null).
+
+Exit codes: 0 the table; 1 a partial table (a GID that could not be read, named on stderr) or no RDMA device at all
+(an empty table, and why on stderr: mlx5_ib not loaded, or the host's /sys not mounted into this pod); 2 nothing
+could be read, or a named device does not exist.`,
   options: [OUTPUT_OPTION, ...SOURCE_OPTIONS],
   examples: [
     ["kube-rdma gids", "the GID table of this host"],
@@ -53,7 +57,9 @@ host (\`--list-examples\`).
     const { GIDS_REPORT } = await import("../../report/kinds/gids.js");
     const { renderReport } = await import("../../report/registry.js");
     io.stdout(await renderReport(GIDS_REPORT, rows, str(values, "output") ?? "text"));
-    // Rows with problems beside them are a partial table: not a clean answer (exit 1), never a silent one.
-    return problems.length === 0 ? 0 : rows.length === 0 ? 2 : 1;
+    // Rows with problems beside them are a partial table: not a clean answer (exit 1), never a silent one. A host
+    // without any RDMA device is a finding about the host (verify's NO_RDMA_HCA): an empty table, exit 1.
+    if (problems.length > 0) return rows.length === 0 ? 2 : 1;
+    return available.length === 0 ? 1 : 0;
   },
 };
