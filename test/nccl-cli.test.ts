@@ -44,6 +44,26 @@ describe("kube-rdma bench job", () => {
     expect(await main(["bench", "job", "-b", "1025", "-e", "1K"], captureIo())).toBe(2);
   });
 
+  test.each([
+    [["bench", "job", "--nodes", "1e9"], "--nodes 1000000000 is more nodes than any Kubernetes cluster holds"],
+    [["bench", "job", "--gpus", "100"], "--gpus 100 is more GPUs than one node carries"],
+    [["bench", "job", "-e", "99999999999T"], "-e 99999999999T does not fit on any GPU"],
+    [["bench", "job", "-e", "256G"], "use at most 128G"],
+    [["job", "nccl-tests", "--nodes", "100000"], "--nodes 100000 is more nodes than any Kubernetes cluster holds"],
+    [["job", "pytorch", "--gpus", "200"], "--gpus 200 is more GPUs than one node carries"],
+    [["job", "pytorch", "--rdma-count", "100"], "--rdma-count 100 is more HCAs than one node carries"],
+  ])("a typo'd size (%j) is refused with the limit, exit 2 — not a job for a billion nodes", async (argv, says) => {
+    const io = captureIo();
+    expect(await main(argv, io)).toBe(2);
+    expect(io.err).toContain(says);
+    expect(io.err).not.toMatch(/internal error/);
+    expect(io.out).toBe("");
+  });
+
+  test("the largest real sizes still pass: 65536 nodes, 16 GPUs, -e 128G", async () => {
+    expect(await main(["bench", "job", "--nodes", "65536", "--gpus", "16", "-e", "128G"], captureIo())).toBe(0);
+  });
+
   test("the library function refuses impossible input", () => {
     expect(() => ncclTestsCommand({ nodes: 2, gpusPerNode: 0 })).toThrow(RangeError);
     expect(() => ncclTestsCommand({ nodes: 2, gpusPerNode: 8, collective: "nope" })).toThrow(/unknown collective/);

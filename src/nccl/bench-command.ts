@@ -25,6 +25,16 @@ export const COLLECTIVES = [
 
 const SIZE = /^\d+[KMGT]?$/i;
 
+/** More than any Kubernetes cluster holds: a typo (`1e9`), not a job. */
+export const MAX_NODES = 65_536;
+/** The densest GPU servers carry 16 GPUs; 64 leaves room without accepting nonsense. */
+export const MAX_GPUS_PER_NODE = 64;
+/**
+ * nccl-tests allocates a send and a receive buffer of -e bytes on every GPU (and more for in-place checks): 2 × 128 GiB
+ * is already beyond the largest GPU's memory (288 GB).
+ */
+export const MAX_MESSAGE = "128G";
+
 /** nccl-tests' size suffixes are powers of 1024 (K, M, G, T). */
 function sizeBytes(size: string): number {
   const unit = size.slice(-1).toUpperCase();
@@ -42,6 +52,14 @@ export function ncclTestsCommand(opts: NcclTestsCommandOptions): NcclTestsComman
   if (!Number.isInteger(gpusPerNode) || gpusPerNode < 1) {
     throw new RangeError(`gpusPerNode must be a positive integer, got ${gpusPerNode}`);
   }
+  if (nodes > MAX_NODES) {
+    throw new RangeError(`--nodes ${nodes} is more nodes than any Kubernetes cluster holds (at most ${MAX_NODES})`);
+  }
+  if (gpusPerNode > MAX_GPUS_PER_NODE) {
+    throw new RangeError(
+      `--gpus ${gpusPerNode} is more GPUs than one node carries (the densest servers have 16; at most ${MAX_GPUS_PER_NODE})`,
+    );
+  }
   const collective = (opts.collective ?? "all_reduce").replace(/_perf$/, "");
   if (!(COLLECTIVES as readonly string[]).includes(collective)) {
     throw new RangeError(`unknown collective "${collective}"; expected one of ${COLLECTIVES.join(", ")}`);
@@ -49,6 +67,12 @@ export function ncclTestsCommand(opts: NcclTestsCommandOptions): NcclTestsComman
   const minBytes = opts.minBytes ?? "8";
   const maxBytes = opts.maxBytes ?? "8G";
   for (const s of [minBytes, maxBytes]) if (!SIZE.test(s)) throw new RangeError(`size "${s}" is not like 8, 1M or 8G`);
+  if (sizeBytes(maxBytes) > sizeBytes(MAX_MESSAGE)) {
+    throw new RangeError(
+      `-e ${maxBytes} does not fit on any GPU: nccl-tests allocates a send and a receive buffer of -e bytes on every ` +
+        `GPU; use at most ${MAX_MESSAGE} (8G is the usual top size)`,
+    );
+  }
   if (sizeBytes(minBytes) > sizeBytes(maxBytes)) {
     // nccl-tests would print its header and no row at all: a run that measures nothing.
     throw new RangeError(`the smallest message (-b ${minBytes}) is larger than the largest (-e ${maxBytes})`);
