@@ -25,8 +25,9 @@ export const gpuModelCheck: Check = {
   codes: ["GPU_MODEL"],
   run(inv, opts) {
     const expected = opts.expectGpuModel?.trim();
-    // Without nvidia-smi the names are placeholders from PCI ids; DRIVER_* already says so.
-    if (!expected || inv.driver.status !== "ok") return [];
+    // Names that are placeholders from PCI ids (no nvidia-smi, no /proc from the driver) cannot be judged; DRIVER_* or
+    // CHECK_SKIPPED already says why.
+    if (!expected || inv.gpus.some((g) => g.nameFrom === "pci")) return [];
     const want = expected.toLowerCase();
     return inv.gpus
       .filter((g) => !g.name.toLowerCase().includes(want))

@@ -320,14 +320,34 @@ function allGpus(spec: HostSpec): GpuSpec[] {
   return spec.switches.flatMap((s) => s.gpus).sort((a, b) => a.minor - b.minor);
 }
 
+const gpuUuid = (minor: number) =>
+  `GPU-${hex4(0x6f0e + minor)}${hex4(0x6d1a)}-${hex4(0x2c4b)}-4${hex4(minor).slice(1)}-8a1f-${hex4(0x5e00 + minor)}${hex4(0x37b2)}${hex4(0x90c4)}`;
+
 export function gpuXmlSpecs(spec: HostSpec): XmlGpuSpec[] {
   return allGpus(spec).map((g) => ({
     busId: `0000${g.bdf.toUpperCase()}`,
     name: g.model.name,
-    uuid: `GPU-${hex4(0x6f0e + g.minor)}${hex4(0x6d1a)}-${hex4(0x2c4b)}-4${hex4(g.minor).slice(1)}-8a1f-${hex4(0x5e00 + g.minor)}${hex4(0x37b2)}${hex4(0x90c4)}`,
+    uuid: gpuUuid(g.minor),
     memoryTotalMiB: g.model.memoryMiB,
     minorNumber: g.minor,
   }));
+}
+
+/** The kernel module's /proc/driver/nvidia/gpus/<bus id>/information, in its `Key: \t value` layout. */
+function gpuInformation(g: GpuSpec, vbios: string): string {
+  return [
+    `Model: \t\t ${g.model.name}`,
+    `IRQ:   \t\t ${40 + g.minor}`,
+    `GPU UUID: \t ${gpuUuid(g.minor)}`,
+    `Video BIOS: \t ${vbios}`,
+    "Bus Type: \t PCIe",
+    "DMA Size: \t 47 bits",
+    "DMA Mask: \t 0x7fffffffffff",
+    `Bus Location: \t ${g.bdf}`,
+    `Device Minor: \t ${g.minor}`,
+    "GPU Excluded:\t No",
+    "",
+  ].join("\n");
 }
 
 export function buildHost(spec: HostSpec): HostTree {
@@ -401,6 +421,9 @@ export function buildHost(spec: HostSpec): HostTree {
     t.file("/sys/module/mlx5_core/version", `${ofedModules}\n`);
   }
   t.file("/sys/module/nvidia/version", `${spec.driverVersion}\n`);
+  for (const g of allGpus(spec)) {
+    t.file(`/proc/driver/nvidia/gpus/${g.bdf}/information`, gpuInformation(g, "92.00.45.00.06"));
+  }
   if (spec.peermem) t.file("/sys/module/nvidia_peermem/version", `${spec.driverVersion}\n`);
   writeProcFiles(t, spec, allNics(spec));
   t.fsSizes.set("/dev/shm", spec.shmBytes);

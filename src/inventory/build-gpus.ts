@@ -1,8 +1,9 @@
 /** The GPU part of the node model: the NVIDIA driver, GPUs, GPU↔NIC paths, GPUDirect. */
 import { NOT_RECORDED } from "../host/errors.js";
 import type { CommandOutcome } from "../host/types.js";
+import { type NvidiaGpuInformation, parseNvidiaGpuInformation } from "../parse/nvidia-gpu-information.js";
 import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
-import type { HostFacts, PciFacts } from "./facts.js";
+import type { Fact, HostFacts, PciFacts } from "./facts.js";
 import { pciNumbers, type Reading } from "./reading.js";
 import { classifySmiFailure, procDriverVersion } from "./smi-failure.js";
 import { memoSplitPciPath, pciDistance } from "./topology.js";
@@ -46,7 +47,7 @@ export function buildDriver(rd: Reading, o: CommandOutcome, procVersion: string 
   };
 }
 
-export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[]): Gpu[] {
+export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[], driverInfo: readonly Fact[] = []): Gpu[] {
   const byAddress = new Map(pciFacts.map((p) => [p.address, p]));
   const fromSmi = smi.gpus?.ok ? smi.gpus.value.gpus : null;
   if (fromSmi) {
@@ -73,14 +74,18 @@ export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[]): Gp
       };
     });
   }
-  // The driver did not answer: the GPUs the PCI bus shows, so the report still says what is there.
+  // nvidia-smi gave no GPUs: the GPUs the PCI bus shows, named by the kernel module where it says (/proc), so the
+  // report still says what is there.
+  const why = smi.driver.status === "unavailable" ? "nvidia-smi could not run here" : "driver did not answer";
   return pciFacts.map((p, index) => {
     const pci = pciNumbers(rd, p);
+    const info = driverInfoOf(driverInfo[index]);
     return {
       index,
-      name: `NVIDIA GPU (PCI device ${pci.deviceId ?? "unknown"}; driver did not answer)`,
+      name: info?.model ?? `NVIDIA GPU (PCI device ${pci.deviceId ?? "unknown"}; ${why})`,
+      nameFrom: info ? "driver" : "pci",
       pciAddress: normalizeBusId(p.address) ?? p.address,
-      uuid: null,
+      uuid: info?.uuid ?? null,
       memoryTotalMiB: null,
       persistenceMode: null,
       migMode: null,
@@ -150,4 +155,11 @@ export function buildGpuDirect(facts: HostFacts, driver: DriverInfo): GpuDirect 
     mechanism: peermem ? "peermem" : dmabufPossible ? "dmabuf" : null,
     reasons,
   };
+}
+
+/** The kernel module's own view of a GPU; null when unreadable (older snapshots, no module): a fallback, never a problem. */
+function driverInfoOf(f: Fact | undefined): NvidiaGpuInformation | null {
+  if (!f?.ok) return null;
+  const r = parseNvidiaGpuInformation(f.value);
+  return r.ok ? r.value : null;
 }

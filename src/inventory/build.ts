@@ -188,7 +188,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   const roles = assignRoles(hcas, netdevs, defaultIf);
   const ofed = buildOfed(rd, facts.ofed, facts.modules);
   const smi = buildDriver(rd, facts.nvidiaSmi, facts.nvidiaDriverProc.ok ? facts.nvidiaDriverProc.value : null);
-  const gpus = buildGpus(rd, smi, facts.gpuPci);
+  const gpus = buildGpus(rd, smi, facts.gpuPci, facts.gpuDriverInfo);
   const status = rd.value("/proc/self/status", facts.status);
   const cap = status === null ? null : rd.parsed(parseCapEff(status), "/proc/self/status");
   const limitsText = rd.value("/proc/self/limits", facts.limits);

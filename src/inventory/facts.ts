@@ -99,6 +99,8 @@ export type HostFacts = {
   netdevs: NetdevFacts[];
   /** NVIDIA display-class PCI functions found in /sys/bus/pci/devices. */
   gpuPci: PciFacts[];
+  /** /proc/driver/nvidia/gpus/<address>/information per GPU of `gpuPci`, same order: names where nvidia-smi is mute. */
+  gpuDriverInfo: Fact[];
   pciList: ReadOutcome<string[]>;
   modules: {
     nvidia: boolean;

@@ -173,6 +173,7 @@ function readFileFacts(
   for (const h of hcas) {
     for (const p of h.ports) for (const g of p.gids) if (g.ndev?.ok) wanted.add(g.ndev.value.trim());
   }
+  const gpuPci = readGpuPci(reader, pciList);
   const routeIface = ifaceOfRoute(route);
   if (routeIface) wanted.add(routeIface);
   const netList = reader.list(NET);
@@ -188,7 +189,8 @@ function readFileFacts(
       sortedNames(netList).filter((n) => n !== "lo"),
       wanted,
     ),
-    gpuPci: readGpuPci(reader, pciList),
+    gpuPci,
+    gpuDriverInfo: gpuPci.map((p) => reader.readText(`/proc/driver/nvidia/gpus/${p.address}/information`)),
     pciList,
     modules: {
       nvidia: reader.exists("/sys/module/nvidia"),

@@ -185,3 +185,43 @@ describe("the text report", () => {
     expect(io.out).toMatch(/CHECK_SKIPPED/);
   });
 });
+
+describe("the GPUs named by the kernel module where nvidia-smi cannot run", () => {
+  async function verifyWith(snap: Snapshot, ...args: string[]) {
+    const file = join(mkdtempSync(join(tmpdir(), "kr-smi-")), "node.json");
+    writeFileSync(file, JSON.stringify(snap));
+    const io = captureIo();
+    const code = await main(["verify", "--snapshot", file, "-o", "json", ...args], io);
+    return { code, report: JSON.parse(io.out) as Report & { inventory: { gpus: Record<string, unknown>[] } } };
+  }
+
+  test("a collector pod without the NVIDIA runtime still sees 8 × A100 by name (/proc/driver/nvidia/gpus): the model is judged", async () => {
+    const snap = await nodeWhereSmi("gpu-node-23", LIB_NOT_FOUND, HOST_SMI);
+    const ok = await verifyWith(snap, "--expect-gpus", "8", "--expect-gpu-model", "A100");
+    expect(ok.report.inventory.gpus).toHaveLength(8);
+    for (const g of ok.report.inventory.gpus) {
+      expect(g).toMatchObject({ name: "NVIDIA A100-SXM4-80GB", nameFrom: "driver" });
+      expect(g.uuid).toMatch(/^GPU-[0-9a-f-]+$/);
+    }
+    expect(ok.report.findings.map((f) => f.code)).toEqual(["CHECK_SKIPPED"]);
+    const wrong = await verifyWith(snap, "--expect-gpu-model", "H100");
+    const model = wrong.report.findings.filter((f) => f.code === "GPU_MODEL");
+    expect(model.map((f) => f.subject)).toEqual(["GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "GPU6", "GPU7"]);
+    expect(wrong.code).toBe(1);
+  });
+
+  test("a snapshot without the driver's /proc GPU files keeps PCI placeholders, says why, and does not judge the model", async () => {
+    const snap = await nodeWhereSmi("gpu-node-24", LIB_NOT_FOUND, HOST_SMI);
+    for (const dir of Object.keys(snap.fileGroups ?? {})) {
+      if (dir.startsWith("/proc/driver/nvidia/gpus/")) delete snap.fileGroups![dir];
+    }
+    for (const path of Object.keys(snap.files))
+      if (path.startsWith("/proc/driver/nvidia/gpus/")) delete snap.files[path];
+    const { report } = await verifyWith(snap, "--expect-gpu-model", "H100");
+    expect(report.inventory.gpus[0]).toMatchObject({
+      name: "NVIDIA GPU (PCI device 0x20b2; nvidia-smi could not run here)",
+      nameFrom: "pci",
+    });
+    expect(report.findings.map((f) => f.code)).not.toContain("GPU_MODEL");
+  });
+});

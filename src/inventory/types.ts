@@ -109,6 +109,11 @@ export type PcieLink = {
 export type Gpu = {
   index: number;
   name: string;
+  /**
+   * Where `name` came from when nvidia-smi gave no GPUs: the kernel module's /proc/driver/nvidia/gpus/ADDR/information
+   * (`driver`: the real name), or only the PCI device id (`pci`: a placeholder). Absent: from nvidia-smi.
+   */
+  nameFrom?: "driver" | "pci";
   /** Normalised PCI address, lower case, 4-digit domain: `0000:53:00.0`. */
   pciAddress: string;
   uuid: string | null;
