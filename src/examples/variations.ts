@@ -59,6 +59,14 @@ function seedXml(change: (gpus: ReturnType<typeof gpuXmlSpecs>) => void): HostDi
   return { commands: { "nvidia-smi -q -x": { exitCode: 0, stdout, stderr: "" } } };
 }
 
+/** `ofed_info -s` where no ofed_info is installed: what `collect` records for a command not on PATH. */
+const OFED_INFO_NOT_INSTALLED = {
+  exitCode: null,
+  stdout: "",
+  stderr: "",
+  error: { code: "ENOENT", message: "ofed_info -s: not installed (ofed_info not found on PATH)" },
+};
+
 export const SEED_DIFFS: Record<string, SeedVariation> = {
   "seed-port-down": {
     description: "mlx5_3 port 1 is `1: DOWN` / `3: Disabled` and eth3 has no carrier",
@@ -128,14 +136,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
   "seed-no-ofed": {
     description: "`ofed_info` is not installed (inbox rdma-core)",
     diff: {
-      commands: {
-        "ofed_info -s": {
-          exitCode: null,
-          stdout: "",
-          stderr: "",
-          error: { code: "ENOENT", message: "ofed_info -s: not installed (ofed_info not found on PATH)" },
-        },
-      },
+      commands: { "ofed_info -s": OFED_INFO_NOT_INSTALLED },
       // The inbox mlx5 driver: no OFED compat layer, no module version.
       remove: ["/sys/module/mlx_compat", "/sys/module/mlx5_core/version"],
     },
@@ -145,14 +146,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       "its OFED comes from the NVIDIA Network Operator's driver container: no ofed_info on the host, OFED's mlx5 " +
       "drivers loaded (mlx_compat, mlx5_core 24.10-1.1.4)",
     diff: {
-      commands: {
-        "ofed_info -s": {
-          exitCode: null,
-          stdout: "",
-          stderr: "",
-          error: { code: "ENOENT", message: "ofed_info -s: not installed (ofed_info not found on PATH)" },
-        },
-      },
+      commands: { "ofed_info -s": OFED_INFO_NOT_INSTALLED },
       set: { "/sys/module/mlx5_core/version": "24.10-1.1.4\n" },
     },
   },
