@@ -80,6 +80,30 @@ export const NCCL_LOG_FINDINGS = defineCatalogue({
         ? `Unset ${e.name} (see \`kube-rdma nccl-env\`).`
         : `Set ${e.name}=${e.derived} (from \`kube-rdma nccl-env\`), or let the device plugin inject it.`,
   },
+  NCCL_LOG_NIC_SLOW: {
+    severity: "warning",
+    title: "A NIC port NCCL uses is slower than the others",
+    message: (e: {
+      slow: { host: string; device: string; gbps: number }[];
+      slowCount: number;
+      usualGbps: number;
+      ports: number;
+    }) => {
+      const named = e.slow
+        .slice(0, 6)
+        .map((n) => `${n.device}${n.host ? ` on ${n.host}` : ""} at ${n.gbps} Gb/s`)
+        .join(", ");
+      const more = e.slowCount > 6 ? ` and ${e.slowCount - 6} more` : "";
+      return (
+        `NCCL found ${named}${more}, while ${e.ports - e.slowCount} of the ${e.ports} ports it uses run at ` +
+        `${e.usualGbps} Gb/s: every ring through a slower port runs at that port's speed.`
+      );
+    },
+    fix: () =>
+      "On that node run `kube-rdma verify` (RATE_MISMATCH names the port, its rate and width) or `ibstat <hca>`; " +
+      "reseat or replace the cable or optic and check the switch port. Until then leave the port out with " +
+      "NCCL_IB_HCA (exact form, from `kube-rdma nccl-env`).",
+  },
   NCCL_LOG_EXTRA_NIC: {
     severity: "info",
     title: "More NICs than local GPUs",

@@ -6,6 +6,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
 import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
+import { nicSpeedFindings } from "./nic-speeds.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
 export type NcclLogVerdict = "rdma_gdr" | "rdma_partial_gdr" | "rdma_no_gdr" | "socket" | "init_failed" | "unknown";
@@ -129,6 +130,7 @@ export function reportLog(
     ...withConfidence(verdictFindings(st, data), partialityOf(st, data)),
     ...warningFindings(faults, st),
     ...deviceFindings(st, data, inventory),
+    ...nicSpeedFindings(st),
   ];
   return { data, findings, problems: problemsOf(st) };
 }

@@ -235,10 +235,23 @@ export class LineScanner {
       bump(st.deviceLists, this.lastListNames);
       return;
     }
+    if (s.startsWith("NET/IB: [", msg) || s.startsWith("NET/IB : [", msg)) {
+      this.nicSpeed(s, p, msg, end);
+      return;
+    }
     if (s.startsWith("NET/IB : No device found", msg) || s.startsWith("NET/IB: No device found", msg)) {
       st.noDeviceFound++;
       this.addWarning(s.slice(msg, end), hostOf(processKey(s, p, k)));
     }
+  }
+
+  /** `NET/IB: [3] mlx5_4:uverbs4:1/RoCE provider=Mlx5 speed=200000 context=0x… pciPath=… ar=0` (NCCL ≥ 2.20). */
+  private nicSpeed(s: string, p: number, msg: number, end: number): void {
+    const m = /\] ([^:\s]+):[^:\s]*:(\d+)\/(?:IB|RoCE) .*?\bspeed=(\d+)/.exec(s.slice(msg, end));
+    if (!m) return;
+    const host = this.noteHost(s, p);
+    const key = `${host}\t${m[1]}:${m[2]}`;
+    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[3]));
   }
 
   private lastList: string | null = null;

@@ -32,6 +32,8 @@ export class LogState {
   readonly deviceLists = new Map<string, number>();
   readonly hosts = new Set<string>();
   readonly devices = new Map<string, LogDevice>();
+  /** `host\tmlx5_4:1` → the speed NCCL found for that port, in Mb/s (`NET/IB: [3] mlx5_4:uverbs4:1/RoCE … speed=200000`). */
+  readonly nicSpeeds = new Map<string, number>();
   readonly oob = new Map<string, number>();
   readonly bootstrap = new Map<string, number>();
   readonly env = new Map<string, string>();
@@ -92,6 +94,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   for (const [k, v] of b.deviceLists) bump(a.deviceLists, k, v);
   unionCapped(a.hosts, b.hosts, MAX_KEYS);
   for (const [k, v] of b.devices) setCapped(a.devices, k, v);
+  for (const [k, v] of b.nicSpeeds) if (!a.nicSpeeds.has(k)) setCapped(a.nicSpeeds, k, v);
   for (const [k, v] of b.oob) bump(a.oob, k, v);
   for (const [k, v] of b.bootstrap) bump(a.bootstrap, k, v);
   for (const [k, v] of b.env) if (!a.env.has(k)) setCapped(a.env, k, v);
