@@ -34,6 +34,21 @@ export function slowNics(nicSpeeds: ReadonlyMap<string, number>): { slow: SlowNi
   return { slow, usualGbps: usual / 1000 };
 }
 
+/**
+ * The NIC ports per node and the speed most of them run at, as NCCL found them: what the hardware lets a multi-node
+ * run reach when no node model says it. The most common count of ports per host (the larger on a tie).
+ */
+export function nicsPerNode(nicSpeeds: ReadonlyMap<string, number>): { perNode: number; gbps: number } | null {
+  const usual = usualSpeed(nicSpeeds.values());
+  if (usual === null) return null;
+  const perHost = new Map<string, number>();
+  for (const key of nicSpeeds.keys()) {
+    const host = key.slice(0, key.indexOf("\t"));
+    perHost.set(host, (perHost.get(host) ?? 0) + 1);
+  }
+  return { perNode: usualSpeed(perHost.values())!, gbps: usual / 1000 };
+}
+
 export function nicSpeedFindings(st: LogState): Finding[] {
   const { slow, usualGbps } = slowNics(st.nicSpeeds);
   if (slow.length === 0 || usualGbps === null) return [];

@@ -6,7 +6,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
 import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
-import { nicSpeedFindings } from "./nic-speeds.js";
+import { nicSpeedFindings, nicsPerNode } from "./nic-speeds.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
 export type NcclLogVerdict = "rdma_gdr" | "rdma_partial_gdr" | "rdma_no_gdr" | "socket" | "init_failed" | "unknown";
@@ -32,6 +32,8 @@ export type NcclLogData = {
   initComplete: number;
   env: Record<string, string>;
   lines: number;
+  /** NIC ports per node and their usual speed as NCCL found them (`NET/IB: [d] … speed=`, NCCL ≥ 2.20); null without. */
+  nics: { perNode: number; gbps: number } | null;
 };
 
 export const VERDICT_TEXT: Record<NcclLogVerdict, string> = {
@@ -125,6 +127,7 @@ export function reportLog(
     initComplete: st.initComplete,
     env: Object.fromEntries(st.env),
     lines: st.lines,
+    nics: nicsPerNode(st.nicSpeeds),
   };
   const findings = [
     ...withConfidence(verdictFindings(st, data), partialityOf(st, data)),

@@ -29,11 +29,12 @@ type Judged = ReturnType<typeof judgeRun>;
  */
 export const MAX_RUNS_WITH_ROWS = 64;
 
-function judgeContext(ctx: NcclTestsContext, logVerdict: NcclLogVerdict | undefined) {
+function judgeContext(ctx: NcclTestsContext, logVerdict: NcclLogVerdict | undefined, log?: NcclLogData | null) {
   return {
     ...(ctx.inventory ? { inventory: ctx.inventory } : {}),
     ...(ctx.expectGBps !== undefined ? { expectGBps: ctx.expectGBps } : {}),
     ...(logVerdict ? { logVerdict } : {}),
+    ...(log?.nics ? { logNics: log.nics } : {}),
   };
 }
 
@@ -103,7 +104,7 @@ function outcome(
   const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
   const judged = [
     ...collected.held.map((r) => {
-      const j = judgeRun(r, judgeContext(ctx, logVerdict));
+      const j = judgeRun(r, judgeContext(ctx, logVerdict, log));
       return { ...j, findings: withConfidence(j.findings, partialityOf(r, j.summary)) };
     }),
     ...collected.early,

@@ -67,7 +67,7 @@ function dataNics(inv: NodeInventory): { count: number; rateGbps: number } | nul
 function expectationOf(
   collective: string | null,
   gpusPerNode: number,
-  nics: { count: number; rateGbps: number },
+  nics: { count: number; rateGbps: number; fromLog?: boolean },
 ): Expectation {
   const ceiling = perNicCeiling(nics.rateGbps);
   // AlltoAll cannot aggregate NICs per peer (tech-spec §5.2); a rank drives at most its own NIC.
@@ -76,7 +76,7 @@ function expectationOf(
   const why =
     collective === "alltoall"
       ? "AlltoAll runs at single-NIC speed [nccl-tests#267]"
-      : `${used} data NIC${used === 1 ? "" : "s"}`;
+      : `${used} data NIC${used === 1 ? "" : "s"}${nics.fromLog ? " (as NCCL found them: `NET/IB: … speed=` lines)" : ""}`;
   return {
     GBps,
     problemBelowGBps: GBps * PROBLEM_FRACTION,
@@ -84,7 +84,13 @@ function expectationOf(
   };
 }
 
-export type JudgeContext = { inventory?: NodeInventory; expectGBps?: number; logVerdict?: NcclLogVerdict };
+export type JudgeContext = {
+  inventory?: NodeInventory;
+  expectGBps?: number;
+  logVerdict?: NcclLogVerdict;
+  /** NIC ports per node and their speed as NCCL found them in the same output (NCCL_DEBUG_SUBSYS=NET). */
+  logNics?: { perNode: number; gbps: number };
+};
 
 /** Summarises one run and judges its large-message busbw. */
 export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary; findings: Finding[] } {
@@ -113,7 +119,14 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
 
   const multiNode = hosts.length >= 2;
   const gpusPerNode = nranks && hosts.length ? Math.round(nranks / hosts.length) : 0;
-  const nics = ctx.inventory && multiNode ? dataNics(ctx.inventory) : null;
+  // The node model's data NICs; else the ports NCCL itself found in this run's output.
+  const nics = !multiNode
+    ? null
+    : ctx.inventory
+      ? dataNics(ctx.inventory)
+      : ctx.logNics
+        ? { count: ctx.logNics.perNode, rateGbps: ctx.logNics.gbps, fromLog: true }
+        : null;
   // Multi-node baselines need the NICs (from the node model); single-node ones do not.
   const baselineQuery =
     gpus[0] && gpusPerNode && (!multiNode || nics) ? { gpu: gpus[0], gpusPerNode, nics, collective: coll.name } : null;
