@@ -43,7 +43,9 @@ function ofedInfoOf(rd: Reading, o: CommandOutcome): OfedInfo {
  */
 export function loadedMlx5Driver(m: HostFacts["modules"]): LoadedMlx5Driver | null {
   if (!m.mlx5Core) return null;
-  const version = m.mlx5CoreVersion.ok ? m.mlx5CoreVersion.value.trim() || null : null;
+  // A version is a short word (`5.8-1.1.2`); anything else in the file (a damaged snapshot) is no version.
+  const text = m.mlx5CoreVersion.ok ? m.mlx5CoreVersion.value.trim() : "";
+  const version = /^[\w.+-]{1,64}$/.test(text) ? text : null;
   return { from: m.mlxCompat ? "ofed" : "inbox", version };
 }
 

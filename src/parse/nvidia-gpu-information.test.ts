@@ -42,6 +42,10 @@ describe("/proc/driver/nvidia/gpus/ADDR/information", () => {
     expect(old.ok && old.value.excluded).toBeNull();
   });
 
+  test("a damaged file whose Model line is 100 KB of junk names no GPU (the placeholder stays)", () => {
+    expect(parseNvidiaGpuInformation(`Model: \t\t ${"\u0001x".repeat(50_000)}\n`).ok).toBe(false);
+  });
+
   test("a file without its Model line is not this file: a problem, no GPU", () => {
     const r = parseNvidiaGpuInformation("IRQ: 12\nBus Type: PCIe\n");
     expect(r.ok).toBe(false);

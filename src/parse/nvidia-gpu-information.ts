@@ -23,7 +23,8 @@ export function parseNvidiaGpuInformation(text: string): ParseResult<NvidiaGpuIn
     if (colon > 0) fields.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
   const model = fields.get("Model");
-  if (!model) {
+  // A GPU's name is a short line (`NVIDIA H100 80GB HBM3`): a longer one is not this file.
+  if (!model || model.length > 128 || /[\u0000-\u001f]/.test(model)) {
     return fail(
       problem("nvidia_gpu_information.no_model", "expected the driver's `Model: <GPU name>` line, found none"),
     );
