@@ -30,7 +30,35 @@ type FlapEvidence = {
   linkErrorRecovery: number;
 };
 
+type HcaPcieEvidence = {
+  busId: string;
+  currentWidth: number;
+  maxWidth: number;
+  currentGen: number | null;
+  maxGen: number | null;
+  linkGbps: number;
+  portGbps: number | null;
+};
+
+const genText = (g: number | null) => (g === null ? "Gen?" : `Gen${g}`);
+
 export const PLATFORM_CATALOGUE = defineCatalogue({
+  HCA_PCIE_DEGRADED: {
+    severity: "error",
+    title: "NIC PCIe link degraded",
+    message: (e: HcaPcieEvidence, subject: string) =>
+      `${subject} (${e.busId}) trained its PCIe link at ${genText(e.currentGen)} x${e.currentWidth} of ` +
+      `${genText(e.maxGen)} x${e.maxWidth}: about ${e.linkGbps} Gb/s between the NIC and the host` +
+      (e.portGbps === null
+        ? "."
+        : e.linkGbps < e.portGbps
+          ? `, less than its ${e.portGbps} Gb/s port: every transfer through this rail is capped there, GPUDirect included.`
+          : ` for its ${e.portGbps} Gb/s port: enough for now, but a NIC does not lower its link to save power, so the slot or riser is at fault.`),
+    fix: (e: HcaPcieEvidence) =>
+      `Check the trained link (\`lspci -vv -s ${e.busId} | grep -E 'LnkCap|LnkSta'\`); reseat the NIC or its riser, ` +
+      "check it sits in an x16 slot of the right generation (the BIOS may have bifurcated the slot), then reboot to " +
+      "retrain; if it stays degraded, RMA the card or the riser.",
+  },
   PCIE_ACS_REDIRECT: {
     severity: "error",
     title: "PCIe ACS redirects GPU↔NIC traffic",

@@ -61,6 +61,7 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ["seed-pod-7-hcas", [{ code: "NO_UVERBS", subject: "mlx5_8", severity: "error" }]],
   ["seed-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
   ["acs-redirect", [{ code: "PCIE_ACS_REDIRECT", subject: "0000:6a:01.0", severity: "error" }]],
+  ["nic-pcie-x8", [{ code: "HCA_PCIE_DEGRADED", subject: "mlx5_3", severity: "error" }]],
   ["iommu-translated", [{ code: "IOMMU_TRANSLATED", subject: "node", severity: "warning" }]],
   ["roce-no-ecn", [{ code: "ROCE_NOT_LOSSLESS", subject: "mlx5_3", severity: "warning" }]],
   ["roce-tc-differs", [{ code: "ROCE_QOS_DIFFERS", subject: "mlx5_4", severity: "warning" }]],

@@ -5,6 +5,7 @@ import { gidIndexCheck, gidPresenceCheck, gidSparseCheck } from "./gids.js";
 import { gpuPcieCheck } from "./gpu-pcie.js";
 import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
 import { gpuCountCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
+import { hcaPcieCheck } from "./hca-pcie.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
 import { driverCheck } from "./nvidia-driver.js";
@@ -30,6 +31,7 @@ export const CHECKS: readonly Check[] = [
   gidIndexCheck,
   gidSparseCheck,
   firmwareCheck,
+  hcaPcieCheck,
   gpuDirectCheck,
   nearNicCheck,
   countersCheck,

@@ -12,6 +12,7 @@ import type { HostDiff } from "./tree.js";
 export type SeedVariation = { description: string; diff: HostDiff; later?: HostDiff };
 
 const SWITCH2_DOWN_MLX5_3 = "/sys/devices/pci0000:68/0000:68:02.0/0000:69:00.0/0000:6a:01.0";
+const MLX5_3_FUNCTION = `${SWITCH2_DOWN_MLX5_3}/0000:70:00.0`;
 const ecn = (netdev: string, value: string): Record<string, string> => {
   const out: Record<string, string> = {};
   for (let p = 0; p < 8; p++) {
@@ -39,6 +40,11 @@ export const FABRIC_DIFFS: Record<string, SeedVariation> = {
         }),
       },
     },
+  },
+  "nic-pcie-x8": {
+    description:
+      "mlx5_3 (0000:70:00.0) trained its PCIe link at Gen4 x8 of x16 (a riser fault): about 126 Gb/s for a 200 Gb/s port",
+    diff: { set: { [`${MLX5_3_FUNCTION}/current_link_width`]: "8\n" } },
   },
   "iommu-translated": {
     description: "booted with intel_iommu=on and no iommu=pt: the IOMMU translates every DMA",

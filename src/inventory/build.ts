@@ -121,6 +121,7 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
     vendorId: pci.vendorId,
     deviceId: pci.deviceId,
     numaNode: pci.numaNode,
+    link: pci.link,
     ports,
     netdevs,
     isBond: /^mlx5_bond_\d+$/.test(hf.name),

@@ -72,6 +72,8 @@ export type Hca = {
   vendorId: string | null;
   deviceId: string | null;
   numaNode: number | null;
+  /** The PCI function's trained link (`current_link_*` / `max_link_*`); null when unreadable. */
+  link?: PcieLink | null;
   ports: Port[];
   /** All netdevs of this HCA (union over ports). */
   netdevs: string[];
