@@ -17,15 +17,6 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
     fix: (e) =>
       `NCCL ≥ 2.21 selects it by itself (leave NCCL_IB_GID_INDEX unset); older NCCL needs NCCL_IB_GID_INDEX=${e.index}.`,
   } satisfies Spec<{ index: number; devices: number }>,
-  MTU_MISMATCH: {
-    severity: "warning",
-    title: "Active MTU lower than on the other ports",
-    message: (e, s) =>
-      `${s} port ${e.port} runs with an active MTU of ${e.activeMtu}, the other data ports ${e.usual}.`,
-    fix: (_e, s) =>
-      `On RoCE the active MTU follows the netdev's MTU (1500 → 1024, 4200/9000 → 4096): set the same MTU on ${s}'s ` +
-      "netdev as on the others (and on its switch port); smaller packets cost bandwidth on that rail.",
-  } satisfies Spec<{ port: number; activeMtu: number; usual: number }>,
   EXPECTATION_UNCHECKED: {
     severity: "error",
     title: "An expectation no input could be judged against",

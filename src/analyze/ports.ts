@@ -139,7 +139,9 @@ function mtuFindings(devices: readonly IbDeviceReport[], management: string | nu
   if (usual === null) return [];
   return mtus.ports
     .filter((p) => p.value < usual)
-    .map((p) => makeFinding(C, "MTU_MISMATCH", subjectOf(p), { port: p.port, activeMtu: p.value, usual }));
+    .map((p) =>
+      finding("MTU_MISMATCH", subjectOf(p), { port: `${p.device} port ${p.port}`, activeMtu: p.value, usual }),
+    );
 }
 
 function firmwareFindings(devices: readonly IbDeviceReport[]): Finding[] {

@@ -16,6 +16,16 @@ type RateEvidence = PortEvidence & {
   management?: "named" | "guessed";
 };
 
+type MtuEvidence = {
+  /** `mlx5_4 port 1`. */
+  port: string;
+  activeMtu: number;
+  usual: number;
+  /** verify reads the netdev's MTU (the RoCE active MTU follows it); analyze reads ibv_devinfo's active_mtu. */
+  netdev?: string | null;
+  netdevMtu?: number | null;
+};
+
 type GidIndexEvidence = {
   index: number;
   usual: number;
@@ -63,6 +73,17 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       `Check optics and cable (\`mlxlink -d ${e.hca}\` from MFT` +
       (e.netdev ? `, \`ethtool -S ${e.netdev} | grep -iE 'err|discard'\`` : "") +
       "); reseat or replace the cable.",
+  },
+  MTU_MISMATCH: {
+    severity: "warning",
+    title: "Active MTU lower than on the other ports",
+    message: (e: MtuEvidence) =>
+      `${e.port} runs with an active MTU of ${e.activeMtu}` +
+      (e.netdev && e.netdevMtu ? ` (its netdev ${e.netdev} has MTU ${e.netdevMtu})` : "") +
+      `, the other data ports ${e.usual}.`,
+    fix: (e: MtuEvidence, s: string) =>
+      `On RoCE the active MTU follows the netdev's MTU (1500 → 1024, 4200/9000 → 4096): set the same MTU on ${e.netdev ?? `${s}'s netdev`} ` +
+      "as on the others (and on its switch port); smaller packets cost bandwidth on that rail.",
   },
   RATE_MISMATCH: {
     severity: "error",

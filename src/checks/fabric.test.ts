@@ -245,3 +245,33 @@ describe("name ranges in messages", () => {
     expect(compactNames(["mlx5_bond_0", "eth1"])).toBe("eth1, mlx5_bond_0");
   });
 });
+
+describe("RoCE active MTU across the data ports (it follows the netdev's MTU)", () => {
+  const withMtus = (mtus: Record<string, number>, all = 9000) => {
+    const inv = seedInventory();
+    for (const n of inv.netdevs) n.mtu = mtus[n.name] ?? all;
+    return runChecks(inv);
+  };
+
+  test("eth4 left at 1500 while the other rails run 9000 → MTU_MISMATCH on mlx5_4: active 1024 vs 4096, names eth4", () => {
+    const findings = withMtus({ eth4: 1500 });
+    expect(problemsOf(findings)).toEqual([{ code: "MTU_MISMATCH", subject: "mlx5_4", severity: "warning" }]);
+    const [f] = only(findings, "MTU_MISMATCH");
+    expect(f!.message).toBe(
+      "mlx5_4 port 1 runs with an active MTU of 1024 (its netdev eth4 has MTU 1500), the other data ports 4096.",
+    );
+    expect(f!.fix).toMatch(/set the same MTU on eth4/);
+  });
+
+  test("eth6 set to 4096 (the IB MTU's number) gets active MTU 2048, not 4096: the RoCE headers need 96 bytes more", () => {
+    const [f] = only(withMtus({ eth6: 4096 }), "MTU_MISMATCH");
+    expect(f).toMatchObject({ subject: "mlx5_6" });
+    expect(f!.message).toMatch(/active MTU of 2048 \(its netdev eth6 has MTU 4096\), the other data ports 4096/);
+  });
+
+  test("the example node's uniform 1500, a uniform 4200, and a management NIC at 1500 beside 9000 rails: nothing to say", () => {
+    expect(only(runChecks(seedInventory()), "MTU_MISMATCH")).toEqual([]);
+    expect(only(withMtus({}, 4200), "MTU_MISMATCH")).toEqual([]);
+    expect(only(withMtus({ eth0: 1500 }), "MTU_MISMATCH")).toEqual([]);
+  });
+});

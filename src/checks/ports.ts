@@ -1,7 +1,18 @@
-/** Data ports: active with the link up, and all at the same speed. */
+/** Data ports: active with the link up, all at the same speed and (RoCE) the same active MTU. */
 import type { Finding } from "../core/finding.js";
 import { finding } from "./catalogue.js";
-import { dataPorts, groupsByCount, isUp, physStateText, portEvidence, portSubject, stateText } from "./select.js";
+import {
+  dataPorts,
+  groupsByCount,
+  isRoce,
+  isUp,
+  netdevOf,
+  physStateText,
+  portEvidence,
+  portLabel,
+  portSubject,
+  stateText,
+} from "./select.js";
 import type { Check } from "./types.js";
 
 export const portStateCheck: Check = {
@@ -49,5 +60,50 @@ export const rateCheck: Check = {
         }),
       ),
     );
+  },
+};
+
+/**
+ * The IB MTU a RoCE port runs with for its netdev's MTU, as the kernel derives it (`iboe_get_mtu`: the netdev MTU less
+ * the RoCE headers, GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 = 96 bytes, rounded down to an IB MTU):
+ * 1500 → 1024, 4096 → 2048, 4200 and 9000 → 4096.
+ */
+export function roceActiveMtu(netdevMtu: number): number | null {
+  const room = netdevMtu - 96;
+  return [4096, 2048, 1024, 512, 256].find((m) => m <= room) ?? null;
+}
+
+export const mtuCheck: Check = {
+  name: "port-mtu",
+  codes: ["MTU_MISMATCH"],
+  run(inv) {
+    const mtuOf = new Map(inv.netdevs.map((n) => [n.name, n.mtu]));
+    const rated = dataPorts(inv).flatMap((dp) => {
+      if (!isRoce(dp.port) || !isUp(dp.port)) return [];
+      const netdev = netdevOf(inv, dp.hca, dp.port);
+      const netdevMtu = netdev ? (mtuOf.get(netdev) ?? null) : null;
+      const activeMtu = netdevMtu === null ? null : roceActiveMtu(netdevMtu);
+      return activeMtu === null ? [] : [{ dp, netdev, netdevMtu, activeMtu }];
+    });
+    // On a tie the larger MTU is taken as intended: the smaller ones are the ones to look at.
+    const [usual, ...odd] = groupsByCount(
+      rated,
+      (r) => r.activeMtu,
+      (a, b) => b - a,
+    );
+    if (!usual) return [];
+    return odd
+      .filter(([activeMtu]) => activeMtu < usual[0])
+      .flatMap(([, list]) =>
+        list.map((r) =>
+          finding("MTU_MISMATCH", portSubject(r.dp.hca, r.dp.port), {
+            port: portLabel(r.dp.hca, r.dp.port),
+            activeMtu: r.activeMtu,
+            usual: usual[0],
+            netdev: r.netdev,
+            netdevMtu: r.netdevMtu,
+          }),
+        ),
+      );
   },
 };

@@ -12,7 +12,7 @@ import { driverCheck } from "./nvidia-driver.js";
 import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
-import { portStateCheck, rateCheck } from "./ports.js";
+import { mtuCheck, portStateCheck, rateCheck } from "./ports.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
 import type { Check } from "./types.js";
 
@@ -27,6 +27,7 @@ export const CHECKS: readonly Check[] = [
   uverbsCheck,
   portStateCheck,
   rateCheck,
+  mtuCheck,
   gidPresenceCheck,
   gidIndexCheck,
   gidSparseCheck,
