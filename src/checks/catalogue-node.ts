@@ -43,10 +43,15 @@ export const NODE_CATALOGUE = defineCatalogue({
           "(mlx5_core without OFED's compat module mlx_compat): OFED's kernel modules were not built for this kernel (a " +
           "kernel update without the DKMS rebuild) or not loaded since the install. NCCL runs on drivers nobody " +
           "validated with this OFED, and nvidia_peermem, which registers with OFED's peer-memory API, may not load."
-        : `${e.installed} is installed (ofed_info -s), but the kernel runs mlx5_core ${e.loaded}, from another OFED ` +
-          "install: the installed drivers load only after a driver restart or a reboot.",
-    fix: () =>
-      "Load the installed drivers: drain the node, then `/etc/init.d/openibd restart` (it stops RDMA traffic) or " +
+        : `${e.installed} is installed (ofed_info -s), but the kernel runs mlx5_core ${e.loaded}, from another OFED: ` +
+          "an earlier install whose drivers stay loaded until a driver restart or a reboot, or the NVIDIA Network " +
+          "Operator's driver container, which loads its own.",
+    fix: (e: { loaded: string | null }) =>
+      (e.loaded === null
+        ? ""
+        : "Where the Network Operator's driver container runs on this node, its OFED is the one that counts: remove " +
+          "the host's stale OFED packages so that `ofed_info` stops naming another version. Otherwise: ") +
+      "load the installed drivers: drain the node, then `/etc/init.d/openibd restart` (it stops RDMA traffic) or " +
       "reboot. If mlx5_core stays the inbox one, rebuild OFED for the running kernel (`uname -r`): rerun the " +
       "installer with --add-kernel-support, or install its DKMS packages. Check with `modinfo mlx5_core | grep " +
       "^version` and `lsmod | grep mlx_compat`, then rerun `kube-rdma verify`.",
