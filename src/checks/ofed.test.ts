@@ -78,7 +78,7 @@ describe("which mlx5 driver runs, against the OFED installed", () => {
     expect(f).toHaveLength(1);
     expect(f[0]!.message).toMatch(/MLNX_OFED 5\.8-1\.1\.2\.1 is installed .* runs mlx5_core 5\.4-3\.5\.8/);
     expect(f[0]!.message).toMatch(/Network Operator's driver container, which loads its own/);
-    expect(f[0]!.fix).toMatch(/^Where the Network Operator's driver container runs .* openibd restart/);
+    expect(f[0]!.fix).toMatch(/^Where the Network Operator's driver container runs .*\/openibd restart/);
     expect(out).toMatch(/OFED +MLNX_OFED 5\.8-1\.1\.2\.1, but the kernel runs mlx5_core 5\.4-3\.5\.8/);
   });
 
