@@ -1,10 +1,8 @@
 import { finding } from "../checks/catalogue.js";
 import { compactNames, physStateText, stateText } from "../checks/select.js";
 import type { Finding } from "../core/finding.js";
-import { makeFinding } from "../core/finding.js";
 import { naturalCompare } from "../core/natural.js";
 import type { IbDeviceReport } from "../parse/ib-ports.js";
-import { ANALYZE_CATALOGUE as C } from "./catalogue.js";
 import { managementHcaOf, mostCommon, plural, tally } from "./context.js";
 import type { AnalyzeContext } from "./types.js";
 
