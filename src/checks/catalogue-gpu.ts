@@ -26,6 +26,18 @@ export const GPU_CATALOGUE = defineCatalogue({
       "Compare with `lspci -d 10de:`: a GPU on PCIe but missing from nvidia-smi fell off the bus (`dmesg -T | grep -i " +
       "xid`); drain the node and reboot, reseat or RMA it. If the count is right, fix --expect-gpus.",
   },
+  GPU_EXCLUDED: {
+    severity: "warning",
+    title: "A GPU the NVIDIA driver excludes",
+    message: (_e: Record<string, never>, subject: string) =>
+      `The NVIDIA driver excludes the GPU at ${subject} (GPU Excluded: Yes in /proc/driver/nvidia/gpus/${subject}/` +
+      "information): nvidia-smi does not list it and no process can use it, so this node serves one GPU fewer than " +
+      "it carries.",
+    fix: () =>
+      "If it should serve: remove it from NVreg_ExcludedGpus (`grep -r ExcludedGpus /etc/modprobe.d`) and reload the " +
+      "NVIDIA driver or reboot. If it was excluded for a fault, keep it so, label the node for its real GPU count, " +
+      "and follow the hardware procedure (`dmesg -T | grep -i xid`).",
+  },
   GPU_MODEL: {
     severity: "error",
     title: "GPU model",

@@ -20,6 +20,14 @@ export const gpuCountCheck: Check = {
   },
 };
 
+export const gpuExcludedCheck: Check = {
+  name: "gpu-excluded",
+  codes: ["GPU_EXCLUDED"],
+  run(inv) {
+    return (inv.gpusExcluded ?? []).map((address) => finding("GPU_EXCLUDED", address, {}));
+  },
+};
+
 export const gpuModelCheck: Check = {
   name: "gpu-model",
   codes: ["GPU_MODEL"],

@@ -4,7 +4,7 @@ import { flapCheck } from "./flapping.js";
 import { gidIndexCheck, gidPresenceCheck, gidSparseCheck } from "./gids.js";
 import { gpuPcieCheck } from "./gpu-pcie.js";
 import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
-import { gpuCountCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
+import { gpuCountCheck, gpuExcludedCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
 import { hcaPcieCheck } from "./hca-pcie.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
@@ -20,6 +20,7 @@ export const CHECKS: readonly Check[] = [
   ofedCheck,
   driverCheck,
   gpuCountCheck,
+  gpuExcludedCheck,
   gpuModelCheck,
   gpuPcieCheck,
   gpuMemoryCheck,

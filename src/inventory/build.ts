@@ -21,6 +21,7 @@ import {
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
 import { buildOfed } from "./build-ofed.js";
+import { excludedGpus } from "./excluded-gpus.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
@@ -221,6 +222,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     roceQos: buildRoceQos(rd, facts.roceQos),
     problems: rd.problems,
     ...(missing.length ? { missing } : {}),
+    ...excludedGpus(facts),
   };
 }
 

@@ -211,7 +211,7 @@ describe("the GPUs named by the kernel module where nvidia-smi cannot run", () =
   });
 
   test("a snapshot without the driver's /proc GPU files keeps PCI placeholders, says why, and does not judge the model", async () => {
-    const snap = await nodeWhereSmi("gpu-node-24", LIB_NOT_FOUND, HOST_SMI);
+    const snap = structuredClone(await nodeWhereSmi("gpu-node-24", LIB_NOT_FOUND, HOST_SMI));
     for (const dir of Object.keys(snap.fileGroups ?? {})) {
       if (dir.startsWith("/proc/driver/nvidia/gpus/")) delete snap.fileGroups![dir];
     }
@@ -223,5 +223,37 @@ describe("the GPUs named by the kernel module where nvidia-smi cannot run", () =
       nameFrom: "pci",
     });
     expect(report.findings.map((f) => f.code)).not.toContain("GPU_MODEL");
+  });
+});
+
+describe("a GPU the NVIDIA driver excludes (NVreg_ExcludedGpus)", () => {
+  test("GPU7 excluded: nvidia-smi lists 7, /proc says 'GPU Excluded: Yes' → GPU_EXCLUDED warning naming its address", async () => {
+    base ??= await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    const snap: Snapshot = structuredClone(base);
+    const dir = Object.keys(snap.fileGroups ?? {})
+      .filter((d) => d.startsWith("/proc/driver/nvidia/gpus/"))
+      .sort()
+      .at(-1)!;
+    const address = dir.slice("/proc/driver/nvidia/gpus/".length);
+    const group = snap.fileGroups![dir]!;
+    group.information = group.information!.replace("GPU Excluded:\t No", "GPU Excluded:\t Yes");
+    const smi = snap.commands[SMI]!;
+    const blocks = smi.stdout.split(/(?=\t<gpu id=)/);
+    const withoutLast = blocks
+      .filter((b) => !b.toUpperCase().includes(address.slice(5).toUpperCase()))
+      .join("")
+      .replace("<attached_gpus>8</attached_gpus>", "<attached_gpus>7</attached_gpus>");
+    snap.commands[SMI] = {
+      ...smi,
+      stdout: withoutLast.includes("</nvidia_smi_log>") ? withoutLast : `${withoutLast}</nvidia_smi_log>\n`,
+    };
+    const { code, findings, report } = await verifySnapshot(snap);
+    expect((report.inventory as unknown as { gpus: unknown[] }).gpus).toHaveLength(7);
+    const excluded = findings.filter((f) => f.code === "GPU_EXCLUDED");
+    expect(excluded).toHaveLength(1);
+    expect(excluded[0]).toMatchObject({ severity: "warning", subject: address });
+    expect(excluded[0]!.message).toMatch(/one GPU fewer than it carries/);
+    expect(excluded[0]!.fix).toMatch(/NVreg_ExcludedGpus/);
+    expect(code).toBe(0);
   });
 });

@@ -275,6 +275,11 @@ export type NodeInventory = {
    * a check that could not run, and the report says so (CHECK_SKIPPED) instead of passing it silently.
    */
   missing?: MissingFact[];
+  /**
+   * PCI addresses of the GPUs the NVIDIA driver excludes (`GPU Excluded: Yes` in /proc/driver/nvidia/gpus/ADDR/
+   * information: NVreg_ExcludedGpus): nvidia-smi does not list them and no process can use them. Absent when none.
+   */
+  gpusExcluded?: string[];
 };
 
 /** A fact a check needs and could not have: what it is, where it is read, why not, and which checks went without. */
