@@ -21,4 +21,27 @@ describe("device-plugin --dry-run", () => {
     expect(io.err).toMatch(/no HCA would be served on .*: the node has no RDMA device/);
     expect(io.err).toContain("Pods requesting rdma/hca would never be scheduled here");
   });
+
+  test("a node whose /dev/infiniband lost every uverbs device (ib_uverbs not loaded): the preview does not list them as given; shared mode hands out rdma_cm only, exit 1 with the fix", async () => {
+    const io = captureIo();
+    expect(await main(["device-plugin", "--example", "seed-no-uverbs", "--dry-run", "-o", "json"], io)).toBe(1);
+    const preview = JSON.parse(io.out);
+    expect(preview.allocate.devices.map((d: { host_path: string }) => d.host_path)).toEqual([
+      "/dev/infiniband/rdma_cm",
+    ]);
+    expect(preview.allocate.missing).toContain("/dev/infiniband/uverbs5");
+    expect(preview.allocate.refused).toBeNull();
+    expect(io.err).toContain("/dev/infiniband/uverbs1");
+    expect(io.err).toContain("modprobe ib_uverbs");
+  });
+
+  test("the same node in exclusive mode: the text says the kubelet's Allocate would be refused, exit 1", async () => {
+    const io = captureIo();
+    expect(await main(["device-plugin", "--example", "seed-no-uverbs", "--dry-run", "--mode", "exclusive"], io)).toBe(
+      1,
+    );
+    expect(io.out).toMatch(/Allocate\(mlx5_1,.*\) would be refused: the verbs device of mlx5_1, .* no longer exists/);
+    expect(io.out).not.toContain("NCCL_IB_HCA");
+    expect(io.out).toContain("missing on the host, left out: /dev/infiniband/uverbs8");
+  });
 });

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { answerContainer, exclusiveRefusal, RDMA_CM } from "../../device-plugin/allocate.js";
 import { DEFAULT_PLUGIN_DIR } from "../../device-plugin/api.js";
 import { DEFAULT_SELECTION, parseSelectionConfig, type Selection } from "../../device-plugin/config.js";
 import { deriveDeviceList, type Mode, type SharedHealthPolicy } from "../../device-plugin/devices.js";
@@ -122,7 +123,10 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
   const devices = deriveDeviceList({ ...settings, hcas: view.hcas, health });
   const ids = settings.mode === "shared" ? devices.slice(0, 1).map((d) => d.ID) : view.hcas.map((h) => h.name);
   const hcaNames = settings.mode === "shared" ? view.hcas.map((h) => h.name) : ids;
-  const specs = [...hcaNames.flatMap((h) => view.plan.specsByHca.get(h) ?? []), ...view.plan.commonSpecs];
+  // The same answer the serving plugin builds: char devices missing on the host are left out (shared) or refuse
+  // the Allocate (exclusive), so the preview must not list them as given.
+  const answer = answerContainer(view.plan, ids, (p) => files.exists(p));
+  const refusal = settings.mode === "exclusive" ? exclusiveRefusal(answer, hcaNames) : null;
   const report: DevicePluginPreview = {
     schemaVersion: 1,
     host: inv.hostname,
@@ -137,7 +141,13 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
       healthy: devices.filter((d) => d.health === "Healthy").length,
       first: devices.slice(0, 3),
     },
-    allocate: { ids, devices: specs, envs: view.plan.envFor(hcaNames) },
+    allocate: {
+      ids,
+      devices: refusal === null ? answer.response.devices : [],
+      envs: refusal === null ? answer.response.envs : {},
+      missing: answer.missingDevices,
+      refused: refusal,
+    },
   };
   io.stdout(await renderReport(DEVICE_PLUGIN_REPORT, report, str(values, "output") ?? "text"));
   if (view.hcas.length === 0) {
@@ -149,6 +159,19 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
       `kube-rdma device-plugin: no HCA would be served on ${inv.hostname}: ${why}. Pods requesting ` +
         `${settings.resource} would never be scheduled here. Check \`kube-rdma verify\` on the node and the HCA ` +
         "selection (--config); exit 1.\n",
+    );
+    return 1;
+  }
+  if (answer.lostHcas.length > 0 || answer.missingDevices.includes(RDMA_CM)) {
+    // The pod would start without the verbs devices it asked for (shared) or not start at all (exclusive).
+    io.stderr(
+      `kube-rdma device-plugin: ${answer.missingDevices.join(", ")} ${answer.missingDevices.length === 1 ? "does" : "do"} ` +
+        `not exist on ${inv.hostname}; ` +
+        (refusal !== null
+          ? "Allocate would be refused and pods asking for the HCAs would not start. "
+          : "pods would get no RDMA device for those HCAs and NCCL would fail or fall back to TCP. ") +
+        "Load ib_uverbs (modprobe ib_uverbs) or mount /dev/infiniband into the plugin's container, then run " +
+        "`kube-rdma verify` on the node; exit 1.\n",
     );
     return 1;
   }

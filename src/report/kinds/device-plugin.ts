@@ -15,6 +15,10 @@ export type DevicePluginPreview = {
     ids: string[];
     devices: { host_path: string; permissions: string }[];
     envs: Record<string, string>;
+    /** Char devices of the answer that do not exist on the host (left out of `devices`). */
+    missing: string[];
+    /** Exclusive mode: why the kubelet would get an error instead of an answer; null when it would not. */
+    refused: string | null;
   };
 };
 
@@ -26,7 +30,10 @@ export const DEVICE_PLUGIN_REPORT = defineReport<DevicePluginPreview>({
       `HCAs served: ${r.hcas.map((h) => `${h.name}${h.healthy ? "" : " (down)"}${h.numaNode !== null ? ` numa${h.numaNode}` : ""}`).join(", ") || "none"}`,
       ...r.skipped.map((s) => `  left out: ${s.hca} — ${s.reason}`),
       `Advertised: ${r.devices.count} units, ${r.devices.healthy} healthy`,
-      `Allocate(${r.allocate.ids.join(",")}) would give:`,
+      r.allocate.refused !== null
+        ? `Allocate(${r.allocate.ids.join(",")}) would be refused: ${r.allocate.refused}`
+        : `Allocate(${r.allocate.ids.join(",")}) would give:`,
+      ...r.allocate.missing.map((p) => `  missing on the host, left out: ${p}`),
       ...r.allocate.devices.map((s) => `  ${s.host_path} (${s.permissions})`),
       ...Object.entries(r.allocate.envs).map(([k, v]) => `  ${k}=${v}`),
     ];
