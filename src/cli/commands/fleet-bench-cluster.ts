@@ -54,7 +54,8 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
   if (!(timeout > 0)) throw new UsageError(`--timeout expects seconds above 0; got ${timeout}.`);
   const namespace = str(values, "namespace") ?? "kube-rdma";
   const image = str(values, "image") ?? DEFAULT_NCCL_TESTS_IMAGE;
-  const names = strs(values, "node");
+  // A node named twice is one node: a bench pair of a node with itself measures nothing between nodes.
+  const names = [...new Set(strs(values, "node"))];
   const selector = str(values, "selector");
   if (names.length && selector) throw new UsageError("give --node or -l, not both.");
   const dryRun = bool(values, "dry-run");

@@ -199,7 +199,9 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     const image = str(values, "image") ?? DEFAULT_COLLECTOR_IMAGE;
     const serviceAccountName = str(values, "service-account") || undefined;
     const runId = randomBytes(3).toString("hex");
-    const names = strs(values, "node");
+    // A node named twice (--node a --node a,a) is one node: two collector pods with one name collide (HTTP 409),
+    // and a bench pair of a node with itself measures nothing between nodes.
+    const names = [...new Set(strs(values, "node"))];
     const selector = str(values, "selector");
     if (names.length && selector) throw new UsageError("give --node or -l, not both.");
 

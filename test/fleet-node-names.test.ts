@@ -1,0 +1,33 @@
+import { describe, expect, test } from "vitest";
+import { main } from "../src/cli/main.js";
+import { collectSnapshot, openReader } from "../src/host/index.js";
+import { captureIo } from "./support/io.js";
+import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
+import { startFakeApi } from "./support/kube/fake-api.js";
+
+describe("naming the nodes of a fleet run", () => {
+  test("fleet verify --node gpu-01 --node gpu-01,gpu-01: one collector pod, one node verified (it made three pods with one name: HTTP 409, 0/3 verified)", async () => {
+    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    const api = await startFakeApi(
+      seedCluster({ nodes: ["gpu-01", "gpu-02"].map((name) => node({ name, gpus: 8, rdma: "1k" })) }),
+      { onPodCreated: (pod) => ({ phase: "Succeeded", log: JSON.stringify({ ...seed, host: pod.spec.nodeName }) }) },
+    );
+    try {
+      const io = captureIo();
+      const argv = ["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5", "-o", "json"];
+      expect(await main([...argv, "--node", "gpu-01", "--node", "gpu-01,gpu-01"], io)).toBe(0);
+      const report = JSON.parse(io.out) as { nodes: { node: string; status: string }[] };
+      expect(report.nodes).toEqual([expect.objectContaining({ node: "gpu-01", status: "pass" })]);
+      expect(api.requests.filter((r) => r.startsWith("POST") && r.includes("/pods"))).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
+
+  test("fleet bench --dry-run --node gpu-01,gpu-01 is one node, too few for a pair (it printed an MPIJob pairing gpu-01 with itself)", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--dry-run", "--node", "gpu-01,gpu-01"], io)).toBe(2);
+    expect(io.err).toContain("fleet bench needs at least 2 nodes; 1 selected.");
+    expect(io.out).toBe("");
+  });
+});
