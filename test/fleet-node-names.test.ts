@@ -30,4 +30,13 @@ describe("naming the nodes of a fleet run", () => {
     expect(io.err).toContain("fleet bench needs at least 2 nodes; 1 selected.");
     expect(io.out).toBe("");
   });
+
+  test('--node "$NODE" with NODE unset (an empty value) is refused, not read as "every GPU + RDMA node"', async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "verify", "--node", ""], io)).toBe(2);
+    expect(io.err).toContain("--node was given an empty value; expected NAME (repeatable or comma-separated).");
+    const hcas = captureIo();
+    expect(await main(["nccl-env", "--example", "a100-8x-roce-seed", "--hcas", ","], hcas)).toBe(2);
+    expect(hcas.err).toContain("--hcas was given an empty value");
+  });
 });
