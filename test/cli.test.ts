@@ -91,4 +91,18 @@ describe("a stray word after a command that takes options only", () => {
       expect(io.err).toContain(`kube-rdma ${name}: takes options only; got "extra".`);
     },
   );
+
+  test("lint --help names every workload kind `job` writes, the Kubeflow Trainer runtimes included (it stopped at Volcano Job)", async () => {
+    const kinds = new Set<string>();
+    for (const kind of ["pytorch", "nccl-tests", "trainjob"]) {
+      const io = captureIo();
+      await main(["job", kind, "--no-preflight", "-o", "json"], io);
+      for (const item of JSON.parse(io.out).items as { kind: string }[]) kinds.add(item.kind);
+    }
+    const help = captureIo();
+    expect(await main(["lint", "--help"], help)).toBe(0);
+    const text = help.out.replace(/\s+/g, " ");
+    expect([...kinds].filter((k) => !text.includes(k))).toEqual([]);
+    expect(text).toContain("ClusterTrainingRuntime/TrainingRuntime");
+  });
 });
