@@ -92,6 +92,27 @@ describe("a stray word after a command that takes options only", () => {
     },
   );
 
+  test("`kube-rdma fleet verify gpu-01` (meant as one node) is refused, not a PASS over every node of the cluster; fleet bench too", async () => {
+    const verify = captureIo();
+    expect(await main(["fleet", "verify", "gpu-01"], verify)).toBe(2);
+    expect(verify.err).toContain('kube-rdma fleet: fleet verify takes options only; got "gpu-01".');
+    expect(verify.err).toContain("kube-rdma fleet verify --node gpu-01");
+    const bench = captureIo();
+    expect(await main(["fleet", "bench", "gpu-01", "gpu-02", "--dry-run"], bench)).toBe(2);
+    expect(bench.err).toContain("kube-rdma fleet bench --node gpu-01,gpu-02");
+    expect(bench.out).toBe("");
+  });
+
+  test("`kube-rdma bench job 4` (meant as 4 nodes) is refused, not the 2-node command", async () => {
+    const io = captureIo();
+    expect(await main(["bench", "job", "4"], io)).toBe(2);
+    expect(io.out).toBe("");
+    expect(io.err).toContain('bench job takes options only; got "4".');
+    expect(io.err).toContain("--nodes 4");
+  });
+});
+
+describe("help that says what the command does", () => {
   test("lint --help names every workload kind `job` writes, the Kubeflow Trainer runtimes included (it stopped at Volcano Job)", async () => {
     const kinds = new Set<string>();
     for (const kind of ["pytorch", "nccl-tests", "trainjob"]) {

@@ -184,7 +184,14 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     ],
   ],
   async run({ values, positionals, io }) {
-    const [sub] = positionals;
+    const [sub, ...extra] = positionals;
+    if ((sub === "verify" || sub === "bench") && extra.length > 0) {
+      // `fleet verify gpu-01` verified every node and said PASS: a node is named with --node.
+      throw new UsageError(
+        `fleet ${sub} takes options only; got ${extra.map((w) => JSON.stringify(w)).join(", ")}.`,
+        `Name nodes with --node (kube-rdma fleet ${sub} --node ${extra.join(",")}) or select them with -l SELECTOR.`,
+      );
+    }
     if (sub === "bench") return fleetBench({ values, positionals, io });
     if (sub !== "verify") {
       throw new UsageError(
