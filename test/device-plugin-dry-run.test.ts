@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -43,5 +43,33 @@ describe("device-plugin --dry-run", () => {
     expect(io.out).toMatch(/Allocate\(mlx5_1,.*\) would be refused: the verbs device of mlx5_1, .* no longer exists/);
     expect(io.out).not.toContain("NCCL_IB_HCA");
     expect(io.out).toContain("missing on the host, left out: /dev/infiniband/uverbs8");
+  });
+
+  test("a node whose mlx5_5 lost its IPv4 address: the variables it would inject leave mlx5_5 out of NCCL_IB_HCA, and the preview says why (error NCCL_NO_ROCEV2_IPV4_GID with the fix), exit 1 as nccl-env", async () => {
+    const io = captureIo();
+    expect(await main(["device-plugin", "--example", "seed-no-rocev2-gid", "--dry-run"], io)).toBe(1);
+    expect(io.out).toContain("NCCL_IB_HCA==mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_6,mlx5_7,mlx5_8");
+    expect(io.out).toContain("ERROR NCCL_NO_ROCEV2_IPV4_GID (mlx5_5): mlx5_5 has no RoCE v2 GID with an IPv4 address");
+    expect(io.out).toContain("  fix: Give mlx5_5's netdev its IPv4 address back");
+    expect(io.err).toContain("come from a node with 1 error(s): NCCL_NO_ROCEV2_IPV4_GID (mlx5_5)");
+    const json = captureIo();
+    expect(await main(["device-plugin", "--example", "seed-no-rocev2-gid", "--dry-run", "-o", "json"], json)).toBe(1);
+    expect(JSON.parse(json.out).allocate.envFindings).toEqual([
+      expect.objectContaining({ code: "NCCL_NO_ROCEV2_IPV4_GID", severity: "error", subject: "mlx5_5" }),
+    ]);
+  });
+
+  test("leaving that HCA out with --config, or a port that is down (a warning), still exits 0", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-dp-config-"));
+    const config = join(dir, "hcas.yaml");
+    writeFileSync(config, "excludeNames: [mlx5_5]\n");
+    const io = captureIo();
+    expect(await main(["device-plugin", "--example", "seed-no-rocev2-gid", "--dry-run", "--config", config], io)).toBe(
+      0,
+    );
+    expect(io.out).not.toContain("ERROR");
+    const down = captureIo();
+    expect(await main(["device-plugin", "--example", "seed-port-down", "--dry-run"], down)).toBe(0);
+    expect(down.out).toContain("WARNING NCCL_HCA_SKIPPED (mlx5_3)");
   });
 });

@@ -14,6 +14,7 @@ import { openReader } from "../../host/index.js";
 import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
+import { deriveNcclEnv } from "../../nccl/env.js";
 import { parseNcclVersion } from "../../nccl/version.js";
 import { DEVICE_PLUGIN_REPORT, type DevicePluginPreview } from "../../report/kinds/device-plugin.js";
 import { renderReport } from "../../report/registry.js";
@@ -127,6 +128,19 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
   // the Allocate (exclusive), so the preview must not list them as given.
   const answer = answerContainer(view.plan, ids, (p) => files.exists(p));
   const refusal = settings.mode === "exclusive" ? exclusiveRefusal(answer, hcaNames) : null;
+  // What `kube-rdma nccl-env` says about the variables handed out (an HCA left out of NCCL_IB_HCA, no usable GID):
+  // the plugin injects them silently, so the preview is where they must be seen.
+  const ncclVersion = str(values, "nccl-version");
+  const envFindings =
+    settings.deriveEnv === null || refusal !== null
+      ? []
+      : deriveNcclEnv(inv, {
+          hcas: hcaNames,
+          network: networkOption(values),
+          ...(ncclVersion !== undefined ? { ncclVersion } : {}),
+        })
+          .findings.filter((f) => f.severity !== "info")
+          .map((f) => ({ code: f.code, severity: f.severity, subject: f.subject, message: f.message, fix: f.fix }));
   const report: DevicePluginPreview = {
     schemaVersion: 1,
     host: inv.hostname,
@@ -147,6 +161,7 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
       envs: refusal === null ? answer.response.envs : {},
       missing: answer.missingDevices,
       refused: refusal,
+      envFindings,
     },
   };
   io.stdout(await renderReport(DEVICE_PLUGIN_REPORT, report, str(values, "output") ?? "text"));
@@ -159,6 +174,15 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
       `kube-rdma device-plugin: no HCA would be served on ${inv.hostname}: ${why}. Pods requesting ` +
         `${settings.resource} would never be scheduled here. Check \`kube-rdma verify\` on the node and the HCA ` +
         "selection (--config); exit 1.\n",
+    );
+    return 1;
+  }
+  const envErrors = envFindings.filter((f) => f.severity === "error");
+  if (envErrors.length > 0) {
+    io.stderr(
+      `kube-rdma device-plugin: the NCCL variables it would inject on ${inv.hostname} come from a node with ` +
+        `${envErrors.length} error(s): ${envErrors.map((f) => `${f.code} (${f.subject})`).join(", ")}. Fix the node ` +
+        "(`kube-rdma verify`, `kube-rdma nccl-env` for the details) or leave the HCA out with --config; exit 1.\n",
     );
     return 1;
   }
@@ -315,7 +339,8 @@ export const command: CommandSpec = {
     {
       name: "dry-run",
       type: "boolean",
-      description: "Print what would be advertised and allocated, then exit (1 when no HCA would be served)",
+      description:
+        "Print what would be advertised and allocated, then exit (1 when no HCA would be served, a char device of the answer is missing, or the NCCL variables come from a node with an error)",
     },
     OUTPUT_OPTION,
     { name: "print-manifests", type: "boolean", description: "Print the DaemonSet + ServiceAccount YAML and exit" },

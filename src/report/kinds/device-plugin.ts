@@ -19,6 +19,8 @@ export type DevicePluginPreview = {
     missing: string[];
     /** Exclusive mode: why the kubelet would get an error instead of an answer; null when it would not. */
     refused: string | null;
+    /** Warnings and errors `kube-rdma nccl-env` reports for the injected variables (an HCA left out, no usable GID). */
+    envFindings: { code: string; severity: string; subject: string; message: string; fix: string }[];
   };
 };
 
@@ -36,6 +38,10 @@ export const DEVICE_PLUGIN_REPORT = defineReport<DevicePluginPreview>({
       ...r.allocate.missing.map((p) => `  missing on the host, left out: ${p}`),
       ...r.allocate.devices.map((s) => `  ${s.host_path} (${s.permissions})`),
       ...Object.entries(r.allocate.envs).map(([k, v]) => `  ${k}=${v}`),
+      ...r.allocate.envFindings.flatMap((f) => [
+        `${f.severity.toUpperCase()} ${f.code} (${f.subject}): ${f.message}`,
+        `  fix: ${f.fix}`,
+      ]),
     ];
     return `${lines.join("\n")}\n`;
   },
