@@ -43,6 +43,9 @@ describe("device-plugin --dry-run", () => {
     expect(io.out).toMatch(/Allocate\(mlx5_1,.*\) would be refused: the verbs device of mlx5_1, .* no longer exists/);
     expect(io.out).not.toContain("NCCL_IB_HCA");
     expect(io.out).toContain("missing on the host, left out: /dev/infiniband/uverbs8");
+    // Advertised Unhealthy, as the serving plugin's health poll does: the kubelet must not place pods on them.
+    expect(io.out).toContain("mlx5_3 (no /dev/infiniband/uverbs3) numa0");
+    expect(io.out).toContain("Advertised: 8 units, 0 healthy");
   });
 
   test("a node whose mlx5_5 lost its IPv4 address: the variables it would inject leave mlx5_5 out of NCCL_IB_HCA, and the preview says why (error NCCL_NO_ROCEV2_IPV4_GID with the fix), exit 1 as nccl-env", async () => {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { answerContainer, exclusiveRefusal, RDMA_CM } from "../../device-plugin/allocate.js";
+import { answerContainer, exclusiveRefusal, missingVerbsDevices, RDMA_CM } from "../../device-plugin/allocate.js";
 import { DEFAULT_PLUGIN_DIR } from "../../device-plugin/api.js";
 import { DEFAULT_SELECTION, parseSelectionConfig, type Selection } from "../../device-plugin/config.js";
 import { deriveDeviceList, type Mode, type SharedHealthPolicy } from "../../device-plugin/devices.js";
@@ -117,9 +117,14 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
   });
   // The node model was just read from the same host: its port states are what a health poll would read now.
   const health = new Map<string, boolean>();
+  const why = new Map<string, string>();
   for (const h of view.hcas) {
     const ports = inv.hcas.find((x) => x.name === h.name)?.ports ?? [];
-    health.set(h.name, ports.length > 0 && ports.every((p) => p.state === "ACTIVE" && p.physState === "LinkUp"));
+    const portsUp = ports.length > 0 && ports.every((p) => p.state === "ACTIVE" && p.physState === "LinkUp");
+    const verbs = missingVerbsDevices(view.plan.specsByHca.get(h.name) ?? [], (p) => files.exists(p));
+    health.set(h.name, portsUp && verbs.length === 0);
+    if (!portsUp) why.set(h.name, "port down");
+    else if (verbs.length > 0) why.set(h.name, `no ${verbs.join(", ")}`);
   }
   const devices = deriveDeviceList({ ...settings, hcas: view.hcas, health });
   const ids = settings.mode === "shared" ? devices.slice(0, 1).map((d) => d.ID) : view.hcas.map((h) => h.name);
@@ -148,7 +153,12 @@ async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadIn
     resource: settings.resource,
     socket: socketNameFor(settings.resource),
     mode: settings.mode,
-    hcas: view.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, healthy: health.get(h.name) === true })),
+    hcas: view.hcas.map((h) => ({
+      name: h.name,
+      numaNode: h.numaNode,
+      healthy: health.get(h.name) === true,
+      ...(why.has(h.name) ? { unhealthyBecause: why.get(h.name)! } : {}),
+    })),
     skipped: view.skipped,
     devices: {
       count: devices.length,
@@ -252,7 +262,8 @@ export const command: CommandSpec = {
     "mode an Allocate of an HCA the plugin does not serve (or whose uverbs device vanished) fails, so the pod does " +
     "not start without it.\n\n" +
     "Health: every --health-interval the data ports' state/phys_state are read from the same host as the node " +
-    "model (--root, --snapshot or --example); a port that is not ACTIVE/LinkUp " +
+    "model (--root, --snapshot or --example); a port that is not ACTIVE/LinkUp, or an HCA whose " +
+    "/dev/infiniband/uverbsN is missing (ib_uverbs not loaded, /dev/infiniband not mounted), " +
     "makes its unit Unhealthy (exclusive), or in shared mode all units when all data HCAs are down " +
     "(--shared-health all) or when any is (--shared-health any). HCAs that appear or vanish change the list. " +
     "After a kubelet restart (kubelet.sock recreated, our socket removed) the plugin serves and registers again " +

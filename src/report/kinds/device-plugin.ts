@@ -8,7 +8,8 @@ export type DevicePluginPreview = {
   resource: string;
   socket: string;
   mode: string;
-  hcas: { name: string; numaNode: number | null; healthy: boolean }[];
+  /** `unhealthyBecause`: "port down", or the verbs device missing ("no /dev/infiniband/uverbs3"). */
+  hcas: { name: string; numaNode: number | null; healthy: boolean; unhealthyBecause?: string }[];
   skipped: { hca: string; reason: string }[];
   devices: { count: number; healthy: number; first: unknown[] };
   allocate: {
@@ -29,7 +30,7 @@ export const DEVICE_PLUGIN_REPORT = defineReport<DevicePluginPreview>({
   text: (r) => {
     const lines = [
       `${r.resource} on ${r.host} (${r.source}), ${r.mode} mode, socket ${r.socket}`,
-      `HCAs served: ${r.hcas.map((h) => `${h.name}${h.healthy ? "" : " (down)"}${h.numaNode !== null ? ` numa${h.numaNode}` : ""}`).join(", ") || "none"}`,
+      `HCAs served: ${r.hcas.map((h) => `${h.name}${h.healthy ? "" : ` (${h.unhealthyBecause ?? "down"})`}${h.numaNode !== null ? ` numa${h.numaNode}` : ""}`).join(", ") || "none"}`,
       ...r.skipped.map((s) => `  left out: ${s.hca} — ${s.reason}`),
       `Advertised: ${r.devices.count} units, ${r.devices.healthy} healthy`,
       r.allocate.refused !== null
