@@ -236,6 +236,72 @@ async function serve(values: OptionValues, settings: Omit<PluginConfig, "loadInv
   return 0;
 }
 
+/** Serving flags a DaemonSet's plugin can run with as given; --print-manifests forwards those set on its line. */
+const FORWARDED = [
+  "mode",
+  "shared-units",
+  "shared-health",
+  "mad",
+  "inject-nccl-env",
+  "nccl-version",
+  "network",
+  "pod-interface",
+  "health-interval",
+  "refresh-interval",
+  "command-timeout",
+] as const;
+
+/**
+ * `--print-manifests`: the DaemonSet runs the plugin with the serving flags given on this line (--mode exclusive,
+ * --mad, --metrics-addr, --config as a ConfigMap…); they used to be dropped, so the deployed plugin served in shared
+ * mode whatever was asked. Flags about a node to preview (--dry-run, --root, --snapshot, --example) are refused.
+ */
+async function printManifests(values: OptionValues, io: Io): Promise<number> {
+  const preview = ["dry-run", "root", "snapshot", "example"].filter(
+    (n) => values[n] !== undefined && values[n] !== false,
+  );
+  if (preview.length > 0) {
+    throw new UsageError(
+      `--print-manifests prints the DaemonSet, whose plugin reads its node at /host; --${preview[0]} is for looking at one node now.`,
+      "Give one: `kube-rdma device-plugin --print-manifests [serving flags]` or `kube-rdma device-plugin --example NAME --dry-run`.",
+    );
+  }
+  await pluginSettings(values); // every serving flag is checked as the plugin would check it
+  const namespace = str(values, "namespace") ?? "kube-system";
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+    throw new UsageError(
+      `--namespace expects a Kubernetes namespace name (lower-case letters, digits and '-', at most 63); got "${namespace}".`,
+    );
+  }
+  const image = str(values, "image") ?? DEFAULT_IMAGE;
+  if (image.trim() === "" || /\s/.test(image)) {
+    throw new UsageError(`--image expects an image reference such as ${DEFAULT_IMAGE}; got "${image}".`);
+  }
+  const defaults = new Map(command.options.map((o) => [o.name, o.default]));
+  const pluginArgs = FORWARDED.flatMap((name) => {
+    const v = values[name];
+    if (v === undefined || v === false || v === defaults.get(name)) return [];
+    return v === true ? [`--${name}`] : [`--${name}`, String(v)];
+  });
+  const configPath = str(values, "config");
+  const config = configPath === undefined ? undefined : await readFile(configPath, "utf8");
+  const resource = str(values, "resource");
+  const metricsAddr = str(values, "metrics-addr");
+  const pluginDir = str(values, "plugin-dir");
+  io.stdout(
+    renderDeviceManifests({
+      image,
+      namespace,
+      ...(resource !== undefined ? { resource } : {}),
+      ...(metricsAddr !== undefined ? { metricsAddr } : {}),
+      ...(pluginDir !== undefined ? { pluginDir } : {}),
+      ...(config !== undefined ? { config } : {}),
+      pluginArgs,
+    }),
+  );
+  return 0;
+}
+
 export const command: CommandSpec = {
   name: "device-plugin",
   noArguments: { hint: "Run `kube-rdma device-plugin --help` for the options (--dry-run to see what it would serve)." },
@@ -354,7 +420,12 @@ export const command: CommandSpec = {
         "Print what would be advertised and allocated, then exit (1 when no HCA would be served, a char device of the answer is missing, or the NCCL variables come from a node with an error)",
     },
     OUTPUT_OPTION,
-    { name: "print-manifests", type: "boolean", description: "Print the DaemonSet + ServiceAccount YAML and exit" },
+    {
+      name: "print-manifests",
+      type: "boolean",
+      description:
+        "Print the DaemonSet + ServiceAccount YAML and exit; serving flags on the same line (--mode, --mad, --metrics-addr, …) reach the DaemonSet, --config ships as a ConfigMap",
+    },
     {
       name: "image",
       type: "string",
@@ -384,17 +455,7 @@ export const command: CommandSpec = {
     ],
   ],
   async run({ values, io }) {
-    if (bool(values, "print-manifests")) {
-      const resource = str(values, "resource");
-      io.stdout(
-        renderDeviceManifests({
-          image: str(values, "image") ?? DEFAULT_IMAGE,
-          namespace: str(values, "namespace") ?? "kube-system",
-          ...(resource !== undefined ? { resource } : {}),
-        }),
-      );
-      return 0;
-    }
+    if (bool(values, "print-manifests")) return printManifests(values, io);
     const settings = await pluginSettings(values);
     if (bool(values, "dry-run")) return dryRun(values, settings, io);
     return serve(values, settings, io);
