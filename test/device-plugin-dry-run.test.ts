@@ -75,4 +75,11 @@ describe("device-plugin --dry-run", () => {
     expect(await main(["device-plugin", "--example", "seed-port-down", "--dry-run"], down)).toBe(0);
     expect(down.out).toContain("WARNING NCCL_HCA_SKIPPED (mlx5_3)");
   });
+
+  test("--command-timeout -1 is refused as verify refuses it (device-plugin passed it on unchecked), exit 2", async () => {
+    const io = captureIo();
+    const argv = ["device-plugin", "--example", "a100-8x-roce-seed", "--dry-run", "--command-timeout", "-1"];
+    expect(await main(argv, io)).toBe(2);
+    expect(io.err).toContain("--command-timeout must be a positive number of seconds; got -1.");
+  });
 });

@@ -10,7 +10,6 @@ import { buildNodeView, ncclEnvDeriver } from "../../device-plugin/node-view.js"
 import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "../../device-plugin/plugin.js";
 import { socketNameFor } from "../../device-plugin/registration.js";
 import { HostFiles } from "../../device-plugin/sysfs.js";
-import { openReader } from "../../host/index.js";
 import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
 import type { NodeInventory } from "../../inventory/types.js";
@@ -20,6 +19,7 @@ import { DEVICE_PLUGIN_REPORT, type DevicePluginPreview } from "../../report/kin
 import { renderReport } from "../../report/registry.js";
 import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
+import { readerFromFlags } from "../source.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
 /**
@@ -28,12 +28,8 @@ import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageErro
  */
 async function openHost(values: OptionValues): Promise<{ host: HostReader; load: () => Promise<NodeInventory> }> {
   const timeout = num(values, "command-timeout");
-  const host = await openReader({
-    ...(str(values, "root") !== undefined ? { root: str(values, "root")! } : {}),
-    ...(str(values, "snapshot") !== undefined ? { snapshot: str(values, "snapshot")! } : {}),
-    ...(str(values, "example") !== undefined ? { example: str(values, "example")! } : {}),
-    ...(timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}),
-  });
+  // The same opening (and --command-timeout check) as every other command that reads a host.
+  const host = await readerFromFlags(values);
   return { host, load: () => readInventory(host, timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}) };
 }
 
