@@ -71,8 +71,18 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
   if (metrics !== undefined && !metricsAddr) {
     throw new UsageError(`--metrics-addr expects HOST:PORT, :PORT or PORT (e.g. :9465); got "${metrics}".`);
   }
+  // Node runs a timer longer than 2^31 ms (24.8 days) after 1 ms, so an interval of 1e9 s polled sysfs every
+  // millisecond; one shorter than 0.1 s does the same on purpose.
   const refresh = num(values, "refresh-interval") ?? 60;
-  if (!(refresh >= 0)) throw new UsageError(`--refresh-interval expects seconds ≥ 0 (0 = off); got ${refresh}.`);
+  if (!(refresh === 0 || (refresh >= 1 && refresh <= 86_400))) {
+    throw new UsageError(
+      `--refresh-interval expects seconds from 1 to 86400, or 0 (only when devices change); got ${refresh}.`,
+    );
+  }
+  const healthInterval = positive(values, "health-interval", "seconds");
+  if (healthInterval < 0.1 || healthInterval > 3600) {
+    throw new UsageError(`--health-interval expects seconds from 0.1 to 3600; got ${healthInterval}.`);
+  }
   const inject = str(values, "inject-nccl-env") ?? "true";
   const ncclVersion = str(values, "nccl-version");
   if (ncclVersion !== undefined && !parseNcclVersion(ncclVersion)) {
@@ -87,7 +97,7 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
     selection: await readSelection(str(values, "config")),
     mad: bool(values, "mad"),
     root: str(values, "root") ?? "/",
-    healthIntervalMs: positive(values, "health-interval", "seconds") * 1000,
+    healthIntervalMs: healthInterval * 1000,
     refreshIntervalMs: refresh * 1000,
     watchPollMs: 1000,
     backoffInitialMs: 500,
