@@ -40,3 +40,20 @@ describe("naming the nodes of a fleet run", () => {
     expect(hcas.err).toContain("--hcas was given an empty value");
   });
 });
+
+describe("how often a fleet run polls the API server", () => {
+  test("--poll-interval 0, -5 or 1e10 (a timer that long fires after 1 ms) is refused before any pod exists: each polled the API server in a tight loop", async () => {
+    for (const argv of [
+      ["fleet", "verify", "--node", "gpu-01", "--poll-interval", "0"],
+      ["fleet", "bench", "--node", "gpu-01,gpu-02", "--poll-interval", "-5"],
+      ["job", "pytorch", "--env-from-node", "gpu-01", "--poll-interval", "1e10"],
+    ]) {
+      const io = captureIo();
+      expect(await main(argv, io), argv.join(" ")).toBe(2);
+      expect(io.err).toMatch(
+        /--poll-interval expects milliseconds from 1 to 60000 \(default 1000\); got (0|-5|10000000000)\./,
+      );
+      expect(io.out).toBe("");
+    }
+  });
+});

@@ -20,6 +20,7 @@ import type { LogHandler } from "../../kube/fleet/run.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
+import { pollIntervalMs } from "../poll-interval.js";
 import { REPORT_OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { VERSION } from "../version.js";
@@ -201,6 +202,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     }
     const timeout = num(values, "timeout") ?? 120;
     const concurrency = num(values, "concurrency") ?? 20;
+    const pollMs = pollIntervalMs(values);
     if (!(timeout > 0) || !(concurrency >= 1)) throw new UsageError("--timeout and --concurrency must be positive.");
     const namespace = str(values, "namespace") ?? "kube-rdma";
     const image = str(values, "image") ?? DEFAULT_COLLECTOR_IMAGE;
@@ -270,7 +272,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
         image,
         runId,
         timeoutMs: timeout * 1000,
-        pollMs: num(values, "poll-interval") ?? 1000,
+        pollMs,
         concurrency,
         serviceAccountName,
         signal: controller.signal,

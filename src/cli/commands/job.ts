@@ -4,6 +4,7 @@ import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
 import { DEFAULT_NCCL_TESTS_IMAGE, DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
+import { pollIntervalMs } from "../poll-interval.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, str, UsageError } from "../spec.js";
 
@@ -196,6 +197,7 @@ refuses when none does, naming --image and --skip-driver-check.`,
   ],
   async run({ values, positionals, io }) {
     const [kind, ...program] = positionals;
+    pollIntervalMs(values); // --env-from-node's collector polls with it: a bad value is refused before any pod exists
     if (!kind || !JOB_KINDS.includes(kind as JobKind)) {
       throw new UsageError(
         `job needs a kind: one of ${JOB_KINDS.join(", ")}${kind ? `; got "${kind}"` : ""}.`,
