@@ -57,3 +57,13 @@ describe("how often a fleet run polls the API server", () => {
     }
   });
 });
+
+describe("how many threads analyse a fleet's snapshots", () => {
+  test("--analysis-threads 1e6 (a million worker threads), -1 or 2.5 is refused before any pod exists", async () => {
+    for (const n of ["1e6", "-1", "2.5"]) {
+      const io = captureIo();
+      expect(await main(["fleet", "verify", "--node", "gpu-01", "--analysis-threads", n], io), n).toBe(2);
+      expect(io.err).toContain("--analysis-threads expects a whole number from 0 (analyse in this thread) to 64; got");
+    }
+  });
+});

@@ -71,6 +71,9 @@ async function snapshotSaver(dir: string, cwd: string) {
   };
 }
 
+/** More worker threads than this only add start-up time: each builds whole node models, CPU-bound. */
+const MAX_ANALYSIS_THREADS = 64;
+
 export const command: CommandSpec = {
   name: "fleet",
   summary: "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
@@ -203,6 +206,16 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     const timeout = num(values, "timeout") ?? 120;
     const concurrency = num(values, "concurrency") ?? 20;
     const pollMs = pollIntervalMs(values);
+    const threadsGiven = num(values, "analysis-threads");
+    if (
+      threadsGiven !== undefined &&
+      !(Number.isInteger(threadsGiven) && threadsGiven >= 0 && threadsGiven <= MAX_ANALYSIS_THREADS)
+    ) {
+      // 1e6 started a million worker threads; -1 or 2.5 quietly meant something else.
+      throw new UsageError(
+        `--analysis-threads expects a whole number from 0 (analyse in this thread) to ${MAX_ANALYSIS_THREADS}; got ${threadsGiven}.`,
+      );
+    }
     if (!(timeout > 0) || !(concurrency >= 1)) throw new UsageError("--timeout and --concurrency must be positive.");
     const namespace = str(values, "namespace") ?? "kube-rdma";
     const image = str(values, "image") ?? DEFAULT_COLLECTOR_IMAGE;
@@ -260,7 +273,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    const threads = num(values, "analysis-threads") ?? defaultAnalysisThreads(nodes.length);
+    const threads = threadsGiven ?? defaultAnalysisThreads(nodes.length);
     const saveDir = str(values, "save-snapshots");
     const saver = saveDir !== undefined ? await snapshotSaver(saveDir, io.cwd) : null;
     const pool = threads > 0 ? createAnalysisPool(threads) : null;
