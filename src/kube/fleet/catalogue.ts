@@ -82,7 +82,9 @@ export const FLEET_FINDINGS = defineCatalogue({
   NODE_COLLECT_FAILED: {
     severity: "error",
     title: "node could not be verified",
-    message: (e: { node: string; reason: string }) => `${e.node} could not be verified: ${e.reason}.`,
+    // A reason that is a sentence already ends with its own period: "(0 bytes of log).." read as a typo.
+    message: (e: { node: string; reason: string }) =>
+      `${e.node} could not be verified: ${e.reason.replace(/\.$/, "")}.`,
     fix: (e: { node: string }) =>
       `kubectl describe node ${e.node}; rerun with --node ${e.node} and a longer --timeout, or run kube-rdma verify on the node itself.`,
   } satisfies FindingSpec<{ node: string; reason: string }>,
