@@ -100,7 +100,8 @@ leaf that reached full speed — slow on every rail names the node, on one HCA t
 leaves name the leaf's uplink. Each result is compared per message size with the fleet median (MAD-based threshold,
 % of the median and of line rate). Findings: FLEET_BAD_NODE, FLEET_BAD_RAIL, FLEET_BAD_UPLINK, FLEET_BAD_LINK (errors
 when confirmed by two tests or by a rail test against a same-leaf partner), FLEET_SUSPECT and FLEET_FLAKY_LINK
-(warnings, with the next test), FLEET_JOB_FAILED (jobs that never scheduled or failed, listed, never hidden). The
+(warnings, with the next test), FLEET_JOB_FAILED (jobs that never scheduled or failed, listed, never hidden), FLEET_NODES_UNTESTED (an error:
+nodes that no job measured are never a pass). The
 wall-time budget is printed before anything runs. Each test is an MPIJob (workers pinned to the two nodes, gang of
 3 under Volcano) in namespace kube-rdma, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
 node labels (network.topology/leaf, …, or --leaf-label) or are unknown. Needs the MPI operator, Volcano and
