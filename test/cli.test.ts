@@ -127,3 +127,19 @@ describe("help that says what the command does", () => {
     expect(text).toContain("ClusterTrainingRuntime/TrainingRuntime");
   });
 });
+
+describe("an option that another kind of job reads", () => {
+  test("job pytorch --kind volcano (it wrote a PyTorchJob) and job nccl-tests --collective alltoall -- all_reduce_perf (it ran all_reduce) are refused, exit 2, nothing printed", async () => {
+    for (const [argv, says] of [
+      [["job", "pytorch", "--kind", "volcano"], "--kind is for job nccl-tests only; job pytorch does not read it."],
+      [["job", "mpi", "--launcher", "launch", "--", "python", "t.py"], "--launcher is for job pytorch only"],
+      [["job", "pytorch", "--runtime", "torch-roce"], "--runtime is for job trainjob only"],
+      [["job", "nccl-tests", "--collective", "alltoall", "--", "all_reduce_perf"], "a PROGRAM was given"],
+    ] as const) {
+      const io = captureIo();
+      expect(await main([...argv], io), argv.join(" ")).toBe(2);
+      expect(io.err).toContain(says);
+      expect(io.out).toBe("");
+    }
+  });
+});
