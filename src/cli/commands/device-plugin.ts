@@ -54,8 +54,38 @@ async function readSelection(path: string | undefined): Promise<Selection> {
   return parsed.value;
 }
 
+/**
+ * Options that the chosen mode would drop in silence: --shared-units/--shared-health in exclusive mode (one unit per
+ * HCA, each with its own health), and the NCCL options with --inject-nccl-env=false.
+ */
+function refuseIgnoredOptions(values: OptionValues): void {
+  if (values.mode === "exclusive") {
+    const shared = [
+      ...(values["shared-units"] !== undefined && values["shared-units"] !== 1000 ? ["--shared-units"] : []),
+      ...(values["shared-health"] !== undefined && values["shared-health"] !== "all" ? ["--shared-health"] : []),
+    ];
+    if (shared.length > 0) {
+      throw new UsageError(
+        `${shared.join(" and ")} ${shared.length > 1 ? "shape" : "shapes"} shared mode; --mode exclusive advertises one unit per data HCA, each with its own health.`,
+        "Drop them, or use --mode shared.",
+      );
+    }
+  }
+  if (values["inject-nccl-env"] === "false") {
+    const nccl = ["nccl-version", "pod-interface"].filter((n) => values[n] !== undefined);
+    if (values.network !== undefined && values.network !== "pod") nccl.push("network");
+    if (nccl.length > 0) {
+      throw new UsageError(
+        `--${nccl[0]} shapes the NCCL variables the plugin injects, but --inject-nccl-env=false injects none.`,
+        `Drop --${nccl[0]}, or leave --inject-nccl-env at true.`,
+      );
+    }
+  }
+}
+
 /** The plugin's settings from the flags; every bad value is a usage error naming the flag. */
 export async function pluginSettings(values: OptionValues): Promise<Omit<PluginConfig, "loadInventory" | "log">> {
+  refuseIgnoredOptions(values);
   const units = positive(values, "shared-units", "a whole number of units");
   if (!Number.isInteger(units) || units > 100_000) {
     throw new UsageError(`--shared-units expects a whole number from 1 to 100000; got ${units}.`);
