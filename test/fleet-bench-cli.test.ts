@@ -90,3 +90,15 @@ describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a 
     );
   });
 });
+
+describe("the budget printed before a fleet bench runs", () => {
+  test("--plan pairs --max-rounds 2 on 8 nodes budgets the 2 rounds that run, not all 7 (3.7 min); --max-rounds 1 has no re-test round", async () => {
+    const pairs = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "8", "--plan", "pairs", "--max-rounds", "2"], pairs)).toBe(0);
+    expect(pairs.out).toContain("round 1–2: 8 job(s) in 2 wave(s)");
+    expect(pairs.out).toMatch(/plan pairs: 2 round\(s\), 8 job\(s\)/);
+    const one = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "8", "--max-rounds", "1"], one)).toBe(0);
+    expect(one.out).not.toContain("re-tests");
+  });
+});

@@ -158,6 +158,7 @@ export function budgetFor(view: FabricView, s: BenchSettings) {
     gpusPerNode: s.gpusPerNode,
     pairSweep: DEFAULT_PAIR_SWEEP,
     railSweep: DEFAULT_RAIL_SWEEP,
+    ...(Number.isFinite(s.maxRounds) ? { maxRounds: s.maxRounds } : {}),
   });
 }
 
