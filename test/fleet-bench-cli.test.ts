@@ -101,4 +101,11 @@ describe("the budget printed before a fleet bench runs", () => {
     expect(await main(["fleet", "bench", "--simulate", "8", "--max-rounds", "1"], one)).toBe(0);
     expect(one.out).not.toContain("re-tests");
   });
+
+  test("--hcas mlx5_1,mlx5_1 is refused (exit 2): it budgeted 2 × 25 GB/s rails for one HCA", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "8", "--hcas", "mlx5_1,mlx5_1"], io)).toBe(2);
+    expect(io.err).toContain("--hcas lists mlx5_1 twice; name each data HCA (one per rail) once.");
+    expect(io.out).toBe("");
+  });
 });

@@ -135,6 +135,11 @@ export function benchSettings(values: OptionValues): BenchSettings {
   for (const h of hcas) {
     if (!/^[A-Za-z0-9_.-]+$/.test(h)) throw new UsageError(`--hcas expects HCA names like mlx5_1; got "${h}".`);
   }
+  const twice = hcas.find((h, i) => hcas.indexOf(h) !== i);
+  if (twice !== undefined) {
+    // Each name is a rail: mlx5_1 twice doubled the expected bandwidth and ran its rail test twice.
+    throw new UsageError(`--hcas lists ${twice} twice; name each data HCA (one per rail) once.`);
+  }
   return {
     plan,
     maxRounds:
