@@ -91,4 +91,55 @@ describe("a stray word after a command that takes options only", () => {
       expect(io.err).toContain(`kube-rdma ${name}: takes options only; got "extra".`);
     },
   );
+
+  test("`kube-rdma fleet verify gpu-01` (meant as one node) is refused, not a PASS over every node of the cluster; fleet bench too", async () => {
+    const verify = captureIo();
+    expect(await main(["fleet", "verify", "gpu-01"], verify)).toBe(2);
+    expect(verify.err).toContain('kube-rdma fleet: fleet verify takes options only; got "gpu-01".');
+    expect(verify.err).toContain("kube-rdma fleet verify --node gpu-01");
+    const bench = captureIo();
+    expect(await main(["fleet", "bench", "gpu-01", "gpu-02", "--dry-run"], bench)).toBe(2);
+    expect(bench.err).toContain("kube-rdma fleet bench --node gpu-01,gpu-02");
+    expect(bench.out).toBe("");
+  });
+
+  test("`kube-rdma bench job 4` (meant as 4 nodes) is refused, not the 2-node command", async () => {
+    const io = captureIo();
+    expect(await main(["bench", "job", "4"], io)).toBe(2);
+    expect(io.out).toBe("");
+    expect(io.err).toContain('bench job takes options only; got "4".');
+    expect(io.err).toContain("--nodes 4");
+  });
+});
+
+describe("help that says what the command does", () => {
+  test("lint --help names every workload kind `job` writes, the Kubeflow Trainer runtimes included (it stopped at Volcano Job)", async () => {
+    const kinds = new Set<string>();
+    for (const kind of ["pytorch", "nccl-tests", "trainjob"]) {
+      const io = captureIo();
+      await main(["job", kind, "--no-preflight", "-o", "json"], io);
+      for (const item of JSON.parse(io.out).items as { kind: string }[]) kinds.add(item.kind);
+    }
+    const help = captureIo();
+    expect(await main(["lint", "--help"], help)).toBe(0);
+    const text = help.out.replace(/\s+/g, " ");
+    expect([...kinds].filter((k) => !text.includes(k))).toEqual([]);
+    expect(text).toContain("ClusterTrainingRuntime/TrainingRuntime");
+  });
+});
+
+describe("an option that another kind of job reads", () => {
+  test("job pytorch --kind volcano (it wrote a PyTorchJob) and job nccl-tests --collective alltoall -- all_reduce_perf (it ran all_reduce) are refused, exit 2, nothing printed", async () => {
+    for (const [argv, says] of [
+      [["job", "pytorch", "--kind", "volcano"], "--kind is for job nccl-tests only; job pytorch does not read it."],
+      [["job", "mpi", "--launcher", "launch", "--", "python", "t.py"], "--launcher is for job pytorch only"],
+      [["job", "pytorch", "--runtime", "torch-roce"], "--runtime is for job trainjob only"],
+      [["job", "nccl-tests", "--collective", "alltoall", "--", "all_reduce_perf"], "a PROGRAM was given"],
+    ] as const) {
+      const io = captureIo();
+      expect(await main([...argv], io), argv.join(" ")).toBe(2);
+      expect(io.err).toContain(says);
+      expect(io.out).toBe("");
+    }
+  });
 });

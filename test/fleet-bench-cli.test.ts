@@ -71,4 +71,41 @@ describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a 
     expect(await main(["fleet", "bench", "--simulate", "4", "--bad-nodes", "9"], io)).toBe(2);
     expect(io.err).toContain("--bad-nodes 9 plants at least as many bad nodes as the 4 simulated; give fewer than 4.");
   });
+
+  test("--simulate 16 --bad-links 5 (16 nodes under one 32-node leaf: no uplink any test crosses) → exit 2 saying so, not a PASS that missed a planted uplink", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "16", "--bad-links", "5"], io)).toBe(2);
+    expect(io.err).toContain("sit under one leaf switch (--leaf-size 32), so no test crosses an uplink");
+    expect(io.out).toBe("");
+  });
+
+  test("more bad uplinks than leaves, or more bad rails than healthy nodes → exit 2 naming the most that can be planted", async () => {
+    const links = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "64", "--bad-links", "3"], links)).toBe(2);
+    expect(links.err).toContain("--bad-links 3 plants more bad uplinks than the 2 leaf switches");
+    const rails = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "16", "--bad-nodes", "2", "--bad-rails", "200"], rails)).toBe(2);
+    expect(rails.err).toContain(
+      "the simulation has 14 such node(s) (16 minus --bad-nodes 2); give at most 14 together",
+    );
+  });
+});
+
+describe("the budget printed before a fleet bench runs", () => {
+  test("--plan pairs --max-rounds 2 on 8 nodes budgets the 2 rounds that run, not all 7 (3.7 min); --max-rounds 1 has no re-test round", async () => {
+    const pairs = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "8", "--plan", "pairs", "--max-rounds", "2"], pairs)).toBe(0);
+    expect(pairs.out).toContain("round 1–2: 8 job(s) in 2 wave(s)");
+    expect(pairs.out).toMatch(/plan pairs: 2 round\(s\), 8 job\(s\)/);
+    const one = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "8", "--max-rounds", "1"], one)).toBe(0);
+    expect(one.out).not.toContain("re-tests");
+  });
+
+  test("--hcas mlx5_1,mlx5_1 is refused (exit 2): it budgeted 2 × 25 GB/s rails for one HCA", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--simulate", "8", "--hcas", "mlx5_1,mlx5_1"], io)).toBe(2);
+    expect(io.err).toContain("--hcas lists mlx5_1 twice; name each data HCA (one per rail) once.");
+    expect(io.out).toBe("");
+  });
 });

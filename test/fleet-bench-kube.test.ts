@@ -133,9 +133,32 @@ describe("fleet bench through Kubernetes (local API server)", () => {
       report.failedJobs.length,
     );
     expect(io.err).toContain("Budget for 16 node(s)");
+    // The node whose jobs never scheduled was never measured: an error naming it, not only job warnings.
+    const untested = report.findings.find((f: { code: string }) => f.code === "FLEET_NODES_UNTESTED");
+    expect(untested?.severity).toBe("error");
+    expect(untested?.message).toContain(unschedulable);
     expect(api.store.get("mpijobs")).toEqual([]);
     expect(api.store.get("pods")!.filter((p) => p.metadata.name.startsWith("kr-bench-"))).toEqual([]);
     expect(api.requests.filter((r) => r.startsWith("POST") && r.includes("mpijobs")).length).toBe(report.jobs);
+  });
+
+  test("an MPI operator that never starts the jobs (no pod ever created): nothing was measured, so FAIL and exit 1 with FLEET_NODES_UNTESTED naming every node, not 'WARN … 4 warning(s)' and exit 0", async () => {
+    const nodes = ["gpu-01", "gpu-02", "gpu-03", "gpu-04"].map((name) => node({ name, gpus: 8, rdma: "1k" }));
+    api = await startFakeApi(seedCluster({ nodes }));
+    const io = captureIo();
+    const code = await main(
+      ["fleet", "bench", "--timeout", "1", "--poll-interval", "10", "-o", "json", "--kubeconfig", api.kubeconfig],
+      io,
+    );
+    const report = JSON.parse(io.out);
+    expect(code).toBe(1);
+    expect(report.summary.status).toBe("fail");
+    expect(report.failedJobs.length).toBe(report.jobs);
+    const untested = report.findings.filter((f: { code: string }) => f.code === "FLEET_NODES_UNTESTED");
+    expect(untested).toHaveLength(1);
+    expect(untested[0].message).toBe(
+      "4 of 4 node(s) never gave a result in any test, so nothing was measured for them: gpu-01, gpu-02, gpu-03, gpu-04.",
+    );
   });
 
   test("RBAC refuses to create MPIJobs → exit 2 naming the role and deploy/fleet/bench-rbac.yaml; no MPIJob CRD → exit 2 naming the operator", async () => {

@@ -195,8 +195,22 @@ spec:
       limits: {nvidia.com/gpu: 8}
 `;
     const r = lintManifestText(yaml, "t.yaml");
-    expect(r.findings.map((f) => f.code)).toEqual(["TRAINJOB_RESOURCES_DROPPED"]);
+    expect(r.findings.map((f) => f.code)).toEqual(["TRAINJOB_RESOURCES_DROPPED", "TRAINJOB_RUNTIME_NOT_IN_INPUT"]);
     expect(r.findings[0]!.message).toMatch(/referenced runtime ClusterTrainingRuntime\/torch-distributed/);
+  });
+
+  test("a TrainJob alone, its runtime not in the input: a warning that the runtime's pod template (RDMA, IPC_LOCK, /dev/shm) was not checked, not a PASS over 1 object", async () => {
+    const r = await job("--nodes", "2", "--no-preflight");
+    const trainJobOnly = r.out.slice(r.out.lastIndexOf("---\n") + 4);
+    expect(trainJobOnly).toMatch(/^apiVersion: trainer\.kubeflow\.org\/v1alpha1\nkind: TrainJob/);
+    const lint = lintManifestText(trainJobOnly, "job.yaml");
+    expect(lint.findings.map((f) => `${f.severity} ${f.code} ${f.field}`)).toEqual([
+      "warning TRAINJOB_RUNTIME_NOT_IN_INPUT spec.runtimeRef",
+    ]);
+    expect(lint.findings[0]!.message).toContain("was not checked");
+    expect(lint.findings[0]!.fix).toContain("kubectl get clustertrainingruntime rdma-trainjob-torch-rdma -o yaml");
+    // With the runtime beside it, as generated, nothing to say.
+    expect(lintManifestText(r.out, "job.yaml").findings).toEqual([]);
   });
 
   test("a runtime's node pod template is linted like any pod: no IPC_LOCK is found there", async () => {

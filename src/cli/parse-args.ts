@@ -43,7 +43,15 @@ export function parseCommandArgs(
       }
       values[s.name] = n;
     } else if (s.type === "strings") {
-      values[s.name] = (raw as string[]).flatMap((v) => v.split(",")).filter((v) => v !== "");
+      const items = (raw as string[]).flatMap((v) => v.split(",")).filter((v) => v !== "");
+      if (items.length === 0) {
+        // `--node "$NODE"` with NODE unset must not quietly mean "no --node" (every node, every HCA).
+        throw new UsageError(
+          `--${s.name} was given an empty value; expected ${s.valueName ?? "a value"} (repeatable or comma-separated).`,
+          `Leave --${s.name} out for the default, or check the variable that was meant to fill it.`,
+        );
+      }
+      values[s.name] = items;
     } else {
       values[s.name] = raw as string | boolean;
     }

@@ -142,3 +142,12 @@ export function exclusiveRefusal(answer: ContainerAnswer, served: readonly strin
   }
   return parts.length > 0 ? parts.join("; ") : null;
 }
+
+/**
+ * The verbs devices (`/dev/infiniband/uverbsN`) of one HCA's DeviceSpecs that do not exist on the host. A port can
+ * be ACTIVE while ib_uverbs is not loaded or /dev/infiniband is not mounted into the plugin: no pod could use the
+ * HCA then, so it must not be advertised as healthy.
+ */
+export function missingVerbsDevices(specs: readonly DeviceSpec[], exists: (hostPath: string) => boolean): string[] {
+  return specs.map((s) => s.host_path).filter((p) => p.startsWith("/dev/infiniband/uverbs") && !exists(p));
+}

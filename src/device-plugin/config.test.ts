@@ -49,6 +49,21 @@ describe("selecting HCAs with the config file", () => {
     expect(names("deviceIds: ['101b']\nexcludeNames: ['mlx5_8']")).toHaveLength(7);
   });
 
+  test("a file the YAML parser stops in (an unclosed [, a key written twice) is refused at its line, not read as half a selection", () => {
+    const unclosed = parseSelectionConfig("names: [mlx5_1\nincludeManagement: true\n", "hcas.yaml");
+    expect(unclosed.ok).toBe(false);
+    expect(unclosed.problems[0]!.code).toBe("config.yaml");
+    expect(unclosed.problems[0]!.message).toMatch(/^hcas\.yaml:\d+:\d+ is not valid YAML: /);
+    const twice = parseSelectionConfig("names: [mlx5_1]\nnames: [mlx5_2]\n", "hcas.yaml");
+    expect(twice.ok).toBe(false);
+    expect(twice.problems[0]!.message).toBe("hcas.yaml:2:1 is not valid YAML: Map keys must be unique");
+  });
+
+  test("PCI ids written unquoted as 0x15b3 / 0x101b (YAML numbers) are read as the hex the user wrote, not 5555", () => {
+    expect(names("vendors: [0x15b3]\ndeviceIds: [0x101b]")).toHaveLength(8);
+    expect(names("deviceIds: [1017]")).toEqual([]);
+  });
+
   test("an unknown key is an error naming the key and every allowed key", () => {
     const r = parseSelectionConfig("names: [mlx5_*]\nlinkType: ether\n", "/etc/kube-rdma/hcas.yaml");
     expect(r.ok).toBe(false);

@@ -12,7 +12,7 @@
  * includeManagement: false                        # the management HCA is left out unless true
  * ```
  */
-import { parse as parseYaml } from "yaml";
+import { parseDocument, visit } from "yaml";
 import { type ParseResult, type Problem, problem } from "../core/result.js";
 import type { Hca, NodeInventory } from "../inventory/types.js";
 
@@ -85,11 +85,36 @@ function normaliseHex(id: string): string {
 
 /** Parses the YAML config. Every problem is collected; `source` names the file in messages. */
 export function parseSelectionConfig(text: string, source = "config"): ParseResult<Selection> {
+  // Every YAML error is a problem: an unclosed [ or a key given twice must not leave a selection the user never
+  // wrote (the YAML library's silent mode dropped them, and the last `names:` won).
+  const parsed = parseDocument(text);
+  const error = parsed.errors[0];
+  if (error) {
+    const pos = error.linePos?.[0];
+    const msg = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    return {
+      ok: false,
+      problems: [
+        problem("config.yaml", `${source}${pos ? `:${pos.line}:${pos.col}` : ""} is not valid YAML: ${msg}`, {
+          path: source,
+          ...(pos ? { line: pos.line } : {}),
+          hint: "Fix the YAML at that line (a list is [a, b] or one `- item` per line; each key once).",
+        }),
+      ],
+    };
+  }
+  // A number keeps the digits it was written with: PCI ids are hex, and YAML reads an unquoted 0x15b3 as 5555.
+  visit(parsed, {
+    Scalar(_key, node) {
+      if (typeof node.value === "number" && typeof node.source === "string") node.value = node.source;
+    },
+  });
   let doc: unknown;
   try {
-    doc = parseYaml(text, { logLevel: "silent" });
+    doc = parsed.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    // An alias without its anchor (`*x`) or an alias bomb surfaces only when converting.
+    const msg = err instanceof Error ? err.message : String(err);
     return { ok: false, problems: [problem("config.yaml", `${source} is not valid YAML: ${msg}`, { path: source })] };
   }
   if (doc === null || doc === undefined) return { ok: true, value: DEFAULT_SELECTION, problems: [] };

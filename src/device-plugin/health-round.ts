@@ -29,7 +29,14 @@ export function judgeReadings(
       flipped = true;
       const ports = r.ports.map((p) => `${p.port}: ${p.state ?? "unreadable"} / ${p.physState ?? "unreadable"}`);
       if (r.healthy) ctx.log.info("HCA healthy again", { hca: r.hca, ports });
-      else ctx.log.warn("HCA unhealthy", { hca: r.hca, present: r.present, ports });
+      else {
+        ctx.log.warn("HCA unhealthy", {
+          hca: r.hca,
+          present: r.present,
+          ports,
+          ...(r.missingDevices?.length ? { missingDevices: r.missingDevices } : {}),
+        });
+      }
     }
   }
   return { health, flipped };

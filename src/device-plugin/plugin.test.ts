@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -159,6 +159,24 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     await setPort(root, "mlx5_3", ["4: ACTIVE", "5: LinkUp"]);
     await waitFor("healthy again", () => kubelet.latest?.every((d) => d.health === "Healthy"));
     expect(plugin.pollStats.changedAtPoll - upAt).toBeLessThanOrEqual(2);
+  });
+
+  test("exclusive mode: mlx5_3's port stays ACTIVE but /dev/infiniband/uverbs3 is gone (ib_uverbs reloading, /dev not mounted) → mlx5_3 Unhealthy, logged with the missing device; Healthy when it is back", async () => {
+    const { kubelet, plugin, root, log } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor(
+      "a healthy list",
+      () => kubelet.latest?.length === 8 && kubelet.latest.every((d) => d.health === "Healthy"),
+    );
+    const verbs = join(root, "dev/infiniband/uverbs3");
+    await rm(verbs);
+    await waitFor("mlx5_3 unhealthy", () => kubelet.latest?.find((d) => d.ID === "mlx5_3" && d.health === "Unhealthy"));
+    expect(kubelet.latest!.filter((d) => d.health === "Healthy")).toHaveLength(7);
+    expect(log.records.find((r) => r.msg === "HCA unhealthy" && r.hca === "mlx5_3")?.missingDevices).toEqual([
+      "/dev/infiniband/uverbs3",
+    ]);
+    await writeFile(verbs, "");
+    await waitFor("mlx5_3 healthy again", () => kubelet.latest?.every((d) => d.health === "Healthy"));
   });
 
   test("with the default policy all, one port down keeps the shared units Healthy; all down makes them Unhealthy", async () => {

@@ -7,7 +7,7 @@ import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import { AllocateRefused, answerContainer, exclusiveRefusal } from "./allocate.js";
+import { AllocateRefused, answerContainer, exclusiveRefusal, missingVerbsDevices } from "./allocate.js";
 import {
   type AllocateRequest,
   type AllocateResponse,
@@ -158,7 +158,12 @@ export class RdmaDevicePlugin {
         await this.node.refresh("devices changed");
       }
       const current = this.node.view ?? view;
-      const readings = current.hcas.map((h) => this.files.readHca(h.name));
+      const exists = (path: string) => (this.existence ? this.existence.exists(path) : this.files.exists(path));
+      const readings = current.hcas.map((h) => {
+        const reading = this.files.readHca(h.name);
+        const missing = missingVerbsDevices(current.plan.specsByHca.get(h.name) ?? [], exists);
+        return missing.length > 0 ? { ...reading, healthy: false, missingDevices: missing } : reading;
+      });
       const round = judgeReadings(
         readings,
         { readings: this.lastReadings, health: this.health },

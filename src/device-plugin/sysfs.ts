@@ -20,7 +20,14 @@ export type PortReading = {
   linkDowned: number | null;
   linkErrorRecovery: number | null;
 };
-export type HcaReading = { hca: string; present: boolean; ports: PortReading[]; healthy: boolean };
+export type HcaReading = {
+  hca: string;
+  present: boolean;
+  ports: PortReading[];
+  healthy: boolean;
+  /** Verbs devices of the HCA missing under /dev/infiniband (unhealthy even with every port ACTIVE). */
+  missingDevices?: string[];
+};
 
 /** A reader whose host paths are files on this machine (a live host or a root tree), so they can be watched. */
 type LocalReader = HostReader & { localPath(path: string): string };

@@ -50,7 +50,7 @@ function exclusionReason(inv: NodeInventory, hca: Hca, requested: boolean): { wh
   if (mgmt) {
     const bond = hca.isBond ? "a bond that is not the data path, " : "";
     return {
-      why: `${bond}it is the management NIC (${hca.roleReason || "carries the default route"}); bootstrap traffic uses it through NCCL_SOCKET_IFNAME instead`,
+      why: `${bond}it is the management NIC (${hca.roleReason || "carries the default route"}); NCCL's bootstrap goes over a TCP socket instead (NCCL_SOCKET_IFNAME with hostNetwork, the pod's own interface on the pod network)`,
       fix: requested ? "Do not request the management NIC for NCCL." : "Nothing to do.",
     };
   }

@@ -24,6 +24,14 @@ describe("nccl-env on the seed node", () => {
     expect(codes(r.findings)).toContain("info NCCL_HCA_SKIPPED mlx5_0");
   });
 
+  test("on the pod network (the default) the note on mlx5_0 does not claim NCCL_SOCKET_IFNAME carries the bootstrap: it is not set there", () => {
+    const pod = deriveNcclEnv(seedInventory());
+    expect(pod.env.NCCL_SOCKET_IFNAME).toBeUndefined();
+    const note = pod.findings.find((f) => f.code === "NCCL_HCA_SKIPPED" && f.subject === "mlx5_0")!;
+    expect(note.message).not.toContain("uses it through NCCL_SOCKET_IFNAME");
+    expect(note.message).toContain("the pod's own interface on the pod network");
+  });
+
   test("hostNetwork pods bootstrap over the default-route interface; GID index 3, the platform defaults", () => {
     expect(r.env).toMatchObject({
       NCCL_SOCKET_IFNAME: "=eth0",

@@ -188,6 +188,13 @@ export const command: CommandSpec = {
   ],
   async run({ values, positionals, io }) {
     const [sub, ...rest] = positionals;
+    if (sub === "job" && rest.length > 0) {
+      // `bench job 4` printed the 2-node command: the node count is --nodes.
+      throw new UsageError(
+        `bench job takes options only; got ${rest.map((w) => JSON.stringify(w)).join(", ")}.`,
+        "Give the size with options: kube-rdma bench job --nodes 4 --gpus 8.",
+      );
+    }
     if (sub === "job") return benchJob(values, io);
     if (sub === "pairs") return benchPairs(values, rest, io);
     if (sub === "judge") return benchJudge(values, rest, io);

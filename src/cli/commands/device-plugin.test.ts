@@ -75,6 +75,16 @@ describe("kube-rdma device-plugin", () => {
       [["--metrics-addr", "nope"], "--metrics-addr"],
       [["--mode", "both"], "--mode must be one of shared, exclusive"],
       [["--refresh-interval", "-1"], "--refresh-interval"],
+      // 1e9 s does not fit Node's 32-bit timer: it would fire every millisecond, polling sysfs non-stop.
+      [["--health-interval", "1e9"], "--health-interval expects seconds from 0.1 to 3600; got 1000000000."],
+      [["--health-interval", "0.001"], "--health-interval expects seconds from 0.1 to 3600"],
+      [["--refresh-interval", "1e12"], "--refresh-interval expects seconds from 1 to 86400, or 0"],
+      // Options the chosen mode would have dropped in silence.
+      [
+        ["--mode", "exclusive", "--shared-units", "5"],
+        "--shared-units shapes shared mode; --mode exclusive advertises",
+      ],
+      [["--inject-nccl-env=false", "--nccl-version", "2.18"], "--inject-nccl-env=false injects none"],
       [["--nccl-version", "two"], "--nccl-version expects X.Y"],
       [["--config", "/nonexistent/hcas.yaml"], "cannot read the config file /nonexistent/hcas.yaml: ENOENT"],
     ] as const) {

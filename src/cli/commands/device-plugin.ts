@@ -1,183 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { DEFAULT_PLUGIN_DIR } from "../../device-plugin/api.js";
-import { DEFAULT_SELECTION, parseSelectionConfig, type Selection } from "../../device-plugin/config.js";
-import { deriveDeviceList, type Mode, type SharedHealthPolicy } from "../../device-plugin/devices.js";
-import { lineLogger } from "../../device-plugin/log.js";
-import { DEFAULT_IMAGE, renderDeviceManifests } from "../../device-plugin/manifests.js";
-import { parseListenAddress } from "../../device-plugin/metrics.js";
-import { buildNodeView, ncclEnvDeriver } from "../../device-plugin/node-view.js";
-import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "../../device-plugin/plugin.js";
-import { socketNameFor } from "../../device-plugin/registration.js";
-import { HostFiles } from "../../device-plugin/sysfs.js";
-import { openReader } from "../../host/index.js";
-import type { HostReader } from "../../host/types.js";
-import { readInventory } from "../../inventory/index.js";
-import type { NodeInventory } from "../../inventory/types.js";
-import { parseNcclVersion } from "../../nccl/version.js";
-import { DEVICE_PLUGIN_REPORT, type DevicePluginPreview } from "../../report/kinds/device-plugin.js";
-import { renderReport } from "../../report/registry.js";
-import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
+import { DEFAULT_IMAGE } from "../../device-plugin/manifests.js";
+import { NETWORK_OPTIONS } from "../network-options.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
-import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
-
-/**
- * Opens the host once (a UsageError for a bad --root/--snapshot/--example) and returns it with a loader that
- * re-reads the node model from it on every call; the plugin reads port health from the same host.
- */
-async function openHost(values: OptionValues): Promise<{ host: HostReader; load: () => Promise<NodeInventory> }> {
-  const timeout = num(values, "command-timeout");
-  const host = await openReader({
-    ...(str(values, "root") !== undefined ? { root: str(values, "root")! } : {}),
-    ...(str(values, "snapshot") !== undefined ? { snapshot: str(values, "snapshot")! } : {}),
-    ...(str(values, "example") !== undefined ? { example: str(values, "example")! } : {}),
-    ...(timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}),
-  });
-  return { host, load: () => readInventory(host, timeout !== undefined ? { commandTimeoutMs: timeout * 1000 } : {}) };
-}
-
-function positive(values: OptionValues, name: string, what: string): number {
-  const v = num(values, name);
-  if (v === undefined || !(v > 0)) throw new UsageError(`--${name} expects ${what} greater than 0; got ${String(v)}.`);
-  return v;
-}
-
-async function readSelection(path: string | undefined): Promise<Selection> {
-  if (path === undefined) return DEFAULT_SELECTION;
-  const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(
-      `cannot read the config file ${path}: ${err.code ?? err.message}.`,
-      "Pass --config FILE with a readable YAML file.",
-    );
-  });
-  const parsed = parseSelectionConfig(text, path);
-  if (!parsed.ok) {
-    throw new UsageError(parsed.problems.map((p) => p.message).join("\n"), parsed.problems[0]?.hint);
-  }
-  return parsed.value;
-}
-
-/** The plugin's settings from the flags; every bad value is a usage error naming the flag. */
-export async function pluginSettings(values: OptionValues): Promise<Omit<PluginConfig, "loadInventory" | "log">> {
-  const units = positive(values, "shared-units", "a whole number of units");
-  if (!Number.isInteger(units) || units > 100_000) {
-    throw new UsageError(`--shared-units expects a whole number from 1 to 100000; got ${units}.`);
-  }
-  const resource = str(values, "resource") ?? "rdma/hca";
-  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(resource)) {
-    throw new UsageError(
-      `--resource expects an extended resource name DOMAIN/NAME such as rdma/hca; got "${resource}".`,
-    );
-  }
-  const metrics = str(values, "metrics-addr");
-  const metricsAddr = metrics === undefined ? undefined : parseListenAddress(metrics);
-  if (metrics !== undefined && !metricsAddr) {
-    throw new UsageError(`--metrics-addr expects HOST:PORT, :PORT or PORT (e.g. :9465); got "${metrics}".`);
-  }
-  const refresh = num(values, "refresh-interval") ?? 60;
-  if (!(refresh >= 0)) throw new UsageError(`--refresh-interval expects seconds ≥ 0 (0 = off); got ${refresh}.`);
-  const inject = str(values, "inject-nccl-env") ?? "true";
-  const ncclVersion = str(values, "nccl-version");
-  if (ncclVersion !== undefined && !parseNcclVersion(ncclVersion)) {
-    throw new UsageError(`--nccl-version expects X.Y or X.Y.Z (e.g. 2.18 or 2.21.5); got "${ncclVersion}".`);
-  }
-  return {
-    pluginDir: str(values, "plugin-dir") ?? DEFAULT_PLUGIN_DIR,
-    resource,
-    mode: (str(values, "mode") ?? "shared") as Mode,
-    sharedUnits: units,
-    sharedHealth: (str(values, "shared-health") ?? "all") as SharedHealthPolicy,
-    selection: await readSelection(str(values, "config")),
-    mad: bool(values, "mad"),
-    root: str(values, "root") ?? "/",
-    healthIntervalMs: positive(values, "health-interval", "seconds") * 1000,
-    refreshIntervalMs: refresh * 1000,
-    watchPollMs: 1000,
-    backoffInitialMs: 500,
-    backoffMaxMs: 30_000,
-    registerTimeoutMs: 5000,
-    deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion, networkOption(values)),
-    ...(metricsAddr ? { metricsAddr } : {}),
-  };
-}
-
-/** `--dry-run`: what the plugin would advertise and answer on this node, without serving. */
-async function dryRun(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
-  const { host, load } = await openHost(values);
-  const inv = await load();
-  const files = new HostFiles(host);
-  const view = buildNodeView(inv, {
-    mode: settings.mode,
-    selection: settings.selection,
-    sharedUnits: settings.sharedUnits,
-    mad: settings.mad,
-    madDevices: settings.mad ? files.madDevices() : new Map(),
-    deriveEnv: settings.deriveEnv,
-  });
-  // The node model was just read from the same host: its port states are what a health poll would read now.
-  const health = new Map<string, boolean>();
-  for (const h of view.hcas) {
-    const ports = inv.hcas.find((x) => x.name === h.name)?.ports ?? [];
-    health.set(h.name, ports.length > 0 && ports.every((p) => p.state === "ACTIVE" && p.physState === "LinkUp"));
-  }
-  const devices = deriveDeviceList({ ...settings, hcas: view.hcas, health });
-  const ids = settings.mode === "shared" ? devices.slice(0, 1).map((d) => d.ID) : view.hcas.map((h) => h.name);
-  const hcaNames = settings.mode === "shared" ? view.hcas.map((h) => h.name) : ids;
-  const specs = [...hcaNames.flatMap((h) => view.plan.specsByHca.get(h) ?? []), ...view.plan.commonSpecs];
-  const report: DevicePluginPreview = {
-    schemaVersion: 1,
-    host: inv.hostname,
-    source: inv.source,
-    resource: settings.resource,
-    socket: socketNameFor(settings.resource),
-    mode: settings.mode,
-    hcas: view.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, healthy: health.get(h.name) === true })),
-    skipped: view.skipped,
-    devices: {
-      count: devices.length,
-      healthy: devices.filter((d) => d.health === "Healthy").length,
-      first: devices.slice(0, 3),
-    },
-    allocate: { ids, devices: specs, envs: view.plan.envFor(hcaNames) },
-  };
-  io.stdout(await renderReport(DEVICE_PLUGIN_REPORT, report, str(values, "output") ?? "text"));
-  if (view.hcas.length === 0) {
-    // A plugin that advertises nothing is not a working plugin: pods asking for the resource never schedule here.
-    const why = view.skipped.length
-      ? `every HCA was left out (${view.skipped.map((x) => `${x.hca}: ${x.reason}`).join("; ")})`
-      : "the node has no RDMA device (/sys/class/infiniband is empty or missing)";
-    io.stderr(
-      `kube-rdma device-plugin: no HCA would be served on ${inv.hostname}: ${why}. Pods requesting ` +
-        `${settings.resource} would never be scheduled here. Check \`kube-rdma verify\` on the node and the HCA ` +
-        "selection (--config); exit 1.\n",
-    );
-    return 1;
-  }
-  return 0;
-}
-
-/** Serves until SIGTERM/SIGINT, then removes the socket. */
-async function serve(values: OptionValues, settings: Omit<PluginConfig, "loadInventory" | "log">, io: Io) {
-  const log = lineLogger((line) => io.stderr(line));
-  const { host, load } = await openHost(values);
-  const plugin = new RdmaDevicePlugin({ ...settings, host, loadInventory: load, log });
-  try {
-    await plugin.start();
-  } catch (err) {
-    await plugin.stop();
-    if (err instanceof PluginStartError) throw new UsageError(err.message, err.hint);
-    throw err;
-  }
-  await new Promise<void>((resolve) => {
-    const done = (signal: string) => {
-      log.info("signal received; shutting down", { signal });
-      resolve();
-    };
-    process.once("SIGTERM", () => done("SIGTERM"));
-    process.once("SIGINT", () => done("SIGINT"));
-  });
-  await plugin.stop();
-  return 0;
-}
+import { bool, type CommandSpec } from "../spec.js";
+import { dryRun, pluginSettings, printManifests, serve } from "./device-plugin-run.js";
 
 export const command: CommandSpec = {
   name: "device-plugin",
@@ -205,7 +31,8 @@ export const command: CommandSpec = {
     "mode an Allocate of an HCA the plugin does not serve (or whose uverbs device vanished) fails, so the pod does " +
     "not start without it.\n\n" +
     "Health: every --health-interval the data ports' state/phys_state are read from the same host as the node " +
-    "model (--root, --snapshot or --example); a port that is not ACTIVE/LinkUp " +
+    "model (--root, --snapshot or --example); a port that is not ACTIVE/LinkUp, or an HCA whose " +
+    "/dev/infiniband/uverbsN is missing (ib_uverbs not loaded, /dev/infiniband not mounted), " +
     "makes its unit Unhealthy (exclusive), or in shared mode all units when all data HCAs are down " +
     "(--shared-health all) or when any is (--shared-health any). HCAs that appear or vanish change the list. " +
     "After a kubelet restart (kubelet.sock recreated, our socket removed) the plugin serves and registers again " +
@@ -292,10 +119,16 @@ export const command: CommandSpec = {
     {
       name: "dry-run",
       type: "boolean",
-      description: "Print what would be advertised and allocated, then exit (1 when no HCA would be served)",
+      description:
+        "Print what would be advertised and allocated, then exit (1 when no HCA would be served, a char device of the answer is missing, or the NCCL variables come from a node with an error)",
     },
     OUTPUT_OPTION,
-    { name: "print-manifests", type: "boolean", description: "Print the DaemonSet + ServiceAccount YAML and exit" },
+    {
+      name: "print-manifests",
+      type: "boolean",
+      description:
+        "Print the DaemonSet + ServiceAccount YAML and exit; serving flags on the same line (--mode, --mad, --metrics-addr, …) reach the DaemonSet, --config ships as a ConfigMap",
+    },
     {
       name: "image",
       type: "string",
@@ -326,15 +159,7 @@ export const command: CommandSpec = {
   ],
   async run({ values, io }) {
     if (bool(values, "print-manifests")) {
-      const resource = str(values, "resource");
-      io.stdout(
-        renderDeviceManifests({
-          image: str(values, "image") ?? DEFAULT_IMAGE,
-          namespace: str(values, "namespace") ?? "kube-system",
-          ...(resource !== undefined ? { resource } : {}),
-        }),
-      );
-      return 0;
+      return printManifests(values, io, new Map(command.options.map((o) => [o.name, o.default])));
     }
     const settings = await pluginSettings(values);
     if (bool(values, "dry-run")) return dryRun(values, settings, io);

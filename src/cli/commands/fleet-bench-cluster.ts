@@ -1,4 +1,5 @@
 /** `fleet bench` through the cluster: select nodes, learn the leaves, plan, run MPIJobs round by round, report. */
+
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -32,6 +33,7 @@ import {
 } from "../../nccl/fleet-bench/index.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
+import { pollIntervalMs } from "../poll-interval.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
 import { benchSettings, budgetFor } from "./fleet-bench.js";
 
@@ -54,9 +56,11 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
   if (!(timeout > 0)) throw new UsageError(`--timeout expects seconds above 0; got ${timeout}.`);
   const namespace = str(values, "namespace") ?? "kube-rdma";
   const image = str(values, "image") ?? DEFAULT_NCCL_TESTS_IMAGE;
-  const names = strs(values, "node");
+  // A node named twice is one node: a bench pair of a node with itself measures nothing between nodes.
+  const names = [...new Set(strs(values, "node"))];
   const selector = str(values, "selector");
   if (names.length && selector) throw new UsageError("give --node or -l, not both.");
+  const pollMs = pollIntervalMs(values);
   const dryRun = bool(values, "dry-run");
   const format = str(values, "output") ?? "text";
   const saveDir = str(values, "save");
@@ -156,7 +160,7 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
         namespace,
         manifest,
         timeoutMs: timeout * 1000,
-        pollMs: num(values, "poll-interval") ?? 1000,
+        pollMs,
         concurrency: s.concurrency,
         signal: controller.signal,
         ...(keepLog ? { keepLog } : {}),

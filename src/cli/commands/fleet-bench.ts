@@ -135,6 +135,11 @@ export function benchSettings(values: OptionValues): BenchSettings {
   for (const h of hcas) {
     if (!/^[A-Za-z0-9_.-]+$/.test(h)) throw new UsageError(`--hcas expects HCA names like mlx5_1; got "${h}".`);
   }
+  const twice = hcas.find((h, i) => hcas.indexOf(h) !== i);
+  if (twice !== undefined) {
+    // Each name is a rail: mlx5_1 twice doubled the expected bandwidth and ran its rail test twice.
+    throw new UsageError(`--hcas lists ${twice} twice; name each data HCA (one per rail) once.`);
+  }
   return {
     plan,
     maxRounds:
@@ -158,7 +163,44 @@ export function budgetFor(view: FabricView, s: BenchSettings) {
     gpusPerNode: s.gpusPerNode,
     pairSweep: DEFAULT_PAIR_SWEEP,
     railSweep: DEFAULT_RAIL_SWEEP,
+    ...(Number.isFinite(s.maxRounds) ? { maxRounds: s.maxRounds } : {}),
   });
+}
+
+/**
+ * The simulator plants at most one slow or flapping rail per healthy node and one bad uplink per leaf, and a fabric
+ * of one leaf has no uplink that any test crosses. Asking for more used to be clamped in silence, so the run
+ * reported fewer faults than asked (or a planted uplink no test could see) and still said PASS.
+ */
+export function plantableFaults(
+  nodes: number,
+  leafSize: number,
+  badNodes: number,
+  asked: { badRails: number; badLinks: number; flapping: number },
+): { badRails: number; badLinks: number; flapping: number } {
+  const leaves = Math.ceil(nodes / leafSize);
+  const example = "kube-rdma fleet bench --simulate 1024 --bad-links 2 --bad-rails 1";
+  if (asked.badLinks > 0 && leaves < 2) {
+    throw new UsageError(
+      `--bad-links ${asked.badLinks}: the ${nodes} simulated nodes sit under one leaf switch (--leaf-size ${leafSize}), so no test crosses an uplink; give --leaf-size below ${nodes} or more nodes.`,
+      example,
+    );
+  }
+  if (asked.badLinks > leaves) {
+    throw new UsageError(
+      `--bad-links ${asked.badLinks} plants more bad uplinks than the ${leaves} leaf switches (${nodes} nodes, --leaf-size ${leafSize}) have; give at most ${leaves}.`,
+      example,
+    );
+  }
+  const healthy = nodes - badNodes;
+  if (asked.badRails + asked.flapping > healthy) {
+    throw new UsageError(
+      `--bad-rails ${asked.badRails} and --flapping ${asked.flapping} plant one rail each on a node that is not bad; ` +
+        `the simulation has ${healthy} such node(s) (${nodes} minus --bad-nodes ${badNodes}); give at most ${healthy} together.`,
+      example,
+    );
+  }
+  return asked;
 }
 
 async function simulateBench(ctx: CommandContext, nodes: number): Promise<number> {
@@ -179,16 +221,20 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
       "kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
     );
   }
+  const leafSize = wholeAtLeast(values, "leaf-size", 1, 32);
+  const planted = plantableFaults(nodes, leafSize, badNodes, {
+    badRails: count("bad-rails"),
+    badLinks: count("bad-links"),
+    flapping: count("flapping"),
+  });
   const sim = simulateFleet({
     nodes,
-    leafSize: wholeAtLeast(values, "leaf-size", 1, 32),
+    leafSize,
     rails: s.hcas.length,
     gpusPerNode: s.gpusPerNode,
     lineRateGBps: s.lineRateGBps,
     badNodes,
-    badRails: count("bad-rails"),
-    badLinks: count("bad-links"),
-    flapping: count("flapping"),
+    ...planted,
     noise,
     seed: wholeAtLeast(values, "seed", 0, 1),
   });

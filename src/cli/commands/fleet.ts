@@ -20,6 +20,7 @@ import type { LogHandler } from "../../kube/fleet/run.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
+import { pollIntervalMs } from "../poll-interval.js";
 import { REPORT_OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { VERSION } from "../version.js";
@@ -70,6 +71,9 @@ async function snapshotSaver(dir: string, cwd: string) {
   };
 }
 
+/** More worker threads than this only add start-up time: each builds whole node models, CPU-bound. */
+const MAX_ANALYSIS_THREADS = 64;
+
 export const command: CommandSpec = {
   name: "fleet",
   summary: "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
@@ -96,7 +100,8 @@ leaf that reached full speed — slow on every rail names the node, on one HCA t
 leaves name the leaf's uplink. Each result is compared per message size with the fleet median (MAD-based threshold,
 % of the median and of line rate). Findings: FLEET_BAD_NODE, FLEET_BAD_RAIL, FLEET_BAD_UPLINK, FLEET_BAD_LINK (errors
 when confirmed by two tests or by a rail test against a same-leaf partner), FLEET_SUSPECT and FLEET_FLAKY_LINK
-(warnings, with the next test), FLEET_JOB_FAILED (jobs that never scheduled or failed, listed, never hidden). The
+(warnings, with the next test), FLEET_JOB_FAILED (jobs that never scheduled or failed, listed, never hidden), FLEET_NODES_UNTESTED (an error:
+nodes that no job measured are never a pass). The
 wall-time budget is printed before anything runs. Each test is an MPIJob (workers pinned to the two nodes, gang of
 3 under Volcano) in namespace kube-rdma, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
 node labels (network.topology/leaf, …, or --leaf-label) or are unknown. Needs the MPI operator, Volcano and
@@ -184,7 +189,14 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     ],
   ],
   async run({ values, positionals, io }) {
-    const [sub] = positionals;
+    const [sub, ...extra] = positionals;
+    if ((sub === "verify" || sub === "bench") && extra.length > 0) {
+      // `fleet verify gpu-01` verified every node and said PASS: a node is named with --node.
+      throw new UsageError(
+        `fleet ${sub} takes options only; got ${extra.map((w) => JSON.stringify(w)).join(", ")}.`,
+        `Name nodes with --node (kube-rdma fleet ${sub} --node ${extra.join(",")}) or select them with -l SELECTOR.`,
+      );
+    }
     if (sub === "bench") return fleetBench({ values, positionals, io });
     if (sub !== "verify") {
       throw new UsageError(
@@ -194,12 +206,25 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     }
     const timeout = num(values, "timeout") ?? 120;
     const concurrency = num(values, "concurrency") ?? 20;
+    const pollMs = pollIntervalMs(values);
+    const threadsGiven = num(values, "analysis-threads");
+    if (
+      threadsGiven !== undefined &&
+      !(Number.isInteger(threadsGiven) && threadsGiven >= 0 && threadsGiven <= MAX_ANALYSIS_THREADS)
+    ) {
+      // 1e6 started a million worker threads; -1 or 2.5 quietly meant something else.
+      throw new UsageError(
+        `--analysis-threads expects a whole number from 0 (analyse in this thread) to ${MAX_ANALYSIS_THREADS}; got ${threadsGiven}.`,
+      );
+    }
     if (!(timeout > 0) || !(concurrency >= 1)) throw new UsageError("--timeout and --concurrency must be positive.");
     const namespace = str(values, "namespace") ?? "kube-rdma";
     const image = str(values, "image") ?? DEFAULT_COLLECTOR_IMAGE;
     const serviceAccountName = str(values, "service-account") || undefined;
     const runId = randomBytes(3).toString("hex");
-    const names = strs(values, "node");
+    // A node named twice (--node a --node a,a) is one node: two collector pods with one name collide (HTTP 409),
+    // and a bench pair of a node with itself measures nothing between nodes.
+    const names = [...new Set(strs(values, "node"))];
     const selector = str(values, "selector");
     if (names.length && selector) throw new UsageError("give --node or -l, not both.");
 
@@ -249,7 +274,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    const threads = num(values, "analysis-threads") ?? defaultAnalysisThreads(nodes.length);
+    const threads = threadsGiven ?? defaultAnalysisThreads(nodes.length);
     const saveDir = str(values, "save-snapshots");
     const saver = saveDir !== undefined ? await snapshotSaver(saveDir, io.cwd) : null;
     const pool = threads > 0 ? createAnalysisPool(threads) : null;
@@ -261,7 +286,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
         image,
         runId,
         timeoutMs: timeout * 1000,
-        pollMs: num(values, "poll-interval") ?? 1000,
+        pollMs,
         concurrency,
         serviceAccountName,
         signal: controller.signal,

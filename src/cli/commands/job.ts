@@ -4,8 +4,9 @@ import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
 import { DEFAULT_NCCL_TESTS_IMAGE, DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
+import { pollIntervalMs } from "../poll-interval.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
-import { bool, type CommandSpec, type Io, num, str, UsageError } from "../spec.js";
+import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
 export const command: CommandSpec = {
   name: "job",
@@ -196,12 +197,14 @@ refuses when none does, naming --image and --skip-driver-check.`,
   ],
   async run({ values, positionals, io }) {
     const [kind, ...program] = positionals;
+    pollIntervalMs(values); // --env-from-node's collector polls with it: a bad value is refused before any pod exists
     if (!kind || !JOB_KINDS.includes(kind as JobKind)) {
       throw new UsageError(
         `job needs a kind: one of ${JOB_KINDS.join(", ")}${kind ? `; got "${kind}"` : ""}.`,
         "Example: kube-rdma job pytorch --nodes 2 --gpus 8",
       );
     }
+    refuseOtherKindsOptions(kind as JobKind, values, program.length > 0 || str(values, "command") !== undefined);
     const opts = await jobOptionsFrom(kind as JobKind, values, program, io);
     const { objects, notes } = await preflightJobs(buildJobs(kind as JobKind, opts, values), values);
     if (bool(values, "apply")) {
@@ -250,4 +253,36 @@ function nodeErrorsExit(errors: readonly string[], io: Io): number {
     );
   }
   return errors.length ? 1 : 0;
+}
+
+/** Options that shape one kind of job only, with the value that means "not asked for". */
+const KIND_ONLY: { name: string; kinds: JobKind[]; unset: unknown }[] = [
+  { name: "launcher", kinds: ["pytorch"], unset: "torchrun" },
+  { name: "kind", kinds: ["nccl-tests"], unset: "mpi" },
+  { name: "collective", kinds: ["nccl-tests"], unset: undefined },
+  { name: "skip-driver-check", kinds: ["nccl-tests"], unset: false },
+  { name: "runtime", kinds: ["trainjob"], unset: undefined },
+];
+
+/**
+ * `job pytorch --kind volcano` wrote a PyTorchJob and `job nccl-tests --collective alltoall -- all_reduce_perf`
+ * ran all_reduce: an option another kind reads was dropped in silence. It is refused, naming the kind it is for.
+ */
+function refuseOtherKindsOptions(kind: JobKind, values: OptionValues, hasProgram: boolean): void {
+  for (const o of KIND_ONLY) {
+    const v = values[o.name];
+    if (v === undefined || v === o.unset || o.kinds.includes(kind)) continue;
+    throw new UsageError(
+      `--${o.name} is for job ${o.kinds.join("/")} only; job ${kind} does not read it.`,
+      o.name === "kind"
+        ? "For a Volcano Job running your program use `kube-rdma job volcano -- PROGRAM`; for nccl-tests as one, `kube-rdma job nccl-tests --kind volcano`."
+        : `Drop --${o.name}, or generate \`kube-rdma job ${o.kinds[0]}\`.`,
+    );
+  }
+  if (kind === "nccl-tests" && hasProgram && values.collective !== undefined) {
+    throw new UsageError(
+      "--collective picks the nccl-tests binary the job runs, but a PROGRAM was given (after -- or --command), which runs instead.",
+      "Give one: `kube-rdma job nccl-tests --collective alltoall`, or `kube-rdma job nccl-tests -- alltoall_perf -b 8 -e 8G`.",
+    );
+  }
 }

@@ -82,7 +82,9 @@ export const FLEET_FINDINGS = defineCatalogue({
   NODE_COLLECT_FAILED: {
     severity: "error",
     title: "node could not be verified",
-    message: (e: { node: string; reason: string }) => `${e.node} could not be verified: ${e.reason}.`,
+    // A reason that is a sentence already ends with its own period: "(0 bytes of log).." read as a typo.
+    message: (e: { node: string; reason: string }) =>
+      `${e.node} could not be verified: ${e.reason.replace(/\.$/, "")}.`,
     fix: (e: { node: string }) =>
       `kubectl describe node ${e.node}; rerun with --node ${e.node} and a longer --timeout, or run kube-rdma verify on the node itself.`,
   } satisfies FindingSpec<{ node: string; reason: string }>,
@@ -92,7 +94,9 @@ export const FLEET_FINDINGS = defineCatalogue({
     message: (e: { node: string; path: string; reason: string }) =>
       `${e.node}: its collector's snapshot cannot be read: ${e.reason}.`,
     fix: (e: { node: string; path: string }) =>
-      `The value at ${e.path} is not what docs/snapshot.schema.json allows. Rerun with --node ${e.node} and a collector image (--image) of this kube-rdma's version; if it repeats, run \`kube-rdma collect\` on ${e.node} and look at that value.`,
+      e.path === "$"
+        ? `The collector's log is not one whole snapshot. Rerun with --node ${e.node} (a longer --timeout if the pod was killed); if it repeats, read the pod's log or run \`kube-rdma collect\` on ${e.node}.`
+        : `The value at ${e.path} is not what docs/snapshot.schema.json allows. Rerun with --node ${e.node} and a collector image (--image) of this kube-rdma's version; if it repeats, run \`kube-rdma collect\` on ${e.node} and look at that value.`,
   } satisfies FindingSpec<{ node: string; path: string; reason: string }>,
 });
 

@@ -59,10 +59,14 @@ describe("fleet verify when some collectors write damaged snapshots", () => {
       expect(invalid.map((f) => f.subject).sort()).toEqual(Object.keys(damaged).sort());
       for (const f of invalid) {
         expect(f.severity).toBe("error");
-        expect(f.fix).toContain(damaged[f.subject]!.path);
+        const path = damaged[f.subject]!.path;
+        // A log cut short has no bad value to point at: the fix says the log is not one whole snapshot.
+        expect(f.fix).toContain(path === "$" ? "The collector's log is not one whole snapshot" : path);
       }
       expect(invalid.find((f) => f.subject === "gpu-27")!.message).toMatch(/\.to: out of range \(at most 4095\)/);
-      expect(invalid.find((f) => f.subject === "gpu-36")!.message).toMatch(/\$: not JSON/);
+      expect(invalid.find((f) => f.subject === "gpu-36")!.message).toMatch(
+        /\$: the log ends mid-snapshot after 5000 bytes/,
+      );
       expect(r.failedNodes.map((f) => f.node).sort()).toEqual(Object.keys(damaged).sort());
 
       expect(r.run).toMatchObject({ podsDeleted: 50, podsLeft: [] });

@@ -32,6 +32,18 @@ describe("a collector's log", () => {
     if (!none.ok) expect(none.problems[0]!.message).toMatch(/collector pod on gpu-3 printed no snapshot JSON/);
   });
 
+  test("a log cut inside the snapshot (the collector killed mid-write) says so, with its length, not the parser's 'Expected a comma after property value'", () => {
+    const text = JSON.stringify(snapshot);
+    const cut = text.slice(0, text.indexOf('"dirs"')); // ends after the files table's closing brace
+    const r = parseSnapshotLog(cut, "gpu-6");
+    expect(r).toMatchObject({ ok: false, problems: [{ code: "snapshot.invalid", path: "$" }] });
+    if (!r.ok) {
+      expect(r.problems[0]!.message).toBe(
+        `$: the log ends mid-snapshot after ${cut.length} bytes (the collector was killed while writing, or its log was cut)`,
+      );
+    }
+  });
+
   test("a snapshot from a newer collector image → a problem naming the node, its version and the fix", () => {
     const r = parseSnapshotLog(JSON.stringify({ ...snapshot, schemaVersion: 4 }), "gpu-4");
     expect(r).toMatchObject({ ok: false, problems: [{ code: "snapshot.invalid", path: "$.schemaVersion" }] });

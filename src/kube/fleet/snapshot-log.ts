@@ -31,6 +31,14 @@ export function parseSnapshotLog(text: string, node: string): ParseResult<Snapsh
     // The usual log is exactly the JSON: parse it without copying 300+ KB.
     value = JSON.parse(start === 0 && end >= text.trimEnd().length - 1 ? text : text.slice(start, end + 1));
   } catch (err) {
+    if (!text.trimEnd().endsWith("}")) {
+      // The log stops inside the snapshot (an inner brace was the last one): the collector was killed mid-write or
+      // its log was cut, which says more than the parser's "Expected ',' at position 150".
+      return invalid(
+        "$",
+        `the log ends mid-snapshot after ${text.length} bytes (the collector was killed while writing, or its log was cut)`,
+      );
+    }
     return invalid("$", `not JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   const bad = snapshotDefect(value);

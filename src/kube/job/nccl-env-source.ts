@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { pollIntervalMs } from "../../cli/poll-interval.js";
 import type { Io, OptionValues } from "../../cli/spec.js";
 import { num, str, UsageError } from "../../cli/spec.js";
 import { VERSION } from "../../cli/version.js";
@@ -32,7 +33,7 @@ async function readerForNode(node: string, values: OptionValues, io: Io): Promis
     image: str(values, "collector-image") ?? `kube-rdma:${VERSION}`,
     runId: randomBytes(3).toString("hex"),
     timeoutMs: (num(values, "collector-timeout") ?? 120) * 1000,
-    pollMs: num(values, "poll-interval") ?? 1000,
+    pollMs: pollIntervalMs(values),
     concurrency: 1,
     serviceAccountName: "kube-rdma-collector",
     handle: snapshotFromLog,

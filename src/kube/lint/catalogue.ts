@@ -167,4 +167,12 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: () =>
       "Set serviceAccountName to the job's <job>-preflight account with its Role and RoleBinding (kube-rdma job --preflight writes them; deploy/preflight/rbac.yaml shows the rules).",
   } satisfies FindingSpec<Where>,
+  TRAINJOB_RUNTIME_NOT_IN_INPUT: {
+    severity: "warning",
+    title: "TrainJob whose runtime was not linted",
+    message: (e: Where & { runtime: string }) =>
+      `${e.where} runs on ${e.runtime}, which is not in the input: its pod template (the RDMA resource, IPC_LOCK, /dev/shm, the NCCL variables) was not checked.`,
+    fix: (e: Where & { runtime: string; get: string }) =>
+      `Lint the runtime and the job as one input: \`{ kubectl get ${e.get} -o yaml; echo ---; cat job.yaml; } | kube-rdma lint -\` (kube-rdma job trainjob writes both in one file).`,
+  } satisfies FindingSpec<Where & { runtime: string; get: string }>,
 });

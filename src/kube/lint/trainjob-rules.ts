@@ -44,6 +44,29 @@ export function runtimeResources(values: readonly unknown[]): Map<string, string
 
 /** The TrainJob rule: resourcesPerNode must repeat the runtime's GPU and RDMA requests. */
 export function lintTrainJob(value: Json, runtimes: ReadonlyMap<string, string[]>): LocatedFinding[] {
+  const runtimeAbsent = runtimeNotInInput(value, runtimes);
+  return [...resourcesDropped(value, runtimes), ...(runtimeAbsent ? [runtimeAbsent] : [])];
+}
+
+/**
+ * A TrainJob carries no pod template: the runtime's holds every RDMA setting. Without the runtime in the input
+ * nothing of that was checked, which must not read as a PASS.
+ */
+function runtimeNotInInput(value: Json, runtimes: ReadonlyMap<string, string[]>): LocatedFinding | null {
+  const ref = obj(obj(value.spec).runtimeRef);
+  const kind = String(ref.kind ?? "ClusterTrainingRuntime");
+  const runtime = `${kind}/${String(ref.name)}`;
+  if (runtimes.has(runtime)) return null;
+  const where = `TrainJob/${String(obj(value.metadata).name ?? "(unnamed)")}`;
+  const namespace = obj(value.metadata).namespace;
+  const get = `${kind.toLowerCase()} ${String(ref.name)}${kind === "TrainingRuntime" && typeof namespace === "string" ? ` -n ${namespace}` : ""}`;
+  return {
+    finding: makeFinding(L, "TRAINJOB_RUNTIME_NOT_IN_INPUT", where, { where, runtime, get }),
+    location: { container: null, field: ["spec", "runtimeRef"] },
+  };
+}
+
+function resourcesDropped(value: Json, runtimes: ReadonlyMap<string, string[]>): LocatedFinding[] {
   const spec = obj(value.spec);
   const trainer = obj(spec.trainer);
   const rpn = obj(trainer.resourcesPerNode);

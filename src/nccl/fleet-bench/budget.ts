@@ -13,6 +13,8 @@ export type BudgetOptions = {
   gpusPerNode: number;
   pairSweep: SweepSpec;
   railSweep: SweepSpec;
+  /** `--max-rounds`: the run stops there, so the budget does too. */
+  maxRounds?: number;
 };
 
 export type Budget = {
@@ -45,11 +47,14 @@ export function estimateBudget(view: FabricView, o: BudgetOptions): Budget {
     `at most ${o.concurrency} jobs at a time`,
   ];
   if (o.plan === "pairs") {
-    const rounds = Math.max(0, n % 2 ? n : n - 1);
-    const r = round(`1–${rounds}`, rounds * perRound, rounds * waves, pairJob);
+    const rounds = Math.min(Math.max(0, n % 2 ? n : n - 1), o.maxRounds ?? Number.POSITIVE_INFINITY);
+    const r = round(rounds === 1 ? "1" : `1–${rounds}`, rounds * perRound, rounds * waves, pairJob);
     return { seconds: r.seconds, rounds: [r], extraRoundSeconds: 0, assumptions };
   }
   const first = round("1", perRound, waves, pairJob);
+  if (o.maxRounds !== undefined && o.maxRounds <= 1) {
+    return { seconds: first.seconds, rounds: [first], extraRoundSeconds: 0, assumptions };
+  }
   const retest = round("2 (re-tests)", 0, 1, railJob);
   assumptions.push(
     `one re-test round of rail tests, whose slow suspects run at ${RETEST_SPEED * 100} % of the expected bandwidth; each further round adds ${retest.seconds} s`,

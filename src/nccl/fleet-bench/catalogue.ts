@@ -99,6 +99,14 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
     fix: (e: { nodes: readonly string[] }) =>
       `Look at the job's pods (\`kubectl describe\`, \`kubectl logs\`): a node that cannot schedule the test (GPU or rdma/hca resources taken, a taint) or an MPI start-up failure; then re-run with --node ${e.nodes.join(" --node ")}.`,
   },
+  FLEET_NODES_UNTESTED: {
+    severity: "error",
+    title: "Nodes no test measured",
+    message: (e: { nodes: readonly string[]; total: number }) =>
+      `${e.nodes.length} of ${e.total} node(s) never gave a result in any test, so nothing was measured for them: ${listed(e.nodes)}.`,
+    fix: () =>
+      "Make their jobs run first (see the jobs without a result: the MPI operator and its CRD, Volcano, free GPUs and rdma/hca on the nodes), then run fleet bench again; until then these nodes are not known to be good.",
+  },
   FLEET_BELOW_LINE_RATE: {
     severity: "warning",
     title: "Whole fleet below line rate",
@@ -108,3 +116,8 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
       "Analyse one pair's log (`kube-rdma analyze run.log`: NET/IB and GDRDMA, not NET/Socket), check one node (`kube-rdma verify`), and compare the jobs' NCCL variables with `kube-rdma nccl-env`.",
   },
 });
+
+/** Up to 10 names, then how many more. */
+function listed(names: readonly string[]): string {
+  return names.length <= 10 ? names.join(", ") : `${names.slice(0, 10).join(", ")} and ${names.length - 10} more`;
+}

@@ -76,6 +76,12 @@ export function buildBenchReport(view: FabricView, run: BenchRun, plan: string, 
   for (const f of failedJobs) {
     findings.push(makeFinding(F, "FLEET_JOB_FAILED", f.job, { reason: f.reason, nodes: f.nodes, round: f.round }));
   }
+  // A node whose every job failed was never measured: that is not a pass, whatever the other nodes show.
+  const measured = new Set(run.results.flatMap((r) => (r.ok ? [...r.job.nodes] : [])));
+  const untested = view.nodes.filter((n) => !measured.has(n));
+  if (untested.length > 0) {
+    findings.push(makeFinding(F, "FLEET_NODES_UNTESTED", "fleet", { nodes: untested, total: view.nodes.length }));
+  }
   const largest = d.pair.sizes.at(-1);
   if (largest && d.pair.from === "fleet" && largest.medianGBps < 0.8 * d.pair.lineGBps) {
     findings.push(
