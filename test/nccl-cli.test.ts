@@ -49,6 +49,7 @@ describe("kube-rdma bench job", () => {
     [["bench", "job", "--gpus", "100"], "--gpus 100 is more GPUs than one node carries"],
     [["bench", "job", "-e", "99999999999T"], "-e 99999999999T does not fit on any GPU"],
     [["bench", "job", "-e", "256G"], "use at most 128G"],
+    [["bench", "job", "-b", "0"], "-b 0: the smallest message must be at least 1 byte"],
     [["job", "nccl-tests", "--nodes", "100000"], "--nodes 100000 is more nodes than any Kubernetes cluster holds"],
     [["job", "pytorch", "--gpus", "200"], "--gpus 200 is more GPUs than one node carries"],
     [["job", "pytorch", "--rdma-count", "100"], "--rdma-count 100 is more HCAs than one node carries"],

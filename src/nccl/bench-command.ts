@@ -67,6 +67,11 @@ export function ncclTestsCommand(opts: NcclTestsCommandOptions): NcclTestsComman
   const minBytes = opts.minBytes ?? "8";
   const maxBytes = opts.maxBytes ?? "8G";
   for (const s of [minBytes, maxBytes]) if (!SIZE.test(s)) throw new RangeError(`size "${s}" is not like 8, 1M or 8G`);
+  if (sizeBytes(minBytes) === 0) {
+    throw new RangeError(
+      `-b ${minBytes}: the smallest message must be at least 1 byte (nccl-tests multiplies each size by -f 2, and 0 × 2 never reaches -e)`,
+    );
+  }
   if (sizeBytes(maxBytes) > sizeBytes(MAX_MESSAGE)) {
     throw new RangeError(
       `-e ${maxBytes} does not fit on any GPU: nccl-tests allocates a send and a receive buffer of -e bytes on every ` +

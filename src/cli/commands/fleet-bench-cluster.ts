@@ -33,6 +33,7 @@ import {
 } from "../../nccl/fleet-bench/index.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
+import { outputDir } from "../output-dir.js";
 import { pollIntervalMs } from "../poll-interval.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
 import { benchSettings, budgetFor } from "./fleet-bench.js";
@@ -63,7 +64,8 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
   const pollMs = pollIntervalMs(values);
   const dryRun = bool(values, "dry-run");
   const format = str(values, "output") ?? "text";
-  const saveDir = str(values, "save");
+  const save = str(values, "save");
+  const saveDir = save === undefined ? undefined : outputDir("--save", save, io.cwd);
 
   let clients: ReturnType<typeof makeClients> | undefined;
   const connect = () => {

@@ -34,8 +34,9 @@ export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
  */
 async function snapshotSaver(dir: string, cwd: string) {
   const { mkdir, writeFile } = await import("node:fs/promises");
-  const { join, resolve } = await import("node:path");
-  const path = resolve(cwd, dir);
+  const { join } = await import("node:path");
+  const { outputDir } = await import("../output-dir.js");
+  const path = outputDir("--save-snapshots", dir, cwd);
   await mkdir(path, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
     throw new UsageError(
       `--save-snapshots ${dir}: cannot create the directory (${err.code ?? err.message}).`,
