@@ -218,7 +218,11 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
         `--analysis-threads expects a whole number from 0 (analyse in this thread) to ${MAX_ANALYSIS_THREADS}; got ${threadsGiven}.`,
       );
     }
-    if (!(timeout > 0) || !(concurrency >= 1)) throw new UsageError("--timeout and --concurrency must be positive.");
+    if (!(timeout > 0)) throw new UsageError(`--timeout expects seconds above 0; got ${timeout}.`);
+    if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1000)) {
+      // 2.5 quietly meant 2 collector pods at a time.
+      throw new UsageError(`--concurrency expects a whole number of pods from 1 to 1000; got ${concurrency}.`);
+    }
     const namespace = str(values, "namespace") ?? "kube-rdma";
     const image = str(values, "image") ?? DEFAULT_COLLECTOR_IMAGE;
     const serviceAccountName = str(values, "service-account") || undefined;

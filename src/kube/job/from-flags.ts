@@ -3,6 +3,7 @@ import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "..
 import type { DriverInfo } from "../../inventory/types.js";
 import { MAX_GPUS_PER_NODE, MAX_NODES } from "../../nccl/bench-command.js";
 import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
+import { DEFAULT_LINT_OPTIONS } from "../lint/rules.js";
 import { parseQuantity } from "../resources.js";
 import { chooseNcclTestsImage, DEFAULT_TRAINING_IMAGE } from "./images.js";
 import { buildMpiJob } from "./mpi.js";
@@ -134,8 +135,17 @@ export async function jobOptionsFrom(
   const rdmaCount = positiveInt(values, "rdma-count");
   const { name, namespace } = checkedNames(values, kind, nodes);
   const shmSize = str(values, "shm-size") ?? "32Gi";
-  if (parseQuantity(shmSize) === null) {
+  const shmBytes = parseQuantity(shmSize);
+  if (shmBytes === null) {
     throw new UsageError(`--shm-size must be a Kubernetes quantity such as 32Gi; got "${shmSize}".`);
+  }
+  // What `lint` would call SHM_SMALL (under 1 GiB) is not a manifest to write: NCCL's SHM transport runs out there.
+  if (shmBytes < DEFAULT_LINT_OPTIONS.shmMinBytes) {
+    throw new UsageError(
+      `--shm-size ${shmSize} is below 1Gi: NCCL's shared-memory transport and the data loaders run out of /dev/shm ` +
+        "(lint calls it SHM_SMALL).",
+      "Give at least --shm-size 1Gi; 32Gi (the default) suits 8 GPUs.",
+    );
   }
   const commandFlag = str(values, "command");
   if (commandFlag && positionals.length) {
