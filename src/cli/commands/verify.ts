@@ -11,9 +11,11 @@ export const command: CommandSpec = {
   summary: "Check an RDMA GPU node: OFED, driver, GPUs, HCAs, ports, GIDs, GPUDirect, pod limits",
   usage: "kube-rdma verify [--root DIR | --snapshot FILE | --example NAME] [--pod] [--expect-gpus N] [-o FORMAT]",
   description: `
-Automates the Baidu CCE reference setup's host checks (ofed_info -s, nvidia-smi, show_gids) and goes deeper: OFED or inbox rdma-core;
-the NVIDIA driver answers; GPU count, model, PCIe link and memory health (ECC, row remapping); at least one data
-HCA with /dev/infiniband/uverbs*; every data port ACTIVE/LinkUp at the same rate; a RoCE v2 GID with an IPv4 or
+Automates the Baidu CCE reference setup's host checks (ofed_info -s, nvidia-smi, show_gids) and goes deeper: OFED or inbox rdma-core,
+and whether the kernel runs the installed OFED's mlx5 driver (or a driver container's); the NVIDIA driver answers;
+GPU count, model (named by the kernel module where nvidia-smi cannot run), PCIe link, memory health (ECC, row
+remapping) and GPUs the driver excludes; at least one data HCA with /dev/infiniband/uverbs*, its PCIe link trained
+at full width and speed; every data port ACTIVE/LinkUp at the same rate and RoCE MTU; a RoCE v2 GID with an IPv4 or
 global IPv6 address on every RoCE data port, at the same index on every HCA (else one NCCL_IB_GID_INDEX cannot
 work); holes in GID tables; firmware consistency; GPUDirect (nvidia_peermem or DMA-BUF) and a data NIC at PIX/PXB
 for each GPU; error counters; PCIe ACS on the switch ports between GPUs and NICs (needs root), the IOMMU mode,
