@@ -41,6 +41,13 @@ export const FLEET_FINDINGS = defineCatalogue({
     "HCA count differs from the fleet",
     (e) => `Check ${e.node} for a missing/dead HCA (kube-rdma verify on it; lspci | grep Mellanox).`,
   ),
+  FLEET_MTU_DIFFERS: differs(
+    "RoCE MTU differs from the fleet",
+    (e) =>
+      `Give the data NICs of ${e.node} the fleet's MTU (${e.majority}: \`ip link set <netdev> mtu …\`, persisted in ` +
+      "the node's network config, and the same on its switch ports): a RoCE connection runs at the smaller active " +
+      "MTU of its two ends, so every connection with this node sends smaller packets.",
+  ),
   FLEET_PORT_RATES_DIFFER: differs(
     "port rates differ from the fleet",
     (e) =>

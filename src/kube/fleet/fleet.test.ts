@@ -5,10 +5,11 @@ import { describe, expect, test } from "vitest";
 import { captureIo } from "../../../test/support/io.js";
 import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
 import { type Obj, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import { seedInventory } from "../../checks/testing/seed-inventory.js";
 import { main } from "../../cli/main.js";
 import { collectSnapshot, openReader } from "../../host/index.js";
 import type { Snapshot } from "../../host/types.js";
-import { evaluateFleetConsistency } from "./consistency.js";
+import { attributeValues, evaluateFleetConsistency } from "./consistency.js";
 
 /** 50 seed nodes; a few run an example with one difference, one never starts its collector. */
 const ODD: Record<string, string> = {
@@ -76,6 +77,7 @@ describe("fleet verify over 50 simulated nodes", () => {
         "HCA firmware": ["gpu-07", "gpu-42"],
         "HCA count": ["gpu-42"],
         "data port rates": ["gpu-13", "gpu-42"],
+        "RoCE active MTU": [],
         "RoCE v2 GID index layout": ["gpu-21"],
       });
       expect(r.consistency.find((a) => a.name === "OFED")).toMatchObject({
@@ -238,5 +240,22 @@ describe("fleet consistency (pure)", () => {
       { node: "b", values: values("x") },
     ]);
     expect(uniform.findings.filter((f) => f.code === "FLEET_FIRMWARE_DIFFERS")).toEqual([]);
+  });
+
+  test("one node whose rails all run MTU 1500 in a 9000 fleet: uniform on its own (no MTU_MISMATCH), FLEET_MTU_DIFFERS here", () => {
+    const nodeWithMtu = (mtu: number) => {
+      const inv = seedInventory();
+      for (const n of inv.netdevs) n.mtu = mtu;
+      return attributeValues(inv);
+    };
+    const r = evaluateFleetConsistency([
+      { node: "gpu-01", values: nodeWithMtu(9000) },
+      { node: "gpu-02", values: nodeWithMtu(9000) },
+      { node: "gpu-03", values: nodeWithMtu(1500) },
+    ]);
+    const f = r.findings.filter((x) => x.code === "FLEET_MTU_DIFFERS");
+    expect(f.map((x) => x.subject)).toEqual(["gpu-03"]);
+    expect(f[0]!.message).toBe("gpu-03: RoCE active MTU is MTU 1024, while 2 of 3 nodes have MTU 4096.");
+    expect(f[0]!.fix).toMatch(/smaller active MTU of its two ends/);
   });
 });
