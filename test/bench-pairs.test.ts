@@ -186,3 +186,35 @@ describe("bench pairs and bench judge: finding the slow node of a fleet with 2-n
     expect(r.err).toContain("--tolerance expects a fraction in (0, 1]");
   });
 });
+
+describe("bench judge names the port NCCL itself found slow in the pair runs", () => {
+  /** NCCL's INFO lines of a pair run (NCCL ≥ 2.20, NCCL_DEBUG_SUBSYS=INIT,NET): 8 ports per node, gpu-3's mlx5_4 at 100 Gb/s. */
+  const ncclLines = (hosts: string[]) =>
+    hosts.flatMap((h, n) => [
+      ...[1, 2, 3, 4, 5, 6, 7, 8].map(
+        (i) =>
+          `${h}:${3100 + n}:${3190 + n} [0] NCCL INFO NET/IB: [${i - 1}] mlx5_${i}:uverbs${i}:1/RoCE provider=Mlx5 ` +
+          `speed=${h === "gpu-3" && i === 4 ? 100000 : 200000} context=0x55e1c0${i}0 pciPath=/sys/devices/pci0000:${(0x10 * i).toString(16)}/0000:${(0x10 * i).toString(16)}:00.0 ar=0`,
+      ),
+      `${h}:${3100 + n}:${3190 + n} [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA`,
+    ]);
+
+  test("4 nodes, every pair with gpu-3 slow: PAIR_BAD_NODE gpu-3 and, once, NCCL_LOG_NIC_SLOW naming gpu-3's mlx5_4", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-pairs-"));
+    dirs.push(dir);
+    const files = pairRounds(["gpu-1", "gpu-2", "gpu-3", "gpu-4"]).flatMap((r) =>
+      r.pairs.map(([a, b]) => {
+        const file = join(dir, `${a}+${b}.txt`);
+        const busbw = a === "gpu-3" || b === "gpu-3" ? 98 : 185;
+        writeFileSync(file, `${ncclLines([a, b]).join("\n")}\n${allReduceOutput({ hosts: [a, b], peakBusBw: busbw })}`);
+        return file;
+      }),
+    );
+    const r = await run(["bench", "judge", ...files, "-o", "json"]);
+    const report = JSON.parse(r.out) as { findings: { code: string; subject: string; message: string }[] };
+    expect(report.findings.filter((f) => f.code === "PAIR_BAD_NODE").map((f) => f.subject)).toEqual(["gpu-3"]);
+    const slow = report.findings.filter((f) => f.code === "NCCL_LOG_NIC_SLOW");
+    expect(slow.map((f) => f.subject)).toEqual(["gpu-3"]);
+    expect(slow[0]!.message).toMatch(/NCCL found mlx5_4:1 on gpu-3 at 100 Gb\/s/);
+  });
+});

@@ -1,5 +1,5 @@
 import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
-import { exitCodeFor } from "../../core/finding.js";
+import { exitCodeFor, type Finding } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
 import { COLLECTIVES, ncclTestsCommand } from "../../nccl/bench-command.js";
 import {
@@ -64,8 +64,11 @@ async function benchPairs(values: OptionValues, names: string[], io: Io): Promis
   return 0;
 }
 
+/** A pair run and what NCCL's own lines in it said of slow NIC ports (NCCL_LOG_NIC_SLOW), if anything. */
+type Measured = PairMeasurement & { slowNics?: Finding };
+
 /** One file → the hosts and large-message bus bandwidth of its nccl-tests run, or why it gives none. */
-async function measure(file: string, io: Io): Promise<PairMeasurement | Problem> {
+async function measure(file: string, io: Io): Promise<Measured | Problem> {
   // Read and analysed as `analyze --kind nccl_tests FILE` does (streamed when large, read errors as problems).
   const input = await readInput(file, io, { largeBytes: 8 * 1024 * 1024, headBytes: DETECT_HEAD_BYTES });
   const { analyzeInput } = await import("./analyze.js"); // loaded here: `bench job` and `bench pairs` need no parsers
@@ -86,11 +89,13 @@ async function measure(file: string, io: Io): Promise<PairMeasurement | Problem>
   }
   const lm = data.largeMessage;
   const impossible = lm ? impossibleReference(data, lm) : null;
+  const slowNics = entry.findings.find((f) => f.code === "NCCL_LOG_NIC_SLOW");
   return {
     source: file,
     hosts: named ?? data.hosts,
     busbw: lm?.busbw ?? null,
     ...(impossible !== null ? { impossible } : {}),
+    ...(slowNics ? { slowNics } : {}),
   };
 }
 
@@ -108,6 +113,24 @@ function impossibleReference(data: NcclTestsData, lm: { bytes: number; busbw: nu
   return Number.isFinite(lm.busbw) ? null : `busbw ${lm.busbw} GB/s is not a bandwidth`;
 }
 
+/**
+ * The ports NCCL itself found slow in the pair runs (its `NET/IB: … speed=` lines): they name the rail behind a slow
+ * pair or node. A node's slow port shows in every pair it ran: said once.
+ */
+function slowPortsOf(measurements: readonly Measured[]): Finding[] {
+  const seen = new Set<string>();
+  const out: Finding[] = [];
+  for (const m of measurements) {
+    const f = m.slowNics;
+    if (!f) continue;
+    const key = JSON.stringify((f.evidence as { slow?: unknown }).slow ?? f.message);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ ...f, evidence: { ...f.evidence, source: m.source } });
+  }
+  return out;
+}
+
 async function benchJudge(values: OptionValues, files: string[], io: Io): Promise<number> {
   if (files.length === 0) {
     throw new UsageError(
@@ -122,10 +145,14 @@ async function benchJudge(values: OptionValues, files: string[], io: Io): Promis
   const expect = num(values, "expect");
   if (expect !== undefined && !(expect > 0)) throw new UsageError(`--expect expects GB/s above 0; got ${expect}.`);
   const results = await Promise.all(files.map((f) => measure(f, io)));
-  const measurements = results.filter((r): r is PairMeasurement => "hosts" in r);
+  const measurements = results.filter((r): r is Measured => "hosts" in r);
   const unread = results.filter((r): r is Problem => !("hosts" in r));
   const report = judgePairs(measurements, { tolerance, ...(expect !== undefined ? { expectGBps: expect } : {}) });
-  const full = { ...report, problems: [...unread, ...report.problems] };
+  const full = {
+    ...report,
+    findings: [...report.findings, ...slowPortsOf(measurements)],
+    problems: [...unread, ...report.problems],
+  };
   io.stdout(await renderReport(BENCH_JUDGE_REPORT, full, str(values, "output") ?? "text"));
   // Nothing could be judged, or some file gave no pair result (its pair may be the slow one): could not run fully.
   if (report.pairs.length === 0 || full.problems.length > 0) return 2;
