@@ -38,6 +38,7 @@ type HcaPcieEvidence = {
   maxGen: number | null;
   linkGbps: number;
   portGbps: number | null;
+  widthDegraded: boolean;
 };
 
 const genText = (g: number | null) => (g === null ? "Gen?" : `Gen${g}`);
@@ -53,11 +54,14 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
         ? "."
         : e.linkGbps < e.portGbps
           ? `, less than its ${e.portGbps} Gb/s port: every transfer through this rail is capped there, GPUDirect included.`
-          : ` for its ${e.portGbps} Gb/s port: enough for now, but a NIC does not lower its link to save power, so the slot or riser is at fault.`),
+          : ` for its ${e.portGbps} Gb/s port: enough for now, but a NIC does not narrow its link to save power, so the slot or riser is at fault.`),
     fix: (e: HcaPcieEvidence) =>
-      `Check the trained link (\`lspci -vv -s ${e.busId} | grep -E 'LnkCap|LnkSta'\`); reseat the NIC or its riser, ` +
-      "check it sits in an x16 slot of the right generation (the BIOS may have bifurcated the slot), then reboot to " +
-      "retrain; if it stays degraded, RMA the card or the riser.",
+      `Check the trained link (\`lspci -vv -s ${e.busId} | grep -E 'LnkCap|LnkSta'\`); ` +
+      (e.widthDegraded
+        ? "reseat the NIC or its riser, check it sits in an x16 slot (the BIOS may have bifurcated the slot), then " +
+          "reboot to retrain; if it stays narrow, RMA the card or the riser."
+        : `the link runs ${genText(e.currentGen)} at full width: the slot or the platform offers no faster generation. ` +
+          `Move the NIC to a ${genText(e.maxGen)} slot (a server of that generation), or plan for ${e.linkGbps} Gb/s on this rail.`),
   },
   PCIE_ACS_REDIRECT: {
     severity: "error",

@@ -37,6 +37,18 @@ describe("HCA_PCIE_DEGRADED", () => {
     expect(f!.message).toMatch(/enough for now/);
   });
 
+  test("a Gen5-capable NIC at Gen4 x16 (a Gen4 server) for a 200 Gb/s port: the platform's generation, enough: nothing", () => {
+    expect(nodeWhere("mlx5_7", { maxSpeed: "32.0 GT/s PCIe" })).toEqual([]);
+  });
+
+  test("the same NIC with a 400 Gb/s port is capped at ~252 Gb/s → error that says to move it to a Gen5 slot", () => {
+    const [f] = nodeWhere("mlx5_7", { maxSpeed: "32.0 GT/s PCIe" }, 400);
+    expect(f).toMatchObject({ severity: "error", subject: "mlx5_7" });
+    expect(f!.message).toMatch(/Gen4 x16 of Gen5 x16: about 252 Gb\/s .* less than its 400 Gb\/s port/);
+    expect(f!.fix).toMatch(/Move the NIC to a Gen5 slot/);
+    expect(f!.fix).not.toMatch(/reseat/);
+  });
+
   test("a VF or an emulated bridge (width 0, speed Unknown) and the management NIC are not judged", () => {
     expect(nodeWhere("mlx5_6", { currentWidth: 0 })).toEqual([]);
     expect(nodeWhere("mlx5_6", { currentSpeed: "Unknown", maxSpeed: "Unknown" })).toEqual([]);

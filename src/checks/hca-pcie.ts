@@ -1,7 +1,8 @@
 /**
- * A data NIC's PCIe link trained below its capability (a riser or slot fault, a card in the wrong slot): unlike a
- * GPU, a NIC does not lower its link to save power, so any shortfall is a fault — an error when the trained link
- * carries less than the port's line rate (a 200 Gb/s port behind PCIe Gen4 x8 ≈ 126 Gb/s), a warning otherwise.
+ * A data NIC's PCIe link trained below its capability. Unlike a GPU, a NIC does not narrow its link to save power: a
+ * narrower link is a riser, slot or bifurcation fault — an error when the trained link carries less than the port's
+ * line rate (a 200 Gb/s port behind PCIe Gen4 x8 ≈ 126 Gb/s), a warning otherwise. A lower generation at full width
+ * may be the platform's (a Gen5 NIC in a Gen4 server): said only when it caps the port (an error then too).
  */
 import type { Finding } from "../core/finding.js";
 import type { Hca } from "../inventory/types.js";
@@ -30,9 +31,12 @@ function pcieFinding(h: Hca): Finding | null {
   const max = gtPerSecond(link.maxSpeed);
   // A VF or an emulated bridge reports width 0 or an unknown speed: nothing trained to judge.
   if (cur === null || max === null || link.currentWidth < 1) return null;
-  if (link.currentWidth >= link.maxWidth && cur >= max) return null;
+  const widthDegraded = link.currentWidth < link.maxWidth;
+  if (!widthDegraded && cur >= max) return null;
   const linkGbps = Math.round(link.currentWidth * laneGbps(cur));
   const portGbps = Math.max(0, ...h.ports.map((p) => p.rateGbps ?? 0));
+  const capsPort = portGbps > 0 && linkGbps < portGbps;
+  if (!widthDegraded && !capsPort) return null;
   const evidence = {
     busId: h.pciAddress ?? h.name,
     currentWidth: link.currentWidth,
@@ -41,8 +45,9 @@ function pcieFinding(h: Hca): Finding | null {
     maxGen: pcieGenFromSpeed(link.maxSpeed),
     linkGbps,
     portGbps: portGbps || null,
+    widthDegraded,
   };
-  return finding("HCA_PCIE_DEGRADED", h.name, evidence, portGbps > 0 && linkGbps < portGbps ? "error" : "warning");
+  return finding("HCA_PCIE_DEGRADED", h.name, evidence, capsPort ? "error" : "warning");
 }
 
 export const hcaPcieCheck: Check = {

@@ -101,6 +101,14 @@ describe("which mlx5 driver runs, against the OFED installed", () => {
     expect(code).toBe(0);
   });
 
+  test("a community OFED build (`OFED-x`, no mlx_compat of NVIDIA's) is not judged by it", async () => {
+    const snap = await seedSnapshot();
+    snap.commands["ofed_info -s"] = { ...snap.commands["ofed_info -s"]!, stdout: "OFED-5.8-1.1.2:\n" };
+    delete snap.dirs["/sys/module/mlx_compat"];
+    const { findings } = await verifySnapshot(snap);
+    expect(findings.map((f) => f.code)).not.toContain("OFED_NOT_RUNNING");
+  });
+
   test.each([
     ["5.8-1.1.2", "5.8-1.1.2.1", true],
     ["23.10-1.1.9", "23.10-1.1.9.0", true],

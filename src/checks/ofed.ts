@@ -39,6 +39,8 @@ export const ofedCheck: Check = {
     if (ofed.status === "error" || ofed.flavor === null || ofed.version === null) {
       return [finding("OFED_UNRECOGNISED", "ofed_info", { raw: firstLine(ofed.raw), status: ofed.status })];
     }
+    // Only NVIDIA's OFEDs load mlx_compat: a community `OFED-x` build says nothing through it.
+    if (ofed.flavor === "OFED") return [];
     return notRunning(ofed, `${ofed.flavor} ${ofed.version}`, ofed.version);
   },
 };
