@@ -115,6 +115,22 @@ describe("failures and their causes", () => {
   });
 });
 
+describe("NCCL 2.30's RAS client socket", () => {
+  const line = (file: string) =>
+    `[2026-11-02 09:41:12] ub-7:50211:50211 [0] ${file} NCCL WARN Call to bind failed: Address already in use\n`;
+
+  test("a second NCCL process on the node finds localhost:28028 taken → info NCCL_WARN_RAS_SOCKET, the run still passes", () => {
+    const r = analyzeNcclLog(line("ras/client_support.cc:181"));
+    expect(r.data.warnings.map((w) => [w.code, w.severity])).toEqual([["NCCL_WARN_RAS_SOCKET", "info"]]);
+    expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
+  });
+
+  test("the same words raised elsewhere (the bootstrap socket) stay an unknown warning", () => {
+    const r = analyzeNcclLog(line("misc/socket.cc:473"));
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_OTHER"]);
+  });
+});
+
 describe("NCCL's device list against the node", () => {
   test("the management NIC in the list is a warning when the node is known", () => {
     const r = analyzeNcclLog(log("mgmt-nic-2.21.txt"), { inventory: seedInventory() });
