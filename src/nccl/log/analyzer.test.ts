@@ -115,6 +115,27 @@ describe("failures and their causes", () => {
   });
 });
 
+describe("line prefixes before the host", () => {
+  const lines = (prefix: (i: number) => string) =>
+    ["gx-1:100:100 [0]", "gx-2:200:200 [0]"]
+      .map(
+        (who, i) =>
+          `${prefix(i)}${who} NCCL INFO NCCL version 2.30.4+cuda13.0\n` +
+          `${prefix(i)}${who} NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.${i + 1}<0>\n`,
+      )
+      .join("");
+
+  test('a plain `2026-11-20 03:05:41 ` date and time (NCCL_DEBUG_TIMESTAMP_FORMAT="%F %T ") → 2 hosts, not 1', () => {
+    const r = analyzeNcclLog(lines((i) => `2026-11-20 03:05:4${i} `));
+    expect(r.data).toMatchObject({ hosts: 2, processes: 2, ncclVersions: ["2.30.4"] });
+  });
+
+  test("with fractional seconds too", () => {
+    const r = analyzeNcclLog(lines((i) => `2026-11-20 03:05:41.00061${i} `));
+    expect(r.data).toMatchObject({ hosts: 2, processes: 2 });
+  });
+});
+
 describe("NCCL 2.30's RAS client socket", () => {
   const line = (file: string) =>
     `[2026-11-02 09:41:12] ub-7:50211:50211 [0] ${file} NCCL WARN Call to bind failed: Address already in use\n`;
