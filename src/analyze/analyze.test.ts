@@ -199,6 +199,12 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
     });
   });
 
+  test("a DGX H100 whose NDR rail mlx5_1 trained at 200 Gb/s beside a 200 Gb/s BlueField-3 Ethernet port: RATE_MISMATCH on mlx5_1 only", () => {
+    // InfiniBand and Ethernet ports are separate fabrics: the Ethernet port is not held to the NDR rails' 400 Gb/s.
+    const found = codes(capture("ibstat", "cx7-ndr-bf3-eth-prompt")).filter((c) => c.code === "RATE_MISMATCH");
+    expect(found).toEqual([{ code: "RATE_MISMATCH", severity: "error", subject: "mlx5_1" }]);
+  });
+
   test("ibv_devinfo -v with mlx5_5's GID at index 5 gets the same GID finding as show_gids", () => {
     expect(codes(capture("ibv_devinfo", "seed-gid-index-5-verbose"))).toContainEqual({
       code: "GID_INDEX_DIFFERS",

@@ -39,6 +39,12 @@ function factOf(entry: AnalyzedInput, name: string, expected: unknown): unknown 
     case "p2p":
     case "shm":
       return obj(d.connections)[name];
+    case "findings":
+      // Error and warning findings as `CODE:subject`, sorted (info findings such as verdicts are left out).
+      return entry.findings
+        .filter((f) => f.severity !== "info")
+        .map((f) => `${f.code}:${f.subject}`)
+        .sort();
     case "warnings":
       return list(d.warnings)
         .map((w) => obj(w).code)

@@ -34,7 +34,7 @@ function stateFindings(devices: readonly IbDeviceReport[]): Finding[] {
 }
 
 /** Active ports reporting a value (rate, MTU), and the value most of them share (the larger on a tie). */
-type ActiveValues = { ports: (PortRef & { value: number })[]; usual: number | null };
+type ActiveValues = { ports: (PortRef & { value: number; layer: string })[]; usual: number | null };
 
 function activeValues(
   devices: readonly IbDeviceReport[],
@@ -43,7 +43,8 @@ function activeValues(
   const ports = devices.flatMap((d) =>
     d.ports.flatMap((p) => {
       const value = p.state === "ACTIVE" ? pick(p) : undefined;
-      return value === undefined ? [] : [{ device: d.name, port: p.port, multiPort: d.ports.length > 1, value }];
+      if (value === undefined) return [];
+      return [{ device: d.name, port: p.port, multiPort: d.ports.length > 1, value, layer: String(p.linkLayer) }];
     }),
   );
   const usual = mostCommon(
@@ -84,8 +85,28 @@ function firstOfOtherModel(devices: readonly IbDeviceReport[]): string | null {
 /**
  * A port slower than most is an error, except the management NIC: named by the node model when given, else
  * guessed as the first device when it alone is slower (the example node's mlx5_0 runs at 25 Gb/s beside 200 Gb/s rails).
+ * InfiniBand and Ethernet ports are separate fabrics (a DGX H100's 400 Gb/s NDR rails beside its BlueField-3 Ethernet
+ * ports): each is compared with its own kind only.
  */
 function rateFindings(
+  devices: readonly IbDeviceReport[],
+  rates: ActiveValues,
+  management: string | null,
+  named: boolean,
+): Finding[] {
+  const layers = [...new Set(rates.ports.map((p) => p.layer))];
+  if (layers.length <= 1) return layerRateFindings(devices, rates, management, named);
+  return layers.flatMap((layer) => {
+    const ports = rates.ports.filter((p) => p.layer === layer);
+    const usual = mostCommon(
+      ports.map((p) => p.value),
+      (a, b) => Math.max(a, b),
+    );
+    return layerRateFindings(devices, { ports, usual }, management, named);
+  });
+}
+
+function layerRateFindings(
   devices: readonly IbDeviceReport[],
   rates: ActiveValues,
   management: string | null,

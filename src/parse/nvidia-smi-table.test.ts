@@ -58,6 +58,15 @@ describe("nvidia-smi (default table)", () => {
     expect(h100.ok && h100.value.processes).toBe(1);
   });
 
+  test("a driver from R610 on (`KMD Version: 610.43.02  CUDA UMD Version: 13.3`): driver and CUDA versions still read", () => {
+    const r = parseNvidiaSmiTable(capture("nvidia_smi", "b200-610-kmd-umd-header"));
+    expect(r.ok && { driver: r.value.driverVersion, cuda: r.value.cudaVersion, gpus: r.value.gpus.length }).toEqual({
+      driver: "610.43.02",
+      cuda: "13.3",
+      gpus: 8,
+    });
+  });
+
   test("ERR! cells are listed per GPU; a non-zero uncorrectable ECC count is kept", () => {
     const r = parseNvidiaSmiTable(capture("nvidia_smi", "a100-470-err"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));

@@ -42,8 +42,9 @@ export type NvidiaSmiTable = {
 };
 
 const HEADER = /NVIDIA-SMI\s+(\S+)/;
-const DRIVER = /Driver Version:\s*(\S+)/;
-const CUDA = /CUDA Version:\s*([\w.]+)/;
+/** Drivers from R610 print `KMD Version:` and `CUDA UMD Version:` where older ones print `Driver` and `CUDA Version:`. */
+const DRIVER = /(?:Driver|KMD) Version:\s*(\S+)/;
+const CUDA = /CUDA (?:UMD )?Version:\s*([\w.]+)/;
 const BUS_ID = /^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*(\S+)?$/;
 /** The last word is persistence mode, or on Windows (header `Name  TCC/WDDM`) the driver model. */
 const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A|WDDM|TCC))?$/;

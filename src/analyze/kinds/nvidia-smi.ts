@@ -76,7 +76,7 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
   detect(head) {
     if (/<\?xml|<nvidia_smi_log>|NVSMI LOG/.test(head)) return 0;
     const header = /NVIDIA-SMI[ \t]+\d/.test(head);
-    const driver = /Driver Version:/.test(head);
+    const driver = /(?:Driver|KMD) Version:/.test(head);
     if (header && driver) return 0.95;
     // `|   0  NVIDIA A100-SXM...  On   | 00000000:53:00.0 Off |`: the first cell, then the bus id cell.
     if (anyLine(head, /^[ \t]*\|[ \t]*\d+[ \t]+\S[^|]*\|[ \t]*[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d/))

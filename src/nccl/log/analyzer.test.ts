@@ -115,6 +115,43 @@ describe("failures and their causes", () => {
   });
 });
 
+describe("line prefixes before the host", () => {
+  const lines = (prefix: (i: number) => string) =>
+    ["gx-1:100:100 [0]", "gx-2:200:200 [0]"]
+      .map(
+        (who, i) =>
+          `${prefix(i)}${who} NCCL INFO NCCL version 2.30.4+cuda13.0\n` +
+          `${prefix(i)}${who} NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.${i + 1}<0>\n`,
+      )
+      .join("");
+
+  test('a plain `2026-11-20 03:05:41 ` date and time (NCCL_DEBUG_TIMESTAMP_FORMAT="%F %T ") → 2 hosts, not 1', () => {
+    const r = analyzeNcclLog(lines((i) => `2026-11-20 03:05:4${i} `));
+    expect(r.data).toMatchObject({ hosts: 2, processes: 2, ncclVersions: ["2.30.4"] });
+  });
+
+  test("with fractional seconds too", () => {
+    const r = analyzeNcclLog(lines((i) => `2026-11-20 03:05:41.00061${i} `));
+    expect(r.data).toMatchObject({ hosts: 2, processes: 2 });
+  });
+});
+
+describe("NCCL 2.30's RAS client socket", () => {
+  const line = (file: string) =>
+    `[2026-11-02 09:41:12] ub-7:50211:50211 [0] ${file} NCCL WARN Call to bind failed: Address already in use\n`;
+
+  test("a second NCCL process on the node finds localhost:28028 taken → info NCCL_WARN_RAS_SOCKET, the run still passes", () => {
+    const r = analyzeNcclLog(line("ras/client_support.cc:181"));
+    expect(r.data.warnings.map((w) => [w.code, w.severity])).toEqual([["NCCL_WARN_RAS_SOCKET", "info"]]);
+    expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
+  });
+
+  test("the same words raised elsewhere (the bootstrap socket) stay an unknown warning", () => {
+    const r = analyzeNcclLog(line("misc/socket.cc:473"));
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_OTHER"]);
+  });
+});
+
 describe("NCCL's device list against the node", () => {
   test("the management NIC in the list is a warning when the node is known", () => {
     const r = analyzeNcclLog(log("mgmt-nic-2.21.txt"), { inventory: seedInventory() });

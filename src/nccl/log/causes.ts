@@ -13,6 +13,8 @@ export type LogCause = {
    * not a fault of its own when another warning names the cause.
    */
   followOn?: true;
+  /** `test` reads the whole line (its `file.cc:123` source location), not only the message after `NCCL WARN`. */
+  inLine?: true;
 };
 
 export const LOG_CAUSES: readonly LogCause[] = [
@@ -161,6 +163,15 @@ export const LOG_CAUSES: readonly LogCause[] = [
     fix: "Re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of the failing rank.",
   },
   {
+    id: "RAS_SOCKET",
+    severity: "info",
+    inLine: true,
+    test: /ras\/client_support\.cc:\d+ NCCL WARN Call to bind failed/,
+    cause:
+      "NCCL's RAS client socket (localhost:28028 by default) was already taken, usually by another NCCL process on the node: only the `ncclras` status query is off for this process, the job itself is not affected",
+    fix: "Nothing to do for the job; to query it with `ncclras`, give each process its own NCCL_RAS_ADDR (host:port), or set NCCL_RAS_ENABLE=0 to silence it.",
+  },
+  {
     id: "OTHER",
     severity: "warning",
     test: /[\s\S]/,
@@ -169,7 +180,8 @@ export const LOG_CAUSES: readonly LogCause[] = [
   },
 ];
 
-export function causeOf(text: string): LogCause {
-  for (const c of LOG_CAUSES) if (c.test.test(text)) return c;
+/** The cause of a WARN message; `line` is the whole line it came from, for the causes told by where NCCL raised it. */
+export function causeOf(text: string, line = text): LogCause {
+  for (const c of LOG_CAUSES) if (c.test.test(c.inLine ? line : text)) return c;
   return LOG_CAUSES[LOG_CAUSES.length - 1]!;
 }

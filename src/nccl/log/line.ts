@@ -95,6 +95,17 @@ export function skipPrefixes(s: string, start: number, end: number): number {
         const sp = indexInLine(s, " ", j, end);
         if (sp < 0) return i;
         i = sp + 1; // kubectl logs --timestamps
+      } else if (
+        j - digits === 4 &&
+        s.charCodeAt(j) === 45 /* - */ &&
+        s.charCodeAt(j + 6) === 32 &&
+        s.charCodeAt(j + 9) === 58 /* : */ &&
+        s.charCodeAt(j + 12) === 58
+      ) {
+        // `2026-05-07 19:22:05 host:…` (NCCL_DEBUG_TIMESTAMP_FORMAT="%F %T ", or a logger's own date and time)
+        const sp = indexInLine(s, " ", j + 7, end);
+        if (sp < 0) return i;
+        i = sp + 1;
       } else if (j === digits && j > i) {
         i = j; // indentation
       } else return i;

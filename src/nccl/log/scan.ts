@@ -334,7 +334,7 @@ export class LineScanner {
   }
 
   private addWarning(text: string, host: string, sample = text): void {
-    const cause = causeOf(text);
+    const cause = causeOf(text, sample);
     let agg = this.st.warnings.get(cause.id);
     if (!agg) {
       agg = {

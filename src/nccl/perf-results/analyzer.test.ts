@@ -154,6 +154,25 @@ describe("nccl-tests before 2.13: the `error` column (largest deviation) instead
   });
 });
 
+describe("launcher noise around nccl-tests 2.18 output", () => {
+  test("Open MPI's `1st MCA variable: …` and `7 more processes have sent help message …` are not table rows", () => {
+    const text = [
+      "  1st MCA variable: btl_tcp_if_include",
+      "  2nd MCA variable: btl_tcp_if_exclude",
+      "[h200-n03:20117] 7 more processes have sent help message help-mca-var.txt / mutually-exclusive-vars",
+      allReduceOutput({ hosts: ["h200-n03", "h200-n04"], peakBusBw: 180 }),
+    ].join("\n");
+    const r = analyzeNcclTests(text);
+    expect(r.problems ?? []).toEqual([]);
+    expect(r.data?.rows.length).toBeGreaterThan(0);
+  });
+
+  test("a row cut after its size is still reported as not understood", () => {
+    const r = analyzeNcclTests(`${allReduceOutput({ hosts: ["h200-n03", "h200-n04"], peakBusBw: 180 })}\n   1048576\n`);
+    expect((r.problems ?? []).map((p) => p.code)).toContain("nccl_tests.bad_row");
+  });
+});
+
 describe("other collectives and formats", () => {
   test("alltoall with blank redop/root columns; expectation is one NIC", () => {
     const r = analyzeNcclTests(perf("alltoall-2node-blank-redop.txt"), { inventory: seedInventory() });

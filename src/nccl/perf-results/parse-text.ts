@@ -6,6 +6,8 @@ const RANK_LINE =
   /^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
+/** A table row begins with two whole numbers (a row cut after its first number is still a row, reported as cut). */
+const ROW_START = /^\d+(?:\s+\d|$)/;
 /**
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
  * the first letter so that the NCCL log lines of a run.log meet no regex here.
@@ -50,7 +52,9 @@ export class PerfTextParser {
     if (line === "") return false;
     if (line.startsWith("#")) return this.comment(line);
     const c = line.charCodeAt(0);
-    if (c >= 48 && c <= 57) return this.row(line);
+    // A row starts with two whole numbers (size, count); `1st MCA variable: …` or `7 more processes have sent help
+    // message …` from the MPI launcher start with a digit too and are not nccl-tests output.
+    if (c >= 48 && c <= 57) return ROW_START.test(line) ? this.row(line) : false;
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
