@@ -275,3 +275,22 @@ describe("RoCE active MTU across the data ports (it follows the netdev's MTU)", 
     expect(only(withMtus({ eth0: 1500 }), "MTU_MISMATCH")).toEqual([]);
   });
 });
+
+describe("port rates are compared within one link layer", () => {
+  test("a 200 Gb/s Ethernet data port (a BlueField's) beside 400 Gb/s InfiniBand rails is not a slow rail; a 200 Gb/s IB rail among them is", () => {
+    const inv = seedInventory();
+    for (const h of inv.hcas) {
+      for (const p of h.ports) {
+        if (h.name === "mlx5_0") continue;
+        p.linkLayer = "InfiniBand";
+        p.rateGbps = 400;
+      }
+    }
+    const bf3 = portOf(inv, "mlx5_8");
+    Object.assign(bf3, { linkLayer: "Ethernet", rateGbps: 200 });
+    portOf(inv, "mlx5_2").rateGbps = 200;
+    const rate = only(runChecks(inv), "RATE_MISMATCH");
+    expect(rate.map((f) => f.subject)).toEqual(["mlx5_2"]);
+    expect(rate[0]!.message).toMatch(/runs at 200 Gb\/s .* while 6 data port\(s\) run at 400 Gb\/s/);
+  });
+});

@@ -1,7 +1,9 @@
 /** Data ports: active with the link up, all at the same speed and (RoCE) the same active MTU. */
 import type { Finding } from "../core/finding.js";
+import type { NodeInventory } from "../inventory/types.js";
 import { finding } from "./catalogue.js";
 import {
+  type DataPort,
   dataPorts,
   groupsByCount,
   isRoce,
@@ -42,26 +44,34 @@ export const rateCheck: Check = {
   codes: ["RATE_MISMATCH"],
   run(inv) {
     const rated = dataPorts(inv).filter((dp) => isUp(dp.port) && dp.port.rateGbps !== null);
-    // On a tie the faster rate is taken as intended: the slower ports are the ones to look at.
-    const [usual, ...odd] = groupsByCount(
-      rated,
-      (dp) => dp.port.rateGbps!,
-      (a, b) => b - a,
-    );
-    if (!usual || odd.length === 0) return [];
-    return odd.flatMap(([rateGbps, list]) =>
-      list.map((dp) =>
-        finding("RATE_MISMATCH", portSubject(dp.hca, dp.port), {
-          ...portEvidence(inv, dp),
-          rateGbps,
-          rateText: dp.port.rateText,
-          usualGbps: usual[0],
-          usualCount: usual[1].length,
-        }),
-      ),
-    );
+    // Rates are compared within one link layer: a 200 Gb/s Ethernet port of a BlueField beside 400 Gb/s InfiniBand
+    // rails is another network, not a slow rail.
+    const layers = new Map<string, typeof rated>();
+    for (const dp of rated) layers.set(dp.port.linkLayer, [...(layers.get(dp.port.linkLayer) ?? []), dp]);
+    return [...layers.values()].flatMap((ports) => rateFindings(inv, ports));
   },
 };
+
+function rateFindings(inv: NodeInventory, rated: DataPort[]): Finding[] {
+  // On a tie the faster rate is taken as intended: the slower ports are the ones to look at.
+  const [usual, ...odd] = groupsByCount(
+    rated,
+    (dp) => dp.port.rateGbps!,
+    (a, b) => b - a,
+  );
+  if (!usual || odd.length === 0) return [];
+  return odd.flatMap(([rateGbps, list]) =>
+    list.map((dp) =>
+      finding("RATE_MISMATCH", portSubject(dp.hca, dp.port), {
+        ...portEvidence(inv, dp),
+        rateGbps,
+        rateText: dp.port.rateText,
+        usualGbps: usual[0],
+        usualCount: usual[1].length,
+      }),
+    ),
+  );
+}
 
 /**
  * The IB MTU a RoCE port runs with for its netdev's MTU, as the kernel derives it (`iboe_get_mtu`: the netdev MTU less
