@@ -26,7 +26,9 @@ describe("kube-rdma fleet bench --simulate: the planner and diagnosis against a 
     expect(io.out.indexOf("Budget for 64 node(s), plan adaptive")).toBe(0);
     expect(io.out).toMatch(/Found \(confirmed\): 1 node\(s\) gpu-\d+/);
     expect(io.out).toContain("FLEET_BAD_NODE");
-    expect(io.out).toMatch(/Planted \(simulation\): 1 node\(s\)/);
+    expect(io.out).toMatch(
+      /Planted \(simulation\): 1 node\(s\) gpu-\d+; 0 rail\(s\); 0 link\(s\)\. The verdict above is the simulated fleet's; exit 0\.\n$/,
+    );
   });
 
   test("-o html: one page with the findings; 128 nodes are too many for a heat map: the 20 slowest round-1 pairs", async () => {
