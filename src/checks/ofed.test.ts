@@ -105,8 +105,10 @@ describe("which mlx5 driver runs, against the OFED installed", () => {
     const snap = await seedSnapshot();
     snap.commands["ofed_info -s"] = { ...snap.commands["ofed_info -s"]!, stdout: "OFED-5.8-1.1.2:\n" };
     delete snap.dirs["/sys/module/mlx_compat"];
-    const { findings } = await verifySnapshot(snap);
+    const { findings, out } = await verifySnapshot(snap);
     expect(findings.map((f) => f.code)).not.toContain("OFED_NOT_RUNNING");
+    // The node summary says what the check says: no "but the kernel runs …" for it either.
+    expect(out).toMatch(/OFED +OFED 5\.8-1\.1\.2\n/);
   });
 
   test.each([

@@ -1,8 +1,6 @@
 /** OFED: what `ofed_info -s` says is installed, and whether the kernel runs those drivers. */
-import type { Finding } from "../core/finding.js";
 import { NOT_RECORDED } from "../host/errors.js";
-import { loadedMatchesInstalled } from "../inventory/build-ofed.js";
-import type { OfedInfo } from "../inventory/types.js";
+import { ofedNotRunning } from "../inventory/build-ofed.js";
 import { finding } from "./catalogue.js";
 import type { Check } from "./types.js";
 
@@ -39,19 +37,9 @@ export const ofedCheck: Check = {
     if (ofed.status === "error" || ofed.flavor === null || ofed.version === null) {
       return [finding("OFED_UNRECOGNISED", "ofed_info", { raw: firstLine(ofed.raw), status: ofed.status })];
     }
-    // Only NVIDIA's OFEDs load mlx_compat: a community `OFED-x` build says nothing through it.
-    if (ofed.flavor === "OFED") return [];
-    return notRunning(ofed, `${ofed.flavor} ${ofed.version}`, ofed.version);
+    const notRunning = ofedNotRunning(ofed);
+    return notRunning
+      ? [finding("OFED_NOT_RUNNING", "mlx5_core", { installed: `${ofed.flavor} ${ofed.version}`, ...notRunning })]
+      : [];
   },
 };
-
-/** OFED_NOT_RUNNING when the kernel runs the inbox mlx5 driver, or OFED's of another version. */
-function notRunning(ofed: OfedInfo, installed: string, version: string): Finding[] {
-  const loaded = ofed.loadedDriver;
-  if (!loaded) return [];
-  if (loaded.from === "inbox") return [finding("OFED_NOT_RUNNING", "mlx5_core", { installed, loaded: null })];
-  if (loaded.version !== null && loadedMatchesInstalled(loaded.version, version) === false) {
-    return [finding("OFED_NOT_RUNNING", "mlx5_core", { installed, loaded: loaded.version })];
-  }
-  return [];
-}

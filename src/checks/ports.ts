@@ -83,18 +83,25 @@ export function roceActiveMtu(netdevMtu: number): number | null {
   return [4096, 2048, 1024, 512, 256].find((m) => m <= room) ?? null;
 }
 
+/** Each RoCE data port that is up, its netdev and that netdev's MTU, and the active MTU it gives (null: unknown). */
+export function roceDataPortMtus(inv: NodeInventory) {
+  const mtuOf = new Map(inv.netdevs.map((n) => [n.name, n.mtu]));
+  return dataPorts(inv)
+    .filter((dp) => isRoce(dp.port) && isUp(dp.port))
+    .map((dp) => {
+      const netdev = netdevOf(inv, dp.hca, dp.port);
+      const netdevMtu = netdev ? (mtuOf.get(netdev) ?? null) : null;
+      return { dp, netdev, netdevMtu, activeMtu: netdevMtu === null ? null : roceActiveMtu(netdevMtu) };
+    });
+}
+
 export const mtuCheck: Check = {
   name: "port-mtu",
   codes: ["MTU_MISMATCH"],
   run(inv) {
-    const mtuOf = new Map(inv.netdevs.map((n) => [n.name, n.mtu]));
-    const rated = dataPorts(inv).flatMap((dp) => {
-      if (!isRoce(dp.port) || !isUp(dp.port)) return [];
-      const netdev = netdevOf(inv, dp.hca, dp.port);
-      const netdevMtu = netdev ? (mtuOf.get(netdev) ?? null) : null;
-      const activeMtu = netdevMtu === null ? null : roceActiveMtu(netdevMtu);
-      return activeMtu === null ? [] : [{ dp, netdev, netdevMtu, activeMtu }];
-    });
+    const rated = roceDataPortMtus(inv).flatMap((r) =>
+      r.activeMtu === null ? [] : [{ ...r, activeMtu: r.activeMtu }],
+    );
     // On a tie the larger MTU is taken as intended: the smaller ones are the ones to look at.
     const [usual, ...odd] = groupsByCount(
       rated,

@@ -1,6 +1,6 @@
 /** The `verify` text report: header, a short node summary, findings grouped by severity, a verdict line. */
 
-import { loadedMatchesInstalled } from "../inventory/build-ofed.js";
+import { ofedNotRunning } from "../inventory/build-ofed.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { DEFAULT_TEXT_WIDTH, renderFindingSections, summaryLine } from "../report/findings-text.js";
 import type { VerifyReport } from "./index.js";
@@ -46,12 +46,12 @@ function ofedText(inv: NodeInventory): string {
       : "not installed (inbox rdma-core)";
   }
   if (ofed.flavor && ofed.version) {
-    const running =
-      loaded?.from === "inbox"
+    const notRunning = ofedNotRunning(ofed);
+    const running = !notRunning
+      ? ""
+      : notRunning.loaded === null
         ? ", but the kernel runs the inbox mlx5 driver"
-        : loaded?.version && loadedMatchesInstalled(loaded.version, ofed.version) === false
-          ? `, but the kernel runs mlx5_core ${loaded.version}`
-          : "";
+        : `, but the kernel runs mlx5_core ${notRunning.loaded}`;
     return `${ofed.flavor} ${ofed.version}${running}`;
   }
   return `unrecognised${ofed.raw ? `: ${ofed.raw.trim().split("\n")[0]}` : ""}`;

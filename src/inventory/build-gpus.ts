@@ -1,9 +1,9 @@
 /** The GPU part of the node model: the NVIDIA driver, GPUs, GPU↔NIC paths, GPUDirect. */
 import { NOT_RECORDED } from "../host/errors.js";
 import type { CommandOutcome } from "../host/types.js";
-import { type NvidiaGpuInformation, parseNvidiaGpuInformation } from "../parse/nvidia-gpu-information.js";
 import { normalizeBusId, parseNvidiaSmiXml } from "../parse/nvidia-smi-xml.js";
-import type { Fact, HostFacts, PciFacts } from "./facts.js";
+import type { HostFacts, PciFacts } from "./facts.js";
+import type { GpuDriverInfo } from "./gpu-driver-info.js";
 import { pciNumbers, type Reading } from "./reading.js";
 import { classifySmiFailure, procDriverVersion } from "./smi-failure.js";
 import { memoSplitPciPath, pciDistance } from "./topology.js";
@@ -47,7 +47,12 @@ export function buildDriver(rd: Reading, o: CommandOutcome, procVersion: string 
   };
 }
 
-export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[], driverInfo: readonly Fact[] = []): Gpu[] {
+export function buildGpus(
+  rd: Reading,
+  smi: SmiResult,
+  pciFacts: PciFacts[],
+  driverInfo: readonly GpuDriverInfo[] = [],
+): Gpu[] {
   const byAddress = new Map(pciFacts.map((p) => [p.address, p]));
   const fromSmi = smi.gpus?.ok ? smi.gpus.value.gpus : null;
   if (fromSmi) {
@@ -79,7 +84,7 @@ export function buildGpus(rd: Reading, smi: SmiResult, pciFacts: PciFacts[], dri
   const why = smi.driver.status === "unavailable" ? "nvidia-smi could not run here" : "driver did not answer";
   return pciFacts.map((p, index) => {
     const pci = pciNumbers(rd, p);
-    const info = driverInfoOf(driverInfo[index]);
+    const info = driverInfo[index] ?? null;
     return {
       index,
       name: info?.model ?? `NVIDIA GPU (PCI device ${pci.deviceId ?? "unknown"}; ${why})`,
@@ -155,11 +160,4 @@ export function buildGpuDirect(facts: HostFacts, driver: DriverInfo): GpuDirect 
     mechanism: peermem ? "peermem" : dmabufPossible ? "dmabuf" : null,
     reasons,
   };
-}
-
-/** The kernel module's own view of a GPU; null when unreadable (older snapshots, no module): a fallback, never a problem. */
-function driverInfoOf(f: Fact | undefined): NvidiaGpuInformation | null {
-  if (!f?.ok) return null;
-  const r = parseNvidiaGpuInformation(f.value);
-  return r.ok ? r.value : null;
 }

@@ -62,3 +62,16 @@ export function loadedMatchesInstalled(loaded: string, installed: string): boole
   const n = Math.min(l.length, i.length);
   return l.slice(0, n).every((p, k) => p === i[k]);
 }
+
+/**
+ * When the kernel does not run the installed NVIDIA OFED: `{ loaded: null }` for the inbox mlx5 driver,
+ * `{ loaded: "5.4-3.5.8" }` for another OFED's mlx5_core. Null when it does, when nothing says (mlx5_core not
+ * recorded; a community `OFED-x` build, which loads no mlx_compat of NVIDIA's), or when no OFED version is known.
+ */
+export function ofedNotRunning(ofed: OfedInfo): { loaded: string | null } | null {
+  const loaded = ofed.loadedDriver;
+  if (ofed.status !== "present" || ofed.version === null || ofed.flavor === "OFED" || !loaded) return null;
+  if (loaded.from === "inbox") return { loaded: null };
+  const same = loaded.version === null ? null : loadedMatchesInstalled(loaded.version, ofed.version);
+  return same === false ? { loaded: loaded.version } : null;
+}

@@ -21,8 +21,8 @@ import {
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
 import { buildOfed } from "./build-ofed.js";
-import { excludedGpus } from "./excluded-gpus.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
+import { excludedGpus, gpuDriverInfos } from "./gpu-driver-info.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
 import type { GidEntry, Hca, Limit, MissingFact, Netdev, NodeInventory, Port } from "./types.js";
@@ -190,7 +190,8 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   const roles = assignRoles(hcas, netdevs, defaultIf);
   const ofed = buildOfed(rd, facts.ofed, facts.modules);
   const smi = buildDriver(rd, facts.nvidiaSmi, facts.nvidiaDriverProc.ok ? facts.nvidiaDriverProc.value : null);
-  const gpus = buildGpus(rd, smi, facts.gpuPci, facts.gpuDriverInfo);
+  const gpuInfo = gpuDriverInfos(facts.gpuDriverInfo);
+  const gpus = buildGpus(rd, smi, facts.gpuPci, gpuInfo);
   const status = rd.value("/proc/self/status", facts.status);
   const cap = status === null ? null : rd.parsed(parseCapEff(status), "/proc/self/status");
   const limitsText = rd.value("/proc/self/limits", facts.limits);
@@ -222,7 +223,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     roceQos: buildRoceQos(rd, facts.roceQos),
     problems: rd.problems,
     ...(missing.length ? { missing } : {}),
-    ...excludedGpus(facts),
+    ...excludedGpus(facts.gpuPci, gpuInfo),
   };
 }
 

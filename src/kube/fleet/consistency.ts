@@ -1,4 +1,4 @@
-import { roceActiveMtu } from "../../checks/ports.js";
+import { roceDataPortMtus } from "../../checks/ports.js";
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import type { NodeInventory } from "../../inventory/types.js";
@@ -64,16 +64,7 @@ export const FLEET_ATTRIBUTES: readonly FleetAttribute[] = [
     name: "RoCE active MTU",
     code: "FLEET_MTU_DIFFERS",
     valueOf: (inv) => {
-      const mtuOf = new Map(inv.netdevs.map((n) => [n.name, n.mtu]));
-      const mtus = dataHcas(inv).flatMap((h) =>
-        h.ports
-          .filter((p) => p.linkLayer === "Ethernet")
-          .map((p) => {
-            const netdevMtu = mtuOf.get(p.netdevs[0] ?? "");
-            const active = netdevMtu == null ? null : roceActiveMtu(netdevMtu);
-            return active === null ? "unknown" : `MTU ${active}`;
-          }),
-      );
+      const mtus = roceDataPortMtus(inv).map((r) => (r.activeMtu === null ? "unknown" : `MTU ${r.activeMtu}`));
       // The distinct MTUs, not their counts: a node with more rails is not a node with another MTU.
       return [...new Set(mtus)].sort(naturalCompare).join(" + ") || "no RoCE ports";
     },
