@@ -1,5 +1,7 @@
 /** The nccl-tests command line for a multi-node benchmark (tech-spec §5.3, §5.4). */
 
+import { beyondLimit } from "./job-limits.js";
+
 export type NcclTestsCommandOptions = {
   nodes: number;
   gpusPerNode: number;
@@ -25,10 +27,6 @@ export const COLLECTIVES = [
 
 const SIZE = /^\d+[KMGT]?$/i;
 
-/** More than any Kubernetes cluster holds: a typo (`1e9`), not a job. */
-export const MAX_NODES = 65_536;
-/** The densest GPU servers carry 16 GPUs; 64 leaves room without accepting nonsense. */
-export const MAX_GPUS_PER_NODE = 64;
 /**
  * nccl-tests allocates a send and a receive buffer of -e bytes on every GPU (and more for in-place checks): 2 × 128 GiB
  * is already beyond the largest GPU's memory (288 GB).
@@ -52,14 +50,8 @@ export function ncclTestsCommand(opts: NcclTestsCommandOptions): NcclTestsComman
   if (!Number.isInteger(gpusPerNode) || gpusPerNode < 1) {
     throw new RangeError(`gpusPerNode must be a positive integer, got ${gpusPerNode}`);
   }
-  if (nodes > MAX_NODES) {
-    throw new RangeError(`--nodes ${nodes} is more nodes than any Kubernetes cluster holds (at most ${MAX_NODES})`);
-  }
-  if (gpusPerNode > MAX_GPUS_PER_NODE) {
-    throw new RangeError(
-      `--gpus ${gpusPerNode} is more GPUs than one node carries (the densest servers have 16; at most ${MAX_GPUS_PER_NODE})`,
-    );
-  }
+  const tooLarge = beyondLimit("nodes", nodes) ?? beyondLimit("gpus", gpusPerNode);
+  if (tooLarge) throw new RangeError(tooLarge);
   const collective = (opts.collective ?? "all_reduce").replace(/_perf$/, "");
   if (!(COLLECTIVES as readonly string[]).includes(collective)) {
     throw new RangeError(`unknown collective "${collective}"; expected one of ${COLLECTIVES.join(", ")}`);

@@ -1,8 +1,8 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "../../cli/spec.js";
 import type { DriverInfo } from "../../inventory/types.js";
-import { MAX_GPUS_PER_NODE, MAX_NODES } from "../../nccl/bench-command.js";
 import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
+import { beyondLimit, type SizedFlag } from "../../nccl/job-limits.js";
 import { DEFAULT_LINT_OPTIONS } from "../lint/rules.js";
 import { parseQuantity } from "../resources.js";
 import { chooseNcclTestsImage, DEFAULT_TRAINING_IMAGE } from "./images.js";
@@ -37,20 +37,13 @@ export type JobFlags = {
   nodeErrors: string[];
 };
 
-/** Beyond these a number is a typo (`--nodes 1e9`), not a job. */
-const MOST: Record<string, { max: number; what: string }> = {
-  nodes: { max: MAX_NODES, what: "more nodes than any Kubernetes cluster holds" },
-  gpus: { max: MAX_GPUS_PER_NODE, what: "more GPUs than one node carries (the densest servers have 16)" },
-  "rdma-count": { max: 64, what: "more HCAs than one node carries (the largest have 18)" },
-};
-
-function positiveInt(values: OptionValues, name: string): number {
+function positiveInt(values: OptionValues, name: SizedFlag): number {
   const n = num(values, name);
   if (n === undefined || !Number.isInteger(n) || n < 1) {
     throw new UsageError(`--${name} must be a whole number ≥ 1; got ${String(values[name])}.`);
   }
-  const most = MOST[name];
-  if (most && n > most.max) throw new UsageError(`--${name} ${n} is ${most.what}: at most ${most.max}.`);
+  const tooLarge = beyondLimit(name, n);
+  if (tooLarge) throw new UsageError(`${tooLarge}.`);
   return n;
 }
 
