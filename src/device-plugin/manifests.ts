@@ -4,10 +4,10 @@
  * this output (a test fails on drift; regenerate with the command above).
  */
 import { stringify } from "yaml";
-import { VERSION } from "../cli/version.js";
+import { KUBE_RDMA_IMAGE } from "../kube/image.js";
 import { DEFAULT_PLUGIN_DIR } from "./api.js";
 
-export const DEFAULT_IMAGE = `ghcr.io/kube-rdma/kube-rdma:${VERSION}`;
+export const DEFAULT_IMAGE = KUBE_RDMA_IMAGE;
 export const DEFAULT_METRICS_PORT = 9465;
 export const MANIFEST_FILE = "deploy/device-plugin/device-plugin.yaml";
 const NAME = "kube-rdma-device-plugin";

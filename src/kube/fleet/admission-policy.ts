@@ -6,12 +6,13 @@
  * with `npm run schema`). Kubernetes ≥ 1.30 (admissionregistration.k8s.io/v1).
  */
 import { stringify } from "yaml";
+import { KUBE_RDMA_IMAGE_REPOSITORY } from "../image.js";
 import { collectorPod } from "./collector.js";
 
 export const ADMISSION_POLICY_FILE = "deploy/fleet/admission-policy.yaml";
 const NAME = "kube-rdma-collector-shape";
 /** The image repository collector pods may run; pin a digest with `fleet verify --image REPO@sha256:…`. */
-export const COLLECTOR_IMAGE_REPOSITORY = "ghcr.io/kube-rdma/kube-rdma";
+export const COLLECTOR_IMAGE_REPOSITORY = KUBE_RDMA_IMAGE_REPOSITORY;
 
 const list = (items: readonly string[]) => `[${items.map((i) => `'${i}'`).join(", ")}]`;
 
