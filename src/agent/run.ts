@@ -1,0 +1,126 @@
+/** The agent's runs: read the node, check it, decide (plan.ts), write (cluster-io.ts) or print. */
+import type { OptionValues } from "../cli/spec.js";
+import { str } from "../cli/spec.js";
+import type { NodeInventory } from "../inventory/types.js";
+import { analyseInventory } from "../kube/fleet/node-analyser.js";
+import { type AgentCluster, applyPlan, readClusterState } from "./cluster-io.js";
+import { type AgentSettings, type ClusterState, planRun, type RunOutcome } from "./plan.js";
+import type { AgentRunResult } from "./render.js";
+
+export { AGENT_ROLE } from "./cluster-io.js";
+
+export type AgentRunInput = {
+  node: string;
+  read: () => Promise<NodeInventory>;
+  settings: AgentSettings;
+  withinGrace: () => boolean;
+  /** null: a dry run, no cluster. */
+  cluster: AgentCluster | null;
+  source: string;
+  /** The previous run's node model: counter deltas (link downs, flaps) are judged against it. */
+  earlier?: { inventory: NodeInventory; seconds: number } | undefined;
+};
+
+/** Where the agent reads the node from, in words. */
+export function agentSource(values: OptionValues): string {
+  const example = str(values, "example");
+  if (example !== undefined) return `example ${example}`;
+  const snapshot = str(values, "snapshot");
+  if (snapshot !== undefined) return `snapshot ${snapshot}`;
+  return `host ${str(values, "root") ?? "/"}`;
+}
+
+/** A dry run knows nothing of earlier runs: it previews the first run of a fresh agent on an untainted node. */
+const FRESH: ClusterState = { tainted: false, taintedNodes: 0, selectedNodes: 1 };
+
+async function check(input: AgentRunInput): Promise<{ outcome: RunOutcome; inventory?: NodeInventory }> {
+  try {
+    const inventory = await input.read();
+    const analysis = analyseInventory(inventory, input.earlier ? { earlier: input.earlier } : {});
+    return { outcome: { ok: true, analysis, withinGrace: input.withinGrace() }, inventory };
+  } catch (err) {
+    return { outcome: { ok: false, reason: err instanceof Error ? err.message : String(err) } };
+  }
+}
+
+export async function runOnce(
+  input: AgentRunInput,
+  now = new Date(),
+): Promise<AgentRunResult & { inventory?: NodeInventory }> {
+  const { outcome, inventory } = await check(input);
+  const state = input.cluster
+    ? await readClusterState(input.cluster, input.node, input.settings.namespace, input.settings.taint !== null)
+    : FRESH;
+  const plan = planRun(input.node, outcome, state, input.settings, now);
+  if (input.cluster) await applyPlan(input.cluster, plan, now);
+  return { plan, dryRun: input.cluster === null, source: input.source, ...(inventory ? { inventory } : {}) };
+}
+
+export type LoopInput = AgentRunInput & {
+  cluster: AgentCluster;
+  intervalSeconds: number;
+  log: (line: string) => void;
+  signal?: AbortSignal;
+  /** For tests: a shorter wait than `intervalSeconds`. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+};
+
+const sleepFor = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+
+/** Up to 10 % jitter: a fleet of agents started together spreads its writes over the interval. */
+export function jittered(seconds: number, random = Math.random): number {
+  return Math.round(seconds * 1000 * (1 - 0.1 * random()));
+}
+
+/**
+ * Runs until SIGTERM/SIGINT (or `signal`): every interval, one run with counter deltas against the previous one.
+ * A run that fails to reach the API is logged and retried at the next interval; nothing is lost, since the
+ * cluster's copy (condition, report) is what the next run compares with.
+ */
+export async function runLoop(input: LoopInput): Promise<number> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  input.signal?.addEventListener("abort", stop);
+  const external = input.signal === undefined;
+  if (external) {
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  }
+  let earlier: AgentRunInput["earlier"];
+  let last = Date.now();
+  try {
+    while (!controller.signal.aborted) {
+      try {
+        const r = await runOnce({ ...input, earlier });
+        const c = r.plan.condition;
+        input.log(
+          `kube-rdma agent: ${input.node} ${c.type}=${c.status} (${c.reason}); ${r.plan.events.length} event(s)\n`,
+        );
+        if (r.inventory) earlier = { inventory: r.inventory, seconds: (Date.now() - last) / 1000 };
+      } catch (err) {
+        input.log(
+          `kube-rdma agent: this run failed, retrying at the next interval: ${err instanceof Error ? err.message : String(err)}\n`,
+        );
+      }
+      last = Date.now();
+      await (input.sleep ?? sleepFor)(jittered(input.intervalSeconds), controller.signal);
+    }
+  } finally {
+    if (external) {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+    }
+    input.signal?.removeEventListener("abort", stop);
+  }
+  return 0;
+}
