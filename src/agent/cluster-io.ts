@@ -77,22 +77,19 @@ export async function applyPlan(c: AgentCluster, plan: AgentPlan, now: Date): Pr
       ),
     );
   }
-  const ns = plan.configMap.metadata.namespace;
-  await clients.call(
-    { verb: "update", resource: "configmaps", namespace: ns, name: plan.configMap.metadata.name },
-    async () => {
+  const cm = plan.configMap;
+  if (cm) {
+    const ns = cm.metadata.namespace;
+    const name = cm.metadata.name;
+    await clients.call({ verb: "update", resource: "configmaps", namespace: ns, name }, async () => {
       try {
-        await clients.core.replaceNamespacedConfigMap({
-          name: plan.configMap.metadata.name,
-          namespace: ns,
-          body: plan.configMap,
-        });
+        await clients.core.replaceNamespacedConfigMap({ name, namespace: ns, body: cm });
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        await clients.core.createNamespacedConfigMap({ namespace: ns, body: plan.configMap });
+        await clients.core.createNamespacedConfigMap({ namespace: ns, body: cm });
       }
-    },
-  );
+    });
+  }
   for (const [i, e] of plan.events.entries()) await emitEvent(c, node, e, now, i);
   if (plan.taint && (plan.taint.action === "taint" || plan.taint.action === "untaint")) {
     await setTaint(c, node, plan.taint.action === "taint");

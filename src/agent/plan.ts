@@ -41,7 +41,8 @@ export type AgentPlan = {
   statusPatch: { status: { conditions: NodeCondition[] } } | null;
   events: AgentEvent[];
   report: NodeReport;
-  configMap: ReturnType<typeof reportConfigMap>;
+  /** The report's ConfigMap; null when the checks could not run (the last good report stays, and ages). */
+  configMap: ReturnType<typeof reportConfigMap> | null;
   taint: TaintDecision | null;
 };
 
@@ -84,7 +85,7 @@ export function planRun(
     statusPatch: write ? { status: { conditions: [condition] } } : null,
     events,
     report,
-    configMap: reportConfigMap(report, s.namespace),
+    configMap: outcome.ok ? reportConfigMap(report, s.namespace) : null,
     taint,
   };
 }

@@ -25,7 +25,9 @@ export function renderAgentText(r: AgentRunResult): string {
   for (const e of plan.events) lines.push(`    ${e.type.padEnd(7)} ${e.reason}  ${e.message}`);
   const s = plan.report.summary;
   lines.push(
-    `  Report: ConfigMap ${plan.configMap.metadata.namespace}/${plan.configMap.metadata.name} (${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info)`,
+    plan.configMap
+      ? `  Report: ConfigMap ${plan.configMap.metadata.namespace}/${plan.configMap.metadata.name} (${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info)`
+      : "  Report: not written (the checks did not run; the last report stays and ages)",
   );
   if (plan.taint === null) lines.push("  Taint: off (--taint not given)");
   else if (plan.taint.action === "held") lines.push(`  Taint: held back by the circuit breaker: ${plan.taint.why}`);
