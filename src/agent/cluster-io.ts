@@ -9,7 +9,7 @@ import { statusOf } from "../kube/api/errors.js";
 import type { NodeCondition } from "./condition.js";
 import type { AgentEvent } from "./events.js";
 import { type AgentPlan, type ClusterState, conditionOf, reportErrors } from "./plan.js";
-import { REPORT_DATA_KEY, reportName } from "./report.js";
+import { REPORT_DATA_KEY, reportDigest, reportName } from "./report.js";
 import { TAINT_EFFECT, TAINT_KEY } from "./taint.js";
 import { parseReport } from "./validate.js";
 
@@ -26,43 +26,49 @@ async function readNode(c: AgentCluster, node: string): Promise<V1Node> {
 }
 
 /** What the cluster holds of earlier runs. A report that is missing or unreadable means "no earlier run". */
-export async function readClusterState(
-  c: AgentCluster,
-  node: string,
-  namespace: string,
-  withTaint: boolean,
-): Promise<ClusterState> {
+export async function readClusterState(c: AgentCluster, node: string, namespace: string): Promise<ClusterState> {
   const n = await readNode(c, node);
   let previousErrors: ClusterState["previousErrors"];
+  let lastReport: ClusterState["lastReport"];
   try {
     const cm = await c.clients.core.readNamespacedConfigMap({ name: reportName(node), namespace });
     const parsed = parseReport(cm.data?.[REPORT_DATA_KEY] ?? "");
-    if (parsed.ok) previousErrors = reportErrors(parsed.report);
+    if (parsed.ok) {
+      previousErrors = reportErrors(parsed.report);
+      lastReport = { digest: reportDigest(parsed.report), generatedAt: parsed.report.generatedAt };
+    }
   } catch (err) {
     if (!isNotFound(err)) throw err;
-  }
-  const tainted = (n.spec?.taints ?? []).some((t) => t.key === TAINT_KEY);
-  let taintedNodes = 0;
-  let selectedNodes = 1;
-  if (withTaint) {
-    const list = await c.clients.call({ verb: "list", resource: "nodes" }, () =>
-      c.clients.core.listNode({ labelSelector: `${TAINTED_LABEL}=true` }),
-    );
-    taintedNodes = list.items.length;
-    try {
-      const ds = await c.clients.apps.readNamespacedDaemonSet({ name: c.daemonSet, namespace });
-      selectedNodes = Math.max(1, ds.status?.desiredNumberScheduled ?? 1);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
   }
   return {
     condition: conditionOf(n.status?.conditions) as NodeCondition | undefined,
     previousErrors,
-    tainted,
-    taintedNodes,
-    selectedNodes,
+    lastReport,
+    tainted: (n.spec?.taints ?? []).some((t) => t.key === TAINT_KEY),
+    taintedNodes: 0,
+    selectedNodes: 1,
   };
+}
+
+/**
+ * The circuit breaker's picture, read only when a failing node is about to be tainted: how many nodes carry the
+ * taint (one label-selected list) and how many nodes the agent runs on (its DaemonSet's desired count).
+ */
+export async function readTaintCounts(
+  c: AgentCluster,
+  namespace: string,
+): Promise<{ taintedNodes: number; selectedNodes: number }> {
+  const list = await c.clients.call({ verb: "list", resource: "nodes" }, () =>
+    c.clients.core.listNode({ labelSelector: `${TAINTED_LABEL}=true` }),
+  );
+  let selectedNodes = 1;
+  try {
+    const ds = await c.clients.apps.readNamespacedDaemonSet({ name: c.daemonSet, namespace });
+    selectedNodes = Math.max(1, ds.status?.desiredNumberScheduled ?? 1);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  return { taintedNodes: list.items.length, selectedNodes };
 }
 
 /** Writes a plan: the condition (strategic merge by type: the kubelet's conditions stay), events, report, taint. */

@@ -117,13 +117,23 @@ describe("the agent against a Kubernetes API server", () => {
     const h = host("seed-port-down");
     const input = { node: "gpu-n1", read: h.read, settings, withinGrace: () => false, cluster: c, source: "test" };
     await runOnce(input, new Date("2026-12-01T00:00:00Z"));
+    const writes = () => api!.requests.filter((r) => /^(PATCH|PUT|POST) /.test(r)).length;
     const before = api!.requests.filter((r) => r.startsWith("PATCH") && r.endsWith("/status")).length;
+    const writesBefore = writes();
     // A new process: nothing in memory, only what the cluster holds.
     const again = await runOnce({ ...input }, new Date("2026-12-01T00:05:00Z"));
     expect(again.plan.events).toEqual([]);
     expect(again.plan.statusPatch).toBeNull();
     expect(api!.requests.filter((r) => r.startsWith("PATCH") && r.endsWith("/status")).length).toBe(before);
     expect(events()).toEqual(["Warning PORT_DOWN gpu-n1"]);
+    // Nothing changed and the heartbeat (1200 s) is fresh: the API server sees no write at all.
+    expect(again.plan.configMap).toBeNull();
+    expect(writes()).toBe(writesBefore);
+    // After the heartbeat the condition and the report are written again, and only they.
+    const later = await runOnce({ ...input, known: again.next }, new Date("2026-12-01T00:21:00Z"));
+    expect(later.plan.statusPatch).not.toBeNull();
+    expect(later.plan.configMap).not.toBeNull();
+    expect(writes()).toBe(writesBefore + 2);
   });
 
   test("the loop runs until stopped and keeps going when one run fails", async () => {

@@ -12,7 +12,7 @@ import {
   nextCondition,
 } from "./condition.js";
 import { type AgentEvent, errorKeys, eventsBetween, type ProblemKey } from "./events.js";
-import { buildReport, type NodeReport, reportConfigMap } from "./report.js";
+import { buildReport, type NodeReport, reportConfigMap, reportDigest } from "./report.js";
 import { decideTaint, type TaintDecision } from "./taint.js";
 
 export type AgentSettings = {
@@ -27,6 +27,8 @@ export type ClusterState = {
   condition?: NodeCondition | undefined;
   /** The errors the last report listed; undefined when there is no report (first run on this node). */
   previousErrors?: ProblemKey[] | undefined;
+  /** The last report written: its digest and time (an unchanged report is rewritten only every heartbeat). */
+  lastReport?: { digest: string; generatedAt: string } | undefined;
   tainted: boolean;
   taintedNodes: number;
   selectedNodes: number;
@@ -41,7 +43,10 @@ export type AgentPlan = {
   statusPatch: { status: { conditions: NodeCondition[] } } | null;
   events: AgentEvent[];
   report: NodeReport;
-  /** The report's ConfigMap; null when the checks could not run (the last good report stays, and ages). */
+  /**
+   * The report's ConfigMap; null when it need not be written: the checks could not run (the last good report stays,
+   * and ages), or it says what the last one said and that one is younger than the heartbeat.
+   */
   configMap: ReturnType<typeof reportConfigMap> | null;
   taint: TaintDecision | null;
 };
@@ -85,8 +90,40 @@ export function planRun(
     statusPatch: write ? { status: { conditions: [condition] } } : null,
     events,
     report,
-    configMap: outcome.ok ? reportConfigMap(report, s.namespace) : null,
+    configMap:
+      outcome.ok && reportNeedsWrite(report, state.lastReport, now, s.heartbeatSeconds)
+        ? reportConfigMap(report, s.namespace)
+        : null,
     taint,
+  };
+}
+
+function reportNeedsWrite(
+  report: NodeReport,
+  last: ClusterState["lastReport"],
+  now: Date,
+  heartbeatSeconds: number,
+): boolean {
+  if (last === undefined || last.digest !== reportDigest(report)) return true;
+  const at = Date.parse(last.generatedAt);
+  return !Number.isFinite(at) || now.getTime() - at >= heartbeatSeconds * 1000;
+}
+
+/**
+ * What the cluster holds after a plan is applied: the agent keeps this in memory, so that a steady run reads
+ * nothing from the API server (a restarted agent reads it back once, readClusterState).
+ */
+export function stateAfter(plan: AgentPlan, before: ClusterState, outcomeOk: boolean): ClusterState {
+  const tainted = plan.taint?.action === "taint" ? true : plan.taint?.action === "untaint" ? false : before.tainted;
+  return {
+    condition: plan.statusPatch ? plan.condition : before.condition,
+    previousErrors: outcomeOk ? errorKeys(plan.report.findings) : before.previousErrors,
+    lastReport: plan.configMap
+      ? { digest: reportDigest(plan.report), generatedAt: plan.report.generatedAt }
+      : before.lastReport,
+    tainted,
+    taintedNodes: 0,
+    selectedNodes: 1,
   };
 }
 

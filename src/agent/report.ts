@@ -14,6 +14,8 @@ export const REPORT_SCHEMA_VERSION = 1;
 export const REPORT_KIND = "kube-rdma.io/NodeReport";
 export const REPORT_LABEL = "kube-rdma.io/node-report";
 export const REPORT_NODE_ANNOTATION = "kube-rdma.io/node";
+/** A digest of what the report says (not when): the agent rewrites an unchanged report only every heartbeat. */
+export const REPORT_DIGEST_ANNOTATION = "kube-rdma.io/report-digest";
 export const REPORT_DATA_KEY = "report.json";
 /** A failing node's report keeps its first findings only: a ConfigMap holds at most 1 MiB. */
 export const REPORT_FINDINGS_LIMIT = 200;
@@ -22,7 +24,7 @@ export type NodeReport = {
   schemaVersion: typeof REPORT_SCHEMA_VERSION;
   kind: typeof REPORT_KIND;
   node: string;
-  /** When the checks ran (RFC 3339). */
+  /** When this report was written (RFC 3339); an unchanged report is rewritten at least every heartbeat. */
   generatedAt: string;
   agentVersion: string;
   /** The condition's status this run wrote. */
@@ -72,6 +74,12 @@ export function buildReport(i: ReportInput): NodeReport {
   };
 }
 
+/** What the report says, as a short digest: ready, findings, values and rails (not the time). */
+export function reportDigest(r: NodeReport): string {
+  const what = JSON.stringify([r.ready, r.findings, r.findingsOmitted, r.values, r.rails, r.error ?? null]);
+  return createHash("sha256").update(what).digest("hex").slice(0, 16);
+}
+
 /** The ConfigMap that holds a report. */
 export function reportConfigMap(report: NodeReport, namespace: string) {
   return {
@@ -81,7 +89,7 @@ export function reportConfigMap(report: NodeReport, namespace: string) {
       name: reportName(report.node),
       namespace,
       labels: { [REPORT_LABEL]: "true", "app.kubernetes.io/name": "kube-rdma", "app.kubernetes.io/component": "agent" },
-      annotations: { [REPORT_NODE_ANNOTATION]: report.node },
+      annotations: { [REPORT_NODE_ANNOTATION]: report.node, [REPORT_DIGEST_ANNOTATION]: reportDigest(report) },
     },
     data: { [REPORT_DATA_KEY]: JSON.stringify(report) },
   };

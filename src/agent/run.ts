@@ -3,8 +3,8 @@ import type { OptionValues } from "../cli/spec.js";
 import { str } from "../cli/spec.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { analyseInventory } from "../kube/fleet/node-analyser.js";
-import { type AgentCluster, applyPlan, readClusterState } from "./cluster-io.js";
-import { type AgentSettings, type ClusterState, planRun, type RunOutcome } from "./plan.js";
+import { type AgentCluster, applyPlan, readClusterState, readTaintCounts } from "./cluster-io.js";
+import { type AgentSettings, type ClusterState, planRun, type RunOutcome, stateAfter } from "./plan.js";
 import type { AgentRunResult } from "./render.js";
 
 export { AGENT_ROLE } from "./cluster-io.js";
@@ -17,6 +17,8 @@ export type AgentRunInput = {
   /** null: a dry run, no cluster. */
   cluster: AgentCluster | null;
   source: string;
+  /** What the cluster holds, as the previous run of this process left it; absent: read it from the API. */
+  known?: ClusterState | undefined;
   /** The previous run's node model: counter deltas (link downs, flaps) are judged against it. */
   earlier?: { inventory: NodeInventory; seconds: number } | undefined;
 };
@@ -43,17 +45,25 @@ async function check(input: AgentRunInput): Promise<{ outcome: RunOutcome; inven
   }
 }
 
-export async function runOnce(
-  input: AgentRunInput,
-  now = new Date(),
-): Promise<AgentRunResult & { inventory?: NodeInventory }> {
+export type OnceResult = AgentRunResult & { inventory?: NodeInventory; next: ClusterState };
+
+export async function runOnce(input: AgentRunInput, now = new Date()): Promise<OnceResult> {
   const { outcome, inventory } = await check(input);
-  const state = input.cluster
-    ? await readClusterState(input.cluster, input.node, input.settings.namespace, input.settings.taint !== null)
-    : FRESH;
-  const plan = planRun(input.node, outcome, state, input.settings, now);
-  if (input.cluster) await applyPlan(input.cluster, plan, now);
-  return { plan, dryRun: input.cluster === null, source: input.source, ...(inventory ? { inventory } : {}) };
+  const { cluster, settings } = input;
+  let state = input.known ?? (cluster ? await readClusterState(cluster, input.node, settings.namespace) : FRESH);
+  const failing = outcome.ok && !outcome.withinGrace && outcome.analysis.findings.some((f) => f.severity === "error");
+  if (cluster && settings.taint !== null && failing && !state.tainted) {
+    state = { ...state, ...(await readTaintCounts(cluster, settings.namespace)) };
+  }
+  const plan = planRun(input.node, outcome, state, settings, now);
+  if (cluster) await applyPlan(cluster, plan, now);
+  return {
+    plan,
+    dryRun: cluster === null,
+    source: input.source,
+    next: stateAfter(plan, state, outcome.ok),
+    ...(inventory ? { inventory } : {}),
+  };
 }
 
 export type LoopInput = AgentRunInput & {
@@ -97,17 +107,20 @@ export async function runLoop(input: LoopInput): Promise<number> {
     process.once("SIGINT", stop);
   }
   let earlier: AgentRunInput["earlier"];
+  let known: ClusterState | undefined;
   let last = Date.now();
   try {
     while (!controller.signal.aborted) {
       try {
-        const r = await runOnce({ ...input, earlier });
+        const r = await runOnce({ ...input, earlier, known });
+        known = r.next;
         const c = r.plan.condition;
         input.log(
           `kube-rdma agent: ${input.node} ${c.type}=${c.status} (${c.reason}); ${r.plan.events.length} event(s)\n`,
         );
         if (r.inventory) earlier = { inventory: r.inventory, seconds: (Date.now() - last) / 1000 };
       } catch (err) {
+        known = undefined; // read the cluster's copy again: a failed write may have left it behind ours
         input.log(
           `kube-rdma agent: this run failed, retrying at the next interval: ${err instanceof Error ? err.message : String(err)}\n`,
         );
