@@ -116,7 +116,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
       type: "number",
       valueName: "SECONDS",
       description:
-        "verify: judge a node from its agent's report when it is at most this old (default 900; 0: always start a pod)",
+        "verify: judge a node from its agent's report when it is at most this old (default 1800: the agent rewrites it every 1200 s at least; 0: always start a pod)",
     },
     { name: "selector", short: "l", type: "string", valueName: "SELECTOR", description: "Label selector for nodes" },
     {
@@ -280,7 +280,7 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
       return 0;
     }
 
-    const maxAge = num(values, "max-age") ?? 900;
+    const maxAge = num(values, "max-age") ?? 1800;
     if (!(maxAge >= 0 && maxAge <= 7 * 86400)) {
       throw new UsageError(`--max-age expects seconds from 0 (never read agent reports) to 604800; got ${maxAge}.`);
     }
