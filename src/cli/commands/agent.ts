@@ -5,6 +5,10 @@ import { renderReport } from "../../report/registry.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { inventoryFromFlags } from "../source.js";
 import { bool, type CommandSpec, num, type OptionValues, str, UsageError } from "../spec.js";
+import { command as collect } from "./collect.js";
+
+/** How a DaemonSet pod reads its host: the same two options as the collector's (`collect --help`). */
+const HOST_READ_OPTIONS = collect.options.filter((o) => o.name === "host-commands" || o.name === "own-proc");
 
 const DEFAULTS = { interval: 300, heartbeat: 1200, grace: 600, share: 0.1, namespace: "kube-rdma" } as const;
 
@@ -42,6 +46,7 @@ In a DaemonSet it reads the host mounted read-only at /host (--root /host) and N
 Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (with --once), 2 could not run.`,
   options: [
     ...SOURCE_OPTIONS,
+    ...HOST_READ_OPTIONS,
     OUTPUT_OPTION,
     ...KUBECONFIG_OPTIONS,
     {
