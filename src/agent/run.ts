@@ -38,7 +38,10 @@ const FRESH: ClusterState = { tainted: false, taintedNodes: 0, selectedNodes: 1 
 async function check(input: AgentRunInput): Promise<{ outcome: RunOutcome; inventory?: NodeInventory }> {
   try {
     const inventory = await input.read();
-    const analysis = analyseInventory(inventory, input.earlier ? { earlier: input.earlier } : {});
+    const analysis = analyseInventory(
+      inventory,
+      input.earlier ? { earlier: input.earlier, countersSinceEarlier: true } : {},
+    );
     return { outcome: { ok: true, analysis, withinGrace: input.withinGrace() }, inventory };
   } catch (err) {
     return { outcome: { ok: false, reason: err instanceof Error ? err.message : String(err) } };
