@@ -6,6 +6,7 @@ import { readInventory } from "../inventory/index.js";
 import { makeClients } from "../kube/api/client.js";
 import { loadKubeConfig } from "../kube/api/config.js";
 import { AGENT_ROLE, TAINTED_LABEL } from "./cluster-io.js";
+import { createAgentMetrics } from "./metrics.js";
 import type { AgentSettings } from "./plan.js";
 import { REPORT_DATA_KEY } from "./report.js";
 import { runLoop, runOnce } from "./run.js";
@@ -142,7 +143,9 @@ describe("the agent against a Kubernetes API server", () => {
     const h = host("a100-8x-roce-seed");
     const stop = new AbortController();
     const log: string[] = [];
+    const metrics = createAgentMetrics("gpu-n1");
     const code = await runLoop({
+      metrics,
       node: "gpu-n1",
       read: async () => {
         reads++;
@@ -163,6 +166,11 @@ describe("the agent against a Kubernetes API server", () => {
     expect(reads).toBe(3);
     expect(log.join("")).toMatch(/RDMAReady=Unknown \(RDMACheckFailed\)/);
     expect(rdmaReady()).toMatchObject({ status: "True" });
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^kube_rdma_node_ready\{node="gpu-n1"\} 1$/m);
+    expect(text).toMatch(/^kube_rdma_port_active\{hca="mlx5_3",port="1",role="data",node="gpu-n1"\} 1$/m);
+    expect(text).toMatch(/^kube_rdma_port_rate_gbps\{hca="mlx5_3",port="1",node="gpu-n1"\} 200$/m);
+    expect(text).toMatch(/^kube_rdma_last_run_duration_seconds\{node="gpu-n1"\} [0-9.e-]+$/m);
   });
 
   test("a run that could not check keeps the last report: the errors it held are not forgotten", async () => {

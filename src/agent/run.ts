@@ -4,6 +4,7 @@ import { str } from "../cli/spec.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { analyseInventory } from "../kube/fleet/node-analyser.js";
 import { type AgentCluster, applyPlan, readClusterState, readTaintCounts } from "./cluster-io.js";
+import type { AgentMetrics } from "./metrics.js";
 import { type AgentSettings, type ClusterState, planRun, type RunOutcome, stateAfter } from "./plan.js";
 import type { AgentRunResult } from "./render.js";
 
@@ -74,6 +75,8 @@ export type LoopInput = AgentRunInput & {
   intervalSeconds: number;
   log: (line: string) => void;
   signal?: AbortSignal;
+  /** Set after every run (the /metrics endpoint serves its registry). */
+  metrics?: AgentMetrics;
   /** For tests: a shorter wait than `intervalSeconds`. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };
@@ -115,7 +118,9 @@ export async function runLoop(input: LoopInput): Promise<number> {
   try {
     while (!controller.signal.aborted) {
       try {
+        const t0 = performance.now();
         const r = await runOnce({ ...input, earlier, known });
+        input.metrics?.record(r.plan, r.inventory, (performance.now() - t0) / 1000);
         known = r.next;
         const c = r.plan.condition;
         input.log(

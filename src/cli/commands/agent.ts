@@ -95,6 +95,12 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       description: "With --taint: the largest share of the agent's nodes tainted at once (0..1; at least one node)",
     },
     {
+      name: "metrics-addr",
+      type: "string",
+      valueName: "ADDR",
+      description: "Serve Prometheus metrics on ADDR (host:port, :port = 127.0.0.1) at /metrics while the loop runs",
+    },
+    {
       name: "daemonset",
       type: "string",
       valueName: "NAME",
@@ -151,6 +157,32 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       io.stdout(await renderReport(AGENT_REPORT, result, output));
       return result.plan.report.summary.errors > 0 ? 1 : 0;
     }
-    return runLoop({ node, read, settings, withinGrace, cluster, source, intervalSeconds, log: io.stderr });
+    const addr = str(values, "metrics-addr");
+    let metrics: import("../../agent/metrics.js").AgentMetrics | undefined;
+    let server: import("node:http").Server | undefined;
+    if (addr !== undefined) {
+      const { parseListenAddress, serveMetrics } = await import("../../device-plugin/metrics.js");
+      const listen = parseListenAddress(addr);
+      if (!listen)
+        throw new UsageError(`--metrics-addr expects host:port, :port or port; got ${JSON.stringify(addr)}.`);
+      const { createAgentMetrics } = await import("../../agent/metrics.js");
+      metrics = createAgentMetrics(node);
+      server = await serveMetrics(metrics.registry, listen);
+    }
+    try {
+      return await runLoop({
+        node,
+        read,
+        settings,
+        withinGrace,
+        cluster,
+        source,
+        intervalSeconds,
+        log: io.stderr,
+        ...(metrics ? { metrics } : {}),
+      });
+    } finally {
+      server?.close();
+    }
   },
 };
