@@ -181,9 +181,13 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   PORT_ERROR_COUNTERS: {
     severity: "warning",
     title: "Link error counters",
-    message: (e: PortEvidence & { counters: Record<string, number> }) =>
-      `${e.port} has non-zero link error counters: ${counterList(e.counters)} (since they were last cleared, ` +
-      "usually at boot): a marginal cable or optic, or a link that went down.",
+    message: (e: PortEvidence & { counters: Record<string, number>; sinceSeconds?: number }) =>
+      `${e.port} ${e.sinceSeconds === undefined ? "has non-zero link error counters" : "counted link errors"}: ` +
+      `${counterList(e.counters)} ` +
+      (e.sinceSeconds === undefined
+        ? "(since they were last cleared, usually at boot)"
+        : `in the last ${Math.round(e.sinceSeconds)} s`) +
+      ": a marginal cable or optic, or a link that went down.",
     fix: (e: PortEvidence) =>
       "See whether they grow: rerun `kube-rdma verify` after a job, or watch " +
       `\`cat /sys/class/infiniband/${e.hca}/ports/${e.portNumber}/counters/symbol_error\`; if they do, reseat or ` +
@@ -192,8 +196,9 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   ROCE_COUNTERS: {
     severity: "warning",
     title: "RoCE transport error counters",
-    message: (e: PortEvidence & { counters: Record<string, number> }) =>
-      `${e.port} has RoCE transport error counters: ${counterList(e.counters)}: packets were lost or reordered and ` +
+    message: (e: PortEvidence & { counters: Record<string, number>; sinceSeconds?: number }) =>
+      `${e.port} has RoCE transport error counters: ${counterList(e.counters)}` +
+      `${e.sinceSeconds === undefined ? "" : ` (grown in the last ${Math.round(e.sinceSeconds)} s)`}: packets were lost or reordered and ` +
       "had to be retransmitted, usually a lossy fabric (PFC/ECN not configured end to end).",
     fix: (e: PortEvidence) =>
       `Check lossless settings (\`mlnx_qos -i ${e.netdev ?? "<netdev>"}\` for PFC on the RoCE priority, ` +

@@ -28,17 +28,40 @@ function nonZero(values: Record<string, number>, names: readonly string[]): Reco
   return hits.length ? Object.fromEntries(hits.map((n) => [n, values[n]!])) : null;
 }
 
+/** How much each counter grew since `before` (a counter that went back was reset: it counts from zero). */
+export function counterGrowth(
+  before: Record<string, number> | undefined,
+  after: Record<string, number>,
+): Record<string, number> {
+  if (before === undefined) return {};
+  const out: Record<string, number> = {};
+  for (const [name, v] of Object.entries(after)) {
+    const old = before[name];
+    if (old === undefined) continue;
+    out[name] = v >= old ? v - old : v;
+  }
+  return out;
+}
+
 export const countersCheck: Check = {
   name: "error-counters",
   codes: ["PORT_ERROR_COUNTERS", "ROCE_COUNTERS"],
-  run(inv) {
+  run(inv, opts) {
     const out: Finding[] = [];
+    const earlier = opts.countersSinceEarlier ? opts.earlier?.inventory : undefined;
+    const portBefore = (hca: string, port: number) =>
+      earlier?.hcas.find((h) => h.name === hca)?.ports.find((p) => p.port === port);
     for (const dp of dataPorts(inv)) {
       const subject = portSubject(dp.hca, dp.port);
-      const link = nonZero(dp.port.counters, LINK_ERROR_COUNTERS);
-      if (link) out.push(finding("PORT_ERROR_COUNTERS", subject, { ...portEvidence(inv, dp), counters: link }));
-      const roce = isRoce(dp.port) ? nonZero(dp.port.hwCounters, ROCE_ERROR_COUNTERS) : null;
-      if (roce) out.push(finding("ROCE_COUNTERS", subject, { ...portEvidence(inv, dp), counters: roce }));
+      const old = earlier ? portBefore(dp.hca.name, dp.port.port) : undefined;
+      const counters = earlier ? counterGrowth(old?.counters, dp.port.counters) : dp.port.counters;
+      const hw = earlier ? counterGrowth(old?.hwCounters, dp.port.hwCounters) : dp.port.hwCounters;
+      const link = nonZero(counters, LINK_ERROR_COUNTERS);
+      const since = earlier && opts.earlier ? { sinceSeconds: opts.earlier.seconds } : {};
+      if (link)
+        out.push(finding("PORT_ERROR_COUNTERS", subject, { ...portEvidence(inv, dp), counters: link, ...since }));
+      const roce = isRoce(dp.port) ? nonZero(hw, ROCE_ERROR_COUNTERS) : null;
+      if (roce) out.push(finding("ROCE_COUNTERS", subject, { ...portEvidence(inv, dp), counters: roce, ...since }));
     }
     return out;
   },

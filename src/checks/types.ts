@@ -12,6 +12,11 @@ export type CheckOptions = {
   shmMinBytes?: number;
   /** An earlier reading of the same node, `seconds` before this one (`verify --watch`): enables the flap check. */
   earlier?: { inventory: NodeInventory; seconds: number };
+  /**
+   * With `earlier`: judge error counters by how much they grew since it, not by their totals since boot (the node
+   * agent: counters that grew before it started, or before the last run, are old news it already reported).
+   */
+  countersSinceEarlier?: boolean;
 };
 
 /** One small named rule: inventory in, findings out. Pure and fast: `fleet verify` runs it on many nodes. */

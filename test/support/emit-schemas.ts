@@ -4,6 +4,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { AGENT_MANIFEST_FILE, renderAgentManifests } from "../../src/agent/manifests.js";
+import { NODE_REPORT_SCHEMA } from "../../src/agent/validate.js";
 import { COMMANDS_SCHEMA, SNAPSHOT_SCHEMA } from "../../src/host/snapshot-schema.js";
 import { ADMISSION_POLICY_FILE, renderAdmissionPolicy } from "../../src/kube/fleet/admission-policy.js";
 
@@ -13,6 +15,8 @@ export function schemaDocs(): Record<string, string> {
     "docs/snapshot.schema.json": `${JSON.stringify(SNAPSHOT_SCHEMA, null, 2)}\n`,
     "docs/commands.schema.json": `${JSON.stringify(COMMANDS_SCHEMA, null, 2)}\n`,
     [ADMISSION_POLICY_FILE]: renderAdmissionPolicy(),
+    "docs/node-report.schema.json": `${JSON.stringify(NODE_REPORT_SCHEMA, null, 2)}\n`,
+    [AGENT_MANIFEST_FILE]: renderAgentManifests(),
   };
 }
 

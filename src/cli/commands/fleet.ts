@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { markReportSources, nodesFromReports } from "../../agent/fleet-sources.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
@@ -110,6 +111,13 @@ deploy/fleet/bench-rbac.yaml. --simulate N runs the same planner and diagnosis a
 planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).`,
   options: [
     { name: "node", type: "strings", valueName: "NAME", description: "Node(s) to verify" },
+    {
+      name: "max-age",
+      type: "number",
+      valueName: "SECONDS",
+      description:
+        "verify: judge a node from its agent's report when it is at most this old (default 1800: the agent rewrites it every 1200 s at least; 0: always start a pod)",
+    },
     { name: "selector", short: "l", type: "string", valueName: "SELECTOR", description: "Label selector for nodes" },
     {
       name: "image",
@@ -272,6 +280,14 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
       return 0;
     }
 
+    const maxAge = num(values, "max-age") ?? 1800;
+    if (!(maxAge >= 0 && maxAge <= 7 * 86400)) {
+      throw new UsageError(`--max-age expects seconds from 0 (never read agent reports) to 604800; got ${maxAge}.`);
+    }
+    const fromReports = await nodesFromReports(connect().clients, namespace, nodes, maxAge);
+    if (fromReports) io.stderr(fromReports.line);
+    const toCollect = fromReports ? fromReports.read.toCollect.map((c) => c.node) : nodes;
+
     const progressWhen = str(values, "progress") ?? "auto";
     const showProgress = progressWhen === "always" || (progressWhen === "auto" && process.stderr.isTTY === true);
     let failed = 0;
@@ -279,14 +295,14 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    const threads = threadsGiven ?? defaultAnalysisThreads(nodes.length);
+    const threads = toCollect.length === 0 ? 0 : (threadsGiven ?? defaultAnalysisThreads(toCollect.length));
     const saveDir = str(values, "save-snapshots");
     const saver = saveDir !== undefined ? await snapshotSaver(saveDir, io.cwd) : null;
     const pool = threads > 0 ? createAnalysisPool(threads) : null;
     let run: Awaited<ReturnType<typeof collectFleet<NodeAnalysis>>>;
     try {
       run = await collectFleet(connect().clients, {
-        nodes,
+        nodes: toCollect,
         namespace,
         image,
         runId,
@@ -314,7 +330,8 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
     }
     if (saver) io.stderr(saver.report());
     const strict = bool(values, "strict");
-    const report = buildFleetReport(run.outcomes, strict);
+    const report = buildFleetReport([...(fromReports?.read.outcomes ?? []), ...run.outcomes], strict);
+    if (fromReports) markReportSources(report, fromReports.read);
     const result = {
       report,
       strict,
@@ -326,6 +343,8 @@ planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedS
         podsDeleted: run.deleted.length,
         podsLeft: run.leftBehind,
         interrupted: run.interrupted,
+        fromReports: fromReports?.read.outcomes.length ?? 0,
+        collected: run.outcomes.length,
       },
     };
     io.stdout(await renderReport(FLEET_VERIFY_REPORT, result, str(values, "output") ?? "text"));

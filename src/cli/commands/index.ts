@@ -41,6 +41,11 @@ export const COMMANDS: readonly CommandEntry[] = [
       "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
     load: () => import("./fleet.js"),
   },
+  {
+    name: "agent",
+    summary: "Watch this node's RDMA health: Node condition RDMAReady, Events, a report, an optional taint",
+    load: () => import("./agent.js"),
+  },
   { name: "examples", summary: "List the embedded example hosts", load: () => import("./examples.js") },
   {
     name: "preflight",

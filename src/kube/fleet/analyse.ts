@@ -14,6 +14,8 @@ export type NodeResult = {
   findings: Finding[];
   /** Why it could not be verified (collector failed, timeout…). */
   reason?: string;
+  /** Where the result came from: the node agent's report, or a collector pod started by this run. */
+  source?: "report" | "pod";
 };
 
 export type FleetReport = {

@@ -1,8 +1,9 @@
-import { runChecks } from "../../checks/index.js";
+import { type CheckOptions, runChecks } from "../../checks/index.js";
 import type { Finding } from "../../core/finding.js";
 import { SnapshotHostReader } from "../../host/index.js";
 import type { Snapshot } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
+import type { NodeInventory } from "../../inventory/types.js";
 import { attributeValues } from "./consistency.js";
 import { type NodeRail, railsOf } from "./rails.js";
 import type { LogOutcome } from "./run.js";
@@ -16,8 +17,14 @@ export type NodeAnalysis = { findings: Finding[]; values: Record<string, string>
  * checks. The collector pod is not the training pod, so pod-level checks (IPC_LOCK, memlock, /dev/shm) stay off.
  */
 export async function analyseSnapshot(snapshot: Snapshot): Promise<NodeAnalysis> {
-  const inventory = await readInventory(new SnapshotHostReader(snapshot, `collector snapshot of ${snapshot.host}`));
-  return { findings: runChecks(inventory), values: attributeValues(inventory), rails: railsOf(inventory) };
+  return analyseInventory(
+    await readInventory(new SnapshotHostReader(snapshot, `collector snapshot of ${snapshot.host}`)),
+  );
+}
+
+/** One node model → what the fleet keeps of it (the node agent's report holds the same). */
+export function analyseInventory(inventory: NodeInventory, opts: CheckOptions = {}): NodeAnalysis {
+  return { findings: runChecks(inventory, opts), values: attributeValues(inventory), rails: railsOf(inventory) };
 }
 
 /**

@@ -8,7 +8,17 @@ export type FleetVerifyResult = {
   report: FleetReport;
   strict: boolean;
   context: string;
-  run: { id: string; namespace: string; image: string; podsDeleted: number; podsLeft: string[]; interrupted: boolean };
+  run: {
+    id: string;
+    namespace: string;
+    image: string;
+    podsDeleted: number;
+    podsLeft: string[];
+    interrupted: boolean;
+    /** Nodes judged from their agent's report, and nodes collected by this run's pods. */
+    fromReports?: number;
+    collected?: number;
+  };
 };
 
 export const FLEET_VERIFY_REPORT = defineReport<FleetVerifyResult>({

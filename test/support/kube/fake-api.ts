@@ -21,6 +21,7 @@ const TYPES: ResourceType[] = [
   { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
   { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true },
   { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
+  { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true },
   { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
   { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
   { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
@@ -109,6 +110,25 @@ function matchesFields(obj: Obj, selector: string | null): boolean {
     const actual = (path ?? "").split(".").reduce<unknown>((o, k) => (o as Obj | undefined)?.[k], obj);
     return String(actual ?? "") === value;
   });
+}
+
+/**
+ * Strategic merge patch, as far as the tests use it: a merge patch in which a list of conditions merges by `type`
+ * (the patchMergeKey of NodeStatus.conditions and PodStatus.conditions), so the kubelet's conditions stay.
+ */
+function strategicPatch(target: Obj, patch: Obj): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === "conditions" && Array.isArray(v) && Array.isArray(target[k])) {
+      for (const c of v as Obj[]) {
+        const i = (target[k] as Obj[]).findIndex((t) => t.type === c.type);
+        if (i >= 0) target[k][i] = c;
+        else target[k].push(c);
+      }
+    } else if (v === null) delete target[k];
+    else if (typeof v === "object" && !Array.isArray(v) && typeof target[k] === "object" && target[k] !== null) {
+      strategicPatch(target[k], v as Obj);
+    } else target[k] = v;
+  }
 }
 
 /** RFC 7386 JSON merge patch: objects merge, null deletes, anything else replaces. */
@@ -205,11 +225,13 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
           ? "delete"
           : method === "PATCH"
             ? "patch"
-            : name
-              ? "get"
-              : url.searchParams.get("watch") === "true"
-                ? "watch"
-                : "list";
+            : method === "PUT"
+              ? "update"
+              : name
+                ? "get"
+                : url.searchParams.get("watch") === "true"
+                  ? "watch"
+                  : "list";
     const denied = opts.deny?.some((d) => d.verb === verb && d.resource === (sub ? `${plural}/${sub}` : plural));
     if (denied) {
       const scope = namespace ? `in the namespace "${namespace}"` : "at the cluster scope";
@@ -306,13 +328,28 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       const o = find();
       if (!o) return notFound();
       const type_ = req.headers["content-type"] ?? "";
-      if (!type_.startsWith("application/merge-patch+json")) {
+      if (type_.startsWith("application/strategic-merge-patch+json")) strategicPatch(o, await body(req));
+      else if (type_.startsWith("application/merge-patch+json")) mergePatch(o, await body(req));
+      else {
         return status(res, 415, "UnsupportedMediaType", `the fake API server only takes merge patches, not ${type_}`);
       }
-      mergePatch(o, await body(req));
       o.metadata.resourceVersion = nextRv();
       changed(type.plural, "MODIFIED", o);
       return json(res, 200, { apiVersion, kind: type.kind, ...o });
+    }
+    if (method === "PUT" && name) {
+      const o = find();
+      if (!o) return notFound();
+      const next = await body(req);
+      next.metadata = {
+        ...next.metadata,
+        uid: o.metadata.uid,
+        resourceVersion: nextRv(),
+        namespace: o.metadata.namespace,
+      };
+      items[items.indexOf(o)] = next;
+      changed(type.plural, "MODIFIED", next);
+      return json(res, 200, { apiVersion, kind: type.kind, ...next });
     }
     if (method === "DELETE" && name) {
       const o = find();
