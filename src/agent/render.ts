@@ -1,12 +1,25 @@
+import type { QuarantineFile } from "../device-plugin/quarantine.js";
 /** `agent --once` in words: what the agent wrote (or, with --dry-run, would write) for its node. */
 import type { AgentPlan } from "./plan.js";
 
 export const AGENT_SCHEMA_VERSION = 1;
 
-export type AgentRunResult = { plan: AgentPlan; dryRun: boolean; source: string };
+export type AgentRunResult = {
+  plan: AgentPlan;
+  dryRun: boolean;
+  source: string;
+  /** The HCAs in error, for the device plugin's --quarantine-file; null when the checks could not run. */
+  quarantine: QuarantineFile | null;
+};
 
 export function agentStructured(r: AgentRunResult) {
-  return { schemaVersion: AGENT_SCHEMA_VERSION, dryRun: r.dryRun, source: r.source, ...r.plan };
+  return {
+    schemaVersion: AGENT_SCHEMA_VERSION,
+    dryRun: r.dryRun,
+    source: r.source,
+    ...r.plan,
+    quarantine: r.quarantine,
+  };
 }
 
 export function renderAgentText(r: AgentRunResult): string {
@@ -28,6 +41,11 @@ export function renderAgentText(r: AgentRunResult): string {
     plan.configMap
       ? `  Report: ConfigMap ${plan.configMap.metadata.namespace}/${plan.configMap.metadata.name} (${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info)`
       : "  Report: not written (the checks did not run; the last report stays and ages)",
+  );
+  const q = r.quarantine?.hcas ?? [];
+  lines.push(
+    `  Quarantine: ${q.length === 0 ? "no HCA" : q.map((h) => `${h.hca} (${h.codes.join(", ")})`).join(", ")}` +
+      (q.length ? " — Unhealthy in the device plugin given --quarantine-file" : ""),
   );
   if (plan.taint === null) lines.push("  Taint: off (--taint not given)");
   else if (plan.taint.action === "held") lines.push(`  Taint: held back by the circuit breaker: ${plan.taint.why}`);

@@ -1,6 +1,8 @@
 /** The agent's runs: read the node, check it, decide (plan.ts), write (cluster-io.ts) or print. */
+import { rename, writeFile } from "node:fs/promises";
 import type { OptionValues } from "../cli/spec.js";
 import { str } from "../cli/spec.js";
+import { type QuarantineFile, quarantineOf } from "../device-plugin/quarantine.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { analyseInventory } from "../kube/fleet/node-analyser.js";
 import { type AgentCluster, applyPlan, readClusterState, readTaintCounts } from "./cluster-io.js";
@@ -18,6 +20,8 @@ export type AgentRunInput = {
   /** null: a dry run, no cluster. */
   cluster: AgentCluster | null;
   source: string;
+  /** Where to write the quarantined HCAs for the device plugin in the same pod (`--quarantine-file`). */
+  quarantineFile?: string | undefined;
   /** What the cluster holds, as the previous run of this process left it; absent: read it from the API. */
   known?: ClusterState | undefined;
   /** The previous run's node model: counter deltas (link downs, flaps) are judged against it. */
@@ -51,6 +55,13 @@ async function check(input: AgentRunInput): Promise<{ outcome: RunOutcome; inven
 
 export type OnceResult = AgentRunResult & { inventory?: NodeInventory; next: ClusterState };
 
+/** Writes the quarantine file atomically (a temporary file renamed over it): the plugin never reads half a file. */
+async function writeQuarantine(path: string, q: QuarantineFile): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(q)}\n`, { mode: 0o644 });
+  await rename(tmp, path);
+}
+
 export async function runOnce(input: AgentRunInput, now = new Date()): Promise<OnceResult> {
   const { outcome, inventory } = await check(input);
   const { cluster, settings } = input;
@@ -61,8 +72,19 @@ export async function runOnce(input: AgentRunInput, now = new Date()): Promise<O
   }
   const plan = planRun(input.node, outcome, state, settings, now);
   if (cluster) await applyPlan(cluster, plan, now);
+  const quarantine =
+    outcome.ok && inventory
+      ? quarantineOf(
+          input.node,
+          outcome.analysis.findings,
+          inventory.hcas.map((h) => h.name),
+          now,
+        )
+      : null;
+  if (quarantine && input.quarantineFile && cluster) await writeQuarantine(input.quarantineFile, quarantine);
   return {
     plan,
+    quarantine,
     dryRun: cluster === null,
     source: input.source,
     next: stateAfter(plan, state, outcome.ok),

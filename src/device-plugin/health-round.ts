@@ -35,6 +35,7 @@ export function judgeReadings(
           present: r.present,
           ports,
           ...(r.missingDevices?.length ? { missingDevices: r.missingDevices } : {}),
+          ...(r.quarantined?.length ? { quarantinedBy: r.quarantined } : {}),
         });
       }
     }

@@ -34,6 +34,8 @@ export type PluginConfig = {
   deriveEnv: DeriveEnv | null;
   log: Logger;
   metricsAddr?: { host: string; port: number };
+  /** The node agent's quarantine file (an emptyDir shared in the pod), and how old it may be before it is ignored. */
+  quarantine?: { path: string; maxAgeSeconds: number };
 };
 
 /** A plugin that could not start (missing plugin dir, socket in use): the CLI turns it into exit 2. */

@@ -3,6 +3,7 @@
  * (retrying with backoff), re-registers after a kubelet restart without losing its device list, polls port health
  * and re-reads the node model when HCAs appear or vanish.
  */
+import { closeSync, openSync, readSync } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
@@ -20,6 +21,7 @@ import { judgeReadings } from "./health-round.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { NodeModel } from "./node-model.js";
 import { type PluginConfig, PluginStartError } from "./plugin-config.js";
+import { QUARANTINE_MAX_BYTES, readQuarantine } from "./quarantine.js";
 import { Registrar, registerRequest, socketNameFor } from "./registration.js";
 import { closeServer, listenDevicePlugin } from "./server.js";
 import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
@@ -159,10 +161,13 @@ export class RdmaDevicePlugin {
       }
       const current = this.node.view ?? view;
       const exists = (path: string) => (this.existence ? this.existence.exists(path) : this.files.exists(path));
+      const quarantined = this.readQuarantined();
       const readings = current.hcas.map((h) => {
         const reading = this.files.readHca(h.name);
         const missing = missingVerbsDevices(current.plan.specsByHca.get(h.name) ?? [], exists);
-        return missing.length > 0 ? { ...reading, healthy: false, missingDevices: missing } : reading;
+        const checked = missing.length > 0 ? { ...reading, healthy: false, missingDevices: missing } : reading;
+        const codes = quarantined.get(h.name);
+        return codes ? { ...checked, healthy: false, quarantined: codes } : checked;
       });
       const round = judgeReadings(
         readings,
@@ -192,6 +197,36 @@ export class RdmaDevicePlugin {
       this.polls++;
       this.polling = false;
     }
+  }
+
+  /** The node agent's quarantined HCAs; none when not configured, missing, damaged or stale (said once). */
+  private readQuarantined(): Map<string, string[]> {
+    const q = this.cfg.quarantine;
+    if (!q) return new Map();
+    let text: string;
+    try {
+      const fd = openSync(q.path, "r");
+      try {
+        const buf = Buffer.alloc(QUARANTINE_MAX_BYTES + 1);
+        text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString("utf8");
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      this.noteQuarantine(code === "ENOENT" ? "" : `could not read ${q.path}: ${code ?? String(err)}`);
+      return new Map();
+    }
+    const read = readQuarantine(text, new Date(), q.maxAgeSeconds);
+    this.noteQuarantine(read.ok ? "" : `${q.path} ignored: ${read.why}`);
+    return read.ok ? read.byHca : new Map();
+  }
+
+  private quarantineNote = "";
+  private noteQuarantine(why: string): void {
+    if (why === this.quarantineNote) return;
+    this.quarantineNote = why;
+    if (why) this.cfg.log.warn("quarantine file not used", { why });
   }
 
   private publish(devices: Device[]): void {

@@ -27,6 +27,8 @@ export type HcaReading = {
   healthy: boolean;
   /** Verbs devices of the HCA missing under /dev/infiniband (unhealthy even with every port ACTIVE). */
   missingDevices?: string[];
+  /** The node agent's error codes for this HCA (`--quarantine-file`): unhealthy while they last. */
+  quarantined?: string[];
 };
 
 /** A reader whose host paths are files on this machine (a live host or a root tree), so they can be watched. */

@@ -95,6 +95,13 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       description: "With --taint: the largest share of the agent's nodes tainted at once (0..1; at least one node)",
     },
     {
+      name: "quarantine-file",
+      type: "string",
+      valueName: "PATH",
+      description:
+        "Write the HCAs in error here for the device plugin in the same pod (device-plugin --quarantine-file): those HCAs, not the node, stop being handed out",
+    },
+    {
       name: "metrics-addr",
       type: "string",
       valueName: "ADDR",
@@ -152,8 +159,9 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
     const { makeClients } = await import("../../kube/api/client.js");
     const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), "kube-rdma-agent");
     const cluster = { clients, daemonSet: str(values, "daemonset") ?? "kube-rdma-agent" };
+    const quarantineFile = str(values, "quarantine-file");
     if (bool(values, "once")) {
-      const result = await runOnce({ node, read, settings, withinGrace, cluster, source });
+      const result = await runOnce({ node, read, settings, withinGrace, cluster, source, quarantineFile });
       io.stdout(await renderReport(AGENT_REPORT, result, output));
       return result.plan.report.summary.errors > 0 ? 1 : 0;
     }
@@ -177,6 +185,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
         withinGrace,
         cluster,
         source,
+        quarantineFile,
         intervalSeconds,
         log: io.stderr,
         ...(metrics ? { metrics } : {}),

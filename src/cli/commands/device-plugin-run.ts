@@ -138,7 +138,19 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
     registerTimeoutMs: 5000,
     deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion, networkOption(values)),
     ...(metricsAddr ? { metricsAddr } : {}),
+    ...quarantineOption(values),
   };
+}
+
+/** --quarantine-file PATH [--quarantine-max-age SECONDS]: the node agent's quarantined HCAs. */
+function quarantineOption(values: OptionValues): { quarantine?: { path: string; maxAgeSeconds: number } } {
+  const path = str(values, "quarantine-file");
+  if (path === undefined) return {};
+  const maxAge = num(values, "quarantine-max-age") ?? 1800;
+  if (!(maxAge >= 10 && maxAge <= 86_400)) {
+    throw new UsageError(`--quarantine-max-age expects seconds from 10 to 86400; got ${maxAge}.`);
+  }
+  return { quarantine: { path, maxAgeSeconds: maxAge } };
 }
 
 /** `--dry-run`: what the plugin would advertise and answer on this node, without serving. */

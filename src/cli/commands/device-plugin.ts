@@ -103,6 +103,20 @@ export const command: CommandSpec = {
       description: "How often the data ports' state is read",
     },
     {
+      name: "quarantine-file",
+      type: "string",
+      valueName: "PATH",
+      description:
+        "The node agent's quarantine file (agent --quarantine-file, an emptyDir shared in the pod): its HCAs are Unhealthy",
+    },
+    {
+      name: "quarantine-max-age",
+      type: "number",
+      valueName: "SECONDS",
+      default: 1800,
+      description: "Ignore a quarantine file older than this (an agent that stopped must not fence HCAs forever)",
+    },
+    {
       name: "refresh-interval",
       type: "number",
       valueName: "SECONDS",
