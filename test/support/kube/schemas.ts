@@ -1,6 +1,6 @@
 /**
  * Validation of generated manifests against the real schemas:
- * - custom resources against the `openAPIV3Schema` of the published CRDs in ../shared/crds (ajv, unknown
+ * - custom resources against the `openAPIV3Schema` of the published CRDs in test/schemas/crds (ajv, unknown
  *   `x-kubernetes-*` keywords allowed, formats not enforced);
  * - core objects against the Kubernetes OpenAPI models shipped in @kubernetes/client-node: every field must be
  *   one the model declares (`getAttributeTypeMap`), with its declared type, and fields the model's declaration
@@ -8,17 +8,14 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
 
-/** ../shared/crds from the repo root (the main checkout); a worktree one level deeper finds ../../shared/crds. */
-const CRD_CANDIDATES = [
-  resolve(process.cwd(), "..", "shared", "crds"),
-  resolve(process.cwd(), "..", "..", "shared", "crds"),
-];
-export const CRD_DIR = CRD_CANDIDATES.find((d) => existsSync(d)) ?? CRD_CANDIDATES[0]!;
+/** The published CRDs, carried in the repository (test/schemas/crds/README.md: upstream URL, version, licence). */
+export const CRD_DIR = fileURLToPath(new URL("../../schemas/crds/", import.meta.url));
 
 const CRD_FILES: Record<string, string> = {
   "kubeflow.org/v1/PyTorchJob": "kubeflow.org_pytorchjobs.v1.9.0.yaml",
@@ -38,8 +35,8 @@ type CrdDoc = {
 };
 
 /**
- * The served version's schema. A missing CRD file fails loudly (never a skip): a clone without ../shared/crds
- * must not pass the schema tests by not running them.
+ * The served version's schema. A missing CRD file fails loudly (never a skip): a checkout without
+ * test/schemas/crds must not pass the schema tests by not running them.
  */
 export function crdSchema(apiVersion: string, kind: string, dir: string = CRD_DIR): object {
   const key = `${apiVersion}/${kind}`;
@@ -49,7 +46,7 @@ export function crdSchema(apiVersion: string, kind: string, dir: string = CRD_DI
   if (!existsSync(path)) {
     throw new Error(
       `the published CRD schema for ${key} is missing: expected ${path}. The CRD schema tests need the ` +
-        "shared CRD folder (../shared/crds next to the checkout); put the published CRD YAML files there.",
+        "published CRD YAML files in test/schemas/crds (see its README.md for where each comes from).",
     );
   }
   const doc = parse(readFileSync(path, "utf8")) as CrdDoc;
