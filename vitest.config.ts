@@ -20,6 +20,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     setupFiles: ["test/support/property-seed.ts"],
+    // The HTML tests' browser comes from npm (@sparticuz/chromium): unpacked once, before the workers start.
+    globalSetup: ["test/support/browser-setup.ts"],
     testTimeout: 20_000,
     pool: "forks",
   },

@@ -1,24 +1,54 @@
 /**
- * Headless Chromium for the HTML report tests: Debian's `chromium` package driven by playwright-core (never a
- * downloaded browser). One browser per test file; each page records console errors, page errors and any request
- * it tries to make (a report page must make none).
+ * Headless Chromium for the HTML report tests, driven by playwright-core (which never downloads a browser). The
+ * browser is the one inside the @sparticuz/chromium npm package, so `npm ci` is all a machine needs (no system
+ * package, no root); KUBE_RDMA_CHROMIUM points at another binary instead. One browser per test file; each page
+ * records console errors, page errors and any request it tries to make (a report page must make none).
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 
-export const CHROMIUM = process.env.KUBE_RDMA_CHROMIUM ?? "/usr/bin/chromium";
 /** Screenshots land here (git-ignored), for a person to look at after a run. */
 export const ARTIFACTS = join(process.cwd(), "test-artifacts");
 
-export function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
+export type ChromiumInstall = { executable: string; libs: string | null; fonts: string | null };
+
+/**
+ * Where the browser is: KUBE_RDMA_CHROMIUM, or the packaged one unpacked to the temp directory (once; the test run's
+ * global setup does it before the workers start, so they never unpack it side by side).
+ */
+export async function prepareChromium(): Promise<ChromiumInstall> {
+  const given = process.env.KUBE_RDMA_CHROMIUM;
+  if (given) {
+    return {
+      executable: given,
+      libs: process.env.KUBE_RDMA_CHROMIUM_LIBS ?? null,
+      fonts: process.env.KUBE_RDMA_CHROMIUM_FONTS ?? null,
+    };
+  }
+  const { default: packaged, inflate } = await import("@sparticuz/chromium");
+  const executable = await packaged.executablePath();
+  // The package unpacks its own NSS/NSPR libraries only on Amazon Linux; a bare Debian or Ubuntu without a browser
+  // installed lacks them too, so they are always unpacked and put first on the browser's library path.
+  const bin = join(dirname(createRequire(import.meta.url).resolve("@sparticuz/chromium")), "..", "bin");
+  const libs = join(await inflate(join(bin, "al2023.tar.br")), "lib");
+  return { executable, libs, fonts: join(dirname(executable), "fonts") };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const c = await prepareChromium();
+  if (!existsSync(c.executable)) {
     throw new Error(
-      `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium, as .ci/run does) ` +
+      `no Chromium at ${c.executable}: run \`npm ci\` (it installs the packaged browser, @sparticuz/chromium) ` +
         "or point KUBE_RDMA_CHROMIUM at a Chromium binary.",
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  if (c.libs) env.LD_LIBRARY_PATH = [c.libs, env.LD_LIBRARY_PATH].filter(Boolean).join(":");
+  if (c.fonts && existsSync(c.fonts)) env.FONTCONFIG_PATH ??= c.fonts;
+  return chromium.launch({ executablePath: c.executable, args: ["--no-sandbox", "--disable-gpu"], env });
 }
 
 export type OpenedPage = { page: Page; errors: string[]; requests: string[] };
