@@ -12,6 +12,7 @@ import { main } from "../../cli/main.js";
 import { lintManifestText } from "../lint/index.js";
 import { isPreflightSupportObject } from "../lint/preflight.js";
 import { workloadOf } from "../lint/templates.js";
+import { KUBE_RDMA_IMAGE } from "../image.js";
 import { withPreflight } from "./preflight.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
@@ -79,7 +80,9 @@ describe("job --preflight on every job kind", () => {
           "--timeout",
           "600",
         ]);
-        expect(init.image).toBe(main.image);
+        // The training image does not carry kube-rdma: the init container runs the kube-rdma image.
+        expect(init.image).toBe(KUBE_RDMA_IMAGE);
+        expect(init.image).not.toBe(main.image);
         expect(init.resources).toEqual(main.resources);
         // No privilege beyond the training container's.
         expect(init.securityContext).toEqual(main.securityContext);

@@ -3,16 +3,20 @@
  * before its training container, so that a gang whose pods disagree (HCAs, GID index, NCCL, plugin, variables)
  * fails before its first rank starts. Pure: manifests in, manifests out.
  *
- * The init container is the training container's twin — same image (the NCCL library and plugin it inspects are
- * the image's), same environment, same GPU and RDMA requests (the kubelet hands an init container's devices on to
- * the app containers, so it sees the devices training will use), same IPC_LOCK and /dev/shm — plus POD_NAME and
- * POD_NAMESPACE from the downward API. It needs no privilege beyond the training container's.
+ * The init container runs the kube-rdma image (a training image such as nvcr.io/nvidia/pytorch does not carry
+ * kube-rdma: a pod whose init container runs a program its image lacks never starts). Otherwise it is the training
+ * container's twin — same environment, same GPU and RDMA requests (the kubelet hands an init container's devices on
+ * to the app containers, so it sees the devices training will use), same IPC_LOCK and /dev/shm — plus POD_NAME and
+ * POD_NAMESPACE from the downward API. It needs no privilege beyond the training container's. What it cannot see is
+ * the training image's NCCL library and net plugin; every pod of a job runs one image, so they cannot differ between
+ * pods anyway (`--preflight-image IMAGE` names a training image that carries kube-rdma, to compare them too).
  *
  * Beside the job go the objects the pods meet through: the ConfigMap `<job>-preflight`, and a ServiceAccount, Role
  * and RoleBinding that allow exactly get/patch/list/watch of that one ConfigMap (see src/preflight/gang.ts for
  * why one ConfigMap per job is the least privilege).
  */
 import type { KubernetesObject, V1Container, V1EnvVar, V1PodSpec } from "@kubernetes/client-node";
+import { KUBE_RDMA_IMAGE } from "../image.js";
 import { workloadOf } from "../lint/templates.js";
 import { isGpuResource, isRdmaResource } from "../resources.js";
 
@@ -23,7 +27,7 @@ export const PREFLIGHT_LABELS = { "app.kubernetes.io/name": "kube-rdma", "app.ku
 export type PreflightOptions = {
   /** Seconds each pod waits for the whole gang. */
   timeoutSeconds: number;
-  /** Image of the init container; default: the training container's. */
+  /** Image of the init container; default: the kube-rdma image. */
   image?: string | undefined;
 };
 
@@ -47,8 +51,8 @@ export function preflightContainer(main: V1Container, job: string, members: numb
   ];
   return {
     name: PREFLIGHT_CONTAINER,
-    image: o.image ?? main.image ?? "",
-    ...(main.imagePullPolicy ? { imagePullPolicy: main.imagePullPolicy } : {}),
+    image: o.image ?? KUBE_RDMA_IMAGE,
+    imagePullPolicy: "IfNotPresent",
     command: ["kube-rdma", "preflight"],
     args: ["--job", job, "--members", String(members), "--timeout", String(o.timeoutSeconds)],
     env,

@@ -85,6 +85,15 @@ export const LINT_FINDINGS = defineCatalogue({
       `${e.where} does not disable service-mesh sidecar injection; in an injecting namespace the sidecar intercepts NCCL's bootstrap connections.`,
     fix: () => 'Add the pod annotation sidecar.istio.io/inject: "false".',
   } satisfies FindingSpec<Where>,
+  IMAGE_LACKS_PROGRAM: {
+    severity: "error",
+    title: "a container runs a program its image does not carry",
+    message: (e: Where & { program: string; image: string; expected: string }) =>
+      `${e.where} runs \`${e.program}\` in ${e.image}, which does not carry it: the container fails to start ` +
+      `(executable file not found in $PATH) and the pod never runs.`,
+    fix: (e: Where & { program: string; image: string; expected: string }) =>
+      `Run ${e.program} in its own image (${e.expected}:TAG, built from the kube-rdma Dockerfile), or remove the container.`,
+  } satisfies FindingSpec<Where & { program: string; image: string; expected: string }>,
   SH_C_LOSES_INJECTED_ENV: {
     severity: "warning",
     title: "sh -c wrapper loses injected NCCL variables",

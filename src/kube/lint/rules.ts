@@ -4,6 +4,7 @@ import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mo
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import { isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
+import { imageProgramRules } from "./image-programs.js";
 import { mpiRankEnvRules } from "./mpi-rules.js";
 import { preflightRules } from "./preflight.js";
 import { isObj, type Json, type Path, type PodTemplateRef, pathString, type WorkloadObject } from "./templates.js";
@@ -300,6 +301,7 @@ export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT
     }
   }
   out.push(...mpiRankEnvRules(w));
+  out.push(...imageProgramRules(w));
   out.push(...preflightRules(w, gpuPods));
   if (pods > 1 && gpuPods > 0) {
     const schedulers = w.objectScheduler
