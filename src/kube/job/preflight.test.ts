@@ -9,10 +9,10 @@ import { parseAllDocuments } from "yaml";
 import { captureIo } from "../../../test/support/io.js";
 import { validateCoreObject, validateCustomResource } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
+import { KUBE_RDMA_IMAGE } from "../image.js";
 import { lintManifestText } from "../lint/index.js";
 import { isPreflightSupportObject } from "../lint/preflight.js";
 import { workloadOf } from "../lint/templates.js";
-import { KUBE_RDMA_IMAGE } from "../image.js";
 import { withPreflight } from "./preflight.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.

@@ -48,7 +48,7 @@ export function imageProgramRules(w: WorkloadObject): LocatedFinding[] {
       const c = raw as Json;
       const run = programOf(c);
       const image = typeof c.image === "string" ? c.image : "";
-      if (!run || run.program !== "kube-rdma" || carriesKubeRdma(image)) return;
+      if (run?.program !== "kube-rdma" || carriesKubeRdma(image)) return;
       const name = String(c.name ?? `#${index}`);
       const kind = list === "initContainers" ? "init container" : "container";
       const where = `${w.kind}/${w.name} ${kind} ${name}`;
