@@ -16,7 +16,7 @@ import { type Obj, startFakeApi } from "../test/support/kube/fake-api.js";
 const TOTAL = 10_000;
 const TARGET_S = 60;
 const TARGET_MB = 1024;
-const ODD = ["seed-fw-mismatch", "seed-half-rate", "seed-gid-index-5", "seed-port-down", "h100-18hca"];
+const ODD = ["fw-mismatch", "half-rate", "gid-index-5", "port-down", "h100-18hca"];
 const PLACEHOLDER = "node-placeholder-0";
 
 /** One example's report ConfigMap as JSON text, for a placeholder node name. */
@@ -33,17 +33,17 @@ async function reportText(example: string): Promise<string> {
 }
 
 const texts = new Map<string, string>();
-for (const e of ["a100-8x-roce-seed", ...ODD]) texts.set(e, await reportText(e));
+for (const e of ["a100-8x-roce", ...ODD]) texts.set(e, await reportText(e));
 const name = (i: number) => `gpu-${String(i).padStart(5, "0")}`;
 const nodes: Obj[] = [];
 const configmaps: Obj[] = [];
 for (let i = 0; i < TOTAL; i++) {
-  const example = i % 50 === 7 ? ODD[((i / 50) % ODD.length) | 0]! : "a100-8x-roce-seed";
+  const example = i % 50 === 7 ? ODD[((i / 50) % ODD.length) | 0]! : "a100-8x-roce";
   nodes.push(node({ name: name(i), gpus: 8, rdma: "1k" }));
   configmaps.push(JSON.parse(texts.get(example)!.replaceAll(PLACEHOLDER, name(i))));
 }
 const kib = (e: string) => `${e} ${(texts.get(e)!.length / 1024).toFixed(1)} KiB`;
-console.log(`report ConfigMaps: ${["a100-8x-roce-seed", ...ODD].map(kib).join(", ")}`);
+console.log(`report ConfigMaps: ${["a100-8x-roce", ...ODD].map(kib).join(", ")}`);
 
 const api = await startFakeApi({ nodes, configmaps, namespaces: [{ metadata: { name: "kube-rdma" } }] });
 const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));

@@ -104,7 +104,7 @@ async function main(): Promise<number> {
   const root = join(base, "host");
   const pluginDir = join(base, "device-plugins");
   await mkdir(pluginDir);
-  materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), root);
+  materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), root);
   const kubelet = new FakeKubelet(pluginDir);
   await kubelet.start();
   const child = fork(process.argv[1]!, ["serve", base], { execArgv: ["--import", "tsx"] });

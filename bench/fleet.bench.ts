@@ -21,18 +21,18 @@ import { parseSnapshotLog } from "../src/kube/fleet/snapshot-log.js";
 const TOTAL = 10_000;
 const TARGET_S = 10;
 const BUDGET_S = 30;
-const ODD = ["seed-fw-mismatch", "seed-half-rate", "seed-gid-index-5", "seed-no-ofed", "h100-18hca"];
+const ODD = ["fw-mismatch", "half-rate", "gid-index-5", "no-ofed", "h100-18hca"];
 
 const base = new Map<string, string>();
-for (const example of ["a100-8x-roce-seed", ...ODD]) {
+for (const example of ["a100-8x-roce", ...ODD]) {
   base.set(example, JSON.stringify(await collectSnapshot(await openReader({ example }))));
 }
 const kib = (example: string) => `${example} ${(base.get(example)!.length / 1024).toFixed(0)} KiB`;
-console.log(`snapshot logs (v3): ${["a100-8x-roce-seed", ...ODD].map(kib).join(", ")}`);
+console.log(`snapshot logs (v3): ${["a100-8x-roce", ...ODD].map(kib).join(", ")}`);
 /** Node i's log: the seed, or (1 in 50) one of the odd examples, with its own host name. */
 function logOf(i: number): { node: string; log: string } {
   const node = `gpu-${String(i).padStart(5, "0")}`;
-  const example = i % 50 === 7 ? ODD[((i / 50) % ODD.length) | 0]! : "a100-8x-roce-seed";
+  const example = i % 50 === 7 ? ODD[((i / 50) % ODD.length) | 0]! : "a100-8x-roce";
   const text = base.get(example)!;
   return { node, log: text.replace(/"host":"[^"]*"/, `"host":"${node}"`) };
 }

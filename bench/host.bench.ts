@@ -99,7 +99,7 @@ function benchXml(): void {
 
 async function benchInventory(base: string): Promise<void> {
   const dir = join(base, "seed");
-  materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), dir);
+  materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), dir);
   await readInventory(new FsHostReader(dir)); // warm-up
   const times: number[] = [];
   for (let i = 0; i < 7; i++) {

@@ -58,7 +58,7 @@ if (!existsSync("dist/cli/main.js")) {
   console.log("dist/ is missing: run `npm run build` first (npm run bench does).");
   process.exit(1);
 }
-const seed = findExample("a100-8x-roce-seed");
+const seed = findExample("a100-8x-roce");
 if (!seed) throw new Error("the seed example is not registered");
 const dir = mkdtempSync(join(tmpdir(), "kube-rdma-verify-bench-"));
 try {

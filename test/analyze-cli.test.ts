@@ -23,7 +23,7 @@ describe("kube-rdma analyze", () => {
 
   test("a shifted GID index is an error: exit 1, mlx5_5 and the fix printed", async () => {
     const io = captureIo();
-    const code = await main(["analyze", fx("show_gids", "seed-gid-index-5")], io);
+    const code = await main(["analyze", fx("show_gids", "gid-index-5")], io);
     expect(code).toBe(1);
     const flat = io.out.replace(/\n\s+/g, " ");
     expect(flat).toMatch(/ERROR GID_INDEX_DIFFERS mlx5_5: .*index 5.*index 3/);
@@ -72,7 +72,7 @@ describe("kube-rdma analyze", () => {
   });
 
   test("- reads standard input (a capture pasted after its prompt line)", async () => {
-    const io = captureIo(`root@gpu-1:~# ibdev2netdev\n${capture("ibdev2netdev", "seed-port-down")}`);
+    const io = captureIo(`root@gpu-1:~# ibdev2netdev\n${capture("ibdev2netdev", "port-down")}`);
     const code = await main(["analyze", "-", "-o", "yaml"], io);
     expect(code).toBe(1);
     expect(io.out).toMatch(/file: "-"\n {2}kind: ibdev2netdev/);
@@ -188,8 +188,8 @@ describe("kube-rdma analyze", () => {
 
   test("--example attaches the node model: its management NIC is named, not guessed", async () => {
     const io = captureIo();
-    const file = fx("ibstat", "seed-half-rate");
-    const code = await main(["analyze", file, "--example", "a100-8x-roce-seed", "-o", "json"], io);
+    const file = fx("ibstat", "half-rate");
+    const code = await main(["analyze", file, "--example", "a100-8x-roce", "-o", "json"], io);
     expect(code).toBe(1);
     const [entry] = JSON.parse(io.out) as {
       findings: { code: string; severity: string; subject: string; message: string }[];
@@ -226,7 +226,7 @@ describe("kube-rdma analyze", () => {
     expect(io.err).toMatch(/no-such-host/);
   });
 
-  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "h100-18hca", "ib-8x-hdr"])(
+  test.each(["a100-8x-roce", "gid-index-5", "h100-18hca", "ib-8x-hdr"])(
     "round trip on %s: `gids` text fed to `analyze` gives exactly `gids -o json`",
     async (example) => {
       const text = captureIo();

@@ -35,19 +35,19 @@ describe("the command line", () => {
 });
 
 describe("a single-value option given twice", () => {
-  test("verify --example a100-8x-roce-seed --example seed-pod → exit 2 naming both, nothing verified", async () => {
+  test("verify --example a100-8x-roce --example training-pod → exit 2 naming both, nothing verified", async () => {
     const io = captureIo();
-    const code = await main(["verify", "--example", "a100-8x-roce-seed", "--example", "seed-pod"], io);
+    const code = await main(["verify", "--example", "a100-8x-roce", "--example", "training-pod"], io);
     expect(code).toBe(2);
     expect(io.out).toBe("");
     expect(io.err).toContain(
-      '--example is given twice ("a100-8x-roce-seed", then "seed-pod"); only one would be used.',
+      '--example is given twice ("a100-8x-roce", then "training-pod"); only one would be used.',
     );
   });
 
   test("the same value twice, or a list option repeated (--node a --node b), is still fine", async () => {
     const same = captureIo();
-    expect(await main(["verify", "--example", "a100-8x-roce-seed", "--example=a100-8x-roce-seed"], same)).toBe(0);
+    expect(await main(["verify", "--example", "a100-8x-roce", "--example=a100-8x-roce"], same)).toBe(0);
     const pairs = captureIo();
     expect(
       await main(["fleet", "bench", "--simulate", "4", "--node", "a", "--node", "b", "-o", "json"], pairs),

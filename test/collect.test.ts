@@ -12,13 +12,13 @@ import { materializedExample } from "./support/examples.js";
 import { captureIo } from "./support/io.js";
 
 const NAMES = [
-  "a100-8x-roce-seed",
-  "seed-bond",
-  "seed-gpu-sys",
-  "seed-no-ofed",
-  "seed-nvidia-smi-timeout",
-  "seed-pod-restricted",
-  "seed-sparse-gids",
+  "a100-8x-roce",
+  "bond-management",
+  "gpu-no-near-nic",
+  "no-ofed",
+  "nvidia-smi-timeout",
+  "pod-restricted",
+  "sparse-gids",
   "ib-8x-hdr",
 ];
 
@@ -53,7 +53,7 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
   });
 
   test("a collected snapshot written back out as a tree reads as the same node (files recorded through links)", async () => {
-    const dir = trees.get("seed-gpu-sys")!.dir;
+    const dir = trees.get("gpu-no-near-nic")!.dir;
     const io = captureIo();
     expect(await main(["collect", "--root", dir, "-o", "-"], io)).toBe(0);
     const snap = JSON.parse(io.out) as Snapshot;
@@ -72,7 +72,7 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
 
   test("collect -o - writes the snapshot JSON to standard output", async () => {
     const io = captureIo();
-    expect(await main(["collect", "--example", "seed-bond", "-o", "-"], io)).toBe(0);
+    expect(await main(["collect", "--example", "bond-management", "-o", "-"], io)).toBe(0);
     const snap = JSON.parse(io.out) as Snapshot;
     expect(snap.host).toBe("cce-a100-roce-bond-01");
     expect(expandSnapshot(snap).files["/sys/class/infiniband/mlx5_bond_0/ports/1/gids/3"]).toMatch(/ffff:0a00:3c03/);
@@ -82,7 +82,7 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
     const out = join(mkdtempSync(join(tmpdir(), "kube-rdma-collect-")), "seed.json");
     try {
       const io = captureIo();
-      expect(await main(["collect", "--example", "a100-8x-roce-seed", "-o", out], io)).toBe(0);
+      expect(await main(["collect", "--example", "a100-8x-roce", "-o", out], io)).toBe(0);
       const all = expandSnapshot(JSON.parse(readFileSync(out, "utf8")) as Snapshot);
       const [files, dirs] = [Object.keys(all.files).length, Object.keys(all.dirs).length];
       expect(io.err).toContain(`${files} files, ${dirs} directories`);
@@ -94,7 +94,7 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
 
   test("a snapshot from a newer kube-rdma, or with a damaged run table, is refused with what to do (exit 2)", async () => {
     const io = captureIo();
-    expect(await main(["collect", "--example", "seed-bond", "-o", "-"], io)).toBe(0);
+    expect(await main(["collect", "--example", "bond-management", "-o", "-"], io)).toBe(0);
     const snap = JSON.parse(io.out) as Snapshot;
     const dir = mkdtempSync(join(tmpdir(), "kube-rdma-snap-"));
     const cases: [Record<string, unknown>, RegExp][] = [
@@ -121,7 +121,7 @@ describe("collect → --snapshot gives the same node as reading the tree itself"
 
   test("collect without -o says how to use it", async () => {
     const io = captureIo();
-    expect(await main(["collect", "--example", "seed-bond"], io)).toBe(2);
+    expect(await main(["collect", "--example", "bond-management"], io)).toBe(2);
     expect(io.err).toMatch(/-o FILE, or -o - for standard output/);
   });
 });

@@ -47,8 +47,8 @@ async function pluginOnExample(example: string, extra: string[]) {
 const allocate = (k: FakeKubelet, ids: string[]) =>
   call<AllocateResponse>((cb) => k.client!.Allocate({ container_requests: [{ devices_ids: ids }] }, cb));
 
-test("device-plugin --example seed-port-down in exclusive mode: only mlx5_3 is Unhealthy, the other 7 stay Healthy poll after poll; an unknown ID fails the Allocate", async () => {
-  const { kubelet, stderr } = await pluginOnExample("seed-port-down", ["--mode", "exclusive"]);
+test("device-plugin --example port-down in exclusive mode: only mlx5_3 is Unhealthy, the other 7 stay Healthy poll after poll; an unknown ID fails the Allocate", async () => {
+  const { kubelet, stderr } = await pluginOnExample("port-down", ["--mode", "exclusive"]);
   expect(kubelet.lists).toHaveLength(1);
   const health = Object.fromEntries(kubelet.latest!.map((d) => [d.ID, d.health]));
   expect(health).toEqual({
@@ -73,8 +73,8 @@ test("device-plugin --example seed-port-down in exclusive mode: only mlx5_3 is U
   expect((err as Error).message).toContain("mlx5_42");
 }, 40_000);
 
-test("device-plugin --example a100-8x-roce-seed in shared mode: 1000 units, all Healthy, and they stay so", async () => {
-  const { kubelet } = await pluginOnExample("a100-8x-roce-seed", ["--shared-units", "1000"]);
+test("device-plugin --example a100-8x-roce in shared mode: 1000 units, all Healthy, and they stay so", async () => {
+  const { kubelet } = await pluginOnExample("a100-8x-roce", ["--shared-units", "1000"]);
   expect(kubelet.lists).toHaveLength(1);
   expect(kubelet.latest).toHaveLength(1000);
   expect(kubelet.latest!.every((d) => d.health === "Healthy")).toBe(true);

@@ -42,7 +42,7 @@ describe("device-plugin --print-manifests runs the plugin the way the line asks"
       [["--shared-units", "0"], "--shared-units expects a whole number"],
       [["--namespace", "Bad_NS"], "--namespace expects a Kubernetes namespace name"],
       [["--dry-run"], "--dry-run is for looking at one node now"],
-      [["--example", "a100-8x-roce-seed"], "--example is for looking at one node now"],
+      [["--example", "a100-8x-roce"], "--example is for looking at one node now"],
     ] as const) {
       const io = captureIo();
       expect(await main(["device-plugin", "--print-manifests", ...extra], io), extra.join(" ")).toBe(2);

@@ -18,7 +18,7 @@ import { openReader } from "../src/host/index.js";
 import { readInventory } from "../src/inventory/index.js";
 import { call, FakeKubelet, TEST_PLUGIN_TIMINGS, waitFor } from "./support/fake-kubelet.js";
 
-const SEED = "a100-8x-roce-seed";
+const SEED = "a100-8x-roce";
 const DATA = ["mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"];
 
 const cleanups: (() => Promise<void>)[] = [];

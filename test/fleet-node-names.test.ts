@@ -7,7 +7,7 @@ import { startFakeApi } from "./support/kube/fake-api.js";
 
 describe("naming the nodes of a fleet run", () => {
   test("fleet verify --node gpu-01 --node gpu-01,gpu-01: one collector pod, one node verified (it made three pods with one name: HTTP 409, 0/3 verified)", async () => {
-    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
     const api = await startFakeApi(
       seedCluster({ nodes: ["gpu-01", "gpu-02"].map((name) => node({ name, gpus: 8, rdma: "1k" })) }),
       { onPodCreated: (pod) => ({ phase: "Succeeded", log: JSON.stringify({ ...seed, host: pod.spec.nodeName }) }) },
@@ -36,7 +36,7 @@ describe("naming the nodes of a fleet run", () => {
     expect(await main(["fleet", "verify", "--node", ""], io)).toBe(2);
     expect(io.err).toContain("--node was given an empty value; expected NAME (repeatable or comma-separated).");
     const hcas = captureIo();
-    expect(await main(["nccl-env", "--example", "a100-8x-roce-seed", "--hcas", ","], hcas)).toBe(2);
+    expect(await main(["nccl-env", "--example", "a100-8x-roce", "--hcas", ","], hcas)).toBe(2);
     expect(hcas.err).toContain("--hcas was given an empty value");
   });
 });

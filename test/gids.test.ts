@@ -22,7 +22,7 @@ function oracle(dir: string, ...devices: string[]): string {
 
 describe("gids on the seed host prints the seed's show_gids table", () => {
   test("the 36 rows of the seed's table, column for column, and the n_gids_found footer", async () => {
-    const { code, out } = await gids("--example", "a100-8x-roce-seed");
+    const { code, out } = await gids("--example", "a100-8x-roce");
     expect(code).toBe(0);
     // The seed document collapsed show_gids' tabs into single spaces; compare whitespace-separated columns.
     const seedRows = readFileSync("test/fixtures/seed-show-gids.txt", "utf8")
@@ -38,7 +38,7 @@ describe("gids on the seed host prints the seed's show_gids table", () => {
   });
 
   test("the header lines carry show_gids' exact tabs", async () => {
-    const { out } = await gids("--example", "a100-8x-roce-seed");
+    const { out } = await gids("--example", "a100-8x-roce");
     expect(out.split("\n").slice(0, 2)).toEqual([
       "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV",
       "---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---",
@@ -46,7 +46,7 @@ describe("gids on the seed host prints the seed's show_gids table", () => {
   });
 
   test("naming devices filters like `show_gids mlx5_1 mlx5_2`", async () => {
-    const { out } = await gids("mlx5_2", "mlx5_1", "--example", "a100-8x-roce-seed");
+    const { out } = await gids("mlx5_2", "mlx5_1", "--example", "a100-8x-roce");
     const devices = new Set(
       out
         .split("\n")
@@ -58,7 +58,7 @@ describe("gids on the seed host prints the seed's show_gids table", () => {
   });
 
   test("a device that does not exist is a usage error listing the devices there", async () => {
-    const { code, err } = await gids("mlx5_9", "--example", "a100-8x-roce-seed");
+    const { code, err } = await gids("mlx5_9", "--example", "a100-8x-roce");
     expect(code).toBe(2);
     expect(err).toMatch(/no RDMA device mlx5_9/);
     expect(err).toMatch(/mlx5_0 mlx5_1/);
@@ -75,7 +75,7 @@ describe("gids -o json", () => {
   });
 
   test("the HCA whose IPv4 RoCE v2 GID moved shows it at index 5", async () => {
-    const { out } = await gids("mlx5_5", "--example", "seed-gid-index-5", "-o", "json");
+    const { out } = await gids("mlx5_5", "--example", "gid-index-5", "-o", "json");
     const rows = JSON.parse(out) as { index: number; ipv4: string | null; version: string }[];
     expect(rows.find((r) => r.ipv4 === "25.11.128.130" && r.version === "v2")?.index).toBe(5);
   });
@@ -111,7 +111,7 @@ describe("gids --root equals the show_gids algorithm, row for row, on every exam
         const { code, out } = await gids("--root", tree.dir);
         expect(code).toBe(0);
         expect(out).toBe(oracle(tree.dir));
-        if (name === "seed-sparse-gids") {
+        if (name === "sparse-gids") {
           const filtered = await gids("mlx5_3", "--root", tree.dir);
           expect(filtered.out).toBe(oracle(tree.dir, "mlx5_3"));
         }

@@ -7,8 +7,8 @@ import { startFakeApi } from "./support/kube/fake-api.js";
 
 describe("-o html from the command line", () => {
   test("fleet verify -o html over 4 nodes, one at half rate: the node × check matrix and the odd node's finding", async () => {
-    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
-    const half = await collectSnapshot(await openReader({ example: "seed-half-rate" }));
+    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
+    const half = await collectSnapshot(await openReader({ example: "half-rate" }));
     const names = ["gpu-01", "gpu-02", "gpu-03", "gpu-13"];
     const api = await startFakeApi(seedCluster({ nodes: names.map((name) => node({ name, gpus: 8, rdma: "1k" })) }), {
       onPodCreated: (pod) => {

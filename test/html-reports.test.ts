@@ -56,9 +56,9 @@ async function expectInert(page: import("playwright-core").Page): Promise<void> 
   expect(active).toEqual({ loaders: 0, handlers: 0 });
 }
 
-describe("verify --example seed-gid-index-5 -o html", () => {
+describe("verify --example gid-index-5 -o html", () => {
   test("the odd GID index: its finding, the GID tables with the index NCCL uses, the GPU↔NIC grid", async () => {
-    const { code, out } = await cli(["verify", "--example", "seed-gid-index-5", "-o", "html"]);
+    const { code, out } = await cli(["verify", "--example", "gid-index-5", "-o", "html"]);
     expect(code).toBe(1);
     const { page, errors, requests } = await openReport(browser, out);
     expect(errors).toEqual([]);
@@ -76,7 +76,7 @@ describe("verify --example seed-gid-index-5 -o html", () => {
     expect(await page.locator("svg.topology rect.cell").count()).toBe(72);
     expect(await page.locator("svg.topology rect.cell.dist-PIX").count()).toBe(16);
     expect(await page.locator("svg.topology rect.mark").count()).toBe(16);
-    await screenshot(page, "verify-seed-gid-index-5");
+    await screenshot(page, "verify-gid-index-5");
 
     // The severity filter hides the error and shows it again; no script needed.
     await page.click("label[for=show-error]");
@@ -92,7 +92,7 @@ describe("verify --example seed-gid-index-5 -o html", () => {
     expect(await page.evaluate("getComputedStyle(document.body).backgroundColor")).toBe("rgb(255, 255, 255)");
     await page.emulateMedia({ media: "screen", colorScheme: "dark" });
     expect(await page.evaluate("getComputedStyle(document.body).backgroundColor")).toBe("rgb(13, 17, 23)");
-    await screenshot(page, "verify-seed-gid-index-5-dark");
+    await screenshot(page, "verify-gid-index-5-dark");
     await page.close();
   });
 });
@@ -233,7 +233,7 @@ describe("fleet bench -o html", () => {
 describe("hostile names in a real browser", () => {
   test("a host called <script>, names that break attributes: shown as text on every page, nothing runs", async () => {
     const dialogs: string[] = [];
-    const inv = await exampleInventory("seed-gid-index-5", { mlx5_5: HOSTILE_ATTR, "cce-a100-roce-01": HOSTILE });
+    const inv = await exampleInventory("gid-index-5", { mlx5_5: HOSTILE_ATTR, "cce-a100-roce-01": HOSTILE });
     const nodes = [HOSTILE, `x"onmouseover="alert(1)`, `a'><svg/onload=alert(2)>`, "gpu-4"];
     const pages = [
       await verifyPage(inv),

@@ -72,8 +72,8 @@ describe("lint knows the management HCA of the node a job was generated for", ()
     expect(lintManifestText(bare, "bare.yaml").findings.map((f) => f.code)).toContain("NCCL_IB_HCA_MANAGEMENT");
   });
 
-  test("seed-bond: the pods say mlx5_bond_0, and an NCCL_IB_HCA naming it is flagged", async () => {
-    const r = await job("seed-bond", ["pytorch"]);
+  test("bond-management: the pods say mlx5_bond_0, and an NCCL_IB_HCA naming it is flagged", async () => {
+    const r = await job("bond-management", ["pytorch"]);
     expect(r.out).toMatch(/kube-rdma\/management-hca: mlx5_bond_0/);
     const bad = r.out.replace("value: =mlx5_2,", "value: =mlx5_bond_0,mlx5_2,");
     const f = lintManifestText(bad, "bad.yaml").findings.find((x) => x.code === "NCCL_IB_HCA_MANAGEMENT");

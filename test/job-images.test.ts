@@ -65,7 +65,7 @@ const JOBS: string[][] = [
 
 describe("every container kube-rdma writes runs what its image carries", () => {
   test.each(JOBS.map((a) => [a.join(" "), a] as const))("job %s", async (_name, args) => {
-    const objects = await generate([args[0]!, "--example", "seed-pod", "--name", "llama", ...args.slice(1)]);
+    const objects = await generate([args[0]!, "--example", "training-pod", "--name", "llama", ...args.slice(1)]);
     expect(containers(objects).length).toBeGreaterThan(0);
     expect(misplaced(objects)).toEqual([]);
     const lint = lintManifestText(objects.map((o) => JSON.stringify(o)).join("\n---\n"), "job.yaml");
@@ -73,7 +73,7 @@ describe("every container kube-rdma writes runs what its image carries", () => {
   });
 
   test("the preflight init container runs the kube-rdma image, not the training image", async () => {
-    const objects = await generate(["pytorch", "--example", "seed-pod", "--name", "llama", "--nodes", "2"]);
+    const objects = await generate(["pytorch", "--example", "training-pod", "--name", "llama", "--nodes", "2"]);
     const init = containers(objects).filter(({ c }) => programOf(c)?.program === "kube-rdma");
     expect(init.length).toBeGreaterThan(0);
     for (const { c } of init) expect(carriesKubeRdma(c.image)).toBe(true);

@@ -63,9 +63,9 @@ function rankScript(launcher: Any): string {
 
 describe("mpirun forwards the job's NCCL variables with -x, on every MPI job kind", () => {
   test.each(KINDS)(
-    "%s --example a100-8x-roce-seed: each derived variable is in the launcher's env and forwarded",
+    "%s --example a100-8x-roce: each derived variable is in the launcher's env and forwarded",
     async (_, args) => {
-      const r = await run("job", "--example", "a100-8x-roce-seed", ...args);
+      const r = await run("job", "--example", "a100-8x-roce", ...args);
       expect(r.code).toBe(0);
       const { launcher } = roles(r.out);
       const env = Object.fromEntries(launcher.env.map((e: Any) => [e.name, e.value]));
@@ -97,7 +97,7 @@ describe("no node source: the device plugin's values reach every rank through it
       const { launcher, worker } = roles(r.out);
       // What the device plugin's Allocate would inject on the A100 RoCE example node, merged as the kubelet does.
       const plugin = JSON.parse(
-        (await run("device-plugin", "--example", "a100-8x-roce-seed", "--dry-run", "-o", "json")).out,
+        (await run("device-plugin", "--example", "a100-8x-roce", "--dry-run", "-o", "json")).out,
       );
       const workerEnv = mergeContainerEnv(plugin.allocate.envs, worker.env);
       expect(launcher.env.map((e: Any) => e.name)).not.toContain("NCCL_IB_HCA");

@@ -28,7 +28,7 @@ async function job(...args: string[]) {
 
 describe("nccl-tests image vs the node's driver", () => {
   test("the A100 RoCE example node (driver 470.141.03, CUDA ≤ 11.4) is refused the CUDA 13.2 image: exit 2 naming the driver, the limit and the overrides", async () => {
-    const r = await job("--example", "a100-8x-roce-seed");
+    const r = await job("--example", "a100-8x-roce");
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
     expect(r.err).toMatch(/driver 470\.141\.03 runs CUDA ≤ 11\.4/);
@@ -40,17 +40,17 @@ describe("nccl-tests image vs the node's driver", () => {
   test("an --image whose tag names CUDA 11.4 is taken; one naming CUDA 12.4 is refused unless --skip-driver-check", async () => {
     const old = await job(
       "--example",
-      "a100-8x-roce-seed",
+      "a100-8x-roce",
       "--image",
       "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04",
     );
     expect(old.code).toBe(0);
     expect(old.images).toEqual(Array(2).fill("registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"));
     const newer = "ghcr.io/coreweave/nccl-tests:12.4.1-devel-ubuntu20.04-nccl2.27.3-1-d82e3c0";
-    const refused = await job("--example", "a100-8x-roce-seed", "--image", newer);
+    const refused = await job("--example", "a100-8x-roce", "--image", newer);
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/built for CUDA 12\.4/);
-    const forced = await job("--example", "a100-8x-roce-seed", "--image", newer, "--skip-driver-check");
+    const forced = await job("--example", "a100-8x-roce", "--image", newer, "--skip-driver-check");
     expect(forced.code).toBe(0);
     expect(forced.out).toMatch(/^# --skip-driver-check: .* may not start$/m);
   });
@@ -88,7 +88,7 @@ describe("the driver → CUDA table", () => {
   });
 
   test("it agrees with the CUDA Version nvidia-smi reports on the example hosts", async () => {
-    for (const name of ["a100-8x-roce-seed", "h100-18hca"]) {
+    for (const name of ["a100-8x-roce", "h100-18hca"]) {
       const { driver } = await loadInventory({ example: name });
       expect(maxCudaForDriver(driver.driverVersion!), name).toBe(driver.cudaVersion);
     }

@@ -38,36 +38,36 @@ function containers(yaml: string): { hostNetwork: boolean; env: Record<string, s
 }
 
 describe("the node's bond0 never reaches a pod on the pod network", () => {
-  test("nccl-env --example seed-bond (a node whose default route is on bond0) leaves NCCL_SOCKET_IFNAME unset and says why", async () => {
-    const { code, out } = await run("nccl-env", "--example", "seed-bond", "-o", "json");
+  test("nccl-env --example bond-management (a node whose default route is on bond0) leaves NCCL_SOCKET_IFNAME unset and says why", async () => {
+    const { code, out } = await run("nccl-env", "--example", "bond-management", "-o", "json");
     expect(code).toBe(0);
     const j = JSON.parse(out);
     expect(j.env).not.toHaveProperty("NCCL_SOCKET_IFNAME");
     expect(j.reasons.NCCL_SOCKET_IFNAME).toMatch(/pod network has only its own interfaces.*bond0/);
-    const text = await run("nccl-env", "--example", "seed-bond");
+    const text = await run("nccl-env", "--example", "bond-management");
     expect(text.out).toMatch(/^# NCCL_SOCKET_IFNAME not set: a pod on the pod network/m);
     expect(text.out).not.toMatch(/^NCCL_SOCKET_IFNAME=/m);
   });
 
   test("nccl-env --network host names bond0; --pod-interface eth0 names the pod's eth0; both together are a usage error", async () => {
-    const host = JSON.parse((await run("nccl-env", "--example", "seed-bond", "--network", "host", "-o", "json")).out);
+    const host = JSON.parse((await run("nccl-env", "--example", "bond-management", "--network", "host", "-o", "json")).out);
     expect(host.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     expect(host.reasons.NCCL_SOCKET_IFNAME).toMatch(/hostNetwork: true/);
     const pod = JSON.parse(
-      (await run("nccl-env", "--example", "seed-bond", "--pod-interface", "eth0", "-o", "json")).out,
+      (await run("nccl-env", "--example", "bond-management", "--pod-interface", "eth0", "-o", "json")).out,
     );
     expect(pod.env.NCCL_SOCKET_IFNAME).toBe("=eth0");
-    const both = await run("nccl-env", "--example", "seed-bond", "--network", "host", "--pod-interface", "eth0");
+    const both = await run("nccl-env", "--example", "bond-management", "--network", "host", "--pod-interface", "eth0");
     expect(both.code).toBe(2);
-    expect((await run("nccl-env", "--example", "seed-bond", "--pod-interface", "a b")).code).toBe(2);
+    expect((await run("nccl-env", "--example", "bond-management", "--pod-interface", "a b")).code).toBe(2);
   });
 
-  test("device-plugin --example seed-bond --dry-run injects no NCCL_SOCKET_IFNAME by default, bond0 with --network host", async () => {
-    const pod = JSON.parse((await run("device-plugin", "--example", "seed-bond", "--dry-run", "-o", "json")).out);
+  test("device-plugin --example bond-management --dry-run injects no NCCL_SOCKET_IFNAME by default, bond0 with --network host", async () => {
+    const pod = JSON.parse((await run("device-plugin", "--example", "bond-management", "--dry-run", "-o", "json")).out);
     expect(pod.allocate.envs).not.toHaveProperty("NCCL_SOCKET_IFNAME");
     expect(pod.allocate.envs.NCCL_IB_HCA).toBe("=mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9");
     const host = JSON.parse(
-      (await run("device-plugin", "--example", "seed-bond", "--dry-run", "-o", "json", "--network", "host")).out,
+      (await run("device-plugin", "--example", "bond-management", "--dry-run", "-o", "json", "--network", "host")).out,
     );
     expect(host.allocate.envs.NCCL_SOCKET_IFNAME).toBe("=bond0");
     const help = (await run("device-plugin", "--help")).out;
@@ -81,16 +81,16 @@ describe("the node's bond0 never reaches a pod on the pod network", () => {
     ["volcano", "--", "python", "train.py"],
     ["nccl-tests", "--image", "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"],
     ["nccl-tests", "--kind", "volcano", "--image", "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"],
-  ])("job %s --example seed-bond: no pod carries bond0; with --host-network every GPU pod does", async (...args) => {
+  ])("job %s --example bond-management: no pod carries bond0; with --host-network every GPU pod does", async (...args) => {
     const [kind, ...rest] = args;
-    const pod = await run("job", kind!, "--example", "seed-bond", ...rest);
+    const pod = await run("job", kind!, "--example", "bond-management", ...rest);
     expect(pod.code).toBe(0);
     for (const c of containers(pod.out)) expect(c.env.NCCL_SOCKET_IFNAME).toBeUndefined();
-    const host = await run("job", kind!, "--example", "seed-bond", "--host-network", ...rest);
+    const host = await run("job", kind!, "--example", "bond-management", "--host-network", ...rest);
     const all = containers(host.out);
     expect(all.every((c) => c.hostNetwork)).toBe(true);
     expect(all.some((c) => c.env.NCCL_SOCKET_IFNAME === "=bond0")).toBe(true);
-    const withEth0 = await run("job", kind!, "--example", "seed-bond", "--pod-interface", "eth0", ...rest);
+    const withEth0 = await run("job", kind!, "--example", "bond-management", "--pod-interface", "eth0", ...rest);
     expect(containers(withEth0.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=eth0")).toBe(true);
     const noNode = await run("job", kind!, "--pod-interface", "net1", ...rest);
     expect(containers(noNode.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=net1")).toBe(true);

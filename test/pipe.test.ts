@@ -23,7 +23,7 @@ describe("output into a pipe that closes early (| head)", () => {
     const examples = await runWithClosedStdout(["examples"]);
     expect(examples.stderr).not.toMatch(/EPIPE|Error|at /);
     expect(examples.code).toBe(0);
-    const verify = await runWithClosedStdout(["verify", "--example", "seed-port-down"]);
+    const verify = await runWithClosedStdout(["verify", "--example", "port-down"]);
     expect(verify.stderr).not.toMatch(/EPIPE|Error|at /);
     expect(verify.code).toBe(1);
   });

@@ -13,7 +13,7 @@ const tmp = () => mkdtempSync(join(tmpdir(), "kube-rdma-small-"));
 
 async function seedSnapshotJson(): Promise<string> {
   const io = captureIo();
-  expect(await main(["collect", "--example", "a100-8x-roce-seed", "-o", "-"], io)).toBe(0);
+  expect(await main(["collect", "--example", "a100-8x-roce", "-o", "-"], io)).toBe(0);
   return io.out;
 }
 
@@ -47,7 +47,7 @@ describe("first-day stumbles", () => {
     const io = { ...captureIo(), cwd: dir };
     const spy = captureIo();
     io.stderr = spy.stderr;
-    expect(await main(["collect", "--example", "a100-8x-roce-seed", "-o", "json"], io)).toBe(2);
+    expect(await main(["collect", "--example", "a100-8x-roce", "-o", "json"], io)).toBe(2);
     expect(existsSync(join(dir, "json"))).toBe(false);
     expect(spy.err).toContain('would write a file named "json"');
     expect(spy.err).toContain("-o node1.json");

@@ -27,12 +27,12 @@ const strings = (v: unknown): string[] =>
   typeof v === "string" ? [v] : v && typeof v === "object" ? Object.values(v).flatMap(strings) : [];
 
 describe("job trainjob: a TrainJob on a ClusterTrainingRuntime that carries the RDMA pod template", () => {
-  test("--nodes 4 --example a100-8x-roce-seed --no-preflight → shared ClusterTrainingRuntime + TrainJob, valid against the Trainer v2.3.0 CRDs, lint-clean", async () => {
+  test("--nodes 4 --example a100-8x-roce --no-preflight → shared ClusterTrainingRuntime + TrainJob, valid against the Trainer v2.3.0 CRDs, lint-clean", async () => {
     const r = await job(
       "--nodes",
       "4",
       "--example",
-      "a100-8x-roce-seed",
+      "a100-8x-roce",
       "--no-preflight",
       "--",
       "main.py",
@@ -88,7 +88,7 @@ describe("job trainjob: a TrainJob on a ClusterTrainingRuntime that carries the 
 
 describe("job trainjob with the gang preflight (the default): the job's own TrainingRuntime carries it", () => {
   test("--name llama --nodes 4 → a namespaced TrainingRuntime whose pods wait for 4 members of llama; valid, lint-clean", async () => {
-    const r = await job("--name", "llama", "--namespace", "team-a", "--nodes", "4", "--example", "a100-8x-roce-seed");
+    const r = await job("--name", "llama", "--namespace", "team-a", "--nodes", "4", "--example", "a100-8x-roce");
     expect(r.code).toBe(0);
     expect(r.all.map((d) => d.kind)).toEqual([
       "ServiceAccount",

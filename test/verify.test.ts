@@ -12,7 +12,7 @@ import { captureIo } from "./support/io.js";
 describe("kube-rdma verify", () => {
   test("on the seed example prints the node summary and PASS, exit 0", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "a100-8x-roce-seed"], io)).toBe(0);
+    expect(await main(["verify", "--example", "a100-8x-roce"], io)).toBe(0);
     expect(io.out).toMatch(/Management\s+mlx5_0 on eth0 \(default route\), 25 Gb\/s/);
     expect(io.out).toMatch(/Data NICs\s+8: mlx5_1\.\.mlx5_8 on eth1\.\.eth8, RoCE, 200 Gb\/s/);
     expect(io.out).toMatch(/GID index\s+RoCE v2 IPv4 at index 3 on every data HCA/);
@@ -21,7 +21,7 @@ describe("kube-rdma verify", () => {
 
   test("-o json on the seed follows the design contract", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "a100-8x-roce-seed", "-o", "json"], io)).toBe(0);
+    expect(await main(["verify", "--example", "a100-8x-roce", "-o", "json"], io)).toBe(0);
     const report = JSON.parse(io.out);
     const validate = new Ajv({ strict: false }).compile(VERIFY_REPORT_SCHEMA);
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
@@ -36,7 +36,7 @@ describe("kube-rdma verify", () => {
 
   test("a variation with an error exits 1 and names the HCA and the fix", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "seed-gid-index-5"], io)).toBe(1);
+    expect(await main(["verify", "--example", "gid-index-5"], io)).toBe(1);
     expect(io.out).toMatch(/GID_INDEX_DIFFERS\s+mlx5_5/);
     expect(io.out).toMatch(/GID index\s+3 on mlx5_1\.\.mlx5_4, mlx5_6\.\.mlx5_8; 5 on mlx5_5/);
     expect(io.out).toMatch(/fix: Make the address layout uniform/);
@@ -44,40 +44,40 @@ describe("kube-rdma verify", () => {
 
   test("an IPv6-only RoCE fabric passes, and the summary reads its GID index off the IPv6 GIDs", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "seed-ipv6-only"], io)).toBe(0);
+    expect(await main(["verify", "--example", "ipv6-only"], io)).toBe(0);
     expect(io.out).toMatch(/GID index\s+RoCE v2 IPv6 \(no IPv4 address\) at index 3 on every data HCA/);
   });
 
   test("warnings pass (exit 0) unless --strict (exit 1)", async () => {
-    expect(await main(["verify", "--example", "seed-fw-mismatch"], captureIo())).toBe(0);
-    expect(await main(["verify", "--example", "seed-fw-mismatch", "--strict"], captureIo())).toBe(1);
+    expect(await main(["verify", "--example", "fw-mismatch"], captureIo())).toBe(0);
+    expect(await main(["verify", "--example", "fw-mismatch", "--strict"], captureIo())).toBe(1);
   });
 
   test("--pod judges the container limits; --shm-min changes the bar", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "seed-pod-restricted", "--pod", "-o", "json"], io)).toBe(1);
+    expect(await main(["verify", "--example", "pod-restricted", "--pod", "-o", "json"], io)).toBe(1);
     const codes = JSON.parse(io.out).findings.map((f: { code: string }) => f.code);
     expect(codes).toEqual(["MEMLOCK_LIMITED", "NO_IPC_LOCK", "SHM_SMALL"]);
     const small = captureIo();
-    await main(["verify", "--example", "seed-pod-restricted", "--pod", "--shm-min", "32Mi", "-o", "json"], small);
+    await main(["verify", "--example", "pod-restricted", "--pod", "--shm-min", "32Mi", "-o", "json"], small);
     expect(JSON.parse(small.out).findings.map((f: { code: string }) => f.code)).not.toContain("SHM_SMALL");
   });
 
   test("verify on facts that look like a pod, without --pod: exit 0, but an info says the pod checks were skipped and how to run them", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "seed-pod-restricted", "-o", "json"], io)).toBe(0);
+    expect(await main(["verify", "--example", "pod-restricted", "-o", "json"], io)).toBe(0);
     const findings = JSON.parse(io.out).findings as { code: string; severity: string; fix: string }[];
     const skipped = findings.find((f) => f.code === "POD_CHECKS_SKIPPED");
     expect(skipped).toMatchObject({ severity: "info" });
     expect(skipped!.fix).toContain("kube-rdma verify --pod");
     const host = captureIo();
-    await main(["verify", "--example", "a100-8x-roce-seed", "-o", "json"], host);
+    await main(["verify", "--example", "a100-8x-roce", "-o", "json"], host);
     expect(JSON.parse(host.out).findings.map((f: { code: string }) => f.code)).not.toContain("POD_CHECKS_SKIPPED");
   });
 
   test("--expect-gpus and --expect-gpu-model are checked against nvidia-smi", async () => {
     const io = captureIo();
-    const argv = ["verify", "--example", "a100-8x-roce-seed", "--expect-gpus", "16", "--expect-gpu-model", "H100"];
+    const argv = ["verify", "--example", "a100-8x-roce", "--expect-gpus", "16", "--expect-gpu-model", "H100"];
     expect(await main(argv, io)).toBe(1);
     expect(io.out).toMatch(/GPU_COUNT\s+GPUs\s+nvidia-smi lists 8 GPU\(s\), expected 16/);
     expect(io.out).toMatch(/GPU_MODEL\s+GPU0/);
@@ -86,8 +86,8 @@ describe("kube-rdma verify", () => {
   test("bad usage exits 2 with a clear message, never a stack trace", async () => {
     const cases: [string[], RegExp][] = [
       [["verify", "--example", "no-such-host"], /unknown example "no-such-host"/],
-      [["verify", "--example", "a100-8x-roce-seed", "--shm-min", "huge"], /--shm-min expects a size/],
-      [["verify", "--example", "a100-8x-roce-seed", "--expect-gpus", "eight"], /--expect-gpus expects a number/],
+      [["verify", "--example", "a100-8x-roce", "--shm-min", "huge"], /--shm-min expects a size/],
+      [["verify", "--example", "a100-8x-roce", "--expect-gpus", "eight"], /--expect-gpus expects a number/],
       [["verify", "--root", "/no/such/dir"], /no such directory/],
     ];
     for (const [argv, message] of cases) {
@@ -100,7 +100,7 @@ describe("kube-rdma verify", () => {
 
   test("-o yaml renders the same report", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "seed-no-ofed", "-o", "yaml"], io)).toBe(0);
+    expect(await main(["verify", "--example", "no-ofed", "-o", "yaml"], io)).toBe(0);
     expect(io.out).toMatch(/^schemaVersion: 1\n/);
     expect(io.out).toMatch(/code: OFED_ABSENT/);
   });
@@ -110,7 +110,7 @@ describe("kube-rdma verify", () => {
     expect(await main(["verify", "--help"], io)).toBe(0);
     expect(io.out).toMatch(/--expect-gpus N/);
     expect(io.out).toMatch(/Exit codes: 0 no errors/);
-    expect(io.out).toMatch(/kube-rdma verify --example a100-8x-roce-seed/);
+    expect(io.out).toMatch(/kube-rdma verify --example a100-8x-roce/);
   });
 });
 
@@ -124,7 +124,7 @@ describe("verify --watch SECONDS", () => {
 
   test("the seed read twice does not flap and passes", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "a100-8x-roce-seed", "--watch", "0.01"], io)).toBe(0);
+    expect(await main(["verify", "--example", "a100-8x-roce", "--watch", "0.01"], io)).toBe(0);
     expect(io.out).not.toMatch(/PORT_FLAPPING/);
   });
 
@@ -137,7 +137,7 @@ describe("verify --watch SECONDS", () => {
 
 describe("verify on the same host from every source", () => {
   // acs-redirect: the bridges' config space travels as hex in the snapshot and as bytes in the --root tree.
-  test.each(["a100-8x-roce-seed", "seed-gid-index-5", "seed-pod-restricted", "acs-redirect"])(
+  test.each(["a100-8x-roce", "gid-index-5", "pod-restricted", "acs-redirect"])(
     "%s: --example, a collected --snapshot and the example's tree as --root give identical findings",
     async (example) => {
       const dir = mkdtempSync(join(tmpdir(), "kube-rdma-verify-"));

@@ -28,12 +28,12 @@ test("`examples` says what each example is without the word: the A100 RoCE examp
   const io = captureIo();
   await main(["examples"], io);
   expect(seedWords(io.out)).toEqual([]);
-  expect(io.out).toMatch(/seed-port-down\s+the A100 RoCE example node, but mlx5_3/);
+  expect(io.out).toMatch(/port-down\s+the A100 RoCE example node, but mlx5_3/);
 });
 
 test("findings and NCCL reasons on the example nodes say seed only inside example names", async () => {
   const out: string[] = [];
-  for (const name of ["a100-8x-roce-seed", "seed-no-ofed", "seed-pod-restricted", "seed-gid-index-5"]) {
+  for (const name of ["a100-8x-roce", "no-ofed", "pod-restricted", "gid-index-5"]) {
     for (const argv of [
       ["verify", "--example", name, "--pod"],
       ["nccl-env", "--example", name],

@@ -14,8 +14,8 @@ const codes = (fs: { code: string; subject: string }[]) => fs.map((f) => `${f.co
 // moment at boot (their issue trackers are full of it).
 describe("the agent judges error counters by their growth between runs", () => {
   test("counters that grew before the agent's previous run are not reported again", async () => {
-    const before = await inventory(exampleSnapshot("seed-port-errors"));
-    const after = await inventory(exampleSnapshot("seed-port-errors"));
+    const before = await inventory(exampleSnapshot("port-errors"));
+    const after = await inventory(exampleSnapshot("port-errors"));
     const lifetime = analyseInventory(after);
     expect(codes(lifetime.findings)).toContain("PORT_ERROR_COUNTERS mlx5_4");
     const deltas = analyseInventory(after, {

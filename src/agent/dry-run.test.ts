@@ -20,7 +20,7 @@ async function dryRun(example: string, ...more: string[]) {
 
 describe("agent --once --dry-run: what the agent would write, without a cluster", () => {
   test("the A100 RoCE example node → RDMAReady True, no events, a report that fleet verify can read", async () => {
-    const { code, out } = await dryRun("a100-8x-roce-seed");
+    const { code, out } = await dryRun("a100-8x-roce");
     expect(code).toBe(0);
     expect(out.condition).toMatchObject({ type: "RDMAReady", status: "True", reason: "RDMAChecksPassed" });
     expect(out.statusPatch.status.conditions).toEqual([out.condition]);
@@ -33,7 +33,7 @@ describe("agent --once --dry-run: what the agent would write, without a cluster"
   });
 
   test("the node with mlx5_3's port down → RDMAReady False, reason PORT_DOWN, a Warning event naming mlx5_3 and the fix", async () => {
-    const { code, out } = await dryRun("seed-port-down");
+    const { code, out } = await dryRun("port-down");
     expect(code).toBe(1);
     expect(out.condition).toMatchObject({ status: "False", reason: "PORT_DOWN" });
     expect(out.condition.message).toMatch(/mlx5_3 port 1/);
@@ -43,19 +43,19 @@ describe("agent --once --dry-run: what the agent would write, without a cluster"
   });
 
   test("--taint previews the taint (a fresh fleet has room for it)", async () => {
-    const { out } = await dryRun("seed-port-down", "--taint");
+    const { out } = await dryRun("port-down", "--taint");
     expect(out.taint).toEqual({ action: "taint" });
   });
 
   test("without a node name it says how to give one (exit 2)", async () => {
     const io = captureIo();
-    expect(await main(["agent", "--once", "--dry-run", "--example", "a100-8x-roce-seed"], { ...io, env: {} })).toBe(2);
+    expect(await main(["agent", "--once", "--dry-run", "--example", "a100-8x-roce"], { ...io, env: {} })).toBe(2);
     expect(io.err).toMatch(/--node-name NAME or \$NODE_NAME/);
   });
 
   test("--dry-run without --once is refused: a dry loop would print forever", async () => {
     const io = captureIo();
-    expect(await main(["agent", "--dry-run", "--example", "a100-8x-roce-seed", "--node-name", "n"], io)).toBe(2);
+    expect(await main(["agent", "--dry-run", "--example", "a100-8x-roce", "--node-name", "n"], io)).toBe(2);
     expect(io.err).toMatch(/give --once/);
   });
 

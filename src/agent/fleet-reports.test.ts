@@ -29,16 +29,16 @@ describe("fleet verify reads the agents' reports first", () => {
     const now = new Date();
     const dayAgo = new Date(now.getTime() - 86_400_000);
     const configmaps = [
-      await agentReport("gpu-01", "a100-8x-roce-seed", now),
-      await agentReport("gpu-02", "seed-fw-mismatch", now),
-      await agentReport("gpu-03", "seed-port-down", now),
-      await agentReport("gpu-04", "a100-8x-roce-seed", dayAgo),
+      await agentReport("gpu-01", "a100-8x-roce", now),
+      await agentReport("gpu-02", "fw-mismatch", now),
+      await agentReport("gpu-03", "port-down", now),
+      await agentReport("gpu-04", "a100-8x-roce", dayAgo),
     ];
-    const damaged = await agentReport("gpu-05", "a100-8x-roce-seed", now);
+    const damaged = await agentReport("gpu-05", "a100-8x-roce", now);
     damaged.metadata.name = "kube-rdma-node-gpu-05";
     damaged.data[REPORT_DATA_KEY] = '{"schemaVersion":1,"kind":"kube-rdma.io/NodeReport","node":"gpu-05"}';
     configmaps.push(damaged);
-    const snapshot = JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" })));
+    const snapshot = JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce" })));
     const names = ["gpu-01", "gpu-02", "gpu-03", "gpu-04", "gpu-05", "gpu-06"];
     const collectedOn: string[] = [];
     const api = await startFakeApi(
@@ -82,8 +82,8 @@ describe("fleet verify reads the agents' reports first", () => {
   });
 
   test("--max-age 0 ignores the reports: every node is collected", async () => {
-    const configmaps = [await agentReport("gpu-01", "a100-8x-roce-seed", new Date())];
-    const snapshot = JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" })));
+    const configmaps = [await agentReport("gpu-01", "a100-8x-roce", new Date())];
+    const snapshot = JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce" })));
     const collectedOn: string[] = [];
     const api = await startFakeApi(
       { ...seedCluster({ nodes: [node({ name: "gpu-01", gpus: 8, rdma: "1k" })] }), configmaps },

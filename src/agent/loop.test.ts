@@ -68,7 +68,7 @@ const events = () => api!.store.get("events")!.map((e) => `${e.type} ${e.reason}
 describe("the agent against a Kubernetes API server", () => {
   test("a port goes down and comes back: condition, events, taint and report follow, the kubelet's Ready stays", async () => {
     const c = await cluster();
-    const h = host("a100-8x-roce-seed");
+    const h = host("a100-8x-roce");
     const run = (at: string) =>
       runOnce(
         { node: "gpu-n1", read: h.read, settings, withinGrace: () => false, cluster: c, source: "test" },
@@ -80,7 +80,7 @@ describe("the agent against a Kubernetes API server", () => {
     expect(n1().status.conditions.find((x: Obj) => x.type === "Ready")).toEqual(kubeletReady);
     expect(events()).toEqual([]);
 
-    h.set("seed-port-down");
+    h.set("port-down");
     await run("2026-12-01T00:05:00Z");
     expect(rdmaReady()).toMatchObject({
       status: "False",
@@ -93,7 +93,7 @@ describe("the agent against a Kubernetes API server", () => {
     const cm = api!.store.get("configmaps")!.find((x) => x.metadata.name === "kube-rdma-node-gpu-n1")!;
     expect(JSON.parse(cm.data[REPORT_DATA_KEY]).summary.errors).toBe(1);
 
-    h.set("a100-8x-roce-seed");
+    h.set("a100-8x-roce");
     await run("2026-12-01T00:10:00Z");
     expect(rdmaReady()).toMatchObject({ status: "True", lastTransitionTime: "2026-12-01T00:10:00Z" });
     expect(events()).toEqual(["Warning PORT_DOWN gpu-n1", "Normal RDMARecovered gpu-n1"]);
@@ -103,7 +103,7 @@ describe("the agent against a Kubernetes API server", () => {
 
   test("the circuit breaker: with 1 of 10 nodes already tainted (share 0.1) a failing node is not tainted", async () => {
     const c = await cluster(1);
-    const h = host("seed-port-down");
+    const h = host("port-down");
     const r = await runOnce(
       { node: "gpu-n1", read: h.read, settings, withinGrace: () => false, cluster: c, source: "test" },
       new Date("2026-12-01T00:00:00Z"),
@@ -115,7 +115,7 @@ describe("the agent against a Kubernetes API server", () => {
 
   test("an agent killed and restarted loses nothing: no repeated event, no write while the heartbeat is fresh", async () => {
     const c = await cluster();
-    const h = host("seed-port-down");
+    const h = host("port-down");
     const input = { node: "gpu-n1", read: h.read, settings, withinGrace: () => false, cluster: c, source: "test" };
     await runOnce(input, new Date("2026-12-01T00:00:00Z"));
     const writes = () => api!.requests.filter((r) => /^(PATCH|PUT|POST) /.test(r)).length;
@@ -140,7 +140,7 @@ describe("the agent against a Kubernetes API server", () => {
   test("the loop runs until stopped and keeps going when one run fails", async () => {
     const c = await cluster();
     let reads = 0;
-    const h = host("a100-8x-roce-seed");
+    const h = host("a100-8x-roce");
     const stop = new AbortController();
     const log: string[] = [];
     const metrics = createAgentMetrics("gpu-n1");
@@ -175,7 +175,7 @@ describe("the agent against a Kubernetes API server", () => {
 
   test("a run that could not check keeps the last report: the errors it held are not forgotten", async () => {
     const c = await cluster();
-    const h = host("seed-port-down");
+    const h = host("port-down");
     const input = { node: "gpu-n1", read: h.read, settings, withinGrace: () => false, cluster: c, source: "test" };
     await runOnce(input, new Date("2026-12-01T00:00:00Z"));
     const failed = await runOnce(

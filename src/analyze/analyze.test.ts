@@ -108,7 +108,7 @@ describe("show_gids findings", () => {
   });
 
   test("mlx5_5 with an IPv6 address ahead of its IPv4: GID_INDEX_DIFFERS names mlx5_5, eth5 and the fix", () => {
-    const entry = analyzeText("gids.txt", capture("show_gids", "seed-gid-index-5"));
+    const entry = analyzeText("gids.txt", capture("show_gids", "gid-index-5"));
     const f = entry.findings.find((x) => x.code === "GID_INDEX_DIFFERS");
     expect(f).toMatchObject({ severity: "error", subject: "mlx5_5", evidence: { index: 5, usual: 3, netdev: "eth5" } });
     expect(f?.message).toMatch(/one NCCL_IB_GID_INDEX cannot fit every HCA/);
@@ -117,7 +117,7 @@ describe("show_gids findings", () => {
   });
 
   test("mlx5_5 that lost its IPv4 address (link-local only): NO_ROCEV2_GID on mlx5_5", () => {
-    expect(codes(capture("show_gids", "seed-no-rocev2-gid"))).toContainEqual({
+    expect(codes(capture("show_gids", "no-rocev2-gid"))).toContainEqual({
       code: "NO_ROCEV2_GID",
       severity: "error",
       subject: "mlx5_5",
@@ -133,7 +133,7 @@ describe("show_gids findings", () => {
   });
 
   test("a cut paste still reports a missing RoCE v2 GID on a device before the cut as a certain error", () => {
-    const text = capture("show_gids", "seed-no-rocev2-gid").split("\n").slice(0, -8).join("\n");
+    const text = capture("show_gids", "no-rocev2-gid").split("\n").slice(0, -8).join("\n");
     const mlx5_5 = analyzeText("gids.txt", text).findings.find((x) => x.subject === "mlx5_5");
     expect(mlx5_5).toMatchObject({ code: "NO_ROCEV2_GID", severity: "error" });
     expect(mlx5_5?.confidence).toBeUndefined();
@@ -151,7 +151,7 @@ describe("show_gids findings", () => {
   });
 
   test("every table with holes at 2/3: GID_TABLE_SPARSE on each HCA (as verify says), printed once with the 9 names", () => {
-    const entry = analyzeText("gids.txt", capture("show_gids", "seed-sparse-gids"));
+    const entry = analyzeText("gids.txt", capture("show_gids", "sparse-gids"));
     const sparse = entry.findings.filter((f) => f.code === "GID_TABLE_SPARSE");
     expect(sparse.map((f) => f.subject)).toEqual(Array.from({ length: 9 }, (_, i) => `mlx5_${i}`));
     expect(sparse.every((f) => f.severity === "warning")).toBe(true);
@@ -185,14 +185,14 @@ describe("show_gids findings", () => {
 
 describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   test("mlx5_3 down in ibstat: PORT_DOWN on mlx5_3; the slower mlx5_0 is taken for the management NIC (info)", () => {
-    expect(codes(capture("ibstat", "seed-port-down"))).toEqual([
+    expect(codes(capture("ibstat", "port-down"))).toEqual([
       { code: "PORT_DOWN", severity: "error", subject: "mlx5_3" },
       { code: "RATE_MISMATCH", severity: "info", subject: "mlx5_0" },
     ]);
   });
 
   test("mlx5_6 at 100 of 200 Gb/s: RATE_MISMATCH error on mlx5_6", () => {
-    expect(codes(capture("ibstat", "seed-half-rate"))).toContainEqual({
+    expect(codes(capture("ibstat", "half-rate"))).toContainEqual({
       code: "RATE_MISMATCH",
       severity: "error",
       subject: "mlx5_6",
@@ -206,7 +206,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   });
 
   test("ibv_devinfo -v with mlx5_5's GID at index 5 gets the same GID finding as show_gids", () => {
-    expect(codes(capture("ibv_devinfo", "seed-gid-index-5-verbose"))).toContainEqual({
+    expect(codes(capture("ibv_devinfo", "gid-index-5-verbose"))).toContainEqual({
       code: "GID_INDEX_DIFFERS",
       severity: "error",
       subject: "mlx5_5",
@@ -236,7 +236,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   });
 
   test("ibdev2netdev with eth3 Down: PORT_DOWN on mlx5_3 naming eth3", () => {
-    const entry = analyzeText("i2n.txt", capture("ibdev2netdev", "seed-port-down-verbose"));
+    const entry = analyzeText("i2n.txt", capture("ibdev2netdev", "port-down-verbose"));
     expect(entry.findings.map((f) => [f.code, f.subject])).toEqual([["PORT_DOWN", "mlx5_3"]]);
     expect(entry.findings[0]?.fix).toMatch(/ip link set eth3 up/);
   });
@@ -244,7 +244,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
 
 describe("topology and GPU findings", () => {
   test("GPU7 with no NIC at PIX/PXB: GPU_NO_NEAR_NIC warning explaining NODE = PHB for NCCL", () => {
-    const entry = analyzeText("topo.txt", capture("nvidia_smi_topo", "seed-gpu-sys"));
+    const entry = analyzeText("topo.txt", capture("nvidia_smi_topo", "gpu-no-near-nic"));
     expect(entry.findings.map((f) => [f.code, f.severity, f.subject])).toEqual([
       ["GPU_NO_NEAR_NIC", "warning", "GPU7"],
     ]);
@@ -282,18 +282,18 @@ describe("one fact, one code, one fix: analyze and verify agree", () => {
       (f) => f.subject === "GPU2",
     );
     expect(pasted?.code).toBe("GPU_ECC_UNCORRECTABLE");
-    const verified = runChecks(await readInventory(await openReader({ example: "seed-row-remap" }))).find(
+    const verified = runChecks(await readInventory(await openReader({ example: "gpu-row-remap" }))).find(
       (f) => f.subject === "GPU2",
     );
-    const xml = (await openReader({ example: "seed-row-remap" })).run("nvidia-smi", ["-q", "-x"]);
+    const xml = (await openReader({ example: "gpu-row-remap" })).run("nvidia-smi", ["-q", "-x"]);
     const fromXml = analyzeText("smi.xml", (await xml).stdout).findings.find((f) => f.subject === "GPU2");
     expect(fromXml).toEqual(verified);
   });
 
   test("GID_INDEX_DIFFERS has the same fix in analyze (pasted show_gids) and verify (the node itself)", async () => {
-    const inventory = await readInventory(await openReader({ example: "seed-gid-index-5" }));
+    const inventory = await readInventory(await openReader({ example: "gid-index-5" }));
     // With the node model, the paste leaves the management mlx5_0 out just as verify does.
-    const pasted = analyzeText("gids.txt", capture("show_gids", "seed-gid-index-5"), { inventory }).findings.find(
+    const pasted = analyzeText("gids.txt", capture("show_gids", "gid-index-5"), { inventory }).findings.find(
       (f) => f.code === "GID_INDEX_DIFFERS",
     );
     const verified = runChecks(inventory).find((f) => f.code === "GID_INDEX_DIFFERS");

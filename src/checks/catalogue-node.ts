@@ -18,9 +18,9 @@ export const NODE_CATALOGUE = defineCatalogue({
     title: "No MLNX_OFED / DOCA-OFED: inbox rdma-core",
     message: (e: { detail: string | null }) =>
       `ofed_info is not installed${e.detail ? ` (${e.detail})` : ""}: the node runs the distribution's inbox ` +
-      "rdma-core and mlx5 drivers. NCCL works over them; the OFED tools of the Baidu CCE reference setup (ofed_info, show_gids) are absent.",
+      "rdma-core and mlx5 drivers. NCCL works over them; the OFED tools (ofed_info, show_gids) are absent.",
     fix: () =>
-      "Nothing is required. If your platform expects MLNX_OFED/DOCA-OFED (Baidu CCE's GPU images ship it), install it " +
+      "Nothing is required. If your platform expects MLNX_OFED/DOCA-OFED (many GPU node images ship it), install it " +
       "or use such an image; `kube-rdma gids` replaces show_gids either way.",
   },
   OFED_TOOLS_ABSENT: {
@@ -72,7 +72,7 @@ export const NODE_CATALOGUE = defineCatalogue({
     message: (e: { error: string | null }) =>
       `no NVIDIA driver: ${e.error ?? "nvidia-smi is not installed"}. Without it no GPU can be used.`,
     fix: () =>
-      "Install the NVIDIA driver (Baidu CCE's A100 images ship 470.141.03) and check with `nvidia-smi`; on Kubernetes make " +
+      "Install the NVIDIA driver and check with `nvidia-smi`; on Kubernetes make " +
       "sure the GPU driver DaemonSet / GPU operator ran on this node.",
   },
   DRIVER_NOT_RESPONDING: {

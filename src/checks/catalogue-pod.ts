@@ -24,7 +24,7 @@ export const POD_CATALOGUE = defineCatalogue({
           "unlimited, NCCL's ibv_reg_mr of large buffers fails."
         : `CapEff ${e.capEff ?? "(unreadable)"} lacks CAP_IPC_LOCK (bit 14): ` +
           (e.memlockUnlimited
-            ? "registration still works because memlock is unlimited, but the RDMA pod spec Baidu CCE uses adds it."
+            ? "registration still works because memlock is unlimited, but RDMA pod specs add it so that registration never depends on the limit."
             : "with a limited memlock, NCCL's ibv_reg_mr of large buffers fails."),
     fix: () =>
       "Add it to the training container: `securityContext: {capabilities: {add: [IPC_LOCK]}}` " +

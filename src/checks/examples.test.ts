@@ -17,25 +17,25 @@ const notInfo = (fs: Awaited<ReturnType<typeof findingsOf>>) => fs.filter((f) =>
 
 /** example → the findings (code, subject, severity) it must produce, and nothing else of severity error/warning. */
 const VARIATIONS: [string, { code: string; subject: string; severity: string }[], CheckOptions?][] = [
-  ["seed-port-down", [{ code: "PORT_DOWN", subject: "mlx5_3", severity: "error" }]],
-  ["seed-half-rate", [{ code: "RATE_MISMATCH", subject: "mlx5_6", severity: "error" }]],
-  ["seed-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
-  ["seed-no-rocev2-gid", [{ code: "NO_ROCEV2_GID", subject: "mlx5_5", severity: "error" }]],
+  ["port-down", [{ code: "PORT_DOWN", subject: "mlx5_3", severity: "error" }]],
+  ["half-rate", [{ code: "RATE_MISMATCH", subject: "mlx5_6", severity: "error" }]],
+  ["gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
+  ["no-rocev2-gid", [{ code: "NO_ROCEV2_GID", subject: "mlx5_5", severity: "error" }]],
   [
-    "seed-sparse-gids",
+    "sparse-gids",
     [1, 2, 3, 4, 5, 6, 7, 8].map((i) => ({ code: "GID_TABLE_SPARSE", subject: `mlx5_${i}`, severity: "warning" })),
   ],
-  ["seed-no-peermem", [{ code: "NO_GPUDIRECT", subject: "node", severity: "error" }]],
-  ["seed-gpu-sys", [{ code: "GPU_NO_NEAR_NIC", subject: "GPU7", severity: "warning" }]],
+  ["no-peermem", [{ code: "NO_GPUDIRECT", subject: "node", severity: "error" }]],
+  ["gpu-no-near-nic", [{ code: "GPU_NO_NEAR_NIC", subject: "GPU7", severity: "warning" }]],
   [
-    "seed-nvidia-smi-timeout",
+    "nvidia-smi-timeout",
     [{ code: "DRIVER_NOT_RESPONDING", subject: "nvidia-smi", severity: "error" }],
     { expectGpus: 8, expectGpuModel: "A100" },
   ],
-  ["seed-row-remap", [{ code: "GPU_ROW_REMAP", subject: "GPU2", severity: "error" }]],
-  ["seed-gpu-pcie-x8", [{ code: "GPU_PCIE_DEGRADED", subject: "GPU3", severity: "error" }]],
-  ["seed-port-errors", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_4", severity: "warning" }]],
-  ["seed-fw-mismatch", [{ code: "FW_MISMATCH", subject: "mlx5_8", severity: "warning" }]],
+  ["gpu-row-remap", [{ code: "GPU_ROW_REMAP", subject: "GPU2", severity: "error" }]],
+  ["gpu-pcie-x8", [{ code: "GPU_PCIE_DEGRADED", subject: "GPU3", severity: "error" }]],
+  ["port-errors", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_4", severity: "warning" }]],
+  ["fw-mismatch", [{ code: "FW_MISMATCH", subject: "mlx5_8", severity: "warning" }]],
   [
     "ofed-not-loaded",
     [
@@ -44,7 +44,7 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
     ],
   ],
   [
-    "seed-pod-restricted",
+    "pod-restricted",
     [
       { code: "MEMLOCK_LIMITED", subject: "memlock", severity: "error" },
       { code: "NO_IPC_LOCK", subject: "CapEff", severity: "error" },
@@ -52,14 +52,14 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
     ],
     { pod: true },
   ],
-  ["seed-no-uverbs", [{ code: "NO_UVERBS", subject: "/dev/infiniband", severity: "error" }]],
+  ["no-uverbs", [{ code: "NO_UVERBS", subject: "/dev/infiniband", severity: "error" }]],
   // Training-pod examples (for `preflight`): what a node check sees of them. An EPERM device or another NCCL in
   // the image is invisible to verify; only preflight, which opens the devices and reads the image, names those.
-  ["seed-pod", [], { pod: true }],
-  ["seed-pod-nccl-2.12", [], { pod: true }],
-  ["seed-pod-uverbs-eperm", [], { pod: true }],
-  ["seed-pod-7-hcas", [{ code: "NO_UVERBS", subject: "mlx5_8", severity: "error" }]],
-  ["seed-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
+  ["training-pod", [], { pod: true }],
+  ["training-pod-nccl-2.12", [], { pod: true }],
+  ["training-pod-uverbs-eperm", [], { pod: true }],
+  ["training-pod-7-hcas", [{ code: "NO_UVERBS", subject: "mlx5_8", severity: "error" }]],
+  ["training-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
   ["acs-redirect", [{ code: "PCIE_ACS_REDIRECT", subject: "0000:6a:01.0", severity: "error" }]],
   ["nic-pcie-x8", [{ code: "HCA_PCIE_DEGRADED", subject: "mlx5_3", severity: "error" }]],
   ["iommu-translated", [{ code: "IOMMU_TRANSLATED", subject: "node", severity: "warning" }]],
@@ -69,10 +69,10 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ["port-flapping", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_6", severity: "warning" }]],
 ];
 
-describe("the seed node (a100-8x-roce-seed)", () => {
+describe("the seed node (a100-8x-roce)", () => {
   test("passes with no finding at all, even with the GPU expectations and --pod", async () => {
     expect(
-      await findingsOf("a100-8x-roce-seed", { expectGpus: 8, expectGpuModel: "A100-SXM4-80GB", pod: true }),
+      await findingsOf("a100-8x-roce", { expectGpus: 8, expectGpuModel: "A100-SXM4-80GB", pod: true }),
     ).toEqual([]);
   });
 });
@@ -88,8 +88,8 @@ describe("each variation of the seed yields its finding, on its subject, with a 
     }
   });
 
-  test("seed-pod-restricted is a clean host when not judged as a pod", async () => {
-    expect(notInfo(await findingsOf("seed-pod-restricted"))).toEqual([]);
+  test("pod-restricted is a clean host when not judged as a pod", async () => {
+    expect(notInfo(await findingsOf("pod-restricted"))).toEqual([]);
   });
 });
 
@@ -102,21 +102,21 @@ describe("other layouts pass", () => {
     expect(await findingsOf("h100-18hca", { expectGpus: 8, expectGpuModel: "H100" })).toEqual([]);
   });
 
-  test("seed-bond: the bonded management NIC is noted (BOND_PRESENT, info) and the node passes", async () => {
-    const findings = await findingsOf("seed-bond");
+  test("bond-management: the bonded management NIC is noted (BOND_PRESENT, info) and the node passes", async () => {
+    const findings = await findingsOf("bond-management");
     expect(findings.map((f) => [f.code, f.subject, f.severity])).toEqual([["BOND_PRESENT", "mlx5_bond_0", "info"]]);
   });
 
-  test("seed-ipv6-only: data NICs with global IPv6 RoCE v2 GIDs and no IPv4 address pass, no finding", async () => {
-    expect(await findingsOf("seed-ipv6-only")).toEqual([]);
+  test("ipv6-only: data NICs with global IPv6 RoCE v2 GIDs and no IPv4 address pass, no finding", async () => {
+    expect(await findingsOf("ipv6-only")).toEqual([]);
   });
 
   test("rail-3-other-subnet: a node whose rail 3 is on another subnet passes alone (only fleet verify can tell)", async () => {
     expect(await findingsOf("rail-3-other-subnet")).toEqual([]);
   });
 
-  test("seed-no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
-    const findings = await findingsOf("seed-no-ofed");
+  test("no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
+    const findings = await findingsOf("no-ofed");
     expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
   });
 
@@ -128,12 +128,12 @@ describe("other layouts pass", () => {
 
 test("every example host is covered by a story above", () => {
   const covered = new Set([
-    "a100-8x-roce-seed",
+    "a100-8x-roce",
     "ib-8x-hdr",
     "h100-18hca",
-    "seed-bond",
-    "seed-ipv6-only",
-    "seed-no-ofed",
+    "bond-management",
+    "ipv6-only",
+    "no-ofed",
     "ofed-driver-container",
     "rail-3-other-subnet",
     ...VARIATIONS.map(([name]) => name),

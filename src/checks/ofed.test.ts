@@ -34,11 +34,11 @@ async function verifySnapshot(snap: Snapshot): Promise<{ code: number; out: stri
   return { code, out: text.out, findings: (JSON.parse(json.out) as { findings: Finding[] }).findings };
 }
 
-const seedSnapshot = async () => collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+const seedSnapshot = async () => collectSnapshot(await openReader({ example: "a100-8x-roce" }));
 
 describe("which mlx5 driver runs, against the OFED installed", () => {
   test("the A100 RoCE example node runs the MLNX_OFED 5.8-1.1.2.1 it has installed (mlx5_core 5.8-1.1.2): no finding", async () => {
-    const { inv, findings } = await verifyExample("a100-8x-roce-seed");
+    const { inv, findings } = await verifyExample("a100-8x-roce");
     expect(inv.ofed.loadedDriver).toEqual({ from: "ofed", version: "5.8-1.1.2" });
     expect(findings).toEqual([]);
   });

@@ -48,7 +48,7 @@ describe("PCIe ACS on the paths between GPUs and their NICs", () => {
 
   test("ACS on root ports does not count: traffic between root ports crosses the root complex anyway", async () => {
     // The seed's root ports have ACS redirects on (as most BIOSes leave them) and the seed passes.
-    expect(await findings(snapshotOf("a100-8x-roce-seed"))).toEqual([]);
+    expect(await findings(snapshotOf("a100-8x-roce"))).toEqual([]);
   });
 });
 
@@ -60,7 +60,7 @@ describe("IOMMU", () => {
   });
 
   test("a kernel that reports DMA-FQ domains is translated whatever the command line says", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     for (const d of Object.keys(snap.dirs).filter((p) => /^\/sys\/kernel\/iommu_groups\/\d+$/.test(p))) {
       snap.files[`${d}/type`] = "DMA-FQ\n";
       snap.dirs[d] = ["type"];
@@ -69,7 +69,7 @@ describe("IOMMU", () => {
   });
 
   test("no /proc/cmdline and no group types: the check could not run (a warning), never a silent pass", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     delete snap.files["/proc/cmdline"];
     expect(brief(await findings(snap))).toEqual([["CHECK_SKIPPED", "warning", "iommu"]]);
   });
@@ -91,7 +91,7 @@ describe("lossless RoCE", () => {
   });
 
   test("mlnx_qos with PFC only on priority 3 while NCCL's traffic uses 0: not lossless, names both", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     snap.commands["mlnx_qos -i eth2"] = {
       command: "mlnx_qos -i eth2",
       exitCode: 0,
@@ -119,7 +119,7 @@ describe("lossless RoCE", () => {
   });
 
   test("a host without MLNX_OFED's ecn files or mlnx_qos: the check could not run (a warning)", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     for (const p of Object.keys(snap.files)) if (p.includes("/ecn/")) delete snap.files[p];
     for (const d of Object.keys(snap.dirs)) if (d.includes("/ecn")) delete snap.dirs[d];
     for (const [d, names] of Object.entries(snap.dirs)) snap.dirs[d] = names.filter((n) => n !== "ecn");
@@ -141,7 +141,7 @@ describe("lossless RoCE", () => {
   });
 
   test("mlnx_qos that dies on every data netdev: ECN still judged, PFC one CHECK_SKIPPED naming eth1..eth8 and the error", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     for (let i = 0; i <= 8; i++) snap.commands[`mlnx_qos -i eth${i}`] = pythonFailure(`eth${i}`);
     const fs = await findings(snap);
     expect(brief(fs)).toEqual([["CHECK_SKIPPED", "warning", "mlnx_qos"]]);
@@ -153,13 +153,13 @@ describe("lossless RoCE", () => {
   });
 
   test("mlnx_qos that dies on the management NIC only (eth0) is not a data-path check that could not run", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     snap.commands["mlnx_qos -i eth0"] = pythonFailure("eth0");
     expect(await findings(snap)).toEqual([]);
   });
 
   test("mlnx_qos not installed (inbox rdma-core) is no finding: ECN alone is judged, as before", async () => {
-    const snap = snapshotOf("a100-8x-roce-seed");
+    const snap = snapshotOf("a100-8x-roce");
     for (let i = 0; i <= 8; i++) {
       snap.commands[`mlnx_qos -i eth${i}`] = {
         command: `mlnx_qos -i eth${i}`,

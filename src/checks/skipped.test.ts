@@ -11,7 +11,7 @@ import { only } from "./testing/expect.js";
 
 /** The A100 RoCE example node with some of its facts taken away. */
 async function findingsWithout(change: (s: Snapshot) => void, opts: { pod?: boolean } = {}) {
-  const snap = expandSnapshot(findExample("a100-8x-roce-seed")!.snapshot());
+  const snap = expandSnapshot(findExample("a100-8x-roce")!.snapshot());
   change(snap);
   return runChecks(await readInventory(new SnapshotHostReader(snap)), opts);
 }
@@ -70,7 +70,7 @@ describe("a check that could not run is a finding, never a silent pass", () => {
     const { writeFileSync, mkdtempSync, rmSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tmpdir } = await import("node:os");
-    const snap = expandSnapshot(findExample("a100-8x-roce-seed")!.snapshot());
+    const snap = expandSnapshot(findExample("a100-8x-roce")!.snapshot());
     snap.fsSizes = {};
     const dir = mkdtempSync(join(tmpdir(), "kube-rdma-skip-"));
     try {

@@ -83,7 +83,7 @@ export function renderTopHelp(): string {
     "2 could not run (bad usage or unreadable input).",
     "",
     "Start here:",
-    "  kube-rdma verify --example a100-8x-roce-seed    # the A100 RoCE example node",
+    "  kube-rdma verify --example a100-8x-roce    # the A100 RoCE example node",
     "  kube-rdma verify                                 # this host",
     "",
   ];

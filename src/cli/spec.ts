@@ -50,7 +50,7 @@ export type CommandSpec = {
   /** Paragraphs that teach: what it checks, what the output means. */
   description?: string;
   options: readonly OptionSpec[];
-  /** Example invocations with a comment each: [`kube-rdma verify --example a100-8x-roce-seed`, `check the A100 RoCE example node`]. */
+  /** Example invocations with a comment each: [`kube-rdma verify --example a100-8x-roce`, `check the A100 RoCE example node`]. */
   examples: readonly (readonly [string, string])[];
   /** Returns the exit code: 0 ok, 1 errors found, 2 could not run. */
   run: (ctx: CommandContext) => Promise<number>;

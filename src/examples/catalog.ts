@@ -7,7 +7,7 @@ import { seedSpec } from "./seed.js";
 import type { HostTree } from "./tree.js";
 import { bondSpec, h100Spec, ib8xHdrSpec, ipv6OnlySpec, SEED_DIFFS } from "./variations.js";
 
-export const SEED_EXAMPLE = "a100-8x-roce-seed";
+export const SEED_EXAMPLE = "a100-8x-roce";
 
 function snapshotOf(spec: HostSpec, tree: HostTree) {
   return tree.toSnapshot({ host: spec.hostname });
@@ -32,7 +32,7 @@ function register(
 
 register(
   SEED_EXAMPLE,
-  "the A100 RoCE example node (Baidu CCE reference setup): 8×A100 80GB, mlx5_0 management on eth0, mlx5_1..8 RoCE 200 Gb/s data NICs",
+  "the A100 RoCE example node: 8×A100 80GB, mlx5_0 management on eth0, mlx5_1..8 RoCE 200 Gb/s data NICs",
   seedSpec,
 );
 // Variations say what they are: the A100 RoCE example node with one difference (the name alone does not tell).
@@ -49,7 +49,7 @@ for (const [name, v] of Object.entries(SEED_DIFFS)) {
 register("ib-8x-hdr", "8 InfiniBand HDR HCAs mlx5_0..7 (no netdevs), default route on a non-RDMA eth0", ib8xHdrSpec);
 register("h100-18hca", "8×H100 with 18 HCAs: mlx5_0 management, mlx5_1..17 400 Gb/s RoCE data NICs", () => h100Spec());
 register(
-  "seed-ipv6-only",
+  "ipv6-only",
   "the A100 RoCE example node on an IPv6-only RoCE fabric: data NICs mlx5_1..8 on rails fd00:10:0:1::/64 … fd00:10:0:8::/64, no IPv4 address",
   ipv6OnlySpec,
 );
@@ -59,7 +59,7 @@ register(
   rail3OtherSubnetSpec,
 );
 register(
-  "seed-bond",
+  "bond-management",
   "the A100 RoCE example node, but management is the RoCE LAG mlx5_bond_0 on bond0 (eth0+eth1); data NICs mlx5_2..9",
   bondSpec,
 );

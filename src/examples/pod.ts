@@ -72,27 +72,27 @@ function join(...diffs: HostDiff[]): HostDiff {
 }
 
 export const POD_DIFFS: Record<string, { description: string; diff: HostDiff }> = {
-  "seed-pod": {
+  "training-pod": {
     description:
       "the A100 RoCE example node seen from a training pod: NCCL 2.11.4 and the HPC-X net plugin in the image, NCCL_IB_GID_INDEX=3 injected, 8 GPUs, every uverbs opens",
     diff: podDiff(),
   },
-  "seed-pod-nccl-2.12": {
-    description: "seed-pod with an image that carries NCCL 2.12.12 instead of 2.11.4",
+  "training-pod-nccl-2.12": {
+    description: "training-pod with an image that carries NCCL 2.12.12 instead of 2.11.4",
     diff: join(podDiff("2.12.12")),
   },
-  "seed-pod-uverbs-eperm": {
-    description: "seed-pod whose /dev/infiniband/uverbs5 (mlx5_5) cannot be opened: EPERM (device cgroup)",
+  "training-pod-uverbs-eperm": {
+    description: "training-pod whose /dev/infiniband/uverbs5 (mlx5_5) cannot be opened: EPERM (device cgroup)",
     diff: join(podDiff(), { errors: { "/dev/infiniband/uverbs5": "EPERM" } }),
   },
-  "seed-pod-7-hcas": {
-    description: "seed-pod that was given 7 HCAs: no /dev/infiniband/uverbs8 (mlx5_8) in the pod",
+  "training-pod-7-hcas": {
+    description: "training-pod that was given 7 HCAs: no /dev/infiniband/uverbs8 (mlx5_8) in the pod",
     diff: join(podDiff(), {
       remove: ["/dev/infiniband/uverbs8", "/dev/infiniband/umad8", "/dev/infiniband/issm8"],
     }),
   },
-  "seed-pod-gid-index-5": {
-    description: "seed-pod on a node whose mlx5_5 carries an extra IPv6 address: RoCE v2 IPv4 GID at index 5",
-    diff: join(podDiff(), SEED_DIFFS["seed-gid-index-5"]!.diff),
+  "training-pod-gid-index-5": {
+    description: "training-pod on a node whose mlx5_5 carries an extra IPv6 address: RoCE v2 IPv4 GID at index 5",
+    diff: join(podDiff(), SEED_DIFFS["gid-index-5"]!.diff),
   },
 };

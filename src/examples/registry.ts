@@ -1,4 +1,5 @@
 import type { Snapshot } from "../host/types.js";
+import { EXAMPLE_ALIASES } from "./aliases.js";
 
 export type Example = {
   name: string;
@@ -20,6 +21,8 @@ export function listExamples(): readonly Example[] {
   return EXAMPLES;
 }
 
+/** The example of that name, or of the name it had before (EXAMPLE_ALIASES). */
 export function findExample(name: string): Example | undefined {
-  return EXAMPLES.find((e) => e.name === name);
+  const current = EXAMPLE_ALIASES.get(name) ?? name;
+  return EXAMPLES.find((e) => e.name === current);
 }

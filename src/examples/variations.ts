@@ -68,7 +68,7 @@ const OFED_INFO_NOT_INSTALLED = {
 };
 
 export const SEED_DIFFS: Record<string, SeedVariation> = {
-  "seed-port-down": {
+  "port-down": {
     description: "mlx5_3 port 1 is `1: DOWN` / `3: Disabled` and eth3 has no carrier",
     diff: {
       set: {
@@ -80,13 +80,13 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       },
     },
   },
-  "seed-half-rate": {
+  "half-rate": {
     description: "mlx5_6 trained at `100 Gb/sec (2X HDR)` while the other data ports run at 200",
     diff: {
       set: { [`${port1("mlx5_6")}/rate`]: "100 Gb/sec (2X HDR)\n", "/sys/class/net/eth6/speed": "100000\n" },
     },
   },
-  "seed-gid-index-5": {
+  "gid-index-5": {
     description: "mlx5_5 also carries a global IPv6 address, so its RoCE v2 IPv4 GID sits at index 5, not 3",
     diff: gidTableDiff("mlx5_5", {
       2: v1(ipv6Gid("fd00:25:11:128::130"), "eth5"),
@@ -95,11 +95,11 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       5: v2(ipv4Gid("25.11.128.130"), "eth5"),
     }),
   },
-  "seed-no-rocev2-gid": {
+  "no-rocev2-gid": {
     description: "eth5 lost its IPv4 address: mlx5_5 has link-local GIDs only",
     diff: gidTableDiff("mlx5_5", { 2: null, 3: null }),
   },
-  "seed-sparse-gids": {
+  "sparse-gids": {
     description: "every data HCA: link-local at 0/1, empty slots 2/3, IPv4 at 4/5 (a re-added address)",
     diff: merge(
       ...SEED_DATA_NICS.map(([ibdev, netdev, , ip]) =>
@@ -107,11 +107,11 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       ),
     ),
   },
-  "seed-no-peermem": {
+  "no-peermem": {
     description: "neither nvidia_peermem nor nv_peer_mem is loaded (driver 470: no DMA-BUF either)",
     diff: { remove: ["/sys/module/nvidia_peermem"] },
   },
-  "seed-gpu-sys": {
+  "gpu-no-near-nic": {
     description: "GPU7 sits behind its own root complex (pci0000:ce, NUMA 1): no data NIC within PXB of it",
     diff: (() => {
       const gpu = "/sys/devices/pci0000:ce/0000:ce:02.0/0000:cf:00.0";
@@ -133,7 +133,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       };
     })(),
   },
-  "seed-no-ofed": {
+  "no-ofed": {
     description: "`ofed_info` is not installed (inbox rdma-core)",
     diff: {
       commands: { "ofed_info -s": OFED_INFO_NOT_INSTALLED },
@@ -156,7 +156,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       "(no mlx_compat) and nvidia_peermem cannot load",
     diff: { remove: ["/sys/module/mlx_compat", "/sys/module/mlx5_core/version", "/sys/module/nvidia_peermem"] },
   },
-  "seed-nvidia-smi-timeout": {
+  "nvidia-smi-timeout": {
     description: "`nvidia-smi -q -x` gave no answer within the 15 s timeout (wedged driver)",
     diff: {
       commands: {
@@ -170,7 +170,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       },
     },
   },
-  "seed-row-remap": {
+  "gpu-row-remap": {
     description: "GPU2 has a pending row remap after an uncorrectable ECC error",
     diff: seedXml((gpus) => {
       gpus[2]!.eccVolatileUncorrectable = 1;
@@ -178,7 +178,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       gpus[2]!.remapped = { corr: 0, unc: 1, pending: true, failure: false };
     }),
   },
-  "seed-gpu-pcie-x8": {
+  "gpu-pcie-x8": {
     description: "GPU3 trained its PCIe link at x8 of x16",
     diff: merge(
       {
@@ -191,17 +191,17 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       }),
     ),
   },
-  "seed-port-errors": {
+  "port-errors": {
     description: "mlx5_4 counted symbol errors and two link-down events",
     diff: {
       set: { [`${port1("mlx5_4")}/counters/symbol_error`]: "37\n", [`${port1("mlx5_4")}/counters/link_downed`]: "2\n" },
     },
   },
-  "seed-fw-mismatch": {
+  "fw-mismatch": {
     description: "mlx5_8 runs older firmware (20.33.1048) than the other HCAs (20.35.1012)",
     diff: { set: { "/sys/class/infiniband/mlx5_8/fw_ver": "20.33.1048\n" } },
   },
-  "seed-pod-restricted": {
+  "pod-restricted": {
     description: "seen from a default pod: CapEff without IPC_LOCK, memlock 64 KiB, /dev/shm 64 MiB",
     diff: {
       set: {
@@ -211,7 +211,7 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
       fsSizes: { "/dev/shm": 67_108_864 },
     },
   },
-  "seed-no-uverbs": {
+  "no-uverbs": {
     description: "/dev/infiniband has no uverbs* devices (ib_uverbs not loaded or not mounted into the pod)",
     diff: { remove: Array.from({ length: 9 }, (_, i) => `/dev/infiniband/uverbs${i}`) },
   },

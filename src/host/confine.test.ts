@@ -161,7 +161,7 @@ describe("gids over a tree with one over-size GID file", () => {
     const { materializeSnapshot } = await import("../examples/materialize.js");
     const root = join(base, "gids-huge");
     mkdirSync(root);
-    materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), root);
+    materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), root);
     const healthy = captureIo();
     expect(await main(["gids", "--root", root, "-o", "json"], healthy)).toBe(0);
     const all = JSON.parse(healthy.out) as unknown[];

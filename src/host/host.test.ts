@@ -155,7 +155,7 @@ describe("opening a host from the flags", () => {
   test("an unknown example lists the known ones", async () => {
     const e = await usage(openReader({ example: "a100-typo" }));
     expect(e.message).toMatch(/unknown example "a100-typo"/);
-    expect(e.hint).toMatch(/a100-8x-roce-seed/);
+    expect(e.hint).toMatch(/a100-8x-roce/);
   });
   test("a missing snapshot names the file and how to make one", async () => {
     const e = await usage(openReader({ snapshot: "/nope/node1.json" }));
@@ -177,7 +177,7 @@ describe("opening a host from the flags", () => {
     expect(e.hint).toMatch(/kube-rdma collect -o FILE/);
   });
   test("two sources at once, or a --root that does not exist, are usage errors", async () => {
-    expect((await usage(openReader({ root: root, example: "a100-8x-roce-seed" }))).message).toMatch(/give one of/);
+    expect((await usage(openReader({ root: root, example: "a100-8x-roce" }))).message).toMatch(/give one of/);
     expect((await usage(openReader({ root: "/nope/host" }))).message).toMatch(/no such directory/);
   });
 });

@@ -42,7 +42,7 @@ describe("files grouped by directory (snapshot version 3)", () => {
   test("a file named like an Object.prototype member is read as recorded, not as the prototype's", async () => {
     const snap = {
       ...(JSON.parse(
-        JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }))),
+        JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce" }))),
       ) as Snapshot),
     };
     snap.fileGroups!["/sys/odd"] = JSON.parse('{"constructor": "c\\n", "__proto__": "p\\n"}');
@@ -58,7 +58,7 @@ describe("files grouped by directory (snapshot version 3)", () => {
 
   test("a netdev's 8 ECN switches, stored as one run, read by name the same as one path at a time", async () => {
     const snap = JSON.parse(
-      JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }))),
+      JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce" }))),
     ) as Snapshot;
     const dir = "/sys/class/net/eth1/ecn/roce_np/enable";
     expect(snap.fileRuns).toContainEqual(expect.objectContaining({ dir, from: 0, to: 7 }));

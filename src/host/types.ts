@@ -37,7 +37,7 @@ export type CommandOutcome = {
  * thread pool would only slow down (thousands of them for the GID tables). Only commands wait.
  */
 export interface HostReader {
-  /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce-seed`. */
+  /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce`. */
   readonly description: string;
   readText(path: string): ReadOutcome<string>;
   /** `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. */

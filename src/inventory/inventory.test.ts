@@ -22,7 +22,7 @@ const dist = (inv: NodeInventory, gpu: number, name: string) =>
 
 describe("the seed node, as the seed describes it", () => {
   test("mlx5_0 carries the default route via eth0 and is management; mlx5_1..8 are data", async () => {
-    const inv = await inventoryOf("a100-8x-roce-seed");
+    const inv = await inventoryOf("a100-8x-roce");
     expect(inv.roles).toEqual({
       defaultRouteInterface: "eth0",
       managementHca: "mlx5_0",
@@ -33,7 +33,7 @@ describe("the seed node, as the seed describes it", () => {
   });
 
   test("every data port is ACTIVE/LinkUp at 200 Gb/s with its RoCE v2 IPv4 GID at index 3", async () => {
-    const inv = await inventoryOf("a100-8x-roce-seed");
+    const inv = await inventoryOf("a100-8x-roce");
     for (const name of inv.roles.dataHcas) {
       const p = hca(inv, name).ports[0]!;
       expect(p).toMatchObject({ state: "ACTIVE", physState: "LinkUp", rateGbps: 200, linkLayer: "Ethernet" });
@@ -46,7 +46,7 @@ describe("the seed node, as the seed describes it", () => {
   });
 
   test("8 A100s at the seed's bus ids; each GPU is PIX to the two NICs on its switch", async () => {
-    const inv = await inventoryOf("a100-8x-roce-seed");
+    const inv = await inventoryOf("a100-8x-roce");
     expect(inv.driver).toMatchObject({ status: "ok", driverVersion: "470.141.03", cudaVersion: "11.4" });
     expect(inv.gpus.map((g) => g.pciAddress)).toEqual([
       "0000:53:00.0",
@@ -66,7 +66,7 @@ describe("the seed node, as the seed describes it", () => {
   });
 
   test("GPUDirect through nvidia_peermem; the process has IPC_LOCK and unlimited memlock", async () => {
-    const inv = await inventoryOf("a100-8x-roce-seed");
+    const inv = await inventoryOf("a100-8x-roce");
     expect(inv.gpuDirect).toMatchObject({ peermem: "nvidia_peermem", mechanism: "peermem", dmabufPossible: false });
     expect(inv.process).toMatchObject({ ipcLock: true, memlockSoft: "unlimited", memlockHard: "unlimited" });
     expect(inv.ofed).toMatchObject({ status: "present", flavor: "MLNX_OFED", version: "5.8-1.1.2.1" });
@@ -77,17 +77,17 @@ describe("the seed node, as the seed describes it", () => {
 
 describe("each variation shows up in the node model", () => {
   test("mlx5_5 with an IPv6 address has its IPv4 RoCE v2 GID at index 5", async () => {
-    const p = hca(await inventoryOf("seed-gid-index-5"), "mlx5_5").ports[0]!;
+    const p = hca(await inventoryOf("gid-index-5"), "mlx5_5").ports[0]!;
     expect(p.roceV2Ipv4Index).toBe(5);
     expect(p.roceV2Ipv6Index).toBe(3);
   });
   test("mlx5_5 without its IPv4 address has only link-local GIDs", async () => {
-    const p = hca(await inventoryOf("seed-no-rocev2-gid"), "mlx5_5").ports[0]!;
+    const p = hca(await inventoryOf("no-rocev2-gid"), "mlx5_5").ports[0]!;
     expect(p.roceV2Ipv4Index).toBeNull();
     expect(p.gids.every((g) => g.kind === "link_local")).toBe(true);
   });
   test("a port down stays a data port, DOWN/Disabled, eth3 down", async () => {
-    const inv = await inventoryOf("seed-port-down");
+    const inv = await inventoryOf("port-down");
     expect(hca(inv, "mlx5_3")).toMatchObject({ role: "data", ports: [{ state: "DOWN", physState: "Disabled" }] });
     expect(inv.netdevs.find((n) => n.name === "eth3")?.operstate).toBe("down");
   });
@@ -108,44 +108,44 @@ describe("each variation shows up in the node model", () => {
     expect(inv.gpuDirect.dmabufPossible).toBe(true);
   });
   test("a RoCE LAG bond carrying the default route is the management HCA", async () => {
-    const inv = await inventoryOf("seed-bond");
+    const inv = await inventoryOf("bond-management");
     expect(hca(inv, "mlx5_bond_0")).toMatchObject({ role: "management", isBond: true, netdevs: ["bond0"] });
     expect(inv.netdevs.find((n) => n.name === "bond0")?.bondSlaves).toEqual(["eth0", "eth1"]);
     expect(inv.roles.dataHcas[0]).toBe("mlx5_2");
   });
   test("GPU7 behind its own root complex has no data NIC within PXB", async () => {
-    const inv = await inventoryOf("seed-gpu-sys");
+    const inv = await inventoryOf("gpu-no-near-nic");
     const near = inv.paths.filter((p) => p.gpu === 7 && (p.distance === "PIX" || p.distance === "PXB"));
     expect(near).toEqual([]);
     expect(dist(inv, 7, "mlx5_7")).toBe("PHB");
   });
   test("nvidia-smi timed out: driver timeout, the GPUs still listed from the PCI bus", async () => {
-    const inv = await inventoryOf("seed-nvidia-smi-timeout");
+    const inv = await inventoryOf("nvidia-smi-timeout");
     expect(inv.driver.status).toBe("timeout");
     expect(inv.gpus.map((g) => g.pciAddress)[7]).toBe("0000:cf:00.0");
   });
   test("no ofed_info: OFED absent", async () => {
-    expect((await inventoryOf("seed-no-ofed")).ofed.status).toBe("absent");
+    expect((await inventoryOf("no-ofed")).ofed.status).toBe("absent");
   });
   test("a default pod: no IPC_LOCK, 64 KiB memlock, 64 MiB /dev/shm", async () => {
-    const inv = await inventoryOf("seed-pod-restricted");
+    const inv = await inventoryOf("pod-restricted");
     expect(inv.process).toMatchObject({ ipcLock: false, memlockSoft: 65536 });
     expect(inv.shmBytes).toBe(64 * 1024 * 1024);
   });
   test("GPU2 row remap pending, GPU3 at x8, mlx5_4 error counters, mlx5_8 older firmware", async () => {
-    expect((await inventoryOf("seed-row-remap")).gpus[2]?.remappedRows).toMatchObject({
+    expect((await inventoryOf("gpu-row-remap")).gpus[2]?.remappedRows).toMatchObject({
       pending: true,
       uncorrectable: 1,
     });
-    const x8 = (await inventoryOf("seed-gpu-pcie-x8")).gpus[3]!;
+    const x8 = (await inventoryOf("gpu-pcie-x8")).gpus[3]!;
     expect([x8.link?.currentWidth, x8.link?.maxWidth, x8.pcieWidth.current]).toEqual([8, 16, 8]);
-    const c = hca(await inventoryOf("seed-port-errors"), "mlx5_4").ports[0]!.counters;
+    const c = hca(await inventoryOf("port-errors"), "mlx5_4").ports[0]!.counters;
     expect([c.symbol_error, c.link_downed]).toEqual([37, 2]);
-    expect(hca(await inventoryOf("seed-fw-mismatch"), "mlx5_8").fwVer).toBe("20.33.1048");
+    expect(hca(await inventoryOf("fw-mismatch"), "mlx5_8").fwVer).toBe("20.33.1048");
   });
   test("no peermem and no uverbs", async () => {
-    expect((await inventoryOf("seed-no-peermem")).gpuDirect.mechanism).toBeNull();
-    expect((await inventoryOf("seed-no-uverbs")).devices.infiniband.some((d) => d.startsWith("uverbs"))).toBe(false);
+    expect((await inventoryOf("no-peermem")).gpuDirect.mechanism).toBeNull();
+    expect((await inventoryOf("no-uverbs")).devices.infiniband.some((d) => d.startsWith("uverbs"))).toBe(false);
   });
 });
 
@@ -165,7 +165,7 @@ function failing(inner: HostReader, code: string, match: (p: string) => boolean)
 
 describe("read failures become problems naming the path and the fix", () => {
   test("permission denied on a port's state", async () => {
-    const base = await openReader({ example: "a100-8x-roce-seed" });
+    const base = await openReader({ example: "a100-8x-roce" });
     const inv = await readInventory(failing(base, "EACCES", (p) => p.endsWith("mlx5_3/ports/1/state")));
     const p = inv.problems.find((x) => x.path === "/sys/class/infiniband/mlx5_3/ports/1/state");
     expect(p?.code).toBe("host.read_failed");
@@ -174,7 +174,7 @@ describe("read failures become problems naming the path and the fix", () => {
   });
 
   test("any garbage in any sysfs or proc file: problems, never a throw", async () => {
-    const snap = findExample("a100-8x-roce-seed")!.snapshot();
+    const snap = findExample("a100-8x-roce")!.snapshot();
     const keys = Object.keys(snap.files).filter((k) => !k.includes("/gids/") && !k.includes("counters"));
     await fc.assert(
       fc.asyncProperty(

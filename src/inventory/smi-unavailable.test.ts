@@ -39,7 +39,7 @@ const DEVICE_HANDLE: Partial<CommandOutcome> = {
 
 let base: Snapshot | undefined;
 async function nodeWhereSmi(host: string, outcome: Partial<CommandOutcome>, ranFrom?: string): Promise<Snapshot> {
-  base ??= await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+  base ??= await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
   const smi: CommandOutcome = {
     command: SMI,
     exitCode: null,
@@ -228,7 +228,7 @@ describe("the GPUs named by the kernel module where nvidia-smi cannot run", () =
 
 describe("a GPU the NVIDIA driver excludes (NVreg_ExcludedGpus)", () => {
   test("GPU7 excluded: nvidia-smi lists 7, /proc says 'GPU Excluded: Yes' → GPU_EXCLUDED warning naming its address", async () => {
-    base ??= await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    base ??= await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
     const snap: Snapshot = structuredClone(base);
     const dir = Object.keys(snap.fileGroups ?? {})
       .filter((d) => d.startsWith("/proc/driver/nvidia/gpus/"))

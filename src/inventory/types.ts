@@ -245,7 +245,7 @@ export type RoceQos = {
 
 export type NodeInventory = {
   hostname: string;
-  /** Where the facts came from (`live host /`, `snapshot node1.json`, `example a100-8x-roce-seed`). */
+  /** Where the facts came from (`live host /`, `snapshot node1.json`, `example a100-8x-roce`). */
   source: string;
   ofed: OfedInfo;
   driver: DriverInfo;

@@ -171,7 +171,7 @@ describe("which HCAs and ports", () => {
   });
 
   test("a management bond stays out; a bond that is the data path is named", async () => {
-    const r = deriveNcclEnv(await exampleInventory("seed-bond"), { network: { kind: "host" } });
+    const r = deriveNcclEnv(await exampleInventory("bond-management"), { network: { kind: "host" } });
     expect(r.env.NCCL_IB_HCA).not.toMatch(/bond/);
     expect(r.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     expect(r.findings.find((f) => f.subject === "mlx5_bond_0")?.message).toMatch(/bond that is not the data path/);

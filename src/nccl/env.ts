@@ -35,7 +35,7 @@ export type NcclEnvResult = {
   dataHcas: string[];
 };
 
-/** The values Baidu CCE injects into RDMA pods. */
+/** The values of the reference RDMA training setup, which its platform injects into RDMA pods. */
 export const PLATFORM_IB_TIMEOUT = 22;
 export const PLATFORM_QPS_PER_CONNECTION = 8;
 
@@ -64,7 +64,7 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
     const gid = selectGid(ports, version);
     entries.push(...gid.entries);
     findings.push(...gid.findings);
-    entries.push(...platformEntries(ports, version));
+    entries.push(...platformEntries(ports, version, unset));
     const gdr = gdrLevel(inv, ports);
     if (gdr.entry) entries.push(gdr.entry);
     findings.push(...gdr.findings);
@@ -120,27 +120,41 @@ function rangeText(tokens: readonly string[]): string {
   return tokens.length > 4 ? `${tokens[0]}, ${tokens[1]}, …, ${tokens[tokens.length - 1]}` : tokens.join(", ");
 }
 
-function platformEntries(ports: readonly DataPort[], version: NcclVersion | null): EnvEntry[] {
+function platformEntries(
+  ports: readonly DataPort[],
+  version: NcclVersion | null,
+  unset: Record<string, string>,
+): EnvEntry[] {
   const own = defaultIbTimeout(version);
   const ownText = own === null ? "20 since 2.23, 18 in 2.14–2.22" : `${own} in NCCL ${formatNcclVersion(version!)}`;
   const roce = ports.some((p) => p.port.linkLayer === "Ethernet");
+  // NCCL_IB_TIMEOUT: the QP's local ACK timeout is 4.096 µs × 2^value, and NCCL_IB_RETRY_CNT (default 7) retries
+  // follow the first try (NCCL environment variables:
+  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout).
+  const perTry = (4.096e-6 * 2 ** PLATFORM_IB_TIMEOUT).toFixed(0);
   const out: EnvEntry[] = [
     {
       name: "NCCL_IB_TIMEOUT",
       value: String(PLATFORM_IB_TIMEOUT),
       reason:
-        `the value Baidu CCE injects: ACK timeout 4.096 µs × 2^${PLATFORM_IB_TIMEOUT} ≈ 17 s per try (× NCCL_IB_RETRY_CNT 7), ` +
-        `so a short link flap does not end the job (NCCL's own default: ${ownText})`,
+        `ACK timeout 4.096 µs × 2^${PLATFORM_IB_TIMEOUT} ≈ ${perTry} s per try, so a link that flaps for seconds does ` +
+        `not end the job; the cost: a dead peer is noticed only after about 2 minutes (${perTry} s × 7 retries of ` +
+        `NCCL_IB_RETRY_CNT), and a hung job says nothing until then (NCCL's own default: ${ownText})`,
     },
   ];
-  if (hasQpsPerConnection(version)) {
+  // More queue pairs per connection give ECMP more 5-tuples to hash onto a RoCE fabric's paths. InfiniBand routes
+  // each packet adaptively and gains nothing (NCCL_IB_QPS_PER_CONNECTION, NCCL environment variables).
+  if (hasQpsPerConnection(version) && roce) {
     out.push({
       name: "NCCL_IB_QPS_PER_CONNECTION",
       value: String(PLATFORM_QPS_PER_CONNECTION),
       reason:
-        `the value Baidu CCE injects: ${PLATFORM_QPS_PER_CONNECTION} queue pairs per connection spread each connection over ` +
-        `${roce ? "more ECMP paths of the RoCE fabric" : "more fabric paths"} (NCCL's default is 1)`,
+        `${PLATFORM_QPS_PER_CONNECTION} queue pairs per connection spread each connection over more ECMP paths of the ` +
+        "RoCE fabric (NCCL's default is 1)",
     });
+  } else if (hasQpsPerConnection(version)) {
+    unset.NCCL_IB_QPS_PER_CONNECTION =
+      "left at NCCL's default (1) on InfiniBand: adaptive routing already spreads a connection over the fabric's paths";
   }
   out.push({
     name: "NCCL_IB_DISABLE",

@@ -18,7 +18,7 @@ describe("ibstat / ibstatus", () => {
   });
 
   test("a port Down / Disabled maps to the kernel words DOWN / Disabled", () => {
-    const r = parseIbstat(capture("ibstat", "seed-port-down"));
+    const r = parseIbstat(capture("ibstat", "port-down"));
     if (!r.ok) throw new Error("expected ok");
     expect(r.value.devices[3]?.ports[0]).toMatchObject({ state: "DOWN", physState: "Disabled" });
   });

@@ -35,7 +35,7 @@ describe("ibv_devinfo", () => {
   });
 
   test("a port that is down reads as DOWN / Disabled with no rate", () => {
-    const r = parseIbvDevinfo(capture("ibv_devinfo", "seed-port-down-verbose"));
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "port-down-verbose"));
     if (!r.ok) throw new Error("expected ok");
     const port = r.value.devices.find((d) => d.name === "mlx5_3")?.ports[0];
     expect(port).toMatchObject({ state: "DOWN", physState: "Disabled" });

@@ -41,7 +41,7 @@ async function gang(opts: {
   api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
   const clients = makeClients(loadKubeConfig({ kubeconfig: api.kubeconfig }), PREFLIGHT_ROLE);
   const pod = async (i: number) => {
-    const example = opts.odd?.index === i ? opts.odd.example : "seed-pod";
+    const example = opts.odd?.index === i ? opts.odd.example : "training-pod";
     const facts = await factsOf(example, podName(i));
     return rendezvous({ clients, namespace: "team-a", configMap: CM, facts, members: 16, timeoutMs: opts.timeoutMs });
   };
@@ -70,7 +70,7 @@ describe("preflight gang rendezvous through one ConfigMap per job", () => {
   });
 
   test("worker-7 whose mlx5_5 moved its RoCE v2 GID to index 5 is named against the 15 others, with the per-pod-safe fix", async () => {
-    const results = await gang({ odd: { index: 7, example: "seed-pod-gid-index-5" }, timeoutMs: 10_000 });
+    const results = await gang({ odd: { index: 7, example: "training-pod-gid-index-5" }, timeoutMs: 10_000 });
     const report = preflightReport(results[0]!.members);
     expect(report.summary.status).toBe("fail");
     const gid = report.findings.filter((f) => f.code === "PREFLIGHT_GID_INDEX_DIFFERS");
@@ -99,7 +99,7 @@ describe("preflight gang rendezvous through one ConfigMap per job", () => {
   test("without the ConfigMap the first pod creates it and the others merge into it", async () => {
     api = await startFakeApi({});
     const clients = makeClients(loadKubeConfig({ kubeconfig: api.kubeconfig }), PREFLIGHT_ROLE);
-    const facts = await Promise.all([0, 1].map((i) => factsOf("seed-pod", podName(i))));
+    const facts = await Promise.all([0, 1].map((i) => factsOf("training-pod", podName(i))));
     const results = await Promise.all(
       facts.map((f) =>
         rendezvous({ clients, namespace: "team-a", configMap: CM, facts: f, members: 2, timeoutMs: 5000 }),
@@ -126,7 +126,7 @@ describe("kube-rdma preflight --job NAME --members N (the init container's comma
 
   test("two pods that agree pass (exit 0); the ConfigMap holds both, keyed by POD_NAME", async () => {
     api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
-    const [a, b] = await Promise.all([runPod("w-0", "seed-pod", 2, 10), runPod("w-1", "seed-pod", 2, 10)]);
+    const [a, b] = await Promise.all([runPod("w-0", "training-pod", 2, 10), runPod("w-1", "training-pod", 2, 10)]);
     expect([a!.code, b!.code]).toEqual([0, 0]);
     expect(a!.out).toContain(
       "kube-rdma preflight: job llama-70b, pod w-0 (ConfigMap team-a/llama-70b-preflight): 2 pods",
@@ -138,9 +138,9 @@ describe("kube-rdma preflight --job NAME --members N (the init container's comma
   test("a pod whose image carries another NCCL fails every init container (exit 1), naming it", async () => {
     api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
     const runs = await Promise.all([
-      runPod("w-0", "seed-pod", 3, 10),
-      runPod("w-1", "seed-pod", 3, 10),
-      runPod("w-2", "seed-pod-nccl-2.12", 3, 10),
+      runPod("w-0", "training-pod", 3, 10),
+      runPod("w-1", "training-pod", 3, 10),
+      runPod("w-2", "training-pod-nccl-2.12", 3, 10),
     ]);
     expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
     expect(runs[0]!.out.replace(/\s+/g, " ")).toContain("NCCL library: NCCL 2.11.4 on w-0, w-1, NCCL 2.12.12 on w-2.");
@@ -148,7 +148,7 @@ describe("kube-rdma preflight --job NAME --members N (the init container's comma
 
   test("alone in a gang of 2 it gives up after --timeout with exit 1 and says who is missing", async () => {
     api = await startFakeApi({ configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] });
-    const r = await runPod("w-0", "seed-pod", 2, 0.3, ["-o", "json"]);
+    const r = await runPod("w-0", "training-pod", 2, 0.3, ["-o", "json"]);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.out) as { findings: { code: string; message: string }[] };
     expect(report.findings.map((f) => f.code)).toEqual(["PREFLIGHT_GANG_INCOMPLETE"]);
@@ -162,7 +162,7 @@ describe("kube-rdma preflight --job NAME --members N (the init container's comma
       { configmaps: [{ metadata: { name: CM, namespace: "team-a" }, data: {} }] },
       { deny: [{ verb: "patch", resource: "configmaps" }] },
     );
-    const r = await runPod("w-0", "seed-pod", 2, 5);
+    const r = await runPod("w-0", "training-pod", 2, 5);
     expect(r.code).toBe(2);
     expect(r.err).toContain("refused to patch configmaps llama-70b-preflight in namespace team-a (403");
     expect(r.err).toContain("deploy/preflight/rbac.yaml");
@@ -175,7 +175,7 @@ test("a watch the API refuses does not turn into a busy loop: reads are spaced b
     { deny: [{ verb: "watch", resource: "configmaps" }] },
   );
   const clients = makeClients(loadKubeConfig({ kubeconfig: api.kubeconfig }), PREFLIGHT_ROLE);
-  const facts = await factsOf("seed-pod", podName(0));
+  const facts = await factsOf("training-pod", podName(0));
   const r = await rendezvous({ clients, namespace: "team-a", configMap: CM, facts, members: 2, timeoutMs: 1500 });
   expect(r.complete).toBe(false);
   const reads = api.requests.filter((q) => q === `GET /api/v1/namespaces/team-a/configmaps/${CM}`).length;

@@ -39,7 +39,7 @@ async function diffJson(...files: string[]) {
 
 describe("preflight --facts-only", () => {
   test("a training pod's facts: openable uverbs, GID index, NCCL library and plugin with versions, NCCL env", async () => {
-    const r = await run(["preflight", "--facts-only", "--example", "seed-pod-uverbs-eperm", "-o", "json"]);
+    const r = await run(["preflight", "--facts-only", "--example", "training-pod-uverbs-eperm", "-o", "json"]);
     expect(r.code).toBe(0);
     const f = JSON.parse(r.out) as PodFacts;
     expect(f.kind).toBe("kube-rdma/preflight-facts");
@@ -65,8 +65,8 @@ describe("preflight --facts-only", () => {
   });
 
   test("the same facts from a --root tree, where each uverbs device is really opened", async () => {
-    const root = join(dir, "root-seed-pod");
-    materializeSnapshot(findExample("seed-pod")!.snapshot(), root);
+    const root = join(dir, "root-training-pod");
+    materializeSnapshot(findExample("training-pod")!.snapshot(), root);
     const r = await run(["preflight", "--facts-only", "--root", root, "-o", "json"]);
     expect(r.code).toBe(0);
     const f = JSON.parse(r.out) as PodFacts;
@@ -77,9 +77,9 @@ describe("preflight --facts-only", () => {
   });
 
   test("a snapshot that never tried to open a device says not-tried, and that is no finding", async () => {
-    const snap = findExample("seed-pod")!.snapshot();
+    const snap = findExample("training-pod")!.snapshot();
     for (const p of Object.keys(snap.files)) if (p.startsWith("/dev/infiniband/uverbs")) delete snap.files[p];
-    const file = join(dir, "snap-seed-pod.json");
+    const file = join(dir, "snap-training-pod.json");
     writeFileSync(file, JSON.stringify(snap));
     const r = await run(["preflight", "--facts-only", "--snapshot", file, "-o", "json"]);
     const f = JSON.parse(r.out) as PodFacts;
@@ -91,8 +91,8 @@ describe("preflight --facts-only", () => {
 
 describe("preflight diff", () => {
   test("identical facts: exit 0, no finding", async () => {
-    const a = await saveFacts("seed-pod", "worker-0");
-    const b = await saveFacts("seed-pod", "worker-1");
+    const a = await saveFacts("training-pod", "worker-0");
+    const b = await saveFacts("training-pod", "worker-1");
     expect(await diffJson(a, b)).toEqual({ code: 0, report: expect.objectContaining({ findings: [] }) });
     const text = await run(["preflight", "diff", a, b]);
     expect(text.out).toContain("PASS");
@@ -100,27 +100,27 @@ describe("preflight diff", () => {
 
   test.each([
     [
-      "seed-pod-gid-index-5",
+      "training-pod-gid-index-5",
       "PREFLIGHT_GID_INDEX_DIFFERS",
-      "mlx5_5 RoCE v2 GID index: 3 on seed-pod, 5 on seed-pod-gid-index-5",
+      "mlx5_5 RoCE v2 GID index: 3 on training-pod, 5 on training-pod-gid-index-5",
     ],
     [
-      "seed-pod-7-hcas",
+      "training-pod-7-hcas",
       "PREFLIGHT_HCA_SET_DIFFERS",
-      "data HCAs: mlx5_1..mlx5_7 on seed-pod-7-hcas, mlx5_1..mlx5_8 on seed-pod",
+      "data HCAs: mlx5_1..mlx5_7 on training-pod-7-hcas, mlx5_1..mlx5_8 on training-pod",
     ],
     [
-      "seed-pod-nccl-2.12",
+      "training-pod-nccl-2.12",
       "PREFLIGHT_NCCL_VERSION_DIFFERS",
-      "NCCL library: NCCL 2.11.4 on seed-pod, NCCL 2.12.12 on seed-pod-nccl-2.12",
+      "NCCL library: NCCL 2.11.4 on training-pod, NCCL 2.12.12 on training-pod-nccl-2.12",
     ],
     [
-      "seed-pod-uverbs-eperm",
+      "training-pod-uverbs-eperm",
       "PREFLIGHT_UVERBS_UNOPENABLE",
-      "pod seed-pod-uverbs-eperm: mlx5_5 cannot be opened (EPERM)",
+      "pod training-pod-uverbs-eperm: mlx5_5 cannot be opened (EPERM)",
     ],
-  ])("seed-pod against %s: %s names both sides, exit 1", async (other, code, message) => {
-    const { code: exit, report } = await diffJson(await saveFacts("seed-pod"), await saveFacts(other));
+  ])("training-pod against %s: %s names both sides, exit 1", async (other, code, message) => {
+    const { code: exit, report } = await diffJson(await saveFacts("training-pod"), await saveFacts(other));
     expect(exit).toBe(1);
     expect(report.findings.map((f) => f.code)).toEqual([code]);
     expect(report.findings[0]!.message).toContain(message);
@@ -140,7 +140,7 @@ describe("preflight diff", () => {
   });
 
   test("the facts of one pod alone, or one file given twice → exit 2 saying nothing was compared, never 'the pods agree'", async () => {
-    const one = await saveFacts("seed-pod", "worker-0");
+    const one = await saveFacts("training-pod", "worker-0");
     const alone = await run(["preflight", "diff", one]);
     expect(alone.code).toBe(2);
     expect(alone.err).toMatch(/got the facts of 1 pod .*worker-0\.json.*nothing to compare it with/);

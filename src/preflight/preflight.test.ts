@@ -67,7 +67,7 @@ describe("finding NCCL in an image", () => {
 describe("what a comparison names", () => {
   let seedPod: PodFacts | undefined;
   async function pods(n: number, change: (f: PodFacts, i: number) => void): Promise<Member[]> {
-    seedPod ??= await readPodFacts(await openReader({ example: "seed-pod" }));
+    seedPod ??= await readPodFacts(await openReader({ example: "training-pod" }));
     return Array.from({ length: n }, (_, i) => {
       const facts = structuredClone(seedPod!);
       facts.pod = `w-${i}`;
@@ -148,7 +148,7 @@ describe("what a comparison names", () => {
 describe("facts from files or other pods are checked before they are compared", () => {
   test("a facts object with any field replaced by junk is refused with a reason, or compares without a throw", async () => {
     const { factsDefect, preflightReport } = await import("./report.js");
-    const good = await readPodFacts(await openReader({ example: "seed-pod" }));
+    const good = await readPodFacts(await openReader({ example: "training-pod" }));
     expect(factsDefect(good)).toBeNull();
     const junk = fc.oneof(
       fc.constant(null),

@@ -44,9 +44,9 @@ describe("text reports read the same everywhere", () => {
   const lastLine = (t: string) => t.trimEnd().split("\n").at(-1)!;
   test("verify, analyze and lint end with the same summary wording", async () => {
     const verify = captureIo();
-    await main(["verify", "--example", "seed-port-down"], verify);
+    await main(["verify", "--example", "port-down"], verify);
     const analyze = captureIo();
-    await main(["analyze", "fixtures/captures/show_gids/seed-gid-index-5.txt"], analyze);
+    await main(["analyze", "fixtures/captures/show_gids/gid-index-5.txt"], analyze);
     const lint = captureIo("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
     await main(["lint", "-"], lint);
     for (const out of [verify.out, analyze.out, lint.out]) {
@@ -58,8 +58,8 @@ describe("text reports read the same everywhere", () => {
     expect(textWidth({ isTTY: false, columns: 200 })).toBe(80);
     expect(textWidth({ isTTY: true, columns: 132 })).toBe(132);
     for (const argv of [
-      ["verify", "--example", "seed-sparse-gids"],
-      ["analyze", "fixtures/captures/show_gids/seed-sparse-gids.txt"],
+      ["verify", "--example", "sparse-gids"],
+      ["analyze", "fixtures/captures/show_gids/sparse-gids.txt"],
     ]) {
       const pipe = captureIo();
       await main(argv, pipe);
@@ -71,14 +71,14 @@ describe("text reports read the same everywhere", () => {
     }
   });
 
-  test("identical findings on 8 HCAs print once with the 8 names (verify --example seed-sparse-gids)", async () => {
+  test("identical findings on 8 HCAs print once with the 8 names (verify --example sparse-gids)", async () => {
     const io = captureIo();
-    await main(["verify", "--example", "seed-sparse-gids"], io);
+    await main(["verify", "--example", "sparse-gids"], io);
     expect(io.out.match(/GID_TABLE_SPARSE/g)).toHaveLength(1);
     expect(io.out).toContain("mlx5_1..mlx5_8");
     expect(io.out).toContain("Warnings (8)");
     const json = captureIo();
-    await main(["verify", "--example", "seed-sparse-gids", "-o", "json"], json);
+    await main(["verify", "--example", "sparse-gids", "-o", "json"], json);
     expect(JSON.parse(json.out).findings.filter((f: { code: string }) => f.code === "GID_TABLE_SPARSE")).toHaveLength(
       8,
     );
@@ -96,7 +96,7 @@ describe("one fact seen from two angles has one fix", () => {
       const lint = captureIo();
       await main(["lint", "-o", "json", `fixtures/manifests/bad/${manifest}.yaml`], lint);
       const pod = captureIo();
-      await main(["verify", "--example", "seed-pod-restricted", "--pod", "-o", "json"], pod);
+      await main(["verify", "--example", "pod-restricted", "--pod", "-o", "json"], pod);
       const fromManifest = findingOf(lint.out, code);
       const fromPod = findingOf(pod.out, code);
       expect(fromManifest.fix).toBe(fromPod.fix);

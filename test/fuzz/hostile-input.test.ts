@@ -125,7 +125,7 @@ const otherType = (v: Json) =>
 
 /** What `collect` writes for the healthy A100 RoCE example node, as parsed JSON. */
 async function healthySnapshot(): Promise<Json> {
-  const snap = await collectSnapshot(new SnapshotHostReader(findExample("a100-8x-roce-seed")!.snapshot()));
+  const snap = await collectSnapshot(new SnapshotHostReader(findExample("a100-8x-roce")!.snapshot()));
   return JSON.parse(JSON.stringify(snap)) as Json;
 }
 
@@ -182,7 +182,7 @@ function getAt(root: Json, path: string[]): Json {
 describe("hostile --root trees through verify", () => {
   const root = join(base, "tree");
   mkdirSync(root);
-  materializeSnapshot(findExample("a100-8x-roce-seed")!.snapshot(), root);
+  materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), root);
   const secret = join(base, "secret");
   writeFileSync(secret, "TOP-SECRET-OUTSIDE-THE-ROOT\n");
   chmodSync(secret, 0o600);

@@ -12,7 +12,7 @@ import type { NodeAnalysis } from "../../src/kube/fleet/node-analyser.js";
 import { railsOf } from "../../src/kube/fleet/rails.js";
 import type { FleetVerifyResult } from "../../src/report/kinds/fleet-verify.js";
 
-const ODD = ["seed-fw-mismatch", "seed-half-rate", "seed-gid-index-5", "seed-no-ofed", "seed-port-down"];
+const ODD = ["fw-mismatch", "half-rate", "gid-index-5", "no-ofed", "port-down"];
 
 async function analysisOf(example: string): Promise<NodeAnalysis> {
   const inv = await readInventory(await openReader({ example }));
@@ -25,7 +25,7 @@ export async function fleetResult(nodes: number | readonly string[]): Promise<Fl
     typeof nodes === "number"
       ? Array.from({ length: nodes }, (_, i) => `gpu-${String(i + 1).padStart(4, "0")}`)
       : nodes;
-  const seed = await analysisOf("a100-8x-roce-seed");
+  const seed = await analysisOf("a100-8x-roce");
   const odd = await Promise.all(ODD.map(analysisOf));
   const outcomes: CollectOutcome<NodeAnalysis>[] = names.map((node, i) => {
     if (i % 200 === 199) return { node, ok: false, reason: "collector pod did not finish within 120 s", pod: null };

@@ -1,5 +1,5 @@
 /**
- * NodeInventory factories for NCCL tests. `seedInventory` is the checks' factory: the `a100-8x-roce-seed` example
+ * NodeInventory factories for NCCL tests. `seedInventory` is the checks' factory: the `a100-8x-roce` example
  * (mlx5_0 management on eth0 10.0.60.3, mlx5_1..8 data on eth1..8 at 25.11.128.{2,34,…,226}, GID 3 = RoCE v2 IPv4,
  * 8 GPUs on 4 PCIe switches with 2 NICs each); `exampleInventory` reads any other example host (e.g. `ib-8x-hdr`).
  * Each call returns a copy the test may change.

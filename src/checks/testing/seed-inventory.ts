@@ -1,5 +1,5 @@
 /**
- * Test factory: the A100 RoCE example node exactly as the embedded example `a100-8x-roce-seed` describes it (8×A100-SXM4-80GB,
+ * Test factory: the A100 RoCE example node exactly as the embedded example `a100-8x-roce` describes it (8×A100-SXM4-80GB,
  * mlx5_0 on eth0 for management, mlx5_1..8 on eth1..8 at 25.11.128.x, GID indices 0–3 as in the reference setup's show_gids table).
  * The example is read once, the way `verify --example` reads it; each call hands out a deep copy that tests mutate,
  * so rules can be tested without reading a host. The GID helpers build the tables the examples do not have.

@@ -120,7 +120,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       "kube-rdma agent --once --dry-run --example a100-8x-roce --node-name n1 -o json",
       "what the agent would write for the A100 RoCE example node",
     ],
-    ["kube-rdma agent --once --dry-run --example seed-port-down --node-name n1", "the same node with a port down"],
+    ["kube-rdma agent --once --dry-run --example port-down --node-name n1", "the same node with a port down"],
     ["kube-rdma agent --root /host", "in the DaemonSet: watch the host mounted at /host"],
   ],
   async run({ values, io }) {

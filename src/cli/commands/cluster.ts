@@ -17,7 +17,7 @@ export const command: CommandSpec = {
   summary: "Check the cluster for RDMA training: GPU+RDMA nodes, device plugins, Volcano, training operator",
   usage: "kube-rdma cluster [--kubeconfig FILE] [--context NAME] [-n NS] [-o text|json|yaml]",
   description: `
-One pass over the Kubernetes API (read-only). It checks what RDMA training on Kubernetes needs (the Baidu CCE reference setup):
+One pass over the Kubernetes API (read-only). It checks what RDMA training on Kubernetes needs (RDMA and GPU device plugins, a gang scheduler, a training operator):
   - at least 2 Ready, schedulable nodes with GPUs (nvidia.com/gpu, baidu.com/*_cgpu, amd.com/gpu) and an RDMA
     resource (rdma/hca, rdma/*, vke.volcengine.com/rdma, tke.cloud.tencent.com/rdma-hca, vpc.amazonaws.com/efa);
   - RDMA allocatable 0 while capacity is not (the device plugin lost its registration after a kubelet restart), or

@@ -48,7 +48,7 @@ describe("kube-rdma device-plugin", () => {
   test("a missing plugin dir: exit 2 with the dir and the fix, no stack trace", async () => {
     const io = captureIo();
     const code = await main(
-      ["device-plugin", "--example", "a100-8x-roce-seed", "--plugin-dir", "/nonexistent/kubelet/device-plugins"],
+      ["device-plugin", "--example", "a100-8x-roce", "--plugin-dir", "/nonexistent/kubelet/device-plugins"],
       io,
     );
     expect(code).toBe(2);
@@ -59,7 +59,7 @@ describe("kube-rdma device-plugin", () => {
 
   test("--dry-run on the seed example: the 8 data HCAs, mlx5_0 left out, and NCCL_IB_HCA==mlx5_1..8 (JSON)", async () => {
     const io = captureIo();
-    expect(await main(["device-plugin", "--example", "a100-8x-roce-seed", "--dry-run", "-o", "json"], io)).toBe(0);
+    expect(await main(["device-plugin", "--example", "a100-8x-roce", "--dry-run", "-o", "json"], io)).toBe(0);
     const report = JSON.parse(io.out);
     expect(report.schemaVersion).toBe(1);
     expect(report.hcas.map((h: { name: string }) => h.name)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `mlx5_${i}`));

@@ -161,7 +161,7 @@ export const command: CommandSpec = {
   examples: [
     ["kube-rdma device-plugin --print-manifests | kubectl apply -f -", "deploy it as a DaemonSet"],
     [
-      "kube-rdma device-plugin --example a100-8x-roce-seed --dry-run",
+      "kube-rdma device-plugin --example a100-8x-roce --dry-run",
       "see what the A100 RoCE example node would advertise and inject",
     ],
     ["kube-rdma device-plugin --root /host --metrics-addr 127.0.0.1:9465", "what the DaemonSet runs"],

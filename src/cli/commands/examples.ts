@@ -10,12 +10,12 @@ export const command: CommandSpec = {
   summary: "List the embedded example hosts (usable with --example NAME on every command)",
   usage: "kube-rdma examples [-o text|json|yaml]",
   description:
-    "kube-rdma embeds example hosts written in the real sysfs/command formats: the A100 RoCE example node (8×A100 + 9×mlx5, as in the Baidu CCE reference setup) " +
+    "kube-rdma embeds example hosts written in the real sysfs/command formats: the A100 RoCE example node (8×A100 + 9×mlx5) " +
     "and variations of it with one fault each. Any command that reads a host accepts --example NAME.",
   options: [OUTPUT_OPTION],
   examples: [
     ["kube-rdma examples", "list the example hosts"],
-    ["kube-rdma verify --example a100-8x-roce-seed", "verify the A100 RoCE example node"],
+    ["kube-rdma verify --example a100-8x-roce", "verify the A100 RoCE example node"],
   ],
   async run({ values, io }) {
     io.stdout(await renderReport(EXAMPLES_REPORT, listExamples(), str(values, "output") ?? "text"));

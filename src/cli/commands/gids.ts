@@ -30,7 +30,7 @@ could be read, or a named device does not exist.`,
     ["kube-rdma gids", "the GID table of this host"],
     ["kube-rdma gids mlx5_1 mlx5_2", "only two devices, like `show_gids mlx5_1`"],
     [
-      "kube-rdma gids --example a100-8x-roce-seed",
+      "kube-rdma gids --example a100-8x-roce",
       "the A100 RoCE example node's table: index 3 is RoCE v2 + IPv4 on every NIC",
     ],
     ["kube-rdma gids --root /host -o json", "from a DaemonSet pod with the host mounted at /host, as JSON"],

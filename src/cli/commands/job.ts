@@ -13,7 +13,7 @@ export const command: CommandSpec = {
   summary: "Generate RDMA training/benchmark jobs: PyTorchJob, MPIJob, Volcano Job, nccl-tests, TrainJob",
   usage: "kube-rdma job pytorch|mpi|volcano|nccl-tests|trainjob [options] [-- PROGRAM ARGS…]",
   description: `
-Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the shape of the Baidu CCE reference setup:
+Writes a manifest ready for \`kubectl apply -f -\` (or creates it with --apply), in the shape of a reference RDMA training setup:
 schedulerName volcano, capabilities IPC_LOCK, limits <gpu-resource>: N and rdma/hca: 1, /dev/shm on an emptyDir
 with medium Memory, sidecar.istio.io/inject "false", NCCL_DEBUG=INFO, NCCL_IB_DISABLE=0 and the NCCL variables
 derived for a node (--example, --snapshot, or --env-from-node NAME, which reads that node through the cluster).
@@ -22,8 +22,8 @@ Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform i
   pytorch     PyTorchJob kubeflow.org/v1: Master + (nodes-1) Workers. The launcher (torchrun, or
               torch.distributed.launch with --launcher launch) takes --nnodes/--node_rank/--master_addr/--master_port
               from the operator's WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT through Kubernetes' own $(VAR)
-              expansion, with no \`sh -c\` wrapper: the launcher stays PID 1, where the platform injects the NCCL
-              variables (a process started through sh does not get them).
+              expansion, with no \`sh -c\` wrapper (none is needed; a shell would pass the injected NCCL variables
+              on too — only sudo, ssh, env -i or su - drop them, which lint flags).
   mpi         MPIJob kubeflow.org/v2beta1: Launcher + N Workers, slotsPerWorker = GPUs per node,
               launcherCreationPolicy WaitForWorkersReady; NCCL variables forwarded with mpirun -x.
   volcano     Volcano Job batch.volcano.sh/v1alpha1 with the ssh and svc plugins, minAvailable = all pods,
@@ -79,7 +79,7 @@ refuses when none does, naming --image and --skip-driver-check.`,
       valueName: "L",
       choices: ["torchrun", "launch"],
       default: "torchrun",
-      description: "pytorch: torchrun or python -m torch.distributed.launch (the Baidu CCE reference job's)",
+      description: "pytorch: torchrun or python -m torch.distributed.launch (the launcher of older PyTorch jobs)",
     },
     {
       name: "kind",
@@ -189,8 +189,8 @@ refuses when none does, naming --image and --skip-driver-check.`,
   ],
   examples: [
     [
-      "kube-rdma job pytorch --nodes 2 --gpus 8 --example a100-8x-roce-seed -- main.py --batch-size 128",
-      "the Baidu CCE reference job on the A100 RoCE example node",
+      "kube-rdma job pytorch --nodes 2 --gpus 8 --example a100-8x-roce -- main.py --batch-size 128",
+      "the reference PyTorchJob on the A100 RoCE example node",
     ],
     ["kube-rdma job nccl-tests --nodes 4 | kubectl apply -f -", "all_reduce_perf over 4 nodes (MPIJob)"],
     ["kube-rdma job nccl-tests --nodes 2 --kind volcano --env-from-node gpu-a100-1", "Volcano Job, env from a node"],

@@ -30,8 +30,9 @@ ClusterTrainingRuntime/TrainingRuntime (a TrainJob is checked against the runtim
 patterns that make RDMA training slow or broken: no RDMA resource, no IPC_LOCK (and not privileged), no
 memory-backed or a small /dev/shm, NCCL_IB_DISABLE=1, NCCL_NET=Socket, a prefix NCCL_IB_HCA (mlx5_1 also matches
 mlx5_10…19), the management NIC in NCCL_IB_HCA, hostNetwork without dnsPolicy ClusterFirstWithHostNet, several pods
-without a gang scheduler, GPU counts that differ between workers, sidecar injection not disabled, \`sh -c\` wrappers
-that lose variables a platform injects into PID 1 only, an NCCL_SOCKET_IFNAME the pod cannot have, MPI ranks
+without a gang scheduler, GPU counts that differ between workers, sidecar injection not disabled, training started
+through sudo, ssh, env -i or su - (which drop the injected NCCL variables), a container that runs kube-rdma in an
+image that does not carry it, an NCCL_SOCKET_IFNAME the pod cannot have, MPI ranks
 started without NCCL_IB_HCA, and a TrainJob whose resourcesPerNode drops the runtime's RDMA or GPU request. Each
 finding names the file, document, object, container and field path.
 Exit 0 clean (warnings allowed), 1 errors found, 2 unreadable input or invalid YAML (with line and column).`,

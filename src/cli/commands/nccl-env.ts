@@ -60,7 +60,7 @@ export const command: CommandSpec = {
     "network, the default, it is left unset or set to --pod-interface, because the pod does not have the node's " +
     "interfaces), the GID selection (NCCL_IB_GID_INDEX when one " +
     "RoCE v2 IPv4 index is shared by all data HCAs; NCCL_IB_ADDR_FAMILY/RANGE otherwise, NCCL ≥ 2.21; nothing on " +
-    "InfiniBand), the values Baidu CCE injects, NCCL_IB_TIMEOUT=22 and NCCL_IB_QPS_PER_CONNECTION=8, NCCL_IB_DISABLE=0, and " +
+    "InfiniBand), the values RDMA platforms commonly inject, NCCL_IB_TIMEOUT=22 and NCCL_IB_QPS_PER_CONNECTION=8, NCCL_IB_DISABLE=0, and " +
     "NCCL_NET_GDR_LEVEL only when the PCIe distances need it.\n\n" +
     "Without --nccl-version the NCCL release is unknown and the variables are chosen to work on every release " +
     "(before 2.21 NCCL used GID index 0, the link-local RoCE v1 GID). -o k8s prints a container `env:` list; " +
@@ -99,9 +99,9 @@ export const command: CommandSpec = {
     STRICT_OPTION,
   ],
   examples: [
-    ["kube-rdma nccl-env --example a100-8x-roce-seed", "the A100 RoCE example node's variables with their reasons"],
-    ["kube-rdma nccl-env --example seed-gid-index-5", "one HCA's GID moved: address family/range selection"],
-    ["kube-rdma nccl-env --example seed-ipv6-only", "an IPv6-only RoCE fabric: AF_INET6 and an IPv6 range"],
+    ["kube-rdma nccl-env --example a100-8x-roce", "the A100 RoCE example node's variables with their reasons"],
+    ["kube-rdma nccl-env --example gid-index-5", "one HCA's GID moved: address family/range selection"],
+    ["kube-rdma nccl-env --example ipv6-only", "an IPv6-only RoCE fabric: AF_INET6 and an IPv6 range"],
     ["kube-rdma nccl-env -o k8s", "a container env: list for this host"],
     ['eval "$(kube-rdma nccl-env -o shell)"', "export the variables into this shell"],
     ["kube-rdma nccl-env --nccl-version 2.21 --traffic-class 106", "NCCL 2.21 with DSCP 26 traffic"],

@@ -67,7 +67,7 @@ did not assemble in time, 2 could not run (unreadable facts, no API access).`,
     ...KUBECONFIG_OPTIONS,
   ],
   examples: [
-    ["kube-rdma preflight --facts-only --example seed-pod -o json > a.json", "one pod's facts as JSON"],
+    ["kube-rdma preflight --facts-only --example training-pod -o json > a.json", "one pod's facts as JSON"],
     ["kube-rdma preflight diff a.json b.json", "compare saved facts: exit 1 on a blocking difference"],
     ["kube-rdma preflight --job llama --members 16", "in each pod's init container: meet, compare, pass or fail"],
   ],

@@ -11,7 +11,7 @@ export const command: CommandSpec = {
   summary: "Check an RDMA GPU node: OFED, driver, GPUs, HCAs, ports, GIDs, GPUDirect, pod limits",
   usage: "kube-rdma verify [--root DIR | --snapshot FILE | --example NAME] [--pod] [--expect-gpus N] [-o FORMAT]",
   description: `
-Automates the Baidu CCE reference setup's host checks (ofed_info -s, nvidia-smi, show_gids) and goes deeper: OFED or inbox rdma-core,
+Automates the usual RDMA host checks (ofed_info -s, nvidia-smi, show_gids) and goes deeper: OFED or inbox rdma-core,
 and whether the kernel runs the installed OFED's mlx5 driver (or a driver container's); the NVIDIA driver answers;
 GPU count, model (named by the kernel module where nvidia-smi cannot run), PCIe link, memory health (ECC, row
 remapping) and GPUs the driver excludes; at least one data HCA with /dev/infiniband/uverbs*, its PCIe link trained
@@ -55,7 +55,7 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with --s
     },
   ],
   examples: [
-    ["kube-rdma verify --example a100-8x-roce-seed", "verify the A100 RoCE example node (8×A100 + 9×mlx5)"],
+    ["kube-rdma verify --example a100-8x-roce", "verify the A100 RoCE example node (8×A100 + 9×mlx5)"],
     ["kube-rdma verify --expect-gpus 8 --expect-gpu-model A100", "verify this host and its GPUs"],
     ["kube-rdma verify --root /host -o json", "verify the host mounted at /host (DaemonSet pod), as JSON"],
     ["kube-rdma verify --pod --shm-min 8Gi", "inside a training pod: also memlock, IPC_LOCK and /dev/shm"],

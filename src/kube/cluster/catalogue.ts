@@ -28,8 +28,8 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     message: (e: { gpuNodes: number }) =>
       `none of the ${e.gpuNodes} GPU node(s) advertises an RDMA resource (rdma/hca or another provider's name).`,
     fix: () =>
-      "Install the RDMA device plugin (Baidu CCE: CCE RDMA Device Plugin from the cloud-native AI components; elsewhere " +
-      "k8s-rdma-shared-dev-plugin) and check `kubectl get ds -A | grep rdma`.",
+      "Install an RDMA device plugin (kube-rdma's: the Install section of the README; or your platform's) and check " +
+      "`kubectl get ds -A | grep rdma`.",
   } satisfies FindingSpec<{ gpuNodes: number }>,
   RDMA_ALLOCATABLE_ZERO: {
     severity: "error",
@@ -81,14 +81,14 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     message: () =>
       "no RDMA device plugin DaemonSet was found (rdma-device-plugin, ack-rdma-dp-ds, rdma-shared-dp-ds…).",
     fix: () =>
-      "Install it: on Baidu CCE the component 'CCE RDMA Device Plugin' (kubectl get ds rdma-device-plugin -n kube-system); " +
-      "elsewhere the k8s-rdma-shared-dev-plugin via the NVIDIA Network Operator.",
+      "Install an RDMA device plugin: kube-rdma's (kubectl apply -k deploy/overlays/default, see the README's Install " +
+      "section) or your platform's, then check `kubectl get ds -A | grep rdma`.",
   } satisfies FindingSpec<Record<string, never>>,
   GPU_DEVICE_PLUGIN_MISSING: {
     severity: "warning",
     title: "no GPU device plugin DaemonSet",
     message: () => "no GPU device plugin DaemonSet was found (nvidia-device-plugin, cce-gpu-manager, amdgpu…).",
-    fix: () => "Install the GPU device plugin (Baidu CCE: CCE GPU Manager; elsewhere the NVIDIA GPU Operator).",
+    fix: () => "Install the GPU device plugin of your GPUs (or the GPU operator that ships it), then check `kubectl get ds -A | grep -i gpu`.",
   } satisfies FindingSpec<Record<string, never>>,
   DEVICE_PLUGIN_NOT_READY: {
     severity: "error",
@@ -111,7 +111,7 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     title: "Volcano CRDs missing",
     message: (e: { missing: string[] }) => `Volcano's CRDs are missing: ${e.missing.join(", ")}.`,
     fix: () =>
-      "Install the Volcano scheduler (Baidu CCE: component 'CCE AI Job Scheduler'; upstream: the volcano-development.yaml release manifest).",
+      "Install the Volcano scheduler (the volcano-development.yaml manifest of a Volcano release), or generate jobs for the scheduler you run: kube-rdma job --scheduler default|kueue|coscheduling.",
   } satisfies FindingSpec<{ missing: string[] }>,
   VOLCANO_SCHEDULER_MISSING: {
     severity: "error",
@@ -133,7 +133,7 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     message: (e: { crd: string; kind: string; needed: string }) =>
       `the ${e.kind} CRD ${e.crd} is missing (${e.needed}).`,
     fix: () =>
-      "Install the training operator (Baidu CCE: component 'CCE Deep Learning Frameworks Operator'; upstream: " +
+      "Install the training operator (" +
       "kubectl apply -k github.com/kubeflow/training-operator/manifests/overlays/standalone; MPIJob v2beta1 comes with mpi-operator).",
   } satisfies FindingSpec<{ crd: string; kind: string; needed: string }>,
   TRAINING_OPERATOR_MISSING: {

@@ -228,7 +228,7 @@ function evaluateControllers(objects: ClusterObjects) {
   if (missingVolcano.length)
     findings.push(makeFinding(C, "VOLCANO_CRD_MISSING", "volcano", { missing: missingVolcano }));
   const needed: Record<string, [string, string, "error" | "warning" | "info"]> = {
-    "pytorchjobs.kubeflow.org": ["PyTorchJob", "kube-rdma job pytorch and the Baidu CCE reference job use it", "error"],
+    "pytorchjobs.kubeflow.org": ["PyTorchJob", "kube-rdma job pytorch uses it", "error"],
     "mpijobs.kubeflow.org": ["MPIJob", "kube-rdma job mpi / nccl-tests use MPIJob v2beta1", "warning"],
     "tfjobs.kubeflow.org": ["TFJob", "only TensorFlow jobs need it", "info"],
     "paddlejobs.kubeflow.org": ["PaddleJob", "only PaddlePaddle jobs need it", "info"],

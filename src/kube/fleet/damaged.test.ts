@@ -16,7 +16,7 @@ const names = Array.from({ length: 50 }, (_, i) => `gpu-${String(i + 1).padStart
 
 describe("fleet verify when some collectors write damaged snapshots", () => {
   test("50 nodes, 5 damaged (wrong types deep inside, a 2^31 range, not JSON) → 45 analysed, 5 SNAPSHOT_INVALID with the path, exit 1, no pod left", async () => {
-    const healthy = await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    const healthy = await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
     const json = (host: string, patch: (s: Obj) => void = () => {}) => {
       const s = structuredClone(healthy) as Obj;
       s.host = host;

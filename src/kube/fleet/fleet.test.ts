@@ -13,10 +13,10 @@ import { attributeValues, evaluateFleetConsistency } from "./consistency.js";
 
 /** 50 seed nodes; a few run an example with one difference, one never starts its collector. */
 const ODD: Record<string, string> = {
-  "gpu-07": "seed-fw-mismatch",
-  "gpu-13": "seed-half-rate",
-  "gpu-21": "seed-gid-index-5",
-  "gpu-34": "seed-no-ofed",
+  "gpu-07": "fw-mismatch",
+  "gpu-13": "half-rate",
+  "gpu-21": "gid-index-5",
+  "gpu-34": "no-ofed",
   "gpu-42": "h100-18hca",
 };
 const STUCK = "gpu-48";
@@ -25,7 +25,7 @@ const names = Array.from({ length: 50 }, (_, i) => `gpu-${String(i + 1).padStart
 /** What `kube-rdma collect -o -` prints on an example host (recorded once per example). */
 const collected = new Map<string, Promise<Snapshot>>();
 async function snapshotFor(nodeName: string): Promise<Snapshot> {
-  const example = ODD[nodeName] ?? "a100-8x-roce-seed";
+  const example = ODD[nodeName] ?? "a100-8x-roce";
   if (!collected.has(example)) collected.set(example, openReader({ example }).then(collectSnapshot));
   return { ...(await collected.get(example)!), host: nodeName };
 }

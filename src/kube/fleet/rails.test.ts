@@ -51,7 +51,7 @@ describe("rails across the fleet (pure)", () => {
 
 describe("fleet verify on the fake API: one node with rail 3 on another subnet", () => {
   test("RAIL_SUBNET_MISMATCH names that node and mlx5_4; the rails table shows rail 3's subnet", async () => {
-    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    const seed = await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
     const off = await collectSnapshot(await openReader({ example: "rail-3-other-subnet" }));
     const names = ["gpu-01", "gpu-02", "gpu-03", "gpu-04"];
     const logs = new Map(names.map((n) => [n, JSON.stringify({ ...(n === "gpu-03" ? off : seed), host: n })]));

@@ -14,7 +14,7 @@ const names = ["gpu-a01", "gpu-a02", "gpu-a03", "gpu-a04"];
 
 describe("fleet verify where the collectors cannot run nvidia-smi", () => {
   test("4 healthy nodes whose host nvidia-smi cannot load libnvidia-ml.so in the pod: no DRIVER_NOT_RESPONDING, each says the check could not run, one driver version fleet-wide", async () => {
-    const base = await collectSnapshot(await openReader({ example: "a100-8x-roce-seed" }));
+    const base = await collectSnapshot(await openReader({ example: "a100-8x-roce" }));
     const logs = new Map(
       names.map((host) => [
         host,

@@ -129,7 +129,7 @@ describe("job pytorch: the seed's PyTorchJob", () => {
 });
 
 describe("job with the NCCL variables derived for a node", () => {
-  test("--example a100-8x-roce-seed --host-network: the job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
+  test("--example a100-8x-roce --host-network: the job with NCCL_IB_HCA/SOCKET_IFNAME/GID_INDEX derived, reasons as comments", async () => {
     const { code, docs, yaml } = await job(
       "pytorch",
       "--nodes",
@@ -137,7 +137,7 @@ describe("job with the NCCL variables derived for a node", () => {
       "--gpus",
       "8",
       "--example",
-      "a100-8x-roce-seed",
+      "a100-8x-roce",
       "--host-network",
     );
     expect(code).toBe(0);
@@ -151,7 +151,7 @@ describe("job with the NCCL variables derived for a node", () => {
       NCCL_SOCKET_IFNAME: "=eth0",
       NCCL_IB_GID_INDEX: "3",
     });
-    expect(yaml).toMatch(/^# NCCL variables derived from example a100-8x-roce-seed$/m);
+    expect(yaml).toMatch(/^# NCCL variables derived from example a100-8x-roce$/m);
     expect(yaml).toMatch(/^# NCCL_IB_HCA==mlx5_1,.*: the 8 data HCAs/m);
     expectValid(yaml, docs);
   });
@@ -162,7 +162,7 @@ describe("job with the NCCL variables derived for a node", () => {
       "--nodes",
       "4",
       "--example",
-      "a100-8x-roce-seed",
+      "a100-8x-roce",
       "--host-network",
       "--image",
       "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04",
@@ -176,7 +176,7 @@ describe("job with the NCCL variables derived for a node", () => {
   });
 
   test("--env-from-node reads that node through a collector pod and deletes it", async () => {
-    const snapshot = await openReader({ example: "seed-gid-index-5" }).then(collectSnapshot);
+    const snapshot = await openReader({ example: "gid-index-5" }).then(collectSnapshot);
     api = await startFakeApi(seedCluster(), {
       onPodCreated: (pod) =>
         pod.spec.nodeName === "gpu-a100-2" ? { phase: "Succeeded", log: JSON.stringify(snapshot) } : undefined,
@@ -199,7 +199,7 @@ describe("job with the NCCL variables derived for a node", () => {
   });
 
   test("--example and --snapshot together are a usage error", async () => {
-    const r = await job("pytorch", "--example", "a100-8x-roce-seed", "--snapshot", "x.json");
+    const r = await job("pytorch", "--example", "a100-8x-roce", "--snapshot", "x.json");
     expect(r.code).toBe(2);
     expect(r.io.err).toMatch(/give one node source/);
   });
@@ -411,8 +411,8 @@ describe("job names Kubernetes would refuse are refused before any YAML is writt
 });
 
 describe("a job derived from a node with errors says so outside the YAML", () => {
-  test("--example seed-no-rocev2-gid → manifest written, error on stderr naming mlx5_5, exit 1", async () => {
-    const r = await job("pytorch", "--example", "seed-no-rocev2-gid");
+  test("--example no-rocev2-gid → manifest written, error on stderr naming mlx5_5, exit 1", async () => {
+    const r = await job("pytorch", "--example", "no-rocev2-gid");
     expect(r.code).toBe(1);
     expect(r.docs[0].kind).toBe("PyTorchJob");
     expect(r.io.err).toMatch(/kube-rdma job: error NCCL_NO_ROCEV2_IPV4_GID: mlx5_5 has no RoCE v2 GID/);
@@ -420,7 +420,7 @@ describe("a job derived from a node with errors says so outside the YAML", () =>
   });
 
   test("the healthy A100 RoCE example node → exit 0 and nothing on stderr", async () => {
-    const r = await job("pytorch", "--example", "a100-8x-roce-seed");
+    const r = await job("pytorch", "--example", "a100-8x-roce");
     expect(r.code).toBe(0);
     expect(r.io.err).toBe("");
   });

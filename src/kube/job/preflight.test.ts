@@ -44,7 +44,7 @@ describe("job --preflight on every job kind", () => {
     "%s: init container in each GPU pod, --members = GPU pods, valid and lint-clean",
     async (_k, args, gpuPods) => {
       const [kind, ...rest] = args;
-      const { code, yaml, all } = await generate(kind!, "--example", "seed-pod", "--name", "llama", ...rest);
+      const { code, yaml, all } = await generate(kind!, "--example", "training-pod", "--name", "llama", ...rest);
       expect(code).toBe(0);
       const support = all.filter(isPreflightSupportObject);
       expect(support.map((o) => o.kind)).toEqual(["ServiceAccount", "Role", "RoleBinding", "ConfigMap"]);

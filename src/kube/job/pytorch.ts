@@ -8,10 +8,8 @@ export type PyTorchLauncher = "torchrun" | "launch";
  * (WORLD_SIZE = number of pods, RANK = pod rank, MASTER_ADDR, MASTER_PORT).
  *
  * Why `$(VAR)` and no `sh -c`: the kubelet expands `$(WORLD_SIZE)` in `command`/`args` from the container's env
- * (which is where the operator writes these variables), so no shell is needed and the launcher is PID 1. The
- * Baidu CCE injects NCCL_IB_HCA, NCCL_SOCKET_IFNAME, NCCL_IB_GID_INDEX, … into PID 1 only; under the
- * reference job's `/bin/sh -c "python -m torch.distributed.launch …"` they land on the shell and, per its documentation, processes
- * started through sh do not get them.
+ * (which is where the operator writes these variables), so no shell is needed. (A shell would do no harm: the
+ * variables a device plugin injects are in the container's environment, which sh passes on to its children.)
  */
 export function pytorchLaunchArgs(launcher: PyTorchLauncher, gpusPerNode: number): string[] {
   if (launcher === "launch") {

@@ -11,7 +11,7 @@ export const LINT_FINDINGS = defineCatalogue({
     message: (e: Where & { gpus: string }) =>
       `${e.where} requests GPUs (${e.gpus}) for a multi-node job but no RDMA resource, is not privileged and mounts no /dev/infiniband: NCCL will find no IB device and fall back to sockets.`,
     fix: () =>
-      'Add the RDMA resource to resources.limits, e.g. rdma/hca: 1 (Baidu CCE / Alibaba ACK; "1" gives the pod every HCA).',
+      'Add the RDMA resource of your device plugin to resources.limits, e.g. rdma/hca: 1 (with a shared-mode plugin, "1" gives the pod every data HCA).',
   } satisfies FindingSpec<Where & { gpus: string }>,
   SHM_MISSING: {
     severity: "error",
@@ -69,7 +69,7 @@ export const LINT_FINDINGS = defineCatalogue({
     message: (e: Where & { pods: number; scheduler: string }) =>
       `${e.where} starts ${e.pods} pods with scheduler ${e.scheduler}: without gang scheduling some pods can run while others wait, holding GPUs and deadlocking NCCL's rendezvous.`,
     fix: () =>
-      "Set schedulerName: volcano (Baidu CCE's AI Job Scheduler) in every pod template (Volcano Job: spec.schedulerName).",
+      "Set schedulerName: volcano (or another gang scheduler) in every pod template (Volcano Job: spec.schedulerName).",
   } satisfies FindingSpec<Where & { pods: number; scheduler: string }>,
   GPU_COUNT_DIFFERS: {
     severity: "warning",
@@ -94,14 +94,19 @@ export const LINT_FINDINGS = defineCatalogue({
     fix: (e: Where & { program: string; image: string; expected: string }) =>
       `Run ${e.program} in its own image (${e.expected}:TAG, built from the kube-rdma Dockerfile), or remove the container.`,
   } satisfies FindingSpec<Where & { program: string; image: string; expected: string }>,
-  SH_C_LOSES_INJECTED_ENV: {
+  ENV_DROPPED_BY_LAUNCHER: {
     severity: "warning",
-    title: "sh -c wrapper loses injected NCCL variables",
-    message: (e: Where & { shell: string }) =>
-      `${e.where} starts through \`${e.shell} -c\`; a platform that injects NCCL_IB_HCA / NCCL_SOCKET_IFNAME / NCCL_IB_GID_INDEX into PID 1 only (Baidu CCE) gives them to the shell, and processes started through sh do not inherit them.`,
-    fix: () =>
-      "Run the program directly (command/args with Kubernetes $(VAR) expansion, as kube-rdma job does), start the script with `exec`, or set those NCCL variables in env yourself (kube-rdma nccl-env).",
-  } satisfies FindingSpec<Where & { shell: string }>,
+    title: "the training command starts through a program that drops the injected NCCL variables",
+    message: (e: Where & { program: string; why: string }) =>
+      `${e.where} starts training through \`${e.program}\`: ${e.why}, so NCCL_IB_HCA, NCCL_SOCKET_IFNAME and ` +
+      "NCCL_IB_GID_INDEX injected into the container do not reach NCCL (a plain `sh -c` or torchrun passes them on).",
+    fix: (e: Where & { program: string; why: string }) =>
+      e.program === "sudo"
+        ? "Drop sudo, or keep the environment: sudo --preserve-env=NCCL_IB_HCA,NCCL_SOCKET_IFNAME,NCCL_IB_GID_INDEX … (or sudo -E)."
+        : e.program === "ssh"
+          ? "Start the ranks in their own pods (MPIJob, PyTorchJob) instead of over ssh, or pass the variables on the remote command line (ssh host NCCL_IB_HCA=… cmd)."
+          : "Start the program directly, or pass the NCCL variables explicitly (env -i NCCL_IB_HCA=… cmd); kube-rdma nccl-env prints them.",
+  } satisfies FindingSpec<Where & { program: string; why: string }>,
   SOCKET_IFNAME_NOT_IN_POD: {
     severity: "error",
     title: "NCCL_SOCKET_IFNAME names an interface the pod does not have",

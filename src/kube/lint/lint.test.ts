@@ -42,7 +42,8 @@ const BAD: [file: string, code: string, container: string | null, field: RegExp]
   ["no-gang-scheduler", "NOT_GANG_SCHEDULED", null, /Master\.template\.spec\.schedulerName$/],
   ["gpu-count-differs", "GPU_COUNT_DIFFERS", null, /Master\.template\.spec$/],
   ["sidecar-not-disabled", "SIDECAR_NOT_DISABLED", null, /template\.metadata\.annotations$/],
-  ["sh-c-wrapper", "SH_C_LOSES_INJECTED_ENV", "pytorch", /containers\[0\]\.command$/],
+  // sudo's env_reset drops the injected variables (sudoers(5), "env_reset"); a plain sh -c keeps them.
+  ["sudo-wrapper", "ENV_DROPPED_BY_LAUNCHER", "pytorch", /containers\[0\]\.command$/],
 ];
 
 describe("lint: each failure pattern on its own fixture", () => {
@@ -76,7 +77,7 @@ describe("lint: each failure pattern on its own fixture", () => {
   });
 
   test("the good manifests pass; the PVC next to the seed's job is skipped with a note", async () => {
-    const { code, report } = await lint(`${dir}/good/seed-pytorchjob.yaml`, `${dir}/good/hostnetwork-mpijob.yaml`);
+    const { code, report } = await lint(`${dir}/good/reference-pytorchjob.yaml`, `${dir}/good/hostnetwork-mpijob.yaml`);
     expect(report!.findings.map((f) => `${f.severity}:${f.code}:${f.kind}`)).toEqual([
       "info:UNKNOWN_KIND:PersistentVolumeClaim",
     ]);
@@ -137,7 +138,7 @@ describe("lint: input it cannot read", () => {
   });
 
   test("garbage and mutated manifests give findings or problems, never a throw", () => {
-    const good = readFileSync(`${dir}/good/seed-pytorchjob.yaml`, "utf8");
+    const good = readFileSync(`${dir}/good/reference-pytorchjob.yaml`, "utf8");
     fc.assert(
       fc.property(fc.string({ maxLength: 400 }), fc.nat(good.length), fc.nat(200), (junk, at, cut) => {
         const mutated = good.slice(0, at) + junk + good.slice(Math.min(good.length, at + cut));

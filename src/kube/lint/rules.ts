@@ -4,6 +4,7 @@ import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mo
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import { isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
+import { commandWords, envDroppers } from "./env-droppers.js";
 import { imageProgramRules } from "./image-programs.js";
 import { mpiRankEnvRules } from "./mpi-rules.js";
 import { preflightRules } from "./preflight.js";
@@ -23,7 +24,6 @@ export type LintOptions = {
 export const DEFAULT_LINT_OPTIONS: LintOptions = { managementHca: "mlx5_0", shmMinBytes: 1024 ** 3 };
 
 const GANG_SCHEDULERS = new Set(["volcano", "kube-batch", "scheduler-plugins-scheduler", "yunikorn", "kai-scheduler"]);
-const INJECTED = ["NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX"];
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const obj = (v: unknown): Json => (isObj(v) ? v : {});
 
@@ -167,15 +167,6 @@ function shmRules(w: WorkloadObject, t: PodTemplateRef, ct: Container, opts: Lin
   return [];
 }
 
-function shellWrapper(c: Json): { shell: string; script: string; field: "command" | "args" } | null {
-  const words = [...arr(c.command), ...arr(c.args)].map(String);
-  const sh = /^(?:\/usr)?(?:\/bin\/)?(?:sh|bash|dash|ash|zsh)$/;
-  const i = words.findIndex((x) => sh.test(x));
-  if (i < 0 || words[i + 1] !== "-c") return null;
-  const field = i < arr(c.command).length ? "command" : "args";
-  return { shell: words[i]!, script: words[i + 2] ?? "", field };
-}
-
 function containerRules(
   w: WorkloadObject,
   t: PodTemplateRef,
@@ -207,10 +198,13 @@ function containerRules(
     out.push({ finding: makeFinding(POD_CATALOGUE, "NO_IPC_LOCK", where, { where }), location });
   }
   if (gpus > 0) out.push(...shmRules(w, t, ct, opts));
-  const wrapper = shellWrapper(ct.c);
-  if (wrapper && rdma && !/(?:^|[;&|\n])\s*exec\s/.test(wrapper.script) && !INJECTED.every((k) => env.has(k))) {
-    const { where, location } = at(w, ct, [...ct.path, wrapper.field]);
-    out.push({ finding: makeFinding(L, "SH_C_LOSES_INJECTED_ENV", where, { where, shell: wrapper.shell }), location });
+  for (const d of envDroppers(commandWords(arr(ct.c.command).map(String), arr(ct.c.args).map(String)))) {
+    const field = arr(ct.c.command).length > 0 ? "command" : "args";
+    const { where, location } = at(w, ct, [...ct.path, field]);
+    out.push({
+      finding: makeFinding(L, "ENV_DROPPED_BY_LAUNCHER", where, { where, program: d.program, why: d.why }),
+      location,
+    });
   }
   return out;
 }

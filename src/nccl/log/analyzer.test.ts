@@ -249,9 +249,9 @@ describe("NCCL_SOCKET_IFNAME is judged in the network the job ran on", () => {
     );
   });
 
-  test("analyze --example seed-bond (default route bond0) on a pod-network log using eth0 says nothing differs", async () => {
+  test("analyze --example bond-management (default route bond0) on a pod-network log using eth0 says nothing differs", async () => {
     const io = captureIo(runOn("eth0", "172.16.3.7"));
-    await main(["analyze", "--example", "seed-bond", "-o", "json", "-"], io);
+    await main(["analyze", "--example", "bond-management", "-o", "json", "-"], io);
     const entries: { findings: { code: string; subject: string }[] }[] = [JSON.parse(io.out)].flat();
     const codes = entries.flatMap((e) => e.findings.map((f) => `${f.code}:${f.subject}`));
     expect(codes).toContain("NCCL_LOG_VERDICT:log");

@@ -54,7 +54,7 @@ describe("one registry renders every report kind", () => {
 
 describe("the pages are self-contained and escape hostile names everywhere", () => {
   test("verify: a host called <script> and an HCA whose name breaks attributes", async () => {
-    const inv = await exampleInventory("seed-gid-index-5", { mlx5_5: HOSTILE_ATTR, "cce-a100-roce-01": HOSTILE });
+    const inv = await exampleInventory("gid-index-5", { mlx5_5: HOSTILE_ATTR, "cce-a100-roce-01": HOSTILE });
     const html = await verifyPage(inv);
     expect(html).not.toMatch(OUTSIDE);
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
@@ -66,7 +66,7 @@ describe("the pages are self-contained and escape hostile names everywhere", () 
     const { allReduceOutput } = await import("../../../test/support/nccl-tests-output.js");
     const entries = analyzeEntries([
       { file: HOSTILE_TAG, text: allReduceOutput({ hosts: [HOSTILE, "gpu-2"], peakBusBw: 150 }) },
-      { file: HOSTILE, text: fixture("captures/show_gids/seed-gid-index-5.txt") },
+      { file: HOSTILE, text: fixture("captures/show_gids/gid-index-5.txt") },
     ]);
     const html = await analyzePage(entries);
     expect(html).not.toMatch(OUTSIDE);
