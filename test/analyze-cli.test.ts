@@ -15,15 +15,15 @@ const fx = (kind: string, name: string) => join(FIX, kind, `${name}.txt`);
 describe("kube-rdma analyze", () => {
   test("the seed's pasted show_gids: header, summary, the GID index, exit 0", async () => {
     const io = captureIo();
-    const code = await main(["analyze", fx("show_gids", "seed-sample")], io);
+    const code = await main(["analyze", fx("show_gids", "a100-roce-sample")], io);
     expect(code).toBe(0);
-    expect(io.out).toContain("seed-sample.txt: show_gids\n  9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all\n");
+    expect(io.out).toContain("a100-roce-sample.txt: show_gids\n  9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all\n");
     expect(io.out).toContain("GID_INDEX_UNIFORM");
   });
 
   test("a shifted GID index is an error: exit 1, mlx5_5 and the fix printed", async () => {
     const io = captureIo();
-    const code = await main(["analyze", fx("show_gids", "gid-index-5")], io);
+    const code = await main(["analyze", fx("show_gids", "a100-roce-gid-index-5")], io);
     expect(code).toBe(1);
     const flat = io.out.replace(/\n\s+/g, " ");
     expect(flat).toMatch(/ERROR GID_INDEX_DIFFERS mlx5_5: .*index 5.*index 3/);
@@ -33,9 +33,9 @@ describe("kube-rdma analyze", () => {
   test("-o json: one {schemaVersion, file, kind, data, findings} entry per input, in order", async () => {
     const io = captureIo();
     const files = [
-      fx("show_gids", "seed-tabs"),
-      fx("nvidia_smi", "seed-sample"),
-      fx("nvidia_smi_topo", "seed-nic-legend"),
+      fx("show_gids", "a100-roce-tabs"),
+      fx("nvidia_smi", "a100-roce-sample"),
+      fx("nvidia_smi_topo", "a100-roce-nic-legend"),
     ];
     const code = await main(["analyze", ...files, "-o", "json"], io);
     expect(code).toBe(0);
@@ -72,7 +72,7 @@ describe("kube-rdma analyze", () => {
   });
 
   test("- reads standard input (a capture pasted after its prompt line)", async () => {
-    const io = captureIo(`root@gpu-1:~# ibdev2netdev\n${capture("ibdev2netdev", "port-down")}`);
+    const io = captureIo(`root@gpu-1:~# ibdev2netdev\n${capture("ibdev2netdev", "a100-roce-port-down")}`);
     const code = await main(["analyze", "-", "-o", "yaml"], io);
     expect(code).toBe(1);
     expect(io.out).toMatch(/file: "-"\n {2}kind: ibdev2netdev/);
@@ -88,7 +88,7 @@ describe("kube-rdma analyze", () => {
 
   test("--kind forces a parser: show_gids text read as ibstat gives problems, not a crash", async () => {
     const io = captureIo();
-    const code = await main(["analyze", fx("show_gids", "seed-tabs"), "--kind", "ibstat", "-o", "json"], io);
+    const code = await main(["analyze", fx("show_gids", "a100-roce-tabs"), "--kind", "ibstat", "-o", "json"], io);
     const [entry] = JSON.parse(io.out) as { kind: string; problems: { code: string }[] }[];
     expect(entry?.kind).toBe("ibstat");
     expect(entry?.problems.map((p) => p.code)).toEqual(["ibstat.unrecognised"]);
@@ -97,7 +97,7 @@ describe("kube-rdma analyze", () => {
 
   test("analyze --kind show_gids nvidia-smi.txt: not a show_gids table, so it exits 2 saying why (not 0)", async () => {
     const io = captureIo();
-    const code = await main(["analyze", "--kind", "show_gids", fx("nvidia_smi", "seed-sample")], io);
+    const code = await main(["analyze", "--kind", "show_gids", fx("nvidia_smi", "a100-roce-sample")], io);
     expect(code).toBe(2);
     expect(io.out).toContain("show_gids.unrecognised");
     expect(io.err).toContain("could not read or recognise");
@@ -119,7 +119,7 @@ describe("kube-rdma analyze", () => {
     const notes = join(dir, "notes.txt");
     writeFileSync(notes, "the cluster was slow yesterday\n");
     const io = captureIo();
-    expect(await main(["analyze", notes, fx("show_gids", "seed-sample")], io)).toBe(2);
+    expect(await main(["analyze", notes, fx("show_gids", "a100-roce-sample")], io)).toBe(2);
     expect(io.out).toMatch(
       /^FAIL: 0 error\(s\), 0 warning\(s\), 1 info; 2 input\(s\), 1 problem\(s\); 1 not analysed$/m,
     );
@@ -147,11 +147,11 @@ describe("kube-rdma analyze", () => {
 
   test("analyze good.txt /nonexistent: the good input is still analysed, the missing one named, and it exits 2", async () => {
     const io = captureIo();
-    const code = await main(["analyze", "/nonexistent/gids.txt", fx("show_gids", "seed-sample")], io);
+    const code = await main(["analyze", "/nonexistent/gids.txt", fx("show_gids", "a100-roce-sample")], io);
     expect(code).toBe(2);
     expect(io.err).toContain("could not read or recognise /nonexistent/gids.txt");
     expect(io.out).toContain("problem analyze.unreadable: Cannot read /nonexistent/gids.txt: no such file.");
-    expect(io.out).toContain("seed-sample.txt: show_gids");
+    expect(io.out).toContain("a100-roce-sample.txt: show_gids");
   });
 
   test("nothing readable (a missing file, a directory) exits 2 with a problem for each", async () => {
@@ -167,7 +167,7 @@ describe("kube-rdma analyze", () => {
     const dir = mkdtempSync(join(tmpdir(), "analyze-"));
     chmodSync(dir, 0o755);
     const locked = join(dir, "locked.txt");
-    writeFileSync(locked, capture("show_gids", "seed-tabs"));
+    writeFileSync(locked, capture("show_gids", "a100-roce-tabs"));
     chmodSync(locked, 0o000);
     // Root reads any file: the CLI then runs as `nobody`, for whom the file is as locked as for any user.
     const asRoot = process.getuid?.() === 0;
@@ -188,7 +188,7 @@ describe("kube-rdma analyze", () => {
 
   test("--example attaches the node model: its management NIC is named, not guessed", async () => {
     const io = captureIo();
-    const file = fx("ibstat", "half-rate");
+    const file = fx("ibstat", "a100-roce-half-rate");
     const code = await main(["analyze", file, "--example", "a100-8x-roce", "-o", "json"], io);
     expect(code).toBe(1);
     const [entry] = JSON.parse(io.out) as {
@@ -222,7 +222,7 @@ describe("kube-rdma analyze", () => {
 
   test("an unknown --example is a usage error (exit 2)", async () => {
     const io = captureIo();
-    expect(await main(["analyze", fx("ibstat", "seed"), "--example", "no-such-host"], io)).toBe(2);
+    expect(await main(["analyze", fx("ibstat", "a100-roce"), "--example", "no-such-host"], io)).toBe(2);
     expect(io.err).toMatch(/no-such-host/);
   });
 

@@ -9,7 +9,7 @@ const capture = (kind: string, name: string) => join(FIX, "captures", kind, `${n
 describe("an expectation flag with no input it could judge is an error, never a silent PASS", () => {
   test("--expect-gpus 8 beside a show_gids table only → EXPECTATION_UNCHECKED, FAIL, exit 1", async () => {
     const io = captureIo();
-    const code = await main(["analyze", "--expect-gpus", "8", capture("show_gids", "seed-sample")], io);
+    const code = await main(["analyze", "--expect-gpus", "8", capture("show_gids", "a100-roce-sample")], io);
     expect(code).toBe(1);
     const flat = io.out.replace(/\n\s+/g, " ");
     expect(flat).toMatch(
@@ -20,7 +20,7 @@ describe("an expectation flag with no input it could judge is an error, never a 
 
   test("-o json carries the same finding in the first entry", async () => {
     const io = captureIo();
-    await main(["analyze", "--expect", "180", capture("show_gids", "seed-sample"), "-o", "json"], io);
+    await main(["analyze", "--expect", "180", capture("show_gids", "a100-roce-sample"), "-o", "json"], io);
     const [first] = JSON.parse(io.out) as { findings: { code: string; subject: string }[] }[];
     expect(first?.findings).toContainEqual(
       expect.objectContaining({ code: "EXPECTATION_UNCHECKED", subject: "--expect" }),
@@ -30,7 +30,7 @@ describe("an expectation flag with no input it could judge is an error, never a 
   test("--expect-gpus 8 with the A100 node's nvidia-smi among the inputs → judged there, no EXPECTATION_UNCHECKED", async () => {
     const io = captureIo();
     const code = await main(
-      ["analyze", "--expect-gpus", "8", capture("show_gids", "seed-sample"), capture("nvidia_smi", "a100-470")],
+      ["analyze", "--expect-gpus", "8", capture("show_gids", "a100-roce-sample"), capture("nvidia_smi", "a100-470")],
       io,
     );
     expect(code).toBe(0);

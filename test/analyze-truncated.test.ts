@@ -41,7 +41,7 @@ describe("a capture cut before anything checkable is never a PASS", () => {
 
   test("nvidia-smi topo -m cut after GPU3's row → the summary speaks for GPU0–GPU3 only and names GPU4–GPU7 unchecked", async () => {
     const io = captureIo();
-    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "seed-470", 5)], io);
+    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "a100-roce-470", 5)], io);
     expect(code).toBe(0);
     expect(io.out).toContain(
       "4 of the 4 GPU rows read have a NIC at PIX/PXB; GPU4, GPU5, GPU6, GPU7 not checked (no row)",
@@ -52,7 +52,7 @@ describe("a capture cut before anything checkable is never a PASS", () => {
 
   test("nvidia-smi topo -m cut after its header row → not analysed, exit 2", async () => {
     const io = captureIo();
-    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "seed-470", 1)], io);
+    const code = await main(["analyze", cutCapture("nvidia_smi_topo", "a100-roce-470", 1)], io);
     expect(code).toBe(2);
     expect(io.out).toMatch(/problem nvidia_smi_topo\.no_rows: .*No GPU↔NIC path was checked/);
     expect(io.out).not.toMatch(/^PASS/m);
@@ -60,7 +60,7 @@ describe("a capture cut before anything checkable is never a PASS", () => {
 
   test("show_gids cut after its header → not analysed (exit 2), not 'no RDMA port has even a link-local GID'", async () => {
     const io = captureIo();
-    const code = await main(["analyze", cutCapture("show_gids", "seed-tabs", 2)], io);
+    const code = await main(["analyze", cutCapture("show_gids", "a100-roce-tabs", 2)], io);
     expect(code).toBe(2);
     expect(io.out).toMatch(/problem show_gids\.no_rows: .*No GID was checked/);
     expect(io.out).not.toContain("GID_TABLE_EMPTY");
@@ -68,8 +68,8 @@ describe("a capture cut before anything checkable is never a PASS", () => {
 
   test("ibv_devinfo and ibstat cut before mlx5_0's first port → not analysed (exit 2), never '1 device' PASS", async () => {
     for (const [kind, name] of [
-      ["ibv_devinfo", "seed-verbose"],
-      ["ibstat", "seed"],
+      ["ibv_devinfo", "a100-roce-verbose"],
+      ["ibstat", "a100-roce"],
     ] as const) {
       const io = captureIo();
       const code = await main(["analyze", cutCapture(kind, name, 2)], io);

@@ -40,9 +40,7 @@ describe("a single-value option given twice", () => {
     const code = await main(["verify", "--example", "a100-8x-roce", "--example", "training-pod"], io);
     expect(code).toBe(2);
     expect(io.out).toBe("");
-    expect(io.err).toContain(
-      '--example is given twice ("a100-8x-roce", then "training-pod"); only one would be used.',
-    );
+    expect(io.err).toContain('--example is given twice ("a100-8x-roce", then "training-pod"); only one would be used.');
   });
 
   test("the same value twice, or a list option repeated (--node a --node b), is still fine", async () => {

@@ -37,9 +37,7 @@ describe("device-plugin --dry-run", () => {
 
   test("the same node in exclusive mode: the text says the kubelet's Allocate would be refused, exit 1", async () => {
     const io = captureIo();
-    expect(await main(["device-plugin", "--example", "no-uverbs", "--dry-run", "--mode", "exclusive"], io)).toBe(
-      1,
-    );
+    expect(await main(["device-plugin", "--example", "no-uverbs", "--dry-run", "--mode", "exclusive"], io)).toBe(1);
     expect(io.out).toMatch(/Allocate\(mlx5_1,.*\) would be refused: the verbs device of mlx5_1, .* no longer exists/);
     expect(io.out).not.toContain("NCCL_IB_HCA");
     expect(io.out).toContain("missing on the host, left out: /dev/infiniband/uverbs8");
@@ -67,9 +65,7 @@ describe("device-plugin --dry-run", () => {
     const config = join(dir, "hcas.yaml");
     writeFileSync(config, "excludeNames: [mlx5_5]\n");
     const io = captureIo();
-    expect(await main(["device-plugin", "--example", "no-rocev2-gid", "--dry-run", "--config", config], io)).toBe(
-      0,
-    );
+    expect(await main(["device-plugin", "--example", "no-rocev2-gid", "--dry-run", "--config", config], io)).toBe(0);
     expect(io.out).not.toContain("ERROR");
     const down = captureIo();
     expect(await main(["device-plugin", "--example", "port-down", "--dry-run"], down)).toBe(0);

@@ -25,7 +25,7 @@ describe("gids on the seed host prints the seed's show_gids table", () => {
     const { code, out } = await gids("--example", "a100-8x-roce");
     expect(code).toBe(0);
     // The seed document collapsed show_gids' tabs into single spaces; compare whitespace-separated columns.
-    const seedRows = readFileSync("test/fixtures/seed-show-gids.txt", "utf8")
+    const seedRows = readFileSync("test/fixtures/a100-roce-show-gids.txt", "utf8")
       .trim()
       .split("\n")
       .slice(2)

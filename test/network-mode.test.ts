@@ -50,7 +50,9 @@ describe("the node's bond0 never reaches a pod on the pod network", () => {
   });
 
   test("nccl-env --network host names bond0; --pod-interface eth0 names the pod's eth0; both together are a usage error", async () => {
-    const host = JSON.parse((await run("nccl-env", "--example", "bond-management", "--network", "host", "-o", "json")).out);
+    const host = JSON.parse(
+      (await run("nccl-env", "--example", "bond-management", "--network", "host", "-o", "json")).out,
+    );
     expect(host.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     expect(host.reasons.NCCL_SOCKET_IFNAME).toMatch(/hostNetwork: true/);
     const pod = JSON.parse(
@@ -81,21 +83,24 @@ describe("the node's bond0 never reaches a pod on the pod network", () => {
     ["volcano", "--", "python", "train.py"],
     ["nccl-tests", "--image", "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"],
     ["nccl-tests", "--kind", "volcano", "--image", "registry.example/nccl-tests:11.4.3-devel-ubuntu20.04"],
-  ])("job %s --example bond-management: no pod carries bond0; with --host-network every GPU pod does", async (...args) => {
-    const [kind, ...rest] = args;
-    const pod = await run("job", kind!, "--example", "bond-management", ...rest);
-    expect(pod.code).toBe(0);
-    for (const c of containers(pod.out)) expect(c.env.NCCL_SOCKET_IFNAME).toBeUndefined();
-    const host = await run("job", kind!, "--example", "bond-management", "--host-network", ...rest);
-    const all = containers(host.out);
-    expect(all.every((c) => c.hostNetwork)).toBe(true);
-    expect(all.some((c) => c.env.NCCL_SOCKET_IFNAME === "=bond0")).toBe(true);
-    const withEth0 = await run("job", kind!, "--example", "bond-management", "--pod-interface", "eth0", ...rest);
-    expect(containers(withEth0.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=eth0")).toBe(true);
-    const noNode = await run("job", kind!, "--pod-interface", "net1", ...rest);
-    expect(containers(noNode.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=net1")).toBe(true);
-    expect((await run("job", kind!, "--host-network", "--pod-interface", "eth0", ...rest)).code).toBe(2);
-  });
+  ])(
+    "job %s --example bond-management: no pod carries bond0; with --host-network every GPU pod does",
+    async (...args) => {
+      const [kind, ...rest] = args;
+      const pod = await run("job", kind!, "--example", "bond-management", ...rest);
+      expect(pod.code).toBe(0);
+      for (const c of containers(pod.out)) expect(c.env.NCCL_SOCKET_IFNAME).toBeUndefined();
+      const host = await run("job", kind!, "--example", "bond-management", "--host-network", ...rest);
+      const all = containers(host.out);
+      expect(all.every((c) => c.hostNetwork)).toBe(true);
+      expect(all.some((c) => c.env.NCCL_SOCKET_IFNAME === "=bond0")).toBe(true);
+      const withEth0 = await run("job", kind!, "--example", "bond-management", "--pod-interface", "eth0", ...rest);
+      expect(containers(withEth0.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=eth0")).toBe(true);
+      const noNode = await run("job", kind!, "--pod-interface", "net1", ...rest);
+      expect(containers(noNode.out).some((c) => c.env.NCCL_SOCKET_IFNAME === "=net1")).toBe(true);
+      expect((await run("job", kind!, "--host-network", "--pod-interface", "eth0", ...rest)).code).toBe(2);
+    },
+  );
 });
 
 describe("lint: an NCCL_SOCKET_IFNAME that cannot exist in the pod's network", () => {

@@ -1,4 +1,5 @@
 import type { QuarantineFile } from "../device-plugin/quarantine.js";
+import { wrap } from "../report/findings-text.js";
 /** `agent --once` in words: what the agent wrote (or, with --dry-run, would write) for its node. */
 import type { AgentPlan } from "./plan.js";
 
@@ -22,20 +23,20 @@ export function agentStructured(r: AgentRunResult) {
   };
 }
 
-export function renderAgentText(r: AgentRunResult): string {
+export function renderAgentText(r: AgentRunResult, width = 80): string {
   const { plan } = r;
   const verb = r.dryRun ? "would write" : "wrote";
   const lines = [`kube-rdma agent: node ${plan.node} (${r.source})${r.dryRun ? ", dry run: nothing written" : ""}`, ""];
   const c = plan.condition;
   lines.push(`  ${c.type}=${c.status}  reason ${c.reason}`);
-  lines.push(`    ${c.message}`);
+  for (const l of wrap(c.message, width - 4)) lines.push(`    ${l}`);
   lines.push(
     plan.statusPatch
       ? `  Node status: ${verb} the ${c.type} condition`
       : "  Node status: unchanged (heartbeat still fresh), not written",
   );
-  lines.push(`  Events: ${plan.events.length === 0 ? "none" : ""}`);
-  for (const e of plan.events) lines.push(`    ${e.type.padEnd(7)} ${e.reason}  ${e.message}`);
+  lines.push(`  Events: ${plan.events.length === 0 ? "none" : plan.events.length}`);
+  for (const e of plan.events) lines.push(`    ${e.type} ${e.reason} on ${e.subject}`);
   const s = plan.report.summary;
   lines.push(
     plan.configMap

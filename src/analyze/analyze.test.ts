@@ -17,17 +17,17 @@ const codes = (text: string, ctx = {}) =>
   analyzeText("x", text, ctx).findings.map((f) => ({ code: f.code, severity: f.severity, subject: f.subject }));
 
 const FIXTURES: [kind: string, name: string, command: string][] = [
-  ["show_gids", "seed-sample", "show_gids"],
-  ["show_gids", "seed-tabs", "show_gids"],
-  ["ibv_devinfo", "seed", "ibv_devinfo"],
-  ["ibv_devinfo", "seed-verbose", "ibv_devinfo -v"],
-  ["ibstat", "seed", "ibstat"],
-  ["ibstat", "seed-ibstatus", "ibstatus"],
-  ["ibdev2netdev", "seed", "ibdev2netdev"],
-  ["ibdev2netdev", "seed-verbose", "ibdev2netdev -v"],
-  ["nvidia_smi_topo", "seed-470", "nvidia-smi topo -m"],
-  ["nvidia_smi_topo", "seed-nic-legend", "nvidia-smi topo -m"],
-  ["nvidia_smi", "seed-sample", "nvidia-smi"],
+  ["show_gids", "a100-roce-sample", "show_gids"],
+  ["show_gids", "a100-roce-tabs", "show_gids"],
+  ["ibv_devinfo", "a100-roce", "ibv_devinfo"],
+  ["ibv_devinfo", "a100-roce-verbose", "ibv_devinfo -v"],
+  ["ibstat", "a100-roce", "ibstat"],
+  ["ibstat", "a100-roce-ibstatus", "ibstatus"],
+  ["ibdev2netdev", "a100-roce", "ibdev2netdev"],
+  ["ibdev2netdev", "a100-roce-verbose", "ibdev2netdev -v"],
+  ["nvidia_smi_topo", "a100-roce-470", "nvidia-smi topo -m"],
+  ["nvidia_smi_topo", "a100-roce-nic-legend", "nvidia-smi topo -m"],
+  ["nvidia_smi", "a100-roce-sample", "nvidia-smi"],
   ["nvidia_smi", "a100-470", "nvidia-smi"],
   ["nvidia_smi", "h100-535", "nvidia-smi"],
   ["nvidia_smi", "h100-550", "nvidia-smi"],
@@ -100,15 +100,15 @@ describe("detection", () => {
 
 describe("show_gids findings", () => {
   test("the seed's table: RoCE v2 IPv4 at index 3 everywhere — nothing wrong, the index noted", () => {
-    const entry = analyzeText("gids.txt", capture("show_gids", "seed-sample"));
+    const entry = analyzeText("gids.txt", capture("show_gids", "a100-roce-sample"));
     expect(entry.summary).toBe("9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all");
-    expect(codes(capture("show_gids", "seed-sample"))).toEqual([
+    expect(codes(capture("show_gids", "a100-roce-sample"))).toEqual([
       { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },
     ]);
   });
 
   test("mlx5_5 with an IPv6 address ahead of its IPv4: GID_INDEX_DIFFERS names mlx5_5, eth5 and the fix", () => {
-    const entry = analyzeText("gids.txt", capture("show_gids", "gid-index-5"));
+    const entry = analyzeText("gids.txt", capture("show_gids", "a100-roce-gid-index-5"));
     const f = entry.findings.find((x) => x.code === "GID_INDEX_DIFFERS");
     expect(f).toMatchObject({ severity: "error", subject: "mlx5_5", evidence: { index: 5, usual: 3, netdev: "eth5" } });
     expect(f?.message).toMatch(/one NCCL_IB_GID_INDEX cannot fit every HCA/);
@@ -117,7 +117,7 @@ describe("show_gids findings", () => {
   });
 
   test("mlx5_5 that lost its IPv4 address (link-local only): NO_ROCEV2_GID on mlx5_5", () => {
-    expect(codes(capture("show_gids", "no-rocev2-gid"))).toContainEqual({
+    expect(codes(capture("show_gids", "a100-roce-no-rocev2-gid"))).toContainEqual({
       code: "NO_ROCEV2_GID",
       severity: "error",
       subject: "mlx5_5",
@@ -125,7 +125,7 @@ describe("show_gids findings", () => {
   });
 
   test("a paste cut mid-table (in mlx5_7's third row, no footer) does not invent NO_ROCEV2_GID: mlx5_7 is a low-confidence warning", () => {
-    const entry = analyzeText("gids.txt", capture("show_gids", "seed-indented-truncated"));
+    const entry = analyzeText("gids.txt", capture("show_gids", "a100-roce-indented-truncated"));
     const f = entry.findings.find((x) => x.subject === "mlx5_7");
     expect(f).toMatchObject({ code: "NO_ROCEV2_GID", severity: "warning", confidence: { level: "low" } });
     expect(f?.message).toContain("without the n_gids_found=N footer");
@@ -133,14 +133,14 @@ describe("show_gids findings", () => {
   });
 
   test("a cut paste still reports a missing RoCE v2 GID on a device before the cut as a certain error", () => {
-    const text = capture("show_gids", "no-rocev2-gid").split("\n").slice(0, -8).join("\n");
+    const text = capture("show_gids", "a100-roce-no-rocev2-gid").split("\n").slice(0, -8).join("\n");
     const mlx5_5 = analyzeText("gids.txt", text).findings.find((x) => x.subject === "mlx5_5");
     expect(mlx5_5).toMatchObject({ code: "NO_ROCEV2_GID", severity: "error" });
     expect(mlx5_5?.confidence).toBeUndefined();
   });
 
   test("a complete table whose last device really lacks a RoCE v2 GID (footer counts every row) stays an error", () => {
-    const rows = capture("show_gids", "seed-tabs")
+    const rows = capture("show_gids", "a100-roce-tabs")
       .split("\n")
       .filter((l) => !(l.startsWith("mlx5_8") && l.includes("ffff")) && !l.startsWith("n_gids_found"));
     const n = rows.filter((l) => l.startsWith("mlx5_")).length;
@@ -151,7 +151,7 @@ describe("show_gids findings", () => {
   });
 
   test("every table with holes at 2/3: GID_TABLE_SPARSE on each HCA (as verify says), printed once with the 9 names", () => {
-    const entry = analyzeText("gids.txt", capture("show_gids", "sparse-gids"));
+    const entry = analyzeText("gids.txt", capture("show_gids", "a100-roce-sparse-gids"));
     const sparse = entry.findings.filter((f) => f.code === "GID_TABLE_SPARSE");
     expect(sparse.map((f) => f.subject)).toEqual(Array.from({ length: 9 }, (_, i) => `mlx5_${i}`));
     expect(sparse.every((f) => f.severity === "warning")).toBe(true);
@@ -161,7 +161,7 @@ describe("show_gids findings", () => {
   });
 
   test("a management NIC with link-local GIDs only is expected (info) when the node model names it", () => {
-    const text = capture("show_gids", "seed-tabs")
+    const text = capture("show_gids", "a100-roce-tabs")
       .split("\n")
       .filter((l) => !(l.startsWith("mlx5_0") && l.includes("ffff")))
       .join("\n");
@@ -173,7 +173,7 @@ describe("show_gids findings", () => {
   });
 
   test("a node model that names the management HCA leaves it out of the index comparison", () => {
-    const text = capture("show_gids", "seed-tabs").replace(/mlx5_0\t1\t3\t/, "mlx5_0\t1\t7\t");
+    const text = capture("show_gids", "a100-roce-tabs").replace(/mlx5_0\t1\t3\t/, "mlx5_0\t1\t7\t");
     const indexCodes = (ctx = {}) => codes(text, ctx).filter((c) => c.code.startsWith("GID_INDEX"));
     expect(indexCodes()).toEqual([{ code: "GID_INDEX_DIFFERS", severity: "error", subject: "mlx5_0" }]);
     const inventory = { roles: { managementHca: "mlx5_0", dataHcas: [], defaultRouteInterface: "eth0" } };
@@ -185,14 +185,14 @@ describe("show_gids findings", () => {
 
 describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   test("mlx5_3 down in ibstat: PORT_DOWN on mlx5_3; the slower mlx5_0 is taken for the management NIC (info)", () => {
-    expect(codes(capture("ibstat", "port-down"))).toEqual([
+    expect(codes(capture("ibstat", "a100-roce-port-down"))).toEqual([
       { code: "PORT_DOWN", severity: "error", subject: "mlx5_3" },
       { code: "RATE_MISMATCH", severity: "info", subject: "mlx5_0" },
     ]);
   });
 
   test("mlx5_6 at 100 of 200 Gb/s: RATE_MISMATCH error on mlx5_6", () => {
-    expect(codes(capture("ibstat", "half-rate"))).toContainEqual({
+    expect(codes(capture("ibstat", "a100-roce-half-rate"))).toContainEqual({
       code: "RATE_MISMATCH",
       severity: "error",
       subject: "mlx5_6",
@@ -206,7 +206,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   });
 
   test("ibv_devinfo -v with mlx5_5's GID at index 5 gets the same GID finding as show_gids", () => {
-    expect(codes(capture("ibv_devinfo", "gid-index-5-verbose"))).toContainEqual({
+    expect(codes(capture("ibv_devinfo", "a100-roce-gid-index-5-verbose"))).toContainEqual({
       code: "GID_INDEX_DIFFERS",
       severity: "error",
       subject: "mlx5_5",
@@ -214,7 +214,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   });
 
   test("one HCA on older firmware than its identical siblings: FW_MISMATCH warning", () => {
-    const text = capture("ibstat", "seed").replace(
+    const text = capture("ibstat", "a100-roce").replace(
       /(CA 'mlx5_8'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: )\S+/,
       "$120.28.1002",
     );
@@ -224,11 +224,11 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   test("mlx5_4's netdev left at MTU 1500 (active_mtu 1024): MTU_MISMATCH warning; the management NIC's 1024 is fine", () => {
     const lowMtu = (text: string) => text.replace(/(hca_id:\tmlx5_4[\s\S]*?active_mtu:\t\t)4096 \(5\)/, "$11024 (3)");
     // Plain output has no rates: the management NIC is recognised as the other HCA model (MT4117 among MT4123s).
-    expect(codes(lowMtu(capture("ibv_devinfo", "seed")))).toEqual([
+    expect(codes(lowMtu(capture("ibv_devinfo", "a100-roce")))).toEqual([
       { code: "MTU_MISMATCH", severity: "warning", subject: "mlx5_4" },
     ]);
-    expect(codes(lowMtu(capture("ibv_devinfo", "seed-verbose"))).map((c) => c.code)).toContain("MTU_MISMATCH");
-    expect(codes(capture("ibv_devinfo", "seed")).map((c) => c.code)).toEqual([]);
+    expect(codes(lowMtu(capture("ibv_devinfo", "a100-roce-verbose"))).map((c) => c.code)).toContain("MTU_MISMATCH");
+    expect(codes(capture("ibv_devinfo", "a100-roce")).map((c) => c.code)).toEqual([]);
   });
 
   test("`No IB devices found`: NO_RDMA_HCA", () => {
@@ -236,7 +236,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   });
 
   test("ibdev2netdev with eth3 Down: PORT_DOWN on mlx5_3 naming eth3", () => {
-    const entry = analyzeText("i2n.txt", capture("ibdev2netdev", "port-down-verbose"));
+    const entry = analyzeText("i2n.txt", capture("ibdev2netdev", "a100-roce-port-down-verbose"));
     expect(entry.findings.map((f) => [f.code, f.subject])).toEqual([["PORT_DOWN", "mlx5_3"]]);
     expect(entry.findings[0]?.fix).toMatch(/ip link set eth3 up/);
   });
@@ -244,7 +244,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
 
 describe("topology and GPU findings", () => {
   test("GPU7 with no NIC at PIX/PXB: GPU_NO_NEAR_NIC warning explaining NODE = PHB for NCCL", () => {
-    const entry = analyzeText("topo.txt", capture("nvidia_smi_topo", "gpu-no-near-nic"));
+    const entry = analyzeText("topo.txt", capture("nvidia_smi_topo", "a100-roce-gpu-sys"));
     expect(entry.findings.map((f) => [f.code, f.severity, f.subject])).toEqual([
       ["GPU_NO_NEAR_NIC", "warning", "GPU7"],
     ]);
@@ -253,7 +253,7 @@ describe("topology and GPU findings", () => {
   });
 
   test("the seed's topology: every GPU has a NIC at PIX", () => {
-    expect(codes(capture("nvidia_smi_topo", "seed-nic-legend"))).toEqual([]);
+    expect(codes(capture("nvidia_smi_topo", "a100-roce-nic-legend"))).toEqual([]);
   });
 
   test("ERR! cells and uncorrectable ECC errors name the GPU", () => {
@@ -293,7 +293,7 @@ describe("one fact, one code, one fix: analyze and verify agree", () => {
   test("GID_INDEX_DIFFERS has the same fix in analyze (pasted show_gids) and verify (the node itself)", async () => {
     const inventory = await readInventory(await openReader({ example: "gid-index-5" }));
     // With the node model, the paste leaves the management mlx5_0 out just as verify does.
-    const pasted = analyzeText("gids.txt", capture("show_gids", "gid-index-5"), { inventory }).findings.find(
+    const pasted = analyzeText("gids.txt", capture("show_gids", "a100-roce-gid-index-5"), { inventory }).findings.find(
       (f) => f.code === "GID_INDEX_DIFFERS",
     );
     const verified = runChecks(inventory).find((f) => f.code === "GID_INDEX_DIFFERS");

@@ -71,9 +71,9 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
 
 describe("the seed node (a100-8x-roce)", () => {
   test("passes with no finding at all, even with the GPU expectations and --pod", async () => {
-    expect(
-      await findingsOf("a100-8x-roce", { expectGpus: 8, expectGpuModel: "A100-SXM4-80GB", pod: true }),
-    ).toEqual([]);
+    expect(await findingsOf("a100-8x-roce", { expectGpus: 8, expectGpuModel: "A100-SXM4-80GB", pod: true })).toEqual(
+      [],
+    );
   });
 });
 

@@ -339,6 +339,6 @@ export function ipv6OnlySpec(): HostSpec {
 
 export function applySeedDiff(tree: HostTree, name: string): HostTree {
   const v = SEED_DIFFS[name];
-  if (!v) throw new Error(`no seed variation ${name}`);
+  if (!v) throw new Error(`no example variation ${name}`);
   return tree.apply(v.diff);
 }

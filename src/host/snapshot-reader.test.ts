@@ -41,9 +41,7 @@ describe("files grouped by directory (snapshot version 3)", () => {
 
   test("a file named like an Object.prototype member is read as recorded, not as the prototype's", async () => {
     const snap = {
-      ...(JSON.parse(
-        JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce" }))),
-      ) as Snapshot),
+      ...(JSON.parse(JSON.stringify(await collectSnapshot(await openReader({ example: "a100-8x-roce" })))) as Snapshot),
     };
     snap.fileGroups!["/sys/odd"] = JSON.parse('{"constructor": "c\\n", "__proto__": "p\\n"}');
     const r = new SnapshotHostReader(snap);

@@ -10,17 +10,17 @@ export const PER_NIC_CEILINGS: readonly PerNicCeiling[] = [
   {
     rateGbps: 100,
     GBps: 12.2,
-    source: 'NVIDIA maintainers: 100 Gb/s ≈ 12.2 GB/s "as good as you can get" [nccl-tests#29]',
+    source: 'NVIDIA maintainers: 100 Gb/s ≈ 12.2 GB/s "as good as you can get"', // sources: https://github.com/NVIDIA/nccl-tests/issues/29
   },
   {
     rateGbps: 200,
     GBps: 24,
-    source: "NVIDIA maintainers: HDR 200 Gb/s ≈ 24 GB/s per NIC [nccl-tests#252], [nccl#412]",
+    source: "NVIDIA maintainers: HDR 200 Gb/s ≈ 24 GB/s per NIC", // sources: https://github.com/NVIDIA/nccl-tests/issues/252, https://github.com/NVIDIA/nccl/issues/412
   },
   {
     rateGbps: 400,
     GBps: 47,
-    source: "NVIDIA maintainers: NDR 400 Gb/s ≈ 46–49 GB/s per NIC [nccl-tests#290], [nccl-tests#267]",
+    source: "NVIDIA maintainers: NDR 400 Gb/s ≈ 46–49 GB/s per NIC", // sources: https://github.com/NVIDIA/nccl-tests/issues/290, https://github.com/NVIDIA/nccl-tests/issues/267
   },
 ];
 
@@ -65,7 +65,7 @@ export const BASELINES: readonly Baseline[] = [
     collective: "all_reduce",
     typicalGBps: [187, 192],
     problemBelowGBps: 180,
-    source: 'NVIDIA: "we measure 192 GB/s AllReduce BusBW" on DGX A100 multi-node [nccl#812]',
+    source: 'NVIDIA: "we measure 192 GB/s AllReduce BusBW" on DGX A100 multi-node', // sources: https://github.com/NVIDIA/nccl/issues/812
     derived: false,
   },
   {
@@ -77,7 +77,7 @@ export const BASELINES: readonly Baseline[] = [
     collective: "all_reduce",
     typicalGBps: [86, 91],
     problemBelowGBps: 80,
-    source: "user reports of 86–91 GB/s against 100 GB/s theoretical [nccl-tests#100], [nccl-tests#175]",
+    source: "user reports of 86–91 GB/s against 100 GB/s theoretical", // sources: https://github.com/NVIDIA/nccl-tests/issues/100, https://github.com/NVIDIA/nccl-tests/issues/175
     derived: false,
   },
   {
@@ -90,7 +90,8 @@ export const BASELINES: readonly Baseline[] = [
     typicalGBps: [370, 390],
     problemBelowGBps: 350,
     source:
-      "derived: 8 × 46–49 GB/s per NIC [nccl-tests#290], [nccl-tests#267]; a 248-node 8×H200 cluster reports ~350 GB/s typical [nccl-tests#283]",
+      // sources: https://github.com/NVIDIA/nccl-tests/issues/290, https://github.com/NVIDIA/nccl-tests/issues/267, https://github.com/NVIDIA/nccl-tests/issues/283
+      "derived: 8 × 46–49 GB/s per NIC; a 248-node 8×H200 cluster reports ~350 GB/s typical",
     derived: true,
   },
   {
@@ -102,7 +103,8 @@ export const BASELINES: readonly Baseline[] = [
     collective: "all_reduce",
     typicalGBps: [225, 235],
     problemBelowGBps: 210,
-    source: "single-node 8×A100 ≈ 232 GB/s [nccl-tests#175]; Azure ND A100 v4 231.6 GB/s [Azure-A100]",
+    // sources: Azure ND A100 v4 NCCL benchmark (learn.microsoft.com, ND A100 v4 series)
+    source: "single-node 8×A100 ≈ 232 GB/s; Azure ND A100 v4 231.6 GB/s", // sources: https://github.com/NVIDIA/nccl-tests/issues/175
     derived: false,
   },
   {
@@ -114,7 +116,8 @@ export const BASELINES: readonly Baseline[] = [
     collective: "all_reduce",
     typicalGBps: [470, 480],
     problemBelowGBps: 440,
-    source: "8×H100 NVLS allreduce ≈ 480 GB/s [nccl-tests#212]; Azure ND H100 v5 478.9 GB/s [Azure-H100]",
+    // sources: Azure ND H100 v5 NCCL benchmark (learn.microsoft.com, ND H100 v5 series)
+    source: "8×H100 NVLS allreduce ≈ 480 GB/s; Azure ND H100 v5 478.9 GB/s", // sources: https://github.com/NVIDIA/nccl-tests/issues/212
     derived: false,
   },
 ];

@@ -5,7 +5,7 @@ import { parseIbdev2netdev } from "./ibdev2netdev.js";
 
 describe("ibdev2netdev", () => {
   test("plain lines map each RDMA port to its netdev and link", () => {
-    const r = parseIbdev2netdev(capture("ibdev2netdev", "port-down"));
+    const r = parseIbdev2netdev(capture("ibdev2netdev", "a100-roce-port-down"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.value.mappings).toHaveLength(9);
     expect(r.value.mappings[0]).toEqual({ device: "mlx5_0", port: 1, netdev: "eth0", up: true });
@@ -13,7 +13,7 @@ describe("ibdev2netdev", () => {
   });
 
   test("-v lines add the PCI address, card, firmware and port state (card text with parentheses kept whole)", () => {
-    const r = parseIbdev2netdev(capture("ibdev2netdev", "port-down-verbose"));
+    const r = parseIbdev2netdev(capture("ibdev2netdev", "a100-roce-port-down-verbose"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.value.verbose).toBe(true);
     expect(r.value.mappings[3]).toMatchObject({
@@ -28,7 +28,7 @@ describe("ibdev2netdev", () => {
   });
 
   for (const [name, text] of Object.entries(
-    captureVariants(capture("ibdev2netdev", "seed-verbose"), "ibdev2netdev -v"),
+    captureVariants(capture("ibdev2netdev", "a100-roce-verbose"), "ibdev2netdev -v"),
   )) {
     test(`a ${name} capture still reads`, () => {
       const r = parseIbdev2netdev(text);
@@ -39,6 +39,6 @@ describe("ibdev2netdev", () => {
   }
 
   test("property: random and mutated input never throws", () => {
-    assertParserTotal(parseIbdev2netdev, capture("ibdev2netdev", "seed-verbose"));
+    assertParserTotal(parseIbdev2netdev, capture("ibdev2netdev", "a100-roce-verbose"));
   });
 });

@@ -5,7 +5,7 @@ import { parseIbstat } from "./ibstat.js";
 
 describe("ibstat / ibstatus", () => {
   test("ibstat CA blocks: state Active → ACTIVE, rate as a number, CA type and firmware kept", () => {
-    const r = parseIbstat(capture("ibstat", "seed"));
+    const r = parseIbstat(capture("ibstat", "a100-roce"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.value.format).toBe("ibstat");
     expect(r.value.devices).toHaveLength(9);
@@ -18,13 +18,13 @@ describe("ibstat / ibstatus", () => {
   });
 
   test("a port Down / Disabled maps to the kernel words DOWN / Disabled", () => {
-    const r = parseIbstat(capture("ibstat", "port-down"));
+    const r = parseIbstat(capture("ibstat", "a100-roce-port-down"));
     if (!r.ok) throw new Error("expected ok");
     expect(r.value.devices[3]?.ports[0]).toMatchObject({ state: "DOWN", physState: "Disabled" });
   });
 
   test("ibstatus (`4: ACTIVE`, `200 Gb/sec (4X HDR)`) gives the same shape", () => {
-    const r = parseIbstat(capture("ibstat", "seed-ibstatus"));
+    const r = parseIbstat(capture("ibstat", "a100-roce-ibstatus"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.value.format).toBe("ibstatus");
     expect(r.value.devices.map((d) => d.ports[0]?.rateGbps)).toEqual([25, 200, 200, 200, 200, 200, 200, 200, 200]);
@@ -32,13 +32,13 @@ describe("ibstat / ibstatus", () => {
   });
 
   test("a capture cut inside the last CA block says a port is missing", () => {
-    const text = capture("ibstat", "seed");
+    const text = capture("ibstat", "a100-roce");
     const r = parseIbstat(text.slice(0, text.lastIndexOf("\tPort 1:")));
     expect(r.problems.map((p) => p.code)).toEqual(["ibstat.missing_ports"]);
     expect(r.problems[0]?.message).toMatch(/mlx5_8: 1 port\(s\) announced, 0 read/);
   });
 
-  for (const [name, text] of Object.entries(captureVariants(capture("ibstat", "seed"), "ibstat"))) {
+  for (const [name, text] of Object.entries(captureVariants(capture("ibstat", "a100-roce"), "ibstat"))) {
     test(`a ${name} capture still reads`, () => {
       const r = parseIbstat(text);
       if (!r.ok) throw new Error(JSON.stringify(r.problems));
@@ -48,7 +48,7 @@ describe("ibstat / ibstatus", () => {
   }
 
   test("a paste cut after the first device's name, before any port → not read (ibstat.no_ports): no port was checked", () => {
-    const head = capture("ibstat", "seed").split("\n").slice(0, 2).join("\n");
+    const head = capture("ibstat", "a100-roce").split("\n").slice(0, 2).join("\n");
     const r = parseIbstat(head);
     expect(r.ok).toBe(false);
     expect(r.problems.map((p) => p.code)).toContain("ibstat.no_ports");
@@ -58,7 +58,7 @@ describe("ibstat / ibstatus", () => {
   });
 
   test("property: random and mutated input never throws", () => {
-    assertParserTotal(parseIbstat, capture("ibstat", "seed"));
-    assertParserTotal(parseIbstat, capture("ibstat", "seed-ibstatus"));
+    assertParserTotal(parseIbstat, capture("ibstat", "a100-roce"));
+    assertParserTotal(parseIbstat, capture("ibstat", "a100-roce-ibstatus"));
   });
 });

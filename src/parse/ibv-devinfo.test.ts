@@ -5,7 +5,7 @@ import { parseIbvDevinfo } from "./ibv-devinfo.js";
 
 describe("ibv_devinfo", () => {
   test("plain output of the seed node: 9 RoCE devices, port 1 ACTIVE on Ethernet, no rate without -v", () => {
-    const r = parseIbvDevinfo(capture("ibv_devinfo", "seed"));
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "a100-roce"));
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.verbose).toBe(false);
@@ -20,7 +20,7 @@ describe("ibv_devinfo", () => {
   });
 
   test("-v adds the rate (width × lane speed), the physical state and the GIDs, expanded from compressed form", () => {
-    const r = parseIbvDevinfo(capture("ibv_devinfo", "seed-verbose"));
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "a100-roce-verbose"));
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.verbose).toBe(true);
@@ -35,7 +35,7 @@ describe("ibv_devinfo", () => {
   });
 
   test("a port that is down reads as DOWN / Disabled with no rate", () => {
-    const r = parseIbvDevinfo(capture("ibv_devinfo", "port-down-verbose"));
+    const r = parseIbvDevinfo(capture("ibv_devinfo", "a100-roce-port-down-verbose"));
     if (!r.ok) throw new Error("expected ok");
     const port = r.value.devices.find((d) => d.name === "mlx5_3")?.ports[0];
     expect(port).toMatchObject({ state: "DOWN", physState: "Disabled" });
@@ -49,7 +49,7 @@ describe("ibv_devinfo", () => {
   });
 
   for (const [name, text] of Object.entries(
-    captureVariants(capture("ibv_devinfo", "seed-verbose"), "ibv_devinfo -v"),
+    captureVariants(capture("ibv_devinfo", "a100-roce-verbose"), "ibv_devinfo -v"),
   )) {
     test(`a ${name} capture still reads`, () => {
       const r = parseIbvDevinfo(text);
@@ -62,7 +62,7 @@ describe("ibv_devinfo", () => {
   }
 
   test("a paste cut after the first device's name, before any port → not read (ibv_devinfo.no_ports): no port was checked", () => {
-    const head = capture("ibv_devinfo", "seed-verbose").split("\n").slice(0, 3).join("\n");
+    const head = capture("ibv_devinfo", "a100-roce-verbose").split("\n").slice(0, 3).join("\n");
     const r = parseIbvDevinfo(head);
     expect(r.ok).toBe(false);
     expect(r.problems.map((p) => p.code)).toContain("ibv_devinfo.no_ports");
@@ -72,6 +72,6 @@ describe("ibv_devinfo", () => {
   });
 
   test("property: random and mutated input never throws", () => {
-    assertParserTotal(parseIbvDevinfo, capture("ibv_devinfo", "seed-verbose"));
+    assertParserTotal(parseIbvDevinfo, capture("ibv_devinfo", "a100-roce-verbose"));
   });
 });

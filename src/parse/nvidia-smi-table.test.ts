@@ -7,7 +7,7 @@ const SEED_BUS = ["53", "59", "6E", "73", "8D", "92", "C9", "CF"].map((b) => `00
 
 describe("nvidia-smi (default table)", () => {
   test("the seed's pasted table: driver 470.141.03, CUDA 11.4, 8 × A100 80 GB at the seed's bus ids", () => {
-    const r = parseNvidiaSmiTable(capture("nvidia_smi", "seed-sample"));
+    const r = parseNvidiaSmiTable(capture("nvidia_smi", "a100-roce-sample"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.value).toMatchObject({ driverVersion: "470.141.03", cudaVersion: "11.4", processes: 0 });
     expect(r.value.gpus.map((g) => g.busId)).toEqual(SEED_BUS);
@@ -32,7 +32,7 @@ describe("nvidia-smi (default table)", () => {
   });
 
   test("the same node in the real column layout gives the same GPUs", () => {
-    const sample = parseNvidiaSmiTable(capture("nvidia_smi", "seed-sample"));
+    const sample = parseNvidiaSmiTable(capture("nvidia_smi", "a100-roce-sample"));
     const real = parseNvidiaSmiTable(capture("nvidia_smi", "a100-470"));
     if (!sample.ok || !real.ok) throw new Error("expected ok");
     expect(real.value.gpus).toEqual(sample.value.gpus);
@@ -111,6 +111,6 @@ describe("nvidia-smi (default table)", () => {
 
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "a100-470-err"));
-    assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "seed-sample"));
+    assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "a100-roce-sample"));
   });
 });

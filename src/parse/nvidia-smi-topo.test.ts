@@ -8,7 +8,7 @@ const GPUS = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `GPU${i}`);
 
 describe("nvidia-smi topo -m", () => {
   test("NICn columns are renamed through the NIC Legend; GPU0 sits at PIX to mlx5_1/mlx5_2", () => {
-    const r = parseNvidiaSmiTopo(capture("nvidia_smi_topo", "seed-nic-legend"));
+    const r = parseNvidiaSmiTopo(capture("nvidia_smi_topo", "a100-roce-nic-legend"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.value.devices).toEqual([...GPUS, ...NICS]);
     expect(r.value.matrix.GPU0).toMatchObject({
@@ -24,22 +24,22 @@ describe("nvidia-smi topo -m", () => {
   });
 
   test("driver 470 layout (mlx5_n columns, no GPU NUMA ID) reads the same matrix", () => {
-    const legend = parseNvidiaSmiTopo(capture("nvidia_smi_topo", "seed-nic-legend"));
-    const old = parseNvidiaSmiTopo(capture("nvidia_smi_topo", "seed-470"));
+    const legend = parseNvidiaSmiTopo(capture("nvidia_smi_topo", "a100-roce-nic-legend"));
+    const old = parseNvidiaSmiTopo(capture("nvidia_smi_topo", "a100-roce-470"));
     if (!legend.ok || !old.ok) throw new Error("expected ok");
     expect(old.value.matrix).toEqual(legend.value.matrix);
     expect(old.value.affinity.GPU0).toEqual({ cpus: "0-31,64-95", numa: "0", gpuNumaId: null });
   });
 
   test("NIC columns without the legend keep their NICn names and say so", () => {
-    const text = capture("nvidia_smi_topo", "seed-nic-legend").split("NIC Legend:")[0]!;
+    const text = capture("nvidia_smi_topo", "a100-roce-nic-legend").split("NIC Legend:")[0]!;
     const r = parseNvidiaSmiTopo(text);
     expect(r.ok && r.value.devices).toContain("NIC3");
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.no_nic_legend"]);
   });
 
   for (const [name, text] of Object.entries(
-    captureVariants(capture("nvidia_smi_topo", "seed-nic-legend"), "nvidia-smi topo -m"),
+    captureVariants(capture("nvidia_smi_topo", "a100-roce-nic-legend"), "nvidia-smi topo -m"),
   )) {
     test(`a ${name} capture still reads`, () => {
       const r = parseNvidiaSmiTopo(text);
@@ -49,14 +49,14 @@ describe("nvidia-smi topo -m", () => {
   }
 
   test("a matrix cut mid-row reports the bad row and the rows missing", () => {
-    const text = capture("nvidia_smi_topo", "seed-470");
+    const text = capture("nvidia_smi_topo", "a100-roce-470");
     const cut = text.slice(0, text.indexOf("\nmlx5_4") + 20);
     const r = parseNvidiaSmiTopo(cut);
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.bad_row", "nvidia_smi_topo.missing_rows"]);
   });
 
   test("a paste cut after the header row → not read (no_rows): no GPU↔NIC path was checked", () => {
-    const header = capture("nvidia_smi_topo", "seed-470").split("\n")[0]!;
+    const header = capture("nvidia_smi_topo", "a100-roce-470").split("\n")[0]!;
     const r = parseNvidiaSmiTopo(`${header}\n`);
     expect(r.ok).toBe(false);
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.no_rows"]);
@@ -64,6 +64,6 @@ describe("nvidia-smi topo -m", () => {
   });
 
   test("property: random and mutated input never throws", () => {
-    assertParserTotal(parseNvidiaSmiTopo, capture("nvidia_smi_topo", "seed-nic-legend"));
+    assertParserTotal(parseNvidiaSmiTopo, capture("nvidia_smi_topo", "a100-roce-nic-legend"));
   });
 });

@@ -5,7 +5,7 @@ import { parseShowGids } from "./show-gids.js";
 
 describe("show_gids", () => {
   test("the seed's pasted table (spaces, no footer) reads as 36 GIDs with IPv4 at index 2/3", () => {
-    const r = parseShowGids(capture("show_gids", "seed-sample"));
+    const r = parseShowGids(capture("show_gids", "a100-roce-sample"));
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.gids).toHaveLength(36);
@@ -24,8 +24,8 @@ describe("show_gids", () => {
   });
 
   test("the script's real tab layout (empty IPv4 columns, footer) gives the same rows as the pasted sample", () => {
-    const tabs = parseShowGids(capture("show_gids", "seed-tabs"));
-    const sample = parseShowGids(capture("show_gids", "seed-sample"));
+    const tabs = parseShowGids(capture("show_gids", "a100-roce-tabs"));
+    const sample = parseShowGids(capture("show_gids", "a100-roce-sample"));
     expect(tabs.ok && sample.ok).toBe(true);
     if (!tabs.ok || !sample.ok) return;
     expect(tabs.value.gids).toEqual(sample.value.gids);
@@ -41,7 +41,7 @@ describe("show_gids", () => {
     expect(r.ok && r.value.gids.map((g) => g.device)).toEqual(["mlx5_2", "mlx5_10"]);
   });
 
-  for (const [name, text] of Object.entries(captureVariants(capture("show_gids", "seed-tabs"), "show_gids"))) {
+  for (const [name, text] of Object.entries(captureVariants(capture("show_gids", "a100-roce-tabs"), "show_gids"))) {
     test(`a ${name} capture still reads`, () => {
       const r = parseShowGids(text);
       expect(r.ok).toBe(true);
@@ -57,13 +57,13 @@ describe("show_gids", () => {
   }
 
   test("a footer that disagrees with the rows read says the capture is incomplete", () => {
-    const text = capture("show_gids", "seed-tabs").replace("n_gids_found=36", "n_gids_found=40");
+    const text = capture("show_gids", "a100-roce-tabs").replace("n_gids_found=36", "n_gids_found=40");
     const r = parseShowGids(text);
     expect(r.problems.map((p) => p.code)).toEqual(["show_gids.count_mismatch"]);
   });
 
   test("a paste cut after the header → not read (no_rows), while `n_gids_found=0` is a real, empty table", () => {
-    const header = capture("show_gids", "seed-tabs").split("\n").slice(0, 2).join("\n");
+    const header = capture("show_gids", "a100-roce-tabs").split("\n").slice(0, 2).join("\n");
     const cut = parseShowGids(`${header}\n`);
     expect(cut.ok).toBe(false);
     expect(cut.problems.map((p) => p.code)).toEqual(["show_gids.no_rows"]);
@@ -80,7 +80,7 @@ describe("show_gids", () => {
   });
 
   test("property: random and mutated input never throws and always returns a value or problems", () => {
-    const base = capture("show_gids", "seed-tabs");
+    const base = capture("show_gids", "a100-roce-tabs");
     fc.assert(
       fc.property(
         fc.oneof(

@@ -46,7 +46,7 @@ describe("text reports read the same everywhere", () => {
     const verify = captureIo();
     await main(["verify", "--example", "port-down"], verify);
     const analyze = captureIo();
-    await main(["analyze", "fixtures/captures/show_gids/gid-index-5.txt"], analyze);
+    await main(["analyze", "fixtures/captures/show_gids/a100-roce-gid-index-5.txt"], analyze);
     const lint = captureIo("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
     await main(["lint", "-"], lint);
     for (const out of [verify.out, analyze.out, lint.out]) {
@@ -59,7 +59,7 @@ describe("text reports read the same everywhere", () => {
     expect(textWidth({ isTTY: true, columns: 132 })).toBe(132);
     for (const argv of [
       ["verify", "--example", "sparse-gids"],
-      ["analyze", "fixtures/captures/show_gids/sparse-gids.txt"],
+      ["analyze", "fixtures/captures/show_gids/a100-roce-sparse-gids.txt"],
     ]) {
       const pipe = captureIo();
       await main(argv, pipe);

@@ -20,7 +20,7 @@ export const command: CommandSpec = {
 One pass over the Kubernetes API (read-only). It checks what RDMA training on Kubernetes needs (RDMA and GPU device plugins, a gang scheduler, a training operator):
   - at least 2 Ready, schedulable nodes with GPUs (nvidia.com/gpu, baidu.com/*_cgpu, amd.com/gpu) and an RDMA
     resource (rdma/hca, rdma/*, vke.volcengine.com/rdma, tke.cloud.tencent.com/rdma-hca, vpc.amazonaws.com/efa);
-  - RDMA allocatable 0 while capacity is not (the device plugin lost its registration after a kubelet restart), or
+  - RDMA allocatable 0 while capacity is not (every unit Unhealthy, or the plugin not running or registered), or
     differing between nodes of the same instance type;
   - the RDMA and GPU device-plugin DaemonSets: desired vs ready, and which node's pod is not ready;
   - Volcano (CRDs jobs.batch.volcano.sh, podgroups/queues.scheduling.volcano.sh and the scheduler Deployment);

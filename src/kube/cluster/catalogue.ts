@@ -35,10 +35,10 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     severity: "error",
     title: "RDMA allocatable is 0",
     message: (e: NodeE & { resource: string; capacity: number }) =>
-      `${e.node} has ${e.resource} capacity ${e.capacity} but allocatable 0: the device plugin's registration was lost (typically after a kubelet restart).`,
+      `${e.node} has ${e.resource} capacity ${e.capacity} but allocatable 0: the kubelet sees no healthy device of the plugin (every unit Unhealthy, or the plugin is not running or not registered).`,
     fix: (e: NodeE & { resource: string }) =>
-      `Restart the RDMA device plugin pod on ${e.node} so it registers ${e.resource} again: ` +
-      `kubectl -n kube-system delete pod -l app=rdma-device-plugin --field-selector spec.nodeName=${e.node}.`,
+      `Look at the RDMA device plugin pod on ${e.node}: kubectl get pods -A -o wide --field-selector spec.nodeName=${e.node} | grep -i rdma, ` +
+      `then its log (a port down makes units Unhealthy); restart it if it is not registered: kubectl delete pod <that pod>.`,
   } satisfies FindingSpec<NodeE & { resource: string; capacity: number }>,
   RDMA_ALLOCATABLE_DIFFERS: {
     severity: "warning",
@@ -88,7 +88,8 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     severity: "warning",
     title: "no GPU device plugin DaemonSet",
     message: () => "no GPU device plugin DaemonSet was found (nvidia-device-plugin, cce-gpu-manager, amdgpu…).",
-    fix: () => "Install the GPU device plugin of your GPUs (or the GPU operator that ships it), then check `kubectl get ds -A | grep -i gpu`.",
+    fix: () =>
+      "Install the GPU device plugin of your GPUs (or the GPU operator that ships it), then check `kubectl get ds -A | grep -i gpu`.",
   } satisfies FindingSpec<Record<string, never>>,
   DEVICE_PLUGIN_NOT_READY: {
     severity: "error",

@@ -56,7 +56,7 @@ describe("cluster: the seed's system through the API", () => {
     expect(code).toBe(1);
   });
 
-  test("RDMA allocatable 0 on one node (the kubelet-restart failure) → RDMA_ALLOCATABLE_ZERO with the restart fix", async () => {
+  test("RDMA allocatable 0 on one node → RDMA_ALLOCATABLE_ZERO naming the plugin pod to look at", async () => {
     const { code, report } = await runCluster(
       seedCluster({
         nodes: [
@@ -68,7 +68,7 @@ describe("cluster: the seed's system through the API", () => {
     const f = report?.findings.find((x) => x.code === "RDMA_ALLOCATABLE_ZERO");
     expect(f?.subject).toBe("gpu-a100-2");
     expect(f?.message).toMatch(/capacity 1000 but allocatable 0/);
-    expect(f?.fix).toMatch(/Restart the RDMA device plugin pod on gpu-a100-2/);
+    expect(f?.fix).toMatch(/Look at the RDMA device plugin pod on gpu-a100-2/);
     expect(code).toBe(1);
   });
 
@@ -89,7 +89,8 @@ describe("cluster: the seed's system through the API", () => {
       }),
     );
     expect(codes).toEqual(["VOLCANO_CRD_MISSING:volcano", "VOLCANO_SCHEDULER_MISSING:volcano"]);
-    expect(report?.findings[0]?.fix).toMatch(/CCE AI Job Scheduler/);
+    expect(report?.findings[0]?.fix).toMatch(/volcano-development\.yaml/);
+    expect(report?.findings[0]?.fix).toMatch(/--scheduler default\|kueue\|coscheduling/);
     expect(code).toBe(1);
   });
 

@@ -140,11 +140,19 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
     fix: () => "Run on ≥ 2 nodes to measure RDMA (`kube-rdma bench job --nodes 2`).",
   },
   NCCL_TESTS_NO_EXPECTATION: {
-    severity: "info",
-    title: "No expectation to judge against",
+    severity: "warning",
+    title: "Not judged: no expectation",
     message: (e: { busbw: number; bytes: number; candidates: string[] }) =>
-      `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: no node model and no --expect.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
+      `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: nothing says what these nodes' NICs allow.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
     fix: () =>
-      "Pass --expect GBps (the floor of the matching baseline above, e.g. 180 for 8×A100 + 8×HDR); with a node model the data NICs give the expectation.",
+      "Give it an expectation: --expect GBps (the floor of the matching baseline above, e.g. 180 for 8×A100 + 8×HDR), or a node model (--example, --snapshot or --root of one of the nodes: its data NICs give the expectation), or keep NCCL_DEBUG=INFO in the same output (NCCL prints each port's speed).",
+  },
+  NCCL_TESTS_BELOW_BASELINES: {
+    severity: "warning",
+    title: "Below every published baseline for these GPUs",
+    message: (e: { busbw: number; lowest: string; threshold: number }) =>
+      `Large-message busbw ${gb(e.busbw)} is below every published multi-node baseline for these GPUs (the lowest, ${e.lowest}, is a problem below ${e.threshold} GB/s): unless the nodes have fewer or slower NICs than any of them, the network path is slow.`,
+    fix: () =>
+      "Judge it against the nodes' own NICs (--example/--snapshot/--root of a node, or --expect GBps), and check every node with `kube-rdma verify` and the run's NCCL log (NCCL_DEBUG=INFO) for sockets or RDMA without GPUDirect.",
   },
 });

@@ -66,7 +66,7 @@ describe("the pages are self-contained and escape hostile names everywhere", () 
     const { allReduceOutput } = await import("../../../test/support/nccl-tests-output.js");
     const entries = analyzeEntries([
       { file: HOSTILE_TAG, text: allReduceOutput({ hosts: [HOSTILE, "gpu-2"], peakBusBw: 150 }) },
-      { file: HOSTILE, text: fixture("captures/show_gids/gid-index-5.txt") },
+      { file: HOSTILE, text: fixture("captures/show_gids/a100-roce-gid-index-5.txt") },
     ]);
     const html = await analyzePage(entries);
     expect(html).not.toMatch(OUTSIDE);

@@ -4,6 +4,6 @@ import { defineReport } from "../registry.js";
 /** `agent --once`: the condition, events, report and taint of one node's run. */
 export const AGENT_REPORT = defineReport<AgentRunResult>({
   name: "agent",
-  text: (r) => renderAgentText(r),
+  text: (r, { width }) => renderAgentText(r, width),
   structured: (r) => agentStructured(r),
 });
