@@ -191,6 +191,7 @@ function daemonSet(namespace: string, image: string): Obj {
           hostNetwork: true,
           dnsPolicy: "ClusterFirstWithHostNet",
           priorityClassName: "system-node-critical",
+          nodeSelector: { "kubernetes.io/os": "linux" },
           tolerations: [{ operator: "Exists" }],
           securityContext: { seccompProfile: { type: "RuntimeDefault" } },
           containers: [

@@ -35,9 +35,9 @@ const HEADER = `# kube-rdma RDMA device plugin: advertises rdma/hca on every RDM
 # management NIC from the data NICs. Metrics listen on the node's 127.0.0.1:${DEFAULT_METRICS_PORT} only; to let
 # Prometheus scrape them, pass --metrics-addr 0.0.0.0:${DEFAULT_METRICS_PORT} (or put an authenticating proxy in front).
 # Pin the image by digest: --print-manifests --image ghcr.io/kube-rdma/kube-rdma@sha256:DIGEST (the digest
-# \`docker buildx imagetools inspect ghcr.io/kube-rdma/kube-rdma:TAG\` prints). Nodes are picked by the Node Feature Discovery label for Mellanox/NVIDIA PCI
-# devices; without NFD, label RDMA nodes yourself:
-#   kubectl label node NODE feature.node.kubernetes.io/pci-15b3.present=true
+# \`docker buildx imagetools inspect ghcr.io/kube-rdma/kube-rdma:TAG\` prints). It runs on every Linux node: where
+# the node has no RDMA device it advertises nothing (and logs that once). To run it only where Node Feature Discovery
+# found a Mellanox/NVIDIA NIC, install deploy/overlays/nfd (nodeSelector feature.node.kubernetes.io/pci-15b3.present).
 `;
 
 function hostPath(name: string, path: string, type: string) {
@@ -95,7 +95,7 @@ export function deviceDaemonSetObjects(opts: ManifestOptions = {}): Record<strin
             priorityClassName: "system-node-critical",
             hostNetwork: true,
             dnsPolicy: "ClusterFirstWithHostNet",
-            nodeSelector: { "kubernetes.io/os": "linux", "feature.node.kubernetes.io/pci-15b3.present": "true" },
+            nodeSelector: { "kubernetes.io/os": "linux" },
             tolerations: [
               { operator: "Exists", effect: "NoSchedule" },
               { key: "CriticalAddonsOnly", operator: "Exists" },

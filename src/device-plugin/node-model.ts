@@ -60,7 +60,8 @@ export class NodeModel {
           skipped: view.skipped.map((s) => `${s.hca}: ${s.reason}`),
         });
         if (view.hcas.length === 0) {
-          this.cfg.log.warn("no HCA selected: advertising no devices", { source: inv.source });
+          // Expected on a node without RDMA NICs (the DaemonSet runs on every Linux node): information, not a warning.
+          this.cfg.log.info("no HCA to serve on this node: advertising no devices", { source: inv.source });
         }
       }
       if (this.nodeError !== null) this.cfg.log.info("node model read again", { reason });

@@ -1,0 +1,112 @@
+/**
+ * The part of kustomize that deploy/ uses, to render its overlays in tests the way `kubectl apply -k` does (no
+ * kustomize binary is installed here): `resources` (files, or directories with their own kustomization.yaml),
+ * `images` (name → newName/newTag/digest) and `patches` with a `target` kind (a strategic-merge patch of maps;
+ * lists replace). A kustomization using anything else is refused, so this stays honest about what it checked.
+ * Objects come out in kustomize's legacy apply order.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parse, parseAllDocuments } from "yaml";
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are plain JSON here.
+export type Obj = Record<string, any>;
+
+const KNOWN = new Set(["apiVersion", "kind", "resources", "images", "patches"]);
+
+/** kustomize's legacy order (api/resid/gvk.go): these kinds first, webhooks last, the rest between by kind. */
+const FIRST = [
+  "Namespace",
+  "ResourceQuota",
+  "StorageClass",
+  "CustomResourceDefinition",
+  "ServiceAccount",
+  "PodSecurityPolicy",
+  "Role",
+  "ClusterRole",
+  "RoleBinding",
+  "ClusterRoleBinding",
+  "ConfigMap",
+  "Secret",
+  "Endpoints",
+  "Service",
+  "LimitRange",
+  "PriorityClass",
+  "PersistentVolume",
+  "PersistentVolumeClaim",
+  "Deployment",
+  "StatefulSet",
+  "CronJob",
+  "PodDisruptionBudget",
+];
+const LAST = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+function rank(kind: string): number {
+  const f = FIRST.indexOf(kind);
+  if (f >= 0) return f;
+  const l = LAST.indexOf(kind);
+  return l >= 0 ? 1000 + l : 500;
+}
+
+function merge(target: Obj, patch: Obj): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && typeof target[k] === "object" && target[k]) {
+      merge(target[k], v);
+    } else target[k] = structuredClone(v);
+  }
+}
+
+function setImages(o: Obj, images: Obj[]): void {
+  const visit = (spec: Obj | undefined) => {
+    for (const c of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) {
+      for (const img of images) {
+        const [repo] = String(c.image).split(/[:@]/);
+        if (repo !== img.name) continue;
+        const name = img.newName ?? img.name;
+        c.image = img.digest ? `${name}@${img.digest}` : `${name}:${img.newTag ?? String(c.image).split(":")[1]}`;
+      }
+    }
+  };
+  visit(o.spec?.template?.spec);
+  visit(o.spec);
+}
+
+/** Renders the kustomization in `dir`: its objects, in the order kubectl apply -k sends them. */
+export function kustomizeBuild(dir: string): Obj[] {
+  const file = join(dir, "kustomization.yaml");
+  if (!existsSync(file)) throw new Error(`${dir} has no kustomization.yaml`);
+  const k = parse(readFileSync(file, "utf8")) as Obj;
+  const unknown = Object.keys(k).filter((key) => !KNOWN.has(key));
+  if (unknown.length)
+    throw new Error(`${file} uses ${unknown.join(", ")}, which this test renderer does not implement`);
+  const objects: Obj[] = [];
+  for (const r of (k.resources ?? []) as string[]) {
+    const path = join(dir, r);
+    if (statSync(path).isDirectory()) objects.push(...kustomizeBuild(path));
+    else {
+      for (const d of parseAllDocuments(readFileSync(path, "utf8"))) {
+        const o = d.toJS() as Obj | null;
+        if (o) objects.push(o);
+      }
+    }
+  }
+  for (const p of (k.patches ?? []) as Obj[]) {
+    const patch = parse(p.patch) as Obj;
+    for (const o of objects) {
+      if (p.target?.kind && o.kind !== p.target.kind) continue;
+      if (p.target?.name && o.metadata?.name !== p.target.name) continue;
+      const { metadata: _m, apiVersion: _a, kind: _k, ...body } = patch;
+      merge(o, body);
+    }
+  }
+  for (const o of objects) setImages(o, (k.images ?? []) as Obj[]);
+  return objects
+    .map((o, i) => ({ o, i }))
+    .sort(
+      (a, b) =>
+        rank(a.o.kind) - rank(b.o.kind) || (rank(a.o.kind) === 500 ? a.o.kind.localeCompare(b.o.kind) : 0) || a.i - b.i,
+    )
+    .map((x) => x.o);
+}
+
+export const repoDir = (path: string) => join(dirname(new URL(import.meta.url).pathname), "..", "..", path);
