@@ -28,7 +28,20 @@ One pass over the Kubernetes API (read-only). It checks what RDMA training on Ku
   - namespaces that inject a service-mesh sidecar (an error for the namespace given with -n).
 Needs get/list on nodes, namespaces, daemonsets, deployments, pods and customresourcedefinitions (ClusterRole
 kube-rdma-cluster-reader in deploy/cluster/rbac.yaml). Exit 0 pass, 1 errors found, 2 could not run (no access).`,
-  options: [...KUBECONFIG_OPTIONS, NAMESPACE_OPTION, OUTPUT_OPTION, STRICT_OPTION],
+  options: [
+    ...KUBECONFIG_OPTIONS,
+    NAMESPACE_OPTION,
+    {
+      name: "scheduler",
+      type: "string",
+      valueName: "NAME",
+      default: "volcano",
+      description:
+        "The scheduler the jobs use (as job --scheduler): volcano, coscheduling, kueue or default; only its presence is required",
+    },
+    OUTPUT_OPTION,
+    STRICT_OPTION,
+  ],
   examples: [
     ["kube-rdma cluster", "check the current kubeconfig context's cluster"],
     ["kube-rdma cluster --context prod -n training -o json", "JSON report; training must not inject sidecars"],
@@ -38,7 +51,9 @@ kube-rdma-cluster-reader in deploy/cluster/rbac.yaml). Exit 0 pass, 1 errors fou
     const clients = makeClients(target, CLUSTER_READER_ROLE);
     const objects = await readClusterObjects(clients);
     const namespace = str(values, "namespace");
-    const ev = evaluateCluster(objects, namespace ? { namespace } : {});
+    const { schedulerFor } = await import("../../kube/job/scheduler.js");
+    const scheduler = schedulerFor(str(values, "scheduler") ?? "volcano");
+    const ev = evaluateCluster(objects, { ...(namespace ? { namespace } : {}), scheduler });
     const strict = bool(values, "strict");
     const result = { ev, context: target.context, server: target.server, strict };
     io.stdout(await renderReport(CLUSTER_REPORT, result, str(values, "output") ?? "text"));

@@ -123,8 +123,20 @@ refuses when none does, naming --image and --skip-driver-check.`,
       description:
         "trainjob: name of the runtime (default <name>-torch-rdma; a TrainingRuntime with the preflight, else a ClusterTrainingRuntime)",
     },
-    { name: "queue", type: "string", valueName: "QUEUE", description: "Volcano queue" },
-    { name: "scheduler", type: "string", valueName: "NAME", default: "volcano", description: "schedulerName" },
+    {
+      name: "queue",
+      type: "string",
+      valueName: "QUEUE",
+      description: "The queue: Volcano's (scheduling.volcano.sh/queue-name) or, with --scheduler kueue, the LocalQueue",
+    },
+    {
+      name: "scheduler",
+      type: "string",
+      valueName: "NAME",
+      default: "volcano",
+      description:
+        'Who starts the pods: volcano (gang: all pods or none), coscheduling (scheduler-plugins\' PodGroup), kueue (Kueue admits the whole job; queue from --queue, default "default"), default (no gang), or a schedulerName',
+    },
     {
       name: "host-network",
       type: "boolean",
@@ -210,6 +222,16 @@ refuses when none does, naming --image and --skip-driver-check.`,
     const { objects, notes } = await preflightJobs(buildJobs(kind as JobKind, opts, values), values);
     if (bool(values, "apply")) {
       const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), "kube-rdma-job-creator");
+      const { missingScheduler, schedulerFor } = await import("../../kube/job/scheduler.js");
+      const missing = await missingScheduler(schedulerFor(str(values, "scheduler") ?? "volcano"), async () => {
+        try {
+          const list = await clients.ext.listCustomResourceDefinition();
+          return list.items.map((c) => c.metadata?.name ?? "");
+        } catch {
+          return null; // not allowed to list CRDs: say nothing rather than guess
+        }
+      });
+      if (missing) throw new UsageError(missing.message, missing.hint);
       for (const c of await createObjects(clients, objects))
         io.stdout(`created ${c} in namespace ${opts.base.namespace}\n`);
       for (const n of notes) io.stderr(`note: ${n}\n`);

@@ -114,6 +114,14 @@ export const CLUSTER_FINDINGS = defineCatalogue({
     fix: () =>
       "Install the Volcano scheduler (the volcano-development.yaml manifest of a Volcano release), or generate jobs for the scheduler you run: kube-rdma job --scheduler default|kueue|coscheduling.",
   } satisfies FindingSpec<{ missing: string[] }>,
+  SCHEDULER_NOT_INSTALLED: {
+    severity: "error",
+    title: "the chosen gang scheduler is not installed",
+    message: (e: { scheduler: string; crd: string; install: string }) =>
+      `jobs are to use --scheduler ${e.scheduler}, but the cluster has no ${e.crd} CRD: their pods would stay Pending.`,
+    fix: (e: { scheduler: string; crd: string; install: string }) =>
+      `${e.install}; or generate the jobs for a scheduler the cluster has (kube-rdma job --scheduler …).`,
+  } satisfies FindingSpec<{ scheduler: string; crd: string; install: string }>,
   VOLCANO_SCHEDULER_MISSING: {
     severity: "error",
     title: "Volcano scheduler not running",

@@ -1,6 +1,6 @@
 import type { V1DaemonSet, V1Deployment, V1PodSpec } from "@kubernetes/client-node";
 
-/** The cluster components the Baidu CCE reference setup uses (plus Kubeflow Trainer v2), recognised by name or image. */
+/** The cluster components of the reference RDMA training setup (plus Kubeflow Trainer v2), recognised by name or image. */
 export type ComponentKind =
   | "rdma-device-plugin"
   | "gpu-device-plugin"
@@ -15,7 +15,7 @@ function images(spec: V1PodSpec | undefined): string[] {
 const RDMA_PLUGIN = /rdma[-_]?(?:device|dev|shared|sriov)|rdma-dp|ack-rdma|rdma-plugin/i;
 const GPU_PLUGIN = /nvidia-device-plugin|gpu-device-plugin|gpu-manager|amdgpu|k8s-device-plugin|cgpu/i;
 
-/** DaemonSets that serve device plugins: Baidu `rdma-device-plugin`, ACK `ack-rdma-dp-ds`, Mellanox
+/** DaemonSets that serve device plugins: `rdma-device-plugin`, ACK `ack-rdma-dp-ds`, Mellanox
  * `rdma-shared-dp-ds`; NVIDIA `nvidia-device-plugin-daemonset`, Baidu `cce-gpu-manager`, AMD `amdgpu-device-plugin`. */
 export function classifyDaemonSet(ds: V1DaemonSet): ComponentKind | null {
   const name = ds.metadata?.name ?? "";
@@ -66,7 +66,9 @@ export const TRAINER_CRDS = [
   "clustertrainingruntimes.trainer.kubeflow.org",
   "trainingruntimes.trainer.kubeflow.org",
 ];
-export const ALL_CRDS = [...VOLCANO_CRDS, ...TRAINING_CRDS, ...TRAINER_CRDS];
+/** The CRDs of the other gang schedulers `job --scheduler` can use: scheduler-plugins' coscheduling, Kueue. */
+export const GANG_CRDS = ["podgroups.scheduling.x-k8s.io", "clusterqueues.kueue.x-k8s.io"];
+export const ALL_CRDS = [...VOLCANO_CRDS, ...TRAINING_CRDS, ...TRAINER_CRDS, ...GANG_CRDS];
 
 /** `matchLabels` as a label selector string (`app=rdma-device-plugin`). */
 export function selectorString(matchLabels: Record<string, string> | undefined): string {

@@ -1,6 +1,7 @@
 import type { V1DaemonSet, V1Deployment, V1Namespace, V1Node, V1Pod } from "@kubernetes/client-node";
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
+import { type Scheduler, schedulerFor, schedulerRequirement } from "../job/scheduler.js";
 import { isGpuResource, isRdmaResource, pickResources } from "../resources.js";
 import { CLUSTER_FINDINGS as C } from "./catalogue.js";
 import {
@@ -45,6 +46,8 @@ export type ClusterEvaluation = {
 export type ClusterEvaluateOptions = {
   /** The namespace jobs will run in: a sidecar-injecting one is an error, others a warning. */
   namespace?: string;
+  /** The scheduler jobs will use (`job --scheduler`): Volcano is checked only when it is volcano (the default). */
+  scheduler?: Scheduler;
 };
 
 function amounts(node: V1Node, keep: (n: string) => boolean): ResourceAmount[] {
@@ -220,13 +223,24 @@ function evaluateDaemonSets(objects: ClusterObjects, gpuNodes: NodeSummary[]) {
   return { components, findings };
 }
 
-function evaluateControllers(objects: ClusterObjects) {
+function evaluateControllers(objects: ClusterObjects, scheduler: Scheduler) {
   const components: ComponentSummary[] = [];
   const findings: Finding[] = [];
   const crd = (name: string) => objects.crds.find((c) => c.name === name);
+  const volcano = scheduler.gang === "volcano";
   const missingVolcano = VOLCANO_CRDS.filter((n) => crd(n)?.present === false);
-  if (missingVolcano.length)
+  if (volcano && missingVolcano.length)
     findings.push(makeFinding(C, "VOLCANO_CRD_MISSING", "volcano", { missing: missingVolcano }));
+  const need = schedulerRequirement(scheduler);
+  if (!volcano && need && crd(need.crd)?.present === false) {
+    findings.push(
+      makeFinding(C, "SCHEDULER_NOT_INSTALLED", scheduler.name, {
+        scheduler: scheduler.name,
+        crd: need.crd,
+        install: need.install,
+      }),
+    );
+  }
   const needed: Record<string, [string, string, "error" | "warning" | "info"]> = {
     "pytorchjobs.kubeflow.org": ["PyTorchJob", "kube-rdma job pytorch uses it", "error"],
     "mpijobs.kubeflow.org": ["MPIJob", "kube-rdma job mpi / nccl-tests use MPIJob v2beta1", "warning"],
@@ -263,8 +277,9 @@ function evaluateControllers(objects: ClusterObjects) {
       }
     }
     if (deps.length) continue;
-    if (role === "volcano-scheduler") findings.push(makeFinding(C, "VOLCANO_SCHEDULER_MISSING", "volcano", {}));
-    else if (role === "trainer-controller") {
+    if (role === "volcano-scheduler") {
+      if (volcano) findings.push(makeFinding(C, "VOLCANO_SCHEDULER_MISSING", "volcano", {}));
+    } else if (role === "trainer-controller") {
       if (trainerPresent.length) findings.push(makeFinding(C, "TRAINER_CONTROLLER_MISSING", "trainer", {}));
     } else if (TRAINING_CRDS.some((n) => crd(n)?.present)) {
       findings.push(makeFinding(C, "TRAINING_OPERATOR_MISSING", "training-operator", {}));
@@ -292,7 +307,7 @@ export function evaluateCluster(objects: ClusterObjects, opts: ClusterEvaluateOp
   const nodes = objects.nodes.map(summarizeNode).sort((a, b) => naturalCompare(a.name, b.name));
   const gpuNodes = nodes.filter((n) => n.gpu !== null && n.gpu.capacity > 0);
   const ds = evaluateDaemonSets(objects, gpuNodes);
-  const ctl = evaluateControllers(objects);
+  const ctl = evaluateControllers(objects, opts.scheduler ?? schedulerFor("volcano"));
   const sidecars: Finding[] = [];
   for (const ns of objects.namespaces) {
     const by = sidecarInjection(ns);

@@ -11,6 +11,7 @@ import { mpirunArgv, withForwardedEnv, withRankEnv } from "./mpirun.js";
 import { deriveJobEnv } from "./nccl-env-source.js";
 import { SEED_NCCL_ENV } from "./pod-template.js";
 import { buildPyTorchJob, type PyTorchLauncher } from "./pytorch.js";
+import { gangNote, schedulerFor } from "./scheduler.js";
 import { buildTrainJob } from "./trainjob.js";
 import type { JobOptions } from "./types.js";
 import { buildVolcanoJob } from "./volcano.js";
@@ -117,6 +118,19 @@ function checkedNames(values: OptionValues, kind: JobKind, nodes: number): { nam
   return { name, namespace };
 }
 
+/** --scheduler: one of SCHEDULER_CHOICES or a schedulerName; a Volcano Job needs Volcano. */
+function schedulerFromFlags(kind: JobKind, values: OptionValues) {
+  const scheduler = schedulerFor(str(values, "scheduler") ?? "volcano");
+  const volcanoJob = kind === "volcano" || (kind === "nccl-tests" && str(values, "kind") === "volcano");
+  if (volcanoJob && scheduler.gang !== "volcano") {
+    throw new UsageError(
+      `a Volcano Job (batch.volcano.sh) is run by Volcano; --scheduler ${scheduler.name} cannot run it.`,
+      "Use job pytorch or job mpi (or nccl-tests --kind mpijob) with that scheduler, or --scheduler volcano.",
+    );
+  }
+  return scheduler;
+}
+
 export async function jobOptionsFrom(
   kind: JobKind,
   values: OptionValues,
@@ -157,6 +171,9 @@ export async function jobOptionsFrom(
   const notes = derived
     ? [`NCCL variables derived from ${derived.source}`, ...derived.notes]
     : ["no node source given: only NCCL_DEBUG and NCCL_IB_DISABLE are set; the platform injects the rest"];
+  const scheduler = schedulerFromFlags(kind, values);
+  const gang = gangNote(scheduler, nodes);
+  if (gang) notes.push(gang);
   const base: JobOptions = {
     name,
     namespace,
@@ -167,7 +184,8 @@ export async function jobOptionsFrom(
     rdmaCount,
     image: imageFor(kind, values, derived?.driver ?? null, notes),
     queue: str(values, "queue"),
-    schedulerName: str(values, "scheduler") ?? "volcano",
+    schedulerName: scheduler.schedulerName,
+    gang: scheduler.gang,
     hostNetwork,
     shmSize,
     env: { ...SEED_NCCL_ENV, ...podSocket, ...(derived?.env ?? {}), ...parseEnvFlags(strs(values, "env")) },

@@ -1,3 +1,4 @@
+import { jobMetadata, schedulingPolicyFor } from "./gang.js";
 import { workerSshdScript } from "./mpirun.js";
 import { rdmaContainer, rdmaPodTemplate } from "./pod-template.js";
 import type { JobOptions, MPIJob } from "./types.js";
@@ -37,13 +38,13 @@ export function buildMpiJob(opts: MpiOptions): MPIJob {
   return {
     apiVersion: "kubeflow.org/v2beta1",
     kind: "MPIJob",
-    metadata: { name: opts.name, namespace: opts.namespace },
+    metadata: jobMetadata(opts),
     spec: {
       slotsPerWorker: opts.gpusPerNode,
       launcherCreationPolicy: "WaitForWorkersReady",
       runPolicy: {
         cleanPodPolicy: "Running",
-        schedulingPolicy: { minAvailable: opts.nodes + 1, ...(opts.queue ? { queue: opts.queue } : {}) },
+        ...schedulingPolicyFor(opts, opts.nodes + 1),
       },
       mpiImplementation: "OpenMPI",
       mpiReplicaSpecs: {

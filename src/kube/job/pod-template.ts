@@ -83,7 +83,8 @@ export function rdmaPodTemplate(
 ): V1PodTemplateSpec {
   const usesShm = containers.some((c) => c.volumeMounts?.some((m) => m.name === SHM_VOLUME));
   const annotations: Record<string, string> = { "sidecar.istio.io/inject": "false" };
-  if (opts.queue) annotations["scheduling.volcano.sh/queue-name"] = opts.queue;
+  if (opts.queue && (opts.gang ?? "volcano") === "volcano")
+    annotations["scheduling.volcano.sh/queue-name"] = opts.queue;
   // Tells lint which HCA is the management NIC on the node the NCCL variables came from (mlx5_0 is only a guess).
   if (opts.managementHca !== undefined) annotations[MANAGEMENT_HCA_ANNOTATION] = opts.managementHca ?? "none";
   const gpuPod = containers.some((c) => c.resources?.limits?.[opts.gpuResource] !== undefined);

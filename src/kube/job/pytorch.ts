@@ -1,3 +1,4 @@
+import { jobMetadata, schedulingPolicyFor } from "./gang.js";
 import { rdmaContainer, rdmaPodTemplate } from "./pod-template.js";
 import type { JobOptions, PyTorchJob, ReplicaSpec } from "./types.js";
 
@@ -61,11 +62,11 @@ export function buildPyTorchJob(opts: PyTorchOptions): PyTorchJob {
   return {
     apiVersion: "kubeflow.org/v1",
     kind: "PyTorchJob",
-    metadata: { name: opts.name, namespace: opts.namespace },
+    metadata: jobMetadata(opts),
     spec: {
       runPolicy: {
         cleanPodPolicy: "None",
-        schedulingPolicy: { minAvailable: opts.nodes, ...(opts.queue ? { queue: opts.queue } : {}) },
+        ...schedulingPolicyFor(opts, opts.nodes),
       },
       pytorchReplicaSpecs: {
         Master: replica(1),

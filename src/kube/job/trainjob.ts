@@ -45,7 +45,11 @@ export function buildTrainJob(opts: TrainJobOptions): [ClusterTrainingRuntime, T
         : { name: opts.runtimeName, labels },
     spec: {
       mlPolicy: { numNodes: opts.nodes, torch: {} },
-      ...(opts.schedulerName === "volcano" ? { podGroupPolicy: { volcano: {} } } : {}),
+      ...((opts.gang ?? "volcano") === "volcano" && opts.schedulerName === "volcano"
+        ? { podGroupPolicy: { volcano: {} } }
+        : opts.gang === "coscheduling"
+          ? { podGroupPolicy: { coscheduling: {} } }
+          : {}),
       template: {
         spec: {
           replicatedJobs: [

@@ -1,4 +1,5 @@
 import type { V1ObjectMeta, V1PodTemplateSpec } from "@kubernetes/client-node";
+import type { GangKind } from "./scheduler.js";
 
 /** What every generated job shares (flags of `kube-rdma job`). */
 export type JobOptions = {
@@ -14,6 +15,8 @@ export type JobOptions = {
   /** Volcano queue (`scheduling.volcano.sh/queue-name`); omitted when undefined. */
   queue?: string | undefined;
   schedulerName: string;
+  /** How the job is gang-scheduled (--scheduler); "volcano" when absent. */
+  gang?: GangKind | undefined;
   hostNetwork: boolean;
   /** `/dev/shm` emptyDir sizeLimit, a Kubernetes quantity (`64Gi`). */
   shmSize: string;
@@ -86,7 +89,7 @@ export type ClusterTrainingRuntime = {
   metadata: V1ObjectMeta;
   spec: {
     mlPolicy: { numNodes: number; torch: Record<string, never> };
-    podGroupPolicy?: { volcano: Record<string, never> };
+    podGroupPolicy?: { volcano: Record<string, never> } | { coscheduling: Record<string, never> };
     template: {
       spec: {
         replicatedJobs: {

@@ -2,6 +2,7 @@ import { POD_CATALOGUE } from "../../checks/catalogue-pod.js";
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
+import { KUEUE_QUEUE_LABEL } from "../job/scheduler.js";
 import { isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { commandWords, envDroppers } from "./env-droppers.js";
@@ -297,7 +298,8 @@ export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT
   out.push(...mpiRankEnvRules(w));
   out.push(...imageProgramRules(w));
   out.push(...preflightRules(w, gpuPods));
-  if (pods > 1 && gpuPods > 0) {
+  // Kueue admits a labelled job as a whole (all pods or none) and lets the default scheduler place them.
+  if (pods > 1 && gpuPods > 0 && w.labels[KUEUE_QUEUE_LABEL] === undefined) {
     const schedulers = w.objectScheduler
       ? [{ s: w.objectScheduler, path: ["spec", "schedulerName"] as Path }]
       : w.templates.map((t) => ({

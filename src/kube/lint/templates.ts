@@ -21,6 +21,8 @@ export type WorkloadObject = {
   templates: PodTemplateRef[];
   /** For Volcano Jobs: spec.schedulerName. */
   objectScheduler: string | null;
+  /** The object's metadata.labels (a Kueue queue-name label makes Kueue admit the job as a whole). */
+  labels: Record<string, string>;
   /** Where a pod template belongs but none (or not a mapping) is: nothing there can be linted. */
   missingTemplates: { path: Path; role: string }[];
   /** Replica counts that are not whole numbers ≥ 0 (`-3`, `two`): counted as the default, reported. */
@@ -69,6 +71,9 @@ export function workloadOf(value: unknown): WorkloadObject | null {
     name,
     templates: [],
     objectScheduler: null,
+    labels: Object.fromEntries(
+      Object.entries(obj(obj(value.metadata).labels)).filter((e): e is [string, string] => typeof e[1] === "string"),
+    ),
     missingTemplates: [],
     badCounts: [],
   };
