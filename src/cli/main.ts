@@ -118,7 +118,12 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   }
   const { command } = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    io.stdout(renderCommandHelp(command));
+    const sub = rest[0] !== undefined ? command.subcommands?.[rest[0]] : undefined;
+    io.stdout(
+      renderCommandHelp(
+        sub ? { ...command, ...sub, options: command.options.filter((o) => sub.options.includes(o.name)) } : command,
+      ),
+    );
     return 0;
   }
   try {

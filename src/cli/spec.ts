@@ -59,6 +59,20 @@ export type CommandSpec = {
    * with this hint instead of being ignored while the command checks something else.
    */
   noArguments?: { hint: string };
+  /**
+   * Subcommands with a help of their own (`fleet verify --help`): their usage, summary, description and examples,
+   * and which of the command's options they take.
+   */
+  subcommands?: Readonly<Record<string, SubcommandHelp>>;
+};
+
+export type SubcommandHelp = {
+  usage: string;
+  summary: string;
+  description: string;
+  /** Names of the command's options this subcommand takes. */
+  options: readonly string[];
+  examples: readonly (readonly [string, string])[];
 };
 
 /** Bad usage or unreadable input: printed as one clear message, exit code 2, never a stack trace. */

@@ -73,18 +73,7 @@ async function snapshotSaver(dir: string, cwd: string) {
   };
 }
 
-/** More worker threads than this only add start-up time: each builds whole node models, CPU-bound. */
-const MAX_ANALYSIS_THREADS = 64;
-
-export const command: CommandSpec = {
-  name: "fleet",
-  summary: "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
-  usage:
-    "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]\n" +
-    "       kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml|html]\n" +
-    "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
-  description: `
-fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with
+const VERIFY_DESCRIPTION = `fleet verify runs \`kube-rdma collect -o - --root /host\` on each selected node in a short-lived pod (pinned with
 spec.nodeName, host /sys, /proc, /dev/infiniband and /usr/bin read-only under /host, hostNetwork, tolerating every
 taint),
 reads each snapshot from the pod's log, deletes every pod it created (also on errors and Ctrl-C), and analyses
@@ -93,8 +82,10 @@ port rates and the RoCE v2 GID index layout compared with the majority, naming t
 Nodes: --node (repeatable), -l SELECTOR, or by default every node with a GPU and an RDMA resource.
 Nodes that time out or fail are listed (exit 1), never hidden. Needs deploy/fleet (namespace kube-rdma, RBAC:
 nodes get/list; pods create/get/list/delete and pods/log get in that namespace) and the image from the Dockerfile.
+A node whose agent (kube-rdma agent, deploy/agent) wrote a report within --max-age seconds is judged from that
+report: no pod is started for it; the others are collected. Each node says where its result came from.`;
 
-fleet bench finds the slow node, the slow rail (node + HCA) and the slow switch link in a handful of rounds of
+const BENCH_DESCRIPTION = `fleet bench finds the slow node, the slow rail (node + HCA) and the slow switch link in a handful of rounds of
 2-node nccl-tests jobs. Round 1 pairs every node once: half of each leaf with a neighbour under the same leaf, the
 rest with nodes spread over the other leaves, so every leaf's uplink is crossed many times. Later rounds re-test only
 the suspects, side by side: each in a rail test (one 2-rank test per HCA, NCCL_IB_HCA==<hca>) with a node of its own
@@ -108,7 +99,69 @@ wall-time budget is printed before anything runs. Each test is an MPIJob (worker
 3 under Volcano) in namespace kube-rdma, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
 node labels (network.topology/leaf, …, or --leaf-label) or are unknown. Needs the MPI operator, Volcano and
 deploy/fleet/bench-rbac.yaml. --simulate N runs the same planner and diagnosis against a simulated fabric with
-planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).`,
+planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).`;
+
+const COMMON_OPTIONS = ["node", "selector", "image", "namespace", "timeout", "concurrency", "poll-interval", "dry-run"];
+const CLUSTER_OPTIONS = ["kubeconfig", "context", "output", "strict"];
+const VERIFY_OPTIONS = [
+  ...COMMON_OPTIONS,
+  "max-age",
+  "service-account",
+  "analysis-threads",
+  "save-snapshots",
+  "progress",
+  ...CLUSTER_OPTIONS,
+];
+const BENCH_OPTIONS = [...COMMON_OPTIONS, ...FLEET_BENCH_OPTIONS.map((o) => o.name), "save", ...CLUSTER_OPTIONS];
+
+/** More worker threads than this only add start-up time: each builds whole node models, CPU-bound. */
+const MAX_ANALYSIS_THREADS = 64;
+
+export const command: CommandSpec = {
+  name: "fleet",
+  summary: "Verify every RDMA GPU node through the cluster (fleet verify); find slow nodes, rails, links (fleet bench)",
+  usage:
+    "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]\n" +
+    "       kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml|html]\n" +
+    "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
+  description: `
+Two subcommands, each with its own help:
+  fleet verify   verify every RDMA GPU node (the agents' reports, or a collector pod per node) and compare them
+  fleet bench    find the slow node, rail (node + HCA) or switch link in a few rounds of 2-node nccl-tests jobs
+Run \`kube-rdma fleet verify --help\` or \`kube-rdma fleet bench --help\`.`,
+  subcommands: {
+    verify: {
+      usage:
+        "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--max-age S] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]",
+      summary: "Verify every RDMA GPU node through the cluster and name the odd ones",
+      description: `
+${VERIFY_DESCRIPTION}`,
+      options: VERIFY_OPTIONS,
+      examples: [
+        ["kube-rdma fleet verify", "verify every GPU + RDMA node and compare them"],
+        ["kube-rdma fleet verify -l node.kubernetes.io/instance-type=gpu-a100 -o json", "one node pool, JSON report"],
+        ["kube-rdma fleet verify --node gpu-a100-1 --node gpu-a100-2 --dry-run", "print the pods it would create"],
+        ["kube-rdma fleet verify --max-age 0", "collect every node now, ignoring the agents' reports"],
+      ],
+    },
+    bench: {
+      usage:
+        "kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml|html]\n" +
+        "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
+      summary: "Find the slow node, rail or switch link with a few rounds of 2-node nccl-tests jobs",
+      description: `
+${BENCH_DESCRIPTION}`,
+      options: BENCH_OPTIONS,
+      examples: [
+        ["kube-rdma fleet bench -l pool=a100", "find the slow node, rail or uplink among a pool's nodes"],
+        ["kube-rdma fleet bench --dry-run --node gpu-1 --node gpu-2", "print round 1's MPIJobs and the budget"],
+        [
+          "kube-rdma fleet bench --simulate 1024 --bad-nodes 10 --bad-links 2 --bad-rails 1 -o json",
+          "the planner and diagnosis against a simulated 1,024-node fabric",
+        ],
+      ],
+    },
+  },
   options: [
     { name: "node", type: "strings", valueName: "NAME", description: "Node(s) to verify" },
     {
