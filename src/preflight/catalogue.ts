@@ -19,12 +19,12 @@ export const PREFLIGHT_FINDINGS = defineCatalogue({
     message: (e: { hca: string; device: string; error: string; pods: string[]; where: string }) =>
       `${e.where}: ${e.hca} cannot be opened (${e.error}): /dev/infiniband/${e.device} is in the pod but open(O_RDWR) ` +
       "fails, so NCCL skips this HCA there (or falls back to sockets) while the other pods use it.",
-    fix: (e: { error: string }) =>
-      e.error === "EPERM" || e.error === "EACCES"
+    fix: (e: { error: string; hca: string }) =>
+      (e.error === "EPERM" || e.error === "EACCES"
         ? "The pod's device cgroup does not allow the device: request the RDMA resource (rdma/hca) so that the device " +
-          "plugin hands the device to the container, instead of mounting /dev/infiniband with a hostPath volume; " +
-          "check with `kube-rdma verify --pod` in the pod."
-        : "Load ib_uverbs on the node (`modprobe ib_uverbs`) and check the device plugin's health (`kube-rdma cluster`).",
+          "plugin hands the device to the container, instead of mounting /dev/infiniband with a hostPath volume."
+        : "Load ib_uverbs on the node (`modprobe ib_uverbs`) and check the device plugin's health (`kube-rdma cluster`).") +
+      ` Check in the pod with \`kube-rdma preflight --facts-only\`: its open line must say ${e.hca}:ok.`,
   },
   PREFLIGHT_NO_DATA_HCA: {
     severity: "error",

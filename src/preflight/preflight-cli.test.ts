@@ -126,6 +126,15 @@ describe("preflight diff", () => {
     expect(report.findings[0]!.message).toContain(message);
   });
 
+  test("the fix of an unopenable HCA names a check that really sees it on the same pod (verify --pod cannot)", async () => {
+    const { report } = await diffJson(await saveFacts("training-pod"), await saveFacts("training-pod-uverbs-eperm"));
+    const fix = (report.findings[0] as unknown as { fix: string }).fix;
+    expect(fix).toMatch(/kube-rdma preflight --facts-only.*mlx5_5:ok/);
+    const facts = await run(["preflight", "--facts-only", "--example", "training-pod-uverbs-eperm"]);
+    expect(facts.out).toMatch(/open .*mlx5_5:EPERM/);
+    expect(fix).not.toMatch(/verify --pod/);
+  });
+
   test("a file that is not pod facts, or cannot be read, is exit 2 with what was expected", async () => {
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ kind: "kube-rdma/snapshot" }));

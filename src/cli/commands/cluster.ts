@@ -23,7 +23,8 @@ One pass over the Kubernetes API (read-only). It checks what RDMA training on Ku
   - RDMA allocatable 0 while capacity is not (every unit Unhealthy, or the plugin not running or registered), or
     differing between nodes of the same instance type;
   - the RDMA and GPU device-plugin DaemonSets: desired vs ready, and which node's pod is not ready;
-  - Volcano (CRDs jobs.batch.volcano.sh, podgroups/queues.scheduling.volcano.sh and the scheduler Deployment);
+  - the gang scheduler the jobs use (--scheduler, default Volcano: its CRDs and scheduler Deployment; coscheduling
+    or Kueue: their CRD);
   - the training operator (pytorchjobs/mpijobs/tfjobs/paddlejobs.kubeflow.org CRDs and its controller);
   - namespaces that inject a service-mesh sidecar (an error for the namespace given with -n).
 Needs get/list on nodes, namespaces, daemonsets, deployments, pods and customresourcedefinitions (ClusterRole
