@@ -90,6 +90,19 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "ibv_modify_qp timed out: the NICs cannot reach each other across rails (not cross-connected) or routing is wrong",
     fix: "Check the fabric routing between rails; NCCL_CROSS_NIC=0 keeps rings on the same NIC index across nodes.",
   },
+  // EFAULT ("Bad address") from ibv_reg_mr on a GPU buffer: the NIC driver could not pin/map the GPU pages, which
+  // is GPUDirect's job (nvidia_peermem, or DMA-BUF with the open kernel module), or BAR1 is full. The memlock limit
+  // gives ENOMEM instead (ibv_reg_mr(3): EFAULT "invalid address", ENOMEM "not enough resources"; NVIDIA GPUDirect
+  // RDMA docs https://docs.nvidia.com/cuda/gpudirect-rdma/ and NCCL troubleshooting
+  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#gpu-direct-rdma).
+  {
+    id: "GPU_MEM_REG_FAILED",
+    severity: "error",
+    test: /ibv_reg_(?:mr|dmabuf_mr)\w* failed with error Bad address|ibv_reg_\w+.*EFAULT|ibv_reg_\w+ failed with (?:error )?14/,
+    cause:
+      "the NIC could not register GPU memory (EFAULT, Bad address): GPUDirect RDMA cannot map GPU buffers: the peer-memory module (nvidia_peermem) is not loaded, DMA-BUF is not available (it needs the open GPU kernel module and recent rdma-core/OFED), or the GPU's BAR1 space is exhausted",
+    fix: "On the node: `kube-rdma verify` (it names the GPUDirect path: peermem, DMA-BUF or none); load nvidia_peermem (`modprobe nvidia_peermem`) or use the open GPU kernel module for DMA-BUF; check BAR1 with `nvidia-smi -q -d MEMORY`. NCCL_NET_GDR_LEVEL=LOC runs without GPUDirect to confirm.",
+  },
   {
     id: "MEMLOCK",
     severity: "error",

@@ -71,6 +71,9 @@ function networkFromEvidence(st: LogState): string | null {
 
 function verdictOf(st: LogState, network: string | null): NcclLogVerdict {
   if (network === "Socket" || st.conn.socket > 0) return "socket";
+  // Channels printed `via NET/IB/…/GDRDMA`, but registering the GPU buffers failed: the connections never carried
+  // data, so the log does not prove GPUDirect works; the communicator failed to set up.
+  if ([...st.warnings.values()].some((w) => w.id === "GPU_MEM_REG_FAILED")) return "init_failed";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";
