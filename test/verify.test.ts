@@ -34,9 +34,10 @@ describe("kube-rdma verify", () => {
     expect(report.inventory.roles).toMatchObject({ managementHca: "mlx5_0", defaultRouteInterface: "eth0" });
   });
 
-  test("a variation with an error exits 1 and names the HCA and the fix", async () => {
+  test("a variation with a warning exits 0 (1 with --strict) and names the HCA and the fix", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "gid-index-5"], io)).toBe(1);
+    expect(await main(["verify", "--example", "gid-index-5"], io)).toBe(0);
+    expect(await main(["verify", "--example", "gid-index-5", "--strict"], captureIo())).toBe(1);
     expect(io.out).toMatch(/GID_INDEX_DIFFERS\s+mlx5_5/);
     expect(io.out).toMatch(/GID index\s+3 on mlx5_1\.\.mlx5_4, mlx5_6\.\.mlx5_8; 5 on mlx5_5/);
     expect(io.out).toMatch(/fix: Make the address layout uniform/);

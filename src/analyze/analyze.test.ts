@@ -110,7 +110,11 @@ describe("show_gids findings", () => {
   test("mlx5_5 with an IPv6 address ahead of its IPv4: GID_INDEX_DIFFERS names mlx5_5, eth5 and the fix", () => {
     const entry = analyzeText("gids.txt", capture("show_gids", "a100-roce-gid-index-5"));
     const f = entry.findings.find((x) => x.code === "GID_INDEX_DIFFERS");
-    expect(f).toMatchObject({ severity: "error", subject: "mlx5_5", evidence: { index: 5, usual: 3, netdev: "eth5" } });
+    expect(f).toMatchObject({
+      severity: "warning",
+      subject: "mlx5_5",
+      evidence: { index: 5, usual: 3, netdev: "eth5" },
+    });
     expect(f?.message).toMatch(/one NCCL_IB_GID_INDEX cannot fit every HCA/);
     expect(f?.fix).toMatch(/eth5/);
     expect(entry.findings).toHaveLength(1);
@@ -175,7 +179,7 @@ describe("show_gids findings", () => {
   test("a node model that names the management HCA leaves it out of the index comparison", () => {
     const text = capture("show_gids", "a100-roce-tabs").replace(/mlx5_0\t1\t3\t/, "mlx5_0\t1\t7\t");
     const indexCodes = (ctx = {}) => codes(text, ctx).filter((c) => c.code.startsWith("GID_INDEX"));
-    expect(indexCodes()).toEqual([{ code: "GID_INDEX_DIFFERS", severity: "error", subject: "mlx5_0" }]);
+    expect(indexCodes()).toEqual([{ code: "GID_INDEX_DIFFERS", severity: "warning", subject: "mlx5_0" }]);
     const inventory = { roles: { managementHca: "mlx5_0", dataHcas: [], defaultRouteInterface: "eth0" } };
     expect(indexCodes({ inventory: inventory as unknown as NodeInventory })).toEqual([
       { code: "GID_INDEX_UNIFORM", severity: "info", subject: "node" },
@@ -208,7 +212,7 @@ describe("port findings (ibv_devinfo, ibstat, ibdev2netdev)", () => {
   test("ibv_devinfo -v with mlx5_5's GID at index 5 gets the same GID finding as show_gids", () => {
     expect(codes(capture("ibv_devinfo", "a100-roce-gid-index-5-verbose"))).toContainEqual({
       code: "GID_INDEX_DIFFERS",
-      severity: "error",
+      severity: "warning",
       subject: "mlx5_5",
     });
   });

@@ -141,12 +141,18 @@ export const FABRIC_CATALOGUE = defineCatalogue({
     fix: (e: PortEvidence) =>
       `Nothing to do unless it should carry RDMA; then give ${e.netdev ?? "its netdev"} an IP address.`,
   },
+  // NCCL ≥ 2.21 picks the RoCE GID per HCA when NCCL_IB_GID_INDEX is unset (NCCL_IB_ADDR_FAMILY / NCCL_IB_ADDR_RANGE,
+  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-addr-family): then a differing index
+  // does no harm. It breaks a fixed NCCL_IB_GID_INDEX and NCCL < 2.21 (which defaults to index 0). The host does not
+  // know the image's NCCL, so verify warns; preflight, which does, makes it an error where it breaks.
   GID_INDEX_DIFFERS: {
-    severity: "error",
+    severity: "warning",
     title: "RoCE v2 IPv4 GID index differs between HCAs",
     message: (e: GidIndexEvidence, subject: string) =>
       `${subject}'s RoCE v2 IPv4 GID sits at index ${e.index}, but at index ${e.usual} on ${e.usualHcas}: one ` +
-      `NCCL_IB_GID_INDEX cannot fit every HCA (index ${e.usual} on ${subject} holds ${e.atUsual}).`,
+      `NCCL_IB_GID_INDEX cannot fit every HCA (index ${e.usual} on ${subject} holds ${e.atUsual}). NCCL 2.21 and ` +
+      "later find the GID per HCA by themselves when NCCL_IB_GID_INDEX is not set; an older NCCL, or a platform " +
+      "that sets the variable, uses the wrong GID on this HCA.",
     fix: (e: GidIndexEvidence) =>
       "Make the address layout uniform (the same address families and aliases on every data netdev" +
       (e.netdev ? `, e.g. \`ip addr show ${e.netdev}\` for the extra address` : "") +

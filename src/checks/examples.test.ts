@@ -19,7 +19,7 @@ const notInfo = (fs: Awaited<ReturnType<typeof findingsOf>>) => fs.filter((f) =>
 const VARIATIONS: [string, { code: string; subject: string; severity: string }[], CheckOptions?][] = [
   ["port-down", [{ code: "PORT_DOWN", subject: "mlx5_3", severity: "error" }]],
   ["half-rate", [{ code: "RATE_MISMATCH", subject: "mlx5_6", severity: "error" }]],
-  ["gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
+  ["gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "warning" }]],
   ["no-rocev2-gid", [{ code: "NO_ROCEV2_GID", subject: "mlx5_5", severity: "error" }]],
   [
     "sparse-gids",
@@ -59,7 +59,7 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ["training-pod-nccl-2.12", [], { pod: true }],
   ["training-pod-uverbs-eperm", [], { pod: true }],
   ["training-pod-7-hcas", [{ code: "NO_UVERBS", subject: "mlx5_8", severity: "error" }]],
-  ["training-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "error" }]],
+  ["training-pod-gid-index-5", [{ code: "GID_INDEX_DIFFERS", subject: "mlx5_5", severity: "warning" }]],
   ["acs-redirect", [{ code: "PCIE_ACS_REDIRECT", subject: "0000:6a:01.0", severity: "error" }]],
   ["nic-pcie-x8", [{ code: "HCA_PCIE_DEGRADED", subject: "mlx5_3", severity: "error" }]],
   ["iommu-translated", [{ code: "IOMMU_TRANSLATED", subject: "node", severity: "warning" }]],

@@ -45,9 +45,11 @@ export const LOG_CAUSES: readonly LogCause[] = [
     id: "IB_RNR_RETRY_EXCEEDED",
     severity: "error",
     test: /status=(?:IBV_WC_RNR_RETRY_EXC_ERR\()?13\b|completion .*?with error 13\b/,
+    // NCCL's IB transport sets rnr_retry = 7 (retry forever) on its QPs (src/transport/net_ib.cc, ncclIbRtsQp), so
+    // its own connections never end with status 13; the IB spec's RNR retry count 7 means infinite.
     cause:
-      "completion status 13 (receiver not ready, retries exceeded): the peer stopped posting receives — usually it died",
-    fix: "Look for the first failure on the peer rank's node; this one is a consequence.",
+      "completion status 13 (RNR retry exceeded: the receiver kept answering 'not ready'). NCCL's own IB transport retries RNR forever (rnr_retry 7), so this comes from a network plugin or library that sets a finite RNR retry, or a peer whose receive queue is gone",
+    fix: "See which transport raised it (the log's `NET/IB` vs a net plugin such as libnccl-net.so) and look for the first failure on the peer rank's node.",
   },
   {
     id: "IB_WR_FLUSH",
