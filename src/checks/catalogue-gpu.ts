@@ -112,11 +112,11 @@ export const GPU_CATALOGUE = defineCatalogue({
     ) =>
       `${subject}${e.busId === null ? "" : ` (${e.busId}${e.gpuNuma === null ? "" : `, NUMA ${e.gpuNuma}`})`} has no data NIC at PIX or PXB: ` +
       `the nearest is ${e.nearestHca} at ${e.distance}${e.nvsmi !== e.distance ? ` (nvidia-smi: ${e.nvsmi})` : ""}. ` +
-      "NCCL's default NCCL_NET_GDR_LEVEL=PXB turns GPUDirect RDMA off for this GPU, so its network traffic is " +
-      "staged through host memory.",
+      "Beyond NCCL's default NCCL_NET_GDR_LEVEL=PXB this GPU does not use GPUDirect RDMA to that NIC directly; NCCL " +
+      "2.12 and later (PXN) move its traffic over NVLink to a GPU near a NIC, so on NVLink servers the cost is small.",
     fix: () =>
       "Check the layout with `nvidia-smi topo -m`: on a server built with GPUs and NICs under shared PCIe switches, " +
-      "re-slot the card or fix the BIOS PCIe settings. NCCL_NET_GDR_LEVEL=PHB forces GDR over a host bridge " +
-      "(measure with nccl-tests); across sockets (SYS) it is usually slower.",
+      "re-slot the card or fix the BIOS PCIe settings. On a server without NVLink, measure nccl-tests with " +
+      "NCCL_NET_GDR_LEVEL=PHB (kube-rdma nccl-env --raise-gdr-level); across sockets (SYS) it is usually slower.",
   },
 });

@@ -81,6 +81,17 @@ export const NCCL_ENV_FINDINGS = defineCatalogue({
       `${e.gpus.join(", ")} ${e.gpus.length === 1 ? "reaches its" : "reach their"} nearest data NIC only through the CPU host bridge (${e.level}); NCCL's default level PXB would turn GPUDirect RDMA off there.`,
     fix: () => "NCCL_NET_GDR_LEVEL=PHB is set; if bandwidth drops, compare with NCCL_NET_GDR_LEVEL unset.",
   },
+  // NCCL ≥ 2.12 PXN: "NCCL_PXN_DISABLE … PXN allows a GPU to communicate with a NIC on the node through NVLink and
+  // then PCI" (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-pxn-disable); the default
+  // NCCL_NET_GDR_LEVEL is PXB (same page, NCCL_NET_GDR_LEVEL).
+  NCCL_GDR_LEVEL_PHB_POSSIBLE: {
+    severity: "info",
+    title: "GPUDirect across the host bridge is possible, not set",
+    message: (e: { gpus: string[] }) =>
+      `${e.gpus.join(", ")} ${e.gpus.length === 1 ? "reaches its" : "reach their"} nearest data NIC only through the CPU host bridge (PHB), beyond NCCL's default NCCL_NET_GDR_LEVEL=PXB. NCCL 2.12 and later send such a GPU's traffic through a GPU near the NIC over NVLink (PXN), which usually keeps GPUDirect; NCCL_NET_GDR_LEVEL is left unset.`,
+    fix: () =>
+      "Nothing by default. To try GPUDirect across the host bridge, measure nccl-tests with and without NCCL_NET_GDR_LEVEL=PHB (kube-rdma nccl-env --raise-gdr-level sets it).",
+  },
   NCCL_GDR_FAR: {
     severity: "warning",
     title: "GPU far from every data NIC",

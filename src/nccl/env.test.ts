@@ -206,13 +206,20 @@ describe("which HCAs and ports", () => {
 });
 
 describe("GPUDirect level and traffic class", () => {
-  test("GPUs whose nearest data NIC is behind the host bridge get NCCL_NET_GDR_LEVEL=PHB", () => {
+  // NCCL ≥ 2.12 (PXN) routes a far GPU's traffic over NVLink to a GPU near a NIC
+  // (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-pxn-disable): raising the GDR level is
+  // a choice to measure, so it is opt-in.
+  test("GPUs whose nearest data NIC is behind the host bridge: the distance is reported, the level is raised only when asked", () => {
     const inv = seedInventory((i) => {
       i.paths = i.paths.map((p) => (p.distance === "PIX" ? { ...p, distance: "PHB", nvsmi: "NODE" } : p));
     });
     const r = deriveNcclEnv(inv);
-    expect(r.env.NCCL_NET_GDR_LEVEL).toBe("PHB");
-    expect(r.reasons.NCCL_NET_GDR_LEVEL).toMatch(/GPU0, GPU1.*PXB/);
+    expect(r.env).not.toHaveProperty("NCCL_NET_GDR_LEVEL");
+    const possible = r.findings.find((f) => f.code === "NCCL_GDR_LEVEL_PHB_POSSIBLE");
+    expect(possible?.message).toMatch(/GPU0, GPU1.*PXN/);
+    const raised = deriveNcclEnv(inv, { raiseGdrLevel: true });
+    expect(raised.env.NCCL_NET_GDR_LEVEL).toBe("PHB");
+    expect(raised.reasons.NCCL_NET_GDR_LEVEL).toMatch(/GPU0, GPU1.*PXB/);
   });
 
   test("a GPU that only reaches NICs across sockets gets a warning, not a level", () => {

@@ -23,6 +23,12 @@ export type NcclEnvOptions = {
   hcas?: string[];
   /** Host network (the node's interface names) or pod network (default: never a host interface name). */
   network?: NetworkMode;
+  /**
+   * Set NCCL_NET_GDR_LEVEL=PHB when a GPU reaches its nearest data NIC only through the host bridge. Off by default:
+   * NCCL ≥ 2.12 (PXN) sends such a GPU's traffic through a GPU near the NIC over NVLink, often faster than GPUDirect
+   * across a host bridge; raising the level is a choice to measure, not a default.
+   */
+  raiseGdrLevel?: boolean;
 };
 
 export type NcclEnvResult = {
@@ -65,7 +71,7 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
     entries.push(...gid.entries);
     findings.push(...gid.findings);
     entries.push(...platformEntries(ports, version, unset));
-    const gdr = gdrLevel(inv, ports);
+    const gdr = gdrLevel(inv, ports, opts.raiseGdrLevel === true);
     if (gdr.entry) entries.push(gdr.entry);
     findings.push(...gdr.findings);
   }
@@ -167,7 +173,11 @@ function platformEntries(
 const DISTANCE_RANK: Record<NcclDistance, number> = { PIX: 0, PXB: 1, PHB: 2, SYS: 3 };
 
 /** NCCL_NET_GDR_LEVEL only when some GPU's nearest data NIC is beyond NCCL's default PXB (tech-spec §2.4). */
-function gdrLevel(inv: NodeInventory, ports: readonly DataPort[]): { entry: EnvEntry | null; findings: Finding[] } {
+function gdrLevel(
+  inv: NodeInventory,
+  ports: readonly DataPort[],
+  raise: boolean,
+): { entry: EnvEntry | null; findings: Finding[] } {
   if (inv.gpuDirect.mechanism === null || inv.gpus.length === 0) return { entry: null, findings: [] };
   const data = new Set(ports.map((p) => p.hca.name));
   const nearest = new Map<number, NcclDistance>();
@@ -182,6 +192,10 @@ function gdrLevel(inv: NodeInventory, ports: readonly DataPort[]): { entry: EnvE
   const findings: Finding[] = [];
   if (sys.length) findings.push(makeFinding(F, "NCCL_GDR_FAR", sys.join(","), { gpus: sys }));
   if (phb.length === 0) return { entry: null, findings };
+  if (!raise) {
+    findings.push(makeFinding(F, "NCCL_GDR_LEVEL_PHB_POSSIBLE", phb.join(","), { gpus: phb }));
+    return { entry: null, findings };
+  }
   findings.push(makeFinding(F, "NCCL_GDR_LEVEL_RAISED", phb.join(","), { gpus: phb, level: "PHB" }));
   return {
     entry: {

@@ -5,7 +5,7 @@ import { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "../../nccl/
 import { parseNcclVersion } from "../../nccl/version.js";
 import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
 import { SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
-import { type CommandSpec, type Io, num, type OptionValues, str, strs, UsageError } from "../spec.js";
+import { bool, type CommandSpec, type Io, num, type OptionValues, str, strs, UsageError } from "../spec.js";
 
 /** Validated options of `nccl-env`; bad values are usage errors (exit 2). */
 export function ncclEnvOptions(values: OptionValues): { opts: NcclEnvOptions; format: NcclEnvFormat } {
@@ -29,6 +29,7 @@ export function ncclEnvOptions(values: OptionValues): { opts: NcclEnvOptions; fo
   const hcas = strs(values, "hcas");
   if (hcas.length) opts.hcas = hcas;
   opts.network = networkOption(values);
+  if (bool(values, "raise-gdr-level")) opts.raiseGdrLevel = true;
   return { opts, format: (str(values, "output") ?? "text") as NcclEnvFormat };
 }
 
@@ -87,6 +88,12 @@ export const command: CommandSpec = {
       valueName: "TC",
       description:
         "Set NCCL_IB_TC (IP ToS byte; DSCP = TC >> 2) to match the lossless queue; without it, derived from the data HCAs' global traffic class or mlnx_qos (DSCP trust, PFC on one priority) when they say it",
+    },
+    {
+      name: "raise-gdr-level",
+      type: "boolean",
+      description:
+        "Set NCCL_NET_GDR_LEVEL=PHB for GPUs whose nearest data NIC is behind the host bridge (measure first: NCCL's PXN often does better)",
     },
     {
       name: "hcas",
