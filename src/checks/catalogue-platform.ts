@@ -89,19 +89,27 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
       "/etc/default/grub, `update-grub` or `grub2-mkconfig`, reboot), or disable the IOMMU in the BIOS where no VM " +
       "needs it. `cat /proc/cmdline` and `cat /sys/kernel/iommu_groups/*/type` show the result.",
   },
+  // The usual lossless RoCE setup gives RDMA its own class: DSCP 26 → priority 3 with PFC and ECN on priority 3,
+  // CNPs on their own DSCP (48), and NCCL_IB_TC=106 (DSCP 26 << 2 | ECT) so NCCL's traffic lands there
+  // (NVIDIA, "RoCE configuration for ConnectX / lossless fabric": https://enterprise-support.nvidia.com/s/article/lossless-roce-configuration-for-linux-drivers-in-dscp-based-qos-mode
+  // and NCCL_IB_TC, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-tc). ECN-only
+  // (DCQCN without PFC, "lossy RoCE") is a valid design whose cost is retransmission under loss.
   ROCE_NOT_LOSSLESS: {
     severity: "warning",
     title: "RoCE traffic is not lossless",
     message: (e: LosslessEvidence) =>
       `${e.netdev} (${e.hca}): NCCL's RoCE traffic uses priority ${e.priority} ` +
       `(traffic class ${e.trafficClass}${e.trafficClassSource === "hca" ? ", the HCA's global tclass" : ", NCCL_IB_TC unset"}, ` +
-      `DSCP ${e.trafficClass >> 2}), and ${e.reasons.join("; ")}: under congestion packets are dropped and ` +
-      "retransmitted, and all-reduce bandwidth collapses.",
+      `DSCP ${e.trafficClass >> 2}), and ${e.reasons.join("; ")}. ` +
+      (e.reasons.some((r) => r.startsWith("ECN"))
+        ? "Without ECN (DCQCN) nothing slows senders down before queues overflow: packets are dropped and retransmitted, and all-reduce bandwidth collapses under load."
+        : "With ECN (DCQCN) but no PFC this is a lossy RoCE design: valid when the switches mark ECN the same way, but every drop costs a retransmission (NCCL_IB_TIMEOUT) and heavy loss ends in completion status 12."),
     fix: (e: LosslessEvidence) =>
-      `Enable DCQCN for priority ${e.priority}: \`echo 1 > /sys/class/net/${e.netdev}/ecn/roce_np/enable/${e.priority}\` ` +
-      `and \`echo 1 > /sys/class/net/${e.netdev}/ecn/roce_rp/enable/${e.priority}\`; make the priority lossless ` +
-      `(\`mlnx_qos -i ${e.netdev} --trust dscp --pfc\` with a 1 at ${e.priority}), matching the switches; or set ` +
-      "NCCL_IB_TC to the traffic class of the fabric's lossless queue.",
+      "Give RDMA its own lossless class on the NICs and the switches alike: DSCP 26 → priority 3, PFC and ECN on " +
+      `priority 3 (\`mlnx_qos -i ${e.netdev} --trust dscp --pfc 0,0,0,1,0,0,0,0\`, ` +
+      `\`echo 1 > /sys/class/net/${e.netdev}/ecn/roce_np/enable/3\` and \`…/roce_rp/enable/3\`), CNPs on their own DSCP ` +
+      "(48), and NCCL_IB_TC=106 in the jobs (DSCP 26 with ECN capable; kube-rdma nccl-env --traffic-class 106). " +
+      "An ECN-only (lossy) fabric needs ECN on NCCL's priority at least.",
   },
   ROCE_QOS_DIFFERS: {
     severity: "warning",

@@ -80,7 +80,13 @@ describe("lossless RoCE", () => {
     const fs = await findings(snapshotOf("roce-no-ecn"));
     expect(brief(fs)).toEqual([["ROCE_NOT_LOSSLESS", "warning", "mlx5_3"]]);
     expect(fs[0]?.message).toContain("priority 0");
-    expect(fs[0]?.fix).toContain("/sys/class/net/eth3/ecn/roce_np/enable/0");
+    expect(fs[0]?.message).toMatch(/Without ECN \(DCQCN\) nothing slows senders down/);
+    // The convention is a dedicated class, not priority 0: DSCP 26 → priority 3, PFC and ECN there, NCCL_IB_TC=106
+    // (see the catalogue entry's sources).
+    expect(fs[0]?.fix).toContain("DSCP 26 → priority 3");
+    expect(fs[0]?.fix).toContain("mlnx_qos -i eth3 --trust dscp --pfc 0,0,0,1,0,0,0,0");
+    expect(fs[0]?.fix).toContain("NCCL_IB_TC=106");
+    expect(fs[0]?.fix).not.toMatch(/with a 1 at 0/);
   });
 
   test("mlx5_4 alone with a global traffic class: ROCE_QOS_DIFFERS on mlx5_4, its traffic on priority 3", async () => {
@@ -116,6 +122,9 @@ describe("lossless RoCE", () => {
     const lossy = fs.find((f) => f.code === "ROCE_NOT_LOSSLESS");
     expect(lossy?.subject).toBe("mlx5_2");
     expect(lossy?.message).toContain("PFC is not enabled for priority 0 (mlnx_qos: enabled on 3)");
+    // ECN is on there: an ECN-only (lossy, DCQCN) design is valid, so the warning states its trade-off.
+    expect(lossy?.severity).toBe("warning");
+    expect(lossy?.message).toMatch(/lossy RoCE design: valid when the switches mark ECN the same way/);
   });
 
   test("a host without MLNX_OFED's ecn files or mlnx_qos: the check could not run (a warning)", async () => {
