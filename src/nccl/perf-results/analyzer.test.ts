@@ -176,12 +176,14 @@ describe("launcher noise around nccl-tests 2.18 output", () => {
 });
 
 describe("other collectives and formats", () => {
-  test("alltoall with blank redop/root columns; expectation is one NIC", () => {
+  // 2 nodes × 8 GPUs × 8 HDR NICs: each rank's inter-node share is 1/2 (nccl-tests issue #130), so busbw ≈
+  // 2·8·24/8 × 15/16 = 45 GB/s (src/nccl/perf-results/traffic.ts), not 8 × NIC and not 1 × NIC.
+  test("alltoall with blank redop/root columns; the expectation follows alltoall's traffic (≈ 45 GB/s on 2 nodes)", () => {
     const r = analyzeNcclTests(perf("alltoall-2node-blank-redop.txt"), { inventory: seedInventory() });
     expect(r.data?.collective).toBe("alltoall");
     expect(r.data?.rows[0]).toMatchObject({ bytes: 1024, count: 16, redop: null, root: null });
-    expect(r.data?.expectation?.GBps).toBe(24);
-    expect(r.data?.expectation?.source).toMatch(/single-NIC speed/);
+    expect(r.data?.expectation?.GBps).toBeCloseTo(45, 1);
+    expect(r.data?.expectation?.source).toMatch(/each rank sends 1\/2 of its bytes to other nodes/);
     expect(codes(r.findings)).not.toContain("NCCL_TESTS_BUSBW_MISMATCH");
   });
 

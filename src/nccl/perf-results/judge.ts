@@ -6,6 +6,7 @@ import { deriveNcclEnv } from "../env.js";
 import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
 import { errorText, NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
 import { inferCollective, ranksFromTable } from "./infer.js";
+import { expectedFabricBusBw } from "./traffic.js";
 import { busBwFactor, type PerfRow, type PerfRun } from "./types.js";
 
 export type Expectation = { GBps: number; problemBelowGBps: number; source: string };
@@ -66,21 +67,18 @@ function dataNics(inv: NodeInventory): { count: number; rateGbps: number } | nul
 
 function expectationOf(
   collective: string | null,
+  nodes: number,
   gpusPerNode: number,
   nics: { count: number; rateGbps: number; fromLog?: boolean },
-): Expectation {
+): Expectation | null {
   const ceiling = perNicCeiling(nics.rateGbps);
-  // AlltoAll cannot aggregate NICs per peer (tech-spec §5.2); a rank drives at most its own NIC.
-  const used = collective === "alltoall" ? 1 : Math.min(nics.count, Math.max(gpusPerNode, 1));
-  const GBps = used * ceiling.GBps;
-  const why =
-    collective === "alltoall"
-      ? "AlltoAll runs at single-NIC speed"
-      : `${used} data NIC${used === 1 ? "" : "s"}${nics.fromLog ? " (as NCCL found them: `NET/IB: … speed=` lines)" : ""}`;
+  const e = expectedFabricBusBw(collective, { nodes, gpusPerNode, nics: nics.count, nicGBps: ceiling.GBps });
+  if (!e) return null;
+  const found = nics.fromLog ? " (as NCCL found them: `NET/IB: … speed=` lines)" : "";
   return {
-    GBps,
-    problemBelowGBps: GBps * PROBLEM_FRACTION,
-    source: `${why} × ${ceiling.GBps} GB/s (${nics.rateGbps} Gb/s × efficiency ${Math.round(ceiling.efficiency * 1000) / 1000}: ${ceiling.source})`,
+    GBps: e.GBps,
+    problemBelowGBps: e.GBps * PROBLEM_FRACTION,
+    source: `${collective} on ${nodes} nodes: ${e.why}${found}, ${ceiling.GBps} GB/s per NIC (${nics.rateGbps} Gb/s × efficiency ${Math.round(ceiling.efficiency * 1000) / 1000}: ${ceiling.source})`,
   };
 }
 
@@ -145,7 +143,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
       source: `baseline ${baseline.description}: ${baseline.typicalGBps[0]}–${baseline.typicalGBps[1]} GB/s; ${baseline.source}`,
     };
   } else if (nics && multiNode) {
-    expectation = expectationOf(coll.name, gpusPerNode, nics);
+    expectation = expectationOf(coll.name, hosts.length, gpusPerNode, nics);
   }
 
   if (large && !run.duplicateHeaders && !run.duplicateRanks) {
