@@ -103,8 +103,10 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
   NCCL_TESTS_SOCKET_SUSPECTED: {
     severity: "error",
     title: "Socket fallback?",
-    message: (e: { busbw: number; hosts: number; log: string | null }) =>
-      `Large-message busbw ${gb(e.busbw)} across ${e.hosts} nodes is TCP-socket speed, below one 100 Gb/s NIC: socket fallback?${e.log ? ` The NCCL log says: ${e.log}.` : ""}`,
+    message: (e: { busbw: number; hosts: number; log: string | null; nicGBps: number | null }) =>
+      `Large-message busbw ${gb(e.busbw)} across ${e.hosts} nodes is under a quarter of what RDMA on these NICs allows` +
+      `${e.nicGBps !== null ? ` and no more than one NIC's line rate (${gb(e.nicGBps)})` : ""}: TCP-socket speed, socket fallback?` +
+      `${e.log ? ` The NCCL log says: ${e.log}.` : ""}`,
     fix: (e: { log: string | null }) =>
       e.log
         ? "Fix what the NCCL log names (its findings list the cause); set NCCL_IB_HCA from `kube-rdma nccl-env`."

@@ -33,8 +33,24 @@ export type RunSummary = {
 };
 
 const GiB = 2 ** 30;
-/** Below one 100 Gb/s NIC (12.5 GB/s line rate) across nodes = TCP-socket speed (tech-spec §7). */
-const SOCKET_SPEED_GBPS = 12.5;
+/**
+ * When a number alone suggests TCP sockets: below a quarter of what RDMA on these NICs allows, and no faster than one
+ * NIC's line rate (NCCL's socket transport rarely passes one NIC's worth: a fixed 12.5 GB/s cut-off flagged healthy
+ * 100 Gb/s RDMA runs and missed sockets on 400 Gb/s fabrics). The NCCL log, when it is in the same output, decides.
+ */
+const SOCKET_SHARE_OF_RDMA = 0.25;
+
+export function socketSuspected(
+  busbw: number,
+  expectation: Expectation | null,
+  nics: { rateGbps: number } | null,
+  logVerdict: NcclLogVerdict | undefined,
+): boolean {
+  if (logVerdict === "socket") return true;
+  if (logVerdict !== undefined && logVerdict !== "unknown") return false; // the log shows RDMA (or init failure)
+  if (!expectation || !nics) return false; // a number alone proves nothing about the transport
+  return busbw < expectation.GBps * SOCKET_SHARE_OF_RDMA && busbw <= nics.rateGbps / 8;
+}
 
 const bestBus = (r: PerfRow): number => Math.max(r.outOfPlace?.busbw ?? 0, r.inPlace?.busbw ?? 0);
 
@@ -147,9 +163,14 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   }
 
   if (large && !run.duplicateHeaders && !run.duplicateRanks) {
-    if (multiNode && large.busbw < SOCKET_SPEED_GBPS) {
+    if (multiNode && socketSuspected(large.busbw, expectation, nics, ctx.logVerdict)) {
       findings.push(
-        makeFinding(F, "NCCL_TESTS_SOCKET_SUSPECTED", "run", { busbw: large.busbw, hosts: hosts.length, log }),
+        makeFinding(F, "NCCL_TESTS_SOCKET_SUSPECTED", "run", {
+          busbw: large.busbw,
+          hosts: hosts.length,
+          log,
+          nicGBps: nics ? nics.rateGbps / 8 : null,
+        }),
       );
     }
     if (!multiNode && hosts.length === 1) {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { seedInventory } from "../../checks/testing/seed-inventory.js";
 import { analyzeNcclTests } from "./analyzer.js";
+import { socketSuspected } from "./judge.js";
 import { COLLECTIVE_TRAFFIC, expectedFabricBusBw } from "./traffic.js";
 
 // The derivations and their sources are in traffic.ts: nccl-tests doc/PERFORMANCE.md for the busbw factors, nccl-tests
@@ -92,5 +93,24 @@ describe("judged on the A100 RoCE example node (8 × 200 Gb/s)", () => {
   test("a healthy 2-node alltoall at 43 GB/s passes; a collapsed one at half that is an error", () => {
     expect(judged("alltoall", 43)).toEqual(["info NCCL_TESTS_BANDWIDTH_OK"]);
     expect(judged("alltoall", 21.5)).toEqual(["error NCCL_TESTS_BANDWIDTH_LOW"]);
+  });
+});
+
+describe("socket suspicion is judged against the node's own NICs, not a fixed 12.5 GB/s", () => {
+  const rdma = (nics: number, gbps: number) => ({ GBps: nics * (gbps / 8) * 0.96, problemBelowGBps: 0, source: "" });
+  test("11 GB/s on one 100 Gb/s NIC (a healthy single-rail RDMA run) is not called sockets", () => {
+    expect(socketSuspected(11, rdma(1, 100), { rateGbps: 100 }, undefined)).toBe(false);
+  });
+  test("20 GB/s on 8 × 400 Gb/s (≈ 384 GB/s RDMA) is: under a quarter, and within one NIC's line rate", () => {
+    expect(socketSuspected(20, rdma(8, 400), { rateGbps: 400 }, undefined)).toBe(true);
+  });
+  test("a number alone (no NICs) says nothing about the transport; the NCCL log decides when it is there", () => {
+    expect(socketSuspected(5, null, null, undefined)).toBe(false);
+    expect(socketSuspected(5, rdma(8, 200), { rateGbps: 200 }, "rdma_gdr")).toBe(false);
+    expect(socketSuspected(150, rdma(8, 200), { rateGbps: 200 }, "socket")).toBe(true);
+  });
+  test("on the A100 RoCE example node, 9 GB/s across 2 nodes is suspected", () => {
+    const found = analyzeNcclTests(run("all_reduce", 9), { inventory: seedInventory() }).findings;
+    expect(found.map((f) => f.code)).toContain("NCCL_TESTS_SOCKET_SUSPECTED");
   });
 });
