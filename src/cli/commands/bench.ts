@@ -172,7 +172,7 @@ export const command: CommandSpec = {
     "`bench pairs NODE…` finds the slow node or link of a fleet the way ClusterKit and SuperBench do: it prints " +
     "rounds of disjoint 2-node tests (n−1 rounds for n nodes) in which every node meets every other once.\n\n" +
     "`bench judge FILE…` reads those runs' outputs and compares every " +
-    "pair's large-message bus bandwidth with the best pair's (or --expect GBPS). A node slow with every partner, " +
+    "pair's large-message bus bandwidth with the median pair's (robust to a fast outlier; the best pair's below 3 pairs; or --expect GBPS). A node slow with every partner, " +
     "whose partners are fast with others, is a bad node (error PAIR_BAD_NODE); a pair slow only together is a bad " +
     "link (PAIR_BAD_LINK); a slow node not yet tested against a fast one is a suspect, with the known-good node to " +
     "test it with next (PAIR_SUSPECT). A file named `<a>+<b>.txt` is the run of nodes a and b; any other file " +
@@ -202,7 +202,7 @@ export const command: CommandSpec = {
       name: "expect",
       type: "number",
       valueName: "GBPS",
-      description: "judge: reference bus bandwidth in GB/s (default: the best pair's)",
+      description: "judge: reference bus bandwidth in GB/s (default: the median pair's)",
     },
     REPORT_OUTPUT_OPTION,
   ],

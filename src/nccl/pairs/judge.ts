@@ -1,6 +1,7 @@
 /**
  * Which node or link a set of 2-node nccl-tests results points at. Each pair's large-message bus bandwidth is
- * compared with the best pair's (ClusterKit's rule: bad below a fraction of the maximum) or with an expected figure.
+ * compared with the median pair's (below a tolerance and six robust standard deviations under it, as fleet bench
+ * judges) or with an expected figure.
  * A node slow with every partner, where those partners are fast with others, is the fault; a pair slow together
  * while both are fast elsewhere is a link; a slow node not yet tested against a fast one is a suspect, with the
  * known-good node to re-test it with (the second pass of GPU cluster health scanners). Pure.
@@ -9,6 +10,7 @@
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
+import { mad, median, slowThreshold } from "../fleet-bench/stats.js";
 import { PAIR_FINDINGS as F, type SlowWith } from "./catalogue.js";
 
 /** One nccl-tests run: where it came from, the hosts its ranks ran on, its large-message bus bandwidth. */
@@ -202,9 +204,21 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
   impossible.unshift(...failed);
   const pairs = [...merged.values()].sort((x, y) => naturalCompare(x.a, y.a) || naturalCompare(x.b, y.b));
   const best = pairs.reduce<PairVerdict | null>((m, p) => (m === null || p.busbw > m.busbw ? p : m), null);
-  const referenceGBps = opts.expectGBps ?? best?.busbw ?? null;
+  // The median pair, not the best: one fast outlier (a pair that shared a switch, a lucky run) must not make the
+  // whole fleet look slow, and a bad node is in a minority of the pairs (fleet bench judges the same way). With
+  // fewer than 3 pairs there is no median to speak of, and the best pair is the reference.
+  const busbws = pairs.map((p) => p.busbw);
+  const useMedian = opts.expectGBps === undefined && pairs.length >= 3;
+  const mid = useMedian ? median(busbws) : null;
+  const referenceGBps = opts.expectGBps ?? mid ?? best?.busbw ?? null;
   const referenceFrom =
-    opts.expectGBps !== undefined ? "the expected bandwidth" : best ? `the best pair, ${best.a}↔${best.b}` : null;
+    opts.expectGBps !== undefined
+      ? "the expected bandwidth"
+      : useMedian
+        ? `the median of ${pairs.length} pairs`
+        : best
+          ? `the best pair, ${best.a}↔${best.b}`
+          : null;
   const empty: PairsReport = {
     schemaVersion: 1,
     tolerance,
@@ -218,7 +232,7 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
     problems,
   };
   if (referenceGBps === null || referenceFrom === null) return empty;
-  const thresholdGBps = referenceGBps * tolerance;
+  const thresholdGBps = mid !== null ? slowThreshold(mid, mad(busbws, mid), tolerance) : referenceGBps * tolerance;
   for (const p of pairs) p.slow = p.busbw < thresholdGBps;
 
   const g = pairGraph(pairs);
