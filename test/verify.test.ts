@@ -101,7 +101,7 @@ describe("kube-rdma verify", () => {
 
   test("-o yaml renders the same report", async () => {
     const io = captureIo();
-    expect(await main(["verify", "--example", "no-ofed", "-o", "yaml"], io)).toBe(0);
+    expect(await main(["verify", "--example", "no-ofed", "-o", "yaml"], io)).toBe(1);
     expect(io.out).toMatch(/^schemaVersion: 1\n/);
     expect(io.out).toMatch(/code: OFED_ABSENT/);
   });

@@ -18,10 +18,12 @@ export const NODE_CATALOGUE = defineCatalogue({
     title: "No MLNX_OFED / DOCA-OFED: inbox rdma-core",
     message: (e: { detail: string | null }) =>
       `ofed_info is not installed${e.detail ? ` (${e.detail})` : ""}: the node runs the distribution's inbox ` +
-      "rdma-core and mlx5 drivers. NCCL works over them; the OFED tools (ofed_info, show_gids) are absent.",
+      "rdma-core and mlx5 drivers. NCCL works over them, but their ib_core lacks the peer-memory API that " +
+      "nvidia_peermem needs: GPUDirect RDMA then works only through DMA-BUF (the open GPU kernel module, driver 515+, " +
+      "kernel 5.12+). The OFED tools (ofed_info, show_gids) are absent too.",
     fix: () =>
-      "Nothing is required. If your platform expects MLNX_OFED/DOCA-OFED (many GPU node images ship it), install it " +
-      "or use such an image; `kube-rdma gids` replaces show_gids either way.",
+      "For GPUDirect RDMA use the open GPU kernel module (DMA-BUF), or install MLNX_OFED/DOCA-OFED so that " +
+      "nvidia_peermem can load; `kube-rdma verify` names the path in use. `kube-rdma gids` replaces show_gids.",
   },
   OFED_TOOLS_ABSENT: {
     severity: "info",

@@ -115,9 +115,16 @@ describe("other layouts pass", () => {
     expect(await findingsOf("rail-3-other-subnet")).toEqual([]);
   });
 
-  test("no-ofed: inbox rdma-core is OFED_ABSENT as info only", async () => {
+  // Without OFED the kernel's ib_core has no peer-memory API, so nvidia_peermem cannot load; DMA-BUF needs the open
+  // GPU kernel module with driver ≥ 515 (https://docs.nvidia.com/cuda/gpudirect-rdma/#using-dma-buf): the example's
+  // driver 470 has neither path, and the node says so instead of reporting OFED's absence as harmless.
+  test("no-ofed: inbox rdma-core, no peermem and no DMA-BUF on driver 470 → OFED_ABSENT (info) and NO_GPUDIRECT", async () => {
     const findings = await findingsOf("no-ofed");
-    expect(findings.map((f) => [f.code, f.severity])).toEqual([["OFED_ABSENT", "info"]]);
+    expect(findings.map((f) => [f.code, f.severity])).toEqual([
+      ["OFED_ABSENT", "info"],
+      ["NO_GPUDIRECT", "error"],
+    ]);
+    expect(findings.find((f) => f.code === "OFED_ABSENT")?.message).toMatch(/lacks the peer-memory API/);
   });
 
   test("ofed-driver-container: OFED's drivers from the Network Operator, no ofed_info on the host → OFED_TOOLS_ABSENT as info only", async () => {

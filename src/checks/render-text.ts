@@ -77,10 +77,11 @@ function gpusText(inv: NodeInventory): string {
 }
 
 function gpuDirectText(inv: NodeInventory): string {
-  const { mechanism, peermem } = inv.gpuDirect;
+  const { mechanism, peermem, kernelModule } = inv.gpuDirect;
+  const flavour = kernelModule ? ` (${kernelModule} GPU kernel module)` : "";
   if (mechanism === "peermem") return peermem ?? "peer-memory module";
-  if (mechanism === "dmabuf") return "DMA-BUF";
-  return "none";
+  if (mechanism === "dmabuf") return `DMA-BUF${flavour}`;
+  return `none${flavour}`;
 }
 
 function managementText(inv: NodeInventory): string {

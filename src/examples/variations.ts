@@ -134,11 +134,13 @@ export const SEED_DIFFS: Record<string, SeedVariation> = {
     })(),
   },
   "no-ofed": {
-    description: "`ofed_info` is not installed (inbox rdma-core)",
+    description:
+      "`ofed_info` is not installed (inbox rdma-core): nvidia_peermem cannot load, and driver 470 has no DMA-BUF",
     diff: {
       commands: { "ofed_info -s": OFED_INFO_NOT_INSTALLED },
-      // The inbox mlx5 driver: no OFED compat layer, no module version.
-      remove: ["/sys/module/mlx_compat", "/sys/module/mlx5_core/version"],
+      // The inbox mlx5 driver: no OFED compat layer, no module version; its ib_core has no peer-memory API, so
+      // nvidia_peermem is not loaded either.
+      remove: ["/sys/module/mlx_compat", "/sys/module/mlx5_core/version", "/sys/module/nvidia_peermem"],
     },
   },
   "ofed-driver-container": {

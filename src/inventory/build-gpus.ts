@@ -138,25 +138,40 @@ export function buildGpuDirect(facts: HostFacts, driver: DriverInfo): GpuDirect 
   if (peermem) reasons.push(`${peermem} is loaded: NCCL registers GPU memory through the peer-memory client`);
   const driverMajor = Number(driver.driverVersion?.split(".")[0] ?? Number.NaN);
   const release = facts.kernelRelease.ok ? facts.kernelRelease.value.trim() : null;
-  const open = facts.nvidiaDriverProc.ok && /Open Kernel Module/.test(facts.nvidiaDriverProc.value);
+  // DMA-BUF for GPU memory needs the open GPU kernel module (the proprietary one exports no DMA-BUF for device
+  // memory), driver R515+ and a kernel ≥ 5.12 (NVIDIA GPUDirect RDMA docs,
+  // https://docs.nvidia.com/cuda/gpudirect-rdma/#using-dma-buf; NCCL uses it from 2.13 on, NCCL_DMABUF_ENABLE).
+  // /proc/driver/nvidia/version names the flavour: "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64 …".
+  const kernelModule = !facts.nvidiaDriverProc.ok
+    ? null
+    : /Open Kernel Module/.test(facts.nvidiaDriverProc.value)
+      ? "open"
+      : /Kernel Module/.test(facts.nvidiaDriverProc.value)
+        ? "proprietary"
+        : null;
   const driverOk = Number.isFinite(driverMajor) && driverMajor >= 515;
   const kernelOk = kernelAtLeast(release, 5, 12);
-  const dmabufPossible = driverOk && kernelOk;
+  const dmabufPossible = driverOk && kernelOk && kernelModule === "open";
   if (dmabufPossible) {
     reasons.push(
-      `DMA-BUF is possible: driver ${driver.driverVersion} ≥ 515 and kernel ${release} ≥ 5.12` +
-        (open ? " with the open GPU kernel module" : " (NVIDIA recommends the open GPU kernel module for it)"),
+      `DMA-BUF is possible: the open GPU kernel module, driver ${driver.driverVersion} ≥ 515, kernel ${release} ≥ 5.12`,
     );
   } else {
-    reasons.push(
-      `DMA-BUF is not possible: ${!driverOk ? `driver ${driver.driverVersion ?? "unknown"} is older than 515` : `kernel ${release ?? "unknown"} is older than 5.12`}`,
-    );
+    const why = !driverOk
+      ? `driver ${driver.driverVersion ?? "unknown"} is older than 515`
+      : !kernelOk
+        ? `kernel ${release ?? "unknown"} is older than 5.12`
+        : kernelModule === "proprietary"
+          ? "the proprietary GPU kernel module exports no DMA-BUF for GPU memory (the open module does)"
+          : "the GPU kernel module's flavour is unknown (/proc/driver/nvidia/version unreadable)";
+    reasons.push(`DMA-BUF is not possible: ${why}`);
   }
   if (!m.nvidia) reasons.push("the nvidia kernel module is not loaded");
   return {
     peermem,
     nvidiaLoaded: m.nvidia,
     dmabufPossible,
+    kernelModule,
     mechanism: peermem ? "peermem" : dmabufPossible ? "dmabuf" : null,
     reasons,
   };

@@ -150,8 +150,10 @@ export type GpuDirect = {
   /** Loaded peer-memory module, if any. */
   peermem: "nvidia_peermem" | "nv_peer_mem" | null;
   nvidiaLoaded: boolean;
-  /** DMA-BUF is possible: NVIDIA driver ≥ 515 (open module recommended) with a kernel that has it. Best-effort. */
+  /** DMA-BUF is possible: the open GPU kernel module, driver ≥ 515, kernel ≥ 5.12. Best-effort. */
   dmabufPossible: boolean;
+  /** The GPU kernel module's flavour, from /proc/driver/nvidia/version; null when unknown. */
+  kernelModule?: "open" | "proprietary" | null;
   mechanism: "peermem" | "dmabuf" | null;
   reasons: string[];
 };
