@@ -113,6 +113,7 @@ function withWrappers(entry: AnalyzedInput, clean: Normalised): AnalyzedInput {
   const wrappers: NonNullable<AnalyzedInput["wrappers"]> = { removed: clean.removed };
   if (clean.ranks) wrappers.ranks = clean.ranks;
   if (clean.tasks) wrappers.tasks = clean.tasks;
+  if (clean.hosts) wrappers.hosts = clean.hosts;
   return { ...entry, wrappers };
 }
 

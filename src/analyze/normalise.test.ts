@@ -28,6 +28,13 @@ describe("the normalisation layer hands parsers clean lines", () => {
     expect(n.text).toBe("hello\nworld\n");
   });
 
+  test("pdsh host prefixes and a Markdown fence come off; the hosts are kept", () => {
+    const n = normaliseCapture("```\nkr-b07: mlx5_0 port 1 ==> ib0 (Up)\nkr-b08: mlx5_0 port 1 ==> ib0 (Up)\n```");
+    expect(n.removed).toEqual(["pdsh_host"]);
+    expect(n.hosts).toEqual(["kr-b07", "kr-b08"]);
+    expect(n.text).toBe("mlx5_0 port 1 ==> ib0 (Up)\nmlx5_0 port 1 ==> ib0 (Up)");
+  });
+
   test("a prefix only some lines carry is not a wrapper: the capture is left as it is", () => {
     const text = "0: one\nplain line\nanother plain line\n1: two";
     expect(normaliseCapture(text)).toEqual({ text, removed: [] });

@@ -24,6 +24,8 @@ export const WRAPS: readonly Wrap[] = [
     apply: (t) => perLine(t, (l, i) => `2026-03-13T22:26:${String(i % 60).padStart(2, "0")}.123456789Z ${l}`),
   },
   { name: "bracketed date", apply: (t) => perLine(t, (l) => `[2026-03-13 22:26:02] ${l}`) },
+  { name: "pdsh host", apply: (t) => perLine(t, (l, i) => `kr-node-0${i % 2}: ${l}`) },
+  { name: "Markdown fence", apply: (t) => `\`\`\`text\n${t}\n\`\`\`` },
   { name: "CRLF", apply: (t) => t.replace(/\n/g, "\r\n") },
   { name: "ANSI colour", apply: (t) => perLine(t, (l) => (l.trim() ? `\u001b[32m${l}\u001b[0m` : l)) },
 ];
