@@ -1,5 +1,6 @@
 import { type Problem, problem } from "../core/result.js";
-import { DETECT_HEAD_BYTES, detectKind, unknownKindMessage } from "./detect.js";
+import { DETECT_HEAD_BYTES, DETECT_THRESHOLD, detectKind, unknownKindMessage } from "./detect.js";
+import { type Normalised, normaliseCapture } from "./normalise.js";
 import { ANALYZERS } from "./registry.js";
 import { splitTranscript } from "./transcript.js";
 import type { AnalyzeContext, AnalyzeEntry, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "./types.js";
@@ -99,14 +100,37 @@ export function analyzeText(
   if (opts.kind === undefined && text.trim() === "") return emptyEntry(file);
   const utf16 = utf16Entry(file, text);
   if (utf16) return utf16;
-  const analyzer = chooseAnalyzer(text, opts.kind, analyzers);
-  if (!analyzer) return unknownEntry(file, analyzers);
-  return entryOf(file, analyzer.kind, analyzer.analyze(text, ctx));
+  // Parsers never see a wrapper: the normalisation layer hands them clean lines.
+  const clean = normaliseCapture(text);
+  const analyzer = chooseAnalyzer(clean.text, opts.kind, analyzers);
+  if (!analyzer) return withWrappers(unknownEntry(file, analyzers), clean);
+  return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, ctx)), clean);
+}
+
+/** Keeps what the normalisation layer removed as facts on the entry (only when it removed something). */
+function withWrappers(entry: AnalyzedInput, clean: Normalised): AnalyzedInput {
+  if (clean.removed.length === 0) return entry;
+  const wrappers: NonNullable<AnalyzedInput["wrappers"]> = { removed: clean.removed };
+  if (clean.ranks) wrappers.ranks = clean.ranks;
+  if (clean.tasks) wrappers.tasks = clean.tasks;
+  if (clean.hosts) wrappers.hosts = clean.hosts;
+  return { ...entry, wrappers };
 }
 
 /** Finishes a streamed input (`createStream` path for big logs). */
 export function finishStream(file: string, analyzer: AnalyzerKind, stream: AnalyzeStream): AnalyzedInput {
   return entryOf(file, analyzer.kind, stream.end());
+}
+
+/**
+ * The kinds one file holds when it is both an nccl-tests output and an NCCL log (NCCL INFO lines between the test's
+ * rows, as `NCCL_DEBUG=INFO all_reduce_perf …` prints): the test results and the NCCL verdict are each reported.
+ * Empty for a file of one kind.
+ */
+export function mixedKinds(clean: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): string[] {
+  const { scores } = detectKind(clean.slice(0, DETECT_HEAD_BYTES), analyzers);
+  const both: AnalyzeKindName[] = ["nccl_tests", "nccl_log"];
+  return both.every((k) => (scores[k] ?? 0) >= DETECT_THRESHOLD) ? both : [];
 }
 
 /**
@@ -119,9 +143,14 @@ export function analyzeTranscript(
   ctx: AnalyzeContext = {},
   opts: { kind?: string; analyzers?: readonly AnalyzerKind[] } = {},
 ): AnalyzedInput[] {
-  const segments = opts.kind === undefined ? splitTranscript(text) : null;
-  if (segments === null) return [analyzeText(file, text, ctx, opts)];
   const analyzers = opts.analyzers ?? ANALYZERS;
+  const clean = opts.kind === undefined ? normaliseCapture(text).text : null;
+  const segments = clean === null ? null : splitTranscript(clean);
+  if (segments === null) {
+    const kinds = clean === null ? [] : mixedKinds(clean, analyzers);
+    if (kinds.length < 2) return [analyzeText(file, text, ctx, opts)];
+    return kinds.map((kind) => analyzeText(file, text, ctx, { analyzers, kind }));
+  }
   return segments.map((s) => {
     const name = `${file}:${s.line} (${s.command})`;
     const detected = chooseAnalyzer(s.text, undefined, analyzers);

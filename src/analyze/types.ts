@@ -64,4 +64,6 @@ export type AnalyzeEntry = {
   data: unknown;
   findings: Finding[];
   problems?: Problem[];
+  /** Per-line wrappers removed before parsing (Open MPI --tag-output, srun --label, pdsh/clush host:, kubectl --prefix/--timestamps), with the ranks or tasks they named. Absent for a clean capture. */
+  wrappers?: { removed: string[]; ranks?: number[]; tasks?: number[]; hosts?: string[] };
 };

@@ -146,11 +146,11 @@ function tooLarge(file: string, kind: AnalyzeKindName): AnalyzedInput {
 
 /** An input whose every entry parsed nothing: unreadable, of no known kind, or not the kind --kind forced. */
 function notRead(entries: readonly AnalyzedInput[]): boolean {
-  return entries.every((e) => e.data === null);
+  return entries.some((e) => e.data === null);
 }
 
 /**
- * 2 when some input could not be read or recognised (its problem says why: a CI step must not pass on a missing or
+ * 2 when some input, or one part of a pasted session, could not be read or recognised (its problem says why: a CI step must not pass on a missing or
  * wrong file); else 1 on any error finding (or warning with --strict); else 0.
  */
 function exitCode(inputs: readonly AnalyzedInput[][], strict: boolean): number {
@@ -194,8 +194,8 @@ export const command: CommandSpec = {
     "HCA without a RoCE v2 GID, a RoCE v2 IPv4 GID at a different index than on the other HCAs (one " +
     "NCCL_IB_GID_INDEX cannot work), ports not ACTIVE or at a lower rate, GPUs with no NIC at PIX/PXB (GPUDirect " +
     "RDMA off by NCCL's default), ERR! cells and uncorrectable ECC errors.\n\n" +
-    "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when an input could not be " +
-    "read or recognised (also as the kind --kind names). Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
+    "Exit code: 0 no error finding, 1 an error finding (or a warning with --strict), 2 when an input, or one " +
+    "command's part of a pasted session, could not be read or recognised (also as the kind --kind names). Inputs over 8 MiB are never held whole when the kind can stream: an NCCL log file is read in " +
     "64 KiB chunks, from 64 MiB on in one part per core, in parallel (the report is the same as one pass).\n\n" +
     "A pasted session with several commands (`$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
     "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
@@ -247,7 +247,8 @@ export const command: CommandSpec = {
     // Said in the first entry, so that text, JSON and the exit code all carry it.
     if (entries[0]) entries[0].findings.push(...uncheckedExpectations(entries, ctx));
     io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text", { width: textWidth(io) }));
-    const unread = inputs.filter(notRead).map((e) => e[0]?.file ?? "?");
+    // One part of a pasted session that could not be analysed is not analysed: named, and exit 2, like a whole file.
+    const unread = entries.filter((e) => e.data === null).map((e) => e.file);
     if (unread.length > 0) {
       io.stderr(
         `kube-rdma analyze: could not read or recognise ${unread.join(", ")} (see the problem above); exit 2.\n`,

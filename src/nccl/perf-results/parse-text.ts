@@ -1,4 +1,5 @@
 import { type Problem, problem } from "../../core/result.js";
+import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
@@ -266,7 +267,7 @@ export class PerfTextParser {
       this.problems.push(
         problem(
           "nccl_tests.incomplete",
-          `The run stopped after ${last.rows.length} row(s) without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
+          `The run did not finish: it stopped after ${last.rows.length} row(s), the largest size reached ${bytesText(Math.max(...last.rows.map((r) => r.bytes)))}, without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
           { hint: "A crash or a cut paste; the first failure line (or the NCCL WARN before it) says why." },
         ),
       );

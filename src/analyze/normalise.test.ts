@@ -1,0 +1,42 @@
+import { describe, expect, test } from "vitest";
+import { normaliseCapture } from "./normalise.js";
+
+// Row shapes as nccl-tests prints them behind Open MPI's --tag-output (seen in
+// https://github.com/NVIDIA/nccl-tests/issues and https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html).
+const TAGGED = [
+  "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20",
+  "[1,0]<stdout>:#  Rank  0 Group  0 Pid  70112 on     kr-a01 device  0 [0x18] NVIDIA H100 80GB HBM3",
+  "[1,1]<stdout>:#  Rank  1 Group  0 Pid  52004 on     kr-a02 device  0 [0x18] NVIDIA H100 80GB HBM3",
+  "[1,0]<stdout>:           8             2     float     sum      -1    21.40    0.00    0.00      0    20.11    0.00    0.00      0",
+].join("\n");
+
+describe("the normalisation layer hands parsers clean lines", () => {
+  test("Open MPI --tag-output is removed and its ranks kept as facts", () => {
+    const n = normaliseCapture(TAGGED);
+    expect(n.removed).toEqual(["tag_output"]);
+    expect(n.ranks).toEqual([0, 1]);
+    expect(n.text.split("\n")[1]).toBe(
+      "#  Rank  0 Group  0 Pid  70112 on     kr-a01 device  0 [0x18] NVIDIA H100 80GB HBM3",
+    );
+  });
+
+  test("stacked wrappers (kubectl --timestamps around srun --label) come off outermost first, with CRLF and colour", () => {
+    const text = "2026-03-13T22:26:02.5Z 0: \u001b[1mhello\u001b[0m\r\n2026-03-13T22:26:03.5Z 1: world\r\n";
+    const n = normaliseCapture(text);
+    expect(n.removed).toEqual(["kubectl_timestamp", "srun_label"]);
+    expect(n.tasks).toEqual([0, 1]);
+    expect(n.text).toBe("hello\nworld\n");
+  });
+
+  test("pdsh host prefixes and a Markdown fence come off; the hosts are kept", () => {
+    const n = normaliseCapture("```\nkr-b07: mlx5_0 port 1 ==> ib0 (Up)\nkr-b08: mlx5_0 port 1 ==> ib0 (Up)\n```");
+    expect(n.removed).toEqual(["pdsh_host"]);
+    expect(n.hosts).toEqual(["kr-b07", "kr-b08"]);
+    expect(n.text).toBe("mlx5_0 port 1 ==> ib0 (Up)\nmlx5_0 port 1 ==> ib0 (Up)");
+  });
+
+  test("a prefix only some lines carry is not a wrapper: the capture is left as it is", () => {
+    const text = "0: one\nplain line\nanother plain line\n1: two";
+    expect(normaliseCapture(text)).toEqual({ text, removed: [] });
+  });
+});

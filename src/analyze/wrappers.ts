@@ -1,0 +1,37 @@
+/**
+ * The per-line wrappers users' pastes carry, as functions that put one on a clean capture: test support for the
+ * metamorphic property (a wrapped capture must give the same key facts as the clean one). Nothing here runs in the
+ * product.
+ */
+
+export type Wrap = { name: string; apply: (text: string) => string };
+
+const perLine = (text: string, f: (line: string, i: number) => string) =>
+  text
+    .split("\n")
+    .map((l, i) => f(l, i))
+    .join("\n");
+
+// Shapes: Open MPI --tag-output https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html ; srun --label
+// https://slurm.schedmd.com/srun.html#OPT_label ; kubectl logs --prefix/--timestamps
+// https://kubernetes.io/docs/reference/kubectl/generated/kubectl_logs/
+export const WRAPS: readonly Wrap[] = [
+  { name: "mpirun --tag-output", apply: (t) => perLine(t, (l, i) => `[1,${i % 2 ? 1 : 0}]<stdout>:${l}`) },
+  { name: "srun --label", apply: (t) => perLine(t, (l, i) => `${i % 2}: ${l}`) },
+  { name: "kubectl logs --prefix", apply: (t) => perLine(t, (l) => `[pod/trainer-0/worker] ${l}`) },
+  {
+    name: "kubectl logs --timestamps",
+    apply: (t) => perLine(t, (l, i) => `2026-03-13T22:26:${String(i % 60).padStart(2, "0")}.123456789Z ${l}`),
+  },
+  { name: "bracketed date", apply: (t) => perLine(t, (l) => `[2026-03-13 22:26:02] ${l}`) },
+  { name: "pdsh host", apply: (t) => perLine(t, (l, i) => `kr-node-0${i % 2}: ${l}`) },
+  { name: "Markdown fence", apply: (t) => `\`\`\`text\n${t}\n\`\`\`` },
+  { name: "CRLF", apply: (t) => t.replace(/\n/g, "\r\n") },
+  { name: "ANSI colour", apply: (t) => perLine(t, (l) => (l.trim() ? `\u001b[32m${l}\u001b[0m` : l)) },
+];
+
+/** Every wrapper alone and every ordered pair of different wrappers (the inner one applied first). */
+export const WRAP_STACKS: readonly (readonly Wrap[])[] = [
+  ...WRAPS.map((w) => [w]),
+  ...WRAPS.flatMap((a) => WRAPS.filter((b) => b !== a).map((b) => [a, b])),
+];
