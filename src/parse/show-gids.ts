@@ -33,6 +33,15 @@ const HEADER = /^\s*DEV\s+PORT\s+INDEX\s+GID\b/;
 const DASHES = /^\s*---\s+----\s+-----\s+---/;
 const FOOTER = /^\s*n_gids_found=(\d+)\s*$/;
 const ROW_START = /^\s*[A-Za-z][\w.-]*\s+\d+\s+\d+\s+[0-9a-fA-F:]/;
+/** Shaped like a row (a name, two numbers, a GID) whatever the name holds: a name we cannot read is a problem. */
+const ROW_LIKE = /^\s*\S+\s+\d+\s+\d+\s+[0-9a-fA-F]{1,4}:[0-9a-fA-F:]/;
+/**
+ * GID indices and ports are small: an HCA port's GID table has gid_tbl_len slots (at most a few hundred: 256 on
+ * mlx5 RoCE ports, 128 on InfiniBand) and ports are numbered 1..255 (u8 in the verbs API, ibv_query_port(3)).
+ * A larger value is damage, and would otherwise size arrays from it (a hole scan over 4,294,967,296 slots).
+ */
+export const MAX_GID_INDEX = 4095;
+export const MAX_PORT = 255;
 
 type RowParse = { row: GidRow; problems: Problem[] } | { error: string };
 
@@ -40,6 +49,11 @@ function parseRow(text: string, line: number): RowParse {
   const [device, port, index, gidText, ...rest] = tokens(text);
   if (!device || !DEVICE.test(device) || !port || !NUMBER.test(port) || !index || !NUMBER.test(index)) {
     return { error: "expected DEV PORT INDEX GID [IPv4] VER DEV" };
+  }
+  if (Number(index) > MAX_GID_INDEX || Number(port) > MAX_PORT || Number(port) === 0) {
+    return {
+      error: `port ${port} / GID index ${index} is out of range (ports 1..${MAX_PORT}, GID indices 0..${MAX_GID_INDEX})`,
+    };
   }
   const gid = gidText ? expandGid(gidText) : null;
   if (!gid) return { error: `the GID "${gidText ?? ""}" is not 8 groups of hex digits` };
@@ -94,7 +108,22 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       nGidsFound = Number(footer[1]);
       continue;
     }
-    if (!ROW_START.test(t)) continue;
+    if (!ROW_START.test(t)) {
+      if (ROW_LIKE.test(t)) {
+        // A row whose device name is not a device name (shell characters, terminal escapes): never dropped in silence.
+        problems.push(
+          problem(
+            "show_gids.bad_row",
+            `Line ${line}: the device name is not an RDMA device name; found "${excerpt(JSON.stringify(t).slice(1, -1))}".`,
+            {
+              line,
+              hint: "Device names are letters, digits, '_', '.', '-' (mlx5_0): the capture was edited or damaged; re-run show_gids.",
+            },
+          ),
+        );
+      }
+      continue;
+    }
     lastDevice = tokens(t)[0] ?? lastDevice;
     const parsed = parseRow(t, line);
     if ("error" in parsed) {
