@@ -17,26 +17,47 @@ function shellQuote(v: string): string {
 export function dotenvQuote(v: string): string {
   if (/^[A-Za-z0-9_,.:/+@%-]*$/.test(v)) return v;
   if (!/['\n\r]/.test(v)) return `'${v}'`;
+  // Inside double quotes a shell that sources the file (`. x.env`) still runs `…` and $(…): escape all of them.
   return `"${v
-    .replace(/[\\"$]/g, (c) => `\\${c}`)
+    .replace(/[\\"$`]/g, (c) => `\\${c}`)
     .replace(/\n/g, "\\n")
     .replace(/\r/g, "\\r")}"`;
 }
 
+/**
+ * Values no quoting makes safe everywhere they are pasted: control characters (a newline ends a `.env` line in one
+ * reader and not in another; an escape sequence rewrites the terminal it is printed on). No NCCL variable holds one.
+ */
+export const UNSAFE_VALUE = /[\u0000-\u001f\u007f]/;
+
+/** A container env value: Kubernetes expands $(VAR) in env values, and `$$` is its escape for a literal `$`. */
+export function k8sEnvValue(v: string): string {
+  return v.replace(/\$\(/g, "$$$$(");
+}
+
+/** Control characters in text from the host (interface names in reasons) shown as escapes: a comment stays one line. */
+const printable = (text: string) =>
+  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+
 function comment(text: string): string {
-  return text
+  return printable(text)
     .split("\n")
     .map((l) => `# ${l}`)
     .join("\n");
 }
 
 function findingLines(findings: readonly Finding[]): string[] {
-  return findings.map((f) => `# ${f.severity.toUpperCase()} ${f.code} (${f.subject}): ${f.message}`);
+  return findings.map((f) => comment(`${f.severity.toUpperCase()} ${f.code} (${f.subject}): ${f.message}`));
 }
 
 /** Renders the derived variables; shell/dotenv/text carry each reason as a comment above its variable. */
 export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: string): string {
-  const names = Object.keys(r.env);
+  const refused = Object.keys(r.env).filter((n) => UNSAFE_VALUE.test(r.env[n] ?? ""));
+  const names = Object.keys(r.env).filter((n) => !refused.includes(n));
+  const refusedLines = refused.map(
+    (n) =>
+      `# ${n} not written: its value holds control characters, which no quoting makes safe (${JSON.stringify(r.env[n])})`,
+  );
   switch (format) {
     case "json":
       return `${JSON.stringify({ schemaVersion: 1, env: r.env, reasons: r.reasons, findings: r.findings, dataHcas: r.dataHcas }, null, 2)}\n`;
@@ -47,7 +68,10 @@ export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: 
       );
     case "k8s":
       // A container `env:` list, ready to paste under `containers[].env` (values double-quoted: "=mlx5_1,…").
-      return names.map((n) => `- name: ${n}\n  value: ${JSON.stringify(r.env[n])}\n`).join("");
+      return [
+        ...refusedLines.map((l) => `${l}\n`),
+        ...names.map((n) => `- name: ${n}\n  value: ${JSON.stringify(k8sEnvValue(r.env[n] ?? ""))}\n`),
+      ].join("");
     default: {
       const prefix = format === "shell" ? "export " : "";
       const head = source ? [`# NCCL variables for ${source} (kube-rdma nccl-env)`] : [];
@@ -60,7 +84,7 @@ export function renderNcclEnv(r: NcclEnvResult, format: NcclEnvFormat, source?: 
         .map((n) => comment(`${n} not set: ${r.reasons[n]!.replace(/^not set: /, "")}`));
       if (unset.length) body.push(...unset);
       const notes = r.findings.length ? ["", ...findingLines(r.findings)] : [];
-      return `${[...head, ...body, ...notes].join("\n")}\n`;
+      return `${[...head, ...body, ...refusedLines, ...notes].join("\n")}\n`;
     }
   }
 }
