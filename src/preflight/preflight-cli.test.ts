@@ -2,7 +2,7 @@
  * `kube-rdma preflight --facts-only -o json` on example training pods, then `preflight diff` on the saved facts:
  * every difference is named with both sides, identical facts pass, unreadable input is exit 2.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -158,5 +158,25 @@ describe("preflight diff", () => {
     expect(twice.code).toBe(2);
     expect(twice.err).toMatch(/worker-0\.json is given twice: a pod compared with itself always agrees/);
     expect(twice.out).not.toContain("the pods agree");
+  });
+});
+
+describe("hostile facts files: prototype keys are data, never a crash", () => {
+  const edits: [string, (f: Record<string, never>) => void][] = [
+    ["an HCA named __proto__", (f) => ((f.hcas as unknown as { name: string }[])[1]!.name = "__proto__")],
+    ["a netdev named __proto__", (f) => ((f.netdevs as unknown as { name: string }[])[1]!.name = "__proto__")],
+    ["an env key __proto__", (f) => ((f.env as unknown as Record<string, string>).__proto__ = "x")],
+    ["a pod named constructor", (f) => ((f as unknown as { pod: string }).pod = "constructor")],
+  ];
+  test.each(edits)("%s → a clear verdict (exit 0, 1 or 2), no TypeError", async (_name, edit) => {
+    const good = await saveFacts("training-pod", "proto-base");
+    const f = JSON.parse(readFileSync(good, "utf8"));
+    edit(f);
+    const bad = join(dir, "proto-edited.json");
+    // JSON text with a literal "__proto__" key, as an attacker would write it (not an object's prototype).
+    writeFileSync(bad, JSON.stringify(f).replace('"env":{', '"env":{"__proto__":"x",'));
+    const r = await run(["preflight", "diff", good, bad]);
+    expect([0, 1, 2]).toContain(r.code);
+    expect(r.err).not.toMatch(/TypeError|internal error|charCodeAt/);
   });
 });
