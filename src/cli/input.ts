@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { readBounded } from "../core/bounded-read.js";
 import { type Problem, problem } from "../core/result.js";
 import { type Io, UsageError } from "./spec.js";
 import { decodeChunks, readPrefix, textSource } from "./stdin.js";
@@ -48,7 +49,9 @@ export function readProblem(file: string, err: unknown): Problem {
         ? "Run as a user who can read it, or copy it somewhere readable."
         : code === "EISDIR"
           ? "Pass the capture files inside it (e.g. DIR/*.txt)."
-          : undefined;
+          : code === "ETOOBIG"
+            ? "Save the output to a file first (command > out.txt) and pass that file."
+            : undefined;
   return problem("analyze.unreadable", `Cannot read ${file}: ${what}.`, { path: file, ...(hint ? { hint } : {}) });
 }
 
@@ -62,6 +65,14 @@ export async function readInput(file: string, io: Io, opts: { largeBytes: number
   try {
     const st = await stat(path);
     if (st.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if (!st.isFile()) {
+      // A device or FIFO reports size 0: read it with a bound, never to the end (/dev/zero has none).
+      const read = await readBounded(path, opts.largeBytes);
+      if (read.ok) return { file, status: "whole", text: read.bytes.toString("utf8") };
+      throw Object.assign(new Error(`not a regular file, and it gave more than ${opts.largeBytes} bytes`), {
+        code: "ETOOBIG",
+      });
+    }
     if (st.size <= opts.largeBytes) return { file, status: "whole", text: await readFile(path, "utf8") };
     const handle = await open(path, "r");
     try {
@@ -126,7 +137,9 @@ export async function readTextCapped(file: string, io: Io, capBytes: number, hin
     const st = await stat(path);
     if (st.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
     if (st.size > capBytes) throw tooLarge();
-    return await readFile(path, "utf8");
+    const read = await readBounded(path, capBytes); // a device or FIFO reports size 0
+    if (!read.ok) throw tooLarge();
+    return read.bytes.toString("utf8");
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const message = readProblem(file, err).message; // "Cannot read F: why." — as a usage error, lower case first

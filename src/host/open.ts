@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { UsageError } from "../cli/spec.js";
+import { readBoundedSync } from "../core/bounded-read.js";
 import { FsHostReader } from "./fs-reader.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import { SNAPSHOT_VERSIONS_TEXT, snapshotDefect } from "./snapshot.js";
@@ -73,7 +74,14 @@ export function loadSnapshot(path: string): Snapshot {
         );
       }
     }
-    text = snapshotText(path === "-" ? readFileSync(0) : readFileSync(path), path);
+    const read = readBoundedSync(path === "-" ? 0 : path, MAX_SNAPSHOT_BYTES);
+    if (!read.ok) {
+      throw new UsageError(
+        `--snapshot ${path === "-" ? "- (standard input)" : path}: more than a snapshot can be (at most ${MAX_SNAPSHOT_BYTES} bytes).`,
+        "Pass the JSON file `kube-rdma collect -o FILE` wrote.",
+      );
+    }
+    text = snapshotText(read.bytes, path);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

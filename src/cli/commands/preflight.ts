@@ -1,4 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readBoundedSync } from "../../core/bounded-read.js";
+
+/** Pod facts are a few KiB; this is far above any real one. */
+const MAX_FACTS_BYTES = 16 * 2 ** 20;
+
 import { resolve } from "node:path";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom, NAMESPACE_OPTION } from "../../kube/api/options.js";
 import type { PodFacts } from "../../preflight/types.js";
@@ -166,8 +170,17 @@ async function diff(files: string[], values: OptionValues, io: Io): Promise<numb
   const inputs = files.map((file) => {
     let text: string;
     try {
-      text = readFileSync(resolve(io.cwd, file), "utf8");
+      // Facts are a few KiB; a device or FIFO (size 0 to stat) must not be read to its end.
+      const read = readBoundedSync(resolve(io.cwd, file), MAX_FACTS_BYTES);
+      if (!read.ok) {
+        throw new UsageError(
+          `${file}: more than pod facts can be (at most ${MAX_FACTS_BYTES} bytes).`,
+          "Write facts with `kube-rdma preflight --facts-only -o json > FILE`.",
+        );
+      }
+      text = read.bytes.toString("utf8");
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
       throw new UsageError(`${file}: cannot read (${code === "ENOENT" ? "no such file" : code}).`);
     }
