@@ -306,24 +306,58 @@ describe("exclusive mode: one unit per data HCA, with NUMA topology and preferre
     expect([...res.container_responses[2]!.deviceIDs].sort()).toEqual(["mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"]);
   });
 
-  test("GetPreferredAllocation offered 50,000 unknown IDs → only the served HCAs are weighed, unknown ones fill last", async () => {
+  // The kubelet offers only served IDs, at most as many as it offers, must-includes among them (kubelet
+  // devicemanager); anything else is a confused or hostile client: InvalidArgument, with a short answer.
+  test.each([
+    [
+      "50,000 unknown IDs",
+      {
+        available_deviceIDs: [...Array.from({ length: 50_000 }, (_, i) => `bogus-${i}`), "mlx5_1"],
+        must_include_deviceIDs: [],
+        allocation_size: 1,
+      },
+    ],
+    [
+      "a must-include ID it does not serve",
+      { available_deviceIDs: ["mlx5_1", "mlx5_2"], must_include_deviceIDs: ["mlx5_99"], allocation_size: 1 },
+    ],
+    [
+      "an allocation_size of 1e9",
+      { available_deviceIDs: ["mlx5_1", "mlx5_2"], must_include_deviceIDs: [], allocation_size: 1e9 },
+    ],
+  ])("GetPreferredAllocation with %s → InvalidArgument naming what is wrong", async (_name, request) => {
     const { kubelet, plugin } = await setup({ mode: "exclusive" });
     await plugin.start();
     await waitFor("a list", () => kubelet.latest);
-    const unknown = Array.from({ length: 50_000 }, (_, i) => `bogus-${i}`);
+    const err = await call<PreferredAllocationResponse>((cb) =>
+      kubelet.client!.GetPreferredAllocation({ container_requests: [request] }, cb),
+    ).then(
+      () => null,
+      (e: { code: number; details: string }) => e,
+    );
+    expect(err?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(err?.details.length).toBeLessThan(300);
+  });
+
+  test("GetPreferredAllocation with 10,000 copies of one offered ID answers that ID once", async () => {
+    const { kubelet, plugin } = await setup({ mode: "exclusive" });
+    await plugin.start();
+    await waitFor("a list", () => kubelet.latest);
     const res = await call<PreferredAllocationResponse>((cb) =>
       kubelet.client!.GetPreferredAllocation(
         {
           container_requests: [
-            { available_deviceIDs: [...unknown, "mlx5_2", "mlx5_1"], must_include_deviceIDs: [], allocation_size: 2 },
-            { available_deviceIDs: [...unknown, "mlx5_5"], must_include_deviceIDs: [], allocation_size: 3 },
+            {
+              available_deviceIDs: Array.from({ length: 10_000 }, () => "mlx5_1"),
+              must_include_deviceIDs: [],
+              allocation_size: 1,
+            },
           ],
         },
         cb,
       ),
     );
-    expect(res.container_responses[0]!.deviceIDs).toEqual(["mlx5_1", "mlx5_2"]);
-    expect(res.container_responses[1]!.deviceIDs).toEqual(["mlx5_5", "bogus-0", "bogus-1"]);
+    expect(res.container_responses[0]!.deviceIDs).toEqual(["mlx5_1"]);
   });
 
   test("Allocate of two HCAs gives just their uverbs and rdma_cm", async () => {

@@ -50,6 +50,11 @@ test("kube-rdma device-plugin as a process: registers, logs JSON lines, and on S
   // saying it is registered (its signal handlers are in place by then), not for a stretch of time.
   await waitFor("the plugin's registered line", () => stderr.includes('"registered with kubelet"'), 15_000);
   expect(await readdir(pluginDir)).toContain("kube-rdma-rdma_hca.sock");
+  // A hang-up does not kill it (it killed the plugin and left the socket behind).
+  child.kill("SIGHUP");
+  await waitFor("the SIGHUP line", () => stderr.includes("SIGHUP ignored"), 15_000);
+  expect(child.exitCode).toBeNull();
+  expect(await readdir(pluginDir)).toContain("kube-rdma-rdma_hca.sock");
   child.kill("SIGTERM");
   expect(await exited).toBe(0);
   expect(await readdir(pluginDir)).not.toContain("kube-rdma-rdma_hca.sock");

@@ -275,6 +275,11 @@ export async function serve(values: OptionValues, settings: Omit<PluginConfig, "
     if (err instanceof PluginStartError) throw new UsageError(err.message, err.hint);
     throw err;
   }
+  // SIGHUP (a closed terminal, a supervisor's reload) would kill the process with its socket left behind: the plugin
+  // re-reads its node model by itself, so a hang-up is logged and ignored.
+  const onHangup = () =>
+    log.info("SIGHUP ignored: the plugin re-reads the node by itself; restart the pod to change flags", {});
+  process.on("SIGHUP", onHangup);
   await new Promise<void>((resolve) => {
     const done = (signal: string) => {
       log.info("signal received; shutting down", { signal });
@@ -283,6 +288,7 @@ export async function serve(values: OptionValues, settings: Omit<PluginConfig, "
     process.once("SIGTERM", () => done("SIGTERM"));
     process.once("SIGINT", () => done("SIGINT"));
   });
+  process.off("SIGHUP", onHangup);
   await plugin.stop();
   return 0;
 }
