@@ -28,6 +28,20 @@ export type ReportKind<R> = {
   html?: () => Promise<HtmlPage<R>>;
 };
 
+/**
+ * Text printed on a terminal never carries a control sequence from the data (a host, HCA or pod name with ESC [
+ * … could recolour, move the cursor or rewrite earlier report lines): every control character but newline and tab
+ * is shown as an escape. The one place every text report passes through.
+ */
+export function terminalSafe(text: string): string {
+  return /[\u0000-\u0008\u000b-\u001f\u007f\u009b]/.test(text)
+    ? text.replace(
+        /[\u0000-\u0008\u000b-\u001f\u007f\u009b]/g,
+        (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+      )
+    : text;
+}
+
 /** Declares a report kind, keeping its result type. */
 export function defineReport<R>(kind: ReportKind<R>): ReportKind<R> {
   return kind;
@@ -47,7 +61,7 @@ export async function renderReport<R>(
 ): Promise<string> {
   switch (format) {
     case "text":
-      return kind.text(result, textOptions);
+      return terminalSafe(kind.text(result, textOptions));
     case "json":
       return `${JSON.stringify(kind.structured(result), null, 2)}\n`;
     case "yaml": {
