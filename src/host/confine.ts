@@ -29,7 +29,14 @@ export function resolveInRoot(root: string, path: string): ReadOutcome<string> {
     }
     const last = todo.every((n) => n === "" || n === ".");
     const candidate = `/${done.length ? `${done.join("/")}/` : ""}${name}`;
-    const st = lstatSync(root + candidate, { throwIfNoEntry: false });
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(root + candidate, { throwIfNoEntry: false });
+    } catch (err) {
+      // A directory this user may not search (EACCES) is a read error of this path, not an abort of the whole run.
+      const code = (err as NodeJS.ErrnoException).code;
+      return { ok: false, error: readError(code === "EACCES" || code === "EPERM" ? "EACCES" : "EIO", path) };
+    }
     if (st === undefined) {
       if (last) {
         done.push(name);
