@@ -10,8 +10,10 @@ export const ofedInfoAnalyzer: AnalyzerKind = {
   kind: "ofed_info",
   detect(head) {
     const lines = headLines(head, 50);
-    // `ofed_info -s` is one line; the full `ofed_info` starts with it and lists packages below.
-    if (lines.slice(0, 3).some((l) => OFED_LINE.test(l))) return 0.95;
+    // `ofed_info -s` is one line; the full `ofed_info` starts with it and lists packages below. A paste may carry other
+    // lines first (a banner, an `uname -a`), so the version line is looked for anywhere in the head; the DOCA-era
+    // form has five parts (`OFED-internal-24.07-0.3.5.0.110:`), seen at https://github.com/MrBr-github/lshca/issues/102.
+    if (lines.some((l) => OFED_LINE.test(l))) return 0.95;
     // The output is the error itself: a shell's "command not found", a wrapper's "No such file or directory".
     const missing = /ofed_info'?:? (?:command )?not found|ofed_info'?: No such file or directory/.test(head);
     return missing && lines.length <= 6 ? 0.8 : 0;
