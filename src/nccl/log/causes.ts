@@ -26,6 +26,24 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "NCCL found no active IB/RoCE port it may use: /dev/infiniband not in the container, NCCL_IB_HCA naming no active port, or libibverbs missing",
     fix: "Give the pod the RDMA resource and IPC_LOCK, check `ibv_devinfo` inside it, and set NCCL_IB_HCA from `kube-rdma nccl-env`.",
   },
+  // net_ib.cc: `INFO(NCCL_INIT|NCCL_NET, "NET/IB : GPU Direct RDMA Disabled for HCA %d '%s' (%s)", …)` when neither
+  // nvidia_peermem nor DMA-BUF can serve the HCA (https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc).
+  {
+    id: "GDR_DISABLED_FOR_HCA",
+    severity: "warning",
+    test: /GPU Direct RDMA Disabled for HCA/,
+    cause:
+      "NCCL turned GPUDirect RDMA off for this HCA (the reason NCCL gives is in the line: no peer-memory module, DMA-BUF not supported, or the GPU too far from the NIC): its traffic is staged through host memory",
+    fix: "On the node: `kube-rdma verify` names the GPUDirect path (nvidia_peermem, DMA-BUF or none) and each GPU's distance to its NIC; load nvidia_peermem or use the open GPU kernel module for DMA-BUF.",
+  },
+  // param.cc prints "NCCL_IB_DISABLE set by environment to 1": RDMA is off by choice, TCP sockets carry everything.
+  {
+    id: "IB_DISABLED_BY_ENV",
+    severity: "warning",
+    test: /NCCL_IB_DISABLE set by environment to 1/,
+    cause: "NCCL_IB_DISABLE=1 is set in the environment: RDMA is turned off by choice and NCCL runs over TCP sockets",
+    fix: "Remove NCCL_IB_DISABLE=1 from the job (kube-rdma lint flags it in manifests), or set it to 0.",
+  },
   {
     id: "NO_LIBIBVERBS",
     severity: "error",

@@ -242,6 +242,15 @@ export class LineScanner {
     if (s.startsWith("NET/IB : No device found", msg) || s.startsWith("NET/IB: No device found", msg)) {
       st.noDeviceFound++;
       this.addWarning(s.slice(msg, end), hostOf(processKey(s, p, k)));
+      return;
+    }
+    // INFO lines that explain a slow or socket run by themselves (src/transport/net_ib.cc, src/misc/param.cc):
+    // GPUDirect turned off for one HCA.
+    if (
+      s.startsWith("NET/IB : GPU Direct RDMA Disabled for HCA", msg) ||
+      s.startsWith("NET/IB: GPU Direct RDMA Disabled for HCA", msg)
+    ) {
+      this.addWarning(s.slice(msg, end), hostOf(processKey(s, p, k)));
     }
   }
 
@@ -293,6 +302,8 @@ export class LineScanner {
   private envLine(s: string, msg: number, end: number): void {
     const m = /^(NCCL_\w+) set (?:by environment )?to (.*)$/.exec(s.slice(msg, end));
     if (m && !this.st.env.has(m[1]!)) setCapped(this.st.env, m[1]!, m[2]!.trim().replace(/\.$/, ""));
+    // RDMA turned off by the job itself: the socket verdict gets its cause.
+    if (m && m[1] === "NCCL_IB_DISABLE" && /^1\b/.test(m[2]!.trim())) this.addWarning(s.slice(msg, end), "");
   }
 
   private version(s: string, at: number, end: number, key: string): void {
