@@ -1,9 +1,10 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze/types.js";
-import { type Finding, withConfidence } from "../../core/finding.js";
+import { type Finding, makeFinding, withConfidence } from "../../core/finding.js";
 import { type Problem, problem } from "../../core/result.js";
 import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
 import { keep } from "../log/scan.js";
+import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
 import { judgeRun, type RunSummary } from "./judge.js";
 import { parsePerfJson } from "./parse-json.js";
 import { PerfTextParser } from "./parse-text.js";
@@ -51,6 +52,23 @@ function noRows(problems: Problem[]): AnalyzeOutcome & { data: null } {
   return { data: null, findings: [], problems };
 }
 
+/**
+ * nccl-tests printed its header — the thread line and one `#  Rank N … on HOST device D` line per rank — and no
+ * result row: the classic hang or early death (NCCL init blocked on a peer, a rank that died). What the header says
+ * (ranks, hosts, devices) is kept; the next look is the NCCL log of the same run.
+ */
+function headerOnlyFinding(run: PerfRun, log: NcclLogData | null): Finding {
+  const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
+  const gpus = [...new Set(run.ranks.map((r) => r.gpu).filter(Boolean))];
+  return makeFinding(F, "NCCL_TESTS_NO_RESULTS", "run", {
+    program: run.program,
+    ranks: run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null),
+    hosts,
+    gpus,
+    log: log && log.verdict !== "unknown" ? log.verdict : null,
+  });
+}
+
 /** Runs that end while the input is still read: the first ones held for the end, later ones judged at once. */
 class RunCollector {
   readonly held: PerfRun[] = [];
@@ -61,8 +79,14 @@ class RunCollector {
 
   constructor(private readonly ctx: NcclTestsContext) {}
 
+  /** The last run that printed its header (ranks, thread line) and no result row: a hang or an early death. */
+  headerOnly: PerfRun | null = null;
+
   add(run: PerfRun): void {
-    if (run.rows.length === 0) return;
+    if (run.rows.length === 0) {
+      if (run.ranks.length > 0) this.headerOnly = run; // rank lines: the run really started
+      return;
+    }
     if (this.held.length < MAX_RUNS_WITH_ROWS) {
       this.held.push(run);
       return;
@@ -100,6 +124,9 @@ function outcome(
   log: NcclLogData | null,
   logFindings: Finding[] = [],
 ): AnalyzeOutcome & { data: NcclTestsData | null } {
+  // A header and no row: judged like any run (its ranks, hosts and GPUs are the data), with the hang said first.
+  const headerOnly = collected.held.length === 0 && collected.early.length === 0 ? collected.headerOnly : null;
+  if (headerOnly) collected.held.push(headerOnly);
   if (collected.held.length === 0) return noRows(problems);
   const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
   const judged = [
@@ -113,10 +140,12 @@ function outcome(
   let main = judged[0]!;
   for (const j of judged) if ((j.summary.nranks ?? 0) >= (main.summary.nranks ?? 0)) main = j;
   if (main.summary.rowsOmitted !== undefined && collected.earlyMain) main = collected.earlyMain;
-  const findings: Finding[] =
-    judged.length === 1
+  const findings: Finding[] = [
+    ...(headerOnly ? [headerOnlyFinding(headerOnly, log)] : []),
+    ...(judged.length === 1
       ? main.findings
-      : judged.flatMap((j, i) => j.findings.map((f) => ({ ...f, subject: `run ${i + 1}` })));
+      : judged.flatMap((j, i) => j.findings.map((f) => ({ ...f, subject: `run ${i + 1}` })))),
+  ];
   if (collected.early.length > 0) {
     problems.push(
       problem(

@@ -141,6 +141,20 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
       `All ranks are on one node: this measures NVLink/PCIe, not the network.${e.baseline ? ` Reference: ${e.baseline}.` : ""}`,
     fix: () => "Run on ≥ 2 nodes to measure RDMA (`kube-rdma bench job --nodes 2`).",
   },
+  NCCL_TESTS_NO_RESULTS: {
+    severity: "error",
+    title: "Header and no result: the run hung or died",
+    message: (e: {
+      program: string | null;
+      ranks: number | null;
+      hosts: string[];
+      gpus: string[];
+      log: string | null;
+    }) =>
+      `${e.program ?? "nccl-tests"} printed its header${e.ranks ? ` (${e.ranks} ranks` : " ("}${e.hosts.length ? ` on ${e.hosts.join(", ")}` : ""}${e.gpus.length ? `, ${e.gpus.join(", ")}` : ""}) and no result row: it hung or died before the first message size finished — usually NCCL's init or first connection blocking on a peer.${e.log ? ` The NCCL log in the same output says: ${e.log}.` : ""}`,
+    fix: () =>
+      "Re-run with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) and analyse that log (`kube-rdma analyze run.log`): its first WARN names the cause (a GID or route problem, a rank that never started, ibv_modify_qp timeouts). NCCL_IB_TIMEOUT bounds how long a dead peer hangs a run; check every node with `kube-rdma verify`.",
+  },
   NCCL_TESTS_NO_EXPECTATION: {
     severity: "warning",
     title: "Not judged: no expectation",
