@@ -23,6 +23,7 @@ import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus
 import { buildOfed } from "./build-ofed.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { excludedGpus, gpuDriverInfos } from "./gpu-driver-info.js";
+import { MAX_HCAS } from "./limits.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
 import type { GidEntry, Hca, Limit, MissingFact, Netdev, NodeInventory, Port } from "./types.js";
@@ -172,6 +173,13 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   }
   if (!facts.hcaList.ok && facts.hcaList.error.code !== "ENOENT") {
     rd.failed("/sys/class/infiniband", facts.hcaList.error.code, facts.hcaList.error.message);
+  }
+  if (facts.hcaList.ok && facts.hcaList.value.length > MAX_HCAS) {
+    rd.failed(
+      "/sys/class/infiniband",
+      "IMPLAUSIBLE",
+      `${facts.hcaList.value.length} RDMA devices, more than a node has: the first ${MAX_HCAS} were read, the input looks damaged`,
+    );
   }
   const uverbsOf = new Map<string, string[]>();
   for (const u of facts.uverbs) {

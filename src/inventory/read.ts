@@ -4,6 +4,7 @@ import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
+import { MAX_HCAS } from "./limits.js";
 import { readBridges, readIommu, readRoceQos } from "./read-fabric.js";
 import { pciAddressOf } from "./reading.js";
 
@@ -168,7 +169,10 @@ function readFileFacts(
   const pciList = reader.list(PCI);
   const verbsList = reader.list("/sys/class/infiniband_verbs");
   const route = reader.readText("/proc/net/route");
-  const hcas = sortedNames(hcaList).map((n) => readHca(reader, n));
+  // A node has a few dozen RDMA devices at most; reading 10,000 (a damaged or hostile tree) took a minute and PASSed.
+  const hcas = sortedNames(hcaList)
+    .slice(0, MAX_HCAS)
+    .map((n) => readHca(reader, n));
   const wanted = new Set<string>();
   for (const h of hcas) {
     for (const p of h.ports) for (const g of p.gids) if (g.ndev?.ok) wanted.add(g.ndev.value.trim());
