@@ -27,14 +27,28 @@ async function job(...args: string[]) {
 }
 
 describe("nccl-tests image vs the node's driver", () => {
-  test("the A100 RoCE example node (driver 470.141.03, CUDA ≤ 11.4) is refused the CUDA 13.2 image: exit 2 naming the driver, the limit and the overrides", async () => {
+  // CUDA minor version compatibility: any 11.x runs on a driver ≥ 450.80.02, any 12.x on ≥ 525.60.13
+  // (https://docs.nvidia.com/deploy/cuda-compatibility/#minor-version-compatibility).
+  test("the A100 RoCE example node (driver 470.141.03) gets the CUDA 11.8 image through minor version compatibility, with a note", async () => {
     const r = await job("--example", "a100-8x-roce");
-    expect(r.code).toBe(2);
-    expect(r.out).toBe("");
-    expect(r.err).toMatch(/driver 470\.141\.03 runs CUDA ≤ 11\.4/);
-    expect(r.err).toMatch(/CUDA Toolkit and Corresponding Driver Versions/);
-    expect(r.err).toMatch(/--image/);
-    expect(r.err).toMatch(/--skip-driver-check/);
+    expect(r.code).toBe(0);
+    expect(new Set(r.images)).toEqual(
+      new Set(["ghcr.io/coreweave/nccl-tests:11.8.0-cudnn8-devel-ubuntu20.04-nccl2.16.2-1-253a5b1"]),
+    );
+    expect(r.out).toMatch(
+      /driver 470\.141\.03 runs it through CUDA minor version compatibility \(driver ≥ 450\.80\.02\)/,
+    );
+  });
+
+  test("a driver older than any image's minor-compatibility floor (R440, CUDA 10.2) is refused, naming the overrides", async () => {
+    const { chooseNcclTestsImage } = await import("../src/kube/job/images.js");
+    const r = chooseNcclTestsImage({
+      driver: { status: "ok", driverVersion: "440.33.01", cudaVersion: "10.2" } as never,
+      skipDriverCheck: false,
+    });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.message).toMatch(/driver 440\.33\.01 runs CUDA ≤ 10\.2/);
+    expect(!r.ok && r.hint).toMatch(/--skip-driver-check/);
   });
 
   test("an --image whose tag names CUDA 11.4 is taken; one naming CUDA 12.4 is refused unless --skip-driver-check", async () => {
@@ -55,19 +69,24 @@ describe("nccl-tests image vs the node's driver", () => {
     expect(forced.out).toMatch(/^# --skip-driver-check: .* may not start$/m);
   });
 
-  test("the H100 example node (driver 535.161.08, CUDA ≤ 12.2) gets the newest image it runs (CUDA 11.8), with a note", async () => {
+  test("the H100 example node (driver R535) gets the newest CUDA 12 image (12.9) through minor version compatibility, not CUDA 11.8", async () => {
     const r = await job("--example", "h100-18hca");
     expect(r.code).toBe(0);
     expect(new Set(r.images)).toEqual(
-      new Set(["ghcr.io/coreweave/nccl-tests:11.8.0-cudnn8-devel-ubuntu20.04-nccl2.16.2-1-253a5b1"]),
+      new Set(["ghcr.io/coreweave/nccl-tests:12.9.1-devel-ubuntu24.04-nccl2.29.2-1-d73ec07"]),
     );
-    expect(r.out).toMatch(/^# nccl-tests image for CUDA 11\.8: the node's driver 535\.161\.08 runs CUDA ≤ 12\.2/m);
+    expect(r.out).toMatch(
+      /^# nccl-tests image for CUDA 12\.9: the node's driver 535\.161\.08 runs it through CUDA minor version compatibility/m,
+    );
   });
 
-  test("without a node source the default image is used and the note says which driver it needs", async () => {
+  test("without a node source a conservative image (CUDA 12, any R525+ driver) is used, not a CUDA 13 one, and the note says so", async () => {
     const r = await job();
-    expect(new Set(r.images)).toEqual(new Set([DEFAULT_NCCL_TESTS_IMAGE]));
-    expect(r.out).toMatch(/needs driver ≥ 580\.65\.06/);
+    expect(new Set(r.images)).not.toContain(DEFAULT_NCCL_TESTS_IMAGE);
+    expect(r.images[0]).toMatch(/nccl-tests:12\.9/);
+    expect(r.out).toMatch(
+      /no node source names the driver: the nccl-tests image chosen is built for CUDA 12\.9 \(runs on any driver ≥ 525\.60\.13\)/,
+    );
   });
 });
 

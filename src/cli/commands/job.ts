@@ -2,7 +2,7 @@ import { createObjects, makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
-import { DEFAULT_NCCL_TESTS_IMAGE, DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
+import { DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { pollIntervalMs } from "../poll-interval.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
@@ -38,8 +38,9 @@ Without a node source only NCCL_DEBUG/NCCL_IB_DISABLE are set and the platform i
 
 PROGRAM after \`--\` is the training script for pytorch (default train.py) and the program mpirun starts for
 mpi/volcano. Images must match the node's driver: with a node source, nccl-tests takes the newest nccl-tests image
-the driver runs (by NVIDIA's table of CUDA releases and their minimum drivers; driver 470 runs CUDA ≤ 11.4) and
-refuses when none does, naming --image and --skip-driver-check.`,
+the driver runs (NVIDIA's table of CUDA releases and their minimum drivers, and CUDA minor version compatibility:
+any 11.x on R450.80+, any 12.x on R525.60+), without a node source a CUDA 12 image, and refuses when none runs,
+naming --image and --skip-driver-check.`,
   options: [
     { name: "name", type: "string", valueName: "NAME", description: "Job name (default: rdma-<kind>)" },
     { name: "namespace", short: "n", type: "string", valueName: "NS", default: "default", description: "Namespace" },
@@ -64,7 +65,7 @@ refuses when none does, naming --image and --skip-driver-check.`,
       name: "image",
       type: "string",
       valueName: "IMAGE",
-      description: `Container image (default ${DEFAULT_TRAINING_IMAGE}; nccl-tests: the newest nccl-tests image the node's driver runs, ${DEFAULT_NCCL_TESTS_IMAGE} when the driver is unknown)`,
+      description: `Container image (default ${DEFAULT_TRAINING_IMAGE}; nccl-tests: the newest nccl-tests image the node's driver runs, a CUDA 12 one when the driver is unknown)`,
     },
     {
       name: "skip-driver-check",

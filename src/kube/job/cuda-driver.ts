@@ -3,9 +3,8 @@
  * and Corresponding Driver Versions" (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/), Linux x86_64, the
  * minimum driver of each release's GA. A driver runs a CUDA release when it is at least that release's minimum.
  *
- * CUDA minor version compatibility (a CUDA 11.x program on a driver ≥ 450.80.02, 12.x on ≥ 525.60.13) can stretch
- * this within one major release, but not for programs that JIT-compile PTX newer than the driver; the table is the
- * guarantee, and the refusal message names that route for the user to take knowingly.
+ * CUDA minor version compatibility (a CUDA 11.x program on a driver ≥ 450.80.02, 12.x on ≥ 525.60.13) stretches this
+ * within one major release for programs that ship SASS for the GPU (nccl-tests images do): images.ts uses both.
  */
 export const CUDA_DRIVER_TABLE: readonly { cuda: string; minDriver: string }[] = [
   { cuda: "13.0", minDriver: "580.65.06" },

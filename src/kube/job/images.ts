@@ -3,7 +3,7 @@
  * One list, one default per kind: every generator and help text reads them from here.
  */
 import type { DriverInfo } from "../../inventory/types.js";
-import { cudaAtMost, maxCudaForDriver, minDriverForCuda } from "./cuda-driver.js";
+import { compareVersions, cudaAtMost, maxCudaForDriver, parseVersion } from "./cuda-driver.js";
 
 /** The training image of pytorch/mpi/volcano/trainjob (NGC PyTorch; NGC images carry CUDA forward compatibility for
  * data-center GPUs on R470 and later drivers). */
@@ -38,10 +38,21 @@ function maxCudaOf(driver: DriverInfo | null): string | null {
   return (driver.driverVersion ? maxCudaForDriver(driver.driverVersion) : null) ?? driver.cudaVersion;
 }
 
-function needs(cuda: string): string {
-  const min = minDriverForCuda(cuda) ?? minDriverForCuda(`${cuda.split(".")[0]}.0`);
-  return min ? `driver ≥ ${min}` : "a driver newer than kube-rdma's table";
+/**
+ * CUDA minor version compatibility: a program built with any CUDA X.y runs on a driver at least the minimum of its
+ * major release (11.x: 450.80.02, 12.x: 525.60.13, 13.x: 580.65.06), short of PTX newer than the driver
+ * (https://docs.nvidia.com/deploy/cuda-compatibility/#minor-version-compatibility). nccl-tests images ship SASS.
+ */
+const MINOR_COMPAT_MIN_DRIVER: Record<string, string> = { "11": "450.80.02", "12": "525.60.13", "13": "580.65.06" };
+
+function runsByMinorCompat(driver: string | null | undefined, cuda: string): boolean {
+  const d = driver ? parseVersion(driver) : null;
+  const min = MINOR_COMPAT_MIN_DRIVER[cuda.split(".")[0]!];
+  return d !== null && min !== undefined && compareVersions(d, parseVersion(min)!) >= 0;
 }
+
+/** With no driver known: the newest CUDA 12 image (runs on any R525+ driver), not a CUDA 13 one (R580+). */
+const CONSERVATIVE_NCCL_TESTS_IMAGE = NCCL_TESTS_IMAGES.find((i) => i.cuda.startsWith("12."))!;
 
 /**
  * The nccl-tests image for a node's driver: the one asked for (checked against the driver when its tag names a CUDA
@@ -74,20 +85,30 @@ export function chooseNcclTestsImage(o: {
   }
   if (max === null) {
     const reason = o.driver ? "the node's driver version is unknown" : "no node source names the driver";
+    const pick = CONSERVATIVE_NCCL_TESTS_IMAGE;
     return {
       ok: true,
-      image: DEFAULT_NCCL_TESTS_IMAGE,
+      image: pick.image,
       notes: [
-        `${reason}: the nccl-tests image is built for CUDA ${NCCL_TESTS_IMAGES[0]!.cuda} and needs ${needs("13.0")}`,
+        `${reason}: the nccl-tests image chosen is built for CUDA ${pick.cuda} (runs on any driver ≥ ${MINOR_COMPAT_MIN_DRIVER["12"]}); ` +
+          "give --image for another, or a node source (--example, --snapshot, --env-from-node) to pick by its driver",
       ],
     };
   }
-  const fit = NCCL_TESTS_IMAGES.find((i) => cudaAtMost(i.cuda, max));
+  // The newest image the driver runs: by the release table, or by CUDA minor version compatibility.
+  const fit = NCCL_TESTS_IMAGES.find(
+    (i) => cudaAtMost(i.cuda, max) || runsByMinorCompat(o.driver?.driverVersion, i.cuda),
+  );
   if (fit) {
+    const compat = !cudaAtMost(fit.cuda, max);
     const notes =
       fit.image === DEFAULT_NCCL_TESTS_IMAGE
         ? []
-        : [`nccl-tests image for CUDA ${fit.cuda}: the node's driver ${driverText} runs ${maxText} ${source}`];
+        : compat
+          ? [
+              `nccl-tests image for CUDA ${fit.cuda}: the node's driver ${driverText} runs it through CUDA minor version compatibility (driver ≥ ${MINOR_COMPAT_MIN_DRIVER[fit.cuda.split(".")[0]!]})`,
+            ]
+          : [`nccl-tests image for CUDA ${fit.cuda}: the node's driver ${driverText} runs ${maxText} ${source}`];
     return { ok: true, image: fit.image, notes };
   }
   if (o.skipDriverCheck) {
