@@ -10,8 +10,9 @@
  * a ValidatingAdmissionPolicy can compare it with the object (the pattern the Kubernetes docs give for node-scoped
  * agents: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/).
  */
-import { stringify } from "yaml";
+
 import { KUBE_RDMA_IMAGE } from "../kube/image.js";
+import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { TAINTED_LABEL } from "./cluster-io.js";
 import { CONDITION_TYPE } from "./condition.js";
 import { TAINT_KEY } from "./taint.js";
@@ -234,10 +235,5 @@ const HEADER = `# The kube-rdma node agent: a DaemonSet that checks each RDMA GP
 `;
 
 export function renderAgentManifests(): string {
-  return (
-    HEADER +
-    agentObjects()
-      .map((o) => `---\n${stringify(o, { lineWidth: 0, aliasDuplicateObjects: false })}`)
-      .join("")
-  );
+  return renderYamlDocuments(HEADER, agentObjects());
 }

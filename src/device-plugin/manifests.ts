@@ -3,8 +3,9 @@
  * source: `kube-rdma device-plugin --print-manifests` prints it and deploy/device-plugin/device-plugin.yaml is
  * this output (a test fails on drift; regenerate with the command above).
  */
-import { stringify } from "yaml";
+
 import { KUBE_RDMA_IMAGE } from "../kube/image.js";
+import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { DEFAULT_PLUGIN_DIR } from "./api.js";
 
 export const DEFAULT_IMAGE = KUBE_RDMA_IMAGE;
@@ -141,10 +142,5 @@ export function deviceDaemonSetObjects(opts: ManifestOptions = {}): Record<strin
 
 /** The manifests as one multi-document YAML text (what --print-manifests prints and the deploy file holds). */
 export function renderDeviceManifests(opts: ManifestOptions = {}): string {
-  return (
-    HEADER +
-    deviceDaemonSetObjects(opts)
-      .map((o) => `---\n${stringify(o, { lineWidth: 0, aliasDuplicateObjects: false })}`)
-      .join("")
-  );
+  return renderYamlDocuments(HEADER, deviceDaemonSetObjects(opts));
 }

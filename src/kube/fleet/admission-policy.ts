@@ -5,8 +5,9 @@
  * pod the code creates. deploy/fleet/admission-policy.yaml is this output (a test fails on drift; regenerate it
  * with `npm run schema`). Kubernetes ≥ 1.30 (admissionregistration.k8s.io/v1).
  */
-import { stringify } from "yaml";
+
 import { KUBE_RDMA_IMAGE_REPOSITORY } from "../image.js";
+import { renderYamlDocuments } from "../render-yaml.js";
 import { collectorPod } from "./collector.js";
 
 export const ADMISSION_POLICY_FILE = "deploy/fleet/admission-policy.yaml";
@@ -111,10 +112,5 @@ const HEADER = `# Admits only kube-rdma collector pods in the fleet namespace (k
 `;
 
 export function renderAdmissionPolicy(): string {
-  return (
-    HEADER +
-    admissionPolicyObjects()
-      .map((o) => `---\n${stringify(o, { lineWidth: 0, aliasDuplicateObjects: false })}`)
-      .join("")
-  );
+  return renderYamlDocuments(HEADER, admissionPolicyObjects());
 }
