@@ -1,4 +1,5 @@
 import { isInterfaceName, NETWORK_MODE_HELP, type NetworkMode, networkModeFrom } from "../nccl/network-mode.js";
+import { DEFAULT_NCCL_ENV_PROFILE, NCCL_ENV_PROFILES, type NcclEnvProfile } from "../nccl/profiles.js";
 import { type OptionSpec, type OptionValues, str, UsageError } from "./spec.js";
 
 /** `--network host|pod` and `--pod-interface NAME` (shared with `device-plugin`). */
@@ -35,3 +36,12 @@ export const NETWORK_OPTIONS = [
       "--network pod: the interface the CNI gives each pod (eth0; net1 with Multus) → NCCL_SOCKET_IFNAME==NAME",
   },
 ] as const satisfies readonly OptionSpec[];
+
+/** `--profile` (nccl-env) / `--nccl-profile` (device-plugin): the tuning beside the derived NCCL variables. */
+export function profileOption(values: OptionValues, name: "profile" | "nccl-profile" = "nccl-profile"): NcclEnvProfile {
+  const value = str(values, name) ?? DEFAULT_NCCL_ENV_PROFILE;
+  if (!(NCCL_ENV_PROFILES as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} expects one of ${NCCL_ENV_PROFILES.join(", ")}; got "${value}".`);
+  }
+  return value as NcclEnvProfile;
+}

@@ -7,6 +7,7 @@ import { naturalCompare } from "../core/natural.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { deriveNcclEnv } from "../nccl/env.js";
 import { DEFAULT_NETWORK_MODE, type NetworkMode } from "../nccl/network-mode.js";
+import { DEFAULT_NCCL_ENV_PROFILE, type NcclEnvProfile } from "../nccl/profiles.js";
 import { type AllocationPlan, buildAllocationPlan } from "./allocate.js";
 import { type Selection, selectHcas } from "./config.js";
 import { type Mode, sharedUnitIds, type UnitHca } from "./devices.js";
@@ -20,9 +21,14 @@ export type DeriveEnv = (inv: NodeInventory, hcas: readonly string[]) => Record<
  * network mode defaults to the pod network: Allocate does not see the pod spec, so it cannot know whether the pod
  * has hostNetwork, and a host interface name injected into a pod-network pod breaks NCCL's bootstrap.
  */
-export function ncclEnvDeriver(ncclVersion?: string, network: NetworkMode = DEFAULT_NETWORK_MODE): DeriveEnv {
+export function ncclEnvDeriver(
+  ncclVersion?: string,
+  network: NetworkMode = DEFAULT_NETWORK_MODE,
+  profile: NcclEnvProfile = DEFAULT_NCCL_ENV_PROFILE,
+): DeriveEnv {
   return (inv, hcas) =>
-    deriveNcclEnv(inv, { hcas: [...hcas], network, ...(ncclVersion !== undefined ? { ncclVersion } : {}) }).env;
+    deriveNcclEnv(inv, { hcas: [...hcas], network, profile, ...(ncclVersion !== undefined ? { ncclVersion } : {}) })
+      .env;
 }
 
 export type NodeView = {

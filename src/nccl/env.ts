@@ -5,14 +5,9 @@ import { NCCL_ENV_FINDINGS as F } from "./catalogue.js";
 import { type DataPort, selectDataPorts } from "./data-ports.js";
 import { type EnvEntry, selectGid } from "./gid-select.js";
 import { DEFAULT_NETWORK_MODE, type NetworkMode, socketIfnameFor } from "./network-mode.js";
+import { DEFAULT_NCCL_ENV_PROFILE, type NcclEnvProfile, profileEntries } from "./profiles.js";
 import { derivedTrafficClass } from "./traffic-class.js";
-import {
-  defaultIbTimeout,
-  formatNcclVersion,
-  hasQpsPerConnection,
-  type NcclVersion,
-  parseNcclVersion,
-} from "./version.js";
+import { type NcclVersion, parseNcclVersion } from "./version.js";
 
 export type NcclEnvOptions = {
   /** `X.Y` or `X.Y.Z` of the NCCL the jobs use; unknown = variables that work on every release. */
@@ -29,6 +24,8 @@ export type NcclEnvOptions = {
    * across a host bridge; raising the level is a choice to measure, not a default.
    */
   raiseGdrLevel?: boolean;
+  /** Which platform tuning goes beside the derived variables (see profiles.ts); default `derived`. */
+  profile?: NcclEnvProfile;
 };
 
 export type NcclEnvResult = {
@@ -41,9 +38,7 @@ export type NcclEnvResult = {
   dataHcas: string[];
 };
 
-/** The values of the reference RDMA training setup, which its platform injects into RDMA pods. */
-export const PLATFORM_IB_TIMEOUT = 22;
-export const PLATFORM_QPS_PER_CONNECTION = 8;
+export { PLATFORM_IB_TIMEOUT, PLATFORM_QPS_PER_CONNECTION } from "./profiles.js";
 
 /**
  * Derives the NCCL variables for a node and explains each one. Pure and cheap: the device plugin calls it in every
@@ -70,7 +65,7 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
     const gid = selectGid(ports, version);
     entries.push(...gid.entries);
     findings.push(...gid.findings);
-    entries.push(...platformEntries(ports, version, unset));
+    entries.push(...profileEntries(opts.profile ?? DEFAULT_NCCL_ENV_PROFILE, { ports, version, unset }));
     const gdr = gdrLevel(inv, ports, opts.raiseGdrLevel === true);
     if (gdr.entry) entries.push(gdr.entry);
     findings.push(...gdr.findings);
@@ -124,50 +119,6 @@ function hcaEntry(ports: readonly DataPort[], skipped: readonly string[]): EnvEn
 
 function rangeText(tokens: readonly string[]): string {
   return tokens.length > 4 ? `${tokens[0]}, ${tokens[1]}, …, ${tokens[tokens.length - 1]}` : tokens.join(", ");
-}
-
-function platformEntries(
-  ports: readonly DataPort[],
-  version: NcclVersion | null,
-  unset: Record<string, string>,
-): EnvEntry[] {
-  const own = defaultIbTimeout(version);
-  const ownText = own === null ? "20 since 2.23, 18 in 2.14–2.22" : `${own} in NCCL ${formatNcclVersion(version!)}`;
-  const roce = ports.some((p) => p.port.linkLayer === "Ethernet");
-  // NCCL_IB_TIMEOUT: the QP's local ACK timeout is 4.096 µs × 2^value, and NCCL_IB_RETRY_CNT (default 7) retries
-  // follow the first try (NCCL environment variables:
-  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout).
-  const perTry = (4.096e-6 * 2 ** PLATFORM_IB_TIMEOUT).toFixed(0);
-  const out: EnvEntry[] = [
-    {
-      name: "NCCL_IB_TIMEOUT",
-      value: String(PLATFORM_IB_TIMEOUT),
-      reason:
-        `ACK timeout 4.096 µs × 2^${PLATFORM_IB_TIMEOUT} ≈ ${perTry} s per try, so a link that flaps for seconds does ` +
-        `not end the job; the cost: a dead peer is noticed only after about 2 minutes (${perTry} s × 7 retries of ` +
-        `NCCL_IB_RETRY_CNT), and a hung job says nothing until then (NCCL's own default: ${ownText})`,
-    },
-  ];
-  // More queue pairs per connection give ECMP more 5-tuples to hash onto a RoCE fabric's paths. InfiniBand routes
-  // each packet adaptively and gains nothing (NCCL_IB_QPS_PER_CONNECTION, NCCL environment variables).
-  if (hasQpsPerConnection(version) && roce) {
-    out.push({
-      name: "NCCL_IB_QPS_PER_CONNECTION",
-      value: String(PLATFORM_QPS_PER_CONNECTION),
-      reason:
-        `${PLATFORM_QPS_PER_CONNECTION} queue pairs per connection spread each connection over more ECMP paths of the ` +
-        "RoCE fabric (NCCL's default is 1)",
-    });
-  } else if (hasQpsPerConnection(version)) {
-    unset.NCCL_IB_QPS_PER_CONNECTION =
-      "left at NCCL's default (1) on InfiniBand: adaptive routing already spreads a connection over the fabric's paths";
-  }
-  out.push({
-    name: "NCCL_IB_DISABLE",
-    value: "0",
-    reason: "use the IB verbs (RDMA) transport on the data HCAs; 1 would force TCP sockets",
-  });
-  return out;
 }
 
 const DISTANCE_RANK: Record<NcclDistance, number> = { PIX: 0, PXB: 1, PHB: 2, SYS: 3 };

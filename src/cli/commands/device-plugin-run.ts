@@ -21,7 +21,7 @@ import { deriveNcclEnv } from "../../nccl/env.js";
 import { parseNcclVersion } from "../../nccl/version.js";
 import { DEVICE_PLUGIN_REPORT, type DevicePluginPreview } from "../../report/kinds/device-plugin.js";
 import { renderReport } from "../../report/registry.js";
-import { networkOption } from "../network-options.js";
+import { networkOption, profileOption } from "../network-options.js";
 import { readerFromFlags } from "../source.js";
 import { bool, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
 
@@ -75,7 +75,7 @@ function refuseIgnoredOptions(values: OptionValues): void {
     }
   }
   if (values["inject-nccl-env"] === "false") {
-    const nccl = ["nccl-version", "pod-interface"].filter((n) => values[n] !== undefined);
+    const nccl = ["nccl-version", "nccl-profile", "pod-interface"].filter((n) => values[n] !== undefined);
     if (values.network !== undefined && values.network !== "pod") nccl.push("network");
     if (nccl.length > 0) {
       throw new UsageError(
@@ -136,7 +136,7 @@ export async function pluginSettings(values: OptionValues): Promise<Omit<PluginC
     backoffInitialMs: 500,
     backoffMaxMs: 30_000,
     registerTimeoutMs: 5000,
-    deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion, networkOption(values)),
+    deriveEnv: inject === "false" ? null : ncclEnvDeriver(ncclVersion, networkOption(values), profileOption(values)),
     ...(metricsAddr ? { metricsAddr } : {}),
     ...quarantineOption(values),
   };
@@ -193,6 +193,7 @@ export async function dryRun(values: OptionValues, settings: Omit<PluginConfig, 
       : deriveNcclEnv(inv, {
           hcas: hcaNames,
           network: networkOption(values),
+          profile: profileOption(values),
           ...(ncclVersion !== undefined ? { ncclVersion } : {}),
         })
           .findings.filter((f) => f.severity !== "info")
@@ -301,6 +302,7 @@ const FORWARDED = [
   "mad",
   "inject-nccl-env",
   "nccl-version",
+  "nccl-profile",
   "network",
   "pod-interface",
   "health-interval",

@@ -68,6 +68,17 @@ describe("kube-rdma device-plugin", () => {
     expect(report.allocate.envs.NCCL_IB_HCA).toBe("=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8");
   });
 
+  test("--nccl-profile reference: Allocate hands out the platform's tuning too (NCCL_DEBUG=INFO, 8 QPs on InfiniBand)", async () => {
+    const io = captureIo();
+    const args = ["device-plugin", "--example", "ib-8x-hdr", "--dry-run", "--nccl-profile", "reference", "-o", "json"];
+    expect(await main(args, io)).toBe(0);
+    const { envs } = JSON.parse(io.out).allocate;
+    expect(envs).toMatchObject({ NCCL_DEBUG: "INFO", NCCL_IB_QPS_PER_CONNECTION: "8", NCCL_IB_TIMEOUT: "22" });
+    const derived = captureIo();
+    expect(await main(["device-plugin", "--example", "ib-8x-hdr", "--dry-run", "-o", "json"], derived)).toBe(0);
+    expect(JSON.parse(derived.out).allocate.envs.NCCL_IB_QPS_PER_CONNECTION).toBeUndefined();
+  });
+
   test("bad flag values are usage errors naming the flag", async () => {
     for (const [args, words] of [
       [["--shared-units", "0"], "--shared-units"],
@@ -86,6 +97,8 @@ describe("kube-rdma device-plugin", () => {
       ],
       [["--inject-nccl-env=false", "--nccl-version", "2.18"], "--inject-nccl-env=false injects none"],
       [["--nccl-version", "two"], "--nccl-version expects X.Y"],
+      [["--nccl-profile", "fast"], "--nccl-profile must be one of derived, reference, minimal"],
+      [["--inject-nccl-env=false", "--nccl-profile", "minimal"], "--inject-nccl-env=false injects none"],
       [["--config", "/nonexistent/hcas.yaml"], "cannot read the config file /nonexistent/hcas.yaml: ENOENT"],
     ] as const) {
       const io = captureIo();

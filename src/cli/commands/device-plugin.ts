@@ -1,5 +1,6 @@
 import { DEFAULT_PLUGIN_DIR } from "../../device-plugin/api.js";
 import { DEFAULT_IMAGE } from "../../device-plugin/manifests.js";
+import { NCCL_ENV_PROFILES, PROFILE_HELP } from "../../nccl/profiles.js";
 import { NETWORK_OPTIONS } from "../network-options.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec } from "../spec.js";
@@ -93,6 +94,14 @@ export const command: CommandSpec = {
       type: "string",
       valueName: "X.Y",
       description: "NCCL release the jobs use (picks the GID variables); unknown = variables every release reads",
+    },
+    {
+      name: "nccl-profile",
+      type: "string",
+      valueName: "NAME",
+      choices: NCCL_ENV_PROFILES,
+      default: "derived",
+      description: `The tuning injected beside the derived variables: ${PROFILE_HELP}`,
     },
     ...NETWORK_OPTIONS,
     {

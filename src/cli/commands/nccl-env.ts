@@ -1,9 +1,10 @@
 import { exitCodeFor } from "../../core/finding.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv, type NcclEnvOptions } from "../../nccl/env.js";
+import { NCCL_ENV_PROFILES, PROFILE_HELP } from "../../nccl/profiles.js";
 import { NCCL_ENV_FORMATS, type NcclEnvFormat, renderNcclEnv } from "../../nccl/render-env.js";
 import { parseNcclVersion } from "../../nccl/version.js";
-import { NETWORK_OPTIONS, networkOption } from "../network-options.js";
+import { NETWORK_OPTIONS, networkOption, profileOption } from "../network-options.js";
 import { SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, strs, UsageError } from "../spec.js";
 
@@ -30,6 +31,7 @@ export function ncclEnvOptions(values: OptionValues): { opts: NcclEnvOptions; fo
   if (hcas.length) opts.hcas = hcas;
   opts.network = networkOption(values);
   if (bool(values, "raise-gdr-level")) opts.raiseGdrLevel = true;
+  opts.profile = profileOption(values, "profile");
   return { opts, format: (str(values, "output") ?? "text") as NcclEnvFormat };
 }
 
@@ -61,8 +63,9 @@ export const command: CommandSpec = {
     "network, the default, it is left unset or set to --pod-interface, because the pod does not have the node's " +
     "interfaces), the GID selection (NCCL_IB_GID_INDEX when one " +
     "RoCE v2 IPv4 index is shared by all data HCAs; NCCL_IB_ADDR_FAMILY/RANGE otherwise, NCCL ≥ 2.21; nothing on " +
-    "InfiniBand), the values RDMA platforms commonly inject, NCCL_IB_TIMEOUT=22 and NCCL_IB_QPS_PER_CONNECTION=8, NCCL_IB_DISABLE=0, and " +
-    "NCCL_NET_GDR_LEVEL only when the PCIe distances need it.\n\n" +
+    "InfiniBand), the tuning of --profile (derived, the default: NCCL_IB_TIMEOUT=22, NCCL_IB_QPS_PER_CONNECTION=8 " +
+    "only on RoCE, NCCL_IB_DISABLE=0; reference: the values RDMA training platforms commonly inject; minimal: " +
+    "NCCL's own defaults), and NCCL_NET_GDR_LEVEL only when asked (--raise-gdr-level).\n\n" +
     "Without --nccl-version the NCCL release is unknown and the variables are chosen to work on every release " +
     "(before 2.21 NCCL used GID index 0, the link-local RoCE v1 GID). -o k8s prints a container `env:` list; " +
     "-o json prints {schemaVersion, env, reasons, findings}. Exit 1 when a finding is an error (e.g. no GID choice works).",
@@ -90,6 +93,14 @@ export const command: CommandSpec = {
         "Set NCCL_IB_TC (IP ToS byte; DSCP = TC >> 2) to match the lossless queue; without it, derived from the data HCAs' global traffic class or mlnx_qos (DSCP trust, PFC on one priority) when they say it",
     },
     {
+      name: "profile",
+      type: "string",
+      valueName: "NAME",
+      choices: NCCL_ENV_PROFILES,
+      default: "derived",
+      description: `The tuning beside the derived variables: ${PROFILE_HELP}`,
+    },
+    {
       name: "raise-gdr-level",
       type: "boolean",
       description:
@@ -110,6 +121,7 @@ export const command: CommandSpec = {
     ["kube-rdma nccl-env --example gid-index-5", "one HCA's GID moved: address family/range selection"],
     ["kube-rdma nccl-env --example ipv6-only", "an IPv6-only RoCE fabric: AF_INET6 and an IPv6 range"],
     ["kube-rdma nccl-env -o k8s", "a container env: list for this host"],
+    ["kube-rdma nccl-env --example ib-8x-hdr --profile reference", "the reference platform's values, with their cost"],
     ['eval "$(kube-rdma nccl-env -o shell)"', "export the variables into this shell"],
     ["kube-rdma nccl-env --nccl-version 2.21 --traffic-class 106", "NCCL 2.21 with DSCP 26 traffic"],
   ],
