@@ -100,7 +100,6 @@ export const command: CommandSpec = {
       type: "string",
       valueName: "NAME",
       choices: NCCL_ENV_PROFILES,
-      default: "derived",
       description: `The tuning injected beside the derived variables: ${PROFILE_HELP}`,
     },
     ...NETWORK_OPTIONS,
