@@ -100,6 +100,15 @@ export const NCCL_ENV_FINDINGS = defineCatalogue({
     fix: () =>
       "Put a data NIC on the same PCIe switch or NUMA node as each GPU; NCCL_NET_GDR_LEVEL=SYS is rarely faster.",
   },
+  // NCCL_IB_FIFO_TC exists since NCCL 2.22.3: the traffic class of the short credit-return RDMA writes (control
+  // messages), so they can ride a high-priority queue (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-fifo-tc).
+  NCCL_FIFO_TC_IGNORED: {
+    severity: "warning",
+    title: "NCCL_IB_FIFO_TC needs NCCL 2.22.3 or later",
+    message: (e: { version: string }) =>
+      `NCCL ${e.version} does not read NCCL_IB_FIFO_TC (it exists since 2.22.3): its control messages ride NCCL_IB_TC's class with the data.`,
+    fix: () => "Use an image with NCCL 2.22.3 or later, or drop --fifo-traffic-class.",
+  },
   NCCL_BAD_OPTION: {
     severity: "error",
     title: "Bad nccl-env option",

@@ -7,13 +7,15 @@ import { type EnvEntry, selectGid } from "./gid-select.js";
 import { DEFAULT_NETWORK_MODE, type NetworkMode, socketIfnameFor } from "./network-mode.js";
 import { DEFAULT_NCCL_ENV_PROFILE, type NcclEnvProfile, profileEntries } from "./profiles.js";
 import { derivedTrafficClass } from "./traffic-class.js";
-import { type NcclVersion, parseNcclVersion } from "./version.js";
+import { formatNcclVersion, hasFifoTrafficClass, type NcclVersion, parseNcclVersion } from "./version.js";
 
 export type NcclEnvOptions = {
   /** `X.Y` or `X.Y.Z` of the NCCL the jobs use; unknown = variables that work on every release. */
   ncclVersion?: string;
   /** `NCCL_IB_TC` (0–255), only when asked. */
   trafficClass?: number;
+  /** `NCCL_IB_FIFO_TC` (0–255, NCCL ≥ 2.22.3): the class of NCCL's short control messages, only when asked. */
+  fifoTrafficClass?: number;
   /** Restrict to these HCAs (e.g. the device plugin's allocation). */
   hcas?: string[];
   /** Host network (the node's interface names) or pod network (default: never a host interface name). */
@@ -76,7 +78,11 @@ export function deriveNcclEnv(inv: NodeInventory, opts: NcclEnvOptions = {}): Nc
       : ports.length > 0
         ? derivedTrafficClass(inv, ports)
         : null;
-  if (tc) entries.push(tc);
+  if (tc) entries.push(withFifoNote(tc, opts.fifoTrafficClass !== undefined));
+  if (opts.fifoTrafficClass !== undefined && ports.length > 0) {
+    const fifo = fifoTrafficClassEntry(opts.fifoTrafficClass, version, findings);
+    if (fifo) entries.push(fifo);
+  }
   const env: Record<string, string> = {};
   const reasons: Record<string, string> = { ...unset };
   for (const e of entries) {
@@ -178,5 +184,44 @@ function trafficClassEntry(tc: number | undefined, findings: Finding[]): EnvEntr
     reason:
       `asked for with --traffic-class: the RoCE v2 IP ToS byte, DSCP ${tc >> 2}; it must select the switches' ` +
       "lossless (PFC/ECN) queue",
+  };
+}
+
+/** NCCL's control messages ride NCCL_IB_TC's class unless NCCL_IB_FIFO_TC (NCCL ≥ 2.22.3) moves them. */
+function withFifoNote(tc: EnvEntry, fifoGiven: boolean): EnvEntry {
+  if (fifoGiven) return tc;
+  return {
+    ...tc,
+    reason:
+      `${tc.reason}; NCCL's short control messages (credit returns) use the same class unless NCCL_IB_FIFO_TC ` +
+      "(NCCL 2.22.3 or later, --fifo-traffic-class) moves them to a high-priority queue of the fabric",
+  };
+}
+
+// NCCL_IB_FIFO_TC: "the InfiniBand traffic class for control messages … short RDMA write operations which control
+// credit return", since 2.22.3 (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-fifo-tc).
+function fifoTrafficClassEntry(tc: number, version: NcclVersion | null, findings: Finding[]): EnvEntry | null {
+  if (!Number.isInteger(tc) || tc < 0 || tc > 255) {
+    findings.push(
+      makeFinding(F, "NCCL_BAD_OPTION", "fifo-traffic-class", {
+        option: "--fifo-traffic-class",
+        value: String(tc),
+        expected: "an integer 0–255 (the IP ToS byte of the control messages' queue, e.g. 192 = DSCP 48)",
+      }),
+    );
+    return null;
+  }
+  if (version !== null && !hasFifoTrafficClass(version)) {
+    findings.push(
+      makeFinding(F, "NCCL_FIFO_TC_IGNORED", "fifo-traffic-class", { version: formatNcclVersion(version) }),
+    );
+  }
+  return {
+    name: "NCCL_IB_FIFO_TC",
+    value: String(tc),
+    reason:
+      `asked for with --fifo-traffic-class: NCCL's short control messages (credit returns) use ToS ${tc} (DSCP ` +
+      `${tc >> 2}), so congestion in the data queue does not delay them; the fabric must give that DSCP a ` +
+      "high-priority queue (NCCL 2.22.3 or later)",
   };
 }

@@ -32,3 +32,27 @@ describe("NCCL_IB_TC from the node's QoS settings", () => {
     expect(deriveNcclEnv(inv, { trafficClass: 96 }).env.NCCL_IB_TC).toBe("96");
   });
 });
+
+// NCCL_IB_FIFO_TC (since 2.22.3): the traffic class of NCCL's control messages, short RDMA writes returning credits,
+// so they can use a high-priority queue (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-fifo-tc).
+describe("NCCL_IB_FIFO_TC beside NCCL_IB_TC", () => {
+  test("NCCL_IB_TC's reason says the control messages share its class unless NCCL_IB_FIFO_TC moves them", () => {
+    const r = deriveNcclEnv(seedInventory(), { trafficClass: 106 });
+    expect(r.reasons.NCCL_IB_TC).toMatch(/control messages .* same class unless NCCL_IB_FIFO_TC/);
+    expect(r.env.NCCL_IB_FIFO_TC).toBeUndefined();
+  });
+
+  test("--fifo-traffic-class 192 on NCCL 2.23: NCCL_IB_FIFO_TC=192 (DSCP 48) with its reason, no warning", () => {
+    const r = deriveNcclEnv(seedInventory(), { trafficClass: 106, fifoTrafficClass: 192, ncclVersion: "2.23.4" });
+    expect(r.env.NCCL_IB_FIFO_TC).toBe("192");
+    expect(r.reasons.NCCL_IB_FIFO_TC).toMatch(/DSCP 48/);
+    expect(r.findings.map((f) => f.code)).not.toContain("NCCL_FIFO_TC_IGNORED");
+  });
+
+  test("--fifo-traffic-class on NCCL 2.21: a warning that this release does not read it", () => {
+    const r = deriveNcclEnv(seedInventory(), { fifoTrafficClass: 192, ncclVersion: "2.21.5" });
+    const warn = r.findings.find((f) => f.code === "NCCL_FIFO_TC_IGNORED");
+    expect(warn?.severity).toBe("warning");
+    expect(warn?.message).toMatch(/NCCL 2\.21\.5 does not read NCCL_IB_FIFO_TC/);
+  });
+});

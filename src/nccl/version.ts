@@ -39,6 +39,11 @@ export function hasQpsPerConnection(v: NcclVersion | null): boolean {
   return v === null || atLeast(v, 2, 10);
 }
 
+/** NCCL_IB_FIFO_TC exists since NCCL 2.22.3, the first 2.22 release (NCCL environment variables). */
+export function hasFifoTrafficClass(v: NcclVersion): boolean {
+  return atLeast(v, 2, 22);
+}
+
 /** NCCL's own NCCL_IB_TIMEOUT default for a release (14 before 2.14, 18 in 2.14–2.22, 20 from 2.23). */
 export function defaultIbTimeout(v: NcclVersion | null): number | null {
   if (v === null) return null;

@@ -27,6 +27,15 @@ export function ncclEnvOptions(values: OptionValues): { opts: NcclEnvOptions; fo
     }
     opts.trafficClass = tc;
   }
+  const fifo = num(values, "fifo-traffic-class");
+  if (fifo !== undefined) {
+    if (!Number.isInteger(fifo) || fifo < 0 || fifo > 255) {
+      throw new UsageError(
+        `--fifo-traffic-class expects an integer 0–255 (the IP ToS byte, e.g. 192 = DSCP 48); got ${fifo}.`,
+      );
+    }
+    opts.fifoTrafficClass = fifo;
+  }
   const hcas = strs(values, "hcas");
   if (hcas.length) opts.hcas = hcas;
   opts.network = networkOption(values);
@@ -99,6 +108,13 @@ export const command: CommandSpec = {
       choices: NCCL_ENV_PROFILES,
       default: "derived",
       description: `The tuning beside the derived variables: ${PROFILE_HELP}`,
+    },
+    {
+      name: "fifo-traffic-class",
+      type: "number",
+      valueName: "TC",
+      description:
+        "Set NCCL_IB_FIFO_TC (NCCL 2.22.3+): the ToS byte of NCCL's short control messages, a high-priority queue of the fabric so data congestion does not delay them",
     },
     {
       name: "raise-gdr-level",
