@@ -37,6 +37,7 @@ const FIXTURES: [kind: string, name: string, command: string][] = [
   ["mlnx_qos", "a100-eth3-dscp-pfc3", "mlnx_qos -i eth3"],
   ["mlnx_qos", "a100-eth5-pcp-no-pfc", "mlnx_qos -i eth5"],
   ["ethtool_stats", "a100-eth3-mlx5", "ethtool -S eth3"],
+  ["ethtool_stats", "h100-eth6-discards", "ethtool -S eth6"],
 ];
 
 describe("detection", () => {
@@ -382,5 +383,18 @@ describe("lossless RoCE captures", () => {
     const e = analyzeText("stats.txt", capture("ethtool_stats", "a100-eth3-mlx5"));
     expect(e.kind).toBe("ethtool_stats");
     expect((e.data as Record<string, number>).rx_prio3_pause).toBe(18432);
+    expect(e.findings).toEqual([]);
+  });
+
+  // rx_discards_phy: drops for lack of port buffer, the adapter congested; rx_out_of_buffer: no receive buffer posted
+  // (NVIDIA, "Understanding mlx5 ethtool Counters").
+  test("ethtool -S with rx_discards_phy and no pause frame sent → RX_DISCARDS_PHY says PFC should have paused the sender", () => {
+    const e = analyzeText("eth6.txt", capture("ethtool_stats", "h100-eth6-discards"));
+    expect(e.findings.map((f) => [f.code, f.severity])).toEqual([
+      ["RX_DISCARDS_PHY", "warning"],
+      ["RX_OUT_OF_BUFFER", "warning"],
+    ]);
+    expect(e.findings[0]!.message).toMatch(/rx_discards_phy=58213: .*PFC should have paused the sender/);
+    expect(e.findings[0]!.fix).toMatch(/mlnx_qos -i IF/);
   });
 });

@@ -63,6 +63,33 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "Enable PFC on the fabric's RoCE priority, matching the switches (`mlnx_qos -i IF --pfc 0,0,0,1,0,0,0,0` for " +
       "priority 3) with `--trust dscp`; then `kube-rdma verify` checks every data NIC.",
   } satisfies Spec<Record<string, never>>,
+  // mlx5 ethtool counters: rx_discards_phy = "received packets dropped due to lack of buffers on a physical port … the
+  // adapter is congested and cannot absorb the traffic coming from the network"; rx_out_of_buffer = drops for lack of
+  // posted receive buffers (NVIDIA, "Understanding mlx5 ethtool Counters",
+  // https://enterprise-support.nvidia.com/s/article/understanding-mlx5-ethtool-counters).
+  RX_DISCARDS_PHY: {
+    severity: "warning",
+    title: "The NIC port dropped received packets",
+    message: (e: { discards: number; pauseSent: boolean }) =>
+      `rx_discards_phy=${e.discards}: the port dropped received packets because its buffer was full (the NIC could ` +
+      "not absorb what arrived)" +
+      (e.pauseSent
+        ? "."
+        : ", and no PFC pause frame was sent on any priority: on a lossless RoCE class PFC should have paused the sender instead."),
+    fix: () =>
+      "Take two captures during a job to see it grow; check that PFC is on for the RoCE priority on this NIC " +
+      "(`mlnx_qos -i IF`) and on its switch port, with the same DSCP → priority mapping; then `kube-rdma verify` on the node.",
+  } satisfies Spec<{ discards: number; pauseSent: boolean }>,
+  RX_OUT_OF_BUFFER: {
+    severity: "warning",
+    title: "Received packets dropped: no receive buffer posted",
+    message: (e: { drops: number }) =>
+      `rx_out_of_buffer=${e.drops}: packets were dropped because no receive buffer was posted; the host did not keep ` +
+      "up with what arrived.",
+    fix: () =>
+      "Check the CPU load and interrupt affinity on the NIC's NUMA node and the receive ring size (`ethtool -g IF`); " +
+      "take two captures during a job to see it grow.",
+  } satisfies Spec<{ drops: number }>,
 });
 
 export type AnalyzeCode = keyof typeof ANALYZE_CATALOGUE;

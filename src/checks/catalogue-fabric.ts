@@ -211,6 +211,39 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       `\`ethtool -S ${e.netdev ?? "<netdev>"} | grep -E 'pause|discard'\`) and watch growth with ` +
       `\`rdma statistic show link ${e.hca}/${e.portNumber}\` during a job.`,
   },
+  // mlx5 hw_counters: out_of_buffer = "drops occurred due to lack of WQE for the associated QPs" (NVIDIA,
+  // "Understanding mlx5 Linux Counters and Status Parameters",
+  // https://enterprise-support.nvidia.com/s/article/understanding-mlx5-linux-counters-and-status-parameters).
+  RX_OUT_OF_BUFFER: {
+    severity: "warning",
+    title: "Received packets dropped: no receive buffer posted",
+    message: (e: PortEvidence & { drops: number; sinceSeconds?: number }) =>
+      `${e.port} dropped ${e.drops} received packet${e.drops === 1 ? "" : "s"} because no receive buffer was posted ` +
+      `(out_of_buffer)${e.sinceSeconds === undefined ? " since the counters were last cleared" : ` in the last ${Math.round(e.sinceSeconds)} s`}: ` +
+      "the host did not keep up with what arrived (busy or throttled CPU cores, receive rings too small), so the " +
+      "senders retransmit.",
+    fix: (e: PortEvidence) =>
+      `Watch it grow during a job (\`kube-rdma verify --watch 30\`, or \`cat /sys/class/infiniband/${e.hca}/ports/` +
+      `${e.portNumber}/hw_counters/out_of_buffer\`); if it does, check the NIC's interrupt affinity and CPU load on ` +
+      "its NUMA node, and the receive ring size (`ethtool -g`).",
+  },
+  // DCQCN: the notification point (receiver) sends a CNP for ECN-marked RoCE v2 packets (np_cnp_sent,
+  // np_ecn_marked_roce_packets), the reaction point (sender) lowers its rate for each CNP it handles (rp_cnp_handled)
+  // (same NVIDIA counters article; DCQCN, Zhu et al., SIGCOMM 2015).
+  ROCE_CONGESTION_SEEN: {
+    severity: "info",
+    title: "RoCE congestion control acted",
+    message: (e: PortEvidence & { counters: Record<string, number>; sinceSeconds?: number; perSecond?: string }) =>
+      `${e.port}: ${counterList(e.counters)}` +
+      (e.sinceSeconds === undefined
+        ? " since the counters were last cleared"
+        : ` in the last ${Math.round(e.sinceSeconds)} s (${e.perSecond})`) +
+      ": switches marked packets with ECN and the senders slowed down. That is congestion control working, not an " +
+      "error; a rate that climbs while bandwidth falls means a congested link or an incast pattern.",
+    fix: () =>
+      "Compare the rate on every node during a job (`kube-rdma verify --watch 30`): one port with far more CNPs than " +
+      "its peers points at its switch port or uplink.",
+  },
   BOND_PRESENT: {
     severity: "info",
     title: "RoCE LAG (bond) device",

@@ -1,4 +1,5 @@
 /** Every verify rule, in the order a reader meets the node: software, GPUs, RDMA devices, ports, GIDs, pod. */
+import { congestionCheck } from "./congestion.js";
 import { countersCheck } from "./counters.js";
 import { flapCheck } from "./flapping.js";
 import { gidIndexCheck, gidPresenceCheck, gidSparseCheck } from "./gids.js";
@@ -37,6 +38,7 @@ export const CHECKS: readonly Check[] = [
   gpuDirectCheck,
   nearNicCheck,
   countersCheck,
+  congestionCheck,
   bondCheck,
   podLimitsCheck,
   readProblemsCheck,

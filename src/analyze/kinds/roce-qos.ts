@@ -1,7 +1,7 @@
 /** `mlnx_qos -i IF` and `ethtool -S IF` captures: the lossless-RoCE settings and the PFC pause counters. */
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
-import { parseEthtoolStats, parseMlnxQos, pauseCountersOf } from "../../parse/roce-qos.js";
+import { type PauseCounters, parseEthtoolStats, parseMlnxQos, pauseCountersOf } from "../../parse/roce-qos.js";
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import type { AnalyzerKind } from "../types.js";
 import { anyLine, headLines, lineShare, outcomeOf } from "./outcome.js";
@@ -48,7 +48,21 @@ export const ethtoolStatsAnalyzer: AnalyzerKind = {
           ? `PFC pause frames on priority ${moving.map((p) => `${p} (rx ${pause.rx[p] ?? 0}, tx ${pause.tx[p] ?? 0})`).join(", ")}`
           : "no PFC pause frames on any priority"
         : `${Object.keys(stats).length} counters, none per-priority pause`;
-      return { findings: [], summary };
+      return { findings: dropFindings(stats, pause), summary };
     });
   },
 };
+
+/** Receive-side drops among `ethtool -S` statistics: port buffer overflow and no posted receive buffer. */
+function dropFindings(stats: Record<string, number>, pause: PauseCounters | null): Finding[] {
+  const out: Finding[] = [];
+  const discards = stats.rx_discards_phy ?? 0;
+  if (discards > 0) {
+    // tx_prioN_pause counts the pause frames this port sent to slow its link partner down.
+    const pauseSent = pause !== null && Object.values(pause.tx).some((v) => v > 0);
+    out.push(makeFinding(C, "RX_DISCARDS_PHY", "rx_discards_phy", { discards, pauseSent: pauseSent }));
+  }
+  const drops = stats.rx_out_of_buffer ?? 0;
+  if (drops > 0) out.push(makeFinding(C, "RX_OUT_OF_BUFFER", "rx_out_of_buffer", { drops }));
+  return out;
+}
