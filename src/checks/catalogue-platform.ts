@@ -123,6 +123,20 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
       `\`cat /sys/class/infiniband/${e.hca}/tc/1/traffic_class\`, the ecn/ switches under /sys/class/net/${e.netdev}); ` +
       "apply the same QoS script to every NIC at boot.",
   },
+  // ib_core netns_mode: in exclusive mode rdma_dev_access_netns() lets a namespace reach only the devices moved into it
+  // (Linux drivers/infiniband/core/device.c; iproute2 rdma-system(8): `rdma system set netns shared|exclusive`).
+  RDMA_NETNS_EXCLUSIVE: {
+    severity: "warning",
+    title: "RDMA devices are namespace-exclusive",
+    message: (e: { hcas: number }) =>
+      `The kernel's RDMA network-namespace mode is exclusive (ib_core netns_mode=N): a pod on the pod network sees ` +
+      `the node's ${e.hcas} HCA${e.hcas === 1 ? "" : "s"} only after one is moved into the pod's namespace. Handing a pod /dev/infiniband alone then gives it ` +
+      "devices it cannot find: NCCL sees no IB device and falls back to TCP sockets.",
+    fix: () =>
+      "Intended only when an RDMA CNI moves each HCA (or VF) into its pod's namespace, as SR-IOV setups do. " +
+      "Otherwise switch to shared mode: `rdma system set netns shared` on the host, and `options ib_core " +
+      "netns_mode=1` in /etc/modprobe.d to keep it after a reboot.",
+  },
   PORT_FLAPPING: {
     severity: "error",
     title: "Data port flapping",

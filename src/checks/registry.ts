@@ -14,6 +14,7 @@ import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
 import { mtuCheck, portStateCheck, rateCheck } from "./ports.js";
+import { rdmaNetnsCheck } from "./rdma-netns.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
 import type { Check } from "./types.js";
 
@@ -48,4 +49,5 @@ export const CHECKS: readonly Check[] = [
   losslessCheck,
   qosUniformCheck,
   flapCheck,
+  rdmaNetnsCheck,
 ];

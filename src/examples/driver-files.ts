@@ -62,6 +62,8 @@ export function writeDriverFacts(t: HostTree, spec: HostSpec): void {
   ]) {
     t.file(`/sys/module/${m}/refcnt`, "0\n");
   }
+  // The kernel's default RDMA namespace mode: every namespace sees every RDMA device.
+  t.file("/sys/module/ib_core/parameters/netns_mode", "Y\n");
   const ofedModules = ofedModuleVersion(spec.ofedLine);
   if (ofedModules !== null) {
     // OFED's mlx5 modules need its compat layer and carry its version less the last part.

@@ -219,6 +219,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     gpuDirect: buildGpuDirect(facts, smi.driver),
     roles,
     devices: { infiniband: dev, rdmaCm: dev.includes("rdma_cm") },
+    ...rdmaNetnsOf(facts.modules.ibCoreNetnsMode),
     process: {
       capEff: cap?.capEff ?? null,
       ipcLock: cap?.ipcLock ?? null,
@@ -296,4 +297,12 @@ function missingFacts(
     }
   }
   return out;
+}
+
+/** ib_core's netns_mode parameter: a bool module parameter reads `Y`/`N` (older kernels `1`/`0`). */
+function rdmaNetnsOf(fact: Fact | undefined): { rdmaNetns?: "shared" | "exclusive" } {
+  const v = fact?.ok ? fact.value.trim() : "";
+  if (v === "Y" || v === "1") return { rdmaNetns: "shared" };
+  if (v === "N" || v === "0") return { rdmaNetns: "exclusive" };
+  return {};
 }

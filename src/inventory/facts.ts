@@ -113,6 +113,8 @@ export type HostFacts = {
     mlxCompat: boolean;
     /** /sys/module/mlx5_core/version: OFED's modules carry one (`5.8-1.1.2`); recent inbox drivers do not. */
     mlx5CoreVersion: Fact;
+    /** /sys/module/ib_core/parameters/netns_mode: `Y` shared (the default), `N` exclusive (`rdma system set netns`). */
+    ibCoreNetnsMode?: Fact;
   };
   route: Fact;
   status: Fact;

@@ -204,6 +204,7 @@ function readFileFacts(
       mlx5Core: reader.exists("/sys/module/mlx5_core"),
       mlxCompat: reader.exists("/sys/module/mlx_compat"),
       mlx5CoreVersion: reader.readText("/sys/module/mlx5_core/version"),
+      ibCoreNetnsMode: reader.readText("/sys/module/ib_core/parameters/netns_mode"),
     },
     route,
     status: reader.readText("/proc/self/status"),

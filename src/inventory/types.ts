@@ -264,6 +264,11 @@ export type NodeInventory = {
     dataHcas: string[];
   };
   devices: { infiniband: string[]; rdmaCm: boolean };
+  /**
+   * The kernel's RDMA network-namespace mode (ib_core netns_mode): `shared`, every namespace sees every RDMA device;
+   * `exclusive`, a device is seen only in the namespace it was moved to. Absent when not read.
+   */
+  rdmaNetns?: "shared" | "exclusive";
   process: { capEff: string | null; ipcLock: boolean | null; memlockSoft: Limit; memlockHard: Limit };
   shmBytes: number | null;
   /** PCIe bridges on the GPUs' and RDMA NICs' paths (absent in inventories built by hand). */
