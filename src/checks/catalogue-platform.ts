@@ -63,6 +63,34 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
         : `the link runs ${genText(e.currentGen)} at full width: the slot or the platform offers no faster generation. ` +
           `Move the NIC to a ${genText(e.maxGen)} slot (a server of that generation), or plan for ${e.linkGbps} Gb/s on this rail.`),
   },
+  // Device Control's Max_Read_Request_Size bounds each DMA read a NIC issues to send data; NVIDIA's PCIe note for its
+  // adapters raises it to 4096 with setpci ("Understanding PCIe Configuration for Maximum Performance",
+  // https://enterprise-support.nvidia.com/s/article/understanding-pcie-configuration-for-maximum-performance).
+  NIC_MAX_READ_REQUEST_SMALL: {
+    severity: "info",
+    title: "NIC PCIe read requests are small",
+    message: (e: { bytes: number; busIds: string[] }, subject: string) =>
+      `${subject} may issue PCIe read requests of at most ${e.bytes} bytes (MaxReadReq): every send reads GPU or host ` +
+      "memory in more, smaller requests, which can cap bandwidth at large messages; adapters' tuning guides use 4096.",
+    fix: (e: { busIds: string[] }) =>
+      `See it with \`lspci -vvv -s ${e.busIds[0]} | grep MaxReadReq\`; raise it (BIOS setting, or ` +
+      `\`setpci -s ${e.busIds[0]} CAP_EXP+8.w=5000:7000\` for 4096) and compare nccl-tests bandwidth before and after.`,
+  },
+  // NCCL_IB_PCI_RELAXED_ORDERING (default 2: used when available) registers memory with relaxed ordering, which "can
+  // greatly help the performance of InfiniBand networks in virtualized environments"
+  // (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-pci-relaxed-ordering); the NIC may
+  // emit relaxed-ordered writes only with Device Control's Enable Relaxed Ordering bit set (PCI Express Base Spec).
+  NIC_RELAXED_ORDERING_OFF: {
+    severity: "info",
+    title: "NIC relaxed ordering is off",
+    message: (e: { busIds: string[] }, subject: string) =>
+      `${subject} ${e.busIds.length === 1 ? "has" : "have"} relaxed ordering disabled in PCIe Device Control: NCCL's ` +
+      "relaxed-ordered memory registrations then write strictly in order, which costs GPUDirect bandwidth on some " +
+      "platforms (virtual machines, some CPUs); the kernel also turns it off on purpose for root ports with a known erratum.",
+    fix: (e: { busIds: string[] }) =>
+      `See it with \`lspci -vvv -s ${e.busIds[0]} | grep RlxdOrd\`; unless the platform disables it on purpose, ` +
+      "enable it (BIOS or hypervisor setting) and compare nccl-tests bandwidth.",
+  },
   PCIE_ACS_REDIRECT: {
     severity: "error",
     title: "PCIe ACS redirects GPU↔NIC traffic",

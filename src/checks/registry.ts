@@ -9,6 +9,7 @@ import { gpuCountCheck, gpuExcludedCheck, gpuMemoryCheck, gpuModelCheck } from "
 import { hcaPcieCheck } from "./hca-pcie.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
+import { nicPcieControlCheck } from "./nic-pcie-control.js";
 import { driverCheck } from "./nvidia-driver.js";
 import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
@@ -36,6 +37,7 @@ export const CHECKS: readonly Check[] = [
   gidSparseCheck,
   firmwareCheck,
   hcaPcieCheck,
+  nicPcieControlCheck,
   gpuDirectCheck,
   nearNicCheck,
   countersCheck,

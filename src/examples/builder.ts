@@ -6,7 +6,7 @@
 
 import { writeDriverFacts } from "./driver-files.js";
 import { defaultGidSlots, hex2, macOf, writeGidSlot } from "./gid-slots.js";
-import { ACS_REDIRECTING, configSpaceHex } from "./pci-config-space.js";
+import { ACS_REDIRECTING, configSpaceHex, NIC_DEVICE_CONTROL } from "./pci-config-space.js";
 import { writeProcFiles } from "./proc-files.js";
 import { HostTree } from "./tree.js";
 
@@ -34,6 +34,8 @@ export type NicSpec = {
   physState?: string;
   /** IB LID (`0x1a`); RoCE ports read `0x0`. */
   lid?: string;
+  /** PCI Express Device Control of the NIC function (default: relaxed ordering on, MaxReadReq 4096). */
+  deviceControl?: number;
 };
 
 export type GpuSpec = { bdf: string; model: GpuModel; minor: number };
@@ -133,6 +135,8 @@ type PciDev = {
   width: number;
   /** PCI Express port type and ACS Control for the bridge's config space (bridges only). */
   bridge?: { portType: number; acsControl: number | null };
+  /** PCI Express Device Control for an endpoint's config space (the RDMA NICs). */
+  endpoint?: { deviceControl: number };
 };
 
 /**
@@ -143,13 +147,13 @@ let nextIommuGroup = 0;
 
 function pciFunction(t: HostTree, path: string, d: PciDev): void {
   const bdf = path.slice(path.lastIndexOf("/") + 1);
-  if (d.bridge) {
+  if (d.bridge || d.endpoint) {
     t.file(
       `${path}/config`,
       configSpaceHex({
         vendorId: Number.parseInt(d.vendor, 16),
         deviceId: Number.parseInt(d.device, 16),
-        ...d.bridge,
+        ...(d.bridge ?? { portType: 0, acsControl: null, deviceControl: d.endpoint!.deviceControl }),
       }),
     );
   }
@@ -216,6 +220,7 @@ function writeNic(t: HostTree, spec: HostSpec, nic: NicSpec, fnPath: string, num
     numa,
     speed: "16.0 GT/s PCIe",
     width: 16,
+    endpoint: { deviceControl: nic.deviceControl ?? NIC_DEVICE_CONTROL },
   });
   const ib = `/sys/class/infiniband/${nic.ibdev}`;
   t.filesIn(ib, {

@@ -14,7 +14,12 @@ export type ConfigSpaceSpec = {
   acsControl: number | null;
   /** Bytes to hand out: 4096 (root), 64 (what a reader without root gets). */
   length?: number;
+  /** PCI Express Device Control (relaxed ordering, MaxPayload, MaxReadReq); 0 when not given. */
+  deviceControl?: number;
 };
+
+/** Device Control as a tuned RDMA NIC has it: relaxed ordering on, MaxPayload 256, MaxReadReq 4096, error reporting. */
+export const NIC_DEVICE_CONTROL = 0x5000 | 0x0020 | 0x0010 | 0x000f;
 
 /** ACS Control with Source Validation, P2P Request Redirect and P2P Completion Redirect set (what BIOSes enable). */
 export const ACS_REDIRECTING = 0x1d;
@@ -40,6 +45,7 @@ export function configSpaceBytes(spec: ConfigSpaceSpec): Uint8Array {
   b[0x60] = 0x10;
   b[0x61] = 0x00;
   w16(0x62, 0x0002 | (spec.portType << 4));
+  w16(0x68, spec.deviceControl ?? 0);
   // Extended list: AER at 0x100 → (ACS at 0x148).
   const hasAcs = spec.acsControl !== null;
   w32(0x100, 0x0001 | (1 << 16) | ((hasAcs ? 0x148 : 0) << 20));

@@ -1,5 +1,6 @@
 /** Turns raw host facts into the node model. Pure: no I/O, never throws on bad data (problems instead). */
 import { naturalCompare } from "../core/natural.js";
+import { parsePciConfig } from "../parse/pci-config.js";
 import {
   type ConnectedRoute,
   connectedRoutes,
@@ -26,7 +27,7 @@ import { excludedGpus, gpuDriverInfos } from "./gpu-driver-info.js";
 import { MAX_HCAS } from "./limits.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
 import { assignRoles } from "./roles.js";
-import type { GidEntry, Hca, Limit, MissingFact, Netdev, NodeInventory, Port } from "./types.js";
+import type { GidEntry, Hca, Limit, MissingFact, Netdev, NodeInventory, PcieControl, Port } from "./types.js";
 
 function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): GidEntry[] {
   const out: GidEntry[] = [];
@@ -124,6 +125,7 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
     deviceId: pci.deviceId,
     numaNode: pci.numaNode,
     link: pci.link,
+    ...pcieControlOf(hf.pciConfig),
     ports,
     netdevs,
     isBond: /^mlx5_bond_\d+$/.test(hf.name),
@@ -305,4 +307,23 @@ function rdmaNetnsOf(fact: Fact | undefined): { rdmaNetns?: "shared" | "exclusiv
   if (v === "Y" || v === "1") return { rdmaNetns: "shared" };
   if (v === "N" || v === "0") return { rdmaNetns: "exclusive" };
   return {};
+}
+
+/**
+ * The NIC function's Device Control (relaxed ordering, MaxReadReq, MaxPayload) from its config space; null when the
+ * config space was read but the PCI Express capability was not in it (64 bytes: a reader without root).
+ */
+function pcieControlOf(fact: Fact | undefined): { pcieControl?: PcieControl | null } {
+  if (!fact?.ok) return {};
+  const parsed = parsePciConfig(fact.value);
+  if (!parsed.ok) return { pcieControl: null };
+  const dc = parsed.value.deviceControl;
+  if (!dc) return { pcieControl: null };
+  return {
+    pcieControl: {
+      relaxedOrdering: dc.relaxedOrdering,
+      maxReadRequestBytes: dc.maxReadRequestBytes,
+      maxPayloadBytes: dc.maxPayloadBytes,
+    },
+  };
 }

@@ -51,6 +51,8 @@ export type HcaFacts = {
   /** realpath of `device`. */
   device: ReadOutcome<string>;
   pci: PciFacts | null;
+  /** The PCI function's config space as hex (readBinaryHex): Device Control for relaxed ordering and MaxReadReq. */
+  pciConfig?: Fact;
   ports: PortFacts[];
   portsError?: ReadError;
 };

@@ -1,5 +1,5 @@
 import { naturallySorted, numericNames } from "../core/natural.js";
-import { listNumbers, readIn, readNumbered } from "../host/reads.js";
+import { listNumbers, readBinaryHex, readIn, readNumbered } from "../host/reads.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
 import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
@@ -125,6 +125,7 @@ function readHca(reader: HostReader, name: string): HcaFacts {
     boardId: boardId!,
     device,
     pci: address ? readPci(reader, address) : null,
+    ...(address ? { pciConfig: readBinaryHex(reader, `${PCI}/${address}/config`) } : {}),
     ports: portNumbers.map((p) => readPort(reader, name, p)),
     ...(portList.ok ? {} : { portsError: portList.error }),
   };

@@ -74,6 +74,8 @@ export type Hca = {
   numaNode: number | null;
   /** The PCI function's trained link (`current_link_*` / `max_link_*`); null when unreadable. */
   link?: PcieLink | null;
+  /** PCI Express Device Control from the function's config space; null: not readable (needs root); absent: not read. */
+  pcieControl?: PcieControl | null;
   ports: Port[];
   /** All netdevs of this HCA (union over ports). */
   netdevs: string[];
@@ -85,6 +87,9 @@ export type Hca = {
   /** Why the role was given (`carries the default route via eth0`). */
   roleReason: string;
 };
+
+/** What a PCIe function may do on its link (Device Control): relaxed ordering, largest read request and payload. */
+export type PcieControl = { relaxedOrdering: boolean; maxReadRequestBytes: number; maxPayloadBytes: number };
 
 export type Netdev = {
   name: string;

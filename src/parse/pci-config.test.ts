@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { decodeBytesHex, encodeBytesHex } from "../core/hex-bytes.js";
-import { ACS_REDIRECTING, configSpaceBytes, configSpaceHex } from "../examples/pci-config-space.js";
+import { ACS_REDIRECTING, configSpaceBytes, configSpaceHex, NIC_DEVICE_CONTROL } from "../examples/pci-config-space.js";
 import { acsRedirects, PCI_EXT_CAP_ACS, parsePciConfig } from "./pci-config.js";
 
 const SWITCH_DOWNSTREAM = { vendorId: 0x1000, deviceId: 0xc010, portType: 6 };
@@ -29,6 +29,22 @@ describe("PCI config space", () => {
   test("256 bytes (conventional function): the port type is known, there is no extended space", () => {
     const r = parsePciConfig(configSpaceHex({ ...SWITCH_DOWNSTREAM, acsControl: ACS_REDIRECTING, length: 256 }));
     expect(r.ok && r.value).toMatchObject({ extendedSpace: "absent", acs: null, portType: "downstream_port" });
+  });
+
+  // Device Control (PCI Express capability + 8): bit 4 Enable Relaxed Ordering, bits 7:5 Max_Payload_Size, bits 14:12
+  // Max_Read_Request_Size, each 128 << value (PCI Express Base Specification; lspci's RlxdOrd/MaxPayload/MaxReadReq).
+  test("a NIC endpoint's Device Control: relaxed ordering, MaxPayload 256, MaxReadReq 4096; 512 without RO", () => {
+    const nic = { vendorId: 0x15b3, deviceId: 0x101b, portType: 0, acsControl: null };
+    const tuned = parsePciConfig(configSpaceHex({ ...nic, deviceControl: NIC_DEVICE_CONTROL }));
+    expect(tuned.ok && tuned.value.deviceControl).toMatchObject({
+      relaxedOrdering: true,
+      maxPayloadBytes: 256,
+      maxReadRequestBytes: 4096,
+    });
+    const plain = parsePciConfig(configSpaceHex({ ...nic, deviceControl: 0x2020 }));
+    expect(plain.ok && plain.value.deviceControl).toMatchObject({ relaxedOrdering: false, maxReadRequestBytes: 512 });
+    const noRoot = parsePciConfig(configSpaceHex({ ...nic, deviceControl: NIC_DEVICE_CONTROL, length: 64 }));
+    expect(noRoot.ok && noRoot.value.deviceControl).toBeNull();
   });
 
   test("text that is not hex, or shorter than the header, is a problem, not a crash", () => {

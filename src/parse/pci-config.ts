@@ -8,6 +8,8 @@
  *   (+2) holds the device/port type in bits 7:4 (4 root port, 5 switch upstream port, 6 switch downstream port).
  * - Extended capabilities from 0x100: a 32-bit header, ID in bits 15:0, version 19:16, next offset 31:20 (low
  *   2 bits reserved; 0 ends the list). ACS is ID 0x000D: Capability register at +4, Control register at +6.
+ * - PCI Express capability + 8: Device Control. Bit 4 Enable Relaxed Ordering; bits 7:5 Max_Payload_Size and
+ *   14:12 Max_Read_Request_Size, each 128 << value bytes (lspci shows them as `RlxdOrd+`, `MaxPayload`, `MaxReadReq`).
  * - ACS Control bits: 0 Source Validation, 1 Translation Blocking, 2 P2P Request Redirect, 3 P2P Completion
  *   Redirect, 4 Upstream Forwarding, 5 P2P Egress Control, 6 Direct Translated P2P.
  * An unprivileged reader gets only the first 64 bytes (the kernel hides the rest from non-root); a conventional
@@ -33,6 +35,14 @@ export type AcsControl = {
   directTranslated: boolean;
 };
 
+/** The PCI Express Device Control register: what the function may do on the link. */
+export type DeviceControl = {
+  value: number;
+  relaxedOrdering: boolean;
+  maxPayloadBytes: number;
+  maxReadRequestBytes: number;
+};
+
 export type PciConfig = {
   /** Bytes read (64 when only the standard header is readable, 256 conventional, 4096 with extended space). */
   length: number;
@@ -47,6 +57,8 @@ export type PciConfig = {
   extendedSpace: "present" | "absent" | "unreadable";
   /** The ACS capability, or null when the extended list has none (or extended space was not read). */
   acs: AcsControl | null;
+  /** Device Control of the PCI Express capability; null when the function has none or it was not readable. */
+  deviceControl: DeviceControl | null;
 };
 
 const PORT_TYPES: Record<number, PciPortType> = {
@@ -71,18 +83,29 @@ const EXTENDED = 4096;
 const u16 = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
 const u32 = (b: Uint8Array, at: number) => (u16(b, at) | (u16(b, at + 2) << 16)) >>> 0;
 
-/** The port type from the standard capability list (visible in the first 256 bytes), or null. */
-function portTypeOf(b: Uint8Array, length: number): PciPortType | null {
+/** The offset of the PCI Express capability in the standard list (visible in the first 256 bytes), or null. */
+function expCapOffset(b: Uint8Array, length: number): number | null {
   if ((u16(b, 0x06) & 0x10) === 0) return null;
   let at = (b[0x34] ?? 0) & 0xfc;
   const seen = new Set<number>();
   // 48 capabilities fit in 256 bytes; a pointer seen twice is a loop.
   while (at >= STANDARD_HEADER && at + 4 <= Math.min(length, CONVENTIONAL) && !seen.has(at) && seen.size < 48) {
     seen.add(at);
-    if (b[at] === PCI_CAP_EXP) return PORT_TYPES[(u16(b, at + 2) >> 4) & 0xf] ?? "other";
+    if (b[at] === PCI_CAP_EXP) return at;
     at = (b[at + 1] ?? 0) & 0xfc;
   }
   return null;
+}
+
+function deviceControlAt(b: Uint8Array, cap: number, length: number): DeviceControl | null {
+  if (cap + 10 > length) return null;
+  const value = u16(b, cap + 8);
+  return {
+    value,
+    relaxedOrdering: (value & 0x10) !== 0,
+    maxPayloadBytes: 128 << ((value >> 5) & 0x7),
+    maxReadRequestBytes: 128 << ((value >> 12) & 0x7),
+  };
 }
 
 function acsOf(b: Uint8Array, length: number): AcsControl | null {
@@ -141,14 +164,16 @@ export function parsePciConfig(hex: string, path?: string): ParseResult<PciConfi
   if (vendorId === 0xffff) {
     return fail(problem("pci_config.absent", "PCI config space reads all ones: the function is gone", where));
   }
+  const cap = expCapOffset(b, length);
   const extendedSpace = length >= EXTENDED ? "present" : length >= CONVENTIONAL ? "absent" : "unreadable";
   return ok({
     length,
     vendorId,
     deviceId: u16(b, 2),
-    portType: portTypeOf(b, length),
+    portType: cap === null ? null : (PORT_TYPES[(u16(b, cap + 2) >> 4) & 0xf] ?? "other"),
     extendedSpace,
     acs: extendedSpace === "present" ? acsOf(b, length) : null,
+    deviceControl: cap === null ? null : deviceControlAt(b, cap, length),
   });
 }
 
