@@ -40,7 +40,8 @@ PROGRAM after \`--\` is the training script for pytorch (default train.py) and t
 mpi/volcano. Images must match the node's driver: with a node source, nccl-tests takes the newest nccl-tests image
 the driver runs (NVIDIA's table of CUDA releases and their minimum drivers, and CUDA minor version compatibility:
 any 11.x on R450.80+, any 12.x on R525.60+), without a node source a CUDA 12 image, and refuses when none runs,
-naming --image and --skip-driver-check.`,
+naming --image and --skip-driver-check. The training kinds take the newest NGC PyTorch image the driver runs,
+natively or, on data-center GPUs, in forward-compatibility mode on the driver branches its release notes list.`,
   options: [
     { name: "name", type: "string", valueName: "NAME", description: "Job name (default: rdma-<kind>)" },
     { name: "namespace", short: "n", type: "string", valueName: "NS", default: "default", description: "Namespace" },
@@ -65,13 +66,12 @@ naming --image and --skip-driver-check.`,
       name: "image",
       type: "string",
       valueName: "IMAGE",
-      description: `Container image (default ${DEFAULT_TRAINING_IMAGE}; nccl-tests: the newest nccl-tests image the node's driver runs, a CUDA 12 one when the driver is unknown)`,
+      description: `Container image (default ${DEFAULT_TRAINING_IMAGE}, or the newest NGC PyTorch image the node's driver runs; nccl-tests: the newest nccl-tests image the driver runs, a CUDA 12 one when the driver is unknown)`,
     },
     {
       name: "skip-driver-check",
       type: "boolean",
-      description:
-        "nccl-tests: generate even when the image's CUDA release is newer than the node's driver runs (NVIDIA's driver table)",
+      description: "Generate even when no known image's CUDA release runs on the node's driver (NVIDIA's driver table)",
     },
     { name: "command", type: "string", valueName: "CMD", description: "PROGRAM as one string (instead of after --)" },
     {

@@ -12,6 +12,7 @@ import { deriveJobEnv } from "./nccl-env-source.js";
 import { SEED_NCCL_ENV } from "./pod-template.js";
 import { buildPyTorchJob, type PyTorchLauncher } from "./pytorch.js";
 import { gangNote, schedulerFor } from "./scheduler.js";
+import { chooseTrainingImage } from "./training-image.js";
 import { buildTrainJob } from "./trainjob.js";
 import type { JobOptions } from "./types.js";
 import { buildVolcanoJob } from "./volcano.js";
@@ -20,11 +21,22 @@ import { splitWords } from "./words.js";
 export const JOB_KINDS = ["pytorch", "mpi", "volcano", "nccl-tests", "trainjob"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** The image of a kind: nccl-tests chosen for the node's driver, the others the one training image. */
-function imageFor(kind: JobKind, values: OptionValues, driver: DriverInfo | null, notes: string[]): string {
+/** The image of a kind, chosen for the node's driver when a node source is given (nccl-tests or training image). */
+function imageFor(
+  kind: JobKind,
+  values: OptionValues,
+  node: { driver: DriverInfo; gpuNames: string[] } | null,
+  notes: string[],
+): string {
   const given = str(values, "image");
-  if (kind !== "nccl-tests") return given ?? DEFAULT_TRAINING_IMAGE;
-  const choice = chooseNcclTestsImage({ driver, image: given, skipDriverCheck: bool(values, "skip-driver-check") });
+  const skipDriverCheck = bool(values, "skip-driver-check");
+  const driver = node?.driver ?? null;
+  const choice =
+    kind === "nccl-tests"
+      ? chooseNcclTestsImage({ driver, image: given, skipDriverCheck })
+      : node === null
+        ? { ok: true as const, image: given ?? DEFAULT_TRAINING_IMAGE, notes: [] }
+        : chooseTrainingImage({ driver, gpuNames: node.gpuNames, image: given, skipDriverCheck });
   if (!choice.ok) throw new UsageError(choice.message, choice.hint);
   notes.push(...choice.notes);
   return choice.image;
@@ -182,7 +194,7 @@ export async function jobOptionsFrom(
     gpuResource: str(values, "gpu-resource") ?? "nvidia.com/gpu",
     rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
     rdmaCount,
-    image: imageFor(kind, values, derived?.driver ?? null, notes),
+    image: imageFor(kind, values, derived ?? null, notes),
     queue: str(values, "queue"),
     schedulerName: scheduler.schedulerName,
     gang: scheduler.gang,

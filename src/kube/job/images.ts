@@ -5,9 +5,8 @@
 import type { DriverInfo } from "../../inventory/types.js";
 import { compareVersions, cudaAtMost, maxCudaForDriver, parseVersion } from "./cuda-driver.js";
 
-/** The training image of pytorch/mpi/volcano/trainjob (NGC PyTorch; NGC images carry CUDA forward compatibility for
- * data-center GPUs on R470 and later drivers). */
-export const DEFAULT_TRAINING_IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3";
+/** The training image of pytorch/mpi/volcano/trainjob: see training-image.ts. */
+export { DEFAULT_TRAINING_IMAGE } from "./training-image.js";
 
 /** Published nccl-tests images (CoreWeave's builds of NVIDIA/nccl-tests with OpenMPI), newest CUDA first. */
 export const NCCL_TESTS_IMAGES: readonly { image: string; cuda: string }[] = [

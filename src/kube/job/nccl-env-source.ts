@@ -18,6 +18,8 @@ export type DerivedEnv = {
   source: string;
   notes: string[];
   driver: DriverInfo;
+  /** The node's GPU names (forward compatibility of training images is for data-center GPUs). */
+  gpuNames: string[];
   /** The node's management HCA (null: its management NIC has no RDMA), for lint's NCCL_IB_HCA check. */
   managementHca: string | null;
   /** The derivation's error findings (`CODE: message`): the job would inherit them (no data HCA: TCP sockets). */
@@ -74,6 +76,7 @@ export async function deriveJobEnv(values: OptionValues, io: Io, network: Networ
     source: reader.description,
     notes,
     driver: inventory.driver,
+    gpuNames: inventory.gpus.map((g) => g.name ?? ""),
     managementHca: inventory.roles.managementHca,
     errors: derived.findings.filter((f) => f.severity === "error").map((f) => `${f.code}: ${f.message}`),
   };

@@ -140,7 +140,7 @@ export function withPreflight(
     support.push(...preflightSupportObjects(job, namespace));
     notes.push(
       `preflight: each of the ${members} GPU pods first runs \`kube-rdma preflight\` (init container ${PREFLIGHT_CONTAINER}, ` +
-        `image ${o.image ?? "of the training container"}, which must carry kube-rdma) and meets the others in ConfigMap ` +
+        `image ${o.image ?? KUBE_RDMA_IMAGE}) and meets the others in ConfigMap ` +
         `${preflightName(job)}; --no-preflight leaves it out`,
     );
   }
