@@ -8,6 +8,36 @@ import { type AnalyzedInput, analyzeTranscript } from "./index.js";
 
 export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captures");
 
+/**
+ * Captures whose facts are not all right yet. Each must still miss (so the list only shrinks), every other capture
+ * must get every fact right, and the property tests leave these out.
+ */
+export const KNOWN_MISSES = new Set<string>([
+  "nccl_tests/rccl-old-error-asterisk-failed.txt",
+  "nccl_tests/op-all-allreduce-five-ops.txt",
+  "nccl_tests/op-all-reducescatter-srun-2node.txt",
+  "nccl_tests/gather-every-root-4gpu.txt",
+  "nccl_tests/hypercube-1node-8gpu.txt",
+  "nccl_tests/hypercube-2node-16.txt",
+  "nccl_tests/banner-only-version-starting.txt",
+  "nccl_tests/banner-thread-line-8gpu.txt",
+  "nccl_tests/banner-starting-only-alltoall.txt",
+  "nccl_tests/banner-version-only-kubectl-prefix.txt",
+  "nccl_tests/banner-then-test-failure.txt",
+  "nccl_log/lone-warn-net-ib-status12.txt",
+  "nccl_log/lone-warn-redacted-pid.txt",
+  "nccl_log/lone-warn-redacted-pid-date-prefix.txt",
+  "nccl_log/lone-warn-date-prefix-cuda-oom.txt",
+  "nccl_log/lone-warn-tag-output-gpu-reg.txt",
+  "nccl_log/warn-with-trace-redacted.txt",
+  "nccl_log/socket-connect-refused-init-2.18.txt",
+  "nccl_log/socket-progress-closed-during-connect-2.19.txt",
+  "nccl_log/socket-abort-proxy-connect-shm-2.18.txt",
+  "nccl_log/socket-no-route-net-socket-2.14.txt",
+  "nccl_log/socket-lone-connect-refused.txt",
+  "nccl_log/socket-net-socket-warn-kubectl-prefix.txt",
+]);
+
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
 
 export type CaseResult = { file: string; kind: string; crashed: string | null; misses: string[] };
