@@ -24,18 +24,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/banner-starting-only-alltoall.txt",
   "nccl_tests/banner-version-only-kubectl-prefix.txt",
   "nccl_tests/banner-then-test-failure.txt",
-  "nccl_log/lone-warn-net-ib-status12.txt",
-  "nccl_log/lone-warn-redacted-pid.txt",
-  "nccl_log/lone-warn-redacted-pid-date-prefix.txt",
-  "nccl_log/lone-warn-date-prefix-cuda-oom.txt",
-  "nccl_log/lone-warn-tag-output-gpu-reg.txt",
-  "nccl_log/warn-with-trace-redacted.txt",
-  "nccl_log/socket-connect-refused-init-2.18.txt",
-  "nccl_log/socket-progress-closed-during-connect-2.19.txt",
-  "nccl_log/socket-abort-proxy-connect-shm-2.18.txt",
-  "nccl_log/socket-no-route-net-socket-2.14.txt",
-  "nccl_log/socket-lone-connect-refused.txt",
-  "nccl_log/socket-net-socket-warn-kubectl-prefix.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -209,7 +209,9 @@ export class LineScanner {
       }
       if (c === 32 || c === 10) return "";
     }
-    if (colon <= p || !isDigit(s.charCodeAt(colon + 1))) return "";
+    // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
+    const after = s.charCodeAt(colon + 1);
+    if (colon <= p || !((isDigit(after) || after === 88 /* X */ || after === 120) /* x */)) return "";
     this.lastHost = keep(s.slice(p, colon));
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
     return this.lastHost;
