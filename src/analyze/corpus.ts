@@ -13,17 +13,9 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  "nccl_tests/rccl-old-error-asterisk-failed.txt",
   "nccl_tests/op-all-allreduce-five-ops.txt",
   "nccl_tests/op-all-reducescatter-srun-2node.txt",
   "nccl_tests/gather-every-root-4gpu.txt",
-  "nccl_tests/hypercube-1node-8gpu.txt",
-  "nccl_tests/hypercube-2node-16.txt",
-  "nccl_tests/banner-only-version-starting.txt",
-  "nccl_tests/banner-thread-line-8gpu.txt",
-  "nccl_tests/banner-starting-only-alltoall.txt",
-  "nccl_tests/banner-version-only-kubectl-prefix.txt",
-  "nccl_tests/banner-then-test-failure.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -6,7 +6,7 @@ import { deriveNcclEnv } from "../env.js";
 import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
 import { errorText, NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
 import { inferCollective, ranksFromTable } from "./infer.js";
-import { expectedFabricBusBw } from "./traffic.js";
+import { expectedFabricBusBw, hasTrafficModel } from "./traffic.js";
 import { busBwFactor, type PerfRow, type PerfRun } from "./types.js";
 
 export type Expectation = { GBps: number; problemBelowGBps: number; source: string };
@@ -201,8 +201,16 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     } else {
       const matching = BASELINES.filter((b) => gpus.some((g) => b.gpuModel.test(g)) && b.nics !== null);
       const candidates = matching.map((b) => `${b.description}: ${b.typicalGBps[0]}–${b.typicalGBps[1]} GB/s`);
+      // The NICs are known, but no traffic model says what this collective should reach across nodes (gather,
+      // scatter, hypercube): said as such, never a figure borrowed from another collective.
+      const unmodelled = nics && coll.name && !hasTrafficModel(coll.name) ? coll.name : null;
       findings.push(
-        makeFinding(F, "NCCL_TESTS_NO_EXPECTATION", "run", { busbw: large.busbw, bytes: large.bytes, candidates }),
+        makeFinding(F, "NCCL_TESTS_NO_EXPECTATION", "run", {
+          busbw: large.busbw,
+          bytes: large.bytes,
+          candidates,
+          unmodelled,
+        }),
       );
       // Without the node's NICs no single expectation holds, but a result under every published multi-node baseline
       // for these GPUs is slow for any of those configurations (a 61.5 GB/s 8×A100 all_reduce was a silent PASS).
