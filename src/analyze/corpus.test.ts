@@ -11,7 +11,8 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * Issue #26 added 40 captures of what users paste (old float `error` column and rccl-tests asterisks, `-o all` and
  * every-root sweeps, gather/scatter/hypercube, rccl-tests banners, banner-only pastes, lone NCCL WARN lines with
  * redacted pids, socket transport failures, DOCA-era ofed_info behind wrappers); on the code before it:
- * nccl_log 32/44, nccl_tests 40/51, ofed_info 12/12; all 103/126.
+ * nccl_log 32/44, nccl_tests 40/51, ofed_info 12/12; all 103/126 → after: nccl_log 44/44, nccl_tests 51/51, ofed_info
+ * 12/12; all 126/126.
  */
 
 const cases = readCorpus();
