@@ -81,16 +81,18 @@ export function normaliseCapture(text: string): Normalised {
     .split("\n")
     .filter((l) => !FENCE.test(l));
   const out: Normalised = { text: "", removed: [] };
-  for (let pass = 0; pass < WRAPPERS.length; pass++) {
-    const w = WRAPPERS.find((x) => !out.removed.includes(x.name) && proven(lines, x.prefix));
+  // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
+  // output relayed by another `srun -l`): each pass removes the first proven one; the outermost one's facts are kept.
+  for (let pass = 0; pass < 2 * WRAPPERS.length; pass++) {
+    const w = WRAPPERS.find((x) => proven(lines, x.prefix));
     if (!w) break;
-    if (w.fact === "rank") out.ranks = numbersOf(lines, w.prefix);
-    if (w.fact === "task") out.tasks = numbersOf(lines, w.prefix);
-    if (w.fact === "host") out.hosts = capturedBy(lines, w.prefix).sort();
-    out.removed.push(w.name);
-    lines = lines.map((l) => l.replace(w.prefix, ""));
+    if (w.fact === "rank") out.ranks ??= numbersOf(lines, w.prefix);
+    if (w.fact === "task") out.tasks ??= numbersOf(lines, w.prefix);
+    if (w.fact === "host") out.hosts ??= capturedBy(lines, w.prefix).sort();
+    if (!out.removed.includes(w.name)) out.removed.push(w.name);
+    // A fence can sit inside a wrapper (a launcher that printed a Markdown block): it goes before the next proof.
+    lines = lines.map((l) => l.replace(w.prefix, "")).filter((l) => !FENCE.test(l));
   }
-  // A fence can sit inside a wrapper too (a launcher that printed a Markdown block).
-  out.text = lines.filter((l) => !FENCE.test(l)).join("\n");
+  out.text = lines.join("\n");
   return out;
 }

@@ -28,8 +28,11 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
   return s.end();
 }
 
-/** `host:pid:tid [cudaDev] NCCL INFO …`, after any launcher prefix (`0: `, `[1,0]<stdout>:`, `[default0]:`, a time). */
-const LOG_LINE = /\S+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b/;
+/**
+ * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
+ * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`).
+ */
+const LOG_LINE = /\S+:(?:\d+|[Xx*]+):(?:\d+|[Xx*]+) \[\d+\] (?:[\w./-]+:\d+ )?NCCL (?:INFO|WARN|TRACE)\b/;
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 

@@ -158,6 +158,27 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "NCCL_NET forced a network module that failed to load",
     fix: "Unset NCCL_NET, or install the plugin library it names (libnccl-net-<name>.so).",
   },
+  // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17) and `Net : Connect to %s failed : %s`
+  // (before it), raised for the socket transport's and the proxy's own connections
+  // (https://github.com/NVIDIA/nccl/blob/master/src/misc/socket.cc; shapes in https://github.com/NVIDIA/nccl-tests/issues/166).
+  {
+    id: "SOCKET_CONNECT",
+    severity: "error",
+    test: /Connect to \S+ failed\b|Call to connect failed/,
+    cause:
+      "a TCP connection to a peer failed (refused, aborted, no route, timed out): the peer process is not listening (it died or has not started), a firewall or network policy blocks NCCL's ports, or NCCL_SOCKET_IFNAME picked an interface the peers cannot reach",
+    fix: "Check that every rank started and is still running (the first error of the other ranks), that the address in the line is reachable from this node on that interface (ping, nc), and set NCCL_SOCKET_IFNAME to the interface the nodes share (`kube-rdma nccl-env`).",
+  },
+  // net_ib.cc `NET/IB : req … collective mismatch error, local size %d remote size %d` and net_socket.cc `NET/Socket : peer
+  // %s message truncated : receiving %d bytes instead of %d` (https://github.com/NVIDIA/nccl/blob/master/src/transport/net_socket.cc).
+  {
+    id: "COLLECTIVE_MISMATCH",
+    severity: "error",
+    test: /collective mismatch error|message truncated : receiving/,
+    cause:
+      "two ranks disagree on the operation they run (different collectives, sizes or call order), or on NCCL_PROTO / NCCL_ALGO: the bytes one rank sent do not fit what its peer posted",
+    fix: "Give every rank the same NCCL variables (compare `kube-rdma nccl-env` across nodes) and check that every rank calls the same collectives in the same order with the same sizes.",
+  },
   {
     id: "PEER_GONE",
     severity: "warning",
@@ -183,7 +204,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
     id: "PROXY_ERROR",
     severity: "warning",
     followOn: true,
-    test: /\[Proxy Service \d+\]|\[Service thread\]|\[Proxy Progress\]|Proxy Call to rank \d+ failed/,
+    test: /\[Proxy Service \d+\]|\[Service thread\]|\[Proxy Progress\]|Proxy Call to rank \d+ failed|Socket recv failed while polling/,
     cause: "NCCL's proxy thread gave up on a connection after an earlier failure (a peer gone, a network error)",
     fix: "Read the first WARN before it on this rank or its peer; that one is the fault.",
   },

@@ -66,9 +66,13 @@ export function isDigit(c: number): boolean {
  */
 export function skipPrefixes(s: string, start: number, end: number): number {
   let i = start;
-  for (let round = 0; round < 3 && i < end; round++) {
+  for (let round = 0; round < 4 && i < end; round++) {
     const c = s.charCodeAt(i);
-    if (c === 91 /* [ */) {
+    if (c === 27 /* ESC: an ANSI colour, ECMA-48 CSI */ && s.charCodeAt(i + 1) === 91) {
+      let j = i + 2;
+      while (j < end && j - i < 16 && !(s.charCodeAt(j) >= 64 && s.charCodeAt(j) <= 126)) j++;
+      i = j + 1;
+    } else if (c === 91 /* [ */) {
       const close = indexInLine(s, "]", i, Math.min(end, i + 41));
       if (close < 0) return i;
       const after = s.charCodeAt(close + 1);
@@ -112,4 +116,30 @@ export function skipPrefixes(s: string, start: number, end: number): number {
     } else return i;
   }
   return i;
+}
+
+/**
+ * pdsh/clush put `host: ` before each line (https://linux.die.net/man/1/pdsh): the line's first space comes right
+ * after a colon. An NCCL line's first word is `host:pid:tid`, never ending in a colon.
+ */
+export function pdshPrefixed(s: string, start: number, end: number): boolean {
+  const stop = Math.min(end, start + 256);
+  for (let i = start; i < stop; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) return i > start + 1 && s.charCodeAt(i - 1) === 58 /* : */;
+    if (c === 91 /* [ */ || c === 10) return false;
+  }
+  return false;
+}
+
+/** The end of a line without the ANSI colour reset (`ESC[0m`) a coloured log puts after it. */
+export function beforeColourReset(s: string, start: number, end: number): number {
+  const from = Math.max(start, end - 8);
+  const esc = s.lastIndexOf("\u001b[", end - 1);
+  if (esc < from) return end;
+  for (let i = esc + 2; i < end - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (!(c === 59 || isDigit(c))) return end;
+  }
+  return esc;
 }

@@ -69,8 +69,18 @@ function networkFromEvidence(st: LogState): string | null {
   return fellBackToSocket(st) ? "Socket" : null;
 }
 
+/**
+ * A connection of the socket transport (or of the proxy that sets it up) failed: a connect refused or aborted, a peer
+ * that closed its socket (misc/socket.cc `socketStartConnect` / `socketProgress`, https://github.com/NVIDIA/nccl-tests/issues/166).
+ */
+const SOCKET_FAILURES = ["SOCKET_CONNECT", "PEER_GONE"];
+
 function verdictOf(st: LogState, network: string | null): NcclLogVerdict {
-  if (network === "Socket" || st.conn.socket > 0) return "socket";
+  if (network === "Socket" || st.conn.socket > 0) {
+    // Sockets were chosen, and their connections failed before any rank finished its init: the run never started.
+    const failed = SOCKET_FAILURES.some((id) => st.warnings.has(id));
+    return failed && st.initComplete === 0 ? "init_failed" : "socket";
+  }
   // Channels printed `via NET/IB/…/GDRDMA`, but registering the GPU buffers failed: the connections never carried
   // data, so the log does not prove GPUDirect works; the communicator failed to set up.
   if ([...st.warnings.values()].some((w) => w.id === "GPU_MEM_REG_FAILED")) return "init_failed";
@@ -154,18 +164,24 @@ function partialityOf(st: LogState, d: NcclLogData): string[] {
 
 function verdictFindings(st: LogState, d: NcclLogData): Finding[] {
   const out: Finding[] = [];
-  if (d.verdict === "socket") {
+  // An init that failed on sockets still says that RDMA was not chosen.
+  if (d.verdict === "socket" || (d.verdict === "init_failed" && d.network === "Socket")) {
     const after = (st.warnings.get("NO_IB_DEVICE") ?? st.warnings.get("NO_LIBIBVERBS"))?.samples[0] ?? null;
     // Without `Using network` lines (old NCCL, partial pastes) the socket connections or device lists said it.
     const total = st.networkOf.size || Math.max(st.hosts.size, 1);
     const processes = st.networkOf.size ? (d.networks.Socket ?? 0) : total;
     out.push(makeFinding(F, "NCCL_LOG_SOCKET", "log", { processes, total, after }));
-  } else if (d.verdict === "rdma_no_gdr" || d.verdict === "rdma_partial_gdr") {
+  }
+  if (d.verdict === "rdma_no_gdr" || d.verdict === "rdma_partial_gdr") {
     const without = st.conn.net - st.conn.netGdr;
     const sample = st.gdrDisabledSamples[0] ?? null;
     out.push(makeFinding(F, "NCCL_LOG_GDR_MISSING", "log", { without, total: st.conn.net, sample }));
   } else if (d.verdict === "init_failed") {
-    const first = [...st.warnings.values()].find((w) => w.severity === "error");
+    const errors = [...st.warnings.values()].filter((w) => w.severity === "error");
+    // On sockets, why RDMA was not chosen (no IB device) is not why the init failed.
+    const fallback = (w: WarnAggregate) =>
+      d.network === "Socket" && (w.id === "NO_IB_DEVICE" || w.id === "NO_LIBIBVERBS");
+    const first = errors.find((w) => !fallback(w)) ?? errors[0];
     out.push(makeFinding(F, "NCCL_LOG_INIT_FAILED", "log", { first: first ? first.cause : null }));
   } else if (d.verdict === "unknown" && st.ncclLines > 0) {
     out.push(makeFinding(F, "NCCL_LOG_SINGLE_NODE", "log", {} as Record<string, never>));

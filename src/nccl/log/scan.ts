@@ -1,8 +1,22 @@
 import { causeOf } from "./causes.js";
-import { hostOf, indexInLine, intAfter, isDigit, keep, processKey, skipPrefixes } from "./line.js";
+import {
+  beforeColourReset,
+  hostOf,
+  indexInLine,
+  intAfter,
+  isDigit,
+  keep,
+  pdshPrefixed,
+  processKey,
+  skipPrefixes,
+} from "./line.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 
 export { indexInLine, keep, skipPrefixes } from "./line.js";
+
+const TIME_STAMP = /\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d/;
+// ANSI colour and cursor sequences (ECMA-48 CSI).
+const COLOUR = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -47,11 +61,13 @@ export class LineScanner {
     const st = this.st;
     let end = endRaw;
     if (end > start && s.charCodeAt(end - 1) === 13) end--;
+    if (end > start && s.charCodeAt(end - 1) === 109 /* m */) end = beforeColourReset(s, start, end);
     if (end === start) return;
     st.lines++;
-    const c0 = s.charCodeAt(start);
-    // Hostnames start with a letter: only other lines can carry a launcher or timestamp prefix.
-    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? start : skipPrefixes(s, start, end);
+    // pdsh/clush `host: ` first; then hostnames start with a letter: only other lines carry a launcher or time prefix.
+    const q = pdshPrefixed(s, start, end) ? indexInLine(s, " ", start, end) + 1 : start;
+    const c0 = s.charCodeAt(q);
+    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
     if (this.nextNccl < p) {
       // "] NCCL ": ']' is rare, so the search runs at memchr speed; WARN lines (`] file.cc:12 NCCL WARN`) and
       // other shapes are handled by plainLine.
@@ -209,7 +225,9 @@ export class LineScanner {
       }
       if (c === 32 || c === 10) return "";
     }
-    if (colon <= p || !isDigit(s.charCodeAt(colon + 1))) return "";
+    // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
+    const after = s.charCodeAt(colon + 1);
+    if (colon <= p || !((isDigit(after) || after === 88 /* X */ || after === 120) /* x */)) return "";
     this.lastHost = keep(s.slice(p, colon));
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
     return this.lastHost;
@@ -309,7 +327,9 @@ export class LineScanner {
   private version(s: string, at: number, end: number, key: string): void {
     const m = /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end));
     if (!m) return;
-    const k = key.trim() || `unattributed#${this.st.unattributed++}`;
+    // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
+    const tag = key.replace(COLOUR, "").trim();
+    const k = (TIME_STAMP.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
     setCapped(this.st.versionOf, k, m[1]!);
   }
 

@@ -222,10 +222,13 @@ describe("other collectives and formats", () => {
     expect(codes(r.findings)).toContain("NCCL_TESTS_BANDWIDTH_OK");
   });
 
-  test("no rows → a problem, not a crash", () => {
-    const r = analyzeNcclTests("# nThread 1 nGpus 1\nrandom text\n");
+  test("no rows → a problem, not a crash; a thread line and no row → the run produced no results (error)", () => {
+    const r = analyzeNcclTests("random text\n");
     expect(r.data).toBeNull();
     expect(r.problems.map((p) => p.code)).toEqual(["nccl_tests.no_rows"]);
+    const header = analyzeNcclTests("# nThread 1 nGpus 1\nrandom text\n");
+    expect(header.data?.rows).toEqual([]);
+    expect(header.findings.map((f) => [f.code, f.severity])).toEqual([["NCCL_TESTS_NO_RESULTS", "error"]]);
     expect(analyzeNcclTests("{ not json").problems.map((p) => p.code)).toContain("nccl_tests.bad_json");
   });
 

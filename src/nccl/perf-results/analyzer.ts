@@ -84,7 +84,8 @@ class RunCollector {
 
   add(run: PerfRun): void {
     if (run.rows.length === 0) {
-      if (run.ranks.length > 0) this.headerOnly = run; // rank lines: the run really started
+      // The header (banner, thread line, rank lines) and no row: a run that produced no results.
+      this.headerOnly = run;
       return;
     }
     if (this.held.length < MAX_RUNS_WITH_ROWS) {
@@ -236,7 +237,14 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread \d+ nGpus \d+/m.test(head)) score += 0.5;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
+    // The banner alone (a run that printed nothing else, or a paste cut after it) names nccl-tests by itself.
+    if (
+      /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:nccl-tests version \S+ nccl-headers=|Collective test starting: \w+_perf)/m.test(
+        head,
+      )
+    )
+      score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))

@@ -151,17 +151,21 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
       gpus: string[];
       log: string | null;
     }) =>
-      `${e.program ?? "nccl-tests"} printed its header${e.ranks ? ` (${e.ranks} ranks` : " ("}${e.hosts.length ? ` on ${e.hosts.join(", ")}` : ""}${e.gpus.length ? `, ${e.gpus.join(", ")}` : ""}) and no result row: it hung or died before the first message size finished — usually NCCL's init or first connection blocking on a peer.${e.log ? ` The NCCL log in the same output says: ${e.log}.` : ""}`,
+      `${e.program ?? "nccl-tests"} printed its header${e.ranks ? ` (${e.ranks} ranks` : " ("}${e.hosts.length ? ` on ${e.hosts.join(", ")}` : ""}${e.gpus.length ? `, ${e.gpus.join(", ")}` : ""}) and no result row: the run produced no results. It hung or died before the first message size finished (or the paste stops there) — usually NCCL's init or first connection blocking on a peer.${e.log ? ` The NCCL log in the same output says: ${e.log}.` : ""}`,
     fix: () =>
       "Re-run with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) and analyse that log (`kube-rdma analyze run.log`): its first WARN names the cause (a GID or route problem, a rank that never started, ibv_modify_qp timeouts). NCCL_IB_TIMEOUT bounds how long a dead peer hangs a run; check every node with `kube-rdma verify`.",
   },
   NCCL_TESTS_NO_EXPECTATION: {
     severity: "warning",
     title: "Not judged: no expectation",
-    message: (e: { busbw: number; bytes: number; candidates: string[] }) =>
-      `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: nothing says what these nodes' NICs allow.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
-    fix: () =>
-      "Give it an expectation: --expect GBps (the floor of the matching baseline above, e.g. 180 for 8×A100 + 8×HDR), or a node model (--example, --snapshot or --root of one of the nodes: its data NICs give the expectation), or keep NCCL_DEBUG=INFO in the same output (NCCL prints each port's speed).",
+    message: (e: { busbw: number; bytes: number; candidates: string[]; unmodelled?: string | null }) =>
+      e.unmodelled
+        ? `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: there is no traffic model for ${e.unmodelled} across nodes (the share of its bytes that crosses the fabric depends on where its root or partners sit), so no expected figure is given rather than a wrong one.`
+        : `Large-message busbw ${gb(e.busbw)} at ${sizeText(e.bytes)} was not judged: nothing says what these nodes' NICs allow.${e.candidates.length ? ` Published baselines for these GPUs: ${e.candidates.join("; ")}.` : ""}`,
+    fix: (e: { unmodelled?: string | null }) =>
+      e.unmodelled
+        ? "Judge the network with all_reduce_perf or alltoall_perf (their figures have a model), or give an expectation of your own with --expect GBps."
+        : "Give it an expectation: --expect GBps (the floor of the matching baseline above, e.g. 180 for 8×A100 + 8×HDR), or a node model (--example, --snapshot or --root of one of the nodes: its data NICs give the expectation), or keep NCCL_DEBUG=INFO in the same output (NCCL prints each port's speed).",
   },
   NCCL_TESTS_BELOW_BASELINES: {
     severity: "warning",

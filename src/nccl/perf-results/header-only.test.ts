@@ -19,7 +19,9 @@ describe("an nccl-tests output with its header and no result row", () => {
     });
     const f = entry.findings.find((x: { code: string }) => x.code === "NCCL_TESTS_NO_RESULTS");
     expect(f.severity).toBe("error");
-    expect(f.message).toMatch(/16 ranks on gpu-node-1, gpu-node-2.*no result row: it hung or died/);
+    expect(f.message).toMatch(
+      /16 ranks on gpu-node-1, gpu-node-2.*no result row: the run produced no results. It hung or died/,
+    );
     expect(f.fix).toMatch(/NCCL_DEBUG=INFO/);
     expect(f.fix).toMatch(/NCCL_IB_TIMEOUT/);
   });

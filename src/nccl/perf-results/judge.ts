@@ -1,12 +1,17 @@
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
 import type { NodeInventory } from "../../inventory/types.js";
-import { BASELINES, type Baseline, findBaseline, PROBLEM_FRACTION, perNicCeiling } from "../baselines.js";
+import { type Baseline, findBaseline, PROBLEM_FRACTION, perNicCeiling } from "../baselines.js";
 import { deriveNcclEnv } from "../env.js";
 import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
+import { type BandwidthContext, bandwidthFindings } from "./bandwidth.js";
 import { errorText, NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
 import { inferCollective, ranksFromTable } from "./infer.js";
+import { summariseTable, type TableSummary, tablesOf } from "./tables.js";
 import { expectedFabricBusBw } from "./traffic.js";
+
+export { socketSuspected } from "./bandwidth.js";
+
 import { busBwFactor, type PerfRow, type PerfRun } from "./types.js";
 
 export type Expectation = { GBps: number; problemBelowGBps: number; source: string };
@@ -28,30 +33,16 @@ export type RunSummary = {
   expectation: Expectation | null;
   baseline: Omit<Baseline, "gpuModel"> | null;
   outOfBounds: { count: number; ok: boolean } | null;
+  /**
+   * The tables of a run that printed several size sweeps (`-o all`, `-d all`, every root of a rooted collective), each
+   * judged on its own; absent for a run of one table.
+   */
+  tables?: TableSummary[];
   /** Rows not listed (a run late in a long soak, judged as it ended: `rows` is empty). */
   rowsOmitted?: number;
 };
 
 const GiB = 2 ** 30;
-/**
- * When a number alone suggests TCP sockets: below a quarter of what RDMA on these NICs allows, and no faster than one
- * NIC's line rate (NCCL's socket transport rarely passes one NIC's worth: a fixed 12.5 GB/s cut-off flagged healthy
- * 100 Gb/s RDMA runs and missed sockets on 400 Gb/s fabrics). The NCCL log, when it is in the same output, decides.
- */
-const SOCKET_SHARE_OF_RDMA = 0.25;
-
-export function socketSuspected(
-  busbw: number,
-  expectation: Expectation | null,
-  nics: { rateGbps: number } | null,
-  logVerdict: NcclLogVerdict | undefined,
-): boolean {
-  if (logVerdict === "socket") return true;
-  if (logVerdict !== undefined && logVerdict !== "unknown") return false; // the log shows RDMA (or init failure)
-  if (!expectation || !nics) return false; // a number alone proves nothing about the transport
-  return busbw < expectation.GBps * SOCKET_SHARE_OF_RDMA && busbw <= nics.rateGbps / 8;
-}
-
 const bestBus = (r: PerfRow): number => Math.max(r.outOfPlace?.busbw ?? 0, r.inPlace?.busbw ?? 0);
 
 /** Peak over sizes ≥ 1 GiB, or over the three largest sizes when the run stopped below 1 GiB. */
@@ -162,63 +153,28 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     expectation = expectationOf(coll.name, hosts.length, gpusPerNode, nics);
   }
 
+  const bw: BandwidthContext = {
+    multiNode,
+    hosts,
+    gpus,
+    collective: coll.name,
+    nics,
+    expectation,
+    baseline,
+    logVerdict: ctx.logVerdict,
+    log,
+  };
+  const tables = tablesOf(run.rows);
   if (large && !run.duplicateHeaders && !run.duplicateRanks) {
-    if (multiNode && socketSuspected(large.busbw, expectation, nics, ctx.logVerdict)) {
-      findings.push(
-        makeFinding(F, "NCCL_TESTS_SOCKET_SUSPECTED", "run", {
-          busbw: large.busbw,
-          hosts: hosts.length,
-          log,
-          nicGBps: nics ? nics.rateGbps / 8 : null,
-        }),
-      );
-    }
-    if (!multiNode && hosts.length === 1) {
-      const ref = baseline ? `${baseline.description} ≈ ${baseline.typicalGBps[1]} GB/s (${baseline.source})` : null;
-      findings.push(makeFinding(F, "NCCL_TESTS_SINGLE_NODE", "run", { baseline: ref }));
-    } else if (expectation) {
-      const e = {
-        busbw: large.busbw,
-        bytes: large.bytes,
-        threshold: expectation.problemBelowGBps,
-        expected: expectation.GBps,
-        source: expectation.source,
-        log,
-      };
-      findings.push(
-        makeFinding(
-          F,
-          large.busbw < expectation.problemBelowGBps ? "NCCL_TESTS_BANDWIDTH_LOW" : "NCCL_TESTS_BANDWIDTH_OK",
-          "run",
-          e,
-        ),
-      );
-      if (hosts.length === 2 && coll.name === "all_reduce" && large.busbw > expectation.GBps * 1.05) {
-        findings.push(
-          makeFinding(F, "NCCL_TESTS_ABOVE_LINE_RATE", "run", { busbw: large.busbw, expected: expectation.GBps }),
-        );
-      }
-    } else {
-      const matching = BASELINES.filter((b) => gpus.some((g) => b.gpuModel.test(g)) && b.nics !== null);
-      const candidates = matching.map((b) => `${b.description}: ${b.typicalGBps[0]}–${b.typicalGBps[1]} GB/s`);
-      findings.push(
-        makeFinding(F, "NCCL_TESTS_NO_EXPECTATION", "run", { busbw: large.busbw, bytes: large.bytes, candidates }),
-      );
-      // Without the node's NICs no single expectation holds, but a result under every published multi-node baseline
-      // for these GPUs is slow for any of those configurations (a 61.5 GB/s 8×A100 all_reduce was a silent PASS).
-      const lowest = matching.reduce<(typeof matching)[number] | undefined>(
-        (lo, b) => (lo === undefined || b.problemBelowGBps < lo.problemBelowGBps ? b : lo),
-        undefined,
-      );
-      if (lowest && coll.name === "all_reduce" && large.busbw < lowest.problemBelowGBps) {
-        findings.push(
-          makeFinding(F, "NCCL_TESTS_BELOW_BASELINES", "run", {
-            busbw: large.busbw,
-            lowest: `${lowest.description}: ${lowest.typicalGBps[0]}–${lowest.typicalGBps[1]} GB/s`,
-            threshold: lowest.problemBelowGBps,
-          }),
-        );
-      }
+    if (tables.length < 2) findings.push(...bandwidthFindings(large, "run", bw));
+    else {
+      // Each table is judged on its own (`-o all`: one per reduction op); one node is said once.
+      if (!multiNode && hosts.length === 1) findings.push(...bandwidthFindings(large, "run", bw));
+      else
+        for (const t of tables) {
+          const tl = largeMessageBusBw(t.rows);
+          if (tl) findings.push(...bandwidthFindings(tl, t.label, bw));
+        }
     }
   }
 
@@ -239,6 +195,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
       expectation,
       baseline: baseline ? (baselineData as Omit<Baseline, "gpuModel">) : null,
       outOfBounds: run.outOfBounds,
+      ...(tables.length > 1 ? { tables: tables.map(summariseTable) } : {}),
     },
     findings,
   };

@@ -15,7 +15,7 @@ const ROW_START = /^\d+(?:\s+\d|$)/;
  */
 const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
 const STRIPPED =
-  /^(?:nThread \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+  /^(?:nThread:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
@@ -118,7 +118,8 @@ export class PerfTextParser {
       if (this.header("program", body)) this.run.program = starting[1]!;
       return true;
     }
-    if (body.startsWith("nThread ")) {
+    // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …` (ROCm/rccl-tests src/common.cu).
+    if (body.startsWith("nThread ") || body.startsWith("nThread:")) {
       if (this.header("nThread", body)) this.threadLine(body);
       return true;
     }
@@ -159,7 +160,7 @@ export class PerfTextParser {
   }
 
   private threadLine(body: string): void {
-    const t = /nThread (\d+) nGpus (\d+)/.exec(body);
+    const t = /nThread:? (\d+) nGpus:? (\d+)/.exec(body);
     if (t) {
       this.run.nThread = Number(t[1]);
       this.run.nGpus = Number(t[2]);
@@ -282,7 +283,7 @@ export class PerfTextParser {
 
 /** A run with anything of its own: rows, a thread line, a program name or rank lines. */
 function hasContent(r: PerfRun): boolean {
-  return r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0;
+  return r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0 || r.testsVersion !== null;
 }
 
 function num(t: string | undefined): number | null | undefined {
@@ -292,9 +293,13 @@ function num(t: string | undefined): number | null | undefined {
   return Number(t);
 }
 
-/** The old `error` column may also read `inf` (a result element that became infinite). */
+/**
+ * The old `error` column may also read `inf` (a result element that became infinite); rccl-tests marks a deviation over
+ * its threshold with an asterisk (`2e+00*`, `%5.0le%s` in ROCm/rccl-tests src/common.cu): the value is judged as printed.
+ */
 function errorNum(t: string | undefined): number | null | undefined {
-  return t !== undefined && /^\+?inf(?:inity)?$/i.test(t) ? Number.POSITIVE_INFINITY : num(t);
+  const v = t?.endsWith("*") ? t.slice(0, -1) : t;
+  return v !== undefined && /^\+?inf(?:inity)?$/i.test(v) ? Number.POSITIVE_INFINITY : num(v);
 }
 
 /**

@@ -57,6 +57,15 @@ export const COLLECTIVE_TRAFFIC: Readonly<Record<string, CollectiveTraffic>> = {
   },
 };
 
+/**
+ * Whether the table has a traffic model for the collective. gather, scatter and hypercube have none: how much of their
+ * bytes crosses the fabric, and over how many NICs, depends on the root's or the partner's placement, so no figure is
+ * given for them rather than a wrong one.
+ */
+export function hasTrafficModel(collective: string): boolean {
+  return Object.hasOwn(COLLECTIVE_TRAFFIC, collective);
+}
+
 /** The collective's expected busbw on the fabric, or null on one node or for a collective not in the table. */
 export function expectedFabricBusBw(collective: string | null, t: TrafficInput): { GBps: number; why: string } | null {
   if (t.nodes < 2) return null;

@@ -84,8 +84,10 @@ export function busBwFactor(collective: string, nranks: number): number | null {
     case "alltoallv":
     case "gather":
     case "scatter":
-    case "hypercube":
       return (n - 1) / n;
+    // hypercube_perf counts the n − 1 chunks each rank exchanges in algbw already: busbw = algbw
+    // (HyperCubeGetBw, https://github.com/NVIDIA/nccl-tests/blob/master/src/hypercube.cu).
+    case "hypercube":
     case "broadcast":
     case "reduce":
     case "sendrecv":

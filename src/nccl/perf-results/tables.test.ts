@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { analyzeText } from "../../analyze/index.js";
+import { analyzeNcclTests } from "./analyzer.js";
+
+const capture = (name: string) => readFileSync(`fixtures/captures/nccl_tests/${name}`, "utf8");
+
+/** Halves the bandwidth of the rows of one reduction op (time × 2, algbw and busbw ÷ 2), as a slow op would print. */
+function slowOp(text: string, op: string): string {
+  return text
+    .split("\n")
+    .map((l) => {
+      const t = l.replace(/^0: /, "").trim().split(/\s+/);
+      if (t[3] !== op || !/^\d+$/.test(t[0] ?? "")) return l;
+      const half = (i: number) => (Number(t[i]) / 2).toFixed(2);
+      return `0: ${[t[0], t[1], t[2], t[3], t[4], (Number(t[5]) * 2).toFixed(1), half(6), half(7), t[8], (Number(t[9]) * 2).toFixed(1), half(10), half(11), t[12]].join("  ")}`;
+    })
+    .join("\n");
+}
+
+// `-o all` prints one sweep of sizes per reduction op under one header (nccl-tests src/all_reduce.cu, the loop over
+// ops around TimeTest): https://github.com/NVIDIA/nccl-tests/issues/167.
+describe("a run of several tables (-o all, every root)", () => {
+  test("every row is kept, split into one table per op, each labelled", () => {
+    const e = analyzeText("op-all.txt", capture("op-all-allreduce-five-ops.txt"));
+    const d = e.data as { rows: unknown[]; tables: { label: string; rows: number }[] };
+    expect(d.rows).toHaveLength(55);
+    expect(d.tables.map((t) => [t.label, t.rows])).toEqual([
+      ["float sum", 11],
+      ["float prod", 11],
+      ["float max", 11],
+      ["float min", 11],
+      ["float avg", 11],
+    ]);
+  });
+
+  test("each table is judged on its own: one slow op is the one flagged", () => {
+    const text = slowOp(capture("op-all-reducescatter-srun-2node.txt"), "prod");
+    const r = analyzeNcclTests(text.replace(/^0: /gm, ""), { expectGBps: 160 });
+    const bw = r.findings.filter((f) => f.code.startsWith("NCCL_TESTS_BANDWIDTH_"));
+    expect(bw.map((f) => `${f.code}:${f.subject}`).sort()).toEqual([
+      "NCCL_TESTS_BANDWIDTH_LOW:float prod",
+      "NCCL_TESTS_BANDWIDTH_OK:float max",
+      "NCCL_TESTS_BANDWIDTH_OK:float min",
+      "NCCL_TESTS_BANDWIDTH_OK:float sum",
+    ]);
+  });
+
+  test("every root of gather_perf -r -1 is a table of its own", () => {
+    const r = analyzeNcclTests(capture("gather-every-root-4gpu.txt"));
+    expect(r.data?.tables?.map((t) => t.label)).toEqual([
+      "float root 0",
+      "float root 1",
+      "float root 2",
+      "float root 3",
+    ]);
+    expect(r.data?.rows).toHaveLength(36);
+  });
+});
