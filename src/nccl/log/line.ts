@@ -123,13 +123,14 @@ export function skipPrefixes(s: string, start: number, end: number): number {
  * after a colon. An NCCL line's first word is `host:pid:tid`, never ending in a colon.
  */
 export function pdshPrefixed(s: string, start: number, end: number): boolean {
+  // The first space by the native search (this runs on every line of multi-GB logs); a newline, a '[' or 256
+  // characters before it mean no `host: ` prefix.
   const stop = Math.min(end, start + 256);
-  for (let i = start; i < stop; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 32) return i > start + 1 && s.charCodeAt(i - 1) === 58 /* : */;
-    if (c === 91 /* [ */ || c === 10) return false;
-  }
-  return false;
+  const space = s.indexOf(" ", start);
+  if (space < 0 || space >= stop || space <= start + 1 || s.charCodeAt(space - 1) !== 58 /* : */) return false;
+  const bracket = s.indexOf("[", start);
+  const newline = s.indexOf("\n", start);
+  return (bracket < 0 || bracket > space) && (newline < 0 || newline > space);
 }
 
 /** The end of a line without the ANSI colour reset (`ESC[0m`) a coloured log puts after it. */
