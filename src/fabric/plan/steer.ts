@@ -27,9 +27,11 @@ export function steer(
 ): Steered | null {
   let best: Steered | null = null;
   let bestCost = Number.POSITIVE_INFINITY;
+  const probe: Flow = { src: flow.src, dst: flow.dst, rail: flow.rail, sport: 0 };
   for (let i = 0; i < tries; i++) {
     const sport = FIRST_SPORT + ((from + i) % SPORTS);
-    const path = trace({ ...flow, sport });
+    probe.sport = sport;
+    const path = trace(probe);
     const c = cost(path);
     if (c < bestCost) {
       best = { sport, path };

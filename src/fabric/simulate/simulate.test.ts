@@ -106,7 +106,9 @@ describe("the simulated fleet answers only through results", () => {
     const p0 = ports[0]!;
     const same = ports.find((p) => up(c, d, p) === up(a, b, p0))!;
     const apart = ports.find((p) => up(c, d, p) !== up(a, b, p0))!;
-    const job = (id: string, x: string, y: string, s: number) => ({
+    // The way back stays apart in both runs: only the forward flows differ.
+    const back = ports.find((p) => up(d, c, p) !== up(b, a, p0))!;
+    const job = (id: string, x: string, y: string, s: number, r = p0) => ({
       id,
       round: 1,
       kind: "rails" as const,
@@ -115,7 +117,7 @@ describe("the simulated fleet answers only through results", () => {
       routes: [
         {
           rail: 0,
-          sports: [s, s] as const,
+          sports: [s, r] as const,
           paths: [
             { uplink: null, spinePort: null },
             { uplink: null, spinePort: null },
@@ -125,8 +127,8 @@ describe("the simulated fleet answers only through results", () => {
     });
     const top = (r: Awaited<ReturnType<typeof sim.oracle.measure>>[number]) =>
       r.ok ? r.tests[0]!.rows.at(-1)!.busbw : 0;
-    const shared = await sim.oracle.measure([job("1", a, b, p0), job("2", c, d, same)]);
-    const separate = await sim.oracle.measure([job("1", a, b, p0), job("2", c, d, apart)]);
+    const shared = await sim.oracle.measure([job("1", a, b, p0), job("2", c, d, same, back)]);
+    const separate = await sim.oracle.measure([job("1", a, b, p0), job("2", c, d, apart, back)]);
     expect(top(separate[0]!)).toBeGreaterThan(0.9 * 50 * 0.95);
     expect(top(shared[0]!)).toBeLessThan(0.6 * 50 * 0.95);
   });
