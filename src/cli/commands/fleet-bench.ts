@@ -112,28 +112,25 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     description:
       "simulate: flat (one leaf per node group), rail-optimised (one leaf per rail per unit), or a YAML file",
   },
-  { name: "units", type: "number", valueName: "U", default: 4, description: "rail-optimised: scalable units" },
+  { name: "units", type: "number", valueName: "U", description: "rail-optimised: scalable units (default 4)" },
   {
     name: "rails",
     type: "number",
     valueName: "R",
-    default: 8,
-    description: "rail-optimised: NICs per node (leaves per unit)",
+    description: "rail-optimised: NICs per node, leaves per unit (default 8)",
   },
   {
     name: "oversubscription",
     type: "number",
     valueName: "X",
-    default: 2,
-    description: "rail-optimised: leaf downlink to uplink capacity (2 = 2:1)",
+    description: "rail-optimised: leaf downlink to uplink capacity (default 2, i.e. 2:1)",
   },
   { name: "spines", type: "number", valueName: "S", description: "rail-optimised: spine switches (default 8)" },
   {
     name: "node-model",
     type: "string",
     valueName: "M",
-    default: "dgx-h100",
-    description: "rail-optimised: which NIC each GPU uses (dgx-h100: mlx5_0,3,4,5,6,9,10,11)",
+    description: "rail-optimised: which NIC each GPU uses (default dgx-h100: mlx5_0,3,4,5,6,9,10,11)",
   },
   {
     name: "bad-uplinks",
@@ -316,7 +313,9 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
 export async function fleetBench(ctx: CommandContext): Promise<number> {
   const simulate = num(ctx.values, "simulate");
   if (simulate !== undefined) return simulateBench(ctx, simulate);
-  const simOnly = ["bad-nodes", "bad-rails", "bad-links", "flapping"].filter((n) => (num(ctx.values, n) ?? 0) !== 0);
+  const simOnly = ["bad-nodes", "bad-rails", "bad-links", "bad-uplinks", "bad-spine-ports", "flapping"].filter(
+    (n) => (num(ctx.values, n) ?? 0) !== 0,
+  );
   if (simOnly.length) {
     throw new UsageError(
       `--${simOnly[0]} plants faults in a simulated fleet: it needs --simulate N.`,
