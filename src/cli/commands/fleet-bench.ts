@@ -19,6 +19,7 @@ import {
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
 import { type CommandContext, num, type OptionSpec, type OptionValues, str, UsageError } from "../spec.js";
+import { readTopology, simulateRailBench } from "./fleet-bench-fabric.js";
 
 export const DEFAULT_BENCH_CONCURRENCY = 256;
 export const DEFAULT_MAX_ROUNDS = 5;
@@ -103,6 +104,48 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     description: "simulate: which random fleet (the same number, the same fleet, faults and noise)",
   },
   { name: "leaf-size", type: "number", valueName: "N", default: 32, description: "simulate: nodes per leaf switch" },
+  {
+    name: "topology",
+    type: "string",
+    valueName: "T",
+    default: "flat",
+    description:
+      "simulate: flat (one leaf per node group), rail-optimised (one leaf per rail per unit), or a YAML file",
+  },
+  { name: "units", type: "number", valueName: "U", description: "rail-optimised: scalable units (default 4)" },
+  {
+    name: "rails",
+    type: "number",
+    valueName: "R",
+    description: "rail-optimised: NICs per node, leaves per unit (default 8)",
+  },
+  {
+    name: "oversubscription",
+    type: "number",
+    valueName: "X",
+    description: "rail-optimised: leaf downlink to uplink capacity (default 2, i.e. 2:1)",
+  },
+  { name: "spines", type: "number", valueName: "S", description: "rail-optimised: spine switches (default 8)" },
+  {
+    name: "node-model",
+    type: "string",
+    valueName: "M",
+    description: "rail-optimised: which NIC each GPU uses (default dgx-h100: mlx5_0,3,4,5,6,9,10,11)",
+  },
+  {
+    name: "bad-uplinks",
+    type: "number",
+    valueName: "K",
+    default: 0,
+    description: "rail-optimised: bad leaf uplinks to plant",
+  },
+  {
+    name: "bad-spine-ports",
+    type: "number",
+    valueName: "K",
+    default: 0,
+    description: "rail-optimised: bad spine ports to plant",
+  },
 ];
 
 function wholeAtLeast(values: OptionValues, name: string, min: number, fallback?: number): number {
@@ -208,6 +251,15 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
   if (!Number.isInteger(nodes) || nodes < 2 || nodes > 100_000) {
     throw new UsageError(`--simulate expects a number of nodes from 2 to 100000; got ${nodes}.`);
   }
+  const topology = await readTopology(str(values, "topology") ?? "flat", ctx);
+  if (topology.layout === "rail-optimised") return simulateRailBench(ctx, nodes, topology);
+  const railOnly = ["bad-uplinks", "bad-spine-ports"].find((n) => (num(values, n) ?? 0) !== 0);
+  if (railOnly) {
+    throw new UsageError(
+      `--${railOnly} plants a fault on a leaf uplink or spine port of a rail-optimised fabric: it needs --topology rail-optimised (a flat fabric plants leaf uplinks with --bad-links).`,
+      "kube-rdma fleet bench --simulate 1024 --topology rail-optimised --bad-uplinks 2",
+    );
+  }
   const s = benchSettings(values);
   const count = (name: string) => wholeAtLeast(values, name, 0, 0);
   const noise = num(values, "noise") ?? 0.03;
@@ -261,7 +313,9 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
 export async function fleetBench(ctx: CommandContext): Promise<number> {
   const simulate = num(ctx.values, "simulate");
   if (simulate !== undefined) return simulateBench(ctx, simulate);
-  const simOnly = ["bad-nodes", "bad-rails", "bad-links", "flapping"].filter((n) => (num(ctx.values, n) ?? 0) !== 0);
+  const simOnly = ["bad-nodes", "bad-rails", "bad-links", "bad-uplinks", "bad-spine-ports", "flapping"].filter(
+    (n) => (num(ctx.values, n) ?? 0) !== 0,
+  );
   if (simOnly.length) {
     throw new UsageError(
       `--${simOnly[0]} plants faults in a simulated fleet: it needs --simulate N.`,

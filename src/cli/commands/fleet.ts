@@ -99,7 +99,22 @@ wall-time budget is printed before anything runs. Each test is an MPIJob (worker
 3 under Volcano) in namespace kube-rdma, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
 node labels (network.topology/leaf, …, or --leaf-label) or are unknown. Needs the MPI operator, Volcano and
 deploy/fleet/bench-rbac.yaml. --simulate N runs the same planner and diagnosis against a simulated fabric with
-planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).`;
+planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).
+
+Rail-optimised fabrics (--topology rail-optimised, or a YAML file with layout, units, rails, oversubscription,
+spines, nodeModel): the fleet is cut into scalable units; NIC i of every node in a unit plugs into leaf i of that
+unit, so two nodes of one unit talk rail to rail through one leaf, and two of different units cross
+leaf → uplink → spine → leaf on the same rail, each flow hashed (ECMP on its UDP 5-tuple) onto one uplink and one
+spine port. A leaf has downlinks ÷ oversubscription uplinks. The rail-aware plan: round 1 pairs every node with a
+node of its own unit (no uplink crossed, nothing congested); then suspects run rail tests beside a spine sweep in
+waves: proven-good nodes of different units, each rail's two flows steered by their source port onto an uplink and
+a spine port not yet crossed, never two flows on one uplink in a wave, until every uplink and spine port is crossed
+twice; a hop that slow tests blame alone is crossed again alone, and two such slow tests name it. Rail tests use the
+NIC each GPU is nearest on PCIe (--node-model dgx-h100: mlx5_0,3,4,5,6,9,10,11), not the i-th name of a list.
+Identifiers: nodes node-0042, NICs node-0042/rail3 (the NIC of GPU 3), leaf uplinks unit1/leaf3/uplink5 (leaf 3
+= rail 3 of unit 1), spine ports spine2/port7; found and truth use the same names. Findings:
+FLEET_BAD_LEAF_UPLINK, FLEET_BAD_SPINE_PORT. Faults: --bad-nodes, --bad-rails (one NIC), --bad-uplinks,
+--bad-spine-ports, --flapping; congestion is not planted: it comes from flows sharing a link fairly.`;
 
 const COMMON_OPTIONS = ["node", "selector", "image", "namespace", "timeout", "concurrency", "poll-interval", "dry-run"];
 const CLUSTER_OPTIONS = ["kubeconfig", "context", "output", "strict"];
@@ -147,7 +162,9 @@ ${VERIFY_DESCRIPTION}`,
     bench: {
       usage:
         "kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml|html]\n" +
-        "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
+        "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]\n" +
+        "       kube-rdma fleet bench --simulate N --topology rail-optimised|FILE [--units U] [--rails R] [--oversubscription X]\n" +
+        "                             [--bad-uplinks K] [--bad-spine-ports K] [--bad-nodes K] [--bad-rails R] [--noise F] [--seed S]",
       summary: "Find the slow node, rail or switch link with a few rounds of 2-node nccl-tests jobs",
       description: `
 ${BENCH_DESCRIPTION}`,
@@ -158,6 +175,10 @@ ${BENCH_DESCRIPTION}`,
         [
           "kube-rdma fleet bench --simulate 1024 --bad-nodes 10 --bad-links 2 --bad-rails 1 -o json",
           "the planner and diagnosis against a simulated 1,024-node fabric",
+        ],
+        [
+          "kube-rdma fleet bench --simulate 1024 --topology rail-optimised --units 4 --rails 8 --oversubscription 2 --bad-nodes 10 --bad-rails 2 --bad-uplinks 2 --bad-spine-ports 1 --noise 0.03 -o json",
+          "a rail-optimised fabric of 4 units: nodes, NICs, leaf uplinks and spine ports found",
         ],
       ],
     },

@@ -15,6 +15,9 @@ export type VerdictEvidence = {
   leaf?: string;
 };
 
+/** Evidence of a leaf uplink or spine port: slow tests that crossed it alone among hops proven fast. */
+export type HopEvidence = { alone: number; examples: string; cleared: boolean; leaf: string; rail: number };
+
 const sure = (e: VerdictEvidence) =>
   e.confidence === "high"
     ? "confirmed"
@@ -67,6 +70,22 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
       `Nodes under ${e.leaf} reach full speed with each other but are slow with other leaves: ${e.observations.length} of ${e.observations.length + e.fastRuns} crossings slow, between nodes proven good elsewhere (${tests(e, 3)}).`,
     fix: (e: VerdictEvidence) =>
       `Check ${e.leaf}'s uplinks to the spine: port counters and error rates, a down or down-trained member of the bundle, ECMP hashing (\`ibdiagnet\` on InfiniBand, the switch's interface counters on RoCE). To see it again: ${retestWords(e.retest)}.`,
+  },
+  FLEET_BAD_LEAF_UPLINK: {
+    severity: "error",
+    title: "Slow leaf uplink port",
+    message: (e: HopEvidence, hop: string) =>
+      `${hop}: ${e.alone} test(s) whose every other hop reached full speed elsewhere were slow through it (${e.examples}); ${e.cleared ? "nothing" : "no test"} crossed it fast.`,
+    fix: (e: HopEvidence, hop: string) =>
+      `Check the leaf's uplink port ${hop.split("/").at(-1)} on ${hop.split("/").slice(0, 2).join("/")}: its transceiver, cable and error counters (symbol and FCS errors, a lane down, a lower negotiated speed); until fixed, shut it so that ECMP hashes flows onto the others. To see it again: steer one flow through it (a UDP source port that hashes onto it) between nodes of two units on rail ${e.rail}.`,
+  },
+  FLEET_BAD_SPINE_PORT: {
+    severity: "error",
+    title: "Slow spine port",
+    message: (e: HopEvidence, hop: string) =>
+      `${hop} (towards ${e.leaf}): ${e.alone} test(s) whose every other hop reached full speed elsewhere were slow through it (${e.examples}).`,
+    fix: (e: HopEvidence, hop: string) =>
+      `Check ${hop}, the spine's port towards ${e.leaf}: transceiver, cable and error counters, and the same link's leaf end; until fixed, shut it so that the spine sends flows to ${e.leaf} over its other ports. To see it again: steer one flow into ${e.leaf} through it from another unit on rail ${e.rail}.`,
   },
   FLEET_BAD_LINK: {
     severity: "error",

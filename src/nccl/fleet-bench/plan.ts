@@ -86,7 +86,7 @@ export function firstRound(view: FabricView, seed = 1): [string, string, string]
 }
 
 /** Assigns partners to the diagnosis's re-tests; no node twice in a round, no partner it has already met. */
-function retestRound(view: FabricView, d: Diagnosis, round: number): BenchJob[] {
+export function retestRound(view: FabricView, d: Diagnosis, round: number): BenchJob[] {
   const busy = new Set<string>();
   const jobs: BenchJob[] = [];
   const met = (a: string, b: string) => d.partners.get(a)?.has(b) ?? false;

@@ -33,11 +33,11 @@ export function renderBenchReport(r: FleetBenchReport): string {
       `  ${String(x.round).padStart(3)}  ${String(x.jobs).padStart(5)} job(s)  ${x.failed} failed  ${secs(x.seconds)}`,
     );
   }
-  const { nodes, rails, links } = r.found;
-  lines.push(
-    "",
-    `Found (confirmed): ${nodes.length} node(s)${nodes.length ? ` ${nodes.join(", ")}` : ""}; ${rails.length} rail(s)${rails.length ? ` ${rails.join(", ")}` : ""}; ${links.length} link(s)${links.length ? ` ${links.join(", ")}` : ""}`,
-  );
+  const { nodes, rails, links, uplinks, spinePorts } = r.found;
+  const part = (xs: readonly string[], what: string) =>
+    `${xs.length} ${what}(s)${xs.length ? ` ${xs.join(", ")}` : ""}`;
+  const hops = uplinks && spinePorts ? `; ${part(uplinks, "leaf uplink")}; ${part(spinePorts, "spine port")}` : "";
+  lines.push("", `Found (confirmed): ${part(nodes, "node")}; ${part(rails, "rail")}; ${part(links, "link")}${hops}`);
   if (r.failedJobs.length) {
     lines.push("", `Jobs without a result (${r.failedJobs.length})`);
     for (const f of r.failedJobs) lines.push(`  ${f.job}  ${f.nodes.join("↔")}  ${f.reason}`);

@@ -7,7 +7,8 @@ import type { Reference } from "./evidence.js";
 import type { BenchRun, RoundSummary } from "./run-bench.js";
 import type { FabricView } from "./types.js";
 
-export type Found = { nodes: string[]; rails: string[]; links: string[] };
+/** What a run confirmed. A rail-aware run also names leaf uplinks and spine ports (src/fabric/model.ts ids). */
+export type Found = { nodes: string[]; rails: string[]; links: string[]; uplinks?: string[]; spinePorts?: string[] };
 
 export type FleetBenchReport = {
   schemaVersion: 1;

@@ -9,7 +9,15 @@ import { defineReport } from "../registry.js";
 export type FirstRoundPair = { a: string; b: string; busbw: number };
 
 /** What the simulator planted, printed beside what the rounds found. */
-export type Planted = { nodes: string[]; rails: string[]; links: string[]; flapping: string[] };
+export type Planted = {
+  nodes: string[];
+  rails: string[];
+  links: string[];
+  flapping: string[];
+  /** Rail-optimised fabrics: leaf uplinks and spine ports. */
+  uplinks?: string[];
+  spinePorts?: string[];
+};
 
 /** The cluster run the report came from. */
 export type ClusterRun = {
@@ -46,6 +54,8 @@ function plantedLine(t: Planted): string {
     planted(t.nodes.length, "node", t.nodes),
     planted(t.rails.length, "rail", t.rails),
     planted(t.links.length, "link", t.links),
+    ...(t.uplinks ? [planted(t.uplinks.length, "leaf uplink", t.uplinks)] : []),
+    ...(t.spinePorts ? [planted(t.spinePorts.length, "spine port", t.spinePorts)] : []),
     ...(t.flapping.length ? [`flapping ${t.flapping.join(", ")}`] : []),
   ];
   // The verdict above is the simulated fleet's: nothing real was tested, so the exit code stays 0.

@@ -1,0 +1,59 @@
+/**
+ * The wall-time budget of a rail-aware run, printed before anything runs: round 1 (every node in a pair test inside
+ * its unit, one wave), round 2 (the suspects' rail tests beside the spine sweep: enough waves for every uplink and
+ * spine port to be crossed SWEEP_COVERAGE times at half a leaf's uplinks per wave), and what one more round of
+ * isolation re-tests (two waves) would add. Each wave lasts start-up + the sweep at the expected bandwidth. Pure.
+ */
+import type { Budget } from "../../nccl/fleet-bench/budget.js";
+import type { RailFabric } from "../model.js";
+import { JOB_START_SECONDS, sweepSeconds } from "../timing.js";
+import { expectedBusBw, type FabricView, type SweepSpec } from "../types.js";
+import { SWEEP_COVERAGE } from "./planner.js";
+
+export function sweepWaves(f: Pick<RailFabric, "uplinksPerLeaf" | "units">): number {
+  if (f.units < 2) return 0;
+  const perWave = Math.max(1, Math.floor(f.uplinksPerLeaf / 2));
+  return Math.ceil((SWEEP_COVERAGE * f.uplinksPerLeaf) / perWave);
+}
+
+export function estimateRailBudget(
+  view: FabricView,
+  f: RailFabric,
+  o: { pairSweep: SweepSpec; railSweep: SweepSpec; maxRounds?: number },
+): Budget {
+  const tenth = (x: number) => Math.round(x * 10) / 10;
+  const pairJob = JOB_START_SECONDS.max + sweepSeconds(o.pairSweep, expectedBusBw(view, "pair"), 2 * f.rails);
+  const railJob = JOB_START_SECONDS.max + sweepSeconds(o.railSweep, expectedBusBw(view, "rail"), 2);
+  const slowRailJob = JOB_START_SECONDS.max + sweepSeconds(o.railSweep, expectedBusBw(view, "rail") / 2, 2);
+  const round = (name: string, jobs: number, waves: number, jobSeconds: number) => ({
+    round: name,
+    jobs,
+    waves,
+    jobSeconds: tenth(jobSeconds),
+    seconds: tenth(waves * jobSeconds),
+  });
+  const waves = sweepWaves(f);
+  const perWave = Math.max(1, Math.floor(f.uplinksPerLeaf / 2));
+  const rounds = [round("1", Math.floor(view.nodes.length / 2), 1, pairJob)];
+  if ((o.maxRounds ?? 2) >= 2)
+    rounds.push(
+      round(
+        "2 (re-tests + spine sweep)",
+        Math.floor((f.units * perWave) / 2) * waves,
+        Math.max(1, waves),
+        Math.max(railJob, slowRailJob),
+      ),
+    );
+  const extra = round("re-tests", 0, 2, slowRailJob);
+  return {
+    seconds: tenth(rounds.reduce((s, r) => s + r.seconds, 0)),
+    rounds,
+    extraRoundSeconds: extra.seconds,
+    assumptions: [
+      `${JOB_START_SECONDS.max} s to start each job (scheduling, sshd, NCCL init)`,
+      `healthy pairs at ${expectedBusBw(view, "pair").toFixed(1)} GB/s busbw (${f.rails} × ${f.lineRateGBps} GB/s NICs at 95 %), one rail at ${expectedBusBw(view, "rail").toFixed(1)} GB/s`,
+      `${f.units} unit(s) × ${f.rails} rail leaves, ${f.uplinksPerLeaf} uplinks per leaf (${f.oversubscription}:1) over ${f.spines} spine(s): the sweep runs ${waves} wave(s) of at most ${perWave} flows per leaf, each uplink and spine port crossed ${SWEEP_COVERAGE} times`,
+      `each round of isolation re-tests (a suspected uplink or spine port crossed alone, two waves) adds ${extra.seconds} s`,
+    ],
+  };
+}

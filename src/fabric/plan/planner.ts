@@ -1,0 +1,212 @@
+/**
+ * The rail-aware planner. It knows the fabric's shape (units, rails, uplinks, spines), can trace a flow's hops, and
+ * sees only results.
+ *
+ * - Round 1: every node once in a pair test with a node of its own unit. Rail to rail through one leaf, no uplink
+ *   crossed: nothing in it can congest, and a slow pair points at its nodes.
+ * - Then, side by side: each suspect in a rail test with a proven-good node of its unit (slow on every rail → the
+ *   node, on one → that NIC), as the flat planner does; and a spine sweep: proven-good nodes of different units in
+ *   rail tests whose two flows per rail are steered (UDP source port) onto leaf uplinks and spine ports not yet
+ *   crossed, never two flows on one uplink or spine port in a wave. A leaf carries at most half its uplinks' worth
+ *   of flows per wave, so every flow finds a free uplink in a few tries and the sweep does not congest what it
+ *   measures; waves follow until every uplink and spine port has been crossed twice.
+ * - Then: every hop a slow sweep test points at and no fast test cleared is crossed again, alone among cleared
+ *   hops, in two waves with different partners; two slow tests that blame it alone name it (spine-evidence.ts).
+ * Pure given the trace.
+ */
+import { type Diagnosis, diagnose } from "../../nccl/fleet-bench/diagnose.js";
+import { judgeResults } from "../../nccl/fleet-bench/evidence.js";
+import { retestRound } from "../../nccl/fleet-bench/plan.js";
+import { allSpinePorts, allUplinks, type FlowPath, leafOfHop, type RailFabric, unitIndex } from "../model.js";
+import { createRandom } from "../prng.js";
+import type { BenchJob, FabricView, JobResult, RailRoute } from "../types.js";
+import { isSpineProbe, type SpineEvidence, spineEvidence } from "./spine-evidence.js";
+import { steer, type Trace } from "./steer.js";
+
+/** Each uplink and spine port crossed this many times by the sweep: a fast crossing clears, two slow ones name. */
+export const SWEEP_COVERAGE = 2;
+const MAX_SWEEP_WAVES = 8;
+/** Ports tried per sweep flow: enough to find a hop not yet crossed while a leaf is at most half busy. */
+const SWEEP_TRIES = 64;
+
+export type RailPlanState = {
+  nodeDiagnosis: Diagnosis;
+  spine: SpineEvidence;
+};
+
+export type RailPlanner = {
+  next(round: number, results: readonly JobResult[]): BenchJob[];
+  state(results: readonly JobResult[]): RailPlanState;
+};
+
+const mkJob = (round: number, i: number, kind: BenchJob["kind"], a: string, b: string, why: string, wave = 0) =>
+  ({ id: `r${round}-${i + 1}`, round, kind, nodes: [a, b] as const, why, wave }) satisfies BenchJob;
+
+export function railState(view: FabricView, results: readonly JobResult[], tolerance?: number): RailPlanState {
+  const opts = tolerance === undefined ? {} : { tolerance };
+  const nodeResults = results.filter((r) => !isSpineProbe(r.job));
+  const judged = judgeResults(view, results, tolerance ?? 0.9).tests.filter((t) => isSpineProbe(t.job));
+  return { nodeDiagnosis: diagnose(view, nodeResults, opts), spine: spineEvidence(view, judged) };
+}
+
+export function createRailPlanner(
+  view: FabricView,
+  fabric: RailFabric,
+  trace: Trace,
+  o: { seed?: number; tolerance?: number } = {},
+): RailPlanner {
+  const rnd = createRandom(o.seed ?? 1);
+  const unitOf = unitIndex(fabric);
+  const members = (nodes: readonly string[]) => {
+    const byUnit: string[][] = Array.from({ length: fabric.units }, () => []);
+    for (const n of nodes) byUnit[unitOf.get(n)!]!.push(n);
+    return byUnit;
+  };
+  let swept = false;
+  const attempts = new Map<string, number>();
+
+  const firstRound = (): BenchJob[] =>
+    members(view.nodes).flatMap((unit, u) => {
+      const s = rnd.shuffle(unit);
+      return Array.from({ length: Math.floor(s.length / 2) }, (_, i) =>
+        mkJob(1, 0, "pair", s[2 * i]!, s[2 * i + 1]!, `round 1: a neighbour of unit ${u} (one leaf per rail)`),
+      );
+    });
+
+  /** Routes for `a`↔`b` on every rail whose two flows find hops free in this wave (cost = times crossed). */
+  const sweepRoutes = (
+    a: string,
+    b: string,
+    used: Set<string>,
+    crossed: Map<string, number>,
+    enough: number,
+  ): RailRoute[] => {
+    const cost = (p: FlowPath) =>
+      used.has(p.uplink!) || used.has(p.spinePort!)
+        ? Infinity
+        : (crossed.get(p.uplink!) ?? 0) + (crossed.get(p.spinePort!) ?? 0);
+    const routes: RailRoute[] = [];
+    for (let rail = 0; rail < fabric.rails; rail++) {
+      const ab = steer(trace, { src: a, dst: b, rail }, cost, SWEEP_TRIES, rnd.int(16384), enough);
+      if (!ab) continue;
+      const hopsAb = [ab.path.uplink!, ab.path.spinePort!];
+      const ba = steer(
+        trace,
+        { src: b, dst: a, rail },
+        (p) => (hopsAb.includes(p.uplink!) || hopsAb.includes(p.spinePort!) ? Infinity : cost(p)),
+        SWEEP_TRIES,
+        rnd.int(16384),
+        enough,
+      );
+      if (!ba) continue;
+      for (const h of [...hopsAb, ba.path.uplink!, ba.path.spinePort!]) {
+        used.add(h);
+        crossed.set(h, (crossed.get(h) ?? 0) + 1);
+      }
+      routes.push({ rail, sports: [ab.sport, ba.sport], paths: [ab.path, ba.path] });
+    }
+    return routes;
+  };
+
+  const sweep = (round: number, good: readonly string[], start: number): BenchJob[] => {
+    const hops = [...allUplinks(fabric), ...allSpinePorts(fabric)];
+    const crossed = new Map<string, number>();
+    const perWave = Math.max(1, Math.floor(fabric.uplinksPerLeaf / 2));
+    const pools = members(good).map((u) => rnd.shuffle(u));
+    const jobs: BenchJob[] = [];
+    for (let wave = 0; wave < MAX_SWEEP_WAVES; wave++) {
+      const level = Math.min(...hops.map((h) => crossed.get(h) ?? 0));
+      if (level >= SWEEP_COVERAGE) break;
+      // Interleave the units (a random order per row) and pair neighbours from different units.
+      const rows = pools.map((p) =>
+        Array.from({ length: Math.min(perWave, p.length) }, (_, i) => p[(wave * perWave + i) % p.length]!),
+      );
+      const line: string[] = [];
+      for (let i = 0; i < perWave; i++)
+        for (const u of rnd.shuffle(rows.map((_, k) => k))) if (rows[u]![i]) line.push(rows[u]![i]!);
+      const used = new Set<string>();
+      const inWave = new Set<string>();
+      for (let i = 0; i + 1 < line.length; i++) {
+        const a = line[i]!;
+        const b = line.slice(i + 1).find((x) => !inWave.has(x) && unitOf.get(x) !== unitOf.get(a));
+        if (inWave.has(a) || !b) continue;
+        inWave.add(a).add(b);
+        // Good enough: a flow whose two hops are both at the least-crossed level (more tries buy nothing).
+        const routes = sweepRoutes(a, b, used, crossed, 2 * level);
+        if (routes.length === 0) continue;
+        const why = `spine sweep wave ${wave + 1}: ${a} ↔ ${b} rail by rail, each flow steered onto an uplink and spine port not yet crossed`;
+        jobs.push({ ...mkJob(round, start + jobs.length, "rails", a, b, why, wave), routes });
+      }
+    }
+    return jobs;
+  };
+
+  /** Two tests per suspected hop, in two waves, each crossing it alone among cleared hops. */
+  const isolate = (round: number, s: SpineEvidence, good: readonly string[], start: number): BenchJob[] => {
+    const pools = members(good);
+    const jobs: BenchJob[] = [];
+    const ok = (h: string | null, used: Set<string>) => h !== null && s.cleared.has(h) && !used.has(h);
+    for (let wave = 0; wave < 2; wave++) {
+      const used = new Set<string>();
+      const busy = new Set<string>();
+      for (const hop of s.pending) {
+        const where = leafOfHop(fabric, hop);
+        if (!where || (attempts.get(hop) ?? 0) >= 2) continue;
+        const near = rnd.shuffle(pools[where.unit]!).find((n) => !busy.has(n));
+        if (!near) continue;
+        const fars = rnd.shuffle(pools.flatMap((p, u) => (u === where.unit ? [] : p))).filter((n) => !busy.has(n));
+        for (const far of fars.slice(0, 4)) {
+          // The flow that must cross `hop`: out of its leaf for an uplink, into it for a spine port.
+          const [src, dst] = where.side === "uplink" ? [near, far] : [far, near];
+          const other = (p: FlowPath) => (where.side === "uplink" ? p.spinePort : p.uplink);
+          const there = steer(
+            trace,
+            { src, dst, rail: where.rail },
+            (p) => ((where.side === "uplink" ? p.uplink : p.spinePort) === hop && ok(other(p), used) ? 0 : Infinity),
+            40 * fabric.uplinksPerLeaf,
+            rnd.int(16384),
+          );
+          if (!there) continue;
+          const back = steer(
+            trace,
+            { src: dst, dst: src, rail: where.rail },
+            (p) => (ok(p.uplink, used) && ok(p.spinePort, used) && p.uplink !== other(there.path) ? 0 : Infinity),
+            400,
+            rnd.int(16384),
+          );
+          if (!back) continue;
+          for (const h of [hop, other(there.path)!, back.path.uplink!, back.path.spinePort!]) used.add(h);
+          busy.add(near).add(far);
+          const route: RailRoute = {
+            rail: where.rail,
+            sports: [there.sport, back.sport],
+            paths: [there.path, back.path],
+          };
+          const why = `cross ${hop} alone (its other hops cleared): ${src} → ${dst} on rail ${where.rail}`;
+          jobs.push({ ...mkJob(round, start + jobs.length, "rails", src, dst, why, wave), routes: [route] });
+          break;
+        }
+      }
+    }
+    for (const hop of s.pending) attempts.set(hop, (attempts.get(hop) ?? 0) + 1);
+    return jobs;
+  };
+
+  return {
+    state: (results) => railState(view, results, o.tolerance),
+    next(round, results) {
+      if (round === 1) return firstRound().map((j, i) => ({ ...j, id: `r1-${i + 1}` }));
+      const st = railState(view, results, o.tolerance);
+      const nodeJobs = retestRound(view, st.nodeDiagnosis, round).map((j) => ({ ...j, wave: 0 }));
+      const busy = new Set(nodeJobs.flatMap((j) => j.nodes));
+      const suspects = new Set(st.nodeDiagnosis.verdicts.flatMap((v) => (v.node ? [v.node] : [])));
+      const good = view.nodes.filter((n) => st.nodeDiagnosis.good.has(n) && !busy.has(n) && !suspects.has(n));
+      if (fabric.units < 2) return nodeJobs;
+      if (!swept) {
+        swept = true;
+        return [...nodeJobs, ...sweep(round, good, nodeJobs.length)];
+      }
+      return [...nodeJobs, ...isolate(round, st.spine, good, nodeJobs.length)];
+    },
+  };
+}
