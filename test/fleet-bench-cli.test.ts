@@ -111,3 +111,26 @@ describe("the budget printed before a fleet bench runs", () => {
     expect(io.out).toBe("");
   });
 });
+
+// DGX H100: GPU i's compute NIC is mlx5_0,3,4,5,6,9,10,11 in GPU order, not mlx5_0..7 (NVIDIA DGX H100 User Guide,
+// "Network Ports"); a rail test on the wrong NIC crosses the CPU interconnect and measures another rail.
+describe("fleet bench on a cluster: which NIC each GPU's rail test uses", () => {
+  test("--node-model dgx-h100: GPU 1's rail test runs on mlx5_3, GPU 7's on mlx5_11", async () => {
+    const { benchSettings } = await import("../src/cli/commands/fleet-bench.js");
+    const { railTestScript } = await import("../src/nccl/fleet-bench/job-log.js");
+    const { DEFAULT_RAIL_SWEEP } = await import("../src/nccl/fleet-bench/types.js");
+    const s = benchSettings({ "node-model": "dgx-h100" });
+    expect(s.hcas).toEqual(["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]);
+    const script = railTestScript(s.hcas, DEFAULT_RAIL_SWEEP, []);
+    expect(script).toContain("-x CUDA_VISIBLE_DEVICES=1 -x NCCL_IB_HCA==mlx5_3");
+    expect(script).toContain("-x CUDA_VISIBLE_DEVICES=7 -x NCCL_IB_HCA==mlx5_11");
+  });
+
+  test("--hcas with --node-model, or an unknown model: a usage error that says which to give", async () => {
+    const { benchSettings } = await import("../src/cli/commands/fleet-bench.js");
+    expect(() => benchSettings({ "node-model": "dgx-h100", hcas: ["mlx5_1"] })).toThrow(
+      /both say which NIC each GPU uses/,
+    );
+    expect(() => benchSettings({ "node-model": "dgx-z9" })).toThrow(/--node-model expects one of dgx-h100/);
+  });
+});

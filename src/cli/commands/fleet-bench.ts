@@ -2,6 +2,7 @@
  * `kube-rdma fleet bench`: find the slow node, rail or link of a fleet in a handful of rounds of 2-node nccl-tests
  * jobs — through the cluster, or against the fabric simulator with --simulate N.
  */
+import { NODE_MODELS } from "../../fabric/rail-nics.js";
 import {
   buildBenchReport,
   createPlanner,
@@ -44,7 +45,8 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     name: "hcas",
     type: "strings",
     valueName: "LIST",
-    description: "bench: the data HCAs, one per rail (default mlx5_1..mlx5_8)",
+    description:
+      "bench: the data HCA of each GPU, in GPU order (GPU i's rail test uses the i-th), read off `nvidia-smi topo -m` (the NIC at PIX to each GPU); default mlx5_1..mlx5_8",
   },
   { name: "gpus", type: "number", valueName: "G", default: 8, description: "bench: GPUs per node (one rank each)" },
   {
@@ -130,7 +132,8 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     name: "node-model",
     type: "string",
     valueName: "M",
-    description: "rail-optimised: which NIC each GPU uses (default dgx-h100: mlx5_0,3,4,5,6,9,10,11)",
+    description:
+      "Which NIC each GPU uses, for rail tests and the rail-optimised simulation (dgx-h100: mlx5_0,3,4,5,6,9,10,11; the simulation's default)",
   },
   {
     name: "bad-uplinks",
@@ -166,6 +169,29 @@ export type BenchSettings = {
   lineRateGBps: number;
 };
 
+/**
+ * The NIC of each GPU's rail, in GPU order (rank i of a rail test runs on GPU i with NCCL_IB_HCA==hcas[i]): given
+ * with --hcas, or a known node model's (--node-model dgx-h100), else mlx5_1..mlx5_8 (the A100 RoCE example node).
+ */
+function railHcas(values: OptionValues): string[] {
+  const listed = Array.isArray(values.hcas) ? (values.hcas as string[]) : [];
+  const model = str(values, "node-model");
+  if (model !== undefined && listed.length > 0) {
+    throw new UsageError(
+      "--hcas and --node-model both say which NIC each GPU uses.",
+      "Give one: --hcas in GPU order, or --node-model for a known node.",
+    );
+  }
+  if (model !== undefined) {
+    const known = NODE_MODELS[model];
+    if (!known) {
+      throw new UsageError(`--node-model expects one of ${Object.keys(NODE_MODELS).join(", ")}; got ${model}.`);
+    }
+    return [...known];
+  }
+  return listed.length ? listed : Array.from({ length: 8 }, (_, i) => `mlx5_${i + 1}`);
+}
+
 export function benchSettings(values: OptionValues): BenchSettings {
   const plan = (str(values, "plan") ?? "adaptive") as PlanName;
   const tolerance = num(values, "tolerance") ?? DEFAULT_FLEET_TOLERANCE;
@@ -173,8 +199,7 @@ export function benchSettings(values: OptionValues): BenchSettings {
     throw new UsageError(`--tolerance expects a fraction in (0, 1), like 0.9; got ${tolerance}.`);
   const lineRateGBps = num(values, "line-rate") ?? 25;
   if (!(lineRateGBps > 0)) throw new UsageError(`--line-rate expects GB/s above 0; got ${lineRateGBps}.`);
-  const listed = values.hcas;
-  const hcas = Array.isArray(listed) && listed.length ? listed : Array.from({ length: 8 }, (_, i) => `mlx5_${i + 1}`);
+  const hcas = railHcas(values);
   for (const h of hcas) {
     if (!/^[A-Za-z0-9_.-]+$/.test(h)) throw new UsageError(`--hcas expects HCA names like mlx5_1; got "${h}".`);
   }
