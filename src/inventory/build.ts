@@ -62,8 +62,9 @@ function counterValues(rd: Reading, dir: string, facts: DirFacts): Record<string
     const name = facts.names[i]!;
     const f = facts.values[i]!;
     if (name === "lifespan") continue;
-    // A counter the kernel will not give (EINVAL, EOPNOTSUPP on some ports) is no problem; a refused read is.
-    const text = rd.value(`${dir}/${name}`, f, ["EINVAL", "EOPNOTSUPP", "ENOENT"]);
+    // A counter the kernel will not give (EINVAL, EOPNOTSUPP on some ports) is no problem; a refused read, or a
+    // listed counter that is not there (a dangling link), is.
+    const text = rd.value(`${dir}/${name}`, f, ["EINVAL", "EOPNOTSUPP"]);
     if (text === null || !f.ok) continue;
     const n = parseCounter(f.value, `${dir}/${name}`);
     if (n.ok) out[name] = n.value;

@@ -128,6 +128,28 @@ describe("a pod-log stream that stalls mid-body", () => {
   );
 });
 
+describe("a log the client cannot read", () => {
+  test("sent as JSON that is not (with a terminal escape): that node fails, the run goes on, nothing raw on stderr", async () => {
+    const fake = await cluster((req, res, nodeOf) => {
+      if (req.sub !== "log" || nodeOf() !== "gpu-1") return false;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("\u001b[2J{not json");
+      return true;
+    });
+    const io = captureIo();
+    expect(await main(verify(fake, "--timeout", "10"), io)).toBe(1);
+    expect(io.err).not.toMatch(/[\u001b]/);
+    const r = JSON.parse(io.out) as Report;
+    expect(r.failedNodes).toEqual([
+      {
+        node: "gpu-1",
+        reason: expect.stringMatching(/^could not read the collector's log \(an answer that could not be read/),
+      },
+    ]);
+    expect(r.nodes.filter((n) => n.status === "pass").map((n) => n.node)).toEqual(["gpu-2", "gpu-3"]);
+  }, 30_000);
+});
+
 describe("HTTP 429 Too Many Requests", () => {
   test("Retry-After is honoured: the first three creates wait 1 s each, then every node is verified", async () => {
     let refused = 0;

@@ -60,10 +60,13 @@ export { pollSleep } from "../api/retry.js";
 /** A collector's log is one snapshot: more than a snapshot can be plus room for a few lines is not read. */
 export const MAX_LOG_BYTES = MAX_SNAPSHOT_BYTES + 2 ** 20;
 
-/** Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. */
+/**
+ * Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. An answer that came but could not
+ * be read (a log sent as JSON that is not: client-node's parse fails) is that node's problem, not the run's.
+ */
 function isFatal(err: unknown): boolean {
   const s = statusOf(err);
-  return s === 401 || s === 403 || s === null;
+  return s === 401 || s === 403 || (s === null && !(err instanceof SyntaxError));
 }
 
 function waitingReason(pod: V1Pod): string {
@@ -77,6 +80,7 @@ function waitingReason(pod: V1Pod): string {
 /** Why a call failed, in a few words: its HTTP status and first line (a 429 says how often it was retried). */
 function httpWhy(err: unknown): string {
   if (err instanceof ThrottledError) return `HTTP 429: ${err.message}`;
+  if (err instanceof SyntaxError) return `an answer that could not be read: ${err.message.slice(0, 120)}`;
   return `HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`;
 }
 
