@@ -139,8 +139,12 @@ async function collectWithin<R>(
   try {
     await call(() => core.createNamespacedPod({ namespace, body }, options));
   } catch (err) {
-    const cut = cutOff("creating the collector pod", null);
-    if (cut) return cut;
+    const cut = cutOff("creating the collector pod");
+    if (cut) {
+      // The server may have made the pod before the request was cut off: the cleanup deletes it (404 is fine).
+      created.add(name);
+      return cut;
+    }
     if (isFatal(err)) throw apiFailure(err, { verb: "create", resource: "pods", namespace }, target, FLEET_ROLE);
     return fail(`could not create the collector pod: ${httpWhy(err)}`, null);
   }
