@@ -1,3 +1,4 @@
+import { terminalSafe } from "../report/registry.js";
 import { COMMANDS } from "./commands/index.js";
 import { renderCommandHelp } from "./help.js";
 import { parseCommandArgs } from "./parse-args.js";
@@ -138,8 +139,9 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     return await command.run({ values, positionals, io });
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`kube-rdma ${command.name}: ${err.message}\n`);
-      if (err.hint) io.stderr(`${err.hint}\n`);
+      // A message may quote what a server or file said: no control sequence from it reaches the terminal.
+      io.stderr(terminalSafe(`kube-rdma ${command.name}: ${err.message}\n`));
+      if (err.hint) io.stderr(terminalSafe(`${err.hint}\n`));
       return 2;
     }
     throw err;

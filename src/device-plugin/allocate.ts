@@ -69,6 +69,44 @@ export class AllocateRefused extends Error {
   }
 }
 
+/** An Allocate no kubelet sends: the kubelet gets INVALID_ARGUMENT with this message, nothing is allocated. */
+export class AllocateInvalid extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AllocateInvalid";
+  }
+}
+
+/** At most this many IDs are named in a message (a hostile request may carry 100,000). */
+const NAMED_IDS = 5;
+
+/** `a, b, c` or `a, b, c, d, e and 99,995 more`, each ID cut to 64 characters and JSON-quoted. */
+export function namedIds(ids: readonly string[]): string {
+  const shown = ids.slice(0, NAMED_IDS).map((id) => JSON.stringify(id.slice(0, 64)));
+  return ids.length > NAMED_IDS ? `${shown.join(", ")} and ${ids.length - NAMED_IDS} more` : shown.join(", ");
+}
+
+/**
+ * Why an Allocate request cannot come from a kubelet, or null. The kubelet calls Allocate once per container that
+ * requests the resource, with the IDs it chose: at least one, each once (kubelet devicemanager,
+ * https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/cm/devicemanager/manager.go). An empty list
+ * answered with rdma_cm alone (or, shared, every HCA) would hand RDMA to a container that asked for none.
+ */
+export function invalidAllocate(request: { container_requests?: readonly { devices_ids?: readonly string[] }[] }) {
+  const containers = request.container_requests ?? [];
+  if (containers.length === 0) return "the request names no container";
+  for (const [i, c] of containers.entries()) {
+    const ids = c.devices_ids ?? [];
+    if (ids.length === 0) {
+      return `container request ${i} asks for no device ID; the kubelet calls Allocate only for containers that request rdma units`;
+    }
+    const seen = new Set<string>();
+    const twice = ids.filter((id) => seen.size === seen.add(id).size);
+    if (twice.length > 0) return `container request ${i} names device ID(s) more than once: ${namedIds(twice)}`;
+  }
+  return null;
+}
+
 export type ContainerAnswer = {
   response: ContainerAllocateResponse;
   /** Requested IDs the plan does not know (an HCA that vanished, a stale kubelet checkpoint). */
@@ -134,7 +172,7 @@ export function exclusiveRefusal(answer: ContainerAnswer, served: readonly strin
   const parts: string[] = [];
   if (answer.unknownIds.length > 0) {
     parts.push(
-      `device ID(s) ${answer.unknownIds.join(", ")} are not served by this plugin now (serving: ${served.join(", ") || "none"})`,
+      `device ID(s) ${namedIds(answer.unknownIds)} are not served by this plugin now (serving: ${served.join(", ") || "none"})`,
     );
   }
   if (answer.lostHcas.length > 0) {

@@ -41,7 +41,7 @@ export function createMetrics(resource: string): PluginMetrics {
     }),
     allocateErrors: new Counter({
       name: "kube_rdma_device_plugin_allocate_errors_total",
-      help: "Container allocations answered partially, by reason (unknown_id, missing_device)",
+      help: "Container allocations answered partially or refused, by reason (unknown_id, missing_device, invalid_request, internal)",
       labelNames: ["reason"],
       registers: [registry],
     }),

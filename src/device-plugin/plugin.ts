@@ -8,7 +8,14 @@ import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import { AllocateRefused, answerContainer, exclusiveRefusal, missingVerbsDevices } from "./allocate.js";
+import {
+  AllocateInvalid,
+  AllocateRefused,
+  answerContainer,
+  exclusiveRefusal,
+  invalidAllocate,
+  missingVerbsDevices,
+} from "./allocate.js";
 import {
   type AllocateRequest,
   type AllocateResponse,
@@ -280,7 +287,7 @@ export class RdmaDevicePlugin {
         this.cfg.log.info("kubelet opened ListAndWatch", { devices: this.devices.length, streams: this.streams.size });
       },
       allocateFailed: (err) => {
-        if (err instanceof AllocateRefused) return; // counted and logged where it was decided
+        if (err instanceof AllocateRefused || err instanceof AllocateInvalid) return; // counted and logged where decided
         this.metrics.allocateErrors.inc({ reason: "internal" });
         this.cfg.log.error("Allocate failed", { error: err instanceof Error ? err.message : String(err) });
       },
@@ -293,6 +300,12 @@ export class RdmaDevicePlugin {
    * without it.
    */
   allocate(request: AllocateRequest): AllocateResponse {
+    const invalid = invalidAllocate(request);
+    if (invalid !== null) {
+      this.metrics.allocateErrors.inc({ reason: "invalid_request" });
+      this.cfg.log.error("Allocate refused: not a request a kubelet sends", { reason: invalid });
+      throw new AllocateInvalid(invalid);
+    }
     const view = this.node.view;
     if (!view) throw new Error("node model not read yet");
     const existence = this.existence;

@@ -1,6 +1,6 @@
 /** The DevicePlugin gRPC service: thin handlers over the running plugin's state. */
 import * as grpc from "@grpc/grpc-js";
-import { AllocateRefused } from "./allocate.js";
+import { AllocateInvalid, AllocateRefused } from "./allocate.js";
 import type {
   AllocateRequest,
   AllocateResponse,
@@ -89,6 +89,10 @@ export function devicePluginHandlers(host: ServiceHost): grpc.UntypedServiceImpl
         cb(null, host.allocate(call.request));
       } catch (err) {
         host.allocateFailed(err);
+        if (err instanceof AllocateInvalid) {
+          cb({ code: grpc.status.INVALID_ARGUMENT, details: `kube-rdma Allocate: ${err.message}` });
+          return;
+        }
         if (err instanceof AllocateRefused) {
           cb({ code: grpc.status.NOT_FOUND, details: `kube-rdma refused Allocate: ${err.message}` });
           return;

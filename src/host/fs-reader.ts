@@ -103,6 +103,16 @@ export class FsHostReader implements HostReader {
     return this.opts.ownProc === true && (p === "/proc" || p.startsWith("/proc/"));
   }
 
+  /**
+   * A sysfs or proc file of a `--root` tree: the kernel gives each of those one name, so a hard link there (a name
+   * shared with a file anywhere on this filesystem, /etc/shadow say) is refused like a link out of the tree.
+   */
+  private isTreeKernelFile(path: string): boolean {
+    if (this.root === "/") return false;
+    const p = normalizeHostPath(path);
+    return p.startsWith("/sys/") || (p.startsWith("/proc/") && !this.isOwnProc(p));
+  }
+
   /** Strips the root from a resolved path so that callers only ever see host paths. */
   private hostPath(real: string): string {
     if (this.root === "/") return real;
@@ -198,6 +208,7 @@ export class FsHostReader implements HostReader {
   private readFdBytes(fd: number, path: string, cap: number): ReadOutcome<number> {
     const st = fstatSync(fd);
     if (!st.isFile()) return notRegular(st, path);
+    if (st.nlink > 1 && this.isTreeKernelFile(path)) return hardLinked(path, st.nlink);
     if (st.size > cap) return tooLarge(path, cap, st.size);
     // sysfs files report a size of 4096 whatever they hold, and hand out a whole attribute in one read: a short
     // read is the end of the file (saves a syscall per file; a GID table is thousands of files).
@@ -362,6 +373,18 @@ function notRegular(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacter
   if (st.isDirectory()) return { ok: false as const, error: readError("EISDIR", path) };
   const what = st.isFIFO() ? "a FIFO" : st.isCharacterDevice() ? "a character device" : "not a regular file";
   return { ok: false as const, error: readError("ENOTREG", path, `${what}; only regular files are read`) };
+}
+
+/** A file with more than one name where the kernel gives one (sysfs, proc): never read. */
+function hardLinked(path: string, names: number) {
+  return {
+    ok: false as const,
+    error: readError(
+      "EHARDLINK",
+      path,
+      `a hard link (${names} names share this file), where sysfs and proc files have one name; it is not read`,
+    ),
+  };
 }
 
 function tooLarge(path: string, cap: number, size?: number) {

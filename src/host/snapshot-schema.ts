@@ -200,7 +200,7 @@ function wordsOf(e: ErrorObject): string {
   }
 }
 
-function unescapePointer(s: string): string {
+export function unescapePointer(s: string): string {
   return s.replace(/~1/g, "/").replace(/~0/g, "~");
 }
 

@@ -11,13 +11,13 @@ import {
 } from "../parse/proc.js";
 import {
   isEmptyGidText,
+  parseCounter,
   parseGid,
   parseGidType,
   parseLinkLayer,
   parsePhysState,
   parsePortState,
   parseRate,
-  parseSysfsInt,
 } from "../parse/sysfs.js";
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
@@ -56,14 +56,20 @@ function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): Gi
   return out;
 }
 
-function counterValues(facts: DirFacts): Record<string, number> {
+/** A counters directory's numbers; a file that is not plain decimal digits is a problem naming it, not a number. */
+function counterValues(rd: Reading, dir: string, facts: DirFacts): Record<string, number> {
   const out: Record<string, number> = {};
   for (let i = 0; i < facts.names.length; i++) {
     const name = facts.names[i]!;
     const f = facts.values[i]!;
-    if (!f.ok || name === "lifespan") continue;
-    const n = parseSysfsInt(f.value);
+    if (name === "lifespan") continue;
+    // A counter the kernel will not give (EINVAL, EOPNOTSUPP on some ports) is no problem; a refused read, or a
+    // listed counter that is not there (a dangling link), is.
+    const text = rd.value(`${dir}/${name}`, f, ["EINVAL", "EOPNOTSUPP"]);
+    if (text === null || !f.ok) continue;
+    const n = parseCounter(f.value, `${dir}/${name}`);
     if (n.ok) out[name] = n.value;
+    else rd.parsed(n, `${dir}/${name}`);
   }
   return out;
 }
@@ -96,8 +102,8 @@ function buildPort(rd: Reading, pf: PortFacts, pciNetdevs: string[]): Port {
     gidTableLength: gidSlots,
     gids,
     netdevs: [...netdevs].sort(naturalCompare),
-    counters: counterValues(pf.counters),
-    hwCounters: counterValues(pf.hwCounters),
+    counters: counterValues(rd, `${pf.dir}/counters`, pf.counters),
+    hwCounters: counterValues(rd, `${pf.dir}/hw_counters`, pf.hwCounters),
     roceV2Ipv4Index: linkLayer === "Ethernet" ? firstIndex("ipv4") : null,
     roceV2Ipv6Index: linkLayer === "Ethernet" ? firstIndex("ipv6_global") : null,
   };

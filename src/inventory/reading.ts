@@ -34,6 +34,9 @@ function hintFor(code: string, path: string): string {
   if (code === "EACCES" || code === "EPERM") {
     return "Run as root, or in a pod mount the host's /sys and /proc read-only and pass --root /host.";
   }
+  if (code === "EHARDLINK") {
+    return "A --root tree is a copy of the host's /sys and /proc: copy the file into it (cp), never hard-link it (ln), then rerun.";
+  }
   if (code === "ENOENT" && path.startsWith("/sys/class/infiniband")) {
     return "Is the RDMA driver loaded? Check `lsmod | grep mlx5_ib` and `ls /sys/class/infiniband`.";
   }

@@ -166,6 +166,36 @@ export function parseSysfsInt(text: string, path?: string): ParseResult<number> 
   return ok(Number(t));
 }
 
+/** A u64 has at most 20 decimal digits: a longer "number" is not a counter the kernel wrote. */
+const MAX_COUNTER_DIGITS = 20;
+
+/**
+ * A port counter or hw_counter: what the kernel prints is plain decimal digits and a newline (`1234\n`). Anything
+ * else (`12abc`, `1e309`, `0x10`, `-5`, an empty file, 21+ digits) is a damaged file, not a number: it fails with
+ * code `sysfs.counter` so the read becomes a finding naming the file instead of a value the checks trust.
+ */
+export function parseCounter(text: string, path?: string): ParseResult<number> {
+  const end = text.charCodeAt(text.length - 1) === 10 ? text.length - 1 : text.length;
+  let k = 0;
+  for (; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) break;
+  }
+  if (end === 0 || k !== end || end > MAX_COUNTER_DIGITS) {
+    const shown =
+      text.trim() === "" ? "an empty file" : `"${text.trim().slice(0, 40)}${text.trim().length > 40 ? "…" : ""}"`;
+    const where = path ? `${path}: ` : "";
+    return fail(
+      problem(
+        "sysfs.counter",
+        `${where}damaged counter: expected plain decimal digits, found ${shown}`,
+        path ? { path } : {},
+      ),
+    );
+  }
+  return ok(Number(text.slice(0, end)));
+}
+
 /** A hex sysfs value (`0x15b3`, `0x030200`, `lid 0x0`) → lower-case `0x…` string and its number. */
 export function parseSysfsHex(text: string, path?: string): ParseResult<{ text: string; value: number }> {
   const t = text.trim().toLowerCase();

@@ -5,11 +5,11 @@
  */
 import { compactNames } from "../checks/select.js";
 import { bySeverity, type Finding, makeFinding } from "../core/finding.js";
-import { naturalCompare } from "../core/natural.js";
+import { naturalCompare, naturallySorted } from "../core/natural.js";
 import { atLeast, parseNcclVersion } from "../nccl/version.js";
 import { coveringCidr } from "../parse/ipv4.js";
 import { type Differs, PREFLIGHT_FINDINGS } from "./catalogue.js";
-import type { Member, PodFacts } from "./types.js";
+import type { Member, PodFacts, PodHca } from "./types.js";
 
 const UNSET = "(unset)";
 
@@ -47,8 +47,42 @@ const subjectOf = (d: Differs) => (d.odd.length <= 3 ? d.odd.join(", ") : `${d.o
 const where = (pods: readonly string[], total: number) =>
   pods.length === total && total > 3 ? `every pod (${total})` : `pod ${pods.join(", pod ")}`;
 
-const hcaSet = (f: PodFacts) => (f.dataHcas.length ? compactNames(f.dataHcas) : "no data HCA");
-const hca = (f: PodFacts, name: string) => f.hcas.find((h) => h.name === name);
+/** The data HCA set in words; pods with the same list share one rendering (a gang's pods mostly agree). */
+function hcaSetOf(): (f: PodFacts) => string {
+  const seen = new Map<string, string>();
+  return (f) => {
+    if (f.dataHcas.length === 0) return "no data HCA";
+    const key = f.dataHcas.join("\n");
+    let text = seen.get(key);
+    if (text === undefined) {
+      text = compactNames(f.dataHcas);
+      seen.set(key, text);
+    }
+    return text;
+  };
+}
+
+/** Every pod's data HCAs, each name once, in natural order. */
+const dataHcaNames = (members: readonly Member[]) =>
+  naturallySorted([...new Set(members.flatMap((m) => m.facts.dataHcas))]);
+/** Each pod's HCAs by name and its data HCAs as a set, built once per facts object: lookups stay O(1). */
+type FactsIndex = { byName: Map<string, PodHca>; data: Set<string> };
+const indexes = new WeakMap<PodFacts, FactsIndex>();
+
+function indexOf(f: PodFacts): FactsIndex {
+  let ix = indexes.get(f);
+  if (!ix) {
+    const byName = new Map<string, PodHca>();
+    // The first entry of a name wins, as a linear find would.
+    for (const h of f.hcas) if (!byName.has(h.name)) byName.set(h.name, h);
+    ix = { byName, data: new Set(f.dataHcas) };
+    indexes.set(f, ix);
+  }
+  return ix;
+}
+
+const hca = (f: PodFacts, name: string) => indexOf(f).byName.get(name);
+const hasDataHca = (f: PodFacts, name: string) => indexOf(f).data.has(name);
 const libText = (l: { version: string | null; path: string } | null) =>
   l ? (l.version ? `NCCL ${l.version}` : `${l.path} (version unknown)`) : "no libnccl";
 const pluginsText = (f: PodFacts) =>
@@ -100,9 +134,8 @@ function uverbsFindings(members: readonly Member[]): Finding[] {
   );
 }
 
-function gidFindings(members: readonly Member[]): Finding[] {
+function gidFindings(members: readonly Member[], names: readonly string[]): Finding[] {
   const out: Finding[] = [];
-  const names = [...new Set(members.flatMap((m) => m.facts.dataHcas))].sort(naturalCompare);
   const fixed = members.map((m) => m.facts.env.NCCL_IB_GID_INDEX).find((v) => v !== undefined) ?? null;
   const oldNccl = members.some((m) => {
     const v = m.facts.nccl.library?.version ? parseNcclVersion(m.facts.nccl.library.version) : null;
@@ -114,7 +147,7 @@ function gidFindings(members: readonly Member[]): Finding[] {
   const family = ipv4.length > 0 ? "AF_INET" : "AF_INET6";
   const cidr = ipv4.length > 0 ? coveringCidr(ipv4) : null;
   for (const name of names) {
-    const present = members.filter((m) => m.facts.dataHcas.includes(name));
+    const present = members.filter((m) => hasDataHca(m.facts, name));
     const d = differsOf(`${name} RoCE v2 GID index`, present, (f) => {
       const h = hca(f, name);
       const i = h?.roceV2Ipv4Index ?? h?.roceV2Ipv6Index ?? null;
@@ -154,8 +187,7 @@ function envFindings(members: readonly Member[]): Finding[] {
   });
 }
 
-function subnetFindings(members: readonly Member[]): Finding[] {
-  const names = [...new Set(members.flatMap((m) => m.facts.dataHcas))].sort(naturalCompare);
+function subnetFindings(members: readonly Member[], names: readonly string[]): Finding[] {
   return names.flatMap((name) => {
     const present = members.filter((m) => hca(m.facts, name)?.subnet);
     const d = differsOf(`${name} subnet`, present, (f) => hca(f, name)?.subnet ?? "none");
@@ -179,16 +211,17 @@ function pinFindings(members: readonly Member[]): Finding[] {
 
 /** Every difference between the pods, and what any pod cannot do; errors first. */
 export function comparePods(members: readonly Member[]): Finding[] {
+  const names = dataHcaNames(members);
   const findings: Finding[] = [
     ...noDataHcaFindings(members),
     ...uverbsFindings(members),
-    ...differsFinding("PREFLIGHT_HCA_SET_DIFFERS", "data HCAs", members, hcaSet),
-    ...gidFindings(members),
+    ...differsFinding("PREFLIGHT_HCA_SET_DIFFERS", "data HCAs", members, hcaSetOf()),
+    ...gidFindings(members, names),
     ...differsFinding("PREFLIGHT_NCCL_VERSION_DIFFERS", "NCCL library", members, (f) => libText(f.nccl.library)),
     ...differsFinding("PREFLIGHT_NET_PLUGIN_DIFFERS", "NCCL net plugin", members, pluginsText),
     ...envFindings(members),
     ...pinFindings(members),
-    ...subnetFindings(members),
+    ...subnetFindings(members, names),
   ];
   const gpus = differsOf("GPUs", members, (f) => String(f.gpus.count));
   if (gpus) findings.push(makeFinding(PREFLIGHT_FINDINGS, "PREFLIGHT_GPU_COUNT_DIFFERS", subjectOf(gpus), gpus));

@@ -2,53 +2,29 @@
 import { type Finding, summarize } from "../core/finding.js";
 import { renderFindingSections, summaryLine } from "../report/findings-text.js";
 import { comparePods } from "./compare.js";
+import { factsViolations } from "./schema.js";
 import type { Member, PodFacts } from "./types.js";
 
 export const PREFLIGHT_SCHEMA_VERSION = 1;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isStr = (v: unknown) => typeof v === "string";
-const isStrOrNull = (v: unknown) => v === null || typeof v === "string";
-const isNumOrNull = (v: unknown) => v === null || typeof v === "number";
-const isLibrary = (v: unknown) => isRecord(v) && isStr(v.path) && isStrOrNull(v.version);
 
-/** Why the i-th HCA entry is unusable, or null. */
-function hcaDefect(h: unknown, i: number): string | null {
-  if (!isRecord(h) || !isStr(h.name)) return `hcas[${i}] has no "name"`;
-  if (!Array.isArray(h.uverbs) || !h.uverbs.every((u) => isRecord(u) && isStr(u.device) && isStr(u.open))) {
-    return `hcas[${i}].uverbs is not a list of {device, open}`;
-  }
-  for (const k of ["roceV2Ipv4Index", "roceV2Ipv6Index"] as const)
-    if (!isNumOrNull(h[k])) return `hcas[${i}].${k} is not a number or null`;
-  for (const k of ["address", "subnet", "netdev"] as const)
-    if (!isStrOrNull(h[k])) return `hcas[${i}].${k} is not a string or null`;
-  return null;
+/**
+ * Why a JSON value is not a pod's facts: one sentence when it is some other document (no facts kind, another
+ * version), else each violation of docs/preflight-facts.schema.json with its JSON path; empty when it is facts.
+ */
+export function factsProblems(data: unknown): string[] {
+  if (!isRecord(data)) return ["not a JSON object"];
+  if (data.kind !== "kube-rdma/preflight-facts")
+    return ['not pod facts (expected "kind": "kube-rdma/preflight-facts")'];
+  if (data.schemaVersion !== 1)
+    return [`schemaVersion ${String(data.schemaVersion)} is not supported (this kube-rdma reads 1)`];
+  return factsViolations(data).map((v) => `${v.path}: ${v.message}`);
 }
 
-/** Why a JSON value is not a pod's facts, or null when it is (every field a comparison reads is checked). */
+/** The first of factsProblems, or null when the value is a pod's facts. */
 export function factsDefect(data: unknown): string | null {
-  if (!isRecord(data)) return "not a JSON object";
-  const o = data;
-  if (o.kind !== "kube-rdma/preflight-facts") return 'not pod facts (expected "kind": "kube-rdma/preflight-facts")';
-  if (o.schemaVersion !== 1)
-    return `schemaVersion ${String(o.schemaVersion)} is not supported (this kube-rdma reads 1)`;
-  for (const k of ["pod", "hostname"] as const) if (!isStr(o[k])) return `"${k}" is not a string`;
-  if (!Array.isArray(o.dataHcas) || !o.dataHcas.every(isStr)) return '"dataHcas" is not a list of names';
-  if (!Array.isArray(o.hcas)) return '"hcas" is not a list';
-  for (const [i, h] of o.hcas.entries()) {
-    const d = hcaDefect(h, i);
-    if (d) return d;
-  }
-  if (!isRecord(o.env) || !Object.values(o.env).every(isStr)) return '"env" is not an object of strings';
-  const nccl = o.nccl;
-  if (!isRecord(nccl) || !(nccl.library === null || isLibrary(nccl.library)))
-    return '"nccl.library" is not {path, version} or null';
-  if (!Array.isArray(nccl.netPlugins) || !nccl.netPlugins.every(isLibrary))
-    return '"nccl.netPlugins" is not a list of {path, version}';
-  if (!isRecord(o.gpus) || typeof o.gpus.count !== "number") return '"gpus.count" is not a number';
-  if (!isRecord(o.memlock)) return '"memlock" is not an object';
-  if (!isStrOrNull(o.gpuDirect ?? null)) return '"gpuDirect" is not a string or null';
-  return null;
+  return factsProblems(data)[0] ?? null;
 }
 
 /** Names each pod by its pod name; where two inputs share one (facts of one host), by their labels (file names). */

@@ -8,6 +8,7 @@ import { AGENT_MANIFEST_FILE, renderAgentManifests } from "../../src/agent/manif
 import { NODE_REPORT_SCHEMA } from "../../src/agent/validate.js";
 import { COMMANDS_SCHEMA, SNAPSHOT_SCHEMA } from "../../src/host/snapshot-schema.js";
 import { ADMISSION_POLICY_FILE, renderAdmissionPolicy } from "../../src/kube/fleet/admission-policy.js";
+import { PREFLIGHT_FACTS_SCHEMA } from "../../src/preflight/schema.js";
 
 /** The docs/ files and their text. */
 export function schemaDocs(): Record<string, string> {
@@ -17,6 +18,7 @@ export function schemaDocs(): Record<string, string> {
     [ADMISSION_POLICY_FILE]: renderAdmissionPolicy(),
     "docs/node-report.schema.json": `${JSON.stringify(NODE_REPORT_SCHEMA, null, 2)}\n`,
     [AGENT_MANIFEST_FILE]: renderAgentManifests(),
+    "docs/preflight-facts.schema.json": `${JSON.stringify(PREFLIGHT_FACTS_SCHEMA, null, 2)}\n`,
   };
 }
 

@@ -82,8 +82,11 @@ async function analyzeRead(input: Input, opts: InputOptions): Promise<AnalyzedIn
     }
     if (analyzer.createStream) {
       const stream = analyzer.createStream(ctx);
-      await feedStream(stream, input.chunks());
-      return finishStream(input.file, analyzer, stream);
+      const skipped = await feedStream(stream, input.chunks());
+      const entry = finishStream(input.file, analyzer, stream);
+      return skipped === 0
+        ? entry
+        : { ...entry, problems: [longLines(input.file, skipped), ...(entry.problems ?? [])] };
     }
     const text = await readCapped(input, opts.io);
     if (text === null) return tooLarge(input.file, analyzer.kind);
@@ -100,19 +103,64 @@ async function analyzeRead(input: Input, opts: InputOptions): Promise<AnalyzedIn
   }
 }
 
-/** Feeds text chunks to a stream: raw when it splits lines itself, else line by line (a cut last line included). */
-async function feedStream(stream: AnalyzeStream, chunks: AsyncIterable<string>): Promise<void> {
+/**
+ * Longest line a line stream is handed (1 Mi characters). No capture or log line comes near it; a file without
+ * newlines (a binary, a 100 MB blob) is skipped line by line instead of being joined into one ever-longer string.
+ */
+export const MAX_STREAM_LINE = 1 << 20;
+
+/**
+ * Feeds text chunks to a stream: raw when it splits lines itself, else line by line (a cut last line included).
+ * Each line is pieced together from the chunks it spans and only joined once, so time stays linear in the input;
+ * a line over MAX_STREAM_LINE is dropped while it is read. Returns how many lines were dropped.
+ */
+async function feedStream(stream: AnalyzeStream, chunks: AsyncIterable<string>): Promise<number> {
   if (stream.write) {
     for await (const chunk of chunks) stream.write(chunk);
-    return;
+    return 0;
   }
-  let rest = "";
+  let pieces: string[] = [];
+  let length = 0;
+  let skipping = false;
+  let skipped = 0;
+  const emit = (last: string) => {
+    if (!skipping) stream.push(pieces.length === 0 ? last : pieces.join("") + last);
+    pieces = [];
+    length = 0;
+    skipping = false;
+  };
   for await (const chunk of chunks) {
-    const lines = (rest + chunk).split("\n");
-    rest = lines.pop() ?? "";
-    for (const line of lines) stream.push(line);
+    let from = 0;
+    for (let nl = chunk.indexOf("\n"); nl !== -1; nl = chunk.indexOf("\n", from)) {
+      if (!skipping && length + nl - from > MAX_STREAM_LINE) {
+        skipping = true;
+        skipped++;
+      }
+      emit(skipping ? "" : chunk.slice(from, nl));
+      from = nl + 1;
+    }
+    if (skipping || from === chunk.length) continue;
+    length += chunk.length - from;
+    if (length > MAX_STREAM_LINE) {
+      skipping = true;
+      skipped++;
+      pieces = [];
+    } else pieces.push(from === 0 ? chunk : chunk.slice(from));
   }
-  if (rest !== "") stream.push(rest);
+  if (pieces.length > 0) emit("");
+  return skipped;
+}
+
+/** The problem of lines dropped for their length: such a file is not the text output it was taken for. */
+function longLines(file: string, count: number) {
+  return problem(
+    "analyze.line_too_long",
+    `${count} line(s) longer than ${MAX_STREAM_LINE / 2 ** 20} MiB skipped; command output and logs have no such lines (a binary file, or text without newlines?).`,
+    {
+      path: file,
+      hint: "Pass the text the command printed (its stdout saved to a file), not a binary or a joined blob.",
+    },
+  );
 }
 
 /** A large input of a kind that has no stream, read whole when it is within the cap; null when it is not. */

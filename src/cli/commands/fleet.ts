@@ -5,6 +5,7 @@ import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import {
+  ANALYSIS_BUDGET_MS,
   analyseInThread,
   buildFleetReport,
   type CollectOutcome,
@@ -237,7 +238,7 @@ ${BENCH_DESCRIPTION}`,
       name: "analysis-threads",
       type: "number",
       valueName: "N",
-      description: "Worker threads analysing snapshots (default: 0 below 64 nodes, else one per core, ≤ 8)",
+      description: `Worker threads analysing snapshots, each snapshot within ${ANALYSIS_BUDGET_MS / 1000} s (default: one per 32 nodes, 1 to 8; 0: in this thread, unbounded)`,
     },
     {
       name: "save-snapshots",

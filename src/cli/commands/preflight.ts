@@ -2,6 +2,7 @@ import { readBoundedSync } from "../../core/bounded-read.js";
 
 /** Pod facts are a few KiB; this is far above any real one. */
 const MAX_FACTS_BYTES = 16 * 2 ** 20;
+const WRITE_FACTS = "Write facts with `kube-rdma preflight --facts-only -o json > FILE`.";
 
 import { resolve } from "node:path";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom, NAMESPACE_OPTION } from "../../kube/api/options.js";
@@ -166,7 +167,7 @@ async function diff(files: string[], values: OptionValues, io: Io): Promise<numb
       "Example: kube-rdma preflight diff worker-0.json worker-1.json",
     );
   }
-  const { factsDefect, membersOf } = await import("../../preflight/report.js");
+  const { factsProblems, membersOf } = await import("../../preflight/report.js");
   const inputs = files.map((file) => {
     let text: string;
     try {
@@ -193,11 +194,14 @@ async function diff(files: string[], values: OptionValues, io: Io): Promise<numb
         "Write facts with `kube-rdma preflight --facts-only -o json > FILE`.",
       );
     }
-    const defect = factsDefect(data);
-    if (defect) {
+    const problems = factsProblems(data);
+    if (problems.length === 1 && !problems[0]!.startsWith("$")) {
+      throw new UsageError(`${file}: ${problems[0]}.`, WRITE_FACTS);
+    }
+    if (problems.length > 0) {
       throw new UsageError(
-        `${file}: ${defect}.`,
-        "Write facts with `kube-rdma preflight --facts-only -o json > FILE`.",
+        `${file}: not pod facts as docs/preflight-facts.schema.json describes them:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+        `${WRITE_FACTS} A file edited by hand must keep every field with its type.`,
       );
     }
     return { label: file.slice(file.lastIndexOf("/") + 1).replace(/\.json$/, ""), facts: data as PodFacts };

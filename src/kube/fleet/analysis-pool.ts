@@ -1,66 +1,106 @@
 import { availableParallelism } from "node:os";
+import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../../core/worker.js";
 import { analyseLog, type NodeAnalysis } from "./node-analyser.js";
-import type { LogHandler } from "./run.js";
+import type { LogHandler, LogOutcome } from "./run.js";
 
-type NodeAnalysisReply = Awaited<ReturnType<typeof analyseLog>>;
-type Reply = { id: number; result?: NodeAnalysisReply; error?: string };
+type Reply = { id: number; result?: LogOutcome<NodeAnalysis>; error?: string };
 
 export type AnalysisPool = { handle: LogHandler<NodeAnalysis>; threads: number; close(): Promise<void> };
 
-/** Analysis in this thread (small fleets, tests). */
+/** Analysis in this thread (--analysis-threads 0): no time budget, a heavy snapshot holds up the whole run. */
 export const analyseInThread: LogHandler<NodeAnalysis> = (log, node) => analyseLog(log, node);
 
 /**
- * Threads worth starting for `nodes` collector logs: none for small fleets, else one per core (≤ 8) — the main
- * thread only waits on the API server and hands logs over.
+ * The most one node's analysis may take. A real snapshot takes milliseconds; one that takes longer is damaged or
+ * hostile (built to be heavy), and its worker is stopped so that the other nodes go on.
  */
-export function defaultAnalysisThreads(nodes: number): number {
-  if (nodes < 64) return 0;
-  return Math.max(1, Math.min(8, availableParallelism()));
-}
+export const ANALYSIS_BUDGET_MS = 20_000;
 
 /**
- * Spreads log → snapshot → inventory → checks over worker threads: building a node's inventory costs
- * milliseconds (thousands of sysfs values, the nvidia-smi XML), so a 10,000-node fleet needs every core.
+ * Threads for `nodes` collector logs: at least one for any fleet, so the main thread only waits on the API server
+ * and every snapshot's analysis has a time budget; one per 32 nodes up to one per core (≤ 8).
  */
-export function createAnalysisPool(threads: number): AnalysisPool {
-  const pending = new Map<number, { resolve: (r: Reply["result"]) => void; reject: (e: Error) => void }>();
-  const load: number[] = [];
-  const workers = Array.from({ length: threads }, (_, i) => {
+export function defaultAnalysisThreads(nodes: number): number {
+  if (nodes === 0) return 0;
+  return Math.max(1, Math.min(8, availableParallelism(), Math.ceil(nodes / 32)));
+}
+
+type Job = { id: number; log: string; node: string; resolve: (r: LogOutcome<NodeAnalysis>) => void };
+type Slot = { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null };
+
+/**
+ * Spreads log → snapshot → inventory → checks over worker threads, one log per worker at a time: building a node's
+ * inventory costs milliseconds, so a 10,000-node fleet needs every core. A log whose analysis runs past `budgetMs`
+ * is answered as this node's failure and its worker is replaced; a worker that dies fails only its own log.
+ */
+export function createAnalysisPool(threads: number, budgetMs = ANALYSIS_BUDGET_MS): AnalysisPool {
+  const queue: Job[] = [];
+  let nextId = 0;
+  let closed = false;
+  const slots: Slot[] = [];
+
+  const finish = (slot: Slot, outcome: LogOutcome<NodeAnalysis>) => {
+    const job = slot.job;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.job = null;
+    slot.timer = null;
+    job?.resolve(outcome);
+    dispatch();
+  };
+  const replace = (slot: Slot) => {
+    void slot.worker.terminate();
+    slot.worker = spawn(slot);
+  };
+  function spawn(slot: Slot): Worker {
     const w = startModuleWorker(import.meta.url, "analysis-worker");
-    load[i] = 0;
     w.on("message", (m: Reply) => {
-      load[i]!--;
-      const p = pending.get(m.id);
-      pending.delete(m.id);
-      if (!p) return;
-      if (m.error !== undefined) p.reject(new Error(`fleet analysis worker failed: ${m.error}`));
-      else p.resolve(m.result);
+      if (slot.worker !== w || slot.job?.id !== m.id) return;
+      const failed = `the analysis of its snapshot failed (${m.error})`;
+      finish(slot, m.error !== undefined ? { ok: false, reason: failed } : m.result!);
     });
     w.on("error", (err) => {
-      for (const p of pending.values()) p.reject(err);
-      pending.clear();
+      if (slot.worker !== w) return;
+      const reason = `the analysis of its snapshot failed (${err instanceof Error ? err.message : String(err)})`;
+      if (!closed) replace(slot);
+      finish(slot, { ok: false, reason });
     });
     return w;
-  });
-  let nextId = 0;
-  /** The reply's promise. Holds nothing of the log: a 100 KB log kept alive until the reply would outlive a young GC. */
-  const reply = (id: number) =>
-    new Promise<NodeAnalysisReply>((resolve, reject) => pending.set(id, { resolve: (r) => resolve(r!), reject }));
+  }
+  function dispatch(): void {
+    for (const slot of slots) {
+      if (closed || slot.job || queue.length === 0) continue;
+      const job = queue.shift()!;
+      slot.job = job;
+      slot.timer = setTimeout(() => {
+        replace(slot);
+        finish(slot, {
+          ok: false,
+          reason: `the analysis of its snapshot took over ${budgetMs / 1000} s and was stopped (a real node's takes milliseconds: the snapshot is damaged or built to be heavy)`,
+        });
+      }, budgetMs);
+      // Nothing of the log is kept after the hand-over: a 100 KB log alive until the reply would outlive a young GC.
+      slot.worker.postMessage({ id: job.id, log: job.log, node: job.node });
+      job.log = "";
+    }
+  }
+  for (let i = 0; i < threads; i++) {
+    const slot: Slot = { worker: undefined as unknown as Worker, job: null, timer: null };
+    slot.worker = spawn(slot);
+    slots.push(slot);
+  }
   return {
     threads,
-    handle: (log, node) => {
-      const id = nextId++;
-      let pick = 0;
-      for (let i = 1; i < workers.length; i++) if (load[i]! < load[pick]!) pick = i;
-      load[pick]!++;
-      const answer = reply(id);
-      workers[pick]!.postMessage({ id, log, node });
-      return answer;
-    },
+    handle: (log, node) =>
+      new Promise((resolve) => {
+        queue.push({ id: nextId++, log, node, resolve });
+        dispatch();
+      }),
     async close() {
-      await Promise.all(workers.map((w) => w.terminate()));
+      closed = true;
+      for (const slot of slots) if (slot.timer) clearTimeout(slot.timer);
+      for (const job of queue.splice(0)) job.resolve({ ok: false, reason: "the run ended before it was analysed" });
+      await Promise.all(slots.map((s) => s.worker.terminate()));
     },
   };
 }

@@ -1,7 +1,9 @@
 import type { V1Pod } from "@kubernetes/client-node";
+import { MAX_SNAPSHOT_BYTES } from "../../host/snapshot-schema.js";
 import type { Snapshot } from "../../host/types.js";
 import type { KubeClients } from "../api/client.js";
 import { apiFailure, statusOf } from "../api/errors.js";
+import { abortable, pollSleep, ThrottledError, withRetry } from "../api/retry.js";
 import { collectorPod, collectorPodName } from "./collector.js";
 import { parseSnapshotLog, SNAPSHOT_INVALID_PROBLEM } from "./snapshot-log.js";
 
@@ -53,25 +55,18 @@ export type FleetRunResult<R = Snapshot> = {
 /** ClusterRole/Role `fleet verify` needs (deploy/fleet/rbac.yaml). */
 export const FLEET_ROLE = "kube-rdma-fleet";
 
-/** Waits `ms`, or less when `signal` aborts; the abort listener is removed either way (one per poll adds up). */
-export const pollSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+export { pollSleep } from "../api/retry.js";
 
-/** Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. */
+/** A collector's log is one snapshot: more than a snapshot can be plus room for a few lines is not read. */
+export const MAX_LOG_BYTES = MAX_SNAPSHOT_BYTES + 2 ** 20;
+
+/**
+ * Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. An answer that came but could not
+ * be read (a log sent as JSON that is not: client-node's parse fails) is that node's problem, not the run's.
+ */
 function isFatal(err: unknown): boolean {
   const s = statusOf(err);
-  return s === 401 || s === 403 || s === null;
+  return s === 401 || s === 403 || (s === null && !(err instanceof SyntaxError));
 }
 
 function waitingReason(pod: V1Pod): string {
@@ -82,11 +77,42 @@ function waitingReason(pod: V1Pod): string {
   return cond?.message ?? pod.status?.reason ?? "";
 }
 
+/** Why a call failed, in a few words: its HTTP status and first line (a 429 says how often it was retried). */
+function httpWhy(err: unknown): string {
+  if (err instanceof ThrottledError) return `HTTP 429: ${err.message}`;
+  if (err instanceof SyntaxError) return `an answer that could not be read: ${err.message.slice(0, 120)}`;
+  return `HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`;
+}
+
+/**
+ * One node: create its collector pod, wait for it to end, read its log, hand the log over. The node's deadline
+ * (`timeoutMs` from the create) aborts whatever call is in flight, a log stream that stalls half way included.
+ */
 async function collectOne<R>(
   clients: KubeClients,
   node: string,
   o: FleetRunOptions<R>,
   created: Set<string>,
+): Promise<CollectOutcome<R>> {
+  const deadline = Date.now() + o.timeoutMs;
+  const nodeAbort = new AbortController();
+  const timer = setTimeout(() => nodeAbort.abort(), o.timeoutMs);
+  const onStop = () => nodeAbort.abort();
+  o.signal?.addEventListener("abort", onStop, { once: true });
+  try {
+    return await collectWithin(clients, node, o, created, { signal: nodeAbort.signal, deadline });
+  } finally {
+    clearTimeout(timer);
+    o.signal?.removeEventListener("abort", onStop);
+  }
+}
+
+async function collectWithin<R>(
+  clients: KubeClients,
+  node: string,
+  o: FleetRunOptions<R>,
+  created: Set<string>,
+  limit: { signal: AbortSignal; deadline: number },
 ): Promise<CollectOutcome<R>> {
   const { core, target } = clients;
   const namespace = o.namespace;
@@ -100,34 +126,52 @@ async function collectOne<R>(
     serviceAccountName: o.serviceAccountName,
   });
   const fail = (reason: string, pod: string | null = name): CollectOutcome<R> => ({ node, ok: false, reason, pod });
+  const seconds = Math.round(o.timeoutMs / 1000);
+  const call = <T>(fn: () => Promise<T>) => withRetry(fn, limit);
+  const options = abortable(limit.signal);
+  /** The outcome of a call the deadline or Ctrl-C cut off, or null when it failed on its own. */
+  const cutOff = (during: string, pod: string | null = name): CollectOutcome<R> | null => {
+    if (o.signal?.aborted) return fail("interrupted before the collector finished", pod);
+    return limit.signal.aborted
+      ? fail(`no snapshot within ${seconds} s (${during} did not finish in time)`, pod)
+      : null;
+  };
   try {
-    await core.createNamespacedPod({ namespace, body });
+    await call(() => core.createNamespacedPod({ namespace, body }, options));
   } catch (err) {
+    const cut = cutOff("creating the collector pod");
+    if (cut) {
+      // The server may have made the pod before the request was cut off: the cleanup deletes it (404 is fine).
+      created.add(name);
+      return cut;
+    }
     if (isFatal(err)) throw apiFailure(err, { verb: "create", resource: "pods", namespace }, target, FLEET_ROLE);
-    return fail(
-      `could not create the collector pod: HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`,
-      null,
-    );
+    return fail(`could not create the collector pod: ${httpWhy(err)}`, null);
   }
   created.add(name);
-  const deadline = Date.now() + o.timeoutMs;
   let last: V1Pod | undefined;
-  while (!o.signal?.aborted && Date.now() < deadline) {
+  while (!limit.signal.aborted) {
     try {
-      last = await core.readNamespacedPod({ name, namespace });
+      last = await call(() => core.readNamespacedPod({ name, namespace }, options));
     } catch (err) {
+      // Cut off while polling: the final message says which phase the pod was last seen in.
+      if (limit.signal.aborted) break;
       if (isFatal(err)) throw apiFailure(err, { verb: "get", resource: "pods", namespace, name }, target, FLEET_ROLE);
-      return fail(`the collector pod disappeared (HTTP ${statusOf(err)})`);
+      return fail(statusOf(err) === 429 ? httpWhy(err) : `the collector pod disappeared (${httpWhy(err)})`);
     }
     const phase = last.status?.phase;
     if (phase === "Succeeded" || phase === "Failed") {
       let log: string;
       try {
-        log = await core.readNamespacedPodLog({ name, namespace, container: "collect" });
+        log = await call(() =>
+          core.readNamespacedPodLog({ name, namespace, container: "collect", limitBytes: MAX_LOG_BYTES }, options),
+        );
       } catch (err) {
+        const cut = cutOff("its log stream");
+        if (cut) return cut;
         if (isFatal(err))
           throw apiFailure(err, { verb: "get", resource: "pods/log", namespace, name }, target, FLEET_ROLE);
-        return fail(`could not read the collector's log (HTTP ${statusOf(err)})`);
+        return fail(`could not read the collector's log (${httpWhy(err)})`);
       }
       if (phase === "Failed") {
         const code = last.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
@@ -140,12 +184,12 @@ async function collectOne<R>(
         ? fail(handled.reason)
         : { node, ok: false, reason: handled.reason, pod: name, invalidAt: handled.invalidAt };
     }
-    await pollSleep(o.pollMs, o.signal);
+    await pollSleep(o.pollMs, limit.signal);
   }
   if (o.signal?.aborted) return fail("interrupted before the collector finished");
   const why = last ? waitingReason(last) : "";
   return fail(
-    `no snapshot within ${Math.round(o.timeoutMs / 1000)} s (pod phase ${last?.status?.phase ?? "unknown"}${why ? `, ${why}` : ""})`,
+    `no snapshot within ${seconds} s (pod phase ${last?.status?.phase ?? "unknown"}${why ? `, ${why}` : ""})`,
   );
 }
 

@@ -73,6 +73,20 @@ export type FakeApiOptions = {
   unserved?: string[];
   /** Called for every created object that is not a pod; the pods it returns are created too (an operator's work). */
   onObjectCreated?: (plural: string, obj: Obj) => Obj[] | undefined;
+  /**
+   * Misbehaviour: sees each resource request first and returns true when it answered it itself (a 429 with
+   * Retry-After) or means never to finish it (a log body that stalls half way).
+   */
+  intercept?: (req: InterceptedRequest, res: ServerResponse) => boolean;
+};
+
+/** A resource request as `intercept` sees it. */
+export type InterceptedRequest = {
+  method: string;
+  namespace: string | null;
+  plural: string | undefined;
+  name: string | undefined;
+  sub: string | undefined;
 };
 
 export type FakeApi = {
@@ -238,6 +252,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       rest = rest.slice(2);
     }
     const [plural, name, sub] = rest;
+    if (opts.intercept?.({ method, namespace, plural, name, sub }, res)) return;
     const type = TYPES.find((t) => t.plural === plural && t.group === group && !opts.unserved?.includes(t.plural));
     if (!type) return status(res, 404, "NotFound", `the server could not find the requested resource`);
     const verb =
