@@ -66,6 +66,17 @@ describe("NCCL log analyser never throws and always answers with a verdict", () 
     );
   });
 
+  test("a connection line cut by a stray newline ('via N' / 'T/IB/0/GDRDMA') reads the same streamed byte by byte", () => {
+    const text =
+      "gpu-node-2:3301:3390 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [receive] via N\nT/IB/0/GDRDMA\n" +
+      "gpu-node-2:3301:3390 [0] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [receive] via NET/IB/0/GDRDMA\n";
+    const whole = analyzeNcclLog(text);
+    const s = createNcclLogStream();
+    for (const ch of text) s.write(ch);
+    expect(s.end().data).toEqual(whole.data);
+    expect(whole.data.connections).toMatchObject({ net: 1, netGdr: 1, other: 1 });
+  });
+
   test("lines of mixed NCCL versions: every version is reported", () => {
     const version = fc.tuple(
       fc.integer({ min: 2, max: 2 }),

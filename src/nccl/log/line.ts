@@ -80,7 +80,7 @@ export function skipPrefixes(s: string, start: number, end: number): number {
         const tag = indexInLine(s, ">:", close, Math.min(end, close + 14));
         if (tag < 0) return i;
         i = tag + 2;
-      } else if (s.charCodeAt(i + 5) === 45 /* - */ && after === 32) {
+      } else if (charIn(s, i + 5, end) === 45 /* - */ && after === 32) {
         i = close + 2;
       } else if (after === 58 /* : torchrun `[default0]:` */ && !s.startsWith(" NCCL ", close + 2)) {
         i = close + 2;
@@ -95,16 +95,16 @@ export function skipPrefixes(s: string, start: number, end: number): number {
       while (j < end && isDigit(s.charCodeAt(j))) j++;
       if (j > digits && s.charCodeAt(j) === 58 /* : */ && s.charCodeAt(j + 1) === 32) {
         i = j + 2; // srun -l
-      } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && s.charCodeAt(j + 6) === 84 /* T */) {
+      } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && charIn(s, j + 6, end) === 84 /* T */) {
         const sp = indexInLine(s, " ", j, end);
         if (sp < 0) return i;
         i = sp + 1; // kubectl logs --timestamps
       } else if (
         j - digits === 4 &&
         s.charCodeAt(j) === 45 /* - */ &&
-        s.charCodeAt(j + 6) === 32 &&
-        s.charCodeAt(j + 9) === 58 /* : */ &&
-        s.charCodeAt(j + 12) === 58
+        charIn(s, j + 6, end) === 32 &&
+        charIn(s, j + 9, end) === 58 /* : */ &&
+        charIn(s, j + 12, end) === 58
       ) {
         // `2026-05-07 19:22:05 host:…` (NCCL_DEBUG_TIMESTAMP_FORMAT="%F %T ", or a logger's own date and time)
         const sp = indexInLine(s, " ", j + 7, end);
@@ -116,6 +116,15 @@ export function skipPrefixes(s: string, start: number, end: number): number {
     } else return i;
   }
   return i;
+}
+
+/**
+ * The character code at `i` when it lies inside the line (`i < end`), else -1. A look past the line's end would see
+ * the next line when the chunk holds it and nothing when the chunk ends there: a damaged line must read the same
+ * either way (streamed in chunks or read whole).
+ */
+export function charIn(s: string, i: number, end: number): number {
+  return i < end ? s.charCodeAt(i) : -1;
 }
 
 /**

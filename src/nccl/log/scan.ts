@@ -1,6 +1,7 @@
 import { causeOf } from "./causes.js";
 import {
   beforeColourReset,
+  charIn,
   hostOf,
   indexInLine,
   intAfter,
@@ -13,6 +14,11 @@ import {
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 
 export { indexInLine, keep, skipPrefixes } from "./line.js";
+
+/** `text` starts at `at` and ends by `end` (the end of the line). */
+function within(s: string, text: string, at: number, end: number): boolean {
+  return at + text.length <= end && s.startsWith(text, at);
+}
 
 const TIME_STAMP = /\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d/;
 // ANSI colour and cursor sequences (ECMA-48 CSI).
@@ -116,12 +122,12 @@ export class LineScanner {
     const st = this.st;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
-      if (s.charCodeAt(msg + 1) === 104 /* h */ && s.charCodeAt(msg + 7) === 32) this.channel(s, p, msg, end);
+      if (s.charCodeAt(msg + 1) === 104 /* h */ && charIn(s, msg + 7, end) === 32) this.channel(s, p, msg, end);
       return;
     }
     // Before NCCL 2.7 connections were printed as `Ring 00 : 0[0] -> 1[1] via P2P/IPC` (`Ring 00 : 0 1 2 3` is the order).
     if (c === 82 /* R */) {
-      if (s.charCodeAt(msg + 1) === 105 /* i */ && s.charCodeAt(msg + 4) === 32) this.channel(s, p, msg, end);
+      if (s.charCodeAt(msg + 1) === 105 /* i */ && charIn(s, msg + 4, end) === 32) this.channel(s, p, msg, end);
       return;
     }
     if (c === 70 /* F */ && s.startsWith("Failed to open libibverbs", msg)) {
@@ -179,10 +185,12 @@ export class LineScanner {
     const via = this.nextVia;
     if (via >= end) return; // ring order line
     const t = via + 4;
-    const c = s.charCodeAt(t);
-    if (c === 78 /* N */ && s.charCodeAt(t + 3) === 47 /* / */) {
+    // Every look stays inside the line: a chunk holds the lines after it, and a damaged line ("via N" then a newline)
+    // must read the same whether its chunk ends there or not.
+    const c = t < end ? s.charCodeAt(t) : -1;
+    if (c === 78 /* N */ && t + 4 <= end && s.charCodeAt(t + 3) === 47 /* / */) {
       const n = t + 4;
-      if (s.charCodeAt(n) === 83 /* S */ && s.startsWith("Socket", n)) {
+      if (within(s, "Socket", n, end)) {
         conn.socket++;
         return;
       }
@@ -191,16 +199,15 @@ export class LineScanner {
         const at = s.indexOf("GDRDMA", n);
         this.nextGdr = at < 0 ? s.length : at;
       }
-      if (this.nextGdr < end) conn.netGdr++;
-      if (s.charCodeAt(n) === 73 /* I */ && s.charCodeAt(n + 1) === 66 /* B */ && s.charCodeAt(n + 2) === 47)
-        this.st.ibConns++;
+      if (this.nextGdr + 6 <= end) conn.netGdr++;
+      if (within(s, "IB/", n, end)) this.st.ibConns++;
       else {
         const slash = indexInLine(s, "/", n, end);
         bump(this.st.netNames, keep(s.slice(n, slash > 0 ? slash : end)));
       }
-    } else if (c === 80 /* P */ && s.charCodeAt(t + 1) === 50 /* 2 */) conn.p2p++;
-    else if (c === 83 /* S */ && s.charCodeAt(t + 1) === 72 /* H */) conn.shm++;
-    else if (c === 100 /* d */ && s.startsWith("direct shared memory", t))
+    } else if (c === 80 /* P */ && within(s, "P2", t, end)) conn.p2p++;
+    else if (c === 83 /* S */ && within(s, "SH", t, end)) conn.shm++;
+    else if (c === 100 /* d */ && within(s, "direct shared memory", t, end))
       conn.shm++; // NCCL < 2.5
     else conn.other++;
   }
