@@ -80,16 +80,6 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "Take two captures during a job to see it grow; check that PFC is on for the RoCE priority on this NIC " +
       "(`mlnx_qos -i IF`) and on its switch port, with the same DSCP → priority mapping; then `kube-rdma verify` on the node.",
   } satisfies Spec<{ discards: number; pauseSent: boolean }>,
-  RX_OUT_OF_BUFFER: {
-    severity: "warning",
-    title: "Received packets dropped: no receive buffer posted",
-    message: (e: { drops: number }) =>
-      `rx_out_of_buffer=${e.drops}: packets were dropped because no receive buffer was posted; the host did not keep ` +
-      "up with what arrived.",
-    fix: () =>
-      "Check the CPU load and interrupt affinity on the NIC's NUMA node and the receive ring size (`ethtool -g IF`); " +
-      "take two captures during a job to see it grow.",
-  } satisfies Spec<{ drops: number }>,
 });
 
 export type AnalyzeCode = keyof typeof ANALYZE_CATALOGUE;

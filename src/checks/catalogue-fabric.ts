@@ -217,15 +217,18 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   RX_OUT_OF_BUFFER: {
     severity: "warning",
     title: "Received packets dropped: no receive buffer posted",
-    message: (e: PortEvidence & { drops: number; sinceSeconds?: number }) =>
-      `${e.port} dropped ${e.drops} received packet${e.drops === 1 ? "" : "s"} because no receive buffer was posted ` +
-      `(out_of_buffer)${e.sinceSeconds === undefined ? " since the counters were last cleared" : ` in the last ${Math.round(e.sinceSeconds)} s`}: ` +
+    // verify reads hw_counters/out_of_buffer of a port; analyze reads `ethtool -S`'s rx_out_of_buffer (no port known).
+    message: (e: Partial<PortEvidence> & { drops: number; sinceSeconds?: number; counter?: string }) =>
+      `${e.port ?? "The NIC"} dropped ${e.drops} received packet${e.drops === 1 ? "" : "s"} because no receive buffer ` +
+      `was posted (${e.counter ?? "out_of_buffer"})${e.sinceSeconds === undefined ? " since the counters were last cleared" : ` in the last ${Math.round(e.sinceSeconds)} s`}: ` +
       "the host did not keep up with what arrived (busy or throttled CPU cores, receive rings too small), so the " +
       "senders retransmit.",
-    fix: (e: PortEvidence) =>
-      `Watch it grow during a job (\`kube-rdma verify --watch 30\`, or \`cat /sys/class/infiniband/${e.hca}/ports/` +
-      `${e.portNumber}/hw_counters/out_of_buffer\`); if it does, check the NIC's interrupt affinity and CPU load on ` +
-      "its NUMA node, and the receive ring size (`ethtool -g`).",
+    fix: (e: Partial<PortEvidence>) =>
+      (e.hca
+        ? `Watch it grow during a job (\`kube-rdma verify --watch 30\`, or \`cat /sys/class/infiniband/${e.hca}/ports/` +
+          `${e.portNumber}/hw_counters/out_of_buffer\`); `
+        : "Take two captures during a job to see it grow; ") +
+      "if it does, check the NIC's interrupt affinity and CPU load on its NUMA node, and the receive ring size (`ethtool -g`).",
   },
   // DCQCN: the notification point (receiver) sends a CNP for ECN-marked RoCE v2 packets (np_cnp_sent,
   // np_ecn_marked_roce_packets), the reaction point (sender) lowers its rate for each CNP it handles (rp_cnp_handled)

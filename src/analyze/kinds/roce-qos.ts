@@ -1,4 +1,6 @@
 /** `mlnx_qos -i IF` and `ethtool -S IF` captures: the lossless-RoCE settings and the PFC pause counters. */
+
+import { finding } from "../../checks/catalogue.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
 import { type PauseCounters, parseEthtoolStats, parseMlnxQos, pauseCountersOf } from "../../parse/roce-qos.js";
@@ -63,6 +65,6 @@ function dropFindings(stats: Record<string, number>, pause: PauseCounters | null
     out.push(makeFinding(C, "RX_DISCARDS_PHY", "rx_discards_phy", { discards, pauseSent: pauseSent }));
   }
   const drops = stats.rx_out_of_buffer ?? 0;
-  if (drops > 0) out.push(makeFinding(C, "RX_OUT_OF_BUFFER", "rx_out_of_buffer", { drops }));
+  if (drops > 0) out.push(finding("RX_OUT_OF_BUFFER", "rx_out_of_buffer", { drops, counter: "rx_out_of_buffer" }));
   return out;
 }
