@@ -142,6 +142,39 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     expect(api.requests.filter((r) => r.startsWith("POST") && r.includes("mpijobs")).length).toBe(report.jobs);
   });
 
+  // API priority and fairness answers 429 with Retry-After (https://kubernetes.io/docs/concepts/cluster-administration/flow-control/).
+  test("an API server that answers 429 to each first MPIJob create and launcher log read: waited out, the same faults found", async () => {
+    const { sim, nodes } = fleet(3);
+    const seen = new Set<string>();
+    let refused = 0;
+    api = await startFakeApi(seedCluster({ nodes }), {
+      ...operator(sim, "none", "none"),
+      intercept: (req, res) => {
+        const what =
+          req.plural === "mpijobs" && req.method === "POST" ? "create" : req.sub === "log" ? `log ${req.name}` : "";
+        if (!what || (what === "create" ? refused % 2 === 1 : seen.has(what))) {
+          if (what === "create") refused++;
+          return false;
+        }
+        if (what === "create") refused++;
+        else seen.add(what);
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "0" });
+        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 429 }));
+        return true;
+      },
+    });
+    const io = captureIo();
+    await main(
+      ["fleet", "bench", "--timeout", "5", "--poll-interval", "10", "-o", "json", "--kubeconfig", api.kubeconfig],
+      io,
+    );
+    const report = JSON.parse(io.out);
+    expect(seen.size).toBeGreaterThan(0);
+    expect(report.failedJobs).toEqual([]);
+    expect(report.found.nodes).toEqual(sim.truth.nodes);
+    expect(report.found.rails).toEqual(sim.truth.rails);
+  });
+
   test("an MPI operator that never starts the jobs (no pod ever created): nothing was measured, so FAIL and exit 1 with FLEET_NODES_UNTESTED naming every node, not 'WARN … 4 warning(s)' and exit 0", async () => {
     const nodes = ["gpu-01", "gpu-02", "gpu-03", "gpu-04"].map((name) => node({ name, gpus: 8, rdma: "1k" }));
     api = await startFakeApi(seedCluster({ nodes }));

@@ -8,6 +8,7 @@ import {
 import { UsageError } from "../../cli/spec.js";
 import type { KubeTarget } from "./config.js";
 import { type ApiRequest, apiFailure, statusOf } from "./errors.js";
+import { withRetry } from "./retry.js";
 
 /** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
 export type KubeClients = {
@@ -16,7 +17,10 @@ export type KubeClients = {
   apps: AppsV1Api;
   ext: ApiextensionsV1Api;
   objects: KubernetesObjectApi;
-  /** Runs one call; an RBAC refusal / unreachable server becomes a UsageError naming `req` and `role`. */
+  /**
+   * Runs one call, retrying after 429 as Retry-After says (bounded: retry.ts); an RBAC refusal / unreachable server
+   * becomes a UsageError naming `req` and `role`.
+   */
   call<T>(req: ApiRequest, fn: () => Promise<T>): Promise<T>;
 };
 
@@ -30,7 +34,8 @@ export function makeClients(target: KubeTarget, role: string): KubeClients {
     objects: KubernetesObjectApi.makeApiClient(kc),
     async call(req, fn) {
       try {
-        return await fn();
+        // 429 Too Many Requests (API priority and fairness) is waited out as Retry-After says, within bounds.
+        return await withRetry(fn);
       } catch (err) {
         if (err instanceof UsageError) throw err;
         throw apiFailure(err, req, target, role);

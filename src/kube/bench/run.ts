@@ -4,12 +4,14 @@
  * each job, and again at the end of the run for anything left (errors, Ctrl-C). A job that does not finish within
  * the per-job timeout becomes a failed result with the reason (pods Pending: why), never a silent gap.
  */
+
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
 import { parseJobLog } from "../../nccl/fleet-bench/job-log.js";
 import type { BenchJob, JobResult } from "../../nccl/fleet-bench/types.js";
 import type { KubeClients } from "../api/client.js";
 import { apiFailure, statusOf } from "../api/errors.js";
+import { abortable, withRetry } from "../api/retry.js";
 import type { MPIJob } from "../job/types.js";
 import { MPI_JOB_NAME_LABEL, MPI_JOB_ROLE_LABEL } from "./manifests.js";
 
@@ -89,7 +91,7 @@ async function runOne(
     ...(raw ? { raw } : {}),
   });
   try {
-    await clients.objects.create(body as KubernetesObject);
+    await withRetry(() => clients.objects.create(body as KubernetesObject), { signal: o.signal });
   } catch (err) {
     if (statusOf(err) === 404 || /Unrecognized API version and kind/.test(String(err))) {
       throw new UsageError(
@@ -109,10 +111,11 @@ async function runOne(
   }
   created.set(name, body);
   const deadline = started + o.timeoutMs;
+  const retry = { signal: o.signal, deadline };
   while (!o.signal?.aborted && Date.now() < deadline) {
     let launchers: V1Pod[];
     try {
-      launchers = await listJobPods(clients, namespace, name, "launcher");
+      launchers = await withRetry(() => listJobPods(clients, namespace, name, "launcher"), retry);
     } catch (err) {
       if (isFatal(err))
         throw apiFailure(err, { verb: "list", resource: "pods", namespace }, clients.target, BENCH_ROLE);
@@ -122,7 +125,19 @@ async function runOne(
     if (done) {
       let log: string;
       try {
-        log = await clients.core.readNamespacedPodLog({ name: done.metadata!.name!, namespace, container: "launcher" });
+        // The read is cut at the job's deadline (a log stream that stalls half way ends the job, not the run).
+        const cut = AbortSignal.any([
+          ...(o.signal ? [o.signal] : []),
+          AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        ]);
+        log = await withRetry(
+          () =>
+            clients.core.readNamespacedPodLog(
+              { name: done.metadata!.name!, namespace, container: "launcher" },
+              abortable(cut),
+            ),
+          retry,
+        );
       } catch (err) {
         if (isFatal(err)) {
           throw apiFailure(
@@ -145,11 +160,10 @@ async function runOne(
         : fail(parsed.reason, log);
     }
     try {
-      const current = await clients.objects.read({
-        apiVersion: body.apiVersion,
-        kind: body.kind,
-        metadata: { name, namespace },
-      });
+      const current = await withRetry(
+        () => clients.objects.read({ apiVersion: body.apiVersion, kind: body.kind, metadata: { name, namespace } }),
+        retry,
+      );
       const failed = failedCondition(current);
       if (failed) return fail(`the MPIJob failed: ${failed}`);
     } catch (err) {

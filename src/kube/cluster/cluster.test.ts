@@ -27,6 +27,24 @@ async function runCluster(objects: Record<string, Obj[]>, args: string[] = [], o
 }
 
 describe("cluster: the seed's system through the API", () => {
+  // API priority and fairness answers 429 with Retry-After when a client is over its share
+  // (https://kubernetes.io/docs/concepts/cluster-administration/flow-control/): wait and ask again, not fail.
+  test("an API server that answers 429 Too Many Requests twice (Retry-After: 0) is waited out; the report is the same", async () => {
+    let refused = 0;
+    const { code, report } = await runCluster(seedCluster(), [], {
+      intercept: (req, res) => {
+        if (req.plural !== "nodes" || refused >= 2) return false;
+        refused++;
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "0" });
+        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 429 }));
+        return true;
+      },
+    });
+    expect(refused).toBe(2);
+    expect(report?.summary.status).toBe("pass");
+    expect(code).toBe(0);
+  });
+
   test("a healthy 2-node seed cluster (rdma/hca 1k, Volcano, training operator) passes", async () => {
     const { code, report } = await runCluster(seedCluster());
     expect(report?.findings).toEqual([]);
