@@ -166,18 +166,22 @@ function gdrLevel(
   };
 }
 
+/** An IP ToS byte (0–255); otherwise an NCCL_BAD_OPTION finding for `--option` with an example. */
+function isTosByte(tc: number, option: string, example: string, findings: Finding[]): boolean {
+  if (Number.isInteger(tc) && tc >= 0 && tc <= 255) return true;
+  findings.push(
+    makeFinding(F, "NCCL_BAD_OPTION", option, {
+      option: `--${option}`,
+      value: String(tc),
+      expected: `an integer 0–255 (the IP ToS byte; ${example})`,
+    }),
+  );
+  return false;
+}
+
 function trafficClassEntry(tc: number | undefined, findings: Finding[]): EnvEntry | null {
   if (tc === undefined) return null;
-  if (!Number.isInteger(tc) || tc < 0 || tc > 255) {
-    findings.push(
-      makeFinding(F, "NCCL_BAD_OPTION", "traffic-class", {
-        option: "--traffic-class",
-        value: String(tc),
-        expected: "an integer 0–255 (the IP ToS byte; DSCP 26 = 104, DSCP 26 with ECN bits = 106)",
-      }),
-    );
-    return null;
-  }
+  if (!isTosByte(tc, "traffic-class", "DSCP 26 = 104, DSCP 26 with ECN bits = 106", findings)) return null;
   return {
     name: "NCCL_IB_TC",
     value: String(tc),
@@ -201,16 +205,7 @@ function withFifoNote(tc: EnvEntry, fifoGiven: boolean): EnvEntry {
 // NCCL_IB_FIFO_TC: "the InfiniBand traffic class for control messages … short RDMA write operations which control
 // credit return", since 2.22.3 (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-fifo-tc).
 function fifoTrafficClassEntry(tc: number, version: NcclVersion | null, findings: Finding[]): EnvEntry | null {
-  if (!Number.isInteger(tc) || tc < 0 || tc > 255) {
-    findings.push(
-      makeFinding(F, "NCCL_BAD_OPTION", "fifo-traffic-class", {
-        option: "--fifo-traffic-class",
-        value: String(tc),
-        expected: "an integer 0–255 (the IP ToS byte of the control messages' queue, e.g. 192 = DSCP 48)",
-      }),
-    );
-    return null;
-  }
+  if (!isTosByte(tc, "fifo-traffic-class", "the control messages' queue, e.g. 192 = DSCP 48", findings)) return null;
   if (version !== null && !hasFifoTrafficClass(version)) {
     findings.push(
       makeFinding(F, "NCCL_FIFO_TC_IGNORED", "fifo-traffic-class", { version: formatNcclVersion(version) }),
