@@ -4,6 +4,7 @@
  * each job, and again at the end of the run for anything left (errors, Ctrl-C). A job that does not finish within
  * the per-job timeout becomes a failed result with the reason (pods Pending: why), never a silent gap.
  */
+import { setMaxListeners } from "node:events";
 
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
@@ -228,6 +229,8 @@ export async function runBenchRound(
   let next = 0;
   let fatal: unknown;
   const stop = new AbortController();
+  // Every concurrent node (or job) listens on it, each removing its listener when done: not a leak, so no warning.
+  setMaxListeners(0, stop.signal);
   const forward = () => stop.abort();
   o.signal?.addEventListener("abort", forward, { once: true });
   const opts = { ...o, signal: stop.signal };

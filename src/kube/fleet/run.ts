@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { V1Pod } from "@kubernetes/client-node";
 import { MAX_SNAPSHOT_BYTES } from "../../host/snapshot-schema.js";
 import type { Snapshot } from "../../host/types.js";
@@ -212,6 +213,8 @@ export async function collectFleet<R>(clients: KubeClients, o: FleetRunOptions<R
   const outcomes: CollectOutcome<R>[] = new Array(o.nodes.length);
   // One fatal error (RBAC, unreachable API) stops every worker; Ctrl-C (o.signal) does the same.
   const stop = new AbortController();
+  // Every concurrent node (or job) listens on it, each removing its listener when done: not a leak, so no warning.
+  setMaxListeners(0, stop.signal);
   const onCallerAbort = () => stop.abort();
   o.signal?.addEventListener("abort", onCallerAbort, { once: true });
   const opts = { ...o, signal: stop.signal };
