@@ -25,14 +25,13 @@ import { join, relative } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { main } from "../../src/cli/main.js";
 import { findExample } from "../../src/examples/index.js";
 import { materializeSnapshot } from "../../src/examples/materialize.js";
 import { ROOT_CAPTURES } from "../../src/host/fs-reader.js";
 import { collectSnapshot } from "../../src/host/snapshot.js";
 import { SnapshotHostReader } from "../../src/host/snapshot-reader.js";
 import { analyseLog } from "../../src/kube/fleet/node-analyser.js";
-import { captureIo } from "../support/io.js";
+import { fuzzHarness } from "./harness.js";
 
 const SEED = Number(process.env.KUBE_RDMA_FUZZ_SEED ?? 1313);
 /** Per kind: modest in `npm test`, KUBE_RDMA_FUZZ_RUNS under `npm run fuzz`. */
@@ -41,34 +40,7 @@ const HANG_MS = 5000;
 /** A test's limit: its runs at up to 3 s each (a tree run is one verify), at least two minutes. */
 const limitFor = (modest: number) => Math.max(120_000, runs(modest) * 3000);
 
-const tally = { inputs: 0, crashes: 0, hangs: 0, silentPasses: 0, leaks: 0 };
-const notes: string[] = [];
-const note = (kind: keyof typeof tally, what: string) => {
-  tally[kind]++;
-  if (notes.length < 20) notes.push(`${kind}: ${what}`);
-};
-
-/** Runs one input, counting a throw as a crash and a slow answer as a hang. */
-async function attempt<T>(what: string, run: () => Promise<T>): Promise<T | undefined> {
-  tally.inputs++;
-  const started = performance.now();
-  try {
-    return await run();
-  } catch (err) {
-    note("crashes", `${what}: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  } finally {
-    if (performance.now() - started > HANG_MS) note("hangs", `${what}: ${Math.round(performance.now() - started)} ms`);
-  }
-}
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo();
-  const code = await main(args, io);
-  if (![0, 1, 2].includes(code)) throw new Error(`exit ${code} for ${args.join(" ")}`);
-  if (/\n\s+at .+:\d+:\d+\)?\n/.test(io.err)) throw new Error(`stack trace on stderr for ${args.join(" ")}`);
-  return { code, out: io.out, err: io.err };
-}
+const { tally, notes, note, attempt, cli } = fuzzHarness(["silentPasses", "leaks"], HANG_MS);
 
 const base = mkdtempSync(join(tmpdir(), "kube-rdma-fuzz-"));
 afterAll(() => {

@@ -14,47 +14,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { findExample } from "../../src/examples/index.js";
 import { materializeSnapshot } from "../../src/examples/materialize.js";
 import { collectSnapshot } from "../../src/host/snapshot.js";
 import { SnapshotHostReader } from "../../src/host/snapshot-reader.js";
-import { captureIo } from "../support/io.js";
 import { node, seedCluster } from "../support/kube/cluster-fixtures.js";
 import { startFakeApi } from "../support/kube/fake-api.js";
+import { fuzzHarness } from "./harness.js";
 
 const SEED = Number(process.env.KUBE_RDMA_FUZZ_SEED ?? 2727);
 const runs = (modest: number) => Number(process.env.KUBE_RDMA_FUZZ_RUNS ?? modest);
 const HANG_MS = 5000;
 const limitFor = (modest: number, each = 3000) => Math.max(120_000, runs(modest) * each);
 
-const tally = { inputs: 0, crashes: 0, hangs: 0, silentPasses: 0, leaks: 0, escapes: 0, injections: 0 };
-const notes: string[] = [];
-const note = (kind: keyof typeof tally, what: string) => {
-  tally[kind]++;
-  if (notes.length < 20) notes.push(`${kind}: ${what}`);
-};
+const harness = fuzzHarness(["silentPasses", "leaks", "escapes", "injections"], HANG_MS);
+const { tally, notes, note, attempt } = harness;
 
-async function attempt<T>(what: string, run: () => Promise<T>, hangMs = HANG_MS): Promise<T | undefined> {
-  tally.inputs++;
-  const started = performance.now();
-  try {
-    return await run();
-  } catch (err) {
-    note("crashes", `${what}: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  } finally {
-    if (performance.now() - started > hangMs) note("hangs", `${what}: ${Math.round(performance.now() - started)} ms`);
-  }
-}
-
+/** A CLI run (crashes thrown by the harness); raw escape bytes on stderr are counted as escapes. */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo();
-  const code = await main(args, io);
-  if (![0, 1, 2].includes(code)) throw new Error(`exit ${code} for ${args.join(" ")}`);
-  if (/\n\s+at .+:\d+:\d+\)?\n/.test(io.err)) throw new Error(`stack trace on stderr for ${args.join(" ")}`);
-  if (/[\u001b\u009b]/.test(io.err)) note("escapes", `stderr of ${args.slice(0, 2).join(" ")}`);
-  return { code, out: io.out, err: io.err };
+  const r = await harness.cli(args);
+  if (/[\u001b\u009b]/.test(r.err)) note("escapes", `stderr of ${args.slice(0, 2).join(" ")}`);
+  return r;
 }
 
 const base = mkdtempSync(join(tmpdir(), "kube-rdma-fuzz3-"));
