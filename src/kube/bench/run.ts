@@ -127,18 +127,23 @@ async function runOne(
       let log: string;
       try {
         // The read is cut at the job's deadline (a log stream that stalls half way ends the job, not the run).
-        const cut = AbortSignal.any([
-          ...(o.signal ? [o.signal] : []),
-          AbortSignal.timeout(Math.max(1, deadline - Date.now())),
-        ]);
-        log = await withRetry(
-          () =>
-            clients.core.readNamespacedPodLog(
-              { name: done.metadata!.name!, namespace, container: "launcher" },
-              abortable(cut),
-            ),
-          retry,
-        );
+        const cut = new AbortController();
+        const timer = setTimeout(() => cut.abort(), Math.max(1, deadline - Date.now()));
+        const stop = () => cut.abort();
+        o.signal?.addEventListener("abort", stop, { once: true });
+        try {
+          log = await withRetry(
+            () =>
+              clients.core.readNamespacedPodLog(
+                { name: done.metadata!.name!, namespace, container: "launcher" },
+                abortable(cut.signal),
+              ),
+            retry,
+          );
+        } finally {
+          clearTimeout(timer);
+          o.signal?.removeEventListener("abort", stop);
+        }
       } catch (err) {
         if (isFatal(err)) {
           throw apiFailure(
