@@ -3,19 +3,13 @@
  * resource, with at least one device ID, each once. An empty list must not be answered with rdma_cm (exclusive) or
  * every HCA (shared): it is INVALID_ARGUMENT, as are duplicates; a flood of unknown IDs gets a short NOT_FOUND.
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, test } from "vitest";
-import { call, FakeKubelet, TEST_PLUGIN_TIMINGS, waitFor } from "../../test/support/fake-kubelet.js";
-import { inventoryFor, twoNumaHcas, writeTree } from "../../test/support/rdma-node.js";
+import { call, type FakeKubelet, waitFor } from "../../test/support/fake-kubelet.js";
+import { startedPlugin } from "../../test/support/started-plugin.js";
 import { invalidAllocate } from "./allocate.js";
 import type { AllocateRequest, AllocateResponse } from "./api.js";
-import { DEFAULT_SELECTION } from "./config.js";
 import type { Mode } from "./devices.js";
-import { memoryLogger } from "./log.js";
-import { RdmaDevicePlugin } from "./plugin.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,34 +18,9 @@ afterEach(async () => {
 
 /** A started plugin on the two-NUMA test node, registered with a fake kubelet that has seen its device list. */
 async function started(mode: Mode) {
-  const base = await mkdtemp(join(tmpdir(), "kube-rdma-dp-alloc-"));
-  cleanups.push(() => rm(base, { recursive: true, force: true }));
-  const root = join(base, "host");
-  const pluginDir = join(base, "device-plugins");
-  const hcas = twoNumaHcas();
-  await writeTree(root, hcas);
-  await mkdir(pluginDir);
-  const kubelet = new FakeKubelet(pluginDir);
-  await kubelet.start();
-  cleanups.push(() => kubelet.stop());
-  const log = memoryLogger();
-  const plugin = new RdmaDevicePlugin({
-    ...TEST_PLUGIN_TIMINGS,
-    pluginDir,
-    root,
-    mode,
-    sharedUnits: 10,
-    sharedHealth: "all",
-    selection: DEFAULT_SELECTION,
-    registerTimeoutMs: 1000,
-    loadInventory: async () => inventoryFor(hcas),
-    deriveEnv: null,
-    log,
-  });
-  cleanups.push(() => plugin.stop());
-  await plugin.start();
-  await waitFor("a list", () => kubelet.latest);
-  return { kubelet, log, plugin };
+  const r = await startedPlugin(cleanups, { mode });
+  await waitFor("a list", () => r.kubelet.latest);
+  return r;
 }
 
 const allocate = (k: FakeKubelet, req: AllocateRequest) =>

@@ -1,13 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { FakeKubelet, TEST_PLUGIN_TIMINGS, waitFor } from "../../test/support/fake-kubelet.js";
-import { inventoryFor, twoNumaHcas, writeTree } from "../../test/support/rdma-node.js";
+import { waitFor } from "../../test/support/fake-kubelet.js";
+import { startedPlugin } from "../../test/support/started-plugin.js";
 import type { Finding } from "../core/finding.js";
-import { DEFAULT_SELECTION } from "./config.js";
-import { memoryLogger } from "./log.js";
-import { RdmaDevicePlugin } from "./plugin.js";
 import { quarantineOf, readQuarantine } from "./quarantine.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -52,34 +49,12 @@ describe("quarantine the HCA, not the node", () => {
   });
 
   test("the device plugin reports a quarantined HCA Unhealthy while the node keeps serving the others; Healthy when the file clears", async () => {
-    const base = await mkdtemp(join(tmpdir(), "kube-rdma-q-"));
-    cleanups.push(() => rm(base, { recursive: true, force: true }));
-    const root = join(base, "host");
-    const pluginDir = join(base, "device-plugins");
-    const file = join(base, "quarantine.json");
-    const hcas = twoNumaHcas();
-    await writeTree(root, hcas);
-    await import("node:fs/promises").then((fs) => fs.mkdir(pluginDir));
-    const kubelet = new FakeKubelet(pluginDir);
-    await kubelet.start();
-    cleanups.push(() => kubelet.stop());
-    const log = memoryLogger();
-    const plugin = new RdmaDevicePlugin({
-      ...TEST_PLUGIN_TIMINGS,
-      pluginDir,
-      root,
+    const file = join(tmpdir(), `kube-rdma-quarantine-${process.pid}-${Date.now()}.json`);
+    cleanups.push(() => rm(file, { force: true }));
+    const { hcas, kubelet, log } = await startedPlugin(cleanups, {
       mode: "exclusive",
-      sharedUnits: 10,
-      sharedHealth: "all",
-      selection: DEFAULT_SELECTION,
-      registerTimeoutMs: 1000,
-      loadInventory: async () => inventoryFor(hcas),
-      deriveEnv: null,
-      log,
       quarantine: { path: file, maxAgeSeconds: 1800 },
     });
-    cleanups.push(() => plugin.stop());
-    await plugin.start();
     await waitFor(
       "a healthy list",
       () => kubelet.latest?.length === 8 && kubelet.latest.every((d) => d.health === "Healthy"),
