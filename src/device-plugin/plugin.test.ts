@@ -1,15 +1,13 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, test } from "vitest";
-import { call, FakeKubelet, pluginClient, TEST_PLUGIN_TIMINGS, waitFor } from "../../test/support/fake-kubelet.js";
+import { call, type FakeKubelet, pluginClient, waitFor } from "../../test/support/fake-kubelet.js";
 import { LeanGrpcClient } from "../../test/support/lean-grpc.js";
 import { DOWN, inventoryFor, removeHca, setPort, twoNumaHcas, writeTree } from "../../test/support/rdma-node.js";
+import { testPlugin } from "../../test/support/started-plugin.js";
 import { type AllocateRequest, type AllocateResponse, loadApi, type PreferredAllocationResponse } from "./api.js";
-import { DEFAULT_SELECTION } from "./config.js";
-import { memoryLogger } from "./log.js";
-import { type PluginConfig, PluginStartError, RdmaDevicePlugin } from "./plugin.js";
+import { type PluginConfig, PluginStartError } from "./plugin.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,48 +15,19 @@ afterEach(async () => {
 });
 
 async function setup(over: Partial<PluginConfig> = {}) {
-  const base = await mkdtemp(join(tmpdir(), "kube-rdma-dp-"));
-  cleanups.push(() => rm(base, { recursive: true, force: true }));
-  const root = join(base, "host");
-  const pluginDir = join(base, "device-plugins");
-  const hcas = twoNumaHcas();
-  await writeTree(root, hcas);
-  await import("node:fs/promises").then((fs) => fs.mkdir(pluginDir));
-  const kubelet = new FakeKubelet(pluginDir);
-  await kubelet.start();
-  cleanups.push(() => kubelet.stop());
-  const log = memoryLogger();
-  let present = hcas;
-  const plugin = new RdmaDevicePlugin({
-    ...TEST_PLUGIN_TIMINGS,
-    pluginDir,
-    root,
-    sharedUnits: 10,
-    sharedHealth: "all",
-    selection: DEFAULT_SELECTION,
-    registerTimeoutMs: 1000,
-    loadInventory: async () => inventoryFor(present),
-    deriveEnv: null,
-    log,
-    ...over,
-  });
-  cleanups.push(() => plugin.stop());
+  const t = await testPlugin(cleanups, over);
+  const { root, hcas } = t;
   return {
-    root,
-    pluginDir,
-    hcas,
-    kubelet,
-    log,
-    plugin,
+    ...t,
     unplug: async (name: string) => {
       const h = hcas.find((x) => x.name === name)!;
-      present = present.filter((x) => x.name !== name);
+      t.setPresent(t.present().filter((x) => x.name !== name));
       await removeHca(root, h);
     },
     replug: async (name: string) => {
       const h = hcas.find((x) => x.name === name)!;
       await writeTree(root, [h]);
-      present = hcas.filter((x) => x === h || present.includes(x));
+      t.setPresent(hcas.filter((x) => x === h || t.present().includes(x)));
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * A device plugin started against a fake kubelet on the two-NUMA test node (8 data HCAs written as a --root tree),
- * with test timings: what the plugin tests that talk gRPC share. Each started piece pushes its own clean-up.
+ * A device plugin against a fake kubelet on the two-NUMA test node (8 data HCAs written as a --root tree), with test
+ * timings: what the plugin tests that talk gRPC share. Each piece pushes its own clean-up.
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,12 +9,12 @@ import { DEFAULT_SELECTION } from "../../src/device-plugin/config.js";
 import { memoryLogger } from "../../src/device-plugin/log.js";
 import { type PluginConfig, RdmaDevicePlugin } from "../../src/device-plugin/plugin.js";
 import { FakeKubelet, TEST_PLUGIN_TIMINGS } from "./fake-kubelet.js";
-import { inventoryFor, twoNumaHcas, writeTree } from "./rdma-node.js";
+import { inventoryFor, type TreeHca, twoNumaHcas, writeTree } from "./rdma-node.js";
 
-export async function startedPlugin(
-  cleanups: (() => Promise<void>)[],
-  config: Partial<Omit<PluginConfig, "log" | "loadInventory" | "pluginDir" | "root">> & { mode: PluginConfig["mode"] },
-) {
+type Cleanups = (() => Promise<void>)[];
+
+/** The plugin, not started; `setPresent` changes which HCAs its node model reads (unplug/replug). */
+export async function testPlugin(cleanups: Cleanups, over: Partial<PluginConfig> = {}) {
   const base = await mkdtemp(join(tmpdir(), "kube-rdma-dp-"));
   cleanups.push(() => rm(base, { recursive: true, force: true }));
   const root = join(base, "host");
@@ -26,6 +26,7 @@ export async function startedPlugin(
   await kubelet.start();
   cleanups.push(() => kubelet.stop());
   const log = memoryLogger();
+  let present: readonly TreeHca[] = hcas;
   const plugin = new RdmaDevicePlugin({
     ...TEST_PLUGIN_TIMINGS,
     pluginDir,
@@ -34,12 +35,30 @@ export async function startedPlugin(
     sharedHealth: "all",
     selection: DEFAULT_SELECTION,
     registerTimeoutMs: 1000,
-    loadInventory: async () => inventoryFor(hcas),
+    loadInventory: async () => inventoryFor(present),
     deriveEnv: null,
     log,
-    ...config,
-  });
+    ...over,
+  } as PluginConfig);
   cleanups.push(() => plugin.stop());
-  await plugin.start();
-  return { base, hcas, kubelet, log, plugin };
+  return {
+    base,
+    root,
+    pluginDir,
+    hcas,
+    kubelet,
+    log,
+    plugin,
+    present: () => present,
+    setPresent: (next: readonly TreeHca[]) => {
+      present = next;
+    },
+  };
+}
+
+/** The same plugin, started. */
+export async function startedPlugin(cleanups: Cleanups, over: Partial<PluginConfig> & { mode: PluginConfig["mode"] }) {
+  const r = await testPlugin(cleanups, over);
+  await r.plugin.start();
+  return r;
 }
