@@ -48,9 +48,9 @@ function timeProcess(cmd: string, args: string[], runs: number): { ms: number; c
 }
 
 function benchGids(base: string): void {
-  if (!existsSync("dist/cli/main.js")) {
+  if (!existsSync("dist/main.js")) {
     process.stdout.write("dist/ missing: building (npm run build)…\n");
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+    execFileSync("npm", ["run", "build"], { stdio: "inherit" });
   }
   const spec = h100Spec(256);
   const dir = join(base, "h100-18hca-256");

@@ -34,19 +34,22 @@ function timeProcess(args: string[]): { ms: number[]; status: number | null; std
   return { ms, status: last?.status ?? null, stderr: String(last?.stderr ?? "") };
 }
 
-/** A script that times each phase of `verify --root DIR` from the built modules. */
+/**
+ * A script that times each phase of `verify --root DIR` from the modules (the sources through tsx: the built CLI is one
+ * bundle; "import verify" includes tsx compiling them, the other phases are the same code).
+ */
 function phaseProbe(root: string): string {
   return `
 const t = [performance.now()];
-const { command } = await import("./dist/cli/commands/verify.js");
+const { command } = await import("./src/cli/commands/verify.ts");
 t.push(performance.now());
-const { inventoryFromFlags } = await import("./dist/cli/source.js");
+const { inventoryFromFlags } = await import("./src/cli/source.ts");
 const inv = await inventoryFromFlags({ root: ${JSON.stringify(root)} });
 t.push(performance.now());
-const { runChecks, verifyReport } = await import("./dist/checks/index.js");
+const { runChecks, verifyReport } = await import("./src/checks/index.ts");
 const findings = runChecks(inv, {});
 t.push(performance.now());
-const { renderVerifyText } = await import("./dist/checks/render-text.js");
+const { renderVerifyText } = await import("./src/checks/render-text.ts");
 renderVerifyText(verifyReport(inv, findings));
 t.push(performance.now());
 const names = ["import verify", "read + build inventory", "runChecks (first call)", "render text"];
@@ -54,7 +57,7 @@ console.log(names.map((n, i) => n + " " + (t[i + 1] - t[i]).toFixed(1) + " ms").
 `;
 }
 
-if (!existsSync("dist/cli/main.js")) {
+if (!existsSync("dist/main.js")) {
   console.log("dist/ is missing: run `npm run build` first (npm run bench does).");
   process.exit(1);
 }
@@ -76,7 +79,7 @@ try {
   console.log(`  target < ${TARGET_MS} ms: ${v < TARGET_MS ? "PASS" : "MISS"}`);
 
   // Where one cold run spends its time, in a fresh process like the CLI's (dist, no tsx).
-  const probe = spawnSync(process.execPath, ["--input-type=module", "-e", phaseProbe(dir)], { encoding: "utf8" });
+  const probe = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", phaseProbe(dir)], { encoding: "utf8" });
   console.log(`  one cold run, by phase: ${probe.stdout.trim() || probe.stderr.trim()}`);
 
   const inv = await readInventory(await openReader({ root: dir }));

@@ -5,7 +5,14 @@
  * run of 2^31 GID slots. `docs/snapshot.schema.json` is this schema, emitted by `npm run schema` (a test checks it
  * is current).
  */
-import { _, Ajv, type ErrorObject, type KeywordCxt, str, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { ErrorObject, KeywordCxt, ValidateFunction } from "ajv";
+
+/**
+ * ajv is loaded on the first validation, not with this module: its ~40 CommonJS files cost every command that only
+ * needs the limits below (`gids --root` reads no snapshot) a third of its start-up.
+ */
+const loadAjv = () => createRequire(import.meta.url)("ajv") as typeof import("ajv");
 
 /** A file's text in a snapshot (sysfs attributes are ≤ 4 KiB; /proc/net/route on a big host is the largest). */
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -115,6 +122,7 @@ let compiled: { snapshot: ValidateFunction; commands: ValidateFunction } | undef
 
 function validators(): { snapshot: ValidateFunction; commands: ValidateFunction } {
   if (!compiled) {
+    const { _, Ajv, str } = loadAjv();
     const ajv = new Ajv({ allErrors: false, strict: true });
     // A cap counts UTF-16 units (String.length), not code points: ajv's own maxLength walks every string of every
     // snapshot to count code points, a fifth of a fleet node's validation time; as a size cap the two agree enough.
