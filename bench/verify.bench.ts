@@ -79,7 +79,9 @@ try {
   console.log(`  target < ${TARGET_MS} ms: ${v < TARGET_MS ? "PASS" : "MISS"}`);
 
   // Where one cold run spends its time, in a fresh process like the CLI's (dist, no tsx).
-  const probe = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", phaseProbe(dir)], { encoding: "utf8" });
+  const probe = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", phaseProbe(dir)], {
+    encoding: "utf8",
+  });
   console.log(`  one cold run, by phase: ${probe.stdout.trim() || probe.stderr.trim()}`);
 
   const inv = await readInventory(await openReader({ root: dir }));
