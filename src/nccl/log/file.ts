@@ -1,7 +1,10 @@
 /**
- * A large NCCL log file, analysed in parts: the file is cut at line boundaries into one byte range per core, each
- * range is scanned in its own thread (64 KiB reads, no line strings), and the parts' states are merged in file order
- * (`mergeInto`), which gives exactly the report one pass would. Memory per thread stays bounded like the stream's.
+ * A large NCCL log file, analysed in parts: the file is cut at line boundaries into ranges, several per thread; this
+ * thread and the workers take the next unscanned range from a shared counter until none is left, each range scanned
+ * into its own state (64 KiB reads, no line strings), and the states are merged in file order (`mergeInto`), which
+ * gives exactly the report one pass would. A thread that starts late (a worker's ~50 ms start-up) or runs slower (a
+ * shared machine) takes fewer ranges, so no thread waits on another's last big part. Memory per thread stays bounded
+ * like the stream's.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -15,6 +18,8 @@ import { LogState, mergeInto } from "./state.js";
 const READ_BYTES = 64 << 10;
 /** Below this, one thread: starting a worker costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 64 << 20;
+/** Ranges per thread: enough for the threads to even out, few enough that each range's state costs nothing. */
+const RANGES_PER_THREAD = 8;
 
 export type ByteRange = { start: number; end: number };
 
@@ -61,19 +66,32 @@ export function defaultLogThreads(size: number): number {
   return size < PARALLEL_MIN_BYTES ? 1 : Math.max(1, Math.min(8, availableParallelism()));
 }
 
-function scanInWorker(path: string, range: ByteRange): Promise<LogState> {
+/** The ranges still to scan, shared by the threads: each takes the next index with `Atomics.add`. */
+export type RangeQueue = { ranges: readonly ByteRange[]; next: Int32Array };
+
+/** Scans ranges taken from `queue` until none is left; the states by range index. */
+export function scanQueued(fd: number, queue: RangeQueue): Map<number, LogState> {
+  const states = new Map<number, LogState>();
+  for (;;) {
+    const i = Atomics.add(queue.next, 0, 1);
+    if (i >= queue.ranges.length) return states;
+    states.set(i, scanRange(fd, queue.ranges[i]!));
+  }
+}
+
+function scanInWorker(path: string, queue: RangeQueue): Promise<Map<number, LogState>> {
   const w = startModuleWorker(import.meta.url, "range-worker");
-  return new Promise<LogState>((resolve, reject) => {
-    w.once("message", (m: { state?: LogState; error?: string }) => {
-      if (m.state) resolve(m.state);
+  return new Promise<Map<number, LogState>>((resolve, reject) => {
+    w.once("message", (m: { states?: Map<number, LogState>; error?: string }) => {
+      if (m.states) resolve(m.states);
       else reject(new Error(`NCCL log worker failed: ${m.error}`));
     });
     w.once("error", reject);
-    w.postMessage({ path, range });
+    w.postMessage({ path, queue });
   }).finally(() => void w.terminate());
 }
 
-/** Analyses a log file, in `threads` parts (default: one per core for files ≥ 64 MiB). */
+/** Analyses a log file with `threads` threads (default: one per core, up to 8, for files ≥ 64 MiB). */
 export async function analyzeNcclLogFile(
   path: string,
   ctx: AnalyzeContext = {},
@@ -82,13 +100,19 @@ export async function analyzeNcclLogFile(
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;
-    const ranges = lineAlignedRanges(fd, size, Math.max(1, opts.threads ?? defaultLogThreads(size)));
-    // Part 0 here, the others in workers, all at once.
-    const others = ranges.slice(1).map((r) => (r.end > r.start ? scanInWorker(path, r) : new LogState()));
-    const first = scanRange(fd, ranges[0]!);
-    const parts = await Promise.all(others);
-    const st = parts.reduce((acc, part) => mergeInto(acc, part), first);
-    return reportLog(st, ctx.inventory);
+    const threads = Math.max(1, opts.threads ?? defaultLogThreads(size));
+    const ranges = lineAlignedRanges(fd, size, threads === 1 ? 1 : threads * RANGES_PER_THREAD);
+    const queue: RangeQueue = { ranges, next: new Int32Array(new SharedArrayBuffer(4)) };
+    // The workers start first (their start-up overlaps this thread's scanning), then this thread takes ranges too.
+    const workers = Array.from({ length: threads - 1 }, () => scanInWorker(path, queue));
+    const states = scanQueued(fd, queue);
+    for (const part of await Promise.all(workers)) for (const [i, st] of part) states.set(i, st);
+    let acc = new LogState();
+    for (let i = 0; i < ranges.length; i++) {
+      const st = states.get(i);
+      if (st) acc = mergeInto(acc, st);
+    }
+    return reportLog(acc, ctx.inventory);
   } finally {
     closeSync(fd);
   }

@@ -1,13 +1,13 @@
-/** Worker thread of analyzeNcclLogFile: scans one byte range of a log file and posts back its state. */
+/** Worker thread of analyzeNcclLogFile: scans ranges of a log file from the shared queue and posts back their states. */
 import { closeSync, openSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
-import { type ByteRange, scanRange } from "./file.js";
+import { type RangeQueue, scanQueued } from "./file.js";
 
-parentPort?.once("message", (m: { path: string; range: ByteRange }) => {
+parentPort?.once("message", (m: { path: string; queue: RangeQueue }) => {
   try {
     const fd = openSync(m.path, "r");
     try {
-      parentPort?.postMessage({ state: scanRange(fd, m.range) });
+      parentPort?.postMessage({ states: scanQueued(fd, m.queue) });
     } finally {
       closeSync(fd);
     }
