@@ -1,103 +1,106 @@
 /**
- * NCCL log analyser throughput and memory: generates a ~1 GB NCCL_DEBUG=INFO log of 1024 ranks (128 nodes × 8 GPUs,
- * interleaved, many communicators) in .bench-tmp/, analyses it in a child process (clean peak RSS) as
- * `kube-rdma analyze FILE` does — line-aligned parts read in parallel, one per core — and with one thread for
- * reference, runs `grep -c NCCL` on the same file as the baseline, prints them and the ratio, then deletes the file.
- * Targets: RSS < 200 MB; throughput ≥ 1/3 of grep's.
+ * NCCL log analysis as a user runs it: generates a 256 MB NCCL_DEBUG=INFO log of 1,024 ranks (128 nodes × 8 GPUs,
+ * interleaved, many communicators, the line mix of generate-nccl-log.ts: channel and connection lines, launcher tags
+ * and time stamps on some ranks' lines) in .bench-tmp/, then times whole processes, in turn, median of several runs:
+ *   `grep -c NCCL FILE` against `node bin/kube-rdma.js analyze FILE`, and
+ *   `cat FILE | grep -c NCCL` against `cat FILE | node bin/kube-rdma.js analyze -`;
+ * and, for where the time goes, `analyze` of a one-line log (the command's start-up) against a bare `node -e ''`.
+ * Prints each ratio (grep's time / the analyser's: the analyser's speed as a share of grep's) and the CLI's peak RSS.
+ * Targets: ratio ≥ 1/3 for the file and for standard input; peak RSS < 200 MB.
+ * NCCL_BENCH_BYTES sets the log's size, NCCL_BENCH_RUNS the runs per command, NCCL_BENCH_KEEP=1 keeps the file.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultLogThreads } from "../src/nccl/log/file.js";
 import { generateNcclLog } from "./generate-nccl-log.js";
+import { type Command, machineLine, paired, peakRssMB, shell } from "./measure.js";
 
 const RANKS = 1024;
 const GPUS = 8;
-const TARGET_BYTES = Number(process.env.NCCL_BENCH_BYTES ?? 1e9);
+const TARGET_BYTES = Number(process.env.NCCL_BENCH_BYTES ?? 256e6);
+const RUNS = Number(process.env.NCCL_BENCH_RUNS ?? 5);
 const RSS_TARGET_MB = 200;
 const RATIO_TARGET = 1 / 3;
 
-/**
- * Child: analyse the file the way `kube-rdma analyze FILE` does (analyzeNcclLogFile: line-aligned parts, one thread
- * each, 64 KiB reads), with `threads` parts; report time, peak RSS and the verdict.
- */
-async function analyzeChild(file: string, threads: number): Promise<void> {
-  // The built package (`npm run bench` builds first): what `kube-rdma analyze` runs, workers without a TS loader.
-  const { analyzeNcclLogFile } = (await import(
-    new URL("../dist/nccl/log/file.js", import.meta.url).href
-  )) as typeof import("../src/nccl/log/file.js");
-  const t0 = process.hrtime.bigint();
-  const r = await analyzeNcclLogFile(file, {}, { threads });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const maxRssMB = process.resourceUsage().maxRSS / 1024;
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const cli = join(root, "bin", "kube-rdma.js");
+const rssReport = join(here, "rss-report.mjs");
+const node = process.execPath;
+
+const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+/** One paired comparison: grep (the baseline) and the analyser; prints both and the ratio; returns the ratio. */
+function compare(title: string, grep: Command, ours: Command, mb: number): number {
+  const [g, a] = paired([grep, ours], RUNS) as [ReturnType<typeof paired>[0], ReturnType<typeof paired>[0]];
+  const ratio = g.ms / a.ms;
   process.stdout.write(
-    JSON.stringify({
-      seconds,
-      maxRssMB,
-      lines: r.data.lines,
-      verdict: r.data.verdict,
-      ranks: r.data.ranks,
-      nNodes: r.data.nNodes,
-    }),
+    [
+      `${title} (${mb.toFixed(0)} MB), whole process, median of ${RUNS}, in turn:`,
+      `  ${grep.label}: ${ms(g.ms)} (${(mb / (g.ms / 1000)).toFixed(0)} MB/s, ${g.out.trim()} lines)`,
+      `  ${ours.label}: ${ms(a.ms)} (${(mb / (a.ms / 1000)).toFixed(0)} MB/s)`,
+      `  analyser/grep speed: ${ratio.toFixed(2)} (target ≥ ${RATIO_TARGET.toFixed(2)}) ${verdict(ratio >= RATIO_TARGET)}`,
+      "",
+    ].join("\n"),
   );
+  return ratio;
 }
 
-function timeGrep(file: string): { seconds: number; count: string } {
-  const t0 = process.hrtime.bigint();
-  const g = spawnSync("grep", ["-c", "NCCL", file], { encoding: "utf8" });
-  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, count: g.stdout.trim() };
+if (!existsSync(join(root, "dist", "main.js"))) {
+  process.stdout.write("dist/ missing: building (npm run build)…\n");
+  execFileSync("npm", ["run", "build"], { stdio: "inherit", cwd: root });
 }
+const dir = join(root, ".bench-tmp");
+mkdirSync(dir, { recursive: true });
+const file = join(dir, "nccl-1024-ranks.log");
+const tiny = join(dir, "nccl-one-line.log");
+try {
+  const tg = Date.now();
+  generateNcclLog(file, { ranks: RANKS, gpusPerNode: GPUS, targetBytes: TARGET_BYTES });
+  const mb = statSync(file).size / 1e6;
+  process.stdout.write(
+    `${machineLine()}\ngenerated ${mb.toFixed(0)} MB, ${RANKS} ranks, in ${((Date.now() - tg) / 1000).toFixed(1)} s\n`,
+  );
+  execFileSync("cat", [file], { stdio: ["ignore", "ignore", "ignore"] }); // the page cache warm for all
 
-type ChildResult = { seconds: number; maxRssMB: number; lines: number; verdict: string; ranks: number; nNodes: number };
+  const fileRatio = compare(
+    "NCCL INFO log, 1024 ranks, from a file",
+    { label: "grep -c NCCL FILE", argv: ["grep", "-c", "NCCL", file] },
+    { label: "kube-rdma analyze FILE", argv: [node, cli, "analyze", file] },
+    mb,
+  );
+  const pipeRatio = compare(
+    "the same log from standard input",
+    shell("cat FILE | grep -c NCCL", 'cat "$1" | grep -c NCCL', [file]),
+    shell("cat FILE | kube-rdma analyze -", 'cat "$1" | "$2" "$3" analyze -', [file, node, cli]),
+    mb,
+  );
 
-function runChild(file: string, threads: number): ChildResult {
-  const args = ["--import", "tsx", fileURLToPath(import.meta.url), "--analyze", file, String(threads)];
-  const child = spawnSync(process.execPath, args, {
-    encoding: "utf8",
-    maxBuffer: 1 << 20,
-  });
-  if (child.status !== 0) throw new Error(`analyser child failed: ${child.stderr}`);
-  return JSON.parse(child.stdout) as ChildResult;
-}
+  writeFileSync(tiny, "gpu-node-000:20000:20100 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n");
+  const [bare, start] = paired(
+    [
+      { label: "node -e ''", argv: [node, "-e", ""] },
+      { label: "kube-rdma analyze ONE-LINE-FILE", argv: [node, cli, "analyze", tiny] },
+    ],
+    RUNS * 3,
+  ) as [ReturnType<typeof paired>[0], ReturnType<typeof paired>[0]];
+  process.stdout.write(
+    `start-up: analyze of a one-line log ${ms(start.ms)}, bare node ${ms(bare.ms)} (median of ${RUNS * 3}): ` +
+      `the command's own start costs ${ms(start.ms - bare.ms)} of each run above\n`,
+  );
 
-async function parent(): Promise<void> {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const dir = join(here, "..", ".bench-tmp");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "nccl-1024-ranks.txt");
-  try {
-    const tg = Date.now();
-    const bytes = generateNcclLog(file, { ranks: RANKS, gpusPerNode: GPUS, targetBytes: TARGET_BYTES });
-    const mb = bytes / 1e6;
-    process.stdout.write(
-      `generated ${mb.toFixed(0)} MB, ${RANKS} ranks, in ${((Date.now() - tg) / 1000).toFixed(1)} s\n`,
-    );
-    timeGrep(file); // warm the page cache for both
-    // Best of two for both (the machine is shared; the best run is the least disturbed one).
-    const grep = [timeGrep(file), timeGrep(file)].sort((x, y) => x.seconds - y.seconds)[0]!;
-    const threads = defaultLogThreads(statSync(file).size);
-    const a = [runChild(file, threads), runChild(file, threads)].sort((x, y) => x.seconds - y.seconds)[0]!;
-    const one = threads > 1 ? runChild(file, 1) : a;
-    const size = statSync(file).size / 1e6;
-    const ours = size / a.seconds;
-    const theirs = size / grep.seconds;
-    const ratio = ours / theirs;
-    process.stdout.write(
-      [
-        `analyser (${threads} thread${threads > 1 ? "s" : ""}, as \`analyze FILE\`): ${a.seconds.toFixed(2)} s, ${ours.toFixed(0)} MB/s, ${a.lines} lines, verdict ${a.verdict}, ${a.ranks} ranks on ${a.nNodes} nodes`,
-        `  one thread: ${one.seconds.toFixed(2)} s, ${(size / one.seconds).toFixed(0)} MB/s (same lines: ${one.lines === a.lines && one.verdict === a.verdict ? "yes" : "NO"})`,
-        `grep -c NCCL: ${grep.seconds.toFixed(2)} s, ${theirs.toFixed(0)} MB/s (${grep.count} lines)`,
-        `ratio analyser/grep: ${ratio.toFixed(2)} (target ≥ ${RATIO_TARGET.toFixed(2)}) ${ratio >= RATIO_TARGET ? "PASS" : "MISS"}`,
-        `peak RSS: ${a.maxRssMB.toFixed(0)} MB (target < ${RSS_TARGET_MB} MB) ${a.maxRssMB < RSS_TARGET_MB ? "PASS" : "MISS"}`,
-        "",
-      ].join("\n"),
-    );
-  } finally {
-    if (!process.env.NCCL_BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
+  const rssFile = peakRssMB('"$1" "$2" analyze "$3"', [node, cli, file], rssReport);
+  const rssPipe = peakRssMB('cat "$3" | "$1" "$2" analyze -', [node, cli, file], rssReport);
+  const rss = Math.max(rssFile, rssPipe);
+  process.stdout.write(
+    `peak RSS: file ${rssFile.toFixed(0)} MB, standard input ${rssPipe.toFixed(0)} MB (target < ${RSS_TARGET_MB} MB) ${verdict(rss < RSS_TARGET_MB)}\n` +
+      `summary: file ${fileRatio.toFixed(2)}× grep, standard input ${pipeRatio.toFixed(2)}× grep (target ≥ ${RATIO_TARGET.toFixed(2)})\n`,
+  );
+} finally {
+  if (!process.env.NCCL_BENCH_KEEP) {
+    rmSync(file, { force: true });
+    rmSync(tiny, { force: true });
   }
 }
-
-const i = process.argv.indexOf("--analyze");
-if (i >= 0) await analyzeChild(process.argv[i + 1]!, Number(process.argv[i + 2] ?? 1));
-else await parent();

@@ -1,0 +1,62 @@
+/**
+ * Start-up as a user meets it: `node bin/kube-rdma.js gids --root TREE` on the 8-rail example node (a100-8x-roce:
+ * 8 data HCAs and a management one, 255 GID slots each, materialized as a host tree) against a bare `node -e ''`,
+ * whole processes, in turn, median of several runs; `kube-rdma --version` shows the CLI's own start without the work.
+ * Target: gids --root ≤ 2× a bare Node start. STARTUP_BENCH_RUNS sets the runs per command.
+ */
+import { execFileSync } from "node:child_process";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findExample } from "../src/examples/index.js";
+import { materializeSnapshot } from "../src/examples/materialize.js";
+import { machineLine, paired } from "./measure.js";
+
+const RUNS = Number(process.env.STARTUP_BENCH_RUNS ?? 21);
+const TARGET = 2;
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const cli = join(root, "bin", "kube-rdma.js");
+const node = process.execPath;
+
+function scratch(): string {
+  try {
+    accessSync("/dev/shm", constants.W_OK);
+    return mkdtempSync("/dev/shm/kube-rdma-bench-");
+  } catch {
+    return mkdtempSync(join(tmpdir(), "kube-rdma-bench-"));
+  }
+}
+
+if (!existsSync(join(root, "dist", "main.js"))) {
+  process.stdout.write("dist/ missing: building (npm run build)…\n");
+  execFileSync("npm", ["run", "build"], { stdio: "inherit", cwd: root });
+}
+const base = scratch();
+try {
+  const tree = join(base, "a100-8x-roce");
+  materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), tree);
+  const [bare, version, gids] = paired(
+    [
+      { label: "node -e ''", argv: [node, "-e", ""] },
+      { label: "kube-rdma --version", argv: [node, cli, "--version"] },
+      { label: "kube-rdma gids --root TREE", argv: [node, cli, "gids", "--root", tree] },
+    ],
+    RUNS,
+  ) as [ReturnType<typeof paired>[0], ReturnType<typeof paired>[0], ReturnType<typeof paired>[0]];
+  const rows = Number(/n_gids_found=(\d+)/.exec(gids.out)?.[1] ?? 0);
+  const ratio = gids.ms / bare.ms;
+  process.stdout.write(
+    [
+      machineLine(),
+      `whole process, median of ${RUNS}, in turn:`,
+      `  node -e '': ${bare.ms.toFixed(1)} ms`,
+      `  kube-rdma --version: ${version.ms.toFixed(1)} ms (${(version.ms / bare.ms).toFixed(2)}× bare node)`,
+      `  kube-rdma gids --root (8-rail example node, 9 HCAs × 255 GID slots, ${rows} rows): ${gids.ms.toFixed(1)} ms`,
+      `gids --root / bare node: ${ratio.toFixed(2)}× (target ≤ ${TARGET}×) ${ratio <= TARGET ? "PASS" : "MISS"}`,
+      "",
+    ].join("\n"),
+  );
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
