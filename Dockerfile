@@ -1,10 +1,10 @@
 # kube-rdma image: the CLI, used by `kube-rdma fleet verify` collector pods (`kube-rdma collect --root /host`).
 #   docker build -t kube-rdma:0.1.0 . && docker push <registry>/kube-rdma:0.1.0
-# Pin the base image by digest for a reproducible build (the digest `docker buildx imagetools inspect node:20-slim`
-# prints): docker build --build-arg NODE_IMAGE=node:20-slim@sha256:DIGEST .
+# Pin the base image by digest for a reproducible build (the digest `docker buildx imagetools inspect node:24-slim`
+# prints): docker build --build-arg NODE_IMAGE=node:24-slim@sha256:DIGEST .
 # Then run the pushed image by its digest too: fleet verify --image <registry>/kube-rdma@sha256:DIGEST and
 # device-plugin --print-manifests --image <registry>/kube-rdma@sha256:DIGEST.
-ARG NODE_IMAGE=node:20-slim
+ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -9,8 +9,10 @@
  * - Packages stay in node_modules (loaded by Node as they are, only by the chunks that import them).
  * - The device plugin's .proto files are copied to dist/proto (api.ts looks beside its module first).
  * - dist/cli/main.js re-exports dist/main.js for scripts that load the CLI module by its former path.
+ * `node build.mjs DIR` builds into DIR instead of dist/ (the test of the built CLI does).
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { build } from "esbuild";
 
 const WORKERS = {
@@ -19,10 +21,11 @@ const WORKERS = {
   "analysis-worker": "src/kube/fleet/analysis-worker.ts",
 };
 
-rmSync("dist", { recursive: true, force: true });
+const out = process.argv[2] ?? "dist";
+rmSync(out, { recursive: true, force: true });
 await build({
   entryPoints: { main: "src/cli/main.ts", ...WORKERS },
-  outdir: "dist",
+  outdir: out,
   entryNames: "[name]",
   chunkNames: "chunk-[hash]",
   bundle: true,
@@ -34,6 +37,6 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
-cpSync("src/device-plugin/proto", "dist/proto", { recursive: true });
-mkdirSync("dist/cli", { recursive: true });
-writeFileSync("dist/cli/main.js", 'export * from "../main.js";\n');
+cpSync("src/device-plugin/proto", join(out, "proto"), { recursive: true });
+mkdirSync(join(out, "cli"), { recursive: true });
+writeFileSync(join(out, "cli", "main.js"), 'export * from "../main.js";\n');

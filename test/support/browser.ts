@@ -27,11 +27,16 @@ export async function prepareChromium(): Promise<ChromiumInstall> {
       fonts: process.env.KUBE_RDMA_CHROMIUM_FONTS ?? null,
     };
   }
-  const { default: packaged, inflate } = await import("@sparticuz/chromium");
+  const { default: packaged } = await import("@sparticuz/chromium");
   const executable = await packaged.executablePath();
   // The package unpacks its own NSS/NSPR libraries only on Amazon Linux; a bare Debian or Ubuntu without a browser
-  // installed lacks them too, so they are always unpacked and put first on the browser's library path.
-  const bin = join(dirname(createRequire(import.meta.url).resolve("@sparticuz/chromium")), "..", "bin");
+  // installed lacks them too, so they are always unpacked and put first on the browser's library path. The version
+  // pinned (the last whose engines accept Node 20) keeps its unpacker in lambdafs, beside its entry module.
+  const entry = createRequire(import.meta.url).resolve("@sparticuz/chromium");
+  const { inflate } = createRequire(import.meta.url)(join(dirname(entry), "lambdafs.cjs")) as {
+    inflate: (file: string) => Promise<string>;
+  };
+  const bin = join(dirname(entry), "..", "..", "bin");
   const libs = join(await inflate(join(bin, "al2023.tar.br")), "lib");
   return { executable, libs, fonts: join(dirname(executable), "fonts") };
 }
