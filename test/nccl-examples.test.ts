@@ -9,14 +9,17 @@ import { captureIo } from "./support/io.js";
 const example = (name: string) => loadInventory({ example: name });
 
 describe("nccl-env on the example hosts", () => {
-  test("the seed (hostNetwork pods): 8 data HCAs exactly, eth0, GID index 3, the platform defaults, each with its reason", async () => {
+  test("the seed (hostNetwork pods): 8 data HCAs exactly, eth0, GID index 3, each with its reason; the platform's tuning only with --profile reference", async () => {
     const io = captureIo();
     expect(await main(["nccl-env", "--example", "a100-8x-roce", "--network", "host"], io)).toBe(0);
     expect(io.out).toMatch(/^NCCL_IB_HCA==mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8$/m);
     expect(io.out).toMatch(/^NCCL_SOCKET_IFNAME==eth0$/m);
     expect(io.out).toMatch(/^NCCL_IB_GID_INDEX=3$/m);
-    expect(io.out).toMatch(/^NCCL_IB_TIMEOUT=22$/m);
-    expect(io.out).toMatch(/^NCCL_IB_QPS_PER_CONNECTION=8$/m);
+    expect(io.out).not.toMatch(/^NCCL_IB_TIMEOUT=/m);
+    const ref = captureIo();
+    await main(["nccl-env", "--example", "a100-8x-roce", "--network", "host", "--profile", "reference"], ref);
+    expect(ref.out).toMatch(/^NCCL_IB_TIMEOUT=22$/m);
+    expect(ref.out).toMatch(/^NCCL_IB_QPS_PER_CONNECTION=8$/m);
     const lines = io.out.split("\n");
     for (const v of lines.filter((l) => /^NCCL_/.test(l))) {
       expect(lines[lines.indexOf(v) - 1]).toMatch(/^# \S/);

@@ -57,7 +57,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
     test: /status=(?:IBV_WC_RETRY_EXC_ERR\()?12\b|completion .*?with error 12\b/,
     cause:
       "completion status 12 (transport retry counter exceeded): no ACK within NCCL_IB_TIMEOUT × retries — packet loss, a dead link or peer, wrong routing, or a lossy RoCE fabric (PFC/ECN)",
-    fix: "Check the named HCA's port counters and the peer node (`kube-rdma verify` on both), the switch's PFC/ECN setup and NCCL_IB_TC; NCCL_IB_TIMEOUT=22 rides out short flaps.",
+    fix: "Check the named HCA's port counters and the peer node (`kube-rdma verify` on both), the switch's PFC/ECN setup and NCCL_IB_TC; a larger NCCL_IB_TIMEOUT only hides a link that flaps for longer than NCCL's default rides out (about 30 s at 20).",
   },
   {
     id: "IB_RNR_RETRY_EXCEEDED",
