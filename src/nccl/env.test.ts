@@ -126,6 +126,12 @@ describe("GID selection", () => {
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
     expect(Object.keys(r.env).filter((k) => /GID|ADDR/.test(k))).toEqual([]);
     expect(codes(r.findings)).toContain("info NCCL_GID_NOT_NEEDED node");
+    // NCCL ≥ 2.22 on InfiniBand: GID index NCCL_IB_ROUTABLE_FLID_GID_INDEX (default 1) when that GID holds a
+    // routable FLID, else 0 (src/transport/net_ib/connect.cc ncclIbGetGidIndex; the parameter since v2.22.3-1,
+    // https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/connect.cc).
+    const note = r.findings.find((f) => f.code === "NCCL_GID_NOT_NEEDED")!;
+    expect(note.message).toMatch(/index 1 when it holds a routable FLID/);
+    expect(note.message).toMatch(/otherwise index 0/);
   });
 
   test("a data HCA that lost its IPv4 address is left out with an error", () => {
