@@ -73,7 +73,8 @@ export const command: CommandSpec = {
       valueName: "POLICY",
       choices: ["all", "any"],
       default: "all",
-      description: "Shared units go Unhealthy when all data HCAs are down (all) or when any is (any)",
+      description:
+        "Shared units go Unhealthy when all data HCAs are down (all: jobs run on the other ports, fine where every NIC reaches every peer) or when any is (any: for rail-only fabrics with NCCL_CROSS_NIC=0, where a missing rail leaves peers unreachable)",
     },
     { name: "config", type: "string", valueName: "FILE", description: "YAML file selecting the HCAs (see above)" },
     {
