@@ -190,9 +190,12 @@ describe("which HCAs and ports", () => {
     expect(deriveNcclEnv(dataBond).env.NCCL_IB_HCA).toMatch(/,mlx5_bond_1$/);
   });
 
-  test("18 HCAs are listed in natural order", async () => {
+  test("18 HCAs: the GPU-near ones are listed in natural order; the one with no GPU nearby is left out, said why", async () => {
     const r = deriveNcclEnv(await exampleInventory("h100-18hca"));
-    expect(r.env.NCCL_IB_HCA).toMatch(/^=mlx5_1,mlx5_2,.*,mlx5_9,mlx5_10,.*mlx5_17$/);
+    expect(r.env.NCCL_IB_HCA).toMatch(/^=mlx5_1,mlx5_2,.*,mlx5_9,mlx5_10,.*mlx5_16$/);
+    expect(r.findings.find((f) => f.code === "NCCL_HCA_SKIPPED" && f.subject === "mlx5_17")?.message).toMatch(
+      /no GPU within a PCIe switch/,
+    );
   });
 
   test("--hcas restricts to the allocated HCAs and warns on the management NIC or unknown names", () => {
