@@ -127,3 +127,18 @@ describe("IOMMU passthrough: only iommu=pt or iommu.passthrough=1", () => {
     expect(state.mode).toBe("translated");
   });
 });
+
+describe("--shared-health all is not safe on rail-only fabrics", () => {
+  // NCCL drops inactive ports (src/transport/net_ib/init.cc), so the others carry the job where every NIC reaches
+  // every peer; with NCCL_CROSS_NIC=0 on a rail-only fabric (no path between rails) a node missing rail N leaves its
+  // peers on rail N unreachable (NCCL_CROSS_NIC, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-cross-nic).
+  test("the option's help and the reference say where `all` holds and where `any` is the choice", async () => {
+    const { command } = await import("../cli/commands/device-plugin.js");
+    const opt = command.options?.find((o) => o.name === "shared-health");
+    expect(opt?.description).toMatch(/rail-only fabrics with NCCL_CROSS_NIC=0/);
+    const { readFileSync } = await import("node:fs");
+    const doc = readFileSync("docs/reference.md", "utf8");
+    expect(doc).toMatch(/on a rail-only fabric \(no path between rails\)\s+with `NCCL_CROSS_NIC=0` a missing rail/);
+    expect(doc).not.toMatch(/NCCL skips inactive ports, so jobs still run, slower, and/);
+  });
+});
