@@ -80,11 +80,10 @@ describe("rdma/hca on the seed node (8×A100, mlx5_0 management on eth0, mlx5_1.
     expect(devices.every((d) => d.permissions === "rw" && d.host_path === d.container_path)).toBe(true);
     // The pod network is the default: Allocate cannot see hostNetwork, so no host interface name is injected.
     expect(res.container_responses[0]!.envs).not.toHaveProperty("NCCL_SOCKET_IFNAME");
-    expect(res.container_responses[0]!.envs).toMatchObject({
+    // The default profile injects what the node proves and nothing it cannot (no timeout, no QP count).
+    expect(res.container_responses[0]!.envs).toEqual({
       NCCL_IB_HCA: "=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
       NCCL_IB_GID_INDEX: "3",
-      NCCL_IB_TIMEOUT: "22",
-      NCCL_IB_QPS_PER_CONNECTION: "8",
     });
     await plugin.stop();
     expect(await readdir(pluginDir)).not.toContain("kube-rdma-rdma_hca.sock");
@@ -99,7 +98,7 @@ describe("rdma/hca on the seed node (8×A100, mlx5_0 management on eth0, mlx5_1.
       { name: "NCCL_IB_HCA", value: "=mlx5_1,mlx5_2" },
       { name: "NCCL_DEBUG", value: "INFO" },
     ]);
-    expect(env).toMatchObject({ NCCL_IB_HCA: "=mlx5_1,mlx5_2", NCCL_DEBUG: "INFO", NCCL_IB_TIMEOUT: "22" });
+    expect(env).toMatchObject({ NCCL_IB_HCA: "=mlx5_1,mlx5_2", NCCL_DEBUG: "INFO", NCCL_IB_GID_INDEX: "3" });
   });
 
   test("mlx5_3 DOWN/Disabled → units Unhealthy within 2 polls and NCCL_IB_HCA drops it; back → Healthy", async () => {

@@ -64,12 +64,15 @@ describe.each(listExamples().map((e) => e.name))("job on the example host %s", (
 });
 
 describe("lint knows the management HCA of the node a job was generated for", () => {
-  test("ib-8x-hdr (management on a non-RDMA eth0): NCCL_IB_HCA with mlx5_0 is right there; the same list on an unannotated pod is flagged", async () => {
+  test("ib-8x-hdr (management on a non-RDMA eth0): NCCL_IB_HCA with mlx5_0 is right there; on an unannotated pod nothing is guessed, and --management-hca names it", async () => {
     const r = await job("ib-8x-hdr", ["pytorch"]);
     expect(r.out).toMatch(/kube-rdma\/management-hca: none/);
     expectGeneratedValid(r.out, "ib-8x-hdr");
     const bare = r.out.replaceAll(/\n\s+kube-rdma\/management-hca: none/g, "");
-    expect(lintManifestText(bare, "bare.yaml").findings.map((f) => f.code)).toContain("NCCL_IB_HCA_MANAGEMENT");
+    // mlx5_0 is a data rail on this node (and on a DGX H100): without the fact, lint does not call it management.
+    expect(lintManifestText(bare, "bare.yaml").findings.map((f) => f.code)).not.toContain("NCCL_IB_HCA_MANAGEMENT");
+    const told = lintManifestText(bare, "bare.yaml", { managementHca: "mlx5_0", shmMinBytes: 1024 ** 3 });
+    expect(told.findings.map((f) => f.code)).toContain("NCCL_IB_HCA_MANAGEMENT");
   });
 
   test("bond-management: the pods say mlx5_bond_0, and an NCCL_IB_HCA naming it is flagged", async () => {

@@ -93,8 +93,10 @@ describe("nccl-env output formats (seed node)", () => {
     expect(out).toMatch(/\n# NCCL_SOCKET_IFNAME not set: a pod on the pod network/);
     expect(run("text", { network: "host" }).out).toMatch(/\nNCCL_SOCKET_IFNAME==eth0\n/);
     expect(out).toMatch(/\nNCCL_IB_GID_INDEX=3\n/);
-    expect(out).toMatch(/\nNCCL_IB_TIMEOUT=22\n/);
-    expect(out).toMatch(/\nNCCL_IB_QPS_PER_CONNECTION=8\n/);
+    // Tuning is opt-in: the default leaves NCCL's own timeout and QP count, and says why.
+    expect(out).toMatch(/\n# NCCL_IB_TIMEOUT not set: left at NCCL's own default/);
+    expect(out).not.toMatch(/\nNCCL_IB_QPS_PER_CONNECTION=/);
+    expect(run("text", { profile: "reference" }).out).toMatch(/\nNCCL_IB_QPS_PER_CONNECTION=8\n/);
   });
 
   test("shell exports, dotenv lines", () => {

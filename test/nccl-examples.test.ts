@@ -9,14 +9,17 @@ import { captureIo } from "./support/io.js";
 const example = (name: string) => loadInventory({ example: name });
 
 describe("nccl-env on the example hosts", () => {
-  test("the seed (hostNetwork pods): 8 data HCAs exactly, eth0, GID index 3, the platform defaults, each with its reason", async () => {
+  test("the seed (hostNetwork pods): 8 data HCAs exactly, eth0, GID index 3, each with its reason; the platform's tuning only with --profile reference", async () => {
     const io = captureIo();
     expect(await main(["nccl-env", "--example", "a100-8x-roce", "--network", "host"], io)).toBe(0);
     expect(io.out).toMatch(/^NCCL_IB_HCA==mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8$/m);
     expect(io.out).toMatch(/^NCCL_SOCKET_IFNAME==eth0$/m);
     expect(io.out).toMatch(/^NCCL_IB_GID_INDEX=3$/m);
-    expect(io.out).toMatch(/^NCCL_IB_TIMEOUT=22$/m);
-    expect(io.out).toMatch(/^NCCL_IB_QPS_PER_CONNECTION=8$/m);
+    expect(io.out).not.toMatch(/^NCCL_IB_TIMEOUT=/m);
+    const ref = captureIo();
+    await main(["nccl-env", "--example", "a100-8x-roce", "--network", "host", "--profile", "reference"], ref);
+    expect(ref.out).toMatch(/^NCCL_IB_TIMEOUT=22$/m);
+    expect(ref.out).toMatch(/^NCCL_IB_QPS_PER_CONNECTION=8$/m);
     const lines = io.out.split("\n");
     for (const v of lines.filter((l) => /^NCCL_/.test(l))) {
       expect(lines[lines.indexOf(v) - 1]).toMatch(/^# \S/);
@@ -56,13 +59,14 @@ describe("nccl-env on the example hosts", () => {
     expect(Object.keys(r.env).filter((k) => /GID|ADDR/.test(k))).toEqual([]);
   });
 
-  test("bond-management: the management bond stays out; h100-18hca: natural order of 17 data HCAs", async () => {
+  test("bond-management: the management bond stays out; h100-18hca: natural order of the 16 GPU-near data HCAs", async () => {
     const bond = deriveNcclEnv(await example("bond-management"), { network: { kind: "host" } });
     expect(bond.env.NCCL_IB_HCA).toBe("=mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9");
     expect(bond.env.NCCL_SOCKET_IFNAME).toBe("=bond0");
     const h100 = deriveNcclEnv(await example("h100-18hca"));
-    expect(h100.dataHcas).toHaveLength(17);
-    expect(h100.env.NCCL_IB_HCA).toMatch(/,mlx5_9,mlx5_10,/);
+    // mlx5_17 has no GPU within a PCIe switch while the 16 others do: a storage/front-end NIC, not a rail.
+    expect(h100.dataHcas).toHaveLength(16);
+    expect(h100.env.NCCL_IB_HCA).toMatch(/,mlx5_9,mlx5_10,.*mlx5_16$/);
   });
 
   test("port-down and no-rocev2-gid: the broken HCA is left out", async () => {

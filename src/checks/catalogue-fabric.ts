@@ -55,7 +55,9 @@ export const FABRIC_CATALOGUE = defineCatalogue({
     message: (e: PortEvidence & { state: string; physState: string | null; operstate: string | null }) =>
       `${e.port} is ${e.state}${e.physState ? ` / ${e.physState}` : ""}` +
       (e.netdev ? ` (netdev ${e.netdev} ${e.operstate ?? "state unknown"})` : "") +
-      ": this data NIC carries no RDMA traffic; NCCL skips it, or fails when NCCL_IB_HCA names it." +
+      ": this data NIC carries no RDMA traffic. NCCL drops ports that are not ACTIVE before it applies NCCL_IB_HCA, " +
+      "so jobs run on the other ports (slower, or with peers unreachable on a rail-only fabric with " +
+      "NCCL_CROSS_NIC=0); only when no listed port is active does NCCL find no IB device and fall back to sockets." +
       (e.state === "2: INIT" ? " INIT means the link is up but no subnet manager has configured the port." : ""),
     fix: (e: PortEvidence & { state: string }) =>
       e.linkLayer === "Ethernet"
@@ -214,21 +216,40 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   // mlx5 hw_counters: out_of_buffer = "drops occurred due to lack of WQE for the associated QPs" (NVIDIA,
   // "Understanding mlx5 Linux Counters and Status Parameters",
   // https://enterprise-support.nvidia.com/s/article/understanding-mlx5-linux-counters-and-status-parameters).
+  // Two counters share the name: the RDMA Q counter hw_counters/out_of_buffer counts packets dropped because the
+  // QPs' receive WQEs were not posted in time (responder not ready: RNR), and the netdev's ethtool rx_out_of_buffer
+  // counts the Ethernet receive rings' drops, where ring size and IRQ affinity matter (NVIDIA, "Understanding mlx5
+  // Linux Counters and Status Parameters",
+  // https://enterprise-support.nvidia.com/s/article/understanding-mlx5-linux-counters-and-status-parameters;
+  // kernel Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst).
   RX_OUT_OF_BUFFER: {
     severity: "warning",
     title: "Received packets dropped: no receive buffer posted",
     // verify reads hw_counters/out_of_buffer of a port; analyze reads `ethtool -S`'s rx_out_of_buffer (no port known).
-    message: (e: Partial<PortEvidence> & { drops: number; sinceSeconds?: number; counter?: string }) =>
-      `${e.port ?? "The NIC"} dropped ${e.drops} received packet${e.drops === 1 ? "" : "s"} because no receive buffer ` +
-      `was posted (${e.counter ?? "out_of_buffer"})${e.sinceSeconds === undefined ? " since the counters were last cleared" : ` in the last ${Math.round(e.sinceSeconds)} s`}: ` +
-      "the host did not keep up with what arrived (busy or throttled CPU cores, receive rings too small), so the " +
-      "senders retransmit.",
-    fix: (e: Partial<PortEvidence>) =>
-      (e.hca
-        ? `Watch it grow during a job (\`kube-rdma verify --watch 30\`, or \`cat /sys/class/infiniband/${e.hca}/ports/` +
-          `${e.portNumber}/hw_counters/out_of_buffer\`); `
-        : "Take two captures during a job to see it grow; ") +
-      "if it does, check the NIC's interrupt affinity and CPU load on its NUMA node, and the receive ring size (`ethtool -g`).",
+    message: (e: Partial<PortEvidence> & { drops: number; sinceSeconds?: number; counter?: string }) => {
+      const ethtool = (e.counter ?? "out_of_buffer").startsWith("rx_");
+      const when =
+        e.sinceSeconds === undefined
+          ? " since the counters were last cleared"
+          : ` in the last ${Math.round(e.sinceSeconds)} s`;
+      return (
+        `${e.port ?? "The NIC"} dropped ${e.drops} received packet${e.drops === 1 ? "" : "s"} because no receive ` +
+        `buffer was posted (${e.counter ?? "out_of_buffer"})${when}: ` +
+        (ethtool
+          ? "the netdev's Ethernet receive rings were full: the host did not keep up with what arrived (busy or " +
+            "throttled CPU cores, rings too small)."
+          : "this RDMA counter counts packets that arrived for a queue pair with no receive work request posted in " +
+            "time (the application did not re-post receives fast enough: RNR); the sender retries.")
+      );
+    },
+    fix: (e: Partial<PortEvidence> & { counter?: string }) =>
+      (e.counter ?? "out_of_buffer").startsWith("rx_")
+        ? "Take two captures during a job to see it grow; if it does, check the NIC's interrupt affinity and CPU " +
+          "load on its NUMA node, and the receive ring size (`ethtool -g`)."
+        : `Watch it grow during a job (\`kube-rdma verify --watch 30\`, or \`cat /sys/class/infiniband/${e.hca ?? "<hca>"}/` +
+          `ports/${e.portNumber ?? 1}/hw_counters/out_of_buffer\`); if it does, find the RDMA process on that port ` +
+          "(`rdma resource show qp`) and whether it is starved of CPU or posts too few receives; NIC ring size and " +
+          "IRQ affinity concern the ethtool counter rx_out_of_buffer, not this one.",
   },
   // DCQCN: the notification point (receiver) sends a CNP for ECN-marked RoCE v2 packets (np_cnp_sent,
   // np_ecn_marked_roce_packets), the reaction point (sender) lowers its rate for each CNP it handles (rp_cnp_handled)

@@ -1,7 +1,15 @@
 /** Words for the PCIe-ACS, IOMMU, lossless-RoCE and link-flap findings, and for a check that could not run. */
 import { defineCatalogue } from "../core/finding.js";
 
-type AcsEvidence = { bridge: string; portType: string | null; control: string; redirects: string[]; pairs: string[] };
+type AcsEvidence = {
+  bridge: string;
+  portType: string | null;
+  control: string;
+  redirects: string[];
+  pairs: string[];
+  /** The user's answer to `--vm-host`; null: not given. */
+  vmHost?: boolean | null;
+};
 
 type LosslessEvidence = {
   hca: string;
@@ -10,6 +18,8 @@ type LosslessEvidence = {
   trafficClass: number;
   trafficClassSource: "hca" | "nccl-default";
   reasons: string[];
+  /** PFC on NCCL's priority as read (mlnx_qos); absent in older evidence: read from `reasons`. */
+  pfc?: "on" | "off" | "unknown";
 };
 
 type QosDiffEvidence = {
@@ -99,11 +109,26 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
       `${e.redirects.join(", ")} enabled (ACS Control ${e.control}): peer-to-peer traffic between ` +
       `${e.pairs.join(", ")} is sent up to the root complex instead of across the switch, so GPUDirect RDMA runs ` +
       "slowly or hangs (NCCL stalls at start-up or reports far lower bus bandwidth).",
-    fix: (e: AcsEvidence) =>
-      'Disable ACS on the PCIe switch ports: in the BIOS turn off "ACS" / "PCIe ACS control" (some vendors: ' +
-      'disable "IOMMU/VT-d" for the slot), or at boot clear it with ' +
-      `\`setpci -s ${e.bridge} ECAP_ACS+0x6.w=0000\` (as root; lost at reboot — run it from a systemd unit on every ` +
-      "GPU node). Then rerun `kube-rdma verify`.",
+    // NCCL troubleshooting, "PCI Access Control Services (ACS)": disable ACS on bare metal; "Virtual machines require
+    // ACS to function, hence disabling ACS is not an option. To run with maximum performance inside virtual machines,
+    // ATS needs to be enabled in network adapters." (docs/userguide/source/troubleshooting/gpu_troubleshooting.rst,
+    // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
+    fix: (e: AcsEvidence) => {
+      const bare =
+        'disable ACS on the PCIe switch ports: in the BIOS turn off "ACS" / "PCIe ACS control", or at boot clear it ' +
+        `with \`setpci -s ${e.bridge} ECAP_ACS+0x6.w=0000\` (as root; lost at reboot — run it from a systemd unit on ` +
+        "every GPU node)";
+      const vms =
+        "keep ACS (virtual machines need it for isolation) and enable ATS on the NICs instead (`mlxconfig -d <dev> " +
+        "set ATS_ENABLED=true`, and in the hypervisor), so peer-to-peer traffic is translated once and then goes " +
+        "across the switch";
+      if (e.vmHost === false) return `This host passes no devices to VMs: ${bare}. Then rerun \`kube-rdma verify\`.`;
+      if (e.vmHost === true) return `This host passes devices to VMs: ${vms}. Then rerun \`kube-rdma verify\`.`;
+      return (
+        `On bare metal, ${bare}. On a host that passes devices to virtual machines, ${vms}. Which one this host is ` +
+        "cannot be seen from it: say so with --vm-host yes|no."
+      );
+    },
   },
   IOMMU_TRANSLATED: {
     severity: "warning",
@@ -130,7 +155,12 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
       `(traffic class ${e.trafficClass}${e.trafficClassSource === "hca" ? ", the HCA's global tclass" : ", NCCL_IB_TC unset"}, ` +
       `DSCP ${e.trafficClass >> 2}), and ${e.reasons.join("; ")}. ` +
       (e.reasons.some((r) => r.startsWith("ECN"))
-        ? "Without ECN (DCQCN) nothing slows senders down before queues overflow: packets are dropped and retransmitted, and all-reduce bandwidth collapses under load."
+        ? e.pfc !== "on"
+          ? "Without ECN (DCQCN) nothing slows senders down before queues overflow" +
+            (e.pfc === "unknown"
+              ? " (PFC on this priority could not be read): without PFC packets are dropped and retransmitted; with it, pause frames are the only back-pressure (head-of-line blocking, congestion spreading)."
+              : ": packets are dropped and retransmitted, and all-reduce bandwidth collapses under load.")
+          : "PFC keeps the class from dropping, but without ECN (DCQCN) pause frames are the only back-pressure: a congested port pauses its upstream links, which blocks every flow behind them (head-of-line blocking), spreads the congestion through the fabric and can end in pause storms."
         : "With ECN (DCQCN) but no PFC this is a lossy RoCE design: valid when the switches mark ECN the same way, but every drop costs a retransmission (NCCL_IB_TIMEOUT) and heavy loss ends in completion status 12."),
     fix: (e: LosslessEvidence) =>
       "Give RDMA its own lossless class on the NICs and the switches alike: DSCP 26 → priority 3, PFC and ECN on " +

@@ -73,6 +73,7 @@ export const losslessCheck: Check = {
           trafficClass: p.trafficClass,
           trafficClassSource: p.source,
           reasons,
+          pfc: q.pfcEnabled === null ? "unknown" : q.pfcEnabled.includes(p.priority) ? "on" : "off",
         }),
       );
     }

@@ -48,7 +48,7 @@ const ROOT_FIX =
 export const acsCheck: Check = {
   name: "pcie-acs",
   codes: ["PCIE_ACS_REDIRECT", "CHECK_SKIPPED"],
-  run(inv) {
+  run(inv, opts) {
     if (!inv.bridges) return [];
     const byAddress = new Map<string, PcieBridge>(inv.bridges.map((b) => [b.address, b]));
     const out: Finding[] = [];
@@ -67,6 +67,7 @@ export const acsCheck: Check = {
           control: `0x${bridge.acs.control.toString(16).padStart(4, "0")}`,
           redirects: bridge.acs.redirects,
           pairs,
+          vmHost: opts.vmHost ?? null,
         }),
       );
     }

@@ -17,6 +17,11 @@ export type CheckOptions = {
    * agent: counters that grew before it started, or before the last run, are old news it already reported).
    */
   countersSinceEarlier?: boolean;
+  /**
+   * Whether this host passes PCI devices to virtual machines (`verify --vm-host yes|no`): no host shows that intent,
+   * and it decides the ACS fix (VMs need ACS; enable ATS there instead). Undefined: not given.
+   */
+  vmHost?: boolean;
 };
 
 /** One small named rule: inventory in, findings out. Pure and fast: `fleet verify` runs it on many nodes. */

@@ -27,6 +27,8 @@ export function checkOptionsFromFlags(values: OptionValues): CheckOptions {
     opts.expectGpuModel = model;
   }
   opts.shmMinBytes = parseSize(str(values, "shm-min") ?? "1Gi", "shm-min");
+  const vmHost = str(values, "vm-host");
+  if (vmHost !== undefined) opts.vmHost = vmHost === "yes";
   return opts;
 }
 

@@ -55,7 +55,7 @@ register(
 );
 register(
   "rail-3-other-subnet",
-  "the A100 RoCE example node, but rail 3 (mlx5_4 on eth4) addressed on 25.11.129.96/27 instead of 25.11.128.96/27: passes alone, RAIL_SUBNET_MISMATCH in fleet verify",
+  "the A100 RoCE example node, but rail 3 (mlx5_4 on eth4) addressed on 25.11.129.96/27 instead of 25.11.128.96/27: passes alone, RAIL_SUBNET_MISMATCH in fleet verify --rail-addressing l2",
   rail3OtherSubnetSpec,
 );
 register(

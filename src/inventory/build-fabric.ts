@@ -24,7 +24,25 @@ export function buildBridges(rd: Reading, facts: readonly BridgeFacts[]): PcieBr
   });
 }
 
-const PASSTHROUGH_ARG = /(?:^|\s)iommu(?:\.passthrough)?=(?:pt|1|on)(?=\s|$)/;
+/**
+ * Whether the kernel command line asks for IOMMU passthrough: `iommu=pt` (and `iommu=nopt` against it), or
+ * `iommu.passthrough=<bool>` read as the kernel's kstrtobool reads it (1/y/Y/on true, 0/n/N/off false); the last
+ * one given wins. `iommu=on` or `iommu=1` is no passthrough (Documentation/admin-guide/kernel-parameters.txt,
+ * "iommu=" and "iommu.passthrough="). Null: none of them given.
+ */
+export function passthroughOnCmdline(cmdline: string): boolean | null {
+  let result: boolean | null = null;
+  for (const word of cmdline.split(/\s+/)) {
+    if (word === "iommu=pt") result = true;
+    else if (word === "iommu=nopt") result = false;
+    else if (word.startsWith("iommu.passthrough=")) {
+      const v = word.slice("iommu.passthrough=".length);
+      if (/^[yY1]/.test(v) || /^on$/i.test(v)) result = true;
+      else if (/^[nN0]/.test(v) || /^off$/i.test(v)) result = false;
+    }
+  }
+  return result;
+}
 const OFF_ARG = /(?:^|\s)(?:intel_iommu|amd_iommu|iommu)=off(?=\s|$)/;
 
 export function buildIommu(facts: IommuFacts): IommuState {
@@ -54,13 +72,13 @@ export function buildIommu(facts: IommuFacts): IommuState {
     return { ...base, mode: "off", reason: "no GPU or NIC has an iommu_group" };
   }
   if (groups.length > 0 && cmdline !== null) {
-    if (PASSTHROUGH_ARG.test(cmdline))
-      return { ...base, mode: "passthrough", reason: "the kernel command line has iommu=pt" };
+    if (passthroughOnCmdline(cmdline) === true)
+      return { ...base, mode: "passthrough", reason: "the kernel command line has iommu=pt or iommu.passthrough=1" };
     if (!OFF_ARG.test(cmdline)) {
       return {
         ...base,
         mode: "translated",
-        reason: "devices have IOMMU groups and the kernel command line has no iommu=pt",
+        reason: "devices have IOMMU groups and the kernel command line has no iommu=pt (nor iommu.passthrough=1)",
       };
     }
   }

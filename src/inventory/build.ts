@@ -26,7 +26,7 @@ import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from
 import { excludedGpus, gpuDriverInfos } from "./gpu-driver-info.js";
 import { MAX_HCAS } from "./limits.js";
 import { numberOf, pciAddressOf, pciNumbers, Reading } from "./reading.js";
-import { assignRoles } from "./roles.js";
+import { assignRoles, dataHcasByGpuLocality } from "./roles.js";
 import type { GidEntry, Hca, Limit, MissingFact, Netdev, NodeInventory, PcieControl, Port } from "./types.js";
 
 function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): GidEntry[] {
@@ -214,6 +214,8 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   const memlock = limitsText === null ? null : rd.parsed(parseMemlock(limitsText), "/proc/self/limits");
   const shm = rd.value("/dev/shm", facts.shm, ["ENOENT"]);
   const dev = facts.devInfiniband.ok ? [...facts.devInfiniband.value].sort(naturalCompare) : [];
+  const paths = buildPaths(gpus, hcas);
+  roles.dataHcas = dataHcasByGpuLocality(hcas, paths, roles.dataHcas);
   const missing = missingFacts(facts, hcas, roles.dataHcas, gpus.length > 0);
   return {
     hostname: (facts.hostname.ok ? facts.hostname.value.trim() : null) || "unknown",
@@ -223,7 +225,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     hcas,
     netdevs: netdevs.sort((a, b) => naturalCompare(a.name, b.name)),
     gpus,
-    paths: buildPaths(gpus, hcas),
+    paths,
     gpuDirect: buildGpuDirect(facts, smi.driver),
     roles,
     devices: { infiniband: dev, rdmaCm: dev.includes("rdma_cm") },

@@ -104,7 +104,9 @@ describe("each variation shows up in the node model", () => {
     const inv = await inventoryOf("h100-18hca");
     const names = inv.hcas.map((h) => h.name);
     expect(names.indexOf("mlx5_2")).toBeLessThan(names.indexOf("mlx5_10"));
-    expect(inv.roles.dataHcas).toHaveLength(17);
+    expect(inv.roles.dataHcas).toHaveLength(16);
+    expect(hca(inv, "mlx5_17")).toMatchObject({ role: "excluded" });
+    expect(hca(inv, "mlx5_17").roleReason).toMatch(/no GPU within a PCIe switch/);
     expect(inv.gpuDirect.dmabufPossible).toBe(true);
   });
   test("a RoCE LAG bond carrying the default route is the management HCA", async () => {

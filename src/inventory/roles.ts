@@ -4,7 +4,7 @@
  * with a port that can carry RDMA. Pure; sets `role`/`roleReason` on each HCA.
  */
 import { naturalCompare } from "../core/natural.js";
-import type { Hca, Netdev, NodeInventory } from "./types.js";
+import type { GpuNicPath, Hca, Netdev, NodeInventory } from "./types.js";
 
 function carriesRoute(h: Hca, netdevs: Netdev[], defaultIf: string): string | null {
   if (h.netdevs.includes(defaultIf)) return defaultIf;
@@ -61,3 +61,44 @@ export function assignRoles(hcas: Hca[], netdevs: Netdev[], defaultIf: string | 
       .sort(naturalCompare),
   };
 }
+
+/** NCCL's GPUDirect default reach (NCCL_NET_GDR_LEVEL=PXB): a NIC a GPU reaches through PCIe switches only. */
+const NEAR = new Set(["PIX", "PXB"]);
+
+/**
+ * A data NIC is the RDMA port nearest a GPU: NCCL gives each GPU its closest NIC (src/graph/search.cc,
+ * ncclTopoGetLocalNet), one per rail. An RDMA NIC that no GPU reaches through a PCIe switch (every GPU at PHB/SYS),
+ * on a node where other NICs are that near their GPUs, is a storage or front-end NIC, not a rail: it leaves the data
+ * set (NCCL_IB_HCA, the device plugin's HCAs, the rails). Without GPU↔NIC paths, or where no NIC is near any GPU,
+ * nothing is proven and the roles stay. Mutates the HCAs' role/reason; returns the data HCAs left.
+ */
+export function dataHcasByGpuLocality(
+  hcas: Hca[],
+  paths: readonly GpuNicPath[],
+  dataHcas: readonly string[],
+): string[] {
+  if (paths.length === 0) return [...dataHcas];
+  const near = new Set(paths.filter((p) => NEAR.has(p.distance)).map((p) => p.hca));
+  const nearData = dataHcas.filter((h) => near.has(h));
+  if (nearData.length === 0) return [...dataHcas];
+  const withPaths = new Set(paths.map((p) => p.hca));
+  const kept: string[] = [];
+  for (const name of dataHcas) {
+    const h = hcas.find((x) => x.name === name);
+    if (!h || near.has(name) || !withPaths.has(name)) {
+      kept.push(name);
+      continue;
+    }
+    const best = paths
+      .filter((p) => p.hca === name)
+      .map((p) => p.distance)
+      .sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0];
+    h.role = "excluded";
+    h.roleReason =
+      `no GPU within a PCIe switch of it (nearest GPU at ${best}) while ${nearData.length} other RDMA NIC(s) are: ` +
+      "a storage or front-end NIC, not a GPU rail";
+  }
+  return kept;
+}
+
+const ORDER = ["PIX", "PXB", "PHB", "SYS"];

@@ -22,6 +22,18 @@ export function isRdmaResource(name: string): boolean {
   return name.startsWith("rdma/") || OTHER_RDMA_RESOURCES.has(name);
 }
 
+/**
+ * Device resources of SR-IOV / host-device networks: a VF or a whole PF handed to the pod with its netdev and, when
+ * the network is RDMA-capable, its RDMA device. The NVIDIA Network Operator names them `nvidia.com/<resourceName>`
+ * (SriovNetworkNodePolicy `resourceName: sriov_resource`, host-device `nvidia.com/hostdev`); the SR-IOV network
+ * device plugin's default prefix is `intel.com/`, OpenShift's SR-IOV operator uses `openshift.io/`.
+ */
+export function isNetworkDeviceResource(name: string): boolean {
+  const m = /^(nvidia\.com|intel\.com|openshift\.io)\/(.+)$/.exec(name);
+  if (!m) return false;
+  return !isGpuResource(name) && !/^(gpu|mig-|vgpu|shared-gpu)/.test(m[2]!);
+}
+
 const SUFFIX: Record<string, number> = {
   "": 1,
   k: 1e3,

@@ -71,7 +71,8 @@ export const NCCL_ENV_FINDINGS = defineCatalogue({
     severity: "info",
     title: "InfiniBand: no GID variable",
     message: () =>
-      "The data HCAs are InfiniBand: NCCL addresses them by LID/GID index 0 itself, so no GID variable is set.",
+      "The data HCAs are InfiniBand: NCCL picks the GID itself (NCCL ≥ 2.22: index 1 when it holds a routable FLID, " +
+      "NCCL_IB_ROUTABLE_FLID_GID_INDEX; otherwise index 0), so no GID variable is set.",
     fix: () => "Nothing to do.",
   },
   NCCL_GDR_LEVEL_RAISED: {

@@ -32,24 +32,26 @@ describe("nccl-env on the seed node", () => {
     expect(note.message).toContain("the pod's own interface on the pod network");
   });
 
-  test("hostNetwork pods bootstrap over the default-route interface; GID index 3, the platform defaults", () => {
-    expect(r.env).toMatchObject({
-      NCCL_SOCKET_IFNAME: "=eth0",
-      NCCL_IB_GID_INDEX: "3",
-      NCCL_IB_TIMEOUT: "22",
-      NCCL_IB_QPS_PER_CONNECTION: "8",
-      NCCL_IB_DISABLE: "0",
-    });
+  // The default is NCCL's own behaviour plus what the node proves: no timeout, QP count or IB_DISABLE is assumed
+  // (tuning is an opt-in profile, src/nccl/profiles.ts; NCCL's defaults:
+  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
+  test("hostNetwork pods bootstrap over the default-route interface; GID index 3; no tuning assumed", () => {
+    expect(r.env).toMatchObject({ NCCL_SOCKET_IFNAME: "=eth0", NCCL_IB_GID_INDEX: "3" });
+    expect(Object.keys(r.env).sort()).toEqual(["NCCL_IB_GID_INDEX", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME"]);
     expect(r.env).not.toHaveProperty("NCCL_NET_GDR_LEVEL");
     expect(r.env).not.toHaveProperty("NCCL_IB_TC");
   });
 
   test("every variable has a reason, and the GID reason says which NCCL is assumed", () => {
-    expect(Object.keys(r.reasons).sort()).toEqual(Object.keys(r.env).sort());
+    // Every set variable has a reason; so does each one deliberately left at NCCL's default.
+    const leftUnset = ["NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_TIMEOUT"];
+    expect(Object.keys(r.reasons).sort()).toEqual([...Object.keys(r.env), ...leftUnset].sort());
     // On the pod network (the default) NCCL_SOCKET_IFNAME has a reason and no value: why it is left unset.
     const pod = deriveNcclEnv(seedInventory());
     expect(pod.env).not.toHaveProperty("NCCL_SOCKET_IFNAME");
-    expect(Object.keys(pod.reasons).sort()).toEqual([...Object.keys(pod.env), "NCCL_SOCKET_IFNAME"].sort());
+    expect(Object.keys(pod.reasons).sort()).toEqual(
+      [...Object.keys(pod.env), "NCCL_SOCKET_IFNAME", ...leftUnset].sort(),
+    );
     expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/index 3 on all 8 data HCAs/);
     expect(r.reasons.NCCL_IB_GID_INDEX).toMatch(/version is unknown/);
     expect(r.reasons.NCCL_IB_HCA).toMatch(/a bare mlx5_1 would also match mlx5_10/);
@@ -124,6 +126,12 @@ describe("GID selection", () => {
     expect(r.env.NCCL_IB_HCA).toBe("=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
     expect(Object.keys(r.env).filter((k) => /GID|ADDR/.test(k))).toEqual([]);
     expect(codes(r.findings)).toContain("info NCCL_GID_NOT_NEEDED node");
+    // NCCL ≥ 2.22 on InfiniBand: GID index NCCL_IB_ROUTABLE_FLID_GID_INDEX (default 1) when that GID holds a
+    // routable FLID, else 0 (src/transport/net_ib/connect.cc ncclIbGetGidIndex; the parameter since v2.22.3-1,
+    // https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/connect.cc).
+    const note = r.findings.find((f) => f.code === "NCCL_GID_NOT_NEEDED")!;
+    expect(note.message).toMatch(/index 1 when it holds a routable FLID/);
+    expect(note.message).toMatch(/otherwise index 0/);
   });
 
   test("a data HCA that lost its IPv4 address is left out with an error", () => {
@@ -182,9 +190,12 @@ describe("which HCAs and ports", () => {
     expect(deriveNcclEnv(dataBond).env.NCCL_IB_HCA).toMatch(/,mlx5_bond_1$/);
   });
 
-  test("18 HCAs are listed in natural order", async () => {
+  test("18 HCAs: the GPU-near ones are listed in natural order; the one with no GPU nearby is left out, said why", async () => {
     const r = deriveNcclEnv(await exampleInventory("h100-18hca"));
-    expect(r.env.NCCL_IB_HCA).toMatch(/^=mlx5_1,mlx5_2,.*,mlx5_9,mlx5_10,.*mlx5_17$/);
+    expect(r.env.NCCL_IB_HCA).toMatch(/^=mlx5_1,mlx5_2,.*,mlx5_9,mlx5_10,.*mlx5_16$/);
+    expect(r.findings.find((f) => f.code === "NCCL_HCA_SKIPPED" && f.subject === "mlx5_17")?.message).toMatch(
+      /no GPU within a PCIe switch/,
+    );
   });
 
   test("--hcas restricts to the allocated HCAs and warns on the management NIC or unknown names", () => {

@@ -97,7 +97,7 @@ describe("kube-rdma device-plugin", () => {
       ],
       [["--inject-nccl-env=false", "--nccl-version", "2.18"], "--inject-nccl-env=false injects none"],
       [["--nccl-version", "two"], "--nccl-version expects X.Y"],
-      [["--nccl-profile", "fast"], "--nccl-profile must be one of derived, reference, minimal"],
+      [["--nccl-profile", "fast"], "--nccl-profile must be one of derived, minimal, roce-ecmp, reference"],
       [["--inject-nccl-env=false", "--nccl-profile", "minimal"], "--inject-nccl-env=false injects none"],
       [["--config", "/nonexistent/hcas.yaml"], "cannot read the config file /nonexistent/hcas.yaml: ENOENT"],
     ] as const) {

@@ -16,7 +16,7 @@ export const command: CommandSpec = {
     "serves it on <plugin-dir>/kube-rdma-<resource>.sock. A pod asking for `rdma/hca: 1` gets the node's RDMA " +
     "char devices (/dev/infiniband/uverbsN of the data HCAs, rdma_cm, and umadN/issmN with --mad) and, unless " +
     "--inject-nccl-env=false, the NCCL variables `kube-rdma nccl-env` derives for this node (NCCL_IB_HCA in exact " +
-    "form without the management NIC, the GID selection, NCCL_IB_TIMEOUT=22, NCCL_IB_QPS_PER_CONNECTION=8).\n\n" +
+    "form without the management NIC, the GID selection where needed; tuning only with --nccl-profile).\n\n" +
     "NCCL_SOCKET_IFNAME: Allocate does not see the pod spec, so the plugin cannot tell a pod with hostNetwork: " +
     "true from one on the pod network. A pod on the pod network has its own interfaces (the CNI's eth0, Multus " +
     "net1…), not the node's bond0 or ens1f0, and NCCL told to use an interface the pod lacks fails at bootstrap. " +
@@ -73,7 +73,8 @@ export const command: CommandSpec = {
       valueName: "POLICY",
       choices: ["all", "any"],
       default: "all",
-      description: "Shared units go Unhealthy when all data HCAs are down (all) or when any is (any)",
+      description:
+        "Shared units go Unhealthy when all data HCAs are down (all: jobs run on the other ports, fine where every NIC reaches every peer) or when any is (any: for rail-only fabrics with NCCL_CROSS_NIC=0, where a missing rail leaves peers unreachable)",
     },
     { name: "config", type: "string", valueName: "FILE", description: "YAML file selecting the HCAs (see above)" },
     {

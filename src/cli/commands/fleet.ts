@@ -83,6 +83,7 @@ const VERIFY_OPTIONS = [
   "service-account",
   "analysis-threads",
   "save-snapshots",
+  "rail-addressing",
   "progress",
   ...CLUSTER_OPTIONS,
 ];
@@ -203,6 +204,14 @@ ${BENCH_DESCRIPTION}`,
       type: "string",
       valueName: "DIR",
       description: "Also keep each node's snapshot as DIR/NODE.json (replay one with verify --snapshot)",
+    },
+    {
+      name: "rail-addressing",
+      type: "string",
+      valueName: "HOW",
+      choices: ["l2", "routed"],
+      description:
+        "verify: how the rails are addressed, which no host shows: l2 (one subnet per rail on every node: a node off it is an error) or routed (a subnet per NIC per node: subnets not compared). Unset: differing subnets are reported as not checked",
     },
     { name: "dry-run", type: "boolean", description: "Print the collector pod manifests and exit" },
     {
@@ -363,7 +372,12 @@ ${BENCH_DESCRIPTION}`,
     }
     if (saver) io.stderr(saver.report());
     const strict = bool(values, "strict");
-    const report = buildFleetReport([...(fromReports?.read.outcomes ?? []), ...run.outcomes], strict);
+    const addressing = str(values, "rail-addressing");
+    const report = buildFleetReport(
+      [...(fromReports?.read.outcomes ?? []), ...run.outcomes],
+      strict,
+      addressing === "l2" || addressing === "routed" ? addressing : null,
+    );
     if (fromReports) markReportSources(report, fromReports.read);
     const result = {
       report,

@@ -41,8 +41,8 @@ Exit 0 clean (warnings allowed), 1 errors found, 2 unreadable input or invalid Y
       name: "management-hca",
       type: "string",
       valueName: "HCA",
-      default: "mlx5_0",
-      description: "The management NIC that must not be in NCCL_IB_HCA",
+      description:
+        "The nodes' management (default-route) HCA, which must not be in NCCL_IB_HCA (kube-rdma verify names it on a node; it depends on the node model). Unset: only a pod's kube-rdma/management-hca annotation names one",
     },
     { name: "shm-min", type: "string", valueName: "SIZE", default: "1Gi", description: "Smallest acceptable /dev/shm" },
     OUTPUT_OPTION,
@@ -58,7 +58,7 @@ Exit 0 clean (warnings allowed), 1 errors found, 2 unreadable input or invalid Y
     const shmMinBytes = parseQuantity(str(values, "shm-min") ?? "1Gi");
     if (shmMinBytes === null)
       throw new UsageError(`--shm-min must be a quantity such as 1Gi; got "${str(values, "shm-min")}".`);
-    const opts = { ...DEFAULT_LINT_OPTIONS, managementHca: str(values, "management-hca") ?? "mlx5_0", shmMinBytes };
+    const opts = { ...DEFAULT_LINT_OPTIONS, managementHca: str(values, "management-hca") ?? null, shmMinBytes };
     const results: LintFileResult[] = [];
     for (const file of positionals) {
       results.push(lintManifestText(await readInput(file, io), file === "-" ? "<stdin>" : file, opts));

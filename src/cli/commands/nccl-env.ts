@@ -72,9 +72,9 @@ export const command: CommandSpec = {
     "network, the default, it is left unset or set to --pod-interface, because the pod does not have the node's " +
     "interfaces), the GID selection (NCCL_IB_GID_INDEX when one " +
     "RoCE v2 IPv4 index is shared by all data HCAs; NCCL_IB_ADDR_FAMILY/RANGE otherwise, NCCL ≥ 2.21; nothing on " +
-    "InfiniBand), the tuning of --profile (derived, the default: NCCL_IB_TIMEOUT=22, NCCL_IB_QPS_PER_CONNECTION=8 " +
-    "only on RoCE, NCCL_IB_DISABLE=0; reference: the values RDMA training platforms commonly inject; minimal: " +
-    "NCCL's own defaults), and NCCL_NET_GDR_LEVEL only when asked (--raise-gdr-level).\n\n" +
+    "InfiniBand), the tuning of --profile (derived, the default, and minimal: none, NCCL's own " +
+    "behaviour, each variable left at its default with the reason; roce-ecmp: NCCL_IB_QPS_PER_CONNECTION=4 on RoCE " +
+    "for a multi-tier ECMP fabric; reference: the values RDMA training platforms commonly inject), and NCCL_NET_GDR_LEVEL only when asked (--raise-gdr-level).\n\n" +
     "Without --nccl-version the NCCL release is unknown and the variables are chosen to work on every release " +
     "(before 2.21 NCCL used GID index 0, the link-local RoCE v1 GID). -o k8s prints a container `env:` list; " +
     "-o json prints {schemaVersion, env, reasons, findings}. Exit 1 when a finding is an error (e.g. no GID choice works).",

@@ -40,6 +40,14 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with --s
       description: "Text every GPU name must contain (case-insensitive), e.g. A100-SXM4-80GB",
     },
     {
+      name: "vm-host",
+      type: "string",
+      valueName: "yes|no",
+      choices: ["yes", "no"],
+      description:
+        "Whether this host passes PCI devices to virtual machines (it decides the PCIe ACS fix: VMs need ACS, enable ATS there instead); unset: both fixes are given",
+    },
+    {
       name: "shm-min",
       type: "string",
       valueName: "SIZE",

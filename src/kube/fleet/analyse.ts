@@ -3,7 +3,7 @@ import { naturalCompare } from "../../core/natural.js";
 import { FLEET_FINDINGS } from "./catalogue.js";
 import { type ConsistencyReport, evaluateFleetConsistency } from "./consistency.js";
 import type { NodeAnalysis } from "./node-analyser.js";
-import { evaluateRails, type NodeRail, type RailReport } from "./rails.js";
+import { evaluateRails, type NodeRail, type RailAddressing, type RailReport } from "./rails.js";
 import type { CollectOutcome } from "./run.js";
 
 export type NodeResult = {
@@ -29,7 +29,11 @@ export type FleetReport = {
 };
 
 /** Per-node verify results plus fleet consistency, from each node's analysis. Pure. */
-export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>[], strict = false): FleetReport {
+export function buildFleetReport(
+  outcomes: readonly CollectOutcome<NodeAnalysis>[],
+  strict = false,
+  railAddressing: RailAddressing | null = null,
+): FleetReport {
   const verified: { node: string; values: Record<string, string> }[] = [];
   const railsByNode: { node: string; rails: NodeRail[] }[] = [];
   const nodes: NodeResult[] = [];
@@ -60,7 +64,7 @@ export function buildFleetReport(outcomes: readonly CollectOutcome<NodeAnalysis>
   }
   const consistency = evaluateFleetConsistency(verified);
   findings.push(...consistency.findings);
-  const rails = evaluateRails(railsByNode);
+  const rails = evaluateRails(railsByNode, railAddressing);
   findings.push(...rails.findings);
   nodes.sort((a, b) => naturalCompare(a.node, b.node));
   return { nodes, consistency, rails, failedNodes, findings };

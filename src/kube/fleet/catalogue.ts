@@ -67,11 +67,36 @@ export const FLEET_FINDINGS = defineCatalogue({
       (e.otherRail !== null
         ? ` (${e.subnet} is rail ${e.otherRail}'s subnet: cabled or addressed on the wrong rail)`
         : "") +
-      `. NCCL connects rail ${e.rail} to rail ${e.rail} on the peers; from ${e.node} they are not on the same leaf or subnet.`,
+      `. The rails were declared L2 (--rail-addressing l2: one subnet per rail on every node), so ${e.hca} on ${e.node} ` +
+      `is cabled or addressed off rail ${e.rail} and cannot reach its peers' rail ${e.rail} within one subnet.`,
     fix: (e: RailMismatch) =>
       `Check ${e.hca}'s cable and switch port on ${e.node} and its address (\`ip -4 addr\`, the CNI/netplan config): ` +
-      `rail ${e.rail} must be on ${e.expected}. Cordon ${e.node} until it is fixed.`,
+      `rail ${e.rail} must be on ${e.expected}. If the rails are routed (a subnet per NIC per node), rerun with ` +
+      "--rail-addressing routed instead.",
   } satisfies FindingSpec<RailMismatch>,
+  RAIL_ADDRESSING_NOT_CHECKED: {
+    severity: "info",
+    title: "rail subnets differ between nodes; not judged without the rail addressing",
+    message: (e: { nodes: number; differing: string[]; rails: number[] }) =>
+      `Rail subnets differ between the ${e.nodes} nodes (rail(s) ${e.rails.join(", ")}; nodes off the most common ` +
+      `subnet: ${e.differing.join(", ")}). Whether that is wrong depends on how the rails are addressed, which no ` +
+      "host shows: on routed rails every NIC has its own per-node subnet by design; on L2 rails a different subnet " +
+      "means a NIC on the wrong rail. Rail subnets were not checked.",
+    fix: () =>
+      "Rerun with --rail-addressing l2 (one subnet per rail on every node: differences become errors) or " +
+      "--rail-addressing routed (a subnet per NIC per node: subnets are not compared). Either way, fleet bench " +
+      "measures whether the rails reach each other.",
+  } satisfies FindingSpec<{ nodes: number; differing: string[]; rails: number[] }>,
+  FLEET_RAIL_LAYOUT_ROUTED: {
+    severity: "info",
+    title: "routed rails: subnets not compared",
+    message: (e: { rails: number; nodes: number }) =>
+      `${e.rails} rail(s) across ${e.nodes} node(s), declared routed (a subnet per NIC per node): subnets differ ` +
+      "by design and were not compared between nodes.",
+    fix: () =>
+      "A NIC cabled to the wrong leaf does not show in its address on routed rails: fleet bench measures each rail " +
+      "between nodes and names one that is slow or unreachable.",
+  } satisfies FindingSpec<{ rails: number; nodes: number }>,
   FLEET_RAIL_LAYOUT: {
     severity: "info",
     title: "rail layout and NCCL_CROSS_NIC",

@@ -1,8 +1,13 @@
 /**
- * Rails across the fleet: rail N is the N-th data HCA of every node (natural order, mlx5_2 before mlx5_10). In a
- * rail-optimized fabric every node's rail N sits on one subnet (one leaf switch), and each rail on its own subnet;
- * NCCL pairs rail N with rail N on the peer (NCCL_CROSS_NIC=0), so a node whose rail N is elsewhere cannot reach
- * its peers on that rail. Pure.
+ * Rails across the fleet: rail N is the N-th data HCA of every node (natural order, mlx5_2 before mlx5_10).
+ *
+ * How rails are addressed is a fact of the fabric design, not of any one host:
+ * - `l2`: every node's rail N sits on one subnet (one leaf/VLAN per rail), so a node whose rail N is on another
+ *   subnet is cabled or addressed on the wrong rail;
+ * - `routed`: every NIC has its own per-node subnet (a /31 to its leaf, or a per-node CIDR from a pool per rail)
+ *   and the leaves route between them; subnets then differ on every node by design.
+ * NCCL never pairs NICs by subnet (it pairs by rail order and reachability), so subnets are compared only when the
+ * user says the rails are `l2`; without the fact, the differences are reported as not checked. Pure.
  */
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
@@ -33,7 +38,10 @@ export type RailSummary = {
   odd: { node: string; hca: string; subnet: string | null }[];
 };
 
-export type RailReport = { rails: RailSummary[]; findings: Finding[] };
+/** How the fleet's rails are addressed (see above); null: not given, so subnets are not judged. */
+export type RailAddressing = "l2" | "routed";
+
+export type RailReport = { rails: RailSummary[]; findings: Finding[]; addressing: RailAddressing | null };
 
 function majority<T extends string>(values: readonly T[]): [T, number] | null {
   const counts = new Map<T, number>();
@@ -51,13 +59,20 @@ function counted(values: readonly string[]): string {
     .join(", ");
 }
 
-/** Compares every node's rails with the fleet: RAIL_SUBNET_MISMATCH per odd node and rail, and the NCCL_CROSS_NIC advice. */
-export function evaluateRails(nodes: readonly { node: string; rails: readonly NodeRail[] }[]): RailReport {
-  const report: RailReport = { rails: [], findings: [] };
+/**
+ * Compares every node's rails with the fleet. With `l2` rails: RAIL_SUBNET_MISMATCH per odd node and rail, and the
+ * NCCL_CROSS_NIC advice. With `routed` rails: no subnet comparison (per-node subnets are the design). Unknown: the
+ * nodes whose subnets differ are listed in one info finding that says what was not checked and how to say which.
+ */
+export function evaluateRails(
+  nodes: readonly { node: string; rails: readonly NodeRail[] }[],
+  addressing: RailAddressing | null = null,
+): RailReport {
+  const report: RailReport = { rails: [], findings: [], addressing };
   const width = Math.max(0, ...nodes.map((n) => n.rails.length));
   for (let rail = 0; rail < width; rail++) {
     const on = nodes.flatMap((n) => (n.rails[rail] ? [{ node: n.node, ...n.rails[rail]! }] : []));
-    const top = majority(on.flatMap((r) => (r.subnet ? [r.subnet] : [])));
+    const top = addressing === "routed" ? null : majority(on.flatMap((r) => (r.subnet ? [r.subnet] : [])));
     const subnet = top?.[0] ?? null;
     const odd = subnet
       ? on
@@ -73,6 +88,26 @@ export function evaluateRails(nodes: readonly { node: string; rails: readonly No
       hcas: counted(on.map((r) => r.hca)),
       odd,
     });
+  }
+  const mismatched = [...new Set(report.rails.flatMap((r) => r.odd.map((o) => o.node)))].sort(naturalCompare);
+  if (addressing === "routed") {
+    if (nodes.length >= 2 && report.rails.length > 0) {
+      report.findings.push(
+        makeFinding(F, "FLEET_RAIL_LAYOUT_ROUTED", "fleet", { rails: report.rails.length, nodes: nodes.length }),
+      );
+    }
+    return report;
+  }
+  if (addressing === null && mismatched.length) {
+    // Per-node subnets are healthy on routed rails and wrong on L2 rails: which one is the user's to say.
+    report.findings.push(
+      makeFinding(F, "RAIL_ADDRESSING_NOT_CHECKED", "fleet", {
+        nodes: nodes.length,
+        differing: mismatched,
+        rails: report.rails.filter((r) => r.odd.length).map((r) => r.rail),
+      }),
+    );
+    return report;
   }
   const railOfSubnet = new Map<string, number>();
   for (const r of report.rails) if (r.subnet && !railOfSubnet.has(r.subnet)) railOfSubnet.set(r.subnet, r.rail);
@@ -102,7 +137,7 @@ export function evaluateRails(nodes: readonly { node: string; rails: readonly No
         nodes: nodes.length,
         layout: report.rails.map((r) => `rail ${r.rail} ${r.subnet ?? "no IPv4"}`).join(", "),
         shared,
-        mismatched: [...new Set(report.rails.flatMap((r) => r.odd.map((o) => o.node)))].sort(naturalCompare),
+        mismatched,
       }),
     );
   }

@@ -20,14 +20,26 @@ export function renderFleetText(r: FleetReport, strict = false): string {
     for (const o of a.odd) out.push(`    odd: ${o.node}: ${o.value}`);
   }
   if (r.rails.rails.length) {
-    out.push("", "Rails (N-th data HCA of every node: its subnet, then the nodes off it):");
+    const routed = r.rails.addressing === "routed";
+    out.push(
+      "",
+      routed
+        ? "Rails (N-th data HCA of every node; routed: a subnet per NIC per node, not compared):"
+        : "Rails (N-th data HCA of every node: its subnet, then the nodes off it):",
+    );
     for (const rail of r.rails.rails) {
+      if (routed) {
+        out.push(`  rail ${rail.rail}: ${rail.nodes} node(s) (${rail.hcas})`);
+        continue;
+      }
       out.push(
         `  rail ${rail.rail}: ${rail.subnet ?? "no IPv4 subnet"} on ${rail.onSubnet}/${rail.nodes} node(s) (${rail.hcas})`,
       );
       for (const o of rail.odd) out.push(`    odd: ${o.node}: ${o.hca} on ${o.subnet ?? "no IPv4 subnet"}`);
     }
-    const advice = r.rails.findings.find((f) => f.code === "FLEET_RAIL_LAYOUT");
+    const advice = r.rails.findings.find((f) =>
+      ["FLEET_RAIL_LAYOUT", "FLEET_RAIL_LAYOUT_ROUTED", "RAIL_ADDRESSING_NOT_CHECKED"].includes(f.code),
+    );
     if (advice) out.push(`  ${advice.fix}`);
   }
   if (r.failedNodes.length) {

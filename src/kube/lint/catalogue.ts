@@ -9,10 +9,25 @@ export const LINT_FINDINGS = defineCatalogue({
     severity: "error",
     title: "no RDMA resource",
     message: (e: Where & { gpus: string }) =>
-      `${e.where} requests GPUs (${e.gpus}) for a multi-node job but no RDMA resource, is not privileged and mounts no /dev/infiniband: NCCL will find no IB device and fall back to sockets.`,
+      `${e.where} requests GPUs (${e.gpus}) for a multi-node job but no RDMA device by any documented path (an RDMA ` +
+      "device plugin resource, an SR-IOV or host-device network resource with a Multus network, a resource claim), " +
+      "is not privileged and mounts no /dev/infiniband: NCCL will find no IB device and fall back to sockets.",
     fix: () =>
-      'Add the RDMA resource of your device plugin to resources.limits, e.g. rdma/hca: 1 (with a shared-mode plugin, "1" gives the pod every data HCA).',
+      "Give the container an RDMA device: the RDMA resource of your device plugin in resources.limits (e.g. rdma/hca: " +
+      '1; with a shared-mode plugin "1" gives the pod every data HCA), or an RDMA-capable SR-IOV/host-device network ' +
+      "(its resource in limits and the network in the pod annotation k8s.v1.cni.cncf.io/networks), or a resource claim " +
+      "for the NIC.",
   } satisfies FindingSpec<Where & { gpus: string }>,
+  RDMA_DEVICE_NOT_CONFIRMED: {
+    severity: "info",
+    title: "RDMA device through a network or claim: not confirmed from the manifest",
+    message: (e: Where & { via: string }) =>
+      `${e.where} gets its NIC through ${e.via}; whether that device carries RDMA (an SR-IOV policy with isRdma, an ` +
+      "RDMA-capable device class) is set outside this manifest and was not checked.",
+    fix: () =>
+      "Confirm inside a running pod: ls /dev/infiniband shows uverbs devices and kube-rdma verify --pod shows the HCAs; " +
+      "an NCCL_DEBUG=INFO log says NET/IB, not NET/Socket.",
+  } satisfies FindingSpec<Where & { via: string }>,
   SHM_MISSING: {
     severity: "error",
     title: "no memory-backed /dev/shm",
@@ -51,11 +66,13 @@ export const LINT_FINDINGS = defineCatalogue({
   NCCL_IB_HCA_MANAGEMENT: {
     severity: "warning",
     title: "management NIC in NCCL_IB_HCA",
-    message: (e: Where & { value: string; hca: string }) =>
-      `${e.where} sets NCCL_IB_HCA=${e.value}, which selects ${e.hca}, usually the management (TCP) NIC; NCCL would send RDMA traffic over it.`,
+    message: (e: Where & { value: string; hca: string; source: string }) =>
+      `${e.where} sets NCCL_IB_HCA=${e.value}, which selects ${e.hca}, the management (default-route) NIC per ` +
+      `${e.source}; NCCL would send RDMA traffic over it.`,
     fix: (e: { hca: string }) =>
-      `List only the data HCAs (e.g. =mlx5_1,…,mlx5_8) or exclude ${e.hca} (^=${e.hca}); kube-rdma nccl-env derives the list.`,
-  } satisfies FindingSpec<Where & { value: string; hca: string }>,
+      `Exclude ${e.hca} (NCCL_IB_HCA=^=${e.hca}), or list the node's data HCAs (the RDMA ports nearest each GPU) as ` +
+      "kube-rdma nccl-env derives them on the node; which mlx5_N is which depends on the node model.",
+  } satisfies FindingSpec<Where & { value: string; hca: string; source: string }>,
   HOSTNETWORK_DNS: {
     severity: "error",
     title: "hostNetwork without ClusterFirstWithHostNet",

@@ -3,7 +3,7 @@ import { type Finding, makeFinding } from "../../core/finding.js";
 import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import { KUEUE_QUEUE_LABEL } from "../job/scheduler.js";
-import { isGpuResource, isRdmaResource, parseQuantity } from "../resources.js";
+import { isGpuResource, isNetworkDeviceResource, isRdmaResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { commandWords, envDroppers } from "./env-droppers.js";
 import { imageProgramRules } from "./image-programs.js";
@@ -16,13 +16,17 @@ export type Location = { container: string | null; field: Path };
 export type LocatedFinding = { finding: Finding; location: Location };
 
 export type LintOptions = {
-  /** HCA treated as the management NIC in NCCL_IB_HCA (the A100 RoCE example node: mlx5_0). */
-  managementHca: string;
+  /**
+   * The node's management (default-route) HCA, when the user knows it (`--management-hca`); null: unknown, so only
+   * a pod template's own `kube-rdma/management-hca` annotation names one. No mlx5_N is the management NIC by
+   * nature: on a DGX H100 mlx5_0 is a compute rail.
+   */
+  managementHca: string | null;
   /** Smallest acceptable /dev/shm, bytes. */
   shmMinBytes: number;
 };
 
-export const DEFAULT_LINT_OPTIONS: LintOptions = { managementHca: "mlx5_0", shmMinBytes: 1024 ** 3 };
+export const DEFAULT_LINT_OPTIONS: LintOptions = { managementHca: null, shmMinBytes: 1024 ** 3 };
 
 const GANG_SCHEDULERS = new Set(["volcano", "kube-batch", "scheduler-plugins-scheduler", "yunikorn", "kai-scheduler"]);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -69,13 +73,18 @@ function at(w: WorkloadObject, container: Container | null, field: Path) {
  * The pod's management HCA: the `kube-rdma/management-hca` annotation kube-rdma job writes for the node its NCCL
  * variables were derived from (an HCA name, or "none" on a node whose management NIC has no RDMA), else the option.
  */
-function managementHcaOf(t: PodTemplateRef, opts: LintOptions): string | null {
+type Management = { hca: string; source: string };
+
+function managementHcaOf(t: PodTemplateRef, opts: LintOptions): Management | null {
   const ann = obj(t.meta.annotations)[MANAGEMENT_HCA_ANNOTATION];
-  if (typeof ann === "string") return ann === "none" ? null : ann;
-  return opts.managementHca;
+  if (typeof ann === "string") {
+    return ann === "none" ? null : { hca: ann, source: `the pod's ${MANAGEMENT_HCA_ANNOTATION} annotation` };
+  }
+  return opts.managementHca === null ? null : { hca: opts.managementHca, source: "--management-hca" };
 }
 
-function envRules(w: WorkloadObject, ct: Container, mgmt: string | null): LocatedFinding[] {
+function envRules(w: WorkloadObject, ct: Container, management: Management | null): LocatedFinding[] {
+  const mgmt = management?.hca ?? null;
   const out: LocatedFinding[] = [];
   const env = envOf(ct.c);
   const envPath = (name: string) => [...ct.path, "env", env.get(name)!.index, "value"];
@@ -108,7 +117,12 @@ function envRules(w: WorkloadObject, ct: Container, mgmt: string | null): Locate
     const selectsMgmt = mgmt !== null && entries.some((e) => (exact ? e === mgmt : mgmt.startsWith(e)));
     if (!exclude && selectsMgmt) {
       out.push({
-        finding: makeFinding(L, "NCCL_IB_HCA_MANAGEMENT", where, { where, value: hca, hca: mgmt! }),
+        finding: makeFinding(L, "NCCL_IB_HCA_MANAGEMENT", where, {
+          where,
+          value: hca,
+          hca: mgmt!,
+          source: management!.source,
+        }),
         location,
       });
     }
@@ -168,6 +182,24 @@ function shmRules(w: WorkloadObject, t: PodTemplateRef, ct: Container, opts: Lin
   return [];
 }
 
+/**
+ * The Network Operator's other documented GPUDirect RDMA paths, beside an RDMA device plugin resource: an SR-IOV VF
+ * or host-device PF resource together with its Multus network (pod annotation k8s.v1.cni.cncf.io/networks), or a
+ * Dynamic Resource Allocation claim (resources.claims). Returns how the NIC arrives, or null.
+ */
+function rdmaByNetworkOrClaim(t: PodTemplateRef, ct: Container, limits: Record<string, unknown>): string | null {
+  const claims = arr(obj(ct.c.resources).claims)
+    .map((c) => obj(c).name)
+    .filter((n): n is string => typeof n === "string");
+  if (claims.length) return `the resource claim(s) ${claims.join(", ")}`;
+  const networks = obj(t.meta.annotations)["k8s.v1.cni.cncf.io/networks"];
+  const devices = Object.keys(limits).filter(isNetworkDeviceResource);
+  if (devices.length && typeof networks === "string" && networks.trim() !== "") {
+    return `${devices.join(", ")} with the network(s) ${networks.trim()}`;
+  }
+  return null;
+}
+
 function containerRules(
   w: WorkloadObject,
   t: PodTemplateRef,
@@ -179,13 +211,20 @@ function containerRules(
   const gpus = gpuCount(ct.c);
   const limits = limitsOf(ct.c);
   const rdma = Object.keys(limits).some(isRdmaResource);
+  const viaNetworkOrClaim = rdmaByNetworkOrClaim(t, ct, limits);
   const env = envOf(ct.c);
   const sc = obj(ct.c.securityContext);
   const privileged = sc.privileged === true;
   const wantsRdma = rdma || (gpus > 0 && (gpuPods > 1 || [...env.keys()].some((k) => k.startsWith("NCCL_IB_"))));
   if (!wantsRdma) return out;
   const devInfiniband = arr(ct.c.volumeMounts).some((m) => obj(m).mountPath === "/dev/infiniband");
-  if (!rdma && !privileged && !devInfiniband) {
+  if (!rdma && viaNetworkOrClaim !== null) {
+    const { where, location } = at(w, ct, [...ct.path, "resources"]);
+    out.push({
+      finding: makeFinding(L, "RDMA_DEVICE_NOT_CONFIRMED", where, { where, via: viaNetworkOrClaim }),
+      location,
+    });
+  } else if (!rdma && !privileged && !devInfiniband) {
     const { where, location } = at(w, ct, [...ct.path, "resources", "limits"]);
     const gpuText = Object.entries(limits)
       .filter(([k]) => isGpuResource(k))

@@ -21,9 +21,21 @@ export const NCCL_LOG_FINDINGS = defineCatalogue({
     severity: "warning",
     title: "Network connections without GPUDirect RDMA",
     message: (e: { without: number; total: number; sample: string | null }) =>
-      `${e.without} of ${e.total} network connections run without GPUDirect RDMA (no /GDRDMA): data bounces through host memory${e.sample ? ` (NCCL: "${e.sample}")` : ""}.`,
+      `${e.without} of ${e.total} network connections run without GPUDirect RDMA (no /GDRDMA), receive side ` +
+      `included: data bounces through host memory${e.sample ? ` (NCCL: "${e.sample}")` : ""}.`,
     fix: () =>
       "Load nvidia_peermem (or use DMA-BUF with the open GPU driver), and check the GPU↔NIC PCIe distance is within NCCL_NET_GDR_LEVEL (`kube-rdma verify`).",
+  },
+  NCCL_LOG_GDR_READ_OFF: {
+    severity: "info",
+    title: "GPUDirect on every receive; sends through host memory (NCCL's GDR read choice)",
+    message: (e: { without: number; total: number }) =>
+      `${e.without} of ${e.total} network connections, all of them sends, run without /GDRDMA while every receive ` +
+      "has it: GPU memory registers for RDMA on this node. NCCL turns GPUDirect reads (sends) off by default on " +
+      "GPUs before Ampere without NVLink between them (NCCL_NET_GDR_READ).",
+    fix: () =>
+      "Nothing is broken. To try GPUDirect on sends too, set NCCL_NET_GDR_READ=1 and compare the bandwidth; on " +
+      "PCIe-only pre-Ampere systems host-memory sends are often as fast.",
   },
   NCCL_LOG_INIT_FAILED: {
     severity: "error",

@@ -57,7 +57,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
     test: /status=(?:IBV_WC_RETRY_EXC_ERR\()?12\b|completion .*?with error 12\b/,
     cause:
       "completion status 12 (transport retry counter exceeded): no ACK within NCCL_IB_TIMEOUT × retries — packet loss, a dead link or peer, wrong routing, or a lossy RoCE fabric (PFC/ECN)",
-    fix: "Check the named HCA's port counters and the peer node (`kube-rdma verify` on both), the switch's PFC/ECN setup and NCCL_IB_TC; NCCL_IB_TIMEOUT=22 rides out short flaps.",
+    fix: "Check the named HCA's port counters and the peer node (`kube-rdma verify` on both), the switch's PFC/ECN setup and NCCL_IB_TC; a larger NCCL_IB_TIMEOUT only hides a link that flaps for longer than NCCL's default rides out (about 30 s at 20).",
   },
   {
     id: "IB_RNR_RETRY_EXCEEDED",
@@ -86,13 +86,16 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "completion status 10 (remote access error): memory registration mismatch, often with GPUDirect on a broken peer-memory setup",
     fix: "Check nvidia_peermem / DMA-BUF on both nodes (`kube-rdma verify`), and try NCCL_NET_GDR_LEVEL=LOC to confirm.",
   },
+  // NCCL's own hint for IBV_WC_LOC_PROT_ERR (src/transport/net_ib/common.h, printIbWcStatusHint, NCCL ≥ 2.30):
+  // "In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA protocol." With /GDRDMA
+  // channel lines the GPU buffers did register: what fails is the NIC's peer-to-peer write, redirected by ACS.
   {
     id: "IB_LOCAL_PROTECTION",
     severity: "error",
     test: /status=(?:IBV_WC_LOC_PROT_ERR\()?4\b|completion .*?with error 4\b/,
     cause:
-      "completion status 4 (local protection error): the HCA could not access a registered buffer — with GPUDirect usually GPU memory registration (nvidia_peermem / DMA-BUF) that does not hold",
-    fix: "Check nvidia_peermem or DMA-BUF support on this node (`kube-rdma verify`); NCCL_NET_GDR_LEVEL=LOC confirms it by turning GPUDirect off.",
+      "completion status 4 (local protection error): the HCA could not access a buffer it was given. With GPUDirect (/GDRDMA connections, so registration worked) NCCL's own hint is PCIe ACS: a switch port redirecting peer-to-peer traffic up to the root complex breaks the NIC's direct access to GPU memory",
+    fix: "On the node: `kube-rdma verify` (PCIE_ACS_REDIRECT names the bridge; `lspci -vvv | grep ACSCtl`); disable ACS redirect on the PCIe switch ports between GPU and NIC as the server vendor documents (on hosts that pass devices to VMs, enable ATS instead). NCCL_NET_GDR_LEVEL=LOC confirms it by turning GPUDirect off.",
   },
   {
     id: "GID_INDEX_INVALID",
@@ -102,13 +105,20 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "ibv_modify_qp returned EINVAL: on RoCE almost always a wrong or forced GID index (NCCL_IB_GID_INDEX pointing at an empty, link-local or different slot on this HCA)",
     fix: "Use the GID selection from `kube-rdma nccl-env` (NCCL ≥ 2.21: unset NCCL_IB_GID_INDEX so NCCL auto-selects).",
   },
+  // ibv_modify_qp ETIMEDOUT: on RoCE, the move to RTR makes the kernel resolve the peer GID's IP to a MAC
+  // (ib_modify_qp_with_udata → ib_resolve_eth_dmac → rdma_addr_find_l2_eth_by_grh → rdma_resolve_ip with a 1000 ms
+  // timeout; linux drivers/infiniband/core/verbs.c and addr.c). ETIMEDOUT means ARP/ND got no answer from that
+  // source interface: the peer is unreachable from it (another rail: NCCL's own hint, src/misc/ibvwrap.cc
+  // printIbModifyQpHint, says "NICs are not cross-rail connected"), the route from that source IP leaves by another
+  // NIC, arp_ignore/arp_announce/rp_filter drop the exchange on a multi-NIC host, or the peer's port is down. It
+  // happens within one subnet too.
   {
     id: "QP_TIMEOUT",
     severity: "error",
     test: /ibv_modify_qp failed with (?:110 )?Connection timed out/,
     cause:
-      "ibv_modify_qp timed out: the NICs cannot reach each other across rails (not cross-connected) or routing is wrong",
-    fix: "Check the fabric routing between rails; NCCL_CROSS_NIC=0 keeps rings on the same NIC index across nodes.",
+      "ibv_modify_qp timed out (ETIMEDOUT): on RoCE the kernel could not resolve the peer's IP to a MAC within 1 s when the connection moved to RTR. ARP/ND got no answer from that NIC: the peer is not reachable from it (a NIC on another rail that is not cross-connected), the route from that source IP goes out of another NIC, arp_ignore/arp_announce/rp_filter drop the exchange on a multi-NIC host, or the peer's port is down",
+    fix: "From this node, for the local and remote GIDs in the line: `ip route get <peer IP> from <local IP>` must leave by the NIC that owns the local IP, and `arping -I <that netdev> <peer IP>` must answer; on multi-NIC hosts set net.ipv4.conf.<netdev>.arp_ignore=1, arp_announce=2, rp_filter=2 (or 0) with a routing table per NIC; check the peer's port (`kube-rdma verify` there). If peers on other rails are unreachable by design, NCCL_CROSS_NIC=0 keeps connections on the same rail.",
   },
   // EFAULT ("Bad address") from ibv_reg_mr on a GPU buffer: the NIC driver could not pin/map the GPU pages, which
   // is GPUDirect's job (nvidia_peermem, or DMA-BUF with the open kernel module), or BAR1 is full. The memlock limit
@@ -123,12 +133,43 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "the NIC could not register GPU memory (EFAULT, Bad address): GPUDirect RDMA cannot map GPU buffers: the peer-memory module (nvidia_peermem) is not loaded, DMA-BUF is not available (it needs the open GPU kernel module and recent rdma-core/OFED), or the GPU's BAR1 space is exhausted",
     fix: "On the node: `kube-rdma verify` (it names the GPUDirect path: peermem, DMA-BUF or none); load nvidia_peermem (`modprobe nvidia_peermem`) or use the open GPU kernel module for DMA-BUF; check BAR1 with `nvidia-smi -q -d MEMORY`. NCCL_NET_GDR_LEVEL=LOC runs without GPUDirect to confirm.",
   },
+  // ibvwrap.cc prints "Call to ibv_reg_mr failed with error <strerror(errno)>" (and "… errno N" for the int-returning
+  // calls): the errno says which resource ran out (ibv_reg_mr(3), ibv_create_qp(3); https://github.com/NVIDIA/nccl/
+  // blob/master/src/misc/ibvwrap.cc). EOPNOTSUPP on a GPU buffer: the NIC driver cannot register GPU memory at all.
+  {
+    id: "REG_MR_NOT_SUPPORTED",
+    severity: "error",
+    test: /ibv_reg_\w*mr\w* failed with (?:error )?(?:Operation not supported|95\b)|ibv_reg_\w*mr\w*.*errno 95\b/,
+    cause:
+      "registering memory with the NIC is not supported (EOPNOTSUPP): for a GPU buffer there is no GPUDirect path — no peer-memory module (nvidia_peermem) and no DMA-BUF support in the GPU driver, kernel or rdma-core",
+    fix: "On the node: `kube-rdma verify` names the GPUDirect path (peermem, DMA-BUF or none); load nvidia_peermem, or use the open GPU kernel module with a kernel and rdma-core that support DMA-BUF. NCCL_NET_GDR_LEVEL=LOC runs without GPUDirect meanwhile.",
+  },
+  // ENOMEM creating QPs/CQs: each connection holds NCCL_IB_QPS_PER_CONNECTION QPs per channel and peer, and each QP
+  // costs HCA context memory (ICM); at scale the HCA runs out. The locked-memory limit gives ENOMEM too, but only
+  // where the container lacks IPC_LOCK and its limit is low.
+  {
+    id: "QP_RESOURCES",
+    severity: "error",
+    test: /ibv_create_(?:qp|cq|srq)\w* failed with (?:error )?(?:Cannot allocate memory|12\b)|ibv_create_(?:qp|cq|srq)\w*.*errno 12\b/,
+    cause:
+      "creating a queue pair or completion queue failed with ENOMEM: at scale the HCA's QP/context memory (ICM) is exhausted — peers × channels × NCCL_IB_QPS_PER_CONNECTION queue pairs per process; only where the container lacks IPC_LOCK and `ulimit -l` is low is it the locked-memory limit",
+    fix: "Count the QPs: lower NCCL_IB_QPS_PER_CONNECTION (1 is NCCL's default) or the channel count (NCCL_MAX_NCHANNELS) and check the HCA's limits (`ibv_devinfo -v`: max_qp, max_cq); in the pod check `ulimit -l` and the IPC_LOCK capability (`kube-rdma verify --pod`).",
+  },
   {
     id: "MEMLOCK",
     severity: "error",
-    test: /ibv_reg_mr|ibv_create_qp|ibv_create_cq|Cannot allocate memory|RLIMIT_MEMLOCK|memlock/i,
-    cause: "registering or creating RDMA resources failed: the locked-memory limit (ulimit -l) is too low",
-    fix: "Run with `ulimit -l unlimited` (limits.conf, container runtime) and add the IPC_LOCK capability in pods.",
+    test: /RLIMIT_MEMLOCK|memlock|ibv_reg_\w*mr\w* failed with (?:error )?(?:Cannot allocate memory|12\b)|ibv_reg_\w*mr\w*.*errno 12\b/i,
+    cause:
+      "registering memory failed with ENOMEM: the locked-memory limit (ulimit -l) is too low for the buffers NCCL pins — where the container lacks IPC_LOCK and its memlock limit is small; with a GPU buffer and an unlimited limit, the GPU's BAR1 space is full instead",
+    fix: "In the pod: `ulimit -l` (unlimited expected) and the IPC_LOCK capability (`kube-rdma verify --pod` says both); raise the limit in the container runtime (LimitMEMLOCK / default-ulimits) and add IPC_LOCK. If both are fine, check BAR1 with `nvidia-smi -q -d MEMORY`.",
+  },
+  {
+    id: "VERBS_CALL_FAILED",
+    severity: "error",
+    test: /Call to ibv_\w+ failed/,
+    cause:
+      "a verbs call failed; the error text and errno in the line say why (see the call's man page, e.g. ibv_reg_mr(3))",
+    fix: "Read the errno in the line: ENOMEM = a resource limit, EINVAL = a bad argument (often the GID index), EOPNOTSUPP = not supported by this NIC/driver, EFAULT = an address the NIC cannot map.",
   },
   {
     id: "NO_IP_INTERFACE",

@@ -84,6 +84,10 @@ function verdictOf(st: LogState, network: string | null): NcclLogVerdict {
   // Channels printed `via NET/IB/…/GDRDMA`, but registering the GPU buffers failed: the connections never carried
   // data, so the log does not prove GPUDirect works; the communicator failed to set up.
   if ([...st.warnings.values()].some((w) => w.id === "GPU_MEM_REG_FAILED")) return "init_failed";
+  // An error before any rank printed `Init COMPLETE`: the communicator was never built. Channel lines state which
+  // transport NCCL meant to use, not that any byte moved over it (init.cc prints Init COMPLETE at the end of
+  // ncclCommInitRank, https://github.com/NVIDIA/nccl/blob/master/src/init.cc).
+  if (st.errorsBeforeInit > 0 && st.initComplete === 0) return "init_failed";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";
@@ -175,7 +179,17 @@ function verdictFindings(st: LogState, d: NcclLogData): Finding[] {
   if (d.verdict === "rdma_no_gdr" || d.verdict === "rdma_partial_gdr") {
     const without = st.conn.net - st.conn.netGdr;
     const sample = st.gdrDisabledSamples[0] ?? null;
-    out.push(makeFinding(F, "NCCL_LOG_GDR_MISSING", "log", { without, total: st.conn.net, sample }));
+    const { netRecv, netRecvGdr } = st.conn;
+    // NCCL prints no line when it turns GDR reads off, but it does print "GPU Direct RDMA Disabled for GPU … (distance
+    // …)" / "… for HCA …" when GDR is off for a pair: then it is not the read choice.
+    if (netRecv > 0 && netRecvGdr === netRecv && st.gdrDisabled === 0) {
+      // Every receive has /GDRDMA: GPU memory registers for RDMA on this node. Sends without it are NCCL's own GDR
+      // read choice: NCCL_NET_GDR_READ defaults to off before Ampere (compute capability < 8.0) without NVLink
+      // between the GPUs (src/graph/paths.cc, ncclTopoCheckGdr, https://github.com/NVIDIA/nccl).
+      out.push(makeFinding(F, "NCCL_LOG_GDR_READ_OFF", "log", { without, total: st.conn.net }));
+    } else {
+      out.push(makeFinding(F, "NCCL_LOG_GDR_MISSING", "log", { without, total: st.conn.net, sample }));
+    }
   } else if (d.verdict === "init_failed") {
     const errors = [...st.warnings.values()].filter((w) => w.severity === "error");
     // On sockets, why RDMA was not chosen (no IB device) is not why the init failed.

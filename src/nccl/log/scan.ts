@@ -199,7 +199,15 @@ export class LineScanner {
         const at = s.indexOf("GDRDMA", n);
         this.nextGdr = at < 0 ? s.length : at;
       }
-      if (this.nextGdr + 6 <= end) conn.netGdr++;
+      const gdr = this.nextGdr + 6 <= end;
+      if (gdr) conn.netGdr++;
+      // `[receive] via NET/…`: the receiving side, where NCCL writes into GPU memory (GDR write); the send side reads
+      // GPU memory (GDR read), which NCCL turns off by default on some systems (src/transport/net.cc, paths.cc).
+      const recv = s.lastIndexOf("[receive]", via);
+      if (recv >= msg) {
+        conn.netRecv++;
+        if (gdr) conn.netRecvGdr++;
+      }
       if (within(s, "IB/", n, end)) this.st.ibConns++;
       else {
         const slash = indexInLine(s, "/", n, end);
@@ -388,6 +396,9 @@ export class LineScanner {
       this.st.warnings.set(cause.id, agg);
     }
     agg.count++;
+    if (this.st.initComplete === 0 && cause.severity === "error" && cause.followOn !== true) {
+      this.st.errorsBeforeInit++;
+    }
     if (agg.samples.length < MAX_SAMPLES) agg.samples.push(sample.length > 400 ? `${sample.slice(0, 400)}…` : sample);
     if (host && agg.hosts.size < 64) agg.hosts.add(host);
   }

@@ -18,7 +18,17 @@ export type WarnAggregate = {
   hosts: Set<string>;
 };
 
-export type Connections = { net: number; netGdr: number; p2p: number; shm: number; socket: number; other: number };
+export type Connections = {
+  net: number;
+  netGdr: number;
+  /** Of `net`, the `[receive]` channel lines, and those of them with /GDRDMA (GPU memory registered for RDMA). */
+  netRecv: number;
+  netRecvGdr: number;
+  p2p: number;
+  shm: number;
+  socket: number;
+  other: number;
+};
 
 export class LogState {
   lines = 0;
@@ -37,7 +47,7 @@ export class LogState {
   readonly oob = new Map<string, number>();
   readonly bootstrap = new Map<string, number>();
   readonly env = new Map<string, string>();
-  readonly conn: Connections = { net: 0, netGdr: 0, p2p: 0, shm: 0, socket: 0, other: 0 };
+  readonly conn: Connections = { net: 0, netGdr: 0, netRecv: 0, netRecvGdr: 0, p2p: 0, shm: 0, socket: 0, other: 0 };
   /** Network connections by transport: the internal IB one counted apart (the common case), others by name. */
   ibConns = 0;
   readonly netNames = new Map<string, number>();
@@ -46,6 +56,8 @@ export class LogState {
   gdrDisabled = 0;
   noDeviceFound = 0;
   initComplete = 0;
+  /** Error WARNs (not follow-ons) seen before the first `Init COMPLETE` line of the log. */
+  errorsBeforeInit = 0;
   readonly completedRanks = new Set<number>();
   nranks = 0;
   nNodes = 0;
@@ -114,6 +126,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   for (const s of b.gdrDisabledSamples) if (a.gdrDisabledSamples.length < MAX_SAMPLES) a.gdrDisabledSamples.push(s);
   a.gdrDisabled += b.gdrDisabled;
   a.noDeviceFound += b.noDeviceFound;
+  // b's errors came before b's first Init COMPLETE; they came before the log's first only when a has none.
+  if (a.initComplete === 0) a.errorsBeforeInit += b.errorsBeforeInit;
   a.initComplete += b.initComplete;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);

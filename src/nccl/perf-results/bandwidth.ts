@@ -17,6 +17,8 @@ export type BandwidthContext = {
   logVerdict: NcclLogVerdict | undefined;
   /** The NCCL log verdict in words, for the findings that quote it. */
   log: string | null;
+  /** The run stopped below 1 GiB with busbw still rising: not at its plateau (judge.ts). */
+  stillRising?: boolean;
 };
 
 /**
@@ -72,14 +74,11 @@ export function bandwidthFindings(
       source: expectation.source,
       log,
     };
-    findings.push(
-      makeFinding(
-        F,
-        large.busbw < expectation.problemBelowGBps ? "NCCL_TESTS_BANDWIDTH_LOW" : "NCCL_TESTS_BANDWIDTH_OK",
-        subject,
-        e,
-      ),
-    );
+    const low = large.busbw < expectation.problemBelowGBps;
+    // A figure taken before the plateau says nothing low about the fabric: judged at ≥ 1 GiB or where busbw levels off.
+    const code =
+      low && b.stillRising ? "NCCL_TESTS_NOT_AT_PLATEAU" : low ? "NCCL_TESTS_BANDWIDTH_LOW" : "NCCL_TESTS_BANDWIDTH_OK";
+    findings.push(makeFinding(F, code, subject, e));
     if (hosts.length === 2 && coll.name === "all_reduce" && large.busbw > expectation.GBps * 1.05) {
       findings.push(
         makeFinding(F, "NCCL_TESTS_ABOVE_LINE_RATE", subject, { busbw: large.busbw, expected: expectation.GBps }),

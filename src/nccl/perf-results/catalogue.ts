@@ -93,6 +93,15 @@ export const NCCL_TESTS_FINDINGS = defineCatalogue({
         ? "Fix what the NCCL log verdict names first, then re-run."
         : "Re-run with NCCL_DEBUG=INFO in the same output (run.log) so the log verdict can explain it; check every node with `kube-rdma verify`.",
   },
+  NCCL_TESTS_NOT_AT_PLATEAU: {
+    severity: "warning",
+    title: "Not judged: the run stopped before busbw levelled off",
+    message: (e: Low) =>
+      `The run stopped at ${sizeText(e.bytes)} with busbw ${gb(e.busbw)} still rising from the size before: below ` +
+      `${gb(e.threshold)} (expected ≈ ${gb(e.expected)}, ${e.source}), but a curve that is still climbing has not ` +
+      "reached what the fabric carries, so bandwidth was not judged.",
+    fix: () => "Run again up to 1 GiB or more (-e 1G, or -e 4G) and judge the plateau.",
+  },
   NCCL_TESTS_BANDWIDTH_OK: {
     severity: "info",
     title: "Large-message bus bandwidth as expected",
