@@ -3,6 +3,7 @@ import { congestionCheck } from "./congestion.js";
 import { countersCheck } from "./counters.js";
 import { flapCheck } from "./flapping.js";
 import { gidIndexCheck, gidPresenceCheck, gidSparseCheck } from "./gids.js";
+import { gpuClocksCheck } from "./gpu-clocks.js";
 import { gpuPcieCheck } from "./gpu-pcie.js";
 import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
 import { gpuCountCheck, gpuExcludedCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
@@ -11,6 +12,7 @@ import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
 import { nicPcieControlCheck } from "./nic-pcie-control.js";
 import { driverCheck } from "./nvidia-driver.js";
+import { nvswitchCheck } from "./nvswitch.js";
 import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
@@ -27,6 +29,8 @@ export const CHECKS: readonly Check[] = [
   gpuModelCheck,
   gpuPcieCheck,
   gpuMemoryCheck,
+  gpuClocksCheck,
+  nvswitchCheck,
   rdmaHcaCheck,
   uverbsCheck,
   portStateCheck,

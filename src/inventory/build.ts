@@ -1,4 +1,5 @@
 /** Turns raw host facts into the node model. Pure: no I/O, never throws on bad data (problems instead). */
+
 import { naturalCompare } from "../core/natural.js";
 import { parsePciConfig } from "../parse/pci-config.js";
 import {
@@ -21,6 +22,7 @@ import {
 } from "../parse/sysfs.js";
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
+import { buildNvSwitch } from "./build-nvlink.js";
 import { buildOfed } from "./build-ofed.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { excludedGpus, gpuDriverInfos } from "./gpu-driver-info.js";
@@ -241,6 +243,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     problems: rd.problems,
     ...(missing.length ? { missing } : {}),
     ...excludedGpus(facts.gpuPci, gpuInfo),
+    ...buildNvSwitch(rd, facts.nvlink),
   };
 }
 

@@ -89,6 +89,9 @@ export type RoceQosFacts = {
   mlnxQos: CommandOutcome;
 };
 
+/** The NVSwitch PCI functions (NVIDIA, class 0x0680) and, where there are some, `nvidia-smi nvlink -s`. */
+export type NvlinkFacts = { switches: string[]; status?: CommandOutcome };
+
 /** Everything read from one host, before interpretation. `buildInventory` turns it into the node model. */
 export type HostFacts = {
   source: string;
@@ -130,4 +133,6 @@ export type HostFacts = {
   bridges: BridgeFacts[];
   iommu: IommuFacts;
   roceQos: RoceQosFacts[];
+  /** Absent in facts built by hand. */
+  nvlink?: NvlinkFacts;
 };

@@ -6,6 +6,7 @@ import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { MAX_HCAS } from "./limits.js";
 import { readBridges, readIommu, readRoceQos } from "./read-fabric.js";
+import { readNvlink } from "./read-nvlink.js";
 import { pciAddressOf } from "./reading.js";
 
 const IB = "/sys/class/infiniband";
@@ -165,7 +166,7 @@ function ifaceOfRoute(route: Fact): string | null {
 /** Every fact but the commands' output: files, listings and links, read synchronously. */
 function readFileFacts(
   reader: HostReader,
-): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos"> {
+): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos" | "nvlink"> {
   const hcaList = reader.list(IB);
   const pciList = reader.list(PCI);
   const verbsList = reader.list("/sys/class/infiniband_verbs");
@@ -231,6 +232,7 @@ export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: n
   const bridges = readBridges(reader, files.hcas, files.gpuPci);
   const iommu = readIommu(reader, files.hcas, files.gpuPci);
   const roceQos = readRoceQos(reader, files.hcas, timeout);
-  const [[ofed, nvidiaSmi], qos] = await Promise.all([commands, roceQos]);
-  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos };
+  const nvlinkFacts = readNvlink(reader, files.pciList, timeout);
+  const [[ofed, nvidiaSmi], qos, nvlink] = await Promise.all([commands, roceQos, nvlinkFacts]);
+  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos, nvlink };
 }

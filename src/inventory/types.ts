@@ -138,6 +138,17 @@ export type Gpu = {
   link: PcieLink | null;
   numaNode: number | null;
   pciPath: string | null;
+  /**
+   * NVLink fabric registration (`nvidia-smi -q` Fabric: State `Completed`, Status `Success` when the Fabric Manager
+   * set up the NVSwitch fabric). Null: not reported (N/A: no fabric, or a GPU generation that does not report it).
+   * Absent: not read.
+   */
+  fabric?: { state: string; status: string | null } | null;
+  /**
+   * Clock event (throttle) reasons nvidia-smi marks Active (`sw_thermal_slowdown`, `hw_power_brake_slowdown`, `gpu_idle`);
+   * null: not reported. Absent: not read.
+   */
+  clockEvents?: string[] | null;
 };
 
 /** NCCL's path types between a GPU and a NIC. nvidia-smi's NODE is PHB for NCCL. */
@@ -292,6 +303,17 @@ export type NodeInventory = {
    * information: NVreg_ExcludedGpus): nvidia-smi does not list them and no process can use them. Absent when none.
    */
   gpusExcluded?: string[];
+  /** Only on hosts whose PCI bus shows NVSwitches (HGX/DGX boards). */
+  nvswitch?: NvSwitchState;
+};
+
+/** An NVSwitch system's switches and each GPU's NVLinks (`nvidia-smi nvlink -s`). */
+export type NvSwitchState = {
+  /** PCI addresses of the NVSwitch functions. */
+  switches: string[];
+  /** Per GPU: its links and the inactive ones; null when `nvidia-smi nvlink -s` gave nothing (nvlinkError says why). */
+  nvlink: { gpu: number; name: string; links: number; inactive: number[] }[] | null;
+  nvlinkError: string | null;
 };
 
 /** A fact a check needs and could not have: what it is, where it is read, why not, and which checks went without. */

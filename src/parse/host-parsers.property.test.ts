@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import type { ParseResult } from "../core/result.js";
 import { renderNvidiaSmiXml } from "../examples/nvidia-smi-xml.js";
 import { parseNvidiaSmiXml } from "./nvidia-smi-xml.js";
+import { parseNvlinkStatus } from "./nvlink-status.js";
 import { parseOfedInfo } from "./ofed-info.js";
 import { parseCapEff, parseDefaultRouteInterface, parseMemlock } from "./proc.js";
 import {
@@ -34,6 +35,7 @@ const PARSERS: [string, (t: string) => ParseResult<unknown>][] = [
   ["route", parseDefaultRouteInterface],
   ["capeff", parseCapEff],
   ["memlock", parseMemlock],
+  ["nvidia-smi nvlink -s", parseNvlinkStatus],
 ];
 
 const SAMPLE_XML = renderNvidiaSmiXml({
