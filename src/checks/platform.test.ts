@@ -167,7 +167,9 @@ describe("lossless RoCE", () => {
     expect(await findings(snap)).toEqual([]);
   });
 
-  test("mlnx_qos not installed (inbox rdma-core) is no finding: ECN alone is judged, as before", async () => {
+  // PFC is never a silent pass: without mlnx_qos the reader asks iproute2's `dcb pfc show` (pfc-verified.test.ts);
+  // a snapshot with neither answer says PFC was not checked. ECN is still judged (no ROCE_NOT_LOSSLESS here).
+  test("mlnx_qos not installed and no dcb answer: ECN alone is judged, PFC is a check that could not run", async () => {
     const snap = snapshotOf("a100-8x-roce");
     for (let i = 0; i <= 8; i++) {
       snap.commands[`mlnx_qos -i eth${i}`] = {
@@ -178,7 +180,7 @@ describe("lossless RoCE", () => {
         error: { code: "ENOENT", message: `mlnx_qos -i eth${i}: not installed (mlnx_qos not found on PATH)` },
       };
     }
-    expect(await findings(snap)).toEqual([]);
+    expect(brief(await findings(snap))).toEqual([["CHECK_SKIPPED", "warning", "mlnx_qos"]]);
   });
 });
 

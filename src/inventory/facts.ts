@@ -87,6 +87,8 @@ export type RoceQosFacts = {
   /** `/sys/class/infiniband/<hca>/tc/1/traffic_class` (`Global tclass=106`, empty when unset). */
   trafficClass: Fact;
   mlnxQos: CommandOutcome;
+  /** `dcb pfc show dev IF`, run only where mlnx_qos is not installed. */
+  dcbPfc?: CommandOutcome;
 };
 
 /** The NVSwitch PCI functions (NVIDIA, class 0x0680) and, where there are some, `nvidia-smi nvlink -s`. */

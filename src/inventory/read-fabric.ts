@@ -82,5 +82,11 @@ export async function readRoceQos(
     trafficClass: reader.readText(`/sys/class/infiniband/${hca}/tc/1/traffic_class`),
   }));
   const outs = await commands;
-  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]! }));
+  // Without MLNX_OFED's mlnx_qos, iproute2's dcb reads the same PFC settings through the kernel's DCB netlink API.
+  const dcb = await Promise.all(
+    nets.map(({ netdev }, i) =>
+      outs[i]!.error?.code === "ENOENT" ? reader.run("dcb", ["pfc", "show", "dev", netdev], timeout) : null,
+    ),
+  );
+  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]!, ...(dcb[i] ? { dcbPfc: dcb[i] } : {}) }));
 }

@@ -259,6 +259,8 @@ export type RoceQos = {
   pfcEnabled: number[] | null;
   /** Set when `mlnx_qos -i` ran and failed (`exited with 1: …`): why trust, DSCP map and PFC are unknown (not when it is not installed). */
   qosError?: string;
+  /** Where pfcEnabled came from when not from `mlnx_qos`: iproute2's `dcb pfc show` (inbox drivers). */
+  pfcFrom?: "dcb";
 };
 
 export type NodeInventory = {
