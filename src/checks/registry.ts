@@ -10,6 +10,7 @@ import { gpuCountCheck, gpuExcludedCheck, gpuMemoryCheck, gpuModelCheck } from "
 import { hcaPcieCheck } from "./hca-pcie.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
+import { multiNicArpCheck } from "./multi-nic-arp.js";
 import { nicPcieControlCheck } from "./nic-pcie-control.js";
 import { driverCheck } from "./nvidia-driver.js";
 import { nvswitchCheck } from "./nvswitch.js";
@@ -54,6 +55,7 @@ export const CHECKS: readonly Check[] = [
   iommuCheck,
   losslessCheck,
   qosUniformCheck,
+  multiNicArpCheck,
   flapCheck,
   rdmaNetnsCheck,
 ];

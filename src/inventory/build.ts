@@ -22,6 +22,7 @@ import {
 } from "../parse/sysfs.js";
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
+import { buildNetConf } from "./build-netconf.js";
 import { buildNvSwitch } from "./build-nvlink.js";
 import { buildOfed } from "./build-ofed.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
@@ -244,6 +245,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     ...(missing.length ? { missing } : {}),
     ...excludedGpus(facts.gpuPci, gpuInfo),
     ...buildNvSwitch(rd, facts.nvlink),
+    ...buildNetConf(rd, facts.netConf),
   };
 }
 

@@ -94,6 +94,9 @@ export type RoceQosFacts = {
 /** The NVSwitch PCI functions (NVIDIA, class 0x0680) and, where there are some, `nvidia-smi nvlink -s`. */
 export type NvlinkFacts = { switches: string[]; status?: CommandOutcome };
 
+/** Per netdev (and `all`): arp_ignore, arp_announce, rp_filter in that order; and `ip -4 rule show`. */
+export type NetConfFacts = { conf: { name: string; values: readonly Fact[] }[]; ipRule: CommandOutcome };
+
 /** Everything read from one host, before interpretation. `buildInventory` turns it into the node model. */
 export type HostFacts = {
   source: string;
@@ -137,4 +140,6 @@ export type HostFacts = {
   roceQos: RoceQosFacts[];
   /** Absent in facts built by hand. */
   nvlink?: NvlinkFacts;
+  /** Absent in facts built by hand. */
+  netConf?: NetConfFacts;
 };

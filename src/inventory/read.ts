@@ -6,6 +6,7 @@ import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { MAX_HCAS } from "./limits.js";
 import { readBridges, readIommu, readRoceQos } from "./read-fabric.js";
+import { readNetConf } from "./read-netconf.js";
 import { readNvlink } from "./read-nvlink.js";
 import { pciAddressOf } from "./reading.js";
 
@@ -166,7 +167,7 @@ function ifaceOfRoute(route: Fact): string | null {
 /** Every fact but the commands' output: files, listings and links, read synchronously. */
 function readFileFacts(
   reader: HostReader,
-): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos" | "nvlink"> {
+): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos" | "nvlink" | "netConf"> {
   const hcaList = reader.list(IB);
   const pciList = reader.list(PCI);
   const verbsList = reader.list("/sys/class/infiniband_verbs");
@@ -233,6 +234,11 @@ export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: n
   const iommu = readIommu(reader, files.hcas, files.gpuPci);
   const roceQos = readRoceQos(reader, files.hcas, timeout);
   const nvlinkFacts = readNvlink(reader, files.pciList, timeout);
-  const [[ofed, nvidiaSmi], qos, nvlink] = await Promise.all([commands, roceQos, nvlinkFacts]);
-  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos, nvlink };
+  const netConfFacts = readNetConf(
+    reader,
+    files.netdevs.map((n) => n.name),
+    timeout,
+  );
+  const [[ofed, nvidiaSmi], qos, nvlink, netConf] = await Promise.all([commands, roceQos, nvlinkFacts, netConfFacts]);
+  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos, nvlink, netConf };
 }

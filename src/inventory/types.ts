@@ -307,6 +307,8 @@ export type NodeInventory = {
   gpusExcluded?: string[];
   /** Only on hosts whose PCI bus shows NVSwitches (HGX/DGX boards). */
   nvswitch?: NvSwitchState;
+  /** Absent in inventories built by hand. */
+  netConf?: NetConf;
 };
 
 /** An NVSwitch system's switches and each GPU's NVLinks (`nvidia-smi nvlink -s`). */
@@ -316,6 +318,17 @@ export type NvSwitchState = {
   /** Per GPU: its links and the inactive ones; null when `nvidia-smi nvlink -s` gave nothing (nvlinkError says why). */
   nvlink: { gpu: number; name: string; links: number; inactive: number[] }[] | null;
   nvlinkError: string | null;
+};
+
+/** Effective IPv4 switches of a netdev (the larger of conf/all and conf/IF); null when unreadable. */
+export type NetSysctls = { arpIgnore: number | null; arpAnnounce: number | null; rpFilter: number | null };
+
+/** ARP and routing settings that decide which NIC answers for and sends from which address. */
+export type NetConf = {
+  sysctls: Record<string, NetSysctls>;
+  /** `ip -4 rule show`; null when it could not be read (ipRuleError says why). */
+  ipRules: { priority: number; from: string; table: string | null; text: string }[] | null;
+  ipRuleError: string | null;
 };
 
 /** A fact a check needs and could not have: what it is, where it is read, why not, and which checks went without. */
