@@ -257,4 +257,18 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       `Nothing to do. Name ${subject} (not the slave ports' HCAs) in NCCL_IB_HCA when it carries data; ` +
       "`kube-rdma nccl-env` does.",
   },
+  // The kernel derives a RoCE port's active MTU from its netdev's (iboe_get_mtu, include/rdma/ib_addr.h): 1500 →
+  // 1024. NCCL uses the port's active MTU (NCCL_IB_MTU unset), so every message goes in 1 KiB packets.
+  ROCE_MTU_LOW: {
+    severity: "warning",
+    title: "RoCE active MTU below 4096",
+    message: (e: { ports: string; activeMtu: number; netdevMtus: string }) =>
+      `The RoCE data ports ${e.ports} run with an active MTU of at most ${e.activeMtu} (netdev MTU ${e.netdevMtus}), ` +
+      "below RoCE's 4096: NCCL sends in packets of that size, so the NICs handle up to four times the packets for " +
+      "the same bytes, and header overhead and packet-rate limits cost bandwidth on every rail.",
+    fix: () =>
+      "Set MTU 9000 (or at least 4200: 4096 plus 96 bytes of RoCE headers) on every data netdev (`ip link set dev IF " +
+      "mtu 9000`, persisted in the network configuration) and the same or larger on the switch ports, then check " +
+      "`ibv_devinfo -d <hca> | grep active_mtu` shows 4096.",
+  },
 });

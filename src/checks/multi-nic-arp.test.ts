@@ -66,6 +66,7 @@ async function nodeFindings(n: Node) {
   }
   const rules = n.rules === undefined ? HEALTHY_RULES : n.rules;
   if (rules !== null) t.command("ip -4 rule show", { exitCode: 0, stdout: `${rules}\n`, stderr: "" });
+  else t.commands.delete("ip -4 rule show");
   const inv = await readInventory(new SnapshotHostReader(t.toSnapshot({ host: spec.hostname })));
   return runChecks(inv);
 }

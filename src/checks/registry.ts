@@ -20,6 +20,7 @@ import { podLimitsCheck } from "./pod.js";
 import { mtuCheck, portStateCheck, rateCheck } from "./ports.js";
 import { rdmaNetnsCheck } from "./rdma-netns.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
+import { roceMtuCheck } from "./roce-mtu.js";
 import type { Check } from "./types.js";
 
 export const CHECKS: readonly Check[] = [
@@ -37,6 +38,7 @@ export const CHECKS: readonly Check[] = [
   portStateCheck,
   rateCheck,
   mtuCheck,
+  roceMtuCheck,
   gidPresenceCheck,
   gidIndexCheck,
   gidSparseCheck,

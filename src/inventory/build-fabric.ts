@@ -103,15 +103,16 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
 }
 
 /**
- * PFC from `dcb pfc show` where mlnx_qos is not installed: the enabled priorities, or why neither tool could tell
- * (then PFC is a check that could not run, never a silent pass). Null when mlnx_qos was installed (or not recorded).
+ * PFC from `dcb pfc show` where mlnx_qos is not installed (or a snapshot has no record of it): the enabled
+ * priorities, or why neither tool could tell (then PFC is a check that could not run, never a silent pass). Null
+ * when mlnx_qos answered or failed itself (its own failure is said as such).
  */
 function dcbPfcOf(rd: Reading, f: RoceQosFacts): { pfcEnabled: number[] | null; failure: string | null } | null {
-  if (f.mlnxQos.error?.code !== "ENOENT") return null;
+  const code = f.mlnxQos.error?.code;
+  if (code !== "ENOENT" && code !== NOT_RECORDED) return null;
   const o = f.dcbPfc;
-  const missing = "`mlnx_qos` is not installed";
-  if (!o || o.error?.code === NOT_RECORDED)
-    return { pfcEnabled: null, failure: `${missing} and \`dcb\` was not asked` };
+  const missing = code === "ENOENT" ? "`mlnx_qos` is not installed" : "there is no record of `mlnx_qos`";
+  if (!o || o.error?.code === NOT_RECORDED) return { pfcEnabled: null, failure: `${missing} nor of \`dcb pfc show\`` };
   if (o.error || o.exitCode !== 0) {
     const why = o.error?.code === "ENOENT" ? "not installed either" : (mlnxQosFailure(o) ?? "failed");
     return { pfcEnabled: null, failure: `${missing} and \`dcb pfc show\` failed: ${why}` };
