@@ -271,4 +271,19 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       "mtu 9000`, persisted in the network configuration) and the same or larger on the switch ports, then check " +
       "`ibv_devinfo -d <hca> | grep active_mtu` shows 4096.",
   },
+  // An iWARP device's connections are set up by the kernel through rdma_cm (its QP state machine lives in the
+  // kernel: https://github.com/linux-rdma/rdma-core/pull/156; Open MPI's iWARP transport does rdmacm-only setup:
+  // https://github.com/open-mpi/ompi/pull/5192). NCCL's IB transport moves QPs to RTR itself with a GID/LID address.
+  IWARP_DEVICE: {
+    severity: "error",
+    title: "iWARP device among the data NICs",
+    message: (e: { nodeType: string; driver: string | null }, subject: string) =>
+      `${subject} is an iWARP device (node_type ${e.nodeType}${e.driver ? `, ${e.driver}` : ""}): iWARP sets up its connections ` +
+      "only through rdma_cm, while NCCL's IB transport connects its queue pairs itself with a RoCE or InfiniBand " +
+      "address, so NCCL cannot use it and falls back to TCP sockets or fails to connect.",
+    fix: (_e: unknown, subject: string) =>
+      `Confirm with \`cat /sys/class/infiniband/${subject}/node_type\` and \`ibv_devinfo -d ${subject} | grep transport\` ` +
+      "(iWARP). Switch the NIC to RoCE where it can (Intel E810 irdma: `roce_ena=1` module parameter, or " +
+      `\`devlink dev param set … name enable_roce value true\`), or exclude it: \`NCCL_IB_HCA=^=${subject}\`.`,
+  },
 });

@@ -21,6 +21,7 @@ import { mtuCheck, portStateCheck, rateCheck } from "./ports.js";
 import { rdmaNetnsCheck } from "./rdma-netns.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
 import { roceMtuCheck } from "./roce-mtu.js";
+import { transportCheck } from "./transport.js";
 import type { Check } from "./types.js";
 
 export const CHECKS: readonly Check[] = [
@@ -34,6 +35,7 @@ export const CHECKS: readonly Check[] = [
   gpuClocksCheck,
   nvswitchCheck,
   rdmaHcaCheck,
+  transportCheck,
   uverbsCheck,
   portStateCheck,
   rateCheck,

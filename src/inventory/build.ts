@@ -139,9 +139,16 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
     netdevs,
     isBond: /^mlx5_bond_\d+$/.test(hf.name),
     uverbs,
+    ...(hf.nodeType ? { nodeType: nodeTypeOf(f("node_type", hf.nodeType)) } : {}),
     role: "excluded",
     roleReason: "",
   };
+}
+
+/** `1: CA` → `CA`, `4: RNIC` → `RNIC` (drivers/infiniband/core/sysfs.c, node_type_show). */
+function nodeTypeOf(text: string | null): string | null {
+  const m = text === null ? null : /^\d+:\s*(.+)$/.exec(text);
+  return m ? m[1]!.trim() : null;
 }
 
 function buildNetdevs(

@@ -55,6 +55,8 @@ export type HcaFacts = {
   pciConfig?: Fact;
   ports: PortFacts[];
   portsError?: ReadError;
+  /** `node_type` (`1: CA`, `4: RNIC` for iWARP); absent in facts built by hand. */
+  nodeType?: Fact;
 };
 
 export type NetdevFacts = {

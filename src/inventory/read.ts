@@ -130,6 +130,7 @@ function readHca(reader: HostReader, name: string): HcaFacts {
     ...(address ? { pciConfig: readBinaryHex(reader, `${PCI}/${address}/config`) } : {}),
     ports: portNumbers.map((p) => readPort(reader, name, p)),
     ...(portList.ok ? {} : { portsError: portList.error }),
+    nodeType: reader.readText(`${dir}/node_type`),
   };
 }
 

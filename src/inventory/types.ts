@@ -84,6 +84,11 @@ export type Hca = {
   /** `/dev/infiniband/uverbsN` names (`uverbs3`) belonging to this HCA. */
   uverbs: string[];
   role: HcaRole;
+  /**
+   * The kernel's node type word from `node_type` (`1: CA` → `CA`; iWARP devices say `RNIC`, usNIC `usNIC`);
+   * null when unreadable. Absent: not read.
+   */
+  nodeType?: string | null;
   /** Why the role was given (`carries the default route via eth0`). */
   roleReason: string;
 };
