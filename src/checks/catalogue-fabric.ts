@@ -286,4 +286,18 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       "(iWARP). Switch the NIC to RoCE where it can (Intel E810 irdma: `roce_ena=1` module parameter, or " +
       `\`devlink dev param set … name enable_roce value true\`), or exclude it: \`NCCL_IB_HCA=^=${subject}\`.`,
   },
+  // rdma_cm's default ToS applies to connections made through rdma_cm (configfs-rdma_cm ABI); NCCL's IB transport
+  // creates and connects its QPs with verbs (net_ib: ibv_modify_qp with NCCL_IB_TC as the GRH traffic class).
+  CMA_TOS_NOT_NCCL: {
+    severity: "warning",
+    title: "rdma_cm ToS set, but NCCL does not use rdma_cm",
+    message: (e: { hca: string; tos: number; priority: number }) =>
+      `${e.hca} has rdma_cm's default RoCE ToS set to ${e.tos} (DSCP ${e.tos >> 2}; ` +
+      `/sys/kernel/config/rdma_cm/${e.hca}/ports/1/default_roce_tos) and no global traffic class: NCCL connects its ` +
+      `queue pairs without rdma_cm, so its RoCE traffic keeps NCCL_IB_TC (default 0, DSCP 0, priority ${e.priority} ` +
+      "here), not the class the fabric's QoS was set up for.",
+    fix: (e: { hca: string; tos: number }) =>
+      `Set NCCL_IB_TC=${e.tos} in the jobs (\`kube-rdma nccl-env --traffic-class ${e.tos}\`), or give the HCA a ` +
+      `global traffic class every QP uses (MLNX_OFED: \`echo ${e.tos} > /sys/class/infiniband/${e.hca}/tc/1/traffic_class\`).`,
+  },
 });

@@ -1,4 +1,6 @@
 /** Every verify rule, in the order a reader meets the node: software, GPUs, RDMA devices, ports, GIDs, pod. */
+
+import { cmaTosCheck } from "./cma-tos.js";
 import { congestionCheck } from "./congestion.js";
 import { countersCheck } from "./counters.js";
 import { flapCheck } from "./flapping.js";
@@ -60,6 +62,7 @@ export const CHECKS: readonly Check[] = [
   losslessCheck,
   qosUniformCheck,
   multiNicArpCheck,
+  cmaTosCheck,
   flapCheck,
   rdmaNetnsCheck,
 ];

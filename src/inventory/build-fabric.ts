@@ -93,6 +93,7 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
       ecnRp: flags(rd, `/sys/class/net/${f.netdev}/ecn/roce_rp/enable`, f.ecnRp),
       trafficClass: tc ?? null,
       trafficClassExposed: tcText !== null,
+      ...(f.cmaRoceTos ? { cmaRoceTos: cmaTosOf(f.cmaRoceTos) } : {}),
       trust: qos?.trust ?? null,
       dscpToPriority: qos && Object.keys(qos.dscpToPriority).length > 0 ? qos.dscpToPriority : null,
       pfcEnabled: qos?.pfcEnabled ?? dcb?.pfcEnabled ?? null,
@@ -120,6 +121,13 @@ function dcbPfcOf(rd: Reading, f: RoceQosFacts): { pfcEnabled: number[] | null; 
   const parsed = rd.parsed(parseDcbPfc(o.stdout), o.command);
   if (parsed === null) return { pfcEnabled: null, failure: `${missing} and \`dcb pfc show\` printed no prio-pfc line` };
   return { pfcEnabled: parsed, failure: null };
+}
+
+/** configfs default_roce_tos: a decimal ToS byte (0 when set back to the default). */
+function cmaTosOf(f: Fact): number | null {
+  if (!f.ok) return null;
+  const t = f.value.trim();
+  return /^\d+$/.test(t) && Number(t) <= 255 ? Number(t) : null;
 }
 
 const lastLine = (text: string) =>

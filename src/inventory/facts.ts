@@ -88,6 +88,8 @@ export type RoceQosFacts = {
   ecnRp: readonly Fact[];
   /** `/sys/class/infiniband/<hca>/tc/1/traffic_class` (`Global tclass=106`, empty when unset). */
   trafficClass: Fact;
+  /** `/sys/kernel/config/rdma_cm/<hca>/ports/1/default_roce_tos`; absent in facts built by hand. */
+  cmaRoceTos?: Fact;
   mlnxQos: CommandOutcome;
   /** `dcb pfc show dev IF`, run only where mlnx_qos is not installed. */
   dcbPfc?: CommandOutcome;

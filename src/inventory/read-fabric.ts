@@ -81,6 +81,8 @@ export async function readRoceQos(
     ecnNp: readIn(reader, `/sys/class/net/${netdev}/ecn/roce_np/enable`, PRIORITIES),
     ecnRp: readIn(reader, `/sys/class/net/${netdev}/ecn/roce_rp/enable`, PRIORITIES),
     trafficClass: reader.readText(`/sys/class/infiniband/${hca}/tc/1/traffic_class`),
+    // configfs-rdma_cm(ABI): the directory exists only once someone created it (mkdir), so ENOENT means unset.
+    cmaRoceTos: reader.readText(`/sys/kernel/config/rdma_cm/${hca}/ports/1/default_roce_tos`),
   }));
   const outs = await commands;
   // Without MLNX_OFED's mlnx_qos, iproute2's dcb reads the same PFC settings through the kernel's DCB netlink API.

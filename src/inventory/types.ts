@@ -258,6 +258,8 @@ export type RoceQos = {
   /** The HCA's global traffic class (the IP ToS byte every RoCE QP uses); null when unset or not exposed. */
   trafficClass: number | null;
   trafficClassExposed: boolean;
+  /** rdma_cm's default RoCE ToS for this HCA (configfs); null: not set (no configfs directory). Absent: not read. */
+  cmaRoceTos?: number | null;
   /** From `mlnx_qos -i`: trust mode, DSCP → priority map, PFC-enabled priorities. */
   trust: "dscp" | "pcp" | null;
   dscpToPriority: Record<number, number> | null;
