@@ -300,4 +300,20 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       `Set NCCL_IB_TC=${e.tos} in the jobs (\`kube-rdma nccl-env --traffic-class ${e.tos}\`), or give the HCA a ` +
       `global traffic class every QP uses (MLNX_OFED: \`echo ${e.tos} > /sys/class/infiniband/${e.hca}/tc/1/traffic_class\`).`,
   },
+  // A subnet has one master SM, whose LID every port of it reports as sm_lid (sysfs ports/N/sm_lid); ports reporting
+  // different SM LIDs are in separate subnets, which hosts cannot cross without IB routers. Adaptive routing is
+  // enabled per SL in the SM's configuration, which no host file shows.
+  IB_SUBNETS_DIFFER: {
+    severity: "info",
+    title: "InfiniBand data ports in several subnets",
+    message: (e: { groups: string; count: number }) =>
+      `The InfiniBand data ports report ${e.count} different subnet managers (sm_lid: ${e.groups}): they are ` +
+      "separate subnets, so a port reaches only ports of its own subnet on other nodes. That is right for " +
+      "rail-isolated fabrics (one subnet per rail) only when every node wires rail N to subnet N and NCCL keeps " +
+      "each rail to itself.",
+    fix: () =>
+      "If the rails are meant to be one fabric, check the cabling and the SM (`sminfo`, `ibstat`); if they are " +
+      "one subnet per rail, run jobs with NCCL_CROSS_NIC=0. Adaptive routing and the SL it is enabled on are set in " +
+      "the SM (opensm's ar/sl settings or UFM), which a node cannot read: check them there (`ibdiagnet`).",
+  },
 });

@@ -11,6 +11,7 @@ import { gpuDirectCheck, nearNicCheck } from "./gpudirect.js";
 import { gpuCountCheck, gpuExcludedCheck, gpuMemoryCheck, gpuModelCheck } from "./gpus.js";
 import { hcaPcieCheck } from "./hca-pcie.js";
 import { bondCheck, firmwareCheck, rdmaHcaCheck, uverbsCheck } from "./hcas.js";
+import { ibSubnetCheck } from "./ib-subnet.js";
 import { losslessCheck, qosUniformCheck } from "./lossless.js";
 import { multiNicArpCheck } from "./multi-nic-arp.js";
 import { nicPcieControlCheck } from "./nic-pcie-control.js";
@@ -43,6 +44,7 @@ export const CHECKS: readonly Check[] = [
   rateCheck,
   mtuCheck,
   roceMtuCheck,
+  ibSubnetCheck,
   gidPresenceCheck,
   gidIndexCheck,
   gidSparseCheck,

@@ -102,6 +102,8 @@ function buildPort(rd: Reading, pf: PortFacts, pciNetdevs: string[]): Port {
     rateText,
     linkLayer,
     lid: rd.value(at("lid"), pf.lid, ["ENOENT", "EINVAL"]),
+    ...(pf.smLid ? { smLid: rd.value(at("sm_lid"), pf.smLid, ["ENOENT", "EINVAL"]) } : {}),
+    ...(pf.lmc ? { lmc: numberOf(rd.value(at("lid_mask_count"), pf.lmc, ["ENOENT", "EINVAL"])) } : {}),
     gidTableLength: gidSlots,
     gids,
     netdevs: [...netdevs].sort(naturalCompare),

@@ -25,6 +25,9 @@ export type PortFacts = {
   gids: GidFact[];
   counters: DirFacts;
   hwCounters: DirFacts;
+  /** `sm_lid` and `lid_mask_count` (the subnet manager's LID, the port's LMC); absent in facts built by hand. */
+  smLid?: Fact;
+  lmc?: Fact;
 };
 
 export type PciFacts = {

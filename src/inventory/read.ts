@@ -85,7 +85,14 @@ function readPort(reader: HostReader, hca: string, port: number): PortFacts {
     ...readPortGids(reader, dir),
     counters: readAll(reader, `${dir}/counters`),
     hwCounters: readAll(reader, `${dir}/hw_counters`),
+    ...ibSubnetFacts(reader, dir),
   };
+}
+
+/** The port's subnet manager LID and LMC (read on every port: RoCE ports show 0x0 / 0). */
+function ibSubnetFacts(reader: HostReader, dir: string): Pick<PortFacts, "smLid" | "lmc"> {
+  const [smLid, lmc] = readIn(reader, dir, ["sm_lid", "lid_mask_count"]);
+  return { smLid: smLid!, lmc: lmc! };
 }
 
 /** Reads a PCI function through `/sys/bus/pci/devices/<bdf>`. */

@@ -41,6 +41,9 @@ export type Port = {
   rateText: string | null;
   linkLayer: LinkLayer;
   lid: string | null;
+  /** The subnet manager's LID (`sm_lid`, `0x1`) and the port's LMC (`lid_mask_count`); null unreadable, absent not read. */
+  smLid?: string | null;
+  lmc?: number | null;
   /** Number of slots in `gids/` (gid_tbl_len). */
   gidTableLength: number;
   /** Configured GIDs only (all-zero and bare fe80:: slots skipped), in index order. */
