@@ -316,4 +316,18 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       "one subnet per rail, run jobs with NCCL_CROSS_NIC=0. Adaptive routing and the SL it is enabled on are set in " +
       "the SM (opensm's ar/sl settings or UFM), which a node cannot read: check them there (`ibdiagnet`).",
   },
+  // carrier_changes counts every link up and down of a netdev (Documentation/ABI/testing/sysfs-class-net): growth
+  // between two readings is a flap, whatever the RDMA counters say.
+  CARRIER_FLAPPING: {
+    severity: "error",
+    title: "Data netdev link went down and up",
+    message: (e: { netdev: string; hca: string; changes: number; seconds: number }) =>
+      `${e.netdev} (${e.hca}) changed its carrier ${e.changes} time(s) in the last ${e.seconds} s ` +
+      `(/sys/class/net/${e.netdev}/carrier_changes): the link went down and up, and every NCCL connection on this ` +
+      "rail stalls or fails meanwhile.",
+    fix: (e: { netdev: string; hca: string }) =>
+      `Read the PHY counters: \`ethtool -S ${e.netdev} | grep -E 'link_down_events_phy|rx_crc_errors_phy|rx_symbol_err_phy|fec'\` ` +
+      `and \`mlxlink -d ${e.hca} -c\` (FEC corrected/uncorrectable, BER); check the cable, optics and switch port, ` +
+      "and drain the node until the counter stands still (`kube-rdma verify --watch 60`).",
+  },
 });

@@ -1,5 +1,6 @@
 /** Every verify rule, in the order a reader meets the node: software, GPUs, RDMA devices, ports, GIDs, pod. */
 
+import { carrierCheck } from "./carrier.js";
 import { cmaTosCheck } from "./cma-tos.js";
 import { congestionCheck } from "./congestion.js";
 import { countersCheck } from "./counters.js";
@@ -66,5 +67,6 @@ export const CHECKS: readonly Check[] = [
   multiNicArpCheck,
   cmaTosCheck,
   flapCheck,
+  carrierCheck,
   rdmaNetnsCheck,
 ];

@@ -298,6 +298,7 @@ function writeNetdev(
     operstate: up ? "up\n" : "down\n",
     carrier: up ? "1\n" : "0\n",
     mtu: `${mtu}\n`,
+    carrier_changes: up ? "2\n" : "1\n",
     address: `${mac}\n`,
     type: "1\n",
     speed: up ? `${Number.parseFloat(rate) * 1000}\n` : "-1\n",

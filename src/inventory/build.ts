@@ -172,6 +172,9 @@ function buildNetdevs(
       isDefaultRoute: n.name === defaultIf,
       bondSlaves: slaves.sort(naturalCompare),
       ipv4Subnets: routes.filter((r) => r.iface === n.name).map((r) => r.cidr),
+      ...(n.carrierChanges
+        ? { carrierChanges: numberOf(rd.value(`${dir}/carrier_changes`, n.carrierChanges, ["ENOENT"])) }
+        : {}),
     };
   });
 }

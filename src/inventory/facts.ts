@@ -69,6 +69,8 @@ export type NetdevFacts = {
   address: Fact;
   device: ReadOutcome<string>;
   bondSlaves: Fact;
+  /** `carrier_changes` (Linux 3.15+): link up/down transitions since the netdev was created. Absent: not read. */
+  carrierChanges?: Fact;
 };
 
 /** A PCIe bridge above a GPU or an RDMA NIC: its config space as hex text (readBinaryHex). */

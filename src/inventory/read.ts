@@ -150,7 +150,8 @@ function readNetdevs(reader: HostReader, names: string[], wanted: Set<string>): 
     const bondSlaves = reader.readText(`${dir}/bonding/slaves`);
     if (!device.ok && !bondSlaves.ok && !wanted.has(name)) continue;
     const [operstate, mtu, address] = readIn(reader, dir, NETDEV_FILES);
-    out.push({ name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves });
+    const carrierChanges = reader.readText(`${dir}/carrier_changes`);
+    out.push({ name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves, carrierChanges });
   }
   return out;
 }

@@ -112,6 +112,8 @@ export type Netdev = {
   bondSlaves: string[];
   /** IPv4 subnets routed directly on this interface (connected routes of /proc/net/route), e.g. `25.11.128.0/27`. */
   ipv4Subnets: string[];
+  /** `carrier_changes`: link transitions since the netdev was created; null unreadable, absent not read. */
+  carrierChanges?: number | null;
 };
 
 export type PcieLink = {
