@@ -278,4 +278,77 @@ export const FABRIC_CATALOGUE = defineCatalogue({
       `Nothing to do. Name ${subject} (not the slave ports' HCAs) in NCCL_IB_HCA when it carries data; ` +
       "`kube-rdma nccl-env` does.",
   },
+  // The kernel derives a RoCE port's active MTU from its netdev's (iboe_get_mtu, include/rdma/ib_addr.h): 1500 →
+  // 1024. NCCL uses the port's active MTU (NCCL_IB_MTU unset), so every message goes in 1 KiB packets.
+  ROCE_MTU_LOW: {
+    severity: "warning",
+    title: "RoCE active MTU below 4096",
+    message: (e: { ports: string; activeMtu: number; netdevMtus: string }) =>
+      `The RoCE data ports ${e.ports} run with an active MTU of at most ${e.activeMtu} (netdev MTU ${e.netdevMtus}), ` +
+      "below RoCE's 4096: NCCL sends in packets of that size, so the NICs handle up to four times the packets for " +
+      "the same bytes, and header overhead and packet-rate limits cost bandwidth on every rail.",
+    fix: () =>
+      "Set MTU 9000 (or at least 4200: 4096 plus 96 bytes of RoCE headers) on every data netdev (`ip link set dev IF " +
+      "mtu 9000`, persisted in the network configuration) and the same or larger on the switch ports, then check " +
+      "`ibv_devinfo -d <hca> | grep active_mtu` shows 4096.",
+  },
+  // An iWARP device's connections are set up by the kernel through rdma_cm (its QP state machine lives in the
+  // kernel: https://github.com/linux-rdma/rdma-core/pull/156; Open MPI's iWARP transport does rdmacm-only setup:
+  // https://github.com/open-mpi/ompi/pull/5192). NCCL's IB transport moves QPs to RTR itself with a GID/LID address.
+  IWARP_DEVICE: {
+    severity: "error",
+    title: "iWARP device among the data NICs",
+    message: (e: { nodeType: string; driver: string | null }, subject: string) =>
+      `${subject} is an iWARP device (node_type ${e.nodeType}${e.driver ? `, ${e.driver}` : ""}): iWARP sets up its connections ` +
+      "only through rdma_cm, while NCCL's IB transport connects its queue pairs itself with a RoCE or InfiniBand " +
+      "address, so NCCL cannot use it and falls back to TCP sockets or fails to connect.",
+    fix: (_e: unknown, subject: string) =>
+      `Confirm with \`cat /sys/class/infiniband/${subject}/node_type\` and \`ibv_devinfo -d ${subject} | grep transport\` ` +
+      "(iWARP). Switch the NIC to RoCE where it can (Intel E810 irdma: `roce_ena=1` module parameter, or " +
+      `\`devlink dev param set … name enable_roce value true\`), or exclude it: \`NCCL_IB_HCA=^=${subject}\`.`,
+  },
+  // rdma_cm's default ToS applies to connections made through rdma_cm (configfs-rdma_cm ABI); NCCL's IB transport
+  // creates and connects its QPs with verbs (net_ib: ibv_modify_qp with NCCL_IB_TC as the GRH traffic class).
+  CMA_TOS_NOT_NCCL: {
+    severity: "warning",
+    title: "rdma_cm ToS set, but NCCL does not use rdma_cm",
+    message: (e: { hca: string; tos: number; priority: number }) =>
+      `${e.hca} has rdma_cm's default RoCE ToS set to ${e.tos} (DSCP ${e.tos >> 2}; ` +
+      `/sys/kernel/config/rdma_cm/${e.hca}/ports/1/default_roce_tos) and no global traffic class: NCCL connects its ` +
+      `queue pairs without rdma_cm, so its RoCE traffic keeps NCCL_IB_TC (default 0, DSCP 0, priority ${e.priority} ` +
+      "here), not the class the fabric's QoS was set up for.",
+    fix: (e: { hca: string; tos: number }) =>
+      `Set NCCL_IB_TC=${e.tos} in the jobs (\`kube-rdma nccl-env --traffic-class ${e.tos}\`), or give the HCA a ` +
+      `global traffic class every QP uses (MLNX_OFED: \`echo ${e.tos} > /sys/class/infiniband/${e.hca}/tc/1/traffic_class\`).`,
+  },
+  // A subnet has one master SM, whose LID every port of it reports as sm_lid (sysfs ports/N/sm_lid); ports reporting
+  // different SM LIDs are in separate subnets, which hosts cannot cross without IB routers. Adaptive routing is
+  // enabled per SL in the SM's configuration, which no host file shows.
+  IB_SUBNETS_DIFFER: {
+    severity: "info",
+    title: "InfiniBand data ports in several subnets",
+    message: (e: { groups: string; count: number }) =>
+      `The InfiniBand data ports report ${e.count} different subnet managers (sm_lid: ${e.groups}): they are ` +
+      "separate subnets, so a port reaches only ports of its own subnet on other nodes. That is right for " +
+      "rail-isolated fabrics (one subnet per rail) only when every node wires rail N to subnet N and NCCL keeps " +
+      "each rail to itself.",
+    fix: () =>
+      "If the rails are meant to be one fabric, check the cabling and the SM (`sminfo`, `ibstat`); if they are " +
+      "one subnet per rail, run jobs with NCCL_CROSS_NIC=0. Adaptive routing and the SL it is enabled on are set in " +
+      "the SM (opensm's ar/sl settings or UFM), which a node cannot read: check them there (`ibdiagnet`).",
+  },
+  // carrier_changes counts every link up and down of a netdev (Documentation/ABI/testing/sysfs-class-net): growth
+  // between two readings is a flap, whatever the RDMA counters say.
+  CARRIER_FLAPPING: {
+    severity: "error",
+    title: "Data netdev link went down and up",
+    message: (e: { netdev: string; hca: string; changes: number; seconds: number }) =>
+      `${e.netdev} (${e.hca}) changed its carrier ${e.changes} time(s) in the last ${e.seconds} s ` +
+      `(/sys/class/net/${e.netdev}/carrier_changes): the link went down and up, and every NCCL connection on this ` +
+      "rail stalls or fails meanwhile.",
+    fix: (e: { netdev: string; hca: string }) =>
+      `Read the PHY counters: \`ethtool -S ${e.netdev} | grep -E 'link_down_events_phy|rx_crc_errors_phy|rx_symbol_err_phy|fec'\` ` +
+      `and \`mlxlink -d ${e.hca} -c\` (FEC corrected/uncorrectable, BER); check the cable, optics and switch port, ` +
+      "and drain the node until the counter stands still (`kube-rdma verify --watch 60`).",
+  },
 });

@@ -119,4 +119,44 @@ export const GPU_CATALOGUE = defineCatalogue({
       "re-slot the card or fix the BIOS PCIe settings. On a server without NVLink, measure nccl-tests with " +
       "NCCL_NET_GDR_LEVEL=PHB (kube-rdma nccl-env --raise-gdr-level); across sockets (SYS) it is usually slower.",
   },
+  // NVML: the fabric state must be checked for `Completed` and then the status for `Success`
+  // (https://docs.nvidia.com/deploy/nvml-api/structnvmlGpuFabricInfo__v2__t.html); until then CUDA does not start on
+  // an NVSwitch system (Fabric Manager user guide: cudaErrorSystemNotReady, "system not yet initialized").
+  NVSWITCH_FABRIC_NOT_READY: {
+    severity: "error",
+    title: "NVSwitch fabric not set up",
+    message: (e: { gpus: string; state: string; status: string | null; switches: number }) =>
+      `${e.gpus} report NVLink Fabric State "${e.state}"${e.status === null ? "" : `, Status "${e.status}"`} ` +
+      `(nvidia-smi -q) on a board with ${e.switches} NVSwitch(es): the GPUs are not registered with the NVSwitch ` +
+      'fabric, so CUDA fails to start ("system not yet initialized") or the GPUs cannot reach each other over NVLink.',
+    fix: () =>
+      "Check the Fabric Manager on the host: `systemctl status nvidia-fabricmanager` and " +
+      "`journalctl -u nvidia-fabricmanager`; its version must equal the driver's (`nvidia-smi -q | grep 'Driver Version'`). " +
+      "Restart it, or drain the node and reboot; `nvidia-smi -q | grep -A2 Fabric` must show Completed / Success.",
+  },
+  NVLINK_INACTIVE: {
+    severity: "error",
+    title: "NVLink links inactive",
+    message: (e: { inactive: number[]; links: number; name: string }, subject: string) =>
+      `${subject} (${e.name}) has ${e.inactive.length} of its ${e.links} NVLink links inactive ` +
+      `(link${e.inactive.length === 1 ? "" : "s"} ${e.inactive.join(", ")} in \`nvidia-smi nvlink -s\`): ` +
+      "its NVLink bandwidth to the other GPUs drops by as much, and NCCL's intra-node rings and all-to-all slow the whole job.",
+    fix: (_e: unknown, subject: string) =>
+      `See the link errors with \`nvidia-smi nvlink -e -i ${subject.replace(/^GPU/, "")}\` and \`dmesg -T | grep -i xid\`; ` +
+      "drain the node, reset the GPUs or reboot, and if the link stays down follow the vendor's hardware procedure.",
+  },
+  // nvidia-smi -q "Clocks Event Reasons" (driver 535 and earlier "Clocks Throttle Reasons"; XML <clocks_event_reasons>):
+  // https://docs.nvidia.com/deploy/nvidia-smi/index.html. Idle and application-clock settings are not faults.
+  GPU_CLOCKS_THROTTLED: {
+    severity: "warning",
+    title: "GPU clocks held down",
+    message: (e: { reasons: string[] }, subject: string) =>
+      `${subject} reports clock event reason(s) ${e.reasons.join(", ")} as Active (nvidia-smi -q, Clocks Event ` +
+      "Reasons): its clocks are held below what it can run, so it finishes its share of each step late and every " +
+      "collective waits for it.",
+    fix: (_e: unknown, subject: string) =>
+      `Look at \`nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i ${subject.replace(/^GPU/, "")}\`: thermal slowdown ` +
+      "means cooling (fans, airflow, inlet temperature); power cap or power brake means the power limit or the " +
+      "chassis power supply (`nvidia-smi -q -d POWER`); HW slowdown with neither asks for the BMC's event log.",
+  },
 });

@@ -206,4 +206,32 @@ export const PLATFORM_CATALOGUE = defineCatalogue({
       `Check the cable, optics and switch port of ${e.hca} (\`mlxlink -d ${e.hca}\`, the switch's port log); ` +
       "reseat or replace the cable; drain the node until the counters stop moving (`kube-rdma verify --watch 60`).",
   },
+  // Several NICs on one subnet: with the default arp_ignore=0 / arp_announce=0 any NIC answers ARP for any local
+  // address and sources ARP from any of them, and rp_filter=1 drops replies that arrive on another NIC than the route
+  // (https://docs.kernel.org/networking/ip-sysctl.html). RoCE resolves the peer's MAC from the route of the source
+  // IP (rdma_resolve_ip), so a wrong answer or a dropped reply ends in ibv_modify_qp ETIMEDOUT (110).
+  MULTI_NIC_ARP: {
+    severity: "warning",
+    title: "Data NICs sharing a subnet without per-NIC ARP",
+    message: (e: { netdev: string; hca: string; subnet: string; others: string; problems: string[] }) =>
+      `${e.netdev} (${e.hca}) shares ${e.subnet} with ${e.others}, and ${e.problems.join("; ")}: another NIC may ` +
+      `answer ARP for ${e.netdev}'s address or a reply may be dropped, so RoCE connections to this rail resolve the ` +
+      "wrong MAC or time out (ibv_modify_qp error 110).",
+    fix: (e: { netdev: string }) =>
+      `Set \`sysctl -w net.ipv4.conf.${e.netdev}.arp_ignore=1 net.ipv4.conf.${e.netdev}.arp_announce=2 ` +
+      `net.ipv4.conf.${e.netdev}.rp_filter=2\` (and in /etc/sysctl.d to keep it; conf.all counts too: the larger ` +
+      "value wins) on every data NIC that shares a subnet, or give each rail its own subnet.",
+  },
+  MULTI_NIC_NO_SOURCE_ROUTE: {
+    severity: "warning",
+    title: "Data NIC sharing a subnet without a source route",
+    message: (e: { netdev: string; ip: string; subnet: string; others: string }) =>
+      `${e.netdev} (${e.ip}) shares ${e.subnet} with ${e.others}, and no \`ip rule\` sends traffic from ${e.ip} ` +
+      "to a table of its own: the main table's first route for the subnet decides the egress NIC for every source " +
+      "address, so RoCE address resolution for this rail goes out of another NIC.",
+    fix: (e: { netdev: string; ip: string; subnet: string }) =>
+      `Add a table per rail: \`ip route add ${e.subnet} dev ${e.netdev} src ${e.ip} table ${e.netdev}\` and ` +
+      `\`ip rule add from ${e.ip} table ${e.netdev}\` (persist them in the network configuration), then check ` +
+      `with \`ip route get <peer> from ${e.ip}\`.`,
+  },
 });

@@ -64,7 +64,14 @@ const VARIATIONS: [string, { code: string; subject: string; severity: string }[]
   ["nic-pcie-x8", [{ code: "HCA_PCIE_DEGRADED", subject: "mlx5_3", severity: "error" }]],
   ["iommu-translated", [{ code: "IOMMU_TRANSLATED", subject: "node", severity: "warning" }]],
   ["roce-no-ecn", [{ code: "ROCE_NOT_LOSSLESS", subject: "mlx5_3", severity: "warning" }]],
-  ["roce-tc-differs", [{ code: "ROCE_QOS_DIFFERS", subject: "mlx5_4", severity: "warning" }]],
+  // The example fabric's PFC is on priority 0 (dcb pfc show): mlx5_4's class 106 moves its traffic to a lossy 3.
+  [
+    "roce-tc-differs",
+    [
+      { code: "ROCE_NOT_LOSSLESS", subject: "mlx5_4", severity: "warning" },
+      { code: "ROCE_QOS_DIFFERS", subject: "mlx5_4", severity: "warning" },
+    ],
+  ],
   // One reading shows only the counters' totals; the flaps themselves need two (see the --watch story below).
   ["port-flapping", [{ code: "PORT_ERROR_COUNTERS", subject: "mlx5_6", severity: "warning" }]],
 ];

@@ -269,7 +269,7 @@ describe("RoCE active MTU across the data ports (it follows the netdev's MTU)", 
     expect(f!.message).toMatch(/active MTU of 2048 \(its netdev eth6 has MTU 4096\), the other data ports 4096/);
   });
 
-  test("the example node's uniform 1500, a uniform 4200, and a management NIC at 1500 beside 9000 rails: nothing to say", () => {
+  test("the example node's uniform 9000, a uniform 4200, and a management NIC at 1500 beside 9000 rails: nothing to say", () => {
     expect(only(runChecks(seedInventory()), "MTU_MISMATCH")).toEqual([]);
     expect(only(withMtus({}, 4200), "MTU_MISMATCH")).toEqual([]);
     expect(only(withMtus({ eth0: 1500 }), "MTU_MISMATCH")).toEqual([]);

@@ -102,7 +102,7 @@ function pfcSkipped(qs: readonly RoceQos[]): Finding[] {
   return [
     finding("CHECK_SKIPPED", "mlnx_qos", {
       checks: `PFC for the priority NCCL's RoCE traffic uses on ${compactNames(qs.map((q) => q.netdev))}`,
-      why: `\`mlnx_qos -i\` failed there: ${errors.length === 1 ? errors[0] : `${errors[0]}; and ${errors.length - 1} other error(s)`}`,
+      why: `${/^(`mlnx_qos` is not installed|there is no record of `mlnx_qos`)/.test(errors[0] ?? "") ? "" : "`mlnx_qos -i` failed there: "}${errors.length === 1 ? errors[0] : `${errors[0]}; and ${errors.length - 1} other error(s)`}`,
       fix:
         "Run `mlnx_qos -i <netdev>` on the node by hand and repair it (it comes with MLNX_OFED / DOCA-OFED's " +
         "mlnx-tools and needs python3), or read PFC with `dcb pfc show dev <netdev>` and the switch configuration; " +

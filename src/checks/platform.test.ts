@@ -89,11 +89,17 @@ describe("lossless RoCE", () => {
     expect(fs[0]?.fix).not.toMatch(/with a 1 at 0/);
   });
 
+  // The example's fabric has PFC on priority 0 only (dcb pfc show): mlx5_4's class moves its traffic to priority 3,
+  // which is lossy there too.
   test("mlx5_4 alone with a global traffic class: ROCE_QOS_DIFFERS on mlx5_4, its traffic on priority 3", async () => {
     const fs = await findings(snapshotOf("roce-tc-differs"));
-    expect(brief(fs)).toEqual([["ROCE_QOS_DIFFERS", "warning", "mlx5_4"]]);
-    expect(fs[0]?.message).toContain("traffic class 106");
-    expect(fs[0]?.message).toContain("priority 3");
+    expect(brief(fs)).toEqual([
+      ["ROCE_NOT_LOSSLESS", "warning", "mlx5_4"],
+      ["ROCE_QOS_DIFFERS", "warning", "mlx5_4"],
+    ]);
+    const differs = fs.find((f) => f.code === "ROCE_QOS_DIFFERS");
+    expect(differs?.message).toContain("traffic class 106");
+    expect(differs?.message).toContain("priority 3");
   });
 
   test("mlnx_qos with PFC only on priority 3 while NCCL's traffic uses 0: not lossless, names both", async () => {
@@ -132,6 +138,7 @@ describe("lossless RoCE", () => {
     for (const p of Object.keys(snap.files)) if (p.includes("/ecn/")) delete snap.files[p];
     for (const d of Object.keys(snap.dirs)) if (d.includes("/ecn")) delete snap.dirs[d];
     for (const [d, names] of Object.entries(snap.dirs)) snap.dirs[d] = names.filter((n) => n !== "ecn");
+    for (const c of Object.keys(snap.commands)) if (c.startsWith("dcb ")) delete snap.commands[c];
     expect(brief(await findings(snap))).toEqual([["CHECK_SKIPPED", "warning", "roce-lossless"]]);
   });
 
@@ -167,7 +174,9 @@ describe("lossless RoCE", () => {
     expect(await findings(snap)).toEqual([]);
   });
 
-  test("mlnx_qos not installed (inbox rdma-core) is no finding: ECN alone is judged, as before", async () => {
+  // PFC is never a silent pass: without mlnx_qos the reader asks iproute2's `dcb pfc show` (pfc-verified.test.ts);
+  // a snapshot with neither answer says PFC was not checked. ECN is still judged (no ROCE_NOT_LOSSLESS here).
+  test("mlnx_qos not installed and no dcb answer: ECN alone is judged, PFC is a check that could not run", async () => {
     const snap = snapshotOf("a100-8x-roce");
     for (let i = 0; i <= 8; i++) {
       snap.commands[`mlnx_qos -i eth${i}`] = {
@@ -177,8 +186,9 @@ describe("lossless RoCE", () => {
         stderr: "",
         error: { code: "ENOENT", message: `mlnx_qos -i eth${i}: not installed (mlnx_qos not found on PATH)` },
       };
+      delete snap.commands[`dcb pfc show dev eth${i}`];
     }
-    expect(await findings(snap)).toEqual([]);
+    expect(brief(await findings(snap))).toEqual([["CHECK_SKIPPED", "warning", "mlnx_qos"]]);
   });
 });
 

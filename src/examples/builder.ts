@@ -36,6 +36,8 @@ export type NicSpec = {
   lid?: string;
   /** PCI Express Device Control of the NIC function (default: relaxed ordering on, MaxReadReq 4096). */
   deviceControl?: number;
+  /** The netdev's MTU (default 9000, as RoCE data NICs are set for a 4096 active MTU; management NICs say 1500). */
+  mtu?: number;
 };
 
 export type GpuSpec = { bdf: string; model: GpuModel; minor: number };
@@ -274,20 +276,29 @@ function writeNic(t: HostTree, spec: HostSpec, nic: NicSpec, fnPath: string, num
           width: 16,
         });
       }
-      writeNetdev(t, slave, fn, bond.mac, nic.state ?? "4: ACTIVE", nic.rate);
+      writeNetdev(t, slave, fn, bond.mac, nic.state ?? "4: ACTIVE", nic.rate, nic.mtu);
     });
   } else if (nic.netdev) {
-    writeNetdev(t, nic.netdev, fnPath, macOf(nic.interfaceId), nic.state ?? "4: ACTIVE", nic.rate);
+    writeNetdev(t, nic.netdev, fnPath, macOf(nic.interfaceId), nic.state ?? "4: ACTIVE", nic.rate, nic.mtu);
   }
 }
 
-function writeNetdev(t: HostTree, name: string, fnPath: string, mac: string, state: string, rate: string): void {
+function writeNetdev(
+  t: HostTree,
+  name: string,
+  fnPath: string,
+  mac: string,
+  state: string,
+  rate: string,
+  mtu = 9000,
+): void {
   const up = state.startsWith("4");
   const net = `/sys/class/net/${name}`;
   t.filesIn(net, {
     operstate: up ? "up\n" : "down\n",
     carrier: up ? "1\n" : "0\n",
-    mtu: "1500\n",
+    mtu: `${mtu}\n`,
+    carrier_changes: up ? "2\n" : "1\n",
     address: `${mac}\n`,
     type: "1\n",
     speed: up ? `${Number.parseFloat(rate) * 1000}\n` : "-1\n",
@@ -316,6 +327,24 @@ function allNics(spec: HostSpec): NicSpec[] {
   return [...spec.standaloneNics.map((s) => s.nic), ...spec.switches.flatMap((s) => s.nics)];
 }
 
+/**
+ * What the network tools say: PFC on priority 0 for every RoCE netdev (`dcb pfc show dev IF`, dcb-pfc(8) layout),
+ * the priority NCCL's RoCE traffic lands in without NCCL_IB_TC (DSCP 0), as a lossless fabric for the example's
+ * NCCL environment has it; and the kernel's three default policy rules (`ip -4 rule show`, ip-rule(8) layout).
+ */
+function writeNetworkCommands(t: HostTree, nics: readonly NicSpec[]): void {
+  const pfc = "pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:on 1:off 2:off 3:off 4:off 5:off 6:off 7:off\n";
+  for (const nic of nics) {
+    if (nic.linkLayer !== "Ethernet" || !nic.netdev) continue;
+    t.command(`dcb pfc show dev ${nic.netdev}`, { exitCode: 0, stdout: pfc, stderr: "" });
+  }
+  t.command("ip -4 rule show", {
+    exitCode: 0,
+    stdout: "0:\tfrom all lookup local\n32766:\tfrom all lookup main\n32767:\tfrom all lookup default\n",
+    stderr: "",
+  });
+}
+
 export function buildHost(spec: HostSpec): HostTree {
   const t = new HostTree();
   nextIommuGroup = 0;
@@ -339,7 +368,7 @@ export function buildHost(spec: HostSpec): HostTree {
       speed: "8.0 GT/s PCIe",
       width: 8,
     });
-    writeNetdev(t, p.netdev, fn, p.mac, "4: ACTIVE", "25 Gb/sec");
+    writeNetdev(t, p.netdev, fn, p.mac, "4: ACTIVE", "25 Gb/sec", 1500);
   }
   for (const sw of spec.switches) {
     const rp = rootPort(t, sw.rootBus, sw.numa);
@@ -359,7 +388,7 @@ export function buildHost(spec: HostSpec): HostTree {
     t.filesIn(`/sys/class/net/${bond}`, {
       operstate: "up\n",
       carrier: "1\n",
-      mtu: "1500\n",
+      mtu: "9000\n",
       address: `${b.mac}\n`,
       type: "1\n",
       "bonding/slaves": `${b.slaves.join(" ")}\n`,
@@ -368,6 +397,7 @@ export function buildHost(spec: HostSpec): HostTree {
     for (const s of b.slaves) t.link(`/sys/class/net/${s}/master`, `/sys/class/net/${bond}`);
   }
   t.file("/dev/infiniband/rdma_cm", "");
+  writeNetworkCommands(t, allNics(spec));
   writeDriverFacts(t, spec);
   writeProcFiles(t, spec, allNics(spec));
   t.fsSizes.set("/dev/shm", spec.shmBytes);

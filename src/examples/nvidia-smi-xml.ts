@@ -14,6 +14,10 @@ export type XmlGpuSpec = {
   eccAggregateUncorrectable?: number;
   remapped?: { corr: number; unc: number; pending: boolean; failure: boolean };
   powerLimitW?: number;
+  /** `<fabric>` State and Status (drivers since R530 print the block; absent: not printed, as on driver 470). */
+  fabric?: { state: string; status: string };
+  /** `<clocks_event_reasons>` (driver 535+ names): reason → Active; absent: the block is not printed. */
+  clockEvents?: Record<string, boolean>;
 };
 
 export type XmlDocSpec = {
@@ -122,9 +126,30 @@ function gpuXml(g: XmlGpuSpec, layout: "ampere" | "legacy"): string {
     "\t\t</power_readings>\n" +
     "\t\t<clocks>\n\t\t\t<graphics_clock>1410 MHz</graphics_clock>\n\t\t\t<sm_clock>1410 MHz</sm_clock>\n" +
     "\t\t\t<mem_clock>1593 MHz</mem_clock>\n\t\t\t<video_clock>1275 MHz</video_clock>\n\t\t</clocks>\n" +
+    fabricXml(g.fabric) +
+    clockEventsXml(g.clockEvents) +
     "\t\t<processes>\n\t\t</processes>\n\t\t<accounted_processes>\n\t\t</accounted_processes>\n" +
     "\t</gpu>\n"
   );
+}
+
+// Layout as driver 535+/550 print it: <fabric> after the clock sections with <state>, <status>, <cliqueId>,
+// <clusterUuid>; <clocks_event_reasons> with one <clocks_event_reason_NAME>Active|Not Active</…> per reason.
+function fabricXml(f: XmlGpuSpec["fabric"]): string {
+  if (!f) return "";
+  return (
+    `\t\t<fabric>\n\t\t\t<state>${f.state}</state>\n\t\t\t<status>${f.status}</status>\n` +
+    "\t\t\t<cliqueId>N/A</cliqueId>\n\t\t\t<clusterUuid>N/A</clusterUuid>\n\t\t</fabric>\n"
+  );
+}
+
+function clockEventsXml(reasons: XmlGpuSpec["clockEvents"]): string {
+  if (!reasons) return "";
+  const rows = Object.entries(reasons).map(
+    ([name, active]) =>
+      `\t\t\t<clocks_event_reason_${name}>${active ? "Active" : "Not Active"}</clocks_event_reason_${name}>\n`,
+  );
+  return `\t\t<clocks_event_reasons>\n${rows.join("")}\t\t</clocks_event_reasons>\n`;
 }
 
 /** The whole document, with the XML declaration and DOCTYPE line nvidia-smi prints. */

@@ -68,7 +68,10 @@ export function seedSpec(): HostSpec {
       {
         rootBus: 0x16,
         numa: 0,
-        nic: roceNic("mlx5_0", "eth0", "f820:20ff:fe28:c769", "10.0.60.3", 0x17, "25 Gb/sec (1X EDR)"),
+        nic: {
+          ...roceNic("mlx5_0", "eth0", "f820:20ff:fe28:c769", "10.0.60.3", 0x17, "25 Gb/sec (1X EDR)"),
+          mtu: 1500,
+        },
       },
     ],
     defaultRoute: { netdev: "eth0", gateway: "10.0.60.1" },

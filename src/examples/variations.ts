@@ -298,7 +298,7 @@ export function h100Spec(gidSlots = 255): HostSpec {
     {
       rootBus: 0xe0,
       numa: 1,
-      nic: roceNic("mlx5_17", "eth17", "5c25:73ff:fe21:a011", "25.11.129.2", 0xe1, "400 Gb/sec (4X NDR)"),
+      nic: roceNic("mlx5_17", "eth17", "5c25:73ff:fe21:a011", "25.11.144.2", 0xe1, "400 Gb/sec (4X NDR)"),
     },
   ];
   return s;

@@ -2,7 +2,7 @@
 import { NOT_RECORDED } from "../host/errors.js";
 import type { CommandOutcome } from "../host/types.js";
 import { acsRedirects, parsePciConfig } from "../parse/pci-config.js";
-import { parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
+import { parseDcbPfc, parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
 import type { BridgeFacts, Fact, IommuFacts, RoceQosFacts } from "./facts.js";
 import type { Reading } from "./reading.js";
 import type { IommuState, PcieBridge, RoceQos } from "./types.js";
@@ -102,7 +102,8 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
     const tc = tcText === null ? null : rd.parsed(parseTrafficClass(tcText), tcPath);
     const qosOut = f.mlnxQos.error || f.mlnxQos.exitCode !== 0 ? null : f.mlnxQos.stdout;
     const qos = qosOut === null ? null : rd.parsed(parseMlnxQos(qosOut), f.mlnxQos.command);
-    const qosFailure = mlnxQosFailure(f.mlnxQos);
+    const dcb = dcbPfcOf(rd, f);
+    const qosFailure = dcb ? dcb.failure : mlnxQosFailure(f.mlnxQos);
     return {
       netdev: f.netdev,
       hca: f.hca,
@@ -110,12 +111,41 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
       ecnRp: flags(rd, `/sys/class/net/${f.netdev}/ecn/roce_rp/enable`, f.ecnRp),
       trafficClass: tc ?? null,
       trafficClassExposed: tcText !== null,
+      ...(f.cmaRoceTos ? { cmaRoceTos: cmaTosOf(f.cmaRoceTos) } : {}),
       trust: qos?.trust ?? null,
       dscpToPriority: qos && Object.keys(qos.dscpToPriority).length > 0 ? qos.dscpToPriority : null,
-      pfcEnabled: qos?.pfcEnabled ?? null,
+      pfcEnabled: qos?.pfcEnabled ?? dcb?.pfcEnabled ?? null,
+      ...(dcb?.pfcEnabled ? { pfcFrom: "dcb" as const } : {}),
       ...(qosFailure === null ? {} : { qosError: qosFailure }),
     };
   });
+}
+
+/**
+ * PFC from `dcb pfc show` where mlnx_qos is not installed (or a snapshot has no record of it): the enabled
+ * priorities, or why neither tool could tell (then PFC is a check that could not run, never a silent pass). Null
+ * when mlnx_qos answered or failed itself (its own failure is said as such).
+ */
+function dcbPfcOf(rd: Reading, f: RoceQosFacts): { pfcEnabled: number[] | null; failure: string | null } | null {
+  const code = f.mlnxQos.error?.code;
+  if (code !== "ENOENT" && code !== NOT_RECORDED) return null;
+  const o = f.dcbPfc;
+  const missing = code === "ENOENT" ? "`mlnx_qos` is not installed" : "there is no record of `mlnx_qos`";
+  if (!o || o.error?.code === NOT_RECORDED) return { pfcEnabled: null, failure: `${missing} nor of \`dcb pfc show\`` };
+  if (o.error || o.exitCode !== 0) {
+    const why = o.error?.code === "ENOENT" ? "not installed either" : (mlnxQosFailure(o) ?? "failed");
+    return { pfcEnabled: null, failure: `${missing} and \`dcb pfc show\` failed: ${why}` };
+  }
+  const parsed = rd.parsed(parseDcbPfc(o.stdout), o.command);
+  if (parsed === null) return { pfcEnabled: null, failure: `${missing} and \`dcb pfc show\` printed no prio-pfc line` };
+  return { pfcEnabled: parsed, failure: null };
+}
+
+/** configfs default_roce_tos: a decimal ToS byte (0 when set back to the default). */
+function cmaTosOf(f: Fact): number | null {
+  if (!f.ok) return null;
+  const t = f.value.trim();
+  return /^\d+$/.test(t) && Number(t) <= 255 ? Number(t) : null;
 }
 
 const lastLine = (text: string) =>

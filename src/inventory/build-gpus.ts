@@ -72,6 +72,8 @@ export function buildGpus(
         remappedRows: g.remappedRows,
         pcieGen: g.pcieGen,
         pcieWidth: g.pcieWidth,
+        fabric: g.fabric,
+        clockEvents: g.clockEvents,
         pciAddress: g.busId,
         link: pci.link,
         numaNode: pci.numaNode,

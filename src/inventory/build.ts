@@ -1,4 +1,5 @@
 /** Turns raw host facts into the node model. Pure: no I/O, never throws on bad data (problems instead). */
+
 import { naturalCompare } from "../core/natural.js";
 import { parsePciConfig } from "../parse/pci-config.js";
 import {
@@ -21,6 +22,8 @@ import {
 } from "../parse/sysfs.js";
 import { buildBridges, buildIommu, buildRoceQos } from "./build-fabric.js";
 import { buildDriver, buildGpuDirect, buildGpus, buildPaths } from "./build-gpus.js";
+import { buildNetConf } from "./build-netconf.js";
+import { buildNvSwitch } from "./build-nvlink.js";
 import { buildOfed } from "./build-ofed.js";
 import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PortFacts } from "./facts.js";
 import { excludedGpus, gpuDriverInfos } from "./gpu-driver-info.js";
@@ -99,6 +102,8 @@ function buildPort(rd: Reading, pf: PortFacts, pciNetdevs: string[]): Port {
     rateText,
     linkLayer,
     lid: rd.value(at("lid"), pf.lid, ["ENOENT", "EINVAL"]),
+    ...(pf.smLid ? { smLid: rd.value(at("sm_lid"), pf.smLid, ["ENOENT", "EINVAL"]) } : {}),
+    ...(pf.lmc ? { lmc: numberOf(rd.value(at("lid_mask_count"), pf.lmc, ["ENOENT", "EINVAL"])) } : {}),
     gidTableLength: gidSlots,
     gids,
     netdevs: [...netdevs].sort(naturalCompare),
@@ -136,9 +141,16 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
     netdevs,
     isBond: /^mlx5_bond_\d+$/.test(hf.name),
     uverbs,
+    ...(hf.nodeType ? { nodeType: nodeTypeOf(f("node_type", hf.nodeType)) } : {}),
     role: "excluded",
     roleReason: "",
   };
+}
+
+/** `1: CA` → `CA`, `4: RNIC` → `RNIC` (drivers/infiniband/core/sysfs.c, node_type_show). */
+function nodeTypeOf(text: string | null): string | null {
+  const m = text === null ? null : /^\d+:\s*(.+)$/.exec(text);
+  return m ? m[1]!.trim() : null;
 }
 
 function buildNetdevs(
@@ -160,6 +172,9 @@ function buildNetdevs(
       isDefaultRoute: n.name === defaultIf,
       bondSlaves: slaves.sort(naturalCompare),
       ipv4Subnets: routes.filter((r) => r.iface === n.name).map((r) => r.cidr),
+      ...(n.carrierChanges
+        ? { carrierChanges: numberOf(rd.value(`${dir}/carrier_changes`, n.carrierChanges, ["ENOENT"])) }
+        : {}),
     };
   });
 }
@@ -243,6 +258,8 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     problems: rd.problems,
     ...(missing.length ? { missing } : {}),
     ...excludedGpus(facts.gpuPci, gpuInfo),
+    ...buildNvSwitch(rd, facts.nvlink),
+    ...buildNetConf(rd, facts.netConf),
   };
 }
 

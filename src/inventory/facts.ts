@@ -25,6 +25,9 @@ export type PortFacts = {
   gids: GidFact[];
   counters: DirFacts;
   hwCounters: DirFacts;
+  /** `sm_lid` and `lid_mask_count` (the subnet manager's LID, the port's LMC); absent in facts built by hand. */
+  smLid?: Fact;
+  lmc?: Fact;
 };
 
 export type PciFacts = {
@@ -55,6 +58,8 @@ export type HcaFacts = {
   pciConfig?: Fact;
   ports: PortFacts[];
   portsError?: ReadError;
+  /** `node_type` (`1: CA`, `4: RNIC` for iWARP); absent in facts built by hand. */
+  nodeType?: Fact;
 };
 
 export type NetdevFacts = {
@@ -64,6 +69,8 @@ export type NetdevFacts = {
   address: Fact;
   device: ReadOutcome<string>;
   bondSlaves: Fact;
+  /** `carrier_changes` (Linux 3.15+): link up/down transitions since the netdev was created. Absent: not read. */
+  carrierChanges?: Fact;
 };
 
 /** A PCIe bridge above a GPU or an RDMA NIC: its config space as hex text (readBinaryHex). */
@@ -86,8 +93,18 @@ export type RoceQosFacts = {
   ecnRp: readonly Fact[];
   /** `/sys/class/infiniband/<hca>/tc/1/traffic_class` (`Global tclass=106`, empty when unset). */
   trafficClass: Fact;
+  /** `/sys/kernel/config/rdma_cm/<hca>/ports/1/default_roce_tos`; absent in facts built by hand. */
+  cmaRoceTos?: Fact;
   mlnxQos: CommandOutcome;
+  /** `dcb pfc show dev IF`, run only where mlnx_qos is not installed. */
+  dcbPfc?: CommandOutcome;
 };
+
+/** The NVSwitch PCI functions (NVIDIA, class 0x0680) and, where there are some, `nvidia-smi nvlink -s`. */
+export type NvlinkFacts = { switches: string[]; status?: CommandOutcome };
+
+/** Per netdev (and `all`): arp_ignore, arp_announce, rp_filter in that order; and `ip -4 rule show`. */
+export type NetConfFacts = { conf: { name: string; values: readonly Fact[] }[]; ipRule: CommandOutcome };
 
 /** Everything read from one host, before interpretation. `buildInventory` turns it into the node model. */
 export type HostFacts = {
@@ -130,4 +147,8 @@ export type HostFacts = {
   bridges: BridgeFacts[];
   iommu: IommuFacts;
   roceQos: RoceQosFacts[];
+  /** Absent in facts built by hand. */
+  nvlink?: NvlinkFacts;
+  /** Absent in facts built by hand. */
+  netConf?: NetConfFacts;
 };

@@ -4,6 +4,7 @@
  * and the `mlnx_qos` output. Not `ethtool -S`: on mlx5 it prints a thousand-odd counters per netdev (tens of KiB,
  * into every snapshot of a fleet run) for pause counts no rule decides on; `analyze` reads its captures.
  */
+import { NOT_RECORDED } from "../host/errors.js";
 import { readBinaryHex, readIn } from "../host/reads.js";
 import type { HostReader } from "../host/types.js";
 import type { BridgeFacts, HcaFacts, IommuFacts, PciFacts, RoceQosFacts } from "./facts.js";
@@ -80,7 +81,17 @@ export async function readRoceQos(
     ecnNp: readIn(reader, `/sys/class/net/${netdev}/ecn/roce_np/enable`, PRIORITIES),
     ecnRp: readIn(reader, `/sys/class/net/${netdev}/ecn/roce_rp/enable`, PRIORITIES),
     trafficClass: reader.readText(`/sys/class/infiniband/${hca}/tc/1/traffic_class`),
+    // configfs-rdma_cm(ABI): the directory exists only once someone created it (mkdir), so ENOENT means unset.
+    cmaRoceTos: reader.readText(`/sys/kernel/config/rdma_cm/${hca}/ports/1/default_roce_tos`),
   }));
   const outs = await commands;
-  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]! }));
+  // Without MLNX_OFED's mlnx_qos, iproute2's dcb reads the same PFC settings through the kernel's DCB netlink API.
+  const dcb = await Promise.all(
+    nets.map(({ netdev }, i) =>
+      outs[i]!.error?.code === "ENOENT" || outs[i]!.error?.code === NOT_RECORDED
+        ? reader.run("dcb", ["pfc", "show", "dev", netdev], timeout)
+        : null,
+    ),
+  );
+  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]!, ...(dcb[i] ? { dcbPfc: dcb[i] } : {}) }));
 }

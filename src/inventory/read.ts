@@ -6,6 +6,8 @@ import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
 import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { MAX_HCAS } from "./limits.js";
 import { readBridges, readIommu, readRoceQos } from "./read-fabric.js";
+import { readNetConf } from "./read-netconf.js";
+import { readNvlink } from "./read-nvlink.js";
 import { pciAddressOf } from "./reading.js";
 
 const IB = "/sys/class/infiniband";
@@ -83,7 +85,14 @@ function readPort(reader: HostReader, hca: string, port: number): PortFacts {
     ...readPortGids(reader, dir),
     counters: readAll(reader, `${dir}/counters`),
     hwCounters: readAll(reader, `${dir}/hw_counters`),
+    ...ibSubnetFacts(reader, dir),
   };
+}
+
+/** The port's subnet manager LID and LMC (read on every port: RoCE ports show 0x0 / 0). */
+function ibSubnetFacts(reader: HostReader, dir: string): Pick<PortFacts, "smLid" | "lmc"> {
+  const [smLid, lmc] = readIn(reader, dir, ["sm_lid", "lid_mask_count"]);
+  return { smLid: smLid!, lmc: lmc! };
 }
 
 /** Reads a PCI function through `/sys/bus/pci/devices/<bdf>`. */
@@ -128,6 +137,7 @@ function readHca(reader: HostReader, name: string): HcaFacts {
     ...(address ? { pciConfig: readBinaryHex(reader, `${PCI}/${address}/config`) } : {}),
     ports: portNumbers.map((p) => readPort(reader, name, p)),
     ...(portList.ok ? {} : { portsError: portList.error }),
+    nodeType: reader.readText(`${dir}/node_type`),
   };
 }
 
@@ -140,7 +150,8 @@ function readNetdevs(reader: HostReader, names: string[], wanted: Set<string>): 
     const bondSlaves = reader.readText(`${dir}/bonding/slaves`);
     if (!device.ok && !bondSlaves.ok && !wanted.has(name)) continue;
     const [operstate, mtu, address] = readIn(reader, dir, NETDEV_FILES);
-    out.push({ name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves });
+    const carrierChanges = reader.readText(`${dir}/carrier_changes`);
+    out.push({ name, operstate: operstate!, mtu: mtu!, address: address!, device, bondSlaves, carrierChanges });
   }
   return out;
 }
@@ -165,7 +176,7 @@ function ifaceOfRoute(route: Fact): string | null {
 /** Every fact but the commands' output: files, listings and links, read synchronously. */
 function readFileFacts(
   reader: HostReader,
-): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos"> {
+): Omit<HostFacts, "source" | "ofed" | "nvidiaSmi" | "bridges" | "iommu" | "roceQos" | "nvlink" | "netConf"> {
   const hcaList = reader.list(IB);
   const pciList = reader.list(PCI);
   const verbsList = reader.list("/sys/class/infiniband_verbs");
@@ -231,6 +242,12 @@ export async function readFacts(reader: HostReader, opts: { commandTimeoutMs?: n
   const bridges = readBridges(reader, files.hcas, files.gpuPci);
   const iommu = readIommu(reader, files.hcas, files.gpuPci);
   const roceQos = readRoceQos(reader, files.hcas, timeout);
-  const [[ofed, nvidiaSmi], qos] = await Promise.all([commands, roceQos]);
-  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos };
+  const nvlinkFacts = readNvlink(reader, files.pciList, timeout);
+  const netConfFacts = readNetConf(
+    reader,
+    files.netdevs.map((n) => n.name),
+    timeout,
+  );
+  const [[ofed, nvidiaSmi], qos, nvlink, netConf] = await Promise.all([commands, roceQos, nvlinkFacts, netConfFacts]);
+  return { source: reader.description, ...files, ofed, nvidiaSmi, bridges, iommu, roceQos: qos, nvlink, netConf };
 }

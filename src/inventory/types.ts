@@ -41,6 +41,9 @@ export type Port = {
   rateText: string | null;
   linkLayer: LinkLayer;
   lid: string | null;
+  /** The subnet manager's LID (`sm_lid`, `0x1`) and the port's LMC (`lid_mask_count`); null unreadable, absent not read. */
+  smLid?: string | null;
+  lmc?: number | null;
   /** Number of slots in `gids/` (gid_tbl_len). */
   gidTableLength: number;
   /** Configured GIDs only (all-zero and bare fe80:: slots skipped), in index order. */
@@ -84,6 +87,11 @@ export type Hca = {
   /** `/dev/infiniband/uverbsN` names (`uverbs3`) belonging to this HCA. */
   uverbs: string[];
   role: HcaRole;
+  /**
+   * The kernel's node type word from `node_type` (`1: CA` → `CA`; iWARP devices say `RNIC`, usNIC `usNIC`);
+   * null when unreadable. Absent: not read.
+   */
+  nodeType?: string | null;
   /** Why the role was given (`carries the default route via eth0`). */
   roleReason: string;
 };
@@ -104,6 +112,8 @@ export type Netdev = {
   bondSlaves: string[];
   /** IPv4 subnets routed directly on this interface (connected routes of /proc/net/route), e.g. `25.11.128.0/27`. */
   ipv4Subnets: string[];
+  /** `carrier_changes`: link transitions since the netdev was created; null unreadable, absent not read. */
+  carrierChanges?: number | null;
 };
 
 export type PcieLink = {
@@ -138,6 +148,17 @@ export type Gpu = {
   link: PcieLink | null;
   numaNode: number | null;
   pciPath: string | null;
+  /**
+   * NVLink fabric registration (`nvidia-smi -q` Fabric: State `Completed`, Status `Success` when the Fabric Manager
+   * set up the NVSwitch fabric). Null: not reported (N/A: no fabric, or a GPU generation that does not report it).
+   * Absent: not read.
+   */
+  fabric?: { state: string; status: string | null } | null;
+  /**
+   * Clock event (throttle) reasons nvidia-smi marks Active (`sw_thermal_slowdown`, `hw_power_brake_slowdown`, `gpu_idle`);
+   * null: not reported. Absent: not read.
+   */
+  clockEvents?: string[] | null;
 };
 
 /** NCCL's path types between a GPU and a NIC. nvidia-smi's NODE is PHB for NCCL. */
@@ -242,12 +263,16 @@ export type RoceQos = {
   /** The HCA's global traffic class (the IP ToS byte every RoCE QP uses); null when unset or not exposed. */
   trafficClass: number | null;
   trafficClassExposed: boolean;
+  /** rdma_cm's default RoCE ToS for this HCA (configfs); null: not set (no configfs directory). Absent: not read. */
+  cmaRoceTos?: number | null;
   /** From `mlnx_qos -i`: trust mode, DSCP → priority map, PFC-enabled priorities. */
   trust: "dscp" | "pcp" | null;
   dscpToPriority: Record<number, number> | null;
   pfcEnabled: number[] | null;
   /** Set when `mlnx_qos -i` ran and failed (`exited with 1: …`): why trust, DSCP map and PFC are unknown (not when it is not installed). */
   qosError?: string;
+  /** Where pfcEnabled came from when not from `mlnx_qos`: iproute2's `dcb pfc show` (inbox drivers). */
+  pfcFrom?: "dcb";
 };
 
 export type NodeInventory = {
@@ -292,6 +317,30 @@ export type NodeInventory = {
    * information: NVreg_ExcludedGpus): nvidia-smi does not list them and no process can use them. Absent when none.
    */
   gpusExcluded?: string[];
+  /** Only on hosts whose PCI bus shows NVSwitches (HGX/DGX boards). */
+  nvswitch?: NvSwitchState;
+  /** Absent in inventories built by hand. */
+  netConf?: NetConf;
+};
+
+/** An NVSwitch system's switches and each GPU's NVLinks (`nvidia-smi nvlink -s`). */
+export type NvSwitchState = {
+  /** PCI addresses of the NVSwitch functions. */
+  switches: string[];
+  /** Per GPU: its links and the inactive ones; null when `nvidia-smi nvlink -s` gave nothing (nvlinkError says why). */
+  nvlink: { gpu: number; name: string; links: number; inactive: number[] }[] | null;
+  nvlinkError: string | null;
+};
+
+/** Effective IPv4 switches of a netdev (the larger of conf/all and conf/IF); null when unreadable. */
+export type NetSysctls = { arpIgnore: number | null; arpAnnounce: number | null; rpFilter: number | null };
+
+/** ARP and routing settings that decide which NIC answers for and sends from which address. */
+export type NetConf = {
+  sysctls: Record<string, NetSysctls>;
+  /** `ip -4 rule show`; null when it could not be read (ipRuleError says why). */
+  ipRules: { priority: number; from: string; table: string | null; text: string }[] | null;
+  ipRuleError: string | null;
 };
 
 /** A fact a check needs and could not have: what it is, where it is read, why not, and which checks went without. */

@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import type { ParseResult } from "../core/result.js";
 import { renderNvidiaSmiXml } from "../examples/nvidia-smi-xml.js";
+import { parseIpRule } from "./ip-rule.js";
 import { parseNvidiaSmiXml } from "./nvidia-smi-xml.js";
+import { parseNvlinkStatus } from "./nvlink-status.js";
 import { parseOfedInfo } from "./ofed-info.js";
 import { parseCapEff, parseDefaultRouteInterface, parseMemlock } from "./proc.js";
 import {
@@ -34,6 +36,8 @@ const PARSERS: [string, (t: string) => ParseResult<unknown>][] = [
   ["route", parseDefaultRouteInterface],
   ["capeff", parseCapEff],
   ["memlock", parseMemlock],
+  ["nvidia-smi nvlink -s", parseNvlinkStatus],
+  ["ip -4 rule show", parseIpRule],
 ];
 
 const SAMPLE_XML = renderNvidiaSmiXml({

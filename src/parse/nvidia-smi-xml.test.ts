@@ -114,3 +114,38 @@ describe("nvidia-smi -q -x", () => {
     expect(normalizeBusId("GPU-53")).toBeNull();
   });
 });
+
+describe("fabric and clock event reasons", () => {
+  // <fabric> with <state>/<status>/<cliqueId>/<clusterUuid> and <clocks_event_reasons> with one
+  // <clocks_event_reason_NAME> per reason, as driver 550 prints them (nvsmi_device_v12.dtd); our own values.
+  const doc = (inner: string) =>
+    `<?xml version="1.0" ?>\n<nvidia_smi_log>\n<driver_version>550.90.07</driver_version>\n<attached_gpus>1</attached_gpus>\n` +
+    `<gpu id="00000000:1B:00.0">\n<product_name>NVIDIA H100 80GB HBM3</product_name>\n${inner}</gpu>\n</nvidia_smi_log>\n`;
+
+  test("state and status are read; N/A is no fabric; Active reasons are listed by name", () => {
+    const r = parseNvidiaSmiXml(
+      doc(
+        "<fabric>\n<state>In Progress</state>\n<status>N/A</status>\n<cliqueId>N/A</cliqueId>\n</fabric>\n" +
+          "<clocks_event_reasons>\n<clocks_event_reason_gpu_idle>Not Active</clocks_event_reason_gpu_idle>\n" +
+          "<clocks_event_reason_hw_thermal_slowdown>Active</clocks_event_reason_hw_thermal_slowdown>\n" +
+          "</clocks_event_reasons>\n",
+      ),
+    );
+    expect(r.ok && r.value.gpus[0]).toMatchObject({
+      fabric: { state: "In Progress", status: null },
+      clockEvents: ["hw_thermal_slowdown"],
+    });
+  });
+
+  test("driver 535's <clocks_throttle_reasons> names are read the same; absent sections are null", () => {
+    const r = parseNvidiaSmiXml(
+      doc(
+        "<fabric>\n<state>N/A</state>\n<status>N/A</status>\n</fabric>\n<clocks_throttle_reasons>\n" +
+          "<clocks_throttle_reason_sw_power_cap>Active</clocks_throttle_reason_sw_power_cap>\n</clocks_throttle_reasons>\n",
+      ),
+    );
+    expect(r.ok && r.value.gpus[0]).toMatchObject({ fabric: null, clockEvents: ["sw_power_cap"] });
+    const none = parseNvidiaSmiXml(doc(""));
+    expect(none.ok && none.value.gpus[0]).toMatchObject({ fabric: null, clockEvents: null });
+  });
+});

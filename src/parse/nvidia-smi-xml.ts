@@ -21,10 +21,11 @@ export type NvsmiXmlGpu = Pick<
   | "remappedRows"
   | "pcieGen"
   | "pcieWidth"
-> & {
-  /** Normalised: lower case, 4-digit domain (`0000:53:00.0`). */
-  busId: string;
-};
+> &
+  Required<Pick<Gpu, "fabric" | "clockEvents">> & {
+    /** Normalised: lower case, 4-digit domain (`0000:53:00.0`). */
+    busId: string;
+  };
 
 export type NvidiaSmiXml = {
   driverVersion: string | null;
@@ -47,6 +48,9 @@ const GPU_SECTIONS_READ: ReadonlySet<string> = new Set([
   "retired_pages",
   "remapped_rows",
   "pci",
+  "fabric",
+  "clocks_event_reasons",
+  "clocks_throttle_reasons",
 ]);
 
 /**
@@ -117,7 +121,33 @@ function readGpu(g: XmlElement, index: number, problems: Problem[]): NvsmiXmlGpu
       current: intOf(text1(link, "link_widths", "current_link_width")),
       max: intOf(text1(link, "link_widths", "max_link_width")),
     },
+    fabric: fabricOf(at(g, "fabric")),
+    clockEvents: clockEventsOf(at(g, "clocks_event_reasons") ?? at(g, "clocks_throttle_reasons")),
   };
+}
+
+/**
+ * `<fabric><state>Completed</state><status>Success</status>…</fabric>` (drivers since R530 print it; GPUs without an
+ * NVLink fabric to register with, and A100, say N/A). Null when absent or N/A.
+ */
+function fabricOf(node: XmlElement | undefined): NvsmiXmlGpu["fabric"] {
+  const state = text1(node, "state");
+  if (state === null) return null;
+  return { state, status: text1(node, "status") };
+}
+
+/**
+ * The reasons marked `Active` in `<clocks_event_reasons>` (driver 535 and earlier: `<clocks_throttle_reasons>`), by
+ * the element name less its prefix (`sw_thermal_slowdown`); null when the section is absent.
+ */
+function clockEventsOf(node: XmlElement | undefined): string[] | null {
+  if (!node || node.children.length === 0) return null;
+  const out: string[] = [];
+  for (const c of node.children) {
+    if (c.children.length > 0 || clean(c.text) !== "Active") continue;
+    out.push(c.name.replace(/^clocks_(?:event|throttle)_reasons?_/, ""));
+  }
+  return out;
 }
 
 /** `00000000:53:00.0` / `0000:6E:00.0` / `53:00.0` → `0000:53:00.0`. */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { parseEthtoolStats, parseMlnxQos, parseTrafficClass, pauseCountersOf } from "./roce-qos.js";
+import { parseDcbPfc, parseEthtoolStats, parseMlnxQos, parseTrafficClass, pauseCountersOf } from "./roce-qos.js";
 
 // Written in the shape `mlnx_qos -i IF` prints (https://community.mellanox.com/docs/DOC-2792); values our own.
 const MLNX_QOS_DSCP = [
@@ -101,4 +101,23 @@ test("any text: each parser answers with data or problems, never a throw", () =>
       },
     ),
   );
+});
+
+describe("dcb pfc show dev IF", () => {
+  // dcb-pfc(8) (https://man7.org/linux/man-pages/man8/dcb-pfc.8.html) prints `prio-pfc`; its first release printed
+  // `pg-pfc` (https://mail-archive.com/netdev@vger.kernel.org/msg377425.html). Our own values.
+  test("the priorities with PFC on", () => {
+    const r = parseDcbPfc(
+      "pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:off 1:off 2:off 3:on 4:on 5:off 6:off 7:off\n",
+    );
+    expect(r.ok && r.value).toEqual([3, 4]);
+    const old = parseDcbPfc(
+      "pfc-cap 8 macsec-bypass on delay 0\npg-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off\n",
+    );
+    expect(old.ok && old.value).toEqual([]);
+  });
+
+  test("anything else is a problem", () => {
+    expect(parseDcbPfc("Error: Unknown device\n").ok).toBe(false);
+  });
 });

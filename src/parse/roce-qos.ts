@@ -110,3 +110,24 @@ export function parseTrafficClass(text: string): ParseResult<number | null> {
     problem("traffic_class.unrecognised", `traffic_class reads "${t.slice(0, 60)}"; expected Global tclass=N`),
   );
 }
+
+/**
+ * `dcb pfc show dev IF` (iproute2's dcb, dcb-pfc(8), https://man7.org/linux/man-pages/man8/dcb-pfc.8.html): a
+ * `pfc-cap 8 macsec-bypass off delay 0` line and a `prio-pfc 0:off 1:off 2:off 3:on …` line (`pg-pfc` in the first
+ * release, https://mail-archive.com/netdev@vger.kernel.org/msg377425.html). The priorities with PFC on, ascending.
+ */
+export function parseDcbPfc(text: string): ParseResult<number[]> {
+  for (const raw of splitLines(text)) {
+    const m = /^(?:prio|pg)-pfc((?:\s+\d:(?:on|off))+)\s*$/.exec(raw.trim());
+    if (!m) continue;
+    const on = m[1]!
+      .trim()
+      .split(/\s+/)
+      .filter((pair) => pair.endsWith(":on"))
+      .map((pair) => Number(pair.slice(0, pair.indexOf(":"))));
+    return ok([...new Set(on)].sort((a, b) => a - b));
+  }
+  return fail(
+    problem("dcb_pfc.unrecognised", "not `dcb pfc show dev IF` output (expected a `prio-pfc 0:off 1:off …` line)"),
+  );
+}

@@ -13,6 +13,7 @@ export const command: CommandSpec = {
 Reads this host the way \`kube-rdma verify\` does — /sys/class/infiniband, /sys/class/net, the PCI functions of
 GPUs and NICs, /sys/module, /proc/driver/nvidia, /proc/net/route, /proc/self/{status,limits}, /dev/infiniband,
 the size of /dev/shm, and the outputs of \`ofed_info -s\`, \`nvidia-smi -q -x\` and \`mlnx_qos -i\` per RoCE netdev
+(\`dcb pfc show dev\` where mlnx_qos is not installed; \`nvidia-smi nvlink -s\` on NVSwitch boards), \`ip -4 rule show\`
 (run with execFile and --command-timeout) — and writes
 all of it, as read, into one versioned JSON file (kind "kube-rdma/snapshot", schemaVersion 3). Any command given
 --snapshot FILE then sees exactly this host, on any machine: same inventory, same findings.

@@ -13,7 +13,9 @@ Nodes: --node (repeatable), -l SELECTOR, or by default every node with a GPU and
 Nodes that time out or fail are listed (exit 1), never hidden. Needs deploy/fleet (namespace kube-rdma, RBAC:
 nodes get/list; pods create/get/list/delete and pods/log get in that namespace) and the image from the Dockerfile.
 A node whose agent (kube-rdma agent, deploy/agent) wrote a report within --max-age seconds is judged from that
-report: no pod is started for it; the others are collected. Each node says where its result came from.`;
+report: no pod is started for it; the others are collected. Each node says where its result came from.
+--save-snapshots DIR keeps each node's snapshot as DIR/NODE.json; --from-snapshots DIR analyses such a directory
+later without a cluster (no pods, no API): the same report and exit codes, so fleet rules can be reproduced anywhere.`;
 
 export const BENCH_DESCRIPTION = `fleet bench finds the slow node, the slow rail (node + HCA) and the slow switch link in a handful of rounds of
 2-node nccl-tests jobs. Round 1 pairs every node once: half of each leaf with a neighbour under the same leaf, the

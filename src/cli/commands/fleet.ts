@@ -28,6 +28,7 @@ import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { VERSION } from "../version.js";
 import { FLEET_BENCH_OPTIONS, fleetBench } from "./fleet-bench.js";
 import { BENCH_DESCRIPTION, VERIFY_DESCRIPTION } from "./fleet-help.js";
+import { fleetFromSnapshots } from "./fleet-offline.js";
 
 export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
 
@@ -84,6 +85,7 @@ const VERIFY_OPTIONS = [
   "analysis-threads",
   "save-snapshots",
   "rail-addressing",
+  "from-snapshots",
   "progress",
   ...CLUSTER_OPTIONS,
 ];
@@ -91,6 +93,18 @@ const BENCH_OPTIONS = [...COMMON_OPTIONS, ...FLEET_BENCH_OPTIONS.map((o) => o.na
 
 /** More worker threads than this only add start-up time: each builds whole node models, CPU-bound. */
 const MAX_ANALYSIS_THREADS = 64;
+
+function validateThreads(threadsGiven: number | undefined): void {
+  if (
+    threadsGiven !== undefined &&
+    !(Number.isInteger(threadsGiven) && threadsGiven >= 0 && threadsGiven <= MAX_ANALYSIS_THREADS)
+  ) {
+    // 1e6 started a million worker threads; -1 or 2.5 quietly meant something else.
+    throw new UsageError(
+      `--analysis-threads expects a whole number from 0 (analyse in this thread) to ${MAX_ANALYSIS_THREADS}; got ${threadsGiven}.`,
+    );
+  }
+}
 
 export const command: CommandSpec = {
   name: "fleet",
@@ -117,6 +131,10 @@ ${VERIFY_DESCRIPTION}`,
         ["kube-rdma fleet verify -l node.kubernetes.io/instance-type=gpu-a100 -o json", "one node pool, JSON report"],
         ["kube-rdma fleet verify --node gpu-a100-1 --node gpu-a100-2 --dry-run", "print the pods it would create"],
         ["kube-rdma fleet verify --max-age 0", "collect every node now, ignoring the agents' reports"],
+        [
+          "kube-rdma fleet verify --from-snapshots ./snaps",
+          "the same report from snapshots saved with --save-snapshots ./snaps, without a cluster",
+        ],
       ],
     },
     bench: {
@@ -213,6 +231,13 @@ ${BENCH_DESCRIPTION}`,
       description:
         "verify: how the rails are addressed, which no host shows: l2 (one subnet per rail on every node: a node off it is an error) or routed (a subnet per NIC per node: subnets not compared). Unset: differing subnets are reported as not checked",
     },
+    {
+      name: "from-snapshots",
+      type: "string",
+      valueName: "DIR",
+      description:
+        "verify: analyse the snapshots saved in DIR (DIR/NODE.json, as --save-snapshots writes them) without a cluster; --node picks some",
+    },
     { name: "dry-run", type: "boolean", description: "Print the collector pod manifests and exit" },
     {
       name: "progress",
@@ -255,19 +280,15 @@ ${BENCH_DESCRIPTION}`,
         "Example: kube-rdma fleet verify, or kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
       );
     }
+    if (str(values, "from-snapshots") !== undefined) {
+      validateThreads(num(values, "analysis-threads"));
+      return fleetFromSnapshots({ values, io });
+    }
     const timeout = num(values, "timeout") ?? 120;
     const concurrency = num(values, "concurrency") ?? 20;
     const pollMs = pollIntervalMs(values);
     const threadsGiven = num(values, "analysis-threads");
-    if (
-      threadsGiven !== undefined &&
-      !(Number.isInteger(threadsGiven) && threadsGiven >= 0 && threadsGiven <= MAX_ANALYSIS_THREADS)
-    ) {
-      // 1e6 started a million worker threads; -1 or 2.5 quietly meant something else.
-      throw new UsageError(
-        `--analysis-threads expects a whole number from 0 (analyse in this thread) to ${MAX_ANALYSIS_THREADS}; got ${threadsGiven}.`,
-      );
-    }
+    validateThreads(threadsGiven);
     if (!(timeout > 0)) throw new UsageError(`--timeout expects seconds above 0; got ${timeout}.`);
     if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1000)) {
       // 2.5 quietly meant 2 collector pods at a time.

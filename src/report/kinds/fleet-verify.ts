@@ -18,6 +18,8 @@ export type FleetVerifyResult = {
     /** Nodes judged from their agent's report, and nodes collected by this run's pods. */
     fromReports?: number;
     collected?: number;
+    /** `--from-snapshots DIR`: the directory the nodes' saved snapshots were read from (no cluster, no pods). */
+    fromSnapshots?: string;
   };
 };
 
