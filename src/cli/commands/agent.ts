@@ -174,7 +174,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       if (!listen)
         throw new UsageError(`--metrics-addr expects host:port, :port or port; got ${JSON.stringify(addr)}.`);
       const { createAgentMetrics } = await import("../../agent/metrics.js");
-      metrics = createAgentMetrics(node);
+      metrics = createAgentMetrics();
       server = await serveMetrics(metrics.registry, listen);
     }
     try {
