@@ -18,6 +18,8 @@ export type FleetVerifyResult = {
     /** Nodes judged from their agent's report, and nodes collected by this run's pods. */
     fromReports?: number;
     collected?: number;
+    /** Nodes answered without a pod because the API server says their kubelet is not Ready. */
+    notReady?: number;
   };
 };
 

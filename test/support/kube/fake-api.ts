@@ -62,7 +62,13 @@ const TYPES: ResourceType[] = [
 ];
 
 /** What a pod "does" once created: its final phase and what its log holds, after a delay. */
-export type PodOutcome = { phase: "Succeeded" | "Failed" | "Running" | "Pending"; log?: string; afterMs?: number };
+export type PodOutcome = {
+  phase: "Succeeded" | "Failed" | "Running" | "Pending";
+  log?: string;
+  afterMs?: number;
+  /** Pod conditions set with the phase (a Pending pod the scheduler refused: PodScheduled=False, Unschedulable). */
+  conditions?: Obj[];
+};
 
 export type FakeApiOptions = {
   /** Requests answered 403 Forbidden (RBAC denial), by verb and plural (`{verb: "list", resource: "nodes"}`). */
@@ -322,16 +328,24 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       });
     }
     if (method === "GET" && !name) {
-      const list = items
+      const matching = items
         .filter(inScope)
         .filter((o) => matchesLabels(o, url.searchParams.get("labelSelector")))
-        .filter((o) => matchesFields(o, url.searchParams.get("fieldSelector")))
-        .map(({ apiVersion: _a, kind: _k, ...o }) => o);
+        .filter((o) => matchesFields(o, url.searchParams.get("fieldSelector")));
+      // Chunked lists as the apiserver serves them: `limit` items, and an opaque `continue` token while more remain
+      // (https://kubernetes.io/docs/reference/using-api/api-concepts/#retrieving-large-results-sets-in-chunks).
+      const limit = Number(url.searchParams.get("limit") ?? "0");
+      const from = Number(Buffer.from(url.searchParams.get("continue") ?? "", "base64url").toString() || "0");
+      const page = limit > 0 ? matching.slice(from, from + limit) : matching.slice(from);
+      const more = limit > 0 && from + limit < matching.length;
       return json(res, 200, {
         kind: `${type.kind}List`,
         apiVersion,
-        metadata: { resourceVersion: String(rv) },
-        items: list,
+        metadata: {
+          resourceVersion: String(rv),
+          ...(more ? { continue: Buffer.from(String(from + limit)).toString("base64url") } : {}),
+        },
+        items: page.map(({ apiVersion: _a, kind: _k, ...o }) => o),
       });
     }
     if (method === "GET" && name && sub === "log") {
@@ -462,6 +476,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       pod.metadata.resourceVersion = nextRv();
       pod.status = {
         phase: outcome.phase,
+        ...(outcome.conditions ? { conditions: outcome.conditions } : {}),
         ...(outcome.phase === "Succeeded" || outcome.phase === "Failed"
           ? {
               containerStatuses: [
