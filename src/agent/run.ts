@@ -97,7 +97,13 @@ async function readQuarantineFile(path: string | undefined): Promise<QuarantineF
  * A taint this run decided is applied only once a slot is claimed in the breaker's Lease (taint-slots.ts); a node
  * without an RDMA HCA never takes one (the taint is for RDMA GPU nodes).
  */
-async function gateTaint(input: AgentRunInput, plan: AgentPlan, inventory: NodeInventory | undefined, now: Date) {
+async function gateTaint(
+  input: AgentRunInput,
+  plan: AgentPlan,
+  inventory: NodeInventory | undefined,
+  heldBefore: boolean,
+  now: Date,
+) {
   const { cluster, settings } = input;
   if (!cluster || settings.taint === null || plan.taint?.action !== "taint") return plan;
   let why: string | null = null;
@@ -110,7 +116,10 @@ async function gateTaint(input: AgentRunInput, plan: AgentPlan, inventory: NodeI
     if (!claim.ok) why = `${claim.why} (${selected} agent node(s), --max-tainted-share ${settings.taint.maxShare})`;
   }
   if (why === null) return plan;
-  return { ...plan, taint: { action: "held" as const, why }, events: [...plan.events, heldEvent(why)] };
+  // One Event when the hold starts (a held node is held every run until a slot frees); the log line and the
+  // metric count every run.
+  const events = heldBefore ? plan.events : [...plan.events, heldEvent(why)];
+  return { ...plan, taint: { action: "held" as const, why }, events };
 }
 
 /** A run whose API reads or writes failed; the quarantine was decided (and written) before, and is carried. */
@@ -141,7 +150,7 @@ export async function runOnce(input: AgentRunInput, now = new Date()): Promise<O
     state = input.known ?? (cluster ? await readClusterState(cluster, input.node, settings.namespace) : FRESH);
     plan = planRun(input.node, outcome, state, settings, now);
     plan = { ...plan, events: [...plan.events, ...step.events] };
-    plan = await gateTaint(input, plan, inventory, now);
+    plan = await gateTaint(input, plan, inventory, state.taintHeld === true, now);
     if (cluster) {
       await applyPlan(cluster, plan, now);
       if (plan.taint?.action === "untaint") await releaseTaintSlot(cluster, input.node, settings.namespace);

@@ -70,6 +70,11 @@ describe("the taint breaker cannot be raced", () => {
     const m = createAgentMetrics();
     m.record(held[0]!, 0.1);
     expect(await m.registry.metrics()).toMatch(/^kube_rdma_agent_taints_held_total 1$/m);
+    // The next run of a held agent is held again (a metric and a log line), without a second Event.
+    const i = results.indexOf(held[0]!);
+    const again = await runOnce({ ...inputs[i]!, known: held[0]!.next }, new Date(now.getTime() + 300_000));
+    expect(again.heldWhy).toBeDefined();
+    expect(again.plan.events.filter((e) => e.reason === TAINT_HELD_REASON)).toEqual([]);
   });
 
   test("a recovered node gives its slot back, and the next failing node takes it", async () => {
