@@ -184,7 +184,7 @@ ${BENCH_DESCRIPTION}`,
       name: "concurrency",
       type: "number",
       valueName: "N",
-      description: "Collector pods (verify, default 50) or bench jobs (default 256) at a time",
+      description: "Collector pods (verify, default 20) or bench jobs (default 256) at a time",
     },
     {
       name: "poll-interval",
@@ -248,8 +248,7 @@ ${BENCH_DESCRIPTION}`,
       );
     }
     const timeout = num(values, "timeout") ?? 120;
-    // 50: a collector takes about 5 s, so 20 at a time capped a fleet with 200 nodes to collect at 4 nodes/s (50 s).
-    const concurrency = num(values, "concurrency") ?? 50;
+    const concurrency = num(values, "concurrency") ?? 20;
     const pollMs = pollIntervalMs(values);
     const threadsGiven = num(values, "analysis-threads");
     if (
