@@ -50,25 +50,18 @@ export async function readClusterState(c: AgentCluster, node: string, namespace:
   };
 }
 
-/**
- * The circuit breaker's picture, read only when a failing node is about to be tainted: how many nodes carry the
- * taint (one label-selected list) and how many nodes the agent runs on (its DaemonSet's desired count).
- */
-export async function readTaintCounts(
-  c: AgentCluster,
-  namespace: string,
-): Promise<{ taintedNodes: number; selectedNodes: number }> {
-  const list = await c.clients.call({ verb: "list", resource: "nodes" }, () =>
-    c.clients.core.listNode({ labelSelector: `${TAINTED_LABEL}=true` }),
-  );
-  let selectedNodes = 1;
+/** How many nodes the agent runs on (its DaemonSet's desired count): the taint budget is a share of these. */
+export async function readSelectedNodes(c: AgentCluster, namespace: string): Promise<number> {
   try {
-    const ds = await c.clients.apps.readNamespacedDaemonSet({ name: c.daemonSet, namespace });
-    selectedNodes = Math.max(1, ds.status?.desiredNumberScheduled ?? 1);
+    const ds = await c.clients.call(
+      { verb: "get", resource: "daemonsets", group: "apps", namespace, name: c.daemonSet },
+      () => c.clients.apps.readNamespacedDaemonSet({ name: c.daemonSet, namespace }),
+    );
+    return Math.max(1, ds.status?.desiredNumberScheduled ?? 1);
   } catch (err) {
     if (!isNotFound(err)) throw err;
+    return 1;
   }
-  return { taintedNodes: list.items.length, selectedNodes };
 }
 
 /** Writes a plan: the condition (strategic merge by type: the kubelet's conditions stay), events, report, taint. */

@@ -27,7 +27,14 @@ export const REASONS = {
   passed: "RDMAChecksPassed",
   checkFailed: "RDMACheckFailed",
   bootGrace: "RDMAWithinStartupGrace",
+  /** No problem found, but nvidia-smi could not run here: the GPU checks (ECC, row remap, GPU PCIe, GPU↔NIC) did not. */
+  passedGpuNotChecked: "RDMAChecksPassedGPUChecksNotRun",
+  /** No problem found, but some other check could not run (its finding says which and why). */
+  passedSomeNotRun: "RDMAChecksPassedSomeNotRun",
 } as const;
+
+/** The finding code of a check that could not run (a fact about this environment, not a problem of the node). */
+export const SKIPPED_CODE = "CHECK_SKIPPED";
 
 /** A condition message stays one short line: the API server stores it on every Node object. */
 export const MESSAGE_LIMIT = 512;
@@ -71,28 +78,46 @@ export function deriveCondition(input: ConditionInput): Pick<NodeCondition, "sta
       }),
     };
   }
-  const worst = mostSevere(input.findings);
+  // A check that could not run must neither hide a healthy result (as the worst warning it would name the reason of
+  // every healthy node whose pod cannot run nvidia-smi) nor be hidden: it names the reason only when nothing else does.
+  const skipped = input.findings.filter((f) => f.code === SKIPPED_CODE && f.severity !== "info");
+  const worst = mostSevere(input.findings.filter((f) => f.code !== SKIPPED_CODE)) ?? skipped[0];
   const errors = input.findings.filter((f) => f.severity === "error").length;
   const warnings = input.findings.filter((f) => f.severity === "warning").length;
   if (worst === undefined) {
     return { status: "True", reason: REASONS.passed, message: "every RDMA check passed" };
   }
-  const counts = `${errors} error(s), ${warnings} warning(s)`;
+  if (worst.code === SKIPPED_CODE && worst.severity === "warning") {
+    const gpu = skipped.find((f) => f.subject === "nvidia-smi");
+    const named = gpu ?? worst;
+    const others = skipped.length > 1 ? `; ${skipped.length - 1} more check(s) could not run` : "";
+    return {
+      status: "True",
+      reason: gpu ? REASONS.passedGpuNotChecked : REASONS.passedSomeNotRun,
+      message: oneLine(
+        { ...named, message: `every check that ran passed; not run: ${named.message}` },
+        `${others} (${counts(errors, warnings)})`,
+      ),
+    };
+  }
+  const count = counts(errors, warnings);
   if (worst.severity === "error" && input.withinGrace) {
     // Right after start-up OFED and the links may still be coming up (openibd, link training, DHCP on the rails):
     // an error then is not yet a verdict.
     return {
       status: "Unknown",
       reason: REASONS.bootGrace,
-      message: oneLine(worst, ` (${counts}, within the start-up grace period)`),
+      message: oneLine(worst, ` (${count}, within the start-up grace period)`),
     };
   }
   return {
     status: worst.severity === "error" ? "False" : "True",
     reason: worst.code,
-    message: oneLine(worst, ` (${counts})`),
+    message: oneLine(worst, ` (${count})`),
   };
 }
+
+const counts = (errors: number, warnings: number) => `${errors} error(s), ${warnings} warning(s)`;
 
 /** Merges this run's verdict with the condition already on the Node: the transition time moves only on a change. */
 export function nextCondition(

@@ -81,3 +81,30 @@ describe("the taint circuit breaker", () => {
     expect(taintBudget(3, 0.1)).toBe(1);
   });
 });
+
+describe("a check that could not run neither hides a healthy result nor is hidden", () => {
+  // The shipped pod without the NVIDIA runtime: the host's nvidia-smi finds no libnvidia-ml.so in the container (the
+  // shape of the error seen in https://github.com/NVIDIA/nvidia-docker/issues/1163).
+  const skipped = {
+    code: "CHECK_SKIPPED",
+    severity: "warning" as const,
+    subject: "nvidia-smi",
+    message: "nvidia-smi could not run here: libnvidia-ml.so not found",
+    fix: "mount the driver's library directory",
+  };
+  test("a healthy node whose pod cannot run nvidia-smi is True with a reason that says the GPU checks did not run", () => {
+    const c = deriveCondition({ kind: "checked", findings: [skipped] });
+    expect(c.status).toBe("True");
+    expect(c.reason).toBe("RDMAChecksPassedGPUChecksNotRun");
+    expect(c.message).toMatch(/every check that ran passed; not run: nvidia-smi could not run here/);
+  });
+  test("a real warning or error still names the reason", () => {
+    const warn = { ...skipped, code: "FW_MISMATCH", subject: "mlx5_4", message: "firmware differs" };
+    expect(deriveCondition({ kind: "checked", findings: [skipped, warn] }).reason).toBe("FW_MISMATCH");
+    const err = { ...warn, code: "PORT_DOWN", severity: "error" as const };
+    expect(deriveCondition({ kind: "checked", findings: [skipped, err] })).toMatchObject({
+      status: "False",
+      reason: "PORT_DOWN",
+    });
+  });
+});

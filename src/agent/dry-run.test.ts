@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { exampleSnapshot } from "../../test/support/examples.js";
 import { captureIo } from "../../test/support/io.js";
@@ -53,6 +56,29 @@ describe("agent --once --dry-run: what the agent would write, without a cluster"
     expect(io.err).toMatch(/--node-name NAME or \$NODE_NAME/);
   });
 
+  test("--nvidia-lib-dir without libnvidia-ml.so.1 in it is refused with what to mount (exit 2)", async () => {
+    const io = captureIo();
+    const args = ["agent", "--once", "--dry-run", "--example", "a100-8x-roce", "--node-name", "n"];
+    expect(await main([...args, "--nvidia-lib-dir", "/nonexistent/lib"], io)).toBe(2);
+    expect(io.err).toMatch(/has no libnvidia-ml\.so\.1: expected the NVIDIA driver's library directory/);
+  });
+
+  test("--nvidia-lib-dir puts the driver's library directory first on LD_LIBRARY_PATH for nvidia-smi", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-nvml-"));
+    writeFileSync(join(dir, "libnvidia-ml.so.1"), "");
+    const before = process.env.LD_LIBRARY_PATH;
+    try {
+      const io = captureIo();
+      const args = ["agent", "--once", "--dry-run", "--example", "a100-8x-roce", "--node-name", "n"];
+      expect(await main([...args, "--nvidia-lib-dir", dir], io)).toBe(0);
+      expect(process.env.LD_LIBRARY_PATH?.split(":")[0]).toBe(dir);
+    } finally {
+      if (before === undefined) delete process.env.LD_LIBRARY_PATH;
+      else process.env.LD_LIBRARY_PATH = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("--dry-run without --once is refused: a dry loop would print forever", async () => {
     const io = captureIo();
     expect(await main(["agent", "--dry-run", "--example", "a100-8x-roce", "--node-name", "n"], io)).toBe(2);
@@ -60,15 +86,24 @@ describe("agent --once --dry-run: what the agent would write, without a cluster"
   });
 
   // Every example node: the condition agrees with `verify` on the same node — False exactly when verify finds an
-  // error, its reason the first error's code (else the first warning's, else RDMAChecksPassed).
+  // error, its reason the first error's code (else the first warning's, else RDMAChecksPassed). A check that could
+  // not run (CHECK_SKIPPED) names no reason while another finding does, and never hides a pass: the reason then
+  // says the checks passed and which did not run.
   test.each(listExamples().map((e) => e.name))("example %s: the condition agrees with verify", async (name) => {
     const inv = await readInventory(new SnapshotHostReader(exampleSnapshot(name), name));
     const findings = runChecks(inv);
     const firstError = findings.find((f) => f.severity === "error");
-    const firstWarning = findings.find((f) => f.severity === "warning");
+    const firstWarning = findings.find((f) => f.severity === "warning" && f.code !== "CHECK_SKIPPED");
+    const skipped = findings.filter((f) => f.severity === "warning" && f.code === "CHECK_SKIPPED");
+    const passed =
+      skipped.length === 0
+        ? "RDMAChecksPassed"
+        : skipped.some((f) => f.subject === "nvidia-smi")
+          ? "RDMAChecksPassedGPUChecksNotRun"
+          : "RDMAChecksPassedSomeNotRun";
     const { code, out } = await dryRun(name);
     expect(out.condition.status).toBe(firstError ? "False" : "True");
-    expect(out.condition.reason).toBe(firstError?.code ?? firstWarning?.code ?? "RDMAChecksPassed");
+    expect(out.condition.reason).toBe(firstError?.code ?? firstWarning?.code ?? passed);
     expect(code).toBe(firstError ? 1 : 0);
     expect(out.events.map((e: { reason: string }) => e.reason)).toEqual(
       findings.filter((f) => f.severity === "error").map((f) => f.code),

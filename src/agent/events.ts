@@ -45,3 +45,15 @@ export function eventsBetween(previous: readonly ProblemKey[] | undefined, findi
   }
   return events;
 }
+
+export const TAINT_HELD_REASON = "RDMATaintHeld";
+
+/** A failing node the breaker did not taint: why, in the Event a person finds on the Node. */
+export function heldEvent(why: string): AgentEvent {
+  return {
+    type: "Warning",
+    reason: TAINT_HELD_REASON,
+    subject: "node",
+    message: `the node fails its RDMA checks but was not tainted: ${why}`,
+  };
+}

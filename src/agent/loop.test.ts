@@ -143,7 +143,7 @@ describe("the agent against a Kubernetes API server", () => {
     const h = host("a100-8x-roce");
     const stop = new AbortController();
     const log: string[] = [];
-    const metrics = createAgentMetrics("gpu-n1");
+    const metrics = createAgentMetrics();
     const code = await runLoop({
       metrics,
       node: "gpu-n1",
@@ -167,10 +167,12 @@ describe("the agent against a Kubernetes API server", () => {
     expect(log.join("")).toMatch(/RDMAReady=Unknown \(RDMACheckFailed\)/);
     expect(rdmaReady()).toMatchObject({ status: "True" });
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/^kube_rdma_node_ready\{node="gpu-n1"\} 1$/m);
-    expect(text).toMatch(/^kube_rdma_port_active\{hca="mlx5_3",port="1",role="data",node="gpu-n1"\} 1$/m);
-    expect(text).toMatch(/^kube_rdma_port_rate_gbps\{hca="mlx5_3",port="1",node="gpu-n1"\} 200$/m);
-    expect(text).toMatch(/^kube_rdma_last_run_duration_seconds\{node="gpu-n1"\} [0-9.e-]+$/m);
+    expect(text).toMatch(/^kube_rdma_rdma_ready\{status="True"\} 1$/m);
+    expect(text).toMatch(/^kube_rdma_port_active\{hca="mlx5_3",port="1",role="data"\} 1$/m);
+    expect(text).toMatch(/^kube_rdma_port_rate_bits_per_second\{hca="mlx5_3",port="1"\} 200000000000$/m);
+    expect(text).toMatch(/^kube_rdma_last_run_duration_seconds [0-9.e-]+$/m);
+    expect(text).toMatch(/^kube_rdma_agent_runs_total 3$/m);
+    expect(text).toMatch(/^kube_rdma_agent_run_failures_total\{stage="check"\} 1$/m);
   });
 
   test("a run that could not check keeps the last report: the errors it held are not forgotten", async () => {

@@ -16,6 +16,7 @@ import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { TAINTED_LABEL } from "./cluster-io.js";
 import { CONDITION_TYPE } from "./condition.js";
 import { TAINT_KEY } from "./taint.js";
+import { SLOTS_LEASE } from "./taint-slots.js";
 
 export const AGENT_MANIFEST_FILE = "deploy/agent/agent.yaml";
 export const AGENT_NAME = "kube-rdma-agent";
@@ -53,6 +54,16 @@ function rbac(namespace: string): Obj[] {
       rules: [
         { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "create", "update"] },
         { apiGroups: ["apps"], resources: ["daemonsets"], resourceNames: [AGENT_NAME], verbs: ["get"] },
+        // The taint breaker's slots (taint-slots.ts): one Lease, written with resourceVersion preconditions.
+        // `create` cannot be limited by resourceNames (the name is not known at authorization time), so it is its
+        // own rule; the RBAC docs: https://kubernetes.io/docs/reference/access-authn-authz/rbac/#referring-to-resources
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+        {
+          apiGroups: ["coordination.k8s.io"],
+          resources: ["leases"],
+          resourceNames: [SLOTS_LEASE],
+          verbs: ["get", "update"],
+        },
       ],
     },
     {

@@ -1,53 +1,105 @@
 /**
- * The agent's Prometheus metrics, on its own registry. Gauges are set from each run: the node's readiness, its
- * findings by code and severity, each port's state, rate and error counters, and when the last run was and how
- * long it took. Names follow the Prometheus naming guide (https://prometheus.io/docs/practices/naming/): base
- * units, `_total` only for counters the process counts itself.
+ * The agent's Prometheus metrics, on its own registry. They say what the agent judged and what it did, not the
+ * kernel's raw counters (those are node_exporter's InfiniBand collector's job): the RDMAReady state, the findings by
+ * code and severity and by HCA, each port's state and rate, the quarantined HCAs, and the agent's own work as
+ * counters (runs, failures, API errors, events, quarantines, releases, held taints). Names follow the Prometheus
+ * naming guide (https://prometheus.io/docs/practices/naming/): `_total` on counters, base units (seconds,
+ * bits per second), one unit per metric, bounded label sets, and no `node` label: the node comes from the scrape
+ * target (Kubernetes service discovery relabels `__meta_kubernetes_pod_node_name`), and a `node` label of our own
+ * would collide with it. `kube_rdma_build_info{version}` is the usual info metric.
  */
-import { Gauge, Registry } from "prom-client";
-import type { NodeInventory } from "../inventory/types.js";
-import type { AgentPlan } from "./plan.js";
+import { Counter, Gauge, Registry } from "prom-client";
+import { VERSION } from "../cli/version.js";
+import type { QuarantineStep } from "./quarantine-step.js";
+import type { OnceResult } from "./run.js";
 
 export type AgentMetrics = {
   registry: Registry;
-  record(plan: AgentPlan, inv: NodeInventory | undefined, seconds: number): void;
+  /** A run that completed (its API writes went through). */
+  record(r: OnceResult, seconds: number): void;
+  /** A run whose API calls failed; its quarantine decision, when it got that far, still counts. */
+  failed(step: QuarantineStep | null, seconds: number): void;
 };
 
-export function createAgentMetrics(node: string): AgentMetrics {
+const STATUSES = ["True", "False", "Unknown"] as const;
+
+export function createAgentMetrics(): AgentMetrics {
   const registry = new Registry();
-  registry.setDefaultLabels({ node });
-  const g = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Gauge<L>({ name, help, labelNames, registers: [registry] });
-  const ready = g("kube_rdma_node_ready", "1 when RDMAReady is True, 0 when False, -1 when Unknown");
-  const findings = g("kube_rdma_findings", "Findings of the last run, by code and severity", ["code", "severity"]);
-  const portUp = g("kube_rdma_port_active", "1 when the port is ACTIVE and LinkUp", ["hca", "port", "role"]);
-  const rate = g("kube_rdma_port_rate_gbps", "The port's rate in Gb/s", ["hca", "port"]);
-  const counter = g("kube_rdma_port_counter", "A port error counter as the kernel reports it", [
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  gauge("kube_rdma_build_info", "The agent's version, as a label; always 1", ["version"]).set({ version: VERSION }, 1);
+  const ready = gauge("kube_rdma_rdma_ready", "1 for the RDMAReady status of the last run, 0 for the others", [
+    "status",
+  ]);
+  const findings = gauge("kube_rdma_findings", "Findings of the last run, by code and severity", ["code", "severity"]);
+  const hcaFindings = gauge("kube_rdma_hca_findings", "Findings of the last run about each HCA, by severity", [
+    "hca",
+    "severity",
+  ]);
+  const portUp = gauge("kube_rdma_port_active", "1 when the port is ACTIVE and LinkUp, 0 otherwise", [
     "hca",
     "port",
-    "counter",
+    "role",
   ]);
-  const lastRun = g("kube_rdma_last_run_timestamp_seconds", "When the last run ended (Unix time)");
-  const duration = g("kube_rdma_last_run_duration_seconds", "How long the last run took");
+  const rate = gauge("kube_rdma_port_rate_bits_per_second", "The port's link rate in bits per second", ["hca", "port"]);
+  const quarantined = gauge("kube_rdma_hca_quarantined", "1 while the HCA is quarantined (withdrawn from new pods)", [
+    "hca",
+  ]);
+  const quarantines = counter("kube_rdma_hca_quarantines_total", "HCAs put in quarantine", ["hca"]);
+  const releases = counter("kube_rdma_hca_releases_total", "HCAs released from quarantine", ["hca"]);
+  const runs = counter("kube_rdma_agent_runs_total", "Runs of the agent, completed or not");
+  const failures = counter("kube_rdma_agent_run_failures_total", "Runs that did not complete, by stage (check, api)", [
+    "stage",
+  ]);
+  const events = counter("kube_rdma_agent_events_total", "Events written on the Node, by type", ["type"]);
+  const held = counter(
+    "kube_rdma_agent_taints_held_total",
+    "Runs in which a failing node was not tainted because the breaker held it back",
+  );
+  const lastRun = gauge("kube_rdma_last_run_timestamp_seconds", "When the last run ended (Unix time)");
+  const duration = gauge("kube_rdma_last_run_duration_seconds", "How long the last run took");
+  for (const stage of ["check", "api"]) failures.inc({ stage }, 0);
+  for (const type of ["Warning", "Normal"]) events.inc({ type }, 0);
+
+  const quarantineStep = (step: QuarantineStep) => {
+    for (const hca of step.quarantined) {
+      quarantines.inc({ hca });
+      quarantined.set({ hca }, 1);
+    }
+    for (const hca of step.released) {
+      releases.inc({ hca });
+      quarantined.set({ hca }, 0);
+    }
+  };
+  const ran = (seconds: number) => {
+    runs.inc();
+    lastRun.set(Date.now() / 1000);
+    duration.set(seconds);
+  };
+
   return {
     registry,
-    record(plan, inv, seconds) {
-      const s = plan.condition.status;
-      ready.set(s === "True" ? 1 : s === "False" ? 0 : -1);
+    record(r, seconds) {
+      ran(seconds);
+      const { plan, inventory: inv } = r;
+      for (const s of STATUSES) ready.set({ status: s }, plan.condition.status === s ? 1 : 0);
+      if (r.quarantine === null) failures.inc({ stage: "check" });
       findings.reset();
-      const counts = new Map<string, number>();
+      hcaFindings.reset();
+      const hcas = new Set(inv?.hcas.map((h) => h.name) ?? []);
       for (const f of plan.report.findings) {
-        const k = `${f.code}\u0000${f.severity}`;
-        counts.set(k, (counts.get(k) ?? 0) + 1);
+        findings.inc({ code: f.code, severity: f.severity });
+        const hca = f.subject.split("/")[0] ?? "";
+        if (hcas.has(hca)) hcaFindings.inc({ hca, severity: f.severity });
       }
-      for (const [k, n] of counts) {
-        const [code, severity] = k.split("\u0000") as [string, string];
-        findings.set({ code, severity }, n);
-      }
+      for (const e of plan.events) events.inc({ type: e.type });
+      if (r.heldWhy !== undefined) held.inc();
+      quarantineStep(r.quarantineStep);
       if (inv) {
         portUp.reset();
         rate.reset();
-        counter.reset();
         const role = new Map<string, string>();
         for (const h of inv.roles.dataHcas) role.set(h, "data");
         if (inv.roles.managementHca) role.set(inv.roles.managementHca, "management");
@@ -58,13 +110,15 @@ export function createAgentMetrics(node: string): AgentMetrics {
               { ...labels, role: role.get(h.name) ?? "other" },
               p.state === "ACTIVE" && p.physState === "LinkUp" ? 1 : 0,
             );
-            if (p.rateGbps !== null) rate.set(labels, p.rateGbps);
-            for (const [name, v] of Object.entries(p.counters)) counter.set({ ...labels, counter: name }, v);
+            if (p.rateGbps !== null) rate.set(labels, p.rateGbps * 1e9);
           }
         }
       }
-      lastRun.set(Date.now() / 1000);
-      duration.set(seconds);
+    },
+    failed(step, seconds) {
+      ran(seconds);
+      failures.inc({ stage: "api" });
+      if (step) quarantineStep(step);
     },
   };
 }

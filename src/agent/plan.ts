@@ -32,6 +32,8 @@ export type ClusterState = {
   tainted: boolean;
   taintedNodes: number;
   selectedNodes: number;
+  /** The previous run of this process held the taint back (its Event was written then; not again each run). */
+  taintHeld?: boolean;
 };
 
 export type RunOutcome = { ok: true; analysis: NodeAnalysis; withinGrace: boolean } | { ok: false; reason: string };
@@ -124,6 +126,7 @@ export function stateAfter(plan: AgentPlan, before: ClusterState, outcomeOk: boo
     tainted,
     taintedNodes: 0,
     selectedNodes: 1,
+    taintHeld: plan.taint?.action === "held",
   };
 }
 

@@ -46,7 +46,7 @@ export function renderAgentText(r: AgentRunResult, width = 80): string {
   const q = r.quarantine?.hcas ?? [];
   lines.push(
     `  Quarantine: ${q.length === 0 ? "no HCA" : q.map((h) => `${h.hca} (${h.codes.join(", ")})`).join(", ")}` +
-      (q.length ? " — Unhealthy in the device plugin given --quarantine-file" : ""),
+      (q.length ? " — withdrawn by the device plugin given --quarantine-file" : ""),
   );
   if (plan.taint === null) lines.push("  Taint: off (--taint not given)");
   else if (plan.taint.action === "held") lines.push(`  Taint: held back by the circuit breaker: ${plan.taint.why}`);

@@ -1,14 +1,23 @@
 /** The agent's runs: read the node, check it, decide (plan.ts), write (cluster-io.ts) or print. */
-import { rename, writeFile } from "node:fs/promises";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import type { OptionValues } from "../cli/spec.js";
 import { str } from "../cli/spec.js";
-import { type QuarantineFile, quarantineOf } from "../device-plugin/quarantine.js";
+import {
+  QUARANTINE_SCHEMA_VERSION,
+  type QuarantineFile,
+  quarantineOf,
+  readQuarantine,
+} from "../device-plugin/quarantine.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { analyseInventory } from "../kube/fleet/node-analyser.js";
-import { type AgentCluster, applyPlan, readClusterState, readTaintCounts } from "./cluster-io.js";
+import { type AgentCluster, applyPlan, readClusterState, readSelectedNodes, TAINTED_LABEL } from "./cluster-io.js";
+import { heldEvent } from "./events.js";
 import type { AgentMetrics } from "./metrics.js";
-import { type AgentSettings, type ClusterState, planRun, type RunOutcome, stateAfter } from "./plan.js";
+import { type AgentPlan, type AgentSettings, type ClusterState, planRun, type RunOutcome, stateAfter } from "./plan.js";
+import { decideQuarantine, type QuarantineStep } from "./quarantine-step.js";
 import type { AgentRunResult } from "./render.js";
+import { taintBudget } from "./taint.js";
+import { claimTaintSlot, releaseTaintSlot } from "./taint-slots-io.js";
 
 export { AGENT_ROLE } from "./cluster-io.js";
 
@@ -24,6 +33,8 @@ export type AgentRunInput = {
   quarantineFile?: string | undefined;
   /** What the cluster holds, as the previous run of this process left it; absent: read it from the API. */
   known?: ClusterState | undefined;
+  /** What the previous run of this process quarantined; undefined: read the file an earlier process left. */
+  quarantined?: QuarantineFile | null | undefined;
   /** The previous run's node model: counter deltas (link downs, flaps) are judged against it. */
   earlier?: { inventory: NodeInventory; seconds: number } | undefined;
 };
@@ -53,7 +64,16 @@ async function check(input: AgentRunInput): Promise<{ outcome: RunOutcome; inven
   }
 }
 
-export type OnceResult = AgentRunResult & { inventory?: NodeInventory; next: ClusterState };
+export type OnceResult = AgentRunResult & {
+  inventory?: NodeInventory;
+  next: ClusterState;
+  /** This run's quarantine decision (what was written to --quarantine-file, what changed). */
+  quarantineStep: QuarantineStep;
+  /** The quarantine as it stands after this run (the next run compares with it). */
+  quarantined: QuarantineFile | null;
+  /** Why the taint was held back this run, if it was. */
+  heldWhy?: string;
+};
 
 /** Writes the quarantine file atomically (a temporary file renamed over it): the plugin never reads half a file. */
 async function writeQuarantine(path: string, q: QuarantineFile): Promise<void> {
@@ -62,32 +82,92 @@ async function writeQuarantine(path: string, q: QuarantineFile): Promise<void> {
   await rename(tmp, path);
 }
 
+/** The quarantine file as an earlier process left it (whatever its age), or null. */
+async function readQuarantineFile(path: string | undefined): Promise<QuarantineFile | null> {
+  if (path === undefined) return null;
+  const text = await readFile(path, "utf8").catch(() => null);
+  if (text === null) return null;
+  const read = readQuarantine(text, new Date(), Number.POSITIVE_INFINITY);
+  if (!read.ok) return null;
+  const hcas = [...read.byHca].map(([hca, codes]) => ({ hca, codes }));
+  return { schemaVersion: QUARANTINE_SCHEMA_VERSION, node: "", generatedAt: new Date(0).toISOString(), hcas };
+}
+
+/**
+ * A taint this run decided is applied only once a slot is claimed in the breaker's Lease (taint-slots.ts); a node
+ * without an RDMA HCA never takes one (the taint is for RDMA GPU nodes).
+ */
+async function gateTaint(
+  input: AgentRunInput,
+  plan: AgentPlan,
+  inventory: NodeInventory | undefined,
+  heldBefore: boolean,
+  now: Date,
+) {
+  const { cluster, settings } = input;
+  if (!cluster || settings.taint === null || plan.taint?.action !== "taint") return plan;
+  let why: string | null = null;
+  if (inventory !== undefined && inventory.hcas.length === 0) {
+    why = "this node has no RDMA HCA: the taint is for RDMA GPU nodes only, and this one does not count against them";
+  } else {
+    const selected = await readSelectedNodes(cluster, settings.namespace);
+    const budget = taintBudget(selected, settings.taint.maxShare);
+    const claim = await claimTaintSlot(cluster, input.node, settings.namespace, budget, TAINTED_LABEL, now);
+    if (!claim.ok) why = `${claim.why} (${selected} agent node(s), --max-tainted-share ${settings.taint.maxShare})`;
+  }
+  if (why === null) return plan;
+  // One Event when the hold starts (a held node is held every run until a slot frees); the log line and the
+  // metric count every run.
+  const events = heldBefore ? plan.events : [...plan.events, heldEvent(why)];
+  return { ...plan, taint: { action: "held" as const, why }, events };
+}
+
+/** A run whose API reads or writes failed; the quarantine was decided (and written) before, and is carried. */
+export class AgentApiError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly quarantineStep: QuarantineStep,
+    readonly quarantined: QuarantineFile | null,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "AgentApiError";
+  }
+}
+
 export async function runOnce(input: AgentRunInput, now = new Date()): Promise<OnceResult> {
   const { outcome, inventory } = await check(input);
   const { cluster, settings } = input;
-  let state = input.known ?? (cluster ? await readClusterState(cluster, input.node, settings.namespace) : FRESH);
-  const failing = outcome.ok && !outcome.withinGrace && outcome.analysis.findings.some((f) => f.severity === "error");
-  if (cluster && settings.taint !== null && failing && !state.tainted) {
-    state = { ...state, ...(await readTaintCounts(cluster, settings.namespace)) };
+  // The quarantine first, before any API call: it must hold whatever the API server answers.
+  const previous = input.quarantined !== undefined ? input.quarantined : await readQuarantineFile(input.quarantineFile);
+  const decided = decideQuarantine(input.node, outcome, inventory, previous, now);
+  // Without --quarantine-file nothing is quarantined: the decision is only shown (dry run, --once output).
+  const step = input.quarantineFile ? decided : { ...decided, quarantined: [], released: [], events: [] };
+  if (step.write && input.quarantineFile && cluster) await writeQuarantine(input.quarantineFile, step.write);
+  const quarantined = step.write ?? previous;
+  let state: ClusterState;
+  let plan: AgentPlan;
+  try {
+    state = input.known ?? (cluster ? await readClusterState(cluster, input.node, settings.namespace) : FRESH);
+    plan = planRun(input.node, outcome, state, settings, now);
+    plan = { ...plan, events: [...plan.events, ...step.events] };
+    plan = await gateTaint(input, plan, inventory, state.taintHeld === true, now);
+    if (cluster) {
+      await applyPlan(cluster, plan, now);
+      if (plan.taint?.action === "untaint") await releaseTaintSlot(cluster, input.node, settings.namespace);
+    }
+  } catch (err) {
+    throw new AgentApiError(err, step, quarantined);
   }
-  const plan = planRun(input.node, outcome, state, settings, now);
-  if (cluster) await applyPlan(cluster, plan, now);
-  const quarantine =
-    outcome.ok && inventory
-      ? quarantineOf(
-          input.node,
-          outcome.analysis.findings,
-          inventory.hcas.map((h) => h.name),
-          now,
-        )
-      : null;
-  if (quarantine && input.quarantineFile && cluster) await writeQuarantine(input.quarantineFile, quarantine);
+  const heldWhy = plan.taint?.action === "held" ? plan.taint.why : undefined;
   return {
     plan,
-    quarantine,
+    quarantine: outcome.ok && inventory ? (step.write ?? quarantineOf(input.node, [], [], now)) : null,
+    quarantineStep: step,
+    quarantined,
     dryRun: cluster === null,
     source: input.source,
     next: stateAfter(plan, state, outcome.ok),
+    ...(heldWhy !== undefined ? { heldWhy } : {}),
     ...(inventory ? { inventory } : {}),
   };
 }
@@ -136,21 +216,36 @@ export async function runLoop(input: LoopInput): Promise<number> {
   }
   let earlier: AgentRunInput["earlier"];
   let known: ClusterState | undefined;
+  let quarantined: QuarantineFile | null | undefined;
   let last = Date.now();
   try {
     while (!controller.signal.aborted) {
+      const t0 = performance.now();
       try {
-        const t0 = performance.now();
-        const r = await runOnce({ ...input, earlier, known });
-        input.metrics?.record(r.plan, r.inventory, (performance.now() - t0) / 1000);
+        const r = await runOnce({ ...input, earlier, known, quarantined });
+        input.metrics?.record(r, (performance.now() - t0) / 1000);
         known = r.next;
+        quarantined = r.quarantined;
         const c = r.plan.condition;
         input.log(
           `kube-rdma agent: ${input.node} ${c.type}=${c.status} (${c.reason}); ${r.plan.events.length} event(s)\n`,
         );
+        for (const hca of r.quarantineStep.quarantined) input.log(`kube-rdma agent: ${hca} quarantined\n`);
+        for (const hca of r.quarantineStep.released) input.log(`kube-rdma agent: ${hca} released from quarantine\n`);
+        if (r.heldWhy !== undefined) input.log(`kube-rdma agent: taint held back: ${r.heldWhy}\n`);
         if (r.inventory) earlier = { inventory: r.inventory, seconds: (Date.now() - last) / 1000 };
       } catch (err) {
         known = undefined; // read the cluster's copy again: a failed write may have left it behind ours
+        if (err instanceof AgentApiError) {
+          quarantined = err.quarantined;
+          for (const hca of err.quarantineStep.quarantined) input.log(`kube-rdma agent: ${hca} quarantined\n`);
+          for (const hca of err.quarantineStep.released)
+            input.log(`kube-rdma agent: ${hca} released from quarantine\n`);
+        }
+        input.metrics?.failed(
+          err instanceof AgentApiError ? err.quarantineStep : null,
+          (performance.now() - t0) / 1000,
+        );
         input.log(
           `kube-rdma agent: this run failed, retrying at the next interval: ${err instanceof Error ? err.message : String(err)}\n`,
         );

@@ -3,7 +3,9 @@
  * fleet: the agent taints its node only while fewer than `maxShare` of the selected nodes carry the taint. The
  * lesson is NVIDIA NVSentinel's (a cap on the share of nodes it may cordon at once:
  * https://github.com/NVIDIA/NVSentinel) and the Kubernetes taint semantics are
- * https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/. Pure.
+ * https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/. Pure. decideTaint says what this
+ * node wants; the count that makes the limit hold across simultaneous agents is a slot claimed atomically in a
+ * Lease (taint-slots.ts) before the taint is written.
  */
 export const TAINT_KEY = "kube-rdma.io/rdma-not-ready";
 export const TAINT_EFFECT = "NoSchedule";

@@ -119,18 +119,20 @@ export type ContainerAnswer = {
 
 /**
  * One container's answer: the DeviceSpecs of the HCAs behind the requested IDs plus rdma_cm, only those whose
- * host path exists (`exists`), and the NCCL variables for those HCAs.
+ * host path exists (`exists`), and the NCCL variables for those HCAs. In shared mode the `withdrawn` HCAs (the node
+ * agent's quarantine) are left out of both the devices and the NCCL variables.
  */
 export function answerContainer(
   plan: AllocationPlan,
   ids: readonly string[],
   exists: (hostPath: string) => boolean,
+  withdrawn: ReadonlySet<string> = new Set(),
 ): ContainerAnswer {
   const unknownIds: string[] = [];
   let hcas: string[];
   if (plan.mode === "shared") {
     for (const id of ids) if (!plan.sharedUnitIds.has(id)) unknownIds.push(id);
-    hcas = [...plan.specsByHca.keys()];
+    hcas = [...plan.specsByHca.keys()].filter((h) => !withdrawn.has(h));
   } else {
     hcas = [];
     for (const id of ids) {

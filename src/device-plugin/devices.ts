@@ -41,6 +41,11 @@ export type DeviceListInput = {
   health: ReadonlyMap<string, boolean>;
   sharedUnits: number;
   sharedHealth: SharedHealthPolicy;
+  /**
+   * Shared mode: HCAs withdrawn from every unit (the node agent's quarantine). They are no longer handed out, so
+   * the units' health is judged over the others; every HCA withdrawn leaves the units Unhealthy.
+   */
+  withdrawn?: ReadonlySet<string>;
 };
 
 /**
@@ -57,8 +62,9 @@ export function deriveDeviceList(input: DeviceListInput): Device[] {
     }));
   }
   if (input.hcas.length === 0) return [];
+  const served = input.hcas.filter((h) => !input.withdrawn?.has(h.name));
   const health = sharedUnitHealth(
-    input.hcas.map((h) => healthOf(h.name)),
+    served.map((h) => healthOf(h.name)),
     input.sharedHealth,
   );
   return sharedUnitIds(input.sharedUnits).map((ID) => ({ ID, health, topology: null }));

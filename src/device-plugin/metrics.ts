@@ -10,6 +10,7 @@ export type PluginMetrics = {
   allocations: Counter;
   allocateErrors: Counter<"reason">;
   portFlaps: Counter<"hca">;
+  withdrawn: Gauge<"hca">;
 };
 
 export function createMetrics(resource: string): PluginMetrics {
@@ -48,6 +49,12 @@ export function createMetrics(resource: string): PluginMetrics {
     portFlaps: new Counter({
       name: "kube_rdma_device_plugin_port_flaps_total",
       help: "Link-down events (link_downed growth) seen between health polls, by HCA (PORT_FLAPPING in the log)",
+      labelNames: ["hca"],
+      registers: [registry],
+    }),
+    withdrawn: new Gauge({
+      name: "kube_rdma_device_plugin_hca_withdrawn",
+      help: "1 while the HCA is quarantined by the node agent and left out of shared units' Allocate answers, 0 once served again",
       labelNames: ["hca"],
       registers: [registry],
     }),

@@ -47,6 +47,8 @@ export class RdmaDevicePlugin {
   private readonly node: NodeModel;
   private existence: DeviceExistence | null = null;
   private health = new Map<string, boolean>();
+  /** Shared mode: the quarantined HCAs, out of every Allocate answer until the agent releases them. */
+  private withdrawn: ReadonlySet<string> = new Set();
   /** The last poll's readings, to see link flaps between polls. */
   private lastReadings = new Map<string, HcaReading>();
   private devices: Device[] = [];
@@ -187,6 +189,11 @@ export class RdmaDevicePlugin {
       );
       this.lastReadings = new Map(readings.map((r) => [r.hca, r]));
       this.health = round.health;
+      this.setWithdrawn(
+        this.cfg.mode === "shared"
+          ? new Set(current.hcas.map((h) => h.name).filter((h) => quarantined.has(h)))
+          : new Set(),
+      );
       this.publish(
         deriveDeviceList({
           mode: this.cfg.mode,
@@ -194,6 +201,7 @@ export class RdmaDevicePlugin {
           health: round.health,
           sharedUnits: this.cfg.sharedUnits,
           sharedHealth: this.cfg.sharedHealth,
+          withdrawn: this.withdrawn,
         }),
       );
       // The NCCL variables leave out ports that are down (nccl-env), so a port that changed state re-derives them.
@@ -227,6 +235,22 @@ export class RdmaDevicePlugin {
     const read = readQuarantine(text, new Date(), q.maxAgeSeconds);
     this.noteQuarantine(read.ok ? "" : `${q.path} ignored: ${read.why}`);
     return read.ok ? read.byHca : new Map();
+  }
+
+  /** Shared mode: a changed quarantine is logged once and counted per HCA (withdrawn 1 / served 0). */
+  private setWithdrawn(next: ReadonlySet<string>): void {
+    const was = this.withdrawn;
+    this.withdrawn = next;
+    for (const hca of next) {
+      if (was.has(hca)) continue;
+      this.metrics.withdrawn.set({ hca }, 1);
+      this.cfg.log.warn("HCA withdrawn from shared units (quarantined by the node agent)", { hca });
+    }
+    for (const hca of was) {
+      if (next.has(hca)) continue;
+      this.metrics.withdrawn.set({ hca }, 0);
+      this.cfg.log.info("HCA served again in shared units (quarantine released)", { hca });
+    }
   }
 
   private quarantineNote = "";
@@ -312,7 +336,7 @@ export class RdmaDevicePlugin {
     const exists = existence ? (p: string) => existence.exists(p) : (p: string) => this.files.exists(p);
     return {
       container_responses: request.container_requests.map((req) => {
-        const answer = answerContainer(view.plan, req.devices_ids, exists);
+        const answer = answerContainer(view.plan, req.devices_ids, exists, this.withdrawn);
         this.metrics.allocations.inc();
         if (answer.unknownIds.length > 0) this.metrics.allocateErrors.inc({ reason: "unknown_id" });
         if (answer.missingDevices.length > 0) this.metrics.allocateErrors.inc({ reason: "missing_device" });

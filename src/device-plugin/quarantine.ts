@@ -1,8 +1,9 @@
 /**
  * Quarantine of one HCA, not the node: the node agent writes the HCAs its checks found in error to a small JSON file
  * (`agent --quarantine-file`, an emptyDir shared with the device plugin in the same pod); the plugin
- * (`--quarantine-file`) reports those HCAs' units Unhealthy, so new pods are not given them while the node keeps
- * serving the others. A file older than its max age is ignored (an agent that died must not fence HCAs forever).
+ * (`--quarantine-file`) stops handing those HCAs to new pods while the node keeps serving the others: in exclusive
+ * mode their units are Unhealthy; in shared mode they are withdrawn from every unit (their verbs devices leave the
+ * Allocate answer and NCCL_IB_HCA) and the units' health is judged over the other HCAs. A file older than its max age is ignored (an agent that died must not fence HCAs forever).
  * Pure: the caller reads and writes the file.
  */
 import type { Finding } from "../core/finding.js";

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { NodeInventory } from "../../inventory/types.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { AGENT_REPORT } from "../../report/kinds/agent.js";
@@ -16,6 +17,26 @@ function bounded(values: OptionValues, name: string, fallback: number, lo: numbe
   const v = num(values, name) ?? fallback;
   if (!(v >= lo && v <= hi)) throw new UsageError(`--${name} expects ${what} between ${lo} and ${hi}; got ${v}.`);
   return v;
+}
+
+/** NVML's library, which nvidia-smi loads at start (the name the driver installs). */
+const NVML_LIBRARY = "libnvidia-ml.so.1";
+
+/**
+ * A pod without the NVIDIA container runtime has no libnvidia-ml.so: the host's nvidia-smi then cannot start, and
+ * every GPU check is skipped. Given the driver's library directory (mounted read-only from the host), nvidia-smi
+ * finds it through LD_LIBRARY_PATH (its children inherit the agent's environment).
+ */
+function useNvidiaLibDir(dir: string | undefined, env: Record<string, string | undefined>): void {
+  if (dir === undefined || dir === "") return;
+  if (!existsSync(`${dir}/${NVML_LIBRARY}`)) {
+    throw new UsageError(
+      `--nvidia-lib-dir ${dir} has no ${NVML_LIBRARY}: expected the NVIDIA driver's library directory.`,
+      "Mount the host's driver library directory read-only (where `ldconfig -p | grep libnvidia-ml` points on the node; under /run/nvidia/driver where the driver runs in a container) and give that path.",
+    );
+  }
+  const existing = env.LD_LIBRARY_PATH ?? process.env.LD_LIBRARY_PATH;
+  process.env.LD_LIBRARY_PATH = existing ? `${dir}:${existing}` : dir;
 }
 
 export const command: CommandSpec = {
@@ -102,6 +123,13 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
         "Write the HCAs in error here for the device plugin in the same pod (device-plugin --quarantine-file): those HCAs, not the node, stop being handed out",
     },
     {
+      name: "nvidia-lib-dir",
+      type: "string",
+      valueName: "DIR",
+      description:
+        "The NVIDIA driver's library directory (the host's, mounted read-only, e.g. /host/usr/lib/x86_64-linux-gnu), put first on LD_LIBRARY_PATH for nvidia-smi; default $KUBE_RDMA_NVIDIA_LIB_DIR. Not needed with the NVIDIA container runtime and NVIDIA_VISIBLE_DEVICES=all",
+    },
+    {
       name: "metrics-addr",
       type: "string",
       valueName: "ADDR",
@@ -138,6 +166,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
         ? { maxShare: bounded(values, "max-tainted-share", DEFAULTS.share, 0, 1, "a share") }
         : null,
     };
+    useNvidiaLibDir(str(values, "nvidia-lib-dir") ?? io.env.KUBE_RDMA_NVIDIA_LIB_DIR, io.env);
     const graceSeconds = bounded(values, "startup-grace", DEFAULTS.grace, 0, 3600, "a number of seconds");
     const intervalSeconds = bounded(values, "interval", DEFAULTS.interval, 30, 86400, "a number of seconds");
     const output = str(values, "output") ?? "text";
@@ -174,7 +203,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       if (!listen)
         throw new UsageError(`--metrics-addr expects host:port, :port or port; got ${JSON.stringify(addr)}.`);
       const { createAgentMetrics } = await import("../../agent/metrics.js");
-      metrics = createAgentMetrics(node);
+      metrics = createAgentMetrics();
       server = await serveMetrics(metrics.registry, listen);
     }
     try {

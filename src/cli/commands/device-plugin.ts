@@ -116,7 +116,7 @@ export const command: CommandSpec = {
       type: "string",
       valueName: "PATH",
       description:
-        "The node agent's quarantine file (agent --quarantine-file, an emptyDir shared in the pod): its HCAs are Unhealthy",
+        "The node agent's quarantine file (agent --quarantine-file, a volume shared with the agent): its HCAs are Unhealthy (exclusive mode) or left out of every Allocate and NCCL_IB_HCA (shared mode)",
     },
     {
       name: "quarantine-max-age",

@@ -15,7 +15,11 @@ nodes get/list; pods create/get/list/delete and pods/log get in that namespace) 
 A node whose agent (kube-rdma agent, deploy/agent) wrote a report within --max-age seconds is judged from that
 report: no pod is started for it; the others are collected. Each node says where its result came from.
 --save-snapshots DIR keeps each node's snapshot as DIR/NODE.json; --from-snapshots DIR analyses such a directory
-later without a cluster (no pods, no API): the same report and exit codes, so fleet rules can be reproduced anywhere.`;
+later without a cluster (no pods, no API): the same report and exit codes, so fleet rules can be reproduced anywhere.
+
+What the API server already says is answered at once: a node whose kubelet is not Ready gets no pod and fails with
+its Ready condition; a collector pod with PodScheduled=False fails with the scheduler's reason, not at --timeout.
+Nodes are listed 500 a page and kept as a few facts each, so 10,000 Node objects are never held at once.`;
 
 export const BENCH_DESCRIPTION = `fleet bench finds the slow node, the slow rail (node + HCA) and the slow switch link in a handful of rounds of
 2-node nccl-tests jobs. Round 1 pairs every node once: half of each leaf with a neighbour under the same leaf, the

@@ -18,6 +18,7 @@ import {
   selectFleetNodes,
 } from "../../kube/fleet/index.js";
 import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
+import { listNodeSummaries, type NodeSummary, notCollectable } from "../../kube/fleet/node-list.js";
 import type { LogHandler } from "../../kube/fleet/run.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
@@ -314,13 +315,13 @@ ${BENCH_DESCRIPTION}`,
       return connected;
     };
     let nodes: string[];
+    let summaries = new Map<string, NodeSummary>();
     if (bool(values, "dry-run") && names.length) nodes = names;
     else {
       const { clients } = connect();
-      const list = await clients.call({ verb: "list", resource: "nodes" }, () =>
-        clients.core.listNode(selector ? { labelSelector: selector } : {}),
-      );
-      const sel = selectFleetNodes(list.items, names, selector !== undefined);
+      const listed = await listNodeSummaries(clients, selector);
+      summaries = new Map(listed.map((n) => [n.name, n]));
+      const sel = selectFleetNodes(listed, names, selector !== undefined);
       if (sel.missing.length)
         throw new UsageError(`no such node(s): ${sel.missing.join(", ")}.`, "List them with kubectl get nodes.");
       nodes = sel.nodes;
@@ -349,7 +350,15 @@ ${BENCH_DESCRIPTION}`,
     }
     const fromReports = await nodesFromReports(connect().clients, namespace, nodes, maxAge);
     if (fromReports) io.stderr(fromReports.line);
-    const toCollect = fromReports ? fromReports.read.toCollect.map((c) => c.node) : nodes;
+    // Nodes the API server already says cannot run a collector (kubelet not Ready) are answered now.
+    const unreachable: CollectOutcome<NodeAnalysis>[] = [];
+    const toCollect: string[] = [];
+    for (const node of fromReports ? fromReports.read.toCollect.map((c) => c.node) : nodes) {
+      const s = summaries.get(node);
+      const why = s ? notCollectable(s) : null;
+      if (why === null) toCollect.push(node);
+      else unreachable.push({ node, ok: false, reason: why, pod: null });
+    }
 
     const progressWhen = str(values, "progress") ?? "auto";
     const showProgress = progressWhen === "always" || (progressWhen === "auto" && process.stderr.isTTY === true);
@@ -395,7 +404,7 @@ ${BENCH_DESCRIPTION}`,
     const strict = bool(values, "strict");
     const addressing = str(values, "rail-addressing");
     const report = buildFleetReport(
-      [...(fromReports?.read.outcomes ?? []), ...run.outcomes],
+      [...(fromReports?.read.outcomes ?? []), ...unreachable, ...run.outcomes],
       strict,
       addressing === "l2" || addressing === "routed" ? addressing : null,
     );
@@ -413,6 +422,7 @@ ${BENCH_DESCRIPTION}`,
         interrupted: run.interrupted,
         fromReports: fromReports?.read.outcomes.length ?? 0,
         collected: run.outcomes.length,
+        notReady: unreachable.length,
       },
     };
     io.stdout(await renderReport(FLEET_VERIFY_REPORT, result, str(values, "output") ?? "text"));

@@ -1,6 +1,7 @@
 import {
   ApiextensionsV1Api,
   AppsV1Api,
+  CoordinationV1Api,
   CoreV1Api,
   type KubernetesObject,
   KubernetesObjectApi,
@@ -15,6 +16,8 @@ export type KubeClients = {
   target: KubeTarget;
   core: CoreV1Api;
   apps: AppsV1Api;
+  /** Leases (the node agent's taint slots). */
+  coordination: CoordinationV1Api;
   ext: ApiextensionsV1Api;
   objects: KubernetesObjectApi;
   /**
@@ -30,6 +33,7 @@ export function makeClients(target: KubeTarget, role: string): KubeClients {
     target,
     core: kc.makeApiClient(CoreV1Api),
     apps: kc.makeApiClient(AppsV1Api),
+    coordination: kc.makeApiClient(CoordinationV1Api),
     ext: kc.makeApiClient(ApiextensionsV1Api),
     objects: KubernetesObjectApi.makeApiClient(kc),
     async call(req, fn) {

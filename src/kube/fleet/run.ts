@@ -78,6 +78,19 @@ function waitingReason(pod: V1Pod): string {
   return cond?.message ?? pod.status?.reason ?? "";
 }
 
+/**
+ * Why a Pending collector will never run, from its PodScheduled=False condition (reason Unschedulable, or what an
+ * admission or quota said), or null: the node fails now, not at the timeout. Pod conditions:
+ * https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-conditions
+ */
+export function unschedulable(pod: V1Pod): string | null {
+  if (pod.status?.phase !== "Pending") return null;
+  const c = pod.status.conditions?.find((x) => x.type === "PodScheduled" && x.status === "False");
+  if (!c) return null;
+  const why = [c.reason, c.message].filter((s) => s !== undefined && s !== "").join(": ");
+  return `the collector pod cannot be scheduled (PodScheduled=False${why ? `, ${why}` : ""}); not collected`;
+}
+
 /** Why a call failed, in a few words: its HTTP status and first line (a 429 says how often it was retried). */
 function httpWhy(err: unknown): string {
   if (err instanceof ThrottledError) return `HTTP 429: ${err.message}`;
@@ -161,6 +174,8 @@ async function collectWithin<R>(
       return fail(statusOf(err) === 429 ? httpWhy(err) : `the collector pod disappeared (${httpWhy(err)})`);
     }
     const phase = last.status?.phase;
+    const unscheduled = unschedulable(last);
+    if (unscheduled !== null) return fail(unscheduled);
     if (phase === "Succeeded" || phase === "Failed") {
       let log: string;
       try {

@@ -11,16 +11,24 @@ export function isRdmaGpuNode(node: V1Node): boolean {
 
 export type NodeSelection = { nodes: string[]; missing: string[] };
 
+/** What selection needs of a node: its name and whether it has both resources (node-list.ts summarises). */
+export type SelectableNode = { name: string; rdmaGpu: boolean };
+
 /** Picks the nodes to verify: the named ones (missing names reported), or every GPU+RDMA node. Pure. */
-export function selectFleetNodes(all: V1Node[], names: string[], bySelector: boolean): NodeSelection {
-  const have = all.map((n) => n.metadata?.name ?? "").filter(Boolean);
+export function selectFleetNodes(
+  all: readonly (V1Node | SelectableNode)[],
+  names: string[],
+  bySelector: boolean,
+): NodeSelection {
+  const facts = all.map((n) => ("rdmaGpu" in n ? n : { name: n.metadata?.name ?? "", rdmaGpu: isRdmaGpuNode(n) }));
+  const have = new Set(facts.map((n) => n.name).filter(Boolean));
   if (names.length) {
-    return { nodes: names.filter((n) => have.includes(n)), missing: names.filter((n) => !have.includes(n)) };
+    return { nodes: names.filter((n) => have.has(n)), missing: names.filter((n) => !have.has(n)) };
   }
-  const picked = bySelector ? all : all.filter(isRdmaGpuNode);
+  const picked = bySelector ? facts : facts.filter((n) => n.rdmaGpu);
   return {
     nodes: picked
-      .map((n) => n.metadata?.name ?? "")
+      .map((n) => n.name)
       .filter(Boolean)
       .sort(naturalCompare),
     missing: [],

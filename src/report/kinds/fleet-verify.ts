@@ -20,6 +20,8 @@ export type FleetVerifyResult = {
     collected?: number;
     /** `--from-snapshots DIR`: the directory the nodes' saved snapshots were read from (no cluster, no pods). */
     fromSnapshots?: string;
+    /** Nodes answered without a pod because the API server says their kubelet is not Ready. */
+    notReady?: number;
   };
 };
 

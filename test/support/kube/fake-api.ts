@@ -47,6 +47,7 @@ const TYPES: ResourceType[] = [
   },
   { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
   { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
+  { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true },
   { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
   {
     group: "apiextensions.k8s.io",
@@ -61,7 +62,13 @@ const TYPES: ResourceType[] = [
 ];
 
 /** What a pod "does" once created: its final phase and what its log holds, after a delay. */
-export type PodOutcome = { phase: "Succeeded" | "Failed" | "Running" | "Pending"; log?: string; afterMs?: number };
+export type PodOutcome = {
+  phase: "Succeeded" | "Failed" | "Running" | "Pending";
+  log?: string;
+  afterMs?: number;
+  /** Pod conditions set with the phase (a Pending pod the scheduler refused: PodScheduled=False, Unschedulable). */
+  conditions?: Obj[];
+};
 
 export type FakeApiOptions = {
   /** Requests answered 403 Forbidden (RBAC denial), by verb and plural (`{verb: "list", resource: "nodes"}`). */
@@ -117,6 +124,27 @@ function status(res: ServerResponse, code: number, reason: string, message: stri
       code,
     }),
   );
+}
+
+/**
+ * A write whose body carries metadata.resourceVersion succeeds only against that version, as on a real API server
+ * (optimistic concurrency:
+ * https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions and
+ * https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency):
+ * otherwise 409 Conflict with the apiserver's "the object has been modified" message. Returns true when it answered.
+ */
+function conflicted(res: ServerResponse, current: Obj, sent: Obj, resource: string): boolean {
+  const want = sent.metadata?.resourceVersion;
+  if (want === undefined || want === null || want === "" || want === current.metadata?.resourceVersion) return false;
+  const name = current.metadata?.name;
+  status(
+    res,
+    409,
+    "Conflict",
+    `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    { name, kind: resource.split(".")[0] },
+  );
+  return true;
 }
 
 function json(res: ServerResponse, code: number, body: unknown): void {
@@ -300,16 +328,24 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       });
     }
     if (method === "GET" && !name) {
-      const list = items
+      const matching = items
         .filter(inScope)
         .filter((o) => matchesLabels(o, url.searchParams.get("labelSelector")))
-        .filter((o) => matchesFields(o, url.searchParams.get("fieldSelector")))
-        .map(({ apiVersion: _a, kind: _k, ...o }) => o);
+        .filter((o) => matchesFields(o, url.searchParams.get("fieldSelector")));
+      // Chunked lists as the apiserver serves them: `limit` items, and an opaque `continue` token while more remain
+      // (https://kubernetes.io/docs/reference/using-api/api-concepts/#retrieving-large-results-sets-in-chunks).
+      const limit = Number(url.searchParams.get("limit") ?? "0");
+      const from = Number(Buffer.from(url.searchParams.get("continue") ?? "", "base64url").toString() || "0");
+      const page = limit > 0 ? matching.slice(from, from + limit) : matching.slice(from);
+      const more = limit > 0 && from + limit < matching.length;
       return json(res, 200, {
         kind: `${type.kind}List`,
         apiVersion,
-        metadata: { resourceVersion: String(rv) },
-        items: list,
+        metadata: {
+          resourceVersion: String(rv),
+          ...(more ? { continue: Buffer.from(String(from + limit)).toString("base64url") } : {}),
+        },
+        items: page.map(({ apiVersion: _a, kind: _k, ...o }) => o),
       });
     }
     if (method === "GET" && name && sub === "log") {
@@ -365,8 +401,10 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       const o = find();
       if (!o) return notFound();
       const type_ = req.headers["content-type"] ?? "";
-      if (type_.startsWith("application/strategic-merge-patch+json")) strategicPatch(o, await body(req));
-      else if (type_.startsWith("application/merge-patch+json")) mergePatch(o, await body(req));
+      const patch = await body(req);
+      if (conflicted(res, o, patch, `${type.plural}${group ? `.${group}` : ""}`)) return;
+      if (type_.startsWith("application/strategic-merge-patch+json")) strategicPatch(o, patch);
+      else if (type_.startsWith("application/merge-patch+json")) mergePatch(o, patch);
       else {
         return status(res, 415, "UnsupportedMediaType", `the fake API server only takes merge patches, not ${type_}`);
       }
@@ -378,6 +416,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       const o = find();
       if (!o) return notFound();
       const next = await body(req);
+      if (conflicted(res, o, next, `${type.plural}${group ? `.${group}` : ""}`)) return;
       next.metadata = {
         ...next.metadata,
         uid: o.metadata.uid,
@@ -437,6 +476,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       pod.metadata.resourceVersion = nextRv();
       pod.status = {
         phase: outcome.phase,
+        ...(outcome.conditions ? { conditions: outcome.conditions } : {}),
         ...(outcome.phase === "Succeeded" || outcome.phase === "Failed"
           ? {
               containerStatuses: [
