@@ -11,6 +11,7 @@ import {
   processKey,
   skipPrefixes,
 } from "./line.js";
+import { bannerAt, recordStart, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 
 export { indexInLine, keep, skipPrefixes } from "./line.js";
@@ -23,6 +24,10 @@ function within(s: string, text: string, at: number, end: number): boolean {
 const TIME_STAMP = /\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d/;
 // ANSI colour and cursor sequences (ECMA-48 CSI).
 const COLOUR = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+/** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
+/** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
+const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
+const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -85,7 +90,24 @@ export class LineScanner {
       this.plainLine(s, start, p, end);
       return;
     }
-    st.ncclLines++;
+    // The next record's marker, searched once here and reused by the next line: a second one inside this line means
+    // several ranks wrote into one line (unbuffered writes to one pipe), and each record is read on its own.
+    const again = s.indexOf("] NCCL ", k + 1);
+    this.nextNccl = again < 0 ? s.length : again + 1;
+    const q2 = recordStart(s, p, k);
+    if (again >= 0 && again < end) {
+      const split = splitPoint(s, k, again, this.st.hosts, s.slice(q2, k));
+      this.record(s, start, q2, k, split);
+      st.lines--;
+      this.line(s, split, endRaw);
+      return;
+    }
+    this.record(s, start, q2, k, end);
+  }
+
+  /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
+  private record(s: string, start: number, p: number, k: number, end: number): void {
+    this.st.ncclLines++;
     const lvl = k + 6;
     const c = s.charCodeAt(lvl);
     if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) {
@@ -107,7 +129,26 @@ export class LineScanner {
     const w = text.indexOf(" NCCL WARN");
     if (w >= 0) {
       st.ncclLines++;
-      this.warn(s, start, p, p + w + 11, end);
+      const q = recordStart(s, p, p + w);
+      this.warn(s, start, q, p + w + 11, end);
+      return;
+    }
+    // NCCL 2.0–2.2 printed no `NCCL` before the level: `host:pid:tid [0] INFO …`, `host:pid:tid [0] file.cu:61 WARN …`.
+    const old = OLD_LINE.exec(text);
+    if (old) {
+      st.ncclLines++;
+      const lvl = p + old[0].length - 5;
+      if (old[1] === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
+      else this.warn(s, start, p, lvl + 5, end);
+      return;
+    }
+    // The banner behind a logger's own prefix (`2025-06-11 09:12:05,302 - trainer - INFO - NCCL version …`), or the
+    // version an application's NCCL error quotes (`…unhandled system error …, NCCL version 2.14.3`).
+    const v = bannerAt(text);
+    if (v >= 0) {
+      st.ncclLines++;
+      this.version(s, p + v, end, s.slice(start, p + v));
+      if (/unhandled system error|NCCL error|ncclSystemError|ncclInternalError/.test(text)) this.failure(s, p, end);
       return;
     }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
@@ -149,9 +190,10 @@ export class LineScanner {
       this.commSummary(s, msg, end);
       return;
     }
-    if (c === 85 /* U */ && s.startsWith("Using network ", msg)) {
+    if (c === 85 /* U */ && (s.startsWith("Using network ", msg) || s.startsWith("Using internal Network ", msg))) {
       const key = processKey(s, p, k);
-      const n = msg + 14;
+      // NCCL < 2.4 said `Using internal Network IB`.
+      const n = s.charCodeAt(msg + 6) === 105 /* i */ ? msg + 23 : msg + 14;
       const net =
         end - n === 2 && s.startsWith("IB", n)
           ? "IB"
@@ -162,6 +204,11 @@ export class LineScanner {
         setCapped(st.networkOf, keep(key), keep(net));
         if (st.hosts.size < MAX_KEYS) st.hosts.add(keep(hostOf(key)));
       }
+      return;
+    }
+    // `bootstrap.cc:77 -> 2`: the bootstrap (always over sockets) failed.
+    if (c === 98 /* b */ && s.startsWith("bootstrap.cc:", msg)) {
+      if (indexInLine(s, " -> ", msg, end) > 0) st.bootstrapFailed++;
       return;
     }
     if (c === 66 /* B */ && s.startsWith("Bootstrap", msg)) {
@@ -279,13 +326,24 @@ export class LineScanner {
     }
   }
 
-  /** `NET/IB: [3] mlx5_4:uverbs4:1/RoCE provider=Mlx5 speed=200000 context=0x… pciPath=… ar=0` (NCCL ≥ 2.20). */
+  /**
+   * One device per line: `NET/IB: [3] mlx5_4:uverbs4:1/RoCE provider=Mlx5 speed=200000 context=0x… pciPath=… ar=0`
+   * (NCCL ≥ 2.20), `NET/IB: [0] mlx5_1:1/IB` (NCCL 2.3).
+   */
   private nicSpeed(s: string, p: number, msg: number, end: number): void {
-    const m = /\] ([^:\s]+):[^:\s]*:(\d+)\/(?:IB|RoCE) .*?\bspeed=(\d+)/.exec(s.slice(msg, end));
+    const m = /\] ([^:\s]+):(?:[^:\s]*:)?(\d+)\/(IB|RoCE)\b(?:.*?\bspeed=(\d+))?/.exec(s.slice(msg, end));
     if (!m) return;
+    const dev = `${m[1]}:${m[2]}`;
+    if (!this.st.devices.has(dev))
+      setCapped(this.st.devices, keep(dev), {
+        name: m[1]!,
+        port: Number(m[2]),
+        linkLayer: m[3] === "IB" ? "IB" : "RoCE",
+      });
     const host = this.noteHost(s, p);
-    const key = `${host}\t${m[1]}:${m[2]}`;
-    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[3]));
+    if (m[4] === undefined) return;
+    const key = `${host}\t${dev}`;
+    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[4]));
   }
 
   private lastList: string | null = null;
@@ -364,6 +422,8 @@ export class LineScanner {
   private warn(s: string, start: number, p: number, msg: number, end: number): void {
     const sp = indexInLine(s, " ", p, end);
     const key = processKey(s, p, sp < 0 ? end : sp, end);
+    // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
+    if (IB_ACTIVITY.test(s.slice(p, end))) this.st.ibWarnings++;
     this.addWarning(s.slice(msg, end), hostOf(key), s.slice(start, end));
   }
 

@@ -45,6 +45,10 @@ export class LogState {
   readonly gdrDisabledSamples: string[] = [];
   gdrDisabled = 0;
   noDeviceFound = 0;
+  /** WARNs from the IB transport or the verbs wrapper (net_ib.cc, ibvwrap, `Call to ibv_* failed`). */
+  ibWarnings = 0;
+  /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
+  bootstrapFailed = 0;
   initComplete = 0;
   readonly completedRanks = new Set<number>();
   nranks = 0;
@@ -114,6 +118,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   for (const s of b.gdrDisabledSamples) if (a.gdrDisabledSamples.length < MAX_SAMPLES) a.gdrDisabledSamples.push(s);
   a.gdrDisabled += b.gdrDisabled;
   a.noDeviceFound += b.noDeviceFound;
+  a.ibWarnings += b.ibWarnings;
+  a.bootstrapFailed += b.bootstrapFailed;
   a.initComplete += b.initComplete;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);
