@@ -16,14 +16,21 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** The index after the last space or tab before `i` (and at or after `p`). */
+/**
+ * The start of the word that ends before `i` (not before `p`): after the last space or tab, or after a launcher's or
+ * logger's closing `>`, `]`, `)` or `|` glued to it (`[1,0]<stdout>:host:…`); a closing bracket that ends the word
+ * itself (a fork's `[host:pid:tid]`) is part of it.
+ */
 function tokenStart(s: string, p: number, i: number): number {
   let j = i;
+  if (j > p && s.charCodeAt(j - 1) === CLOSE) j--;
   while (j > p) {
     const c = s.charCodeAt(j - 1);
-    if (c === SPACE || c === 9) break;
+    if (c === SPACE || c === 9 || c === 62 /* > */ || c === CLOSE || c === 41 /* ) */ || c === 124 /* | */) break;
     j--;
   }
+  // `[1,0]<stdout>:host:…`: the tag's colon is not the host's.
+  while (j < i && s.charCodeAt(j) === COLON) j++;
   return j;
 }
 

@@ -78,31 +78,37 @@ export class LineScanner {
     // pdsh/clush `host: ` first; then hostnames start with a letter: only other lines carry a launcher or time prefix.
     const q = pdshPrefixed(s, start, end) ? indexInLine(s, " ", start, end) + 1 : start;
     const c0 = s.charCodeAt(q);
-    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
+    let p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
+    let from = start;
     if (this.nextNccl < p) {
       // "] NCCL ": ']' is rare, so the search runs at memchr speed; WARN lines (`] file.cc:12 NCCL WARN`) and
       // other shapes are handled by plainLine.
       const at = s.indexOf("] NCCL ", p);
       this.nextNccl = at < 0 ? s.length : at + 1;
     }
-    const k = this.nextNccl;
-    if (k >= end) {
+    if (this.nextNccl >= end) {
       this.plainLine(s, start, p, end);
       return;
     }
-    // The next record's marker, searched once here and reused by the next line: a second one inside this line means
-    // several ranks wrote into one line (unbuffered writes to one pipe), and each record is read on its own.
-    const again = s.indexOf("] NCCL ", k + 1);
-    this.nextNccl = again < 0 ? s.length : again + 1;
-    const q2 = recordStart(s, p, k);
-    if (again >= 0 && again < end) {
-      const split = splitPoint(s, k, again, this.st.hosts, s.slice(q2, k));
-      this.record(s, start, q2, k, split);
-      st.lines--;
-      this.line(s, split, endRaw);
-      return;
+    for (;;) {
+      const k = this.nextNccl;
+      // The next record's marker, searched once here and reused by the next line: a second one inside this line
+      // means several ranks wrote into one line (unbuffered writes to one pipe); each record is read on its own.
+      const again = s.indexOf("] NCCL ", k + 1);
+      this.nextNccl = again < 0 ? s.length : again + 1;
+      // The usual line is `host:pid:tid [dev] NCCL …` from `p`: its first space is right before the device's bracket.
+      const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
+      const plain = open > p && s.charCodeAt(p) !== 91 && s.indexOf(" ", p) === open - 1;
+      const r = plain ? p : recordStart(s, p, k);
+      if (again < 0 || again >= end) {
+        this.record(s, from, r, k, end);
+        return;
+      }
+      const split = splitPoint(s, k, again, this.st.hosts, s.slice(r, k));
+      this.record(s, from, r, k, split);
+      from = split;
+      p = split;
     }
-    this.record(s, start, q2, k, end);
   }
 
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
@@ -394,7 +400,8 @@ export class LineScanner {
     if (!m) return;
     // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
     const tag = key.replace(COLOUR, "").trim();
-    const k = (TIME_STAMP.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
+    // A prefix with no letter or digit (C comment stars, a bar) names no process either.
+    const k = (TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
     setCapped(this.st.versionOf, k, m[1]!);
   }
 
