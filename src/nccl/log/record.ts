@@ -26,7 +26,9 @@ function tokenStart(s: string, p: number, i: number): number {
   if (j > p && s.charCodeAt(j - 1) === CLOSE) j--;
   while (j > p) {
     const c = s.charCodeAt(j - 1);
-    if (c === SPACE || c === 9 || c === 62 /* > */ || c === CLOSE || c === 41 /* ) */ || c === 124 /* | */) break;
+    if (c === SPACE || c === 9 || c === CLOSE || c === 41 /* ) */ || c === 124 /* | */) break;
+    // Open MPI's `<stdout>:` / `<stderr>:` tag ends here; a masked `<pid>` does not.
+    if (c === 62 /* > */ && (s.startsWith("<stdout", j - 8) || s.startsWith("<stderr", j - 8))) break;
     j--;
   }
   // `[1,0]<stdout>:host:…`: the tag's colon is not the host's.
