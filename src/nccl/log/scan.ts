@@ -192,6 +192,12 @@ export class LineScanner {
       else if (s.startsWith("NCCL_", msg)) this.envLine(s, msg, end);
       return;
     }
+    // NCCL 2.3: `rank 0 nranks 4` once per rank.
+    if (c === 114 /* r */ && s.startsWith("rank ", msg)) {
+      const nr = intAfter(s, " nranks ", msg, end);
+      if (nr > st.nranks) st.nranks = nr;
+      return;
+    }
     if (c === 99 /* c */ && s.startsWith("comm 0x", msg)) {
       this.commSummary(s, msg, end);
       return;
@@ -411,7 +417,9 @@ export class LineScanner {
     if (nn > st.nNodes) st.nNodes = nn;
     const lr = intAfter(s, " localRanks ", msg, end);
     if (lr > st.localRanks) st.localRanks = lr;
-    const nr = intAfter(s, " nRanks ", msg, end);
+    // NCCL < 2.9 printed `comm 0x… rank 1 nranks 4` (no nRanks) when the communicator was made.
+    let nr = intAfter(s, " nRanks ", msg, end);
+    if (nr < 0) nr = intAfter(s, " nranks ", msg, end);
     if (nr > st.nranks) st.nranks = nr;
   }
 
