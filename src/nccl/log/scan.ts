@@ -24,6 +24,8 @@ function within(s: string, text: string, at: number, end: number): boolean {
 const TIME_STAMP = /\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d/;
 // ANSI colour and cursor sequences (ECMA-48 CSI).
 const COLOUR = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`). */
+const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure/;
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
 const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
@@ -154,7 +156,7 @@ export class LineScanner {
     if (v >= 0) {
       st.ncclLines++;
       this.version(s, p + v, end, s.slice(start, p + v));
-      if (/unhandled system error|NCCL error|ncclSystemError|ncclInternalError/.test(text)) this.failure(s, p, end);
+      if (FAILURE_LINE.test(text)) this.failure(s, p, end);
       return;
     }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
@@ -162,7 +164,7 @@ export class LineScanner {
       return;
     }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (/unhandled system error|NCCL error|ncclSystemError|ncclInternalError/.test(text)) this.failure(s, p, end);
+    else if (FAILURE_LINE.test(text)) this.failure(s, p, end);
   }
 
   private info(s: string, p: number, k: number, msg: number, end: number): void {
