@@ -80,8 +80,7 @@ export class LineScanner {
     // pdsh/clush `host: ` first; then hostnames start with a letter: only other lines carry a launcher or time prefix.
     const q = pdshPrefixed(s, start, end) ? indexInLine(s, " ", start, end) + 1 : start;
     const c0 = s.charCodeAt(q);
-    let p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
-    let from = start;
+    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
     if (this.nextNccl < p) {
       // "] NCCL ": ']' is rare, so the search runs at memchr speed; WARN lines (`] file.cc:12 NCCL WARN`) and
       // other shapes are handled by plainLine.
@@ -92,24 +91,47 @@ export class LineScanner {
       this.plainLine(s, start, p, end);
       return;
     }
+    const k = this.nextNccl;
+    // Several ranks may write into one line (unbuffered writes to one pipe): a second `] NCCL ` inside it starts
+    // another record, read on its own. Such a line holds two prefixes, so only a message longer than its own prefix
+    // (+60) is searched: the bulk of a log (channel lines) is not scanned twice.
+    if (end - k > k - p + 60) {
+      const again = indexInLine(s, "] NCCL ", k + 1, end);
+      if (again >= 0) {
+        this.nextNccl = again + 1;
+        this.glued(s, start, p, k, end);
+        return;
+      }
+    }
+    this.record(s, start, this.startOf(s, p, k), k, end);
+  }
+
+  /** Where the record starts: the usual line is `host:pid:tid [dev] NCCL …` from `p` (a space right before `[dev]`). */
+  private startOf(s: string, p: number, k: number): number {
+    const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
+    return open > p && s.charCodeAt(p) !== 91 && s.indexOf(" ", p) === open - 1 ? p : recordStart(s, p, k);
+  }
+
+  /** A line holding several records (ranks interleaved mid-line): each is read on its own, in order. */
+  private glued(s: string, start: number, p0: number, k0: number, end: number): void {
+    let from = start;
+    let p = p0;
+    let k = k0;
     for (;;) {
-      const k = this.nextNccl;
-      // The next record's marker, searched once here and reused by the next line: a second one inside this line
-      // means several ranks wrote into one line (unbuffered writes to one pipe); each record is read on its own.
-      const again = s.indexOf("] NCCL ", k + 1);
-      this.nextNccl = again < 0 ? s.length : again + 1;
-      // The usual line is `host:pid:tid [dev] NCCL …` from `p`: its first space is right before the device's bracket.
-      const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
-      const plain = open > p && s.charCodeAt(p) !== 91 && s.indexOf(" ", p) === open - 1;
-      const r = plain ? p : recordStart(s, p, k);
-      if (again < 0 || again >= end) {
+      const r = this.startOf(s, p, k);
+      const next = this.nextNccl - 1;
+      if (next < 0 || next >= end) {
         this.record(s, from, r, k, end);
         return;
       }
-      const split = splitPoint(s, k, again, this.st.hosts, s.slice(r, k));
+      const split = splitPoint(s, k, next, this.st.hosts, s.slice(r, k));
       this.record(s, from, r, k, split);
       from = split;
       p = split;
+      k = this.nextNccl;
+      const again = indexInLine(s, "] NCCL ", k + 1, end);
+      // None left in this line: the next line searches from its own start.
+      this.nextNccl = again < 0 ? -1 : again + 1;
     }
   }
 
@@ -167,7 +189,8 @@ export class LineScanner {
     else if (FAILURE_LINE.test(text)) this.failure(s, p, end);
   }
 
-  private info(s: string, p: number, k: number, msg: number, end: number): void {
+  private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
+    let end = lineEnd;
     const st = this.st;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
@@ -208,6 +231,9 @@ export class LineScanner {
       const key = processKey(s, p, k);
       // NCCL < 2.4 said `Using internal Network IB`.
       const n = s.charCodeAt(msg + 6) === 105 /* i */ ? msg + 23 : msg + 14;
+      // A short line another rank wrote into (`Using network IBhost:12:34 [1] NCCL INFO …`): the value ends at its host.
+      const glued = indexInLine(s, "] NCCL ", n, end);
+      if (glued >= 0) end = splitPoint(s, msg, glued, st.hosts, s.slice(p, k));
       const net =
         end - n === 2 && s.startsWith("IB", n)
           ? "IB"
