@@ -15,7 +15,11 @@ export type WrapperName =
   | "kubectl_prefix"
   | "kubectl_timestamp"
   | "bracket_datetime"
-  | "pdsh_host";
+  | "pdsh_host"
+  | "editor_line_number"
+  | "ray_actor"
+  | "comment_star"
+  | "logger";
 
 // Open MPI `mpirun --tag-output`: `[JOBID,RANK]<stdout>:` (https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html).
 // Slurm `srun --label`: `TASK: ` (https://slurm.schedmd.com/srun.html#OPT_label).
@@ -27,6 +31,19 @@ const WRAPPERS: readonly Wrapper[] = [
   { name: "kubectl_timestamp", prefix: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) / },
   { name: "bracket_datetime", prefix: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/ },
   { name: "srun_label", prefix: /^ {0,3}(\d{1,5}): /, fact: "task" },
+  // An editor's or file viewer's gutter: `  12 | …`.
+  { name: "editor_line_number", prefix: /^ *\d{1,7} ?\| ?/ },
+  // Ray's actor prefix, nested ones too: `(RayWorkerWrapper pid=336, ip=10.1.2.3) `
+  // (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html).
+  { name: "ray_actor", prefix: /^(?:\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/ },
+  // A capture pasted inside a C comment block: ` * mlx5_0 1 3 …`.
+  { name: "comment_star", prefix: /^ ?\* ?/ },
+  // A logger's own prefix: Python logging `2025-06-11 09:12:05,301 - name - INFO - `, glog `I0611 09:12:01.118220 140211 file.py:757] `.
+  {
+    name: "logger",
+    prefix:
+      /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
+  },
   // pdsh/clush: `HOST: ` (https://linux.die.net/man/1/pdsh). A host name has a digit, `-` or `.` in it, so that a
   // capture's own `Key: value` lines are never taken for one.
   { name: "pdsh_host", prefix: /^([A-Za-z][\w-]*[\d.-][\w.-]*): /, fact: "host" },

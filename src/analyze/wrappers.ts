@@ -28,6 +28,16 @@ export const WRAPS: readonly Wrap[] = [
   { name: "Markdown fence", apply: (t) => `\`\`\`text\n${t}\n\`\`\`` },
   { name: "CRLF", apply: (t) => t.replace(/\n/g, "\r\n") },
   { name: "ANSI colour", apply: (t) => perLine(t, (l) => (l.trim() ? `\u001b[32m${l}\u001b[0m` : l)) },
+  // Shapes: an editor gutter https://github.com/NVIDIA/nccl/issues/687 (numbered pastes); Ray actor prefixes
+  // https://github.com/ray-project/ray/issues/59778 ; a capture in a C comment block; Python logging
+  // https://docs.python.org/3/library/logging.html#logrecord-attributes
+  { name: "editor line numbers", apply: (t) => perLine(t, (l, i) => `${String(i + 1).padStart(4)} | ${l}`) },
+  {
+    name: "Ray actor (ANSI)",
+    apply: (t) => perLine(t, (l, i) => `\u001b[36m(RayWorkerWrapper pid=${330 + (i % 3)}, ip=10.1.2.3)\u001b[0m ${l}`),
+  },
+  { name: "C comment stars", apply: (t) => perLine(t, (l) => ` * ${l}`) },
+  { name: "Python logger", apply: (t) => perLine(t, (l) => `2026-03-13 22:26:02,118 - trainer - INFO - ${l}`) },
 ];
 
 /** Every wrapper alone and every ordered pair of different wrappers (the inner one applied first). */

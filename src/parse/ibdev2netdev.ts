@@ -19,7 +19,8 @@ export type NetdevMapping = {
 
 export type Ibdev2netdev = { mappings: NetdevMapping[]; verbose: boolean };
 
-const TAIL = /\bport\s+(\d+)(?:\s+\(([A-Za-z_]+)\))?\s*==>\s*(\S+)\s+\(([^)]*)\)\s*$/;
+// The port state may be padded inside its parentheses (`(DOWN  )`, as `ibdev2netdev -v` prints it for SR-IOV VFs).
+const TAIL = /\bport\s+(\d+)(?:\s+\(\s*([A-Za-z_]+)\s*\))?\s*==>\s*(\S+)\s+\(\s*([^)]*?)\s*\)\s*$/;
 const PCI = /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
 const DEVICE = /^[A-Za-z][\w.-]*$/;
 /**

@@ -57,6 +57,18 @@ describe("ibstat / ibstatus", () => {
     );
   });
 
+  // Shape: `ibstat | grep "CA '"` as pasted in https://github.com/NVIDIA/nccl/issues/1129
+  test('`ibstat | grep "CA \'"` (every CA named, no port) → the devices, and that no port was checked', () => {
+    const r = parseIbstat("CA 'mlx5_0'\nCA 'mlx5_1'\nCA 'mlx5_bond_0'\n");
+    expect(r.ok).toBe(true);
+    expect(r.ok && r.value.devices.map((d) => `${d.name}:${d.ports.length}`)).toEqual([
+      "mlx5_0:0",
+      "mlx5_1:0",
+      "mlx5_bond_0:0",
+    ]);
+    expect(r.problems.map((p) => p.code)).toContain("ibstat.no_ports");
+  });
+
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseIbstat, capture("ibstat", "a100-roce"));
     assertParserTotal(parseIbstat, capture("ibstat", "a100-roce-ibstatus"));

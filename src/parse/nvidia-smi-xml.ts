@@ -205,7 +205,7 @@ function text1(node: XmlElement | undefined, ...keys: string[]): string | null {
   return clean(el.text);
 }
 
-const PLACEHOLDER = /^\[?(Not Supported|N\/A|Unknown Error|Requested functionality has been deprecated)\]?$/i;
+const PLACEHOLDER = /^\[?(Not Supported|Not Found|N\/A|Unknown Error|Requested functionality has been deprecated)\]?$/i;
 
 function clean(v: string): string | null {
   if (v === "") return null;

@@ -19,4 +19,5 @@ test("every capture behind every wrapper stack gives the clean capture's key fac
     }
   }
   expect(wrong).toEqual([]);
-});
+  // Every capture × every stack (some 30,000 analyses): minutes on a loaded machine, not the default 20 s.
+}, 300_000);

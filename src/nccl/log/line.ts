@@ -62,11 +62,12 @@ export function isDigit(c: number): boolean {
 /**
  * Skips launcher and timestamp prefixes: OpenMPI `[1,0]<stdout>:`, srun `  0: `, NCCL ≥ 2.26 `[2026-05-05 06:16:47] `,
  * kubectl `--timestamps` `2026-05-05T06:16:47.123Z ` and `--prefix` `[pod/name/container] `, torchrun `[default0]:`,
- * a launcher's rank `[3] `. Returns the index where the NCCL line proper starts.
+ * a launcher's rank `[3] `, a Ray actor's `(RayWorkerWrapper pid=336, ip=…) `, an editor's line number `12 | `, C comment
+ * stars ` * `. Returns the index where the NCCL line proper starts.
  */
 export function skipPrefixes(s: string, start: number, end: number): number {
   let i = start;
-  for (let round = 0; round < 4 && i < end; round++) {
+  for (let round = 0; round < 6 && i < end; round++) {
     const c = s.charCodeAt(i);
     if (c === 27 /* ESC: an ANSI colour, ECMA-48 CSI */ && s.charCodeAt(i + 1) === 91) {
       let j = i + 2;
@@ -88,13 +89,34 @@ export function skipPrefixes(s: string, start: number, end: number): number {
         // `[3] host:…` (a launcher's rank), `[pod/name/container] …` (kubectl --prefix); not `[3] NCCL …`, `[host:pid] …`
         i = close + 2;
       } else return i;
+    } else if (c === 40 /* ( */) {
+      // A Ray actor's `(RayWorkerWrapper pid=336, ip=10.1.2.3) ` (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html)
+      const close = indexInLine(s, ")", i, Math.min(end, i + 96));
+      if (close < 0 || indexInLine(s, "pid=", i, close) < 0) return i;
+      let j = close + 1;
+      // Ray colours the prefix: `ESC[36m(…)ESC[0m `.
+      if (s.charCodeAt(j) === 27 && s.charCodeAt(j + 1) === 91) {
+        j += 2;
+        while (j < end && j - close < 12 && !(s.charCodeAt(j) >= 64 && s.charCodeAt(j) <= 126)) j++;
+        j++;
+      }
+      if (charIn(s, j, end) !== 32) return i;
+      i = j + 1;
+    } else if (c === 42 /* * */ && charIn(s, i + 1, end) === 32) {
+      i += 2; // C comment stars: ` * mlx5_0 1 3 …`
+    } else if (c === 124 /* | */ && charIn(s, i + 1, end) === 32) {
+      i += 2; // a table or editor gutter's bar
     } else if (c === 32 || isDigit(c)) {
       let j = i;
       while (j < end && s.charCodeAt(j) === 32) j++;
       const digits = j;
       while (j < end && isDigit(s.charCodeAt(j))) j++;
+      let bar = j;
+      while (bar < end && s.charCodeAt(bar) === 32) bar++;
       if (j > digits && s.charCodeAt(j) === 58 /* : */ && s.charCodeAt(j + 1) === 32) {
         i = j + 2; // srun -l
+      } else if (j > digits && s.charCodeAt(bar) === 124 /* | */ && charIn(s, bar + 1, end) === 32) {
+        i = bar + 2; // an editor's line number: `  12 | host:…`
       } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && charIn(s, j + 6, end) === 84 /* T */) {
         const sp = indexInLine(s, " ", j, end);
         if (sp < 0) return i;

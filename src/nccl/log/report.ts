@@ -6,6 +6,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
 import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
+import { fellBackToSocket, linkLayerOf, networkOf } from "./evidence.js";
 import { nicSpeedFindings, nicsPerNode } from "./nic-speeds.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
@@ -34,6 +35,15 @@ export type NcclLogData = {
   lines: number;
   /** NIC ports per node and their usual speed as NCCL found them (`NET/IB: [d] … speed=`, NCCL ≥ 2.20); null without. */
   nics: { perNode: number; gbps: number } | null;
+  /** The link layer of the RDMA devices NCCL listed (`IB`, `RoCE`, `mixed`); null when it listed none. */
+  linkLayer: string | null;
+  /** Which reading decided each fact (evidence.ts has the order of strength); null where none had a value. */
+  evidence: {
+    network: string | null;
+    linkLayer: string | null;
+    ncclVersions: string | null;
+    ranks: string | null;
+  };
 };
 
 export const VERDICT_TEXT: Record<NcclLogVerdict, string> = {
@@ -49,24 +59,6 @@ function counts(m: ReadonlyMap<string, string>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const v of m.values()) out[v] = (out[v] ?? 0) + 1;
   return out;
-}
-
-/** NCCL found no usable RDMA device (or no libibverbs) and listed sockets instead: the run falls back to TCP. */
-function fellBackToSocket(st: LogState): boolean {
-  const noRdma = st.warnings.has("NO_IB_DEVICE") || st.warnings.has("NO_LIBIBVERBS");
-  const rdmaList = [...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"));
-  return noRdma && !rdmaList && [...st.deviceLists.keys()].some((k) => k.startsWith("socket:"));
-}
-
-/**
- * The network when no `Using network X` line says it (NCCL < 2.7 never prints one; pastes often lose it): the
- * connection lines (`via NET/IB/0/GDRDMA`, `via NET/Socket/0`), else the device list NCCL printed.
- */
-function networkFromEvidence(st: LogState): string | null {
-  const names = [...(st.ibConns > 0 ? ["IB"] : []), ...st.netNames.keys(), ...(st.conn.socket > 0 ? ["Socket"] : [])];
-  if (names.length > 0) return names.length === 1 ? names[0]! : "mixed";
-  if ([...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"))) return "IB";
-  return fellBackToSocket(st) ? "Socket" : null;
 }
 
 /**
@@ -112,8 +104,9 @@ export function reportLog(
 ): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
   const networks = counts(st.networkOf);
   const versions = counts(st.versionOf);
-  const netNames = Object.keys(networks);
-  const network = netNames.length === 0 ? networkFromEvidence(st) : netNames.length === 1 ? netNames[0]! : "mixed";
+  const net = networkOf(st, networks);
+  const network = net.value;
+  const linkLayer = linkLayerOf(st);
   const verdict = verdictOf(st, network);
   const faults = faultsOf(st);
   const devices = [...st.devices.values()].sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
@@ -145,6 +138,13 @@ export function reportLog(
     env: Object.fromEntries(st.env),
     lines: st.lines,
     nics: nicsPerNode(st.nicSpeeds),
+    linkLayer: linkLayer.value,
+    evidence: {
+      network: net.decidedBy,
+      linkLayer: linkLayer.decidedBy,
+      ncclVersions: st.versionOf.size > 0 ? "version_lines" : null,
+      ranks: st.completedRanks.size > 0 ? "init_complete" : st.nranks > 0 ? "comm_lines" : null,
+    },
   };
   const findings = [
     ...withConfidence(verdictFindings(st, data), partialityOf(st, data)),

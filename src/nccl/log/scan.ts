@@ -11,6 +11,7 @@ import {
   processKey,
   skipPrefixes,
 } from "./line.js";
+import { bannerAt, recordStart, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 
 export { indexInLine, keep, skipPrefixes } from "./line.js";
@@ -23,6 +24,12 @@ function within(s: string, text: string, at: number, end: number): boolean {
 const TIME_STAMP = /\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d/;
 // ANSI colour and cursor sequences (ECMA-48 CSI).
 const COLOUR = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`). */
+const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure/;
+/** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
+/** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
+const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
+const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -80,12 +87,57 @@ export class LineScanner {
       const at = s.indexOf("] NCCL ", p);
       this.nextNccl = at < 0 ? s.length : at + 1;
     }
-    const k = this.nextNccl;
-    if (k >= end) {
+    if (this.nextNccl >= end) {
       this.plainLine(s, start, p, end);
       return;
     }
-    st.ncclLines++;
+    const k = this.nextNccl;
+    // Several ranks may write into one line (unbuffered writes to one pipe): a second `] NCCL ` inside it starts
+    // another record, read on its own. Such a line holds two prefixes, so only a message longer than its own prefix
+    // (+60) is searched: the bulk of a log (channel lines) is not scanned twice.
+    if (end - k > k - p + 60) {
+      const again = indexInLine(s, "] NCCL ", k + 1, end);
+      if (again >= 0) {
+        this.nextNccl = again + 1;
+        this.glued(s, start, p, k, end);
+        return;
+      }
+    }
+    this.record(s, start, this.startOf(s, p, k), k, end);
+  }
+
+  /** Where the record starts: the usual line is `host:pid:tid [dev] NCCL …` from `p` (a space right before `[dev]`). */
+  private startOf(s: string, p: number, k: number): number {
+    const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
+    return open > p && s.charCodeAt(p) !== 91 && s.indexOf(" ", p) === open - 1 ? p : recordStart(s, p, k);
+  }
+
+  /** A line holding several records (ranks interleaved mid-line): each is read on its own, in order. */
+  private glued(s: string, start: number, p0: number, k0: number, end: number): void {
+    let from = start;
+    let p = p0;
+    let k = k0;
+    for (;;) {
+      const r = this.startOf(s, p, k);
+      const next = this.nextNccl - 1;
+      if (next < 0 || next >= end) {
+        this.record(s, from, r, k, end);
+        return;
+      }
+      const split = splitPoint(s, k, next, this.st.hosts, s.slice(r, k));
+      this.record(s, from, r, k, split);
+      from = split;
+      p = split;
+      k = this.nextNccl;
+      const again = indexInLine(s, "] NCCL ", k + 1, end);
+      // None left in this line: the next line searches from its own start.
+      this.nextNccl = again < 0 ? -1 : again + 1;
+    }
+  }
+
+  /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
+  private record(s: string, start: number, p: number, k: number, end: number): void {
+    this.st.ncclLines++;
     const lvl = k + 6;
     const c = s.charCodeAt(lvl);
     if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) {
@@ -107,7 +159,26 @@ export class LineScanner {
     const w = text.indexOf(" NCCL WARN");
     if (w >= 0) {
       st.ncclLines++;
-      this.warn(s, start, p, p + w + 11, end);
+      const q = recordStart(s, p, p + w);
+      this.warn(s, start, q, p + w + 11, end);
+      return;
+    }
+    // NCCL 2.0–2.2 printed no `NCCL` before the level: `host:pid:tid [0] INFO …`, `host:pid:tid [0] file.cu:61 WARN …`.
+    const old = OLD_LINE.exec(text);
+    if (old) {
+      st.ncclLines++;
+      const lvl = p + old[0].length - 5;
+      if (old[1] === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
+      else this.warn(s, start, p, lvl + 5, end);
+      return;
+    }
+    // The banner behind a logger's own prefix (`2025-06-11 09:12:05,302 - trainer - INFO - NCCL version …`), or the
+    // version an application's NCCL error quotes (`…unhandled system error …, NCCL version 2.14.3`).
+    const v = bannerAt(text);
+    if (v >= 0) {
+      st.ncclLines++;
+      this.version(s, p + v, end, s.slice(start, p + v));
+      if (FAILURE_LINE.test(text)) this.failure(s, p, end);
       return;
     }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
@@ -115,10 +186,11 @@ export class LineScanner {
       return;
     }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (/unhandled system error|NCCL error|ncclSystemError|ncclInternalError/.test(text)) this.failure(s, p, end);
+    else if (FAILURE_LINE.test(text)) this.failure(s, p, end);
   }
 
-  private info(s: string, p: number, k: number, msg: number, end: number): void {
+  private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
+    let end = lineEnd;
     const st = this.st;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
@@ -145,13 +217,23 @@ export class LineScanner {
       else if (s.startsWith("NCCL_", msg)) this.envLine(s, msg, end);
       return;
     }
+    // NCCL 2.3: `rank 0 nranks 4` once per rank.
+    if (c === 114 /* r */ && s.startsWith("rank ", msg)) {
+      const nr = intAfter(s, " nranks ", msg, end);
+      if (nr > st.nranks) st.nranks = nr;
+      return;
+    }
     if (c === 99 /* c */ && s.startsWith("comm 0x", msg)) {
       this.commSummary(s, msg, end);
       return;
     }
-    if (c === 85 /* U */ && s.startsWith("Using network ", msg)) {
+    if (c === 85 /* U */ && (s.startsWith("Using network ", msg) || s.startsWith("Using internal Network ", msg))) {
       const key = processKey(s, p, k);
-      const n = msg + 14;
+      // NCCL < 2.4 said `Using internal Network IB`.
+      const n = s.charCodeAt(msg + 6) === 105 /* i */ ? msg + 23 : msg + 14;
+      // A short line another rank wrote into (`Using network IBhost:12:34 [1] NCCL INFO …`): the value ends at its host.
+      const glued = indexInLine(s, "] NCCL ", n, end);
+      if (glued >= 0) end = splitPoint(s, msg, glued, st.hosts, s.slice(p, k));
       const net =
         end - n === 2 && s.startsWith("IB", n)
           ? "IB"
@@ -162,6 +244,11 @@ export class LineScanner {
         setCapped(st.networkOf, keep(key), keep(net));
         if (st.hosts.size < MAX_KEYS) st.hosts.add(keep(hostOf(key)));
       }
+      return;
+    }
+    // `bootstrap.cc:77 -> 2`: the bootstrap (always over sockets) failed.
+    if (c === 98 /* b */ && s.startsWith("bootstrap.cc:", msg)) {
+      if (indexInLine(s, " -> ", msg, end) > 0) st.bootstrapFailed++;
       return;
     }
     if (c === 66 /* B */ && s.startsWith("Bootstrap", msg)) {
@@ -287,13 +374,24 @@ export class LineScanner {
     }
   }
 
-  /** `NET/IB: [3] mlx5_4:uverbs4:1/RoCE provider=Mlx5 speed=200000 context=0x… pciPath=… ar=0` (NCCL ≥ 2.20). */
+  /**
+   * One device per line: `NET/IB: [3] mlx5_4:uverbs4:1/RoCE provider=Mlx5 speed=200000 context=0x… pciPath=… ar=0`
+   * (NCCL ≥ 2.20), `NET/IB: [0] mlx5_1:1/IB` (NCCL 2.3).
+   */
   private nicSpeed(s: string, p: number, msg: number, end: number): void {
-    const m = /\] ([^:\s]+):[^:\s]*:(\d+)\/(?:IB|RoCE) .*?\bspeed=(\d+)/.exec(s.slice(msg, end));
+    const m = /\] ([^:\s]+):(?:[^:\s]*:)?(\d+)\/(IB|RoCE)\b(?:.*?\bspeed=(\d+))?/.exec(s.slice(msg, end));
     if (!m) return;
+    const dev = `${m[1]}:${m[2]}`;
+    if (!this.st.devices.has(dev))
+      setCapped(this.st.devices, keep(dev), {
+        name: m[1]!,
+        port: Number(m[2]),
+        linkLayer: m[3] === "IB" ? "IB" : "RoCE",
+      });
     const host = this.noteHost(s, p);
-    const key = `${host}\t${m[1]}:${m[2]}`;
-    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[3]));
+    if (m[4] === undefined) return;
+    const key = `${host}\t${dev}`;
+    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[4]));
   }
 
   private lastList: string | null = null;
@@ -344,7 +442,8 @@ export class LineScanner {
     if (!m) return;
     // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
     const tag = key.replace(COLOUR, "").trim();
-    const k = (TIME_STAMP.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
+    // A prefix with no letter or digit (C comment stars, a bar) names no process either.
+    const k = (TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
     setCapped(this.st.versionOf, k, m[1]!);
   }
 
@@ -354,7 +453,9 @@ export class LineScanner {
     if (nn > st.nNodes) st.nNodes = nn;
     const lr = intAfter(s, " localRanks ", msg, end);
     if (lr > st.localRanks) st.localRanks = lr;
-    const nr = intAfter(s, " nRanks ", msg, end);
+    // NCCL < 2.9 printed `comm 0x… rank 1 nranks 4` (no nRanks) when the communicator was made.
+    let nr = intAfter(s, " nRanks ", msg, end);
+    if (nr < 0) nr = intAfter(s, " nranks ", msg, end);
     if (nr > st.nranks) st.nranks = nr;
   }
 
@@ -372,6 +473,8 @@ export class LineScanner {
   private warn(s: string, start: number, p: number, msg: number, end: number): void {
     const sp = indexInLine(s, " ", p, end);
     const key = processKey(s, p, sp < 0 ? end : sp, end);
+    // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
+    if (IB_ACTIVITY.test(s.slice(p, end))) this.st.ibWarnings++;
     this.addWarning(s.slice(msg, end), hostOf(key), s.slice(start, end));
   }
 

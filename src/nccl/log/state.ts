@@ -55,6 +55,10 @@ export class LogState {
   readonly gdrDisabledSamples: string[] = [];
   gdrDisabled = 0;
   noDeviceFound = 0;
+  /** WARNs from the IB transport or the verbs wrapper (net_ib.cc, ibvwrap, `Call to ibv_* failed`). */
+  ibWarnings = 0;
+  /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
+  bootstrapFailed = 0;
   initComplete = 0;
   /** Error WARNs (not follow-ons) seen before the first `Init COMPLETE` line of the log. */
   errorsBeforeInit = 0;
@@ -128,6 +132,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.noDeviceFound += b.noDeviceFound;
   // b's errors came before b's first Init COMPLETE; they came before the log's first only when a has none.
   if (a.initComplete === 0) a.errorsBeforeInit += b.errorsBeforeInit;
+  a.ibWarnings += b.ibWarnings;
+  a.bootstrapFailed += b.bootstrapFailed;
   a.initComplete += b.initComplete;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);

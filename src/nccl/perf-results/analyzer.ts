@@ -28,6 +28,21 @@ type Judged = ReturnType<typeof judgeRun>;
  * Runs listed with their rows. Later runs of a long soak (thousands of all_reduce_perf runs back to back) are judged
  * as soon as they end and listed without their rows (`rowsOmitted`), so memory stays bounded whatever the input size.
  */
+/**
+ * nccl-tests result rows as common.cu and util.cu print them: size, count, a type, then a redop and a root when the
+ * collective has them (`sum -1`, `none 0`), then time, algbw, busbw and #wrong (or the old error value, or `N/A`
+ * without validation) for out-of-place and again for in-place (https://github.com/NVIDIA/nccl-tests src/common.cu).
+ */
+const TABLE_ROW =
+  /^\s*\d+\s+\d+\s+(?:u?int(?:8|32|64)|half|float(?:16|32|64)?|bfloat16|double|char|int|f8e[45]m[23])\s+(?:(?:sum|prod|max|min|avg|premulsum|mulsum|none|all)\s+)?(?:-?\d+\s+)?(?:[\d.e+-]+|N\/A)(?:\s+(?:[\d.e+-]+|N\/A)){3,}\s*$/;
+
+/** How many lines of `head` are nccl-tests result rows (a launcher's tag or indentation before them allowed). */
+function tableRows(head: string): number {
+  let n = 0;
+  for (const line of head.split("\n")) if (TABLE_ROW.test(line.replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
+  return n;
+}
+
 export const MAX_RUNS_WITH_ROWS = 64;
 
 function judgeContext(ctx: NcclTestsContext, logVerdict: NcclLogVerdict | undefined, log?: NcclLogData | null) {
@@ -250,6 +265,8 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))
       score += 0.2;
     if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
+    // Rows with no header at all (a paste of the table's body): three rows in nccl-tests' own layout say it.
+    if (tableRows(head) >= 3) score += 0.4;
     return Math.min(score, 0.95);
   },
   analyze: (text, ctx) => analyzeNcclTests(text, ctx),

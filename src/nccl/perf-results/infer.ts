@@ -3,7 +3,8 @@ import { collectiveOf, type PerfRow, type PerfRun } from "./types.js";
 /**
  * What the table itself says when the command line is missing (pastes rarely carry it): nccl-tests prints
  * busbw = algbw × factor — 2(n−1)/n for all_reduce, (n−1)/n for all_gather, reduce_scatter and alltoall, 1 for
- * broadcast, reduce and sendrecv — and the redop and root columns tell the rest apart. Pure; tech-spec §5.2.
+ * broadcast, reduce and sendrecv — and the redop and root columns tell the rest apart, as does an in-place #wrong
+ * that reads N/A on every row (alltoall and sendrecv leave in-place results unchecked). Pure; tech-spec §5.2.
  */
 
 export type CollectiveInference = {
@@ -67,6 +68,15 @@ export function inferCollective(run: PerfRun): CollectiveInference {
   const [lo, hi] = bounds;
   const below1 = hi < 0.97;
   const one = lo <= 1.01 && hi >= 0.99 && hi - lo < 0.1;
+  // alltoall and sendrecv do not check their in-place results (alltoall.cu, sendrecv.cu: `reportErrors = in_place ?
+  // 0 : 1`): every row's in-place #wrong reads N/A beside a checked out-of-place one.
+  const inPlaceUnchecked =
+    run.rows.length > 0 &&
+    run.rows.every((r) => typeof r.outOfPlace?.wrong === "number" && r.inPlace !== null && r.inPlace.wrong === null);
+  if (inPlaceUnchecked) {
+    if (one) return { name: "sendrecv", source: "ratio" };
+    if (below1) return { name: "alltoall", source: "ratio" };
+  }
   const reducing = run.rows.some((r) => r.redop !== null && REDUCING.test(r.redop));
   const rooted = run.rows.some((r) => r.root !== null && r.root >= 0);
   const pick = (name: string): CollectiveInference => ({ name, source: "ratio" });

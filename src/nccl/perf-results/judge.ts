@@ -267,11 +267,17 @@ function printedAtLeast(v: number): number {
   return Number((v - 10 ** Math.floor(Math.log10(v) + 1e-9) / 2).toPrecision(12));
 }
 
+/**
+ * Without the rank list a row is judged against the tolerance of a run far larger than any measured (32,768 ranks):
+ * only a deviation no run of any size passes (a float `1e+00`, a wrong sum) is flagged then.
+ */
+const ANY_RUN_RANKS = 32768;
+
 function errorDeltaRows(run: PerfRun, nranks: number | null): Finding | null {
   type Bad = { row: PerfRow; maxError: number; perRank: number; tolerance: number };
   const bad: Bad[] = [];
   for (const row of run.rows) {
-    const tol = errorTolerance(row.type, nranks);
+    const tol = errorTolerance(row.type, nranks ?? ANY_RUN_RANKS);
     if (!tol) continue;
     let worst: number | null = null;
     for (const p of [row.outOfPlace, row.inPlace]) {

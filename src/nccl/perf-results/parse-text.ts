@@ -6,6 +6,8 @@ import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 const RANK_LINE =
   /^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
+/** The old error column's value as nccl-tests printed it (`%.0e`, rccl-tests adds `*` to a failed one). */
+const OLD_ERROR = /^\d[eE][-+]\d\d\*?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
 /** A table row begins with two whole numbers (a row cut after its first number is still a row, reported as cut). */
 const ROW_START = /^\d+(?:\s+\d|$)/;
@@ -31,6 +33,8 @@ export class PerfTextParser {
   private hasTimestamp = false;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
   private errorColumn = false;
+  /** Whether a column header said what the columns are (rows pasted without one are read by their values). */
+  private columnsSeen = false;
   /** NCCL 1.x tests print no footer: a run without one is whole. */
   private legacy = false;
   private lineNo = 0;
@@ -187,6 +191,7 @@ export class PerfTextParser {
   }
 
   private columns(body: string): void {
+    this.columnsSeen = true;
     const cols = body.split(/\s+/);
     const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
@@ -219,6 +224,9 @@ export class PerfTextParser {
       mid = rest.length - group;
       groups = [[], rest.slice(mid)]; // in-place only (trace replay)
     } else return this.badRow(line);
+    // No header: a last column printed as `5e-07` or `0e+00` is the old error value (`%.0e`), not a #wrong count
+    // (`%g`: an integer, or `1.23457e+06`) — common.cu before and after nccl-tests 2.13.
+    if (!this.columnsSeen && !this.errorColumn && OLD_ERROR.test(rest[rest.length - 1] ?? "")) this.errorColumn = true;
     const perfs = groups.map((g) => (g.length ? perfOf(g, this.errorColumn) : null));
     if (perfs.some((x) => x === undefined)) return this.badRow(line);
     const midTokens = rest.slice(0, mid);

@@ -1,0 +1,68 @@
+import type { LogState } from "./state.js";
+
+/**
+ * The network and link layer of an NCCL log, each from every piece of evidence the log holds, in order of strength:
+ * the first reading that has a value decides, and says which it was (`evidence` in the `analyze` data). A weaker
+ * reading never overrides a stronger one; "unknown" (null) only when no reading has a value.
+ *
+ * Network, strongest first (what NCCL prints: src/init.cc, src/transport/net_ib.cc, src/transport/net_socket.cc,
+ * src/bootstrap.cc in https://github.com/NVIDIA/nccl):
+ * 1. `using_network`: `Using network IB` (`Using internal Network IB` before NCCL 2.4) — NCCL's own choice.
+ * 2. `connections`: the channel connections, `via NET/IB/0/GDRDMA`, `via NET/Socket/1`.
+ * 3. `rdma_device_list`: an RDMA device list, `NET/IB : Using [0]mlx5_0:1/IB`, or one device per line
+ *    (`NET/IB: [0] mlx5_1:1/IB`, `NET/IB: [3] mlx5_4:uverbs4:1/RoCE … speed=`).
+ * 4. `socket_fallback`: a `NET/Socket : Using …` list after no usable RDMA device (`NET/IB : No device found`, no
+ *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`).
+ * 5. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
+ *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`).
+ * 6. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
+ *    before any IB line: the run never got past sockets.
+ *
+ * Link layer: the RDMA devices NCCL listed (`/IB` or `/RoCE` after each device); `mixed` when they differ.
+ */
+export type NetworkEvidence =
+  | "using_network"
+  | "connections"
+  | "rdma_device_list"
+  | "socket_fallback"
+  | "ib_warnings"
+  | "bootstrap_failure";
+
+export type Decided<T> = { value: T; decidedBy: NetworkEvidence | "device_suffix" | null };
+
+const rdmaList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"));
+const socketList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k.startsWith("socket:"));
+const rdmaDevices = (st: LogState) => [...st.devices.values()].filter((d) => d.linkLayer !== "Socket");
+
+/** NCCL found no usable RDMA device (no device, no libibverbs, or IB turned off) and listed sockets instead. */
+export function fellBackToSocket(st: LogState): boolean {
+  const noRdma = ["NO_IB_DEVICE", "NO_LIBIBVERBS", "IB_DISABLED_BY_ENV"].some((id) => st.warnings.has(id));
+  return noRdma && !rdmaList(st) && socketList(st);
+}
+
+function fromConnections(st: LogState): string | null {
+  const names = [...(st.ibConns > 0 ? ["IB"] : []), ...st.netNames.keys(), ...(st.conn.socket > 0 ? ["Socket"] : [])];
+  if (names.length === 0) return null;
+  return names.length === 1 ? names[0]! : "mixed";
+}
+
+/** The network from the `Using network` lines (`counts`: network → processes that printed it), else the evidence. */
+export function networkOf(st: LogState, counts: Record<string, number>): Decided<string | null> {
+  const said = Object.keys(counts);
+  if (said.length > 0) return { value: said.length === 1 ? said[0]! : "mixed", decidedBy: "using_network" };
+  const conn = fromConnections(st);
+  if (conn !== null) return { value: conn, decidedBy: "connections" };
+  if (rdmaList(st) || rdmaDevices(st).length > 0) return { value: "IB", decidedBy: "rdma_device_list" };
+  if (fellBackToSocket(st)) return { value: "Socket", decidedBy: "socket_fallback" };
+  if (st.ibWarnings > 0) return { value: "IB", decidedBy: "ib_warnings" };
+  if (st.bootstrapFailed > 0 && st.warnings.has("SOCKET_CONNECT"))
+    return { value: "Socket", decidedBy: "bootstrap_failure" };
+  return { value: null, decidedBy: null };
+}
+
+/** `IB`, `RoCE` or `mixed` from the RDMA devices NCCL listed; null when it listed none. */
+export function linkLayerOf(st: LogState): Decided<string | null> {
+  const layers = new Set(rdmaDevices(st).map((d) => d.linkLayer));
+  if (layers.size === 0) return { value: null, decidedBy: null };
+  return { value: layers.size === 1 ? [...layers][0]! : "mixed", decidedBy: "device_suffix" };
+}

@@ -1,0 +1,138 @@
+/**
+ * Where one NCCL record starts inside a line, read backwards from its level marker so that any prefix in front of it
+ * — known or not — is left behind: a Ray actor's `(RayWorkerWrapper pid=336, ip=…)`, an editor's `12 | `, a logger's
+ * `2025-06-11 09:12:05,301 - trainer - INFO - `, C comment stars, another rank's record written into the same line.
+ * The record is `host:pid:tid [dev] NCCL …` (src/debug.cc in https://github.com/NVIDIA/nccl), with the host masked
+ * (`<node>:<pid>:<tid>`, `host:XXXX:XXXX`) or stripped to `[dev] NCCL …` in pastes, or a fork's
+ * `[host:pid:tid] [file.cc:123] NCCL …`. Every look stays within [p, k): linear in the line, no allocation.
+ */
+
+const SPACE = 32;
+const OPEN = 91; // [
+const CLOSE = 93; // ]
+const COLON = 58;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * The start of the word that ends before `i` (not before `p`): after the last space or tab, or after a launcher's or
+ * logger's closing `>`, `]`, `)` or `|` glued to it (`[1,0]<stdout>:host:…`); a closing bracket that ends the word
+ * itself (a fork's `[host:pid:tid]`) is part of it.
+ */
+function tokenStart(s: string, p: number, i: number): number {
+  let j = i;
+  if (j > p && s.charCodeAt(j - 1) === CLOSE) j--;
+  while (j > p) {
+    const c = s.charCodeAt(j - 1);
+    if (c === SPACE || c === 9 || c === CLOSE || c === 41 /* ) */ || c === 124 /* | */) break;
+    // Open MPI's `<stdout>:` / `<stderr>:` tag ends here; a masked `<pid>` does not.
+    if (c === 62 /* > */ && (s.startsWith("<stdout", j - 8) || s.startsWith("<stderr", j - 8))) break;
+    j--;
+  }
+  // `[1,0]<stdout>:host:…`: the tag's colon is not the host's.
+  while (j < i && s.charCodeAt(j) === COLON) j++;
+  return j;
+}
+
+/**
+ * `host:pid:tid` (pid and tid digits, or masked as `XXXX`, `***`, `<pid>`), optionally in brackets: at least two
+ * colons, and the tail after the last one a number or a mask.
+ */
+function hostToken(s: string, from: number, to: number): boolean {
+  let colons = 0;
+  let last = -1;
+  for (let i = from; i < to; i++) {
+    if (s.charCodeAt(i) === COLON) {
+      colons++;
+      last = i;
+    }
+  }
+  if (colons < 2) return false;
+  const c = s.charCodeAt(last + 1);
+  return isDigit(c) || c === 88 /* X */ || c === 120 /* x */ || c === 42 /* * */ || c === 60 /* < */;
+}
+
+/**
+ * The start of the record whose `NCCL` level follows the space at `k` (INFO lines: `] NCCL`; WARN lines:
+ * `] file.cc:12 NCCL`), never before `p`: its `host:pid:tid`, else its `[dev]` when the host was stripped, else `p`.
+ */
+export function recordStart(s: string, p: number, k: number): number {
+  let i = k - 1;
+  if (i < p) return p;
+  // A WARN names where NCCL raised it (`file.cc:123`) between the device and `NCCL`.
+  if (s.charCodeAt(i) !== CLOSE) {
+    const t = tokenStart(s, p, i + 1);
+    if (t <= p) return p;
+    i = t - 2;
+    if (i < p || s.charCodeAt(i) !== CLOSE) return p;
+  }
+  let open = i - 1;
+  while (open >= p && s.charCodeAt(open) !== OPEN && i - open < 64) open--;
+  if (open < p || s.charCodeAt(open) !== OPEN) return p;
+  if (open - 2 < p || s.charCodeAt(open - 1) !== SPACE) return open;
+  const ts = tokenStart(s, p, open - 1);
+  if (!hostToken(s, ts, open - 1)) {
+    // A fork's `[host:pid:tid] [file.cc:123] NCCL …`: the bracket just read was the source location.
+    return hostToken(s, open + 1, i) ? p : open;
+  }
+  // `[host:pid:tid]` of a fork: the host starts inside the bracket.
+  return s.charCodeAt(ts) === OPEN ? ts + 1 : ts;
+}
+
+/**
+ * Where a second record written into the same line starts (`…via NET/IB/0/GDRDMAtr-0:812:851 [1] NCCL INFO …`):
+ * before its `host:pid:tid`, whose host is glued to the end of the first record. The host is the longest known one
+ * (seen before, or the first record's) that ends the glued word; else the whole run of host characters. Always in
+ * (k, again].
+ */
+export function splitPoint(s: string, k: number, again: number, hosts: ReadonlySet<string>, firstHead: string): number {
+  let open = again - 1;
+  while (open > k && s.charCodeAt(open) !== OPEN) open--;
+  if (open <= k + 1 || s.charCodeAt(open - 1) !== SPACE) return Math.max(open, k + 1);
+  // tid, pid: back over `:digits:digits` (or masks) to the host's end.
+  let j = open - 1;
+  let colons = 0;
+  let hostEnd = -1;
+  while (j > k) {
+    const c = s.charCodeAt(j - 1);
+    if (c === COLON) {
+      colons++;
+      if (colons === 2) {
+        hostEnd = j - 1;
+        break;
+      }
+    } else if (!(isDigit(c) || c === 88 || c === 120 || c === 42)) break;
+    j--;
+  }
+  if (hostEnd <= k) return open;
+  let hs = hostEnd;
+  while (hs > k + 1) {
+    const c = s.charCodeAt(hs - 1);
+    const hostChar = isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 95;
+    if (!hostChar) break;
+    hs--;
+  }
+  const glued = s.slice(hs, hostEnd);
+  const firstHost = firstHead.slice(0, Math.max(0, firstHead.indexOf(":")));
+  let best = "";
+  for (const h of [firstHost, ...hosts]) {
+    if (h.length > best.length && glued.endsWith(h)) best = h;
+  }
+  return best ? hostEnd - best.length : hs;
+}
+
+/**
+ * The index of an `NCCL version X.Y.Z` that is the banner or an error's quote of it — at the start of the text, or
+ * after a logger's or launcher's punctuation (`- `, `] `, `: `, `, `, `) `, `> `, `| `, `* `) — or -1. A sentence
+ * that mentions one ("upgrade to NCCL version 2.20") is not it.
+ */
+export function bannerAt(text: string): number {
+  const at = text.indexOf("NCCL version ");
+  if (at < 0 || !isDigit(text.charCodeAt(at + 13))) return -1;
+  let j = at;
+  while (j > 0 && text.charCodeAt(j - 1) === SPACE) j--;
+  if (j === 0) return at;
+  return "-]):>,|*".includes(text[j - 1]!) ? at : -1;
+}
