@@ -142,6 +142,9 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
     uverbs,
     role: "excluded",
     roleReason: "",
+    ...(hf.portsError
+      ? { unreadable: { path: `${dir}/ports`, code: hf.portsError.code, message: hf.portsError.message } }
+      : {}),
   };
 }
 
