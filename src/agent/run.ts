@@ -1,8 +1,9 @@
 /** The agent's runs: read the node, check it, decide (plan.ts), write (cluster-io.ts) or print. */
-import { rename, writeFile } from "node:fs/promises";
+
 import type { OptionValues } from "../cli/spec.js";
 import { str } from "../cli/spec.js";
 import { type QuarantineFile, quarantineOf } from "../device-plugin/quarantine.js";
+import { writeFileAtomic } from "../host/atomic-write.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { analyseInventory } from "../kube/fleet/node-analyser.js";
 import { type AgentCluster, applyPlan, readClusterState, readTaintCounts } from "./cluster-io.js";
@@ -57,9 +58,7 @@ export type OnceResult = AgentRunResult & { inventory?: NodeInventory; next: Clu
 
 /** Writes the quarantine file atomically (a temporary file renamed over it): the plugin never reads half a file. */
 async function writeQuarantine(path: string, q: QuarantineFile): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(q)}\n`, { mode: 0o644 });
-  await rename(tmp, path);
+  await writeFileAtomic(path, `${JSON.stringify(q)}\n`, { mode: 0o644 });
 }
 
 export async function runOnce(input: AgentRunInput, now = new Date()): Promise<OnceResult> {
