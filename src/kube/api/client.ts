@@ -7,7 +7,7 @@ import {
 } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
 import type { KubeTarget } from "./config.js";
-import { type ApiRequest, apiFailure, statusOf } from "./errors.js";
+import { type ApiRequest, apiFailure, expectKind, statusOf } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
@@ -22,6 +22,8 @@ export type KubeClients = {
    * becomes a UsageError naming `req` and `role`.
    */
   call<T>(req: ApiRequest, fn: () => Promise<T>): Promise<T>;
+  /** `call`, whose answer must be a Kubernetes object of `kind` (else a clear exit-2 error). */
+  callFor<T>(req: ApiRequest, kind: string, fn: () => Promise<T>): Promise<T>;
 };
 
 export function makeClients(target: KubeTarget, role: string): KubeClients {
@@ -40,6 +42,9 @@ export function makeClients(target: KubeTarget, role: string): KubeClients {
         if (err instanceof UsageError) throw err;
         throw apiFailure(err, req, target, role);
       }
+    },
+    async callFor(req, kind, fn) {
+      return expectKind(await this.call(req, fn), kind, req, target);
     },
   };
 }
