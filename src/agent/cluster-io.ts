@@ -22,7 +22,9 @@ export type AgentCluster = { clients: KubeClients; daemonSet: string };
 const isNotFound = (err: unknown) => statusOf(err) === 404;
 
 async function readNode(c: AgentCluster, node: string): Promise<V1Node> {
-  return c.clients.call({ verb: "get", resource: "nodes", name: node }, () => c.clients.core.readNode({ name: node }));
+  return c.clients.callFor({ verb: "get", resource: "nodes", name: node }, "Node", () =>
+    c.clients.core.readNode({ name: node }),
+  );
 }
 
 /** What the cluster holds of earlier runs. A report that is missing or unreadable means "no earlier run". */
@@ -69,7 +71,7 @@ export async function applyPlan(c: AgentCluster, plan: AgentPlan, now: Date): Pr
   const { clients } = c;
   const node = plan.node;
   if (plan.statusPatch) {
-    await clients.call({ verb: "patch", resource: "nodes/status", name: node }, () =>
+    await clients.callFor({ verb: "patch", resource: "nodes/status", name: node }, "Node", () =>
       clients.core.patchNodeStatus(
         { name: node, body: plan.statusPatch },
         setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
@@ -80,12 +82,12 @@ export async function applyPlan(c: AgentCluster, plan: AgentPlan, now: Date): Pr
   if (cm) {
     const ns = cm.metadata.namespace;
     const name = cm.metadata.name;
-    await clients.call({ verb: "update", resource: "configmaps", namespace: ns, name }, async () => {
+    await clients.callFor({ verb: "update", resource: "configmaps", namespace: ns, name }, "ConfigMap", async () => {
       try {
-        await clients.core.replaceNamespacedConfigMap({ name, namespace: ns, body: cm });
+        return await clients.core.replaceNamespacedConfigMap({ name, namespace: ns, body: cm });
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        await clients.core.createNamespacedConfigMap({ namespace: ns, body: cm });
+        return await clients.core.createNamespacedConfigMap({ namespace: ns, body: cm });
       }
     });
   }
@@ -112,7 +114,7 @@ async function emitEvent(c: AgentCluster, node: string, e: AgentEvent, now: Date
     lastTimestamp: now,
     count: 1,
   };
-  await c.clients.call({ verb: "create", resource: "events", namespace: "default" }, () =>
+  await c.clients.callFor({ verb: "create", resource: "events", namespace: "default" }, "Event", () =>
     c.clients.core.createNamespacedEvent({ namespace: "default", body }),
   );
 }
@@ -126,7 +128,7 @@ async function setTaint(c: AgentCluster, node: string, on: boolean): Promise<voi
     metadata: { resourceVersion: n.metadata?.resourceVersion, labels: { [TAINTED_LABEL]: on ? "true" : null } },
     spec: { taints },
   };
-  await c.clients.call({ verb: "patch", resource: "nodes", name: node }, () =>
+  await c.clients.callFor({ verb: "patch", resource: "nodes", name: node }, "Node", () =>
     c.clients.core.patchNode({ name: node, body: patch }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch)),
   );
 }

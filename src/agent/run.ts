@@ -1,5 +1,5 @@
 /** The agent's runs: read the node, check it, decide (plan.ts), write (cluster-io.ts) or print. */
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import type { OptionValues } from "../cli/spec.js";
 import { str } from "../cli/spec.js";
 import {
@@ -8,6 +8,7 @@ import {
   quarantineOf,
   readQuarantine,
 } from "../device-plugin/quarantine.js";
+import { writeFileAtomic } from "../host/atomic-write.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { analyseInventory } from "../kube/fleet/node-analyser.js";
 import { type AgentCluster, applyPlan, readClusterState, readSelectedNodes, TAINTED_LABEL } from "./cluster-io.js";
@@ -77,9 +78,7 @@ export type OnceResult = AgentRunResult & {
 
 /** Writes the quarantine file atomically (a temporary file renamed over it): the plugin never reads half a file. */
 async function writeQuarantine(path: string, q: QuarantineFile): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(q)}\n`, { mode: 0o644 });
-  await rename(tmp, path);
+  await writeFileAtomic(path, `${JSON.stringify(q)}\n`, { mode: 0o644 });
 }
 
 /** The quarantine file as an earlier process left it (whatever its age), or null. */

@@ -49,6 +49,27 @@ const counterList = (c: Record<string, number>) =>
     .join(", ");
 
 export const FABRIC_CATALOGUE = defineCatalogue({
+  HCA_UNREADABLE: {
+    severity: "error",
+    title: "RDMA device whose directory cannot be read",
+    message: (e: { hca: string; path: string; code: string; message: string }) =>
+      `${e.hca} is listed in /sys/class/infiniband but ${e.path} cannot be read (${e.code}: ${e.message}): its ports, ` +
+      "link state and role (data or management NIC) are unknown, so it is not counted among the data NICs and the node cannot be judged ready.",
+    fix: (e: { hca: string; path: string }) =>
+      `Look at the device by hand (\`ls -l ${e.path}\`, \`readlink -f /sys/class/infiniband/${e.hca}\`, \`ibv_devinfo -d ${e.hca}\`): ` +
+      "a symlink loop or a damaged --root tree or snapshot is to be fixed; in a pod, mount the host's /sys read-only and pass --root.",
+  },
+  PORT_STATE_UNREADABLE: {
+    severity: "error",
+    title: "Data port whose link state cannot be read",
+    message: (e: PortEvidence & { unreadable: string[] }) =>
+      `${e.port}: ${e.unreadable.join(", ")} could not be read, so nothing shows that this data NIC's link is up; ` +
+      "a port is judged ready only on what the kernel says (state 4: ACTIVE, phys_state 5: LinkUp, a rate).",
+    fix: (e: PortEvidence) =>
+      `Read the port by hand (\`cat /sys/class/infiniband/${e.hca}/ports/${e.portNumber}/{state,phys_state,rate}\`, ` +
+      `\`ibv_devinfo -d ${e.hca}\`): run kube-rdma as root, or mount the host's /sys read-only into the pod and pass --root; ` +
+      "an error from the driver there is the fault to fix.",
+  },
   PORT_DOWN: {
     severity: "error",
     title: "Data port not active",

@@ -171,6 +171,13 @@ export const NODE_CATALOGUE = defineCatalogue({
       e.hint ??
       "Run kube-rdma as root on the host (or mount the host read-only and pass --root), then rerun `kube-rdma verify`.",
   },
+  IMPLAUSIBLE_NAME: {
+    severity: "error",
+    title: "A device or host name no kernel gives",
+    message: (e: { text: string; hint: string | null }) => e.text,
+    fix: (e: { hint: string | null }) =>
+      e.hint ?? "Inspect the host's /sys and /proc (ls -b shows hidden characters) before trusting this node.",
+  },
   CHECK_SKIPPED: {
     severity: "warning",
     title: "A check could not run",

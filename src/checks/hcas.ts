@@ -7,10 +7,15 @@ import type { Check } from "./types.js";
 
 export const rdmaHcaCheck: Check = {
   name: "rdma-hca",
-  codes: ["NO_RDMA_HCA"],
+  codes: ["NO_RDMA_HCA", "HCA_UNREADABLE"],
   run(inv) {
     if (inv.hcas.length === 0) return [finding("NO_RDMA_HCA", "node", { hcas: [] })];
-    if (dataHcas(inv).length > 0) return [];
+    // A device listed in /sys/class/infiniband whose directory cannot be read may be a data NIC: never dropped silently.
+    const unreadable = inv.hcas.flatMap((h) =>
+      h.unreadable ? [finding("HCA_UNREADABLE", h.name, { hca: h.name, ...h.unreadable })] : [],
+    );
+    if (dataHcas(inv).length > 0) return unreadable;
+    if (unreadable.length > 0) return unreadable;
     const names = inv.hcas.map((h) => h.name).sort(naturalCompare);
     return [finding("NO_RDMA_HCA", "node", { hcas: names }, "warning")];
   },

@@ -19,14 +19,20 @@ import type { Check } from "./types.js";
 
 export const portStateCheck: Check = {
   name: "port-state",
-  codes: ["PORT_DOWN", "PORT_NOT_LINKUP"],
+  codes: ["PORT_DOWN", "PORT_NOT_LINKUP", "PORT_STATE_UNREADABLE"],
   run(inv) {
     const out: Finding[] = [];
     for (const dp of dataPorts(inv)) {
       const { hca, port } = dp;
       const ev = portEvidence(inv, dp);
       const subject = portSubject(hca, port);
-      if (port.state === "UNKNOWN") continue; // unreadable: a READ_PROBLEM says so
+      // A verdict never rests on missing data: a data port whose state, physical state or (when active) rate cannot
+      // be read is an error, not a port assumed up.
+      const unreadable = unreadableLinkFacts(port);
+      if (unreadable.length > 0) {
+        out.push(finding("PORT_STATE_UNREADABLE", subject, { ...ev, unreadable }));
+        continue;
+      }
       if (port.state !== "ACTIVE") {
         const operstate = inv.netdevs.find((n) => n.name === ev.netdev)?.operstate ?? null;
         const evidence = { ...ev, state: stateText(port.state), physState: physStateText(port.physState), operstate };
@@ -38,6 +44,16 @@ export const portStateCheck: Check = {
     return out;
   },
 };
+
+/** The link facts of a port that could not be read or understood: `state`, `phys_state`, `rate` (of an active port). */
+function unreadableLinkFacts(port: DataPort["port"]): string[] {
+  const out: string[] = [];
+  if (port.state === "UNKNOWN") out.push("state");
+  if (port.physState === "UNKNOWN") out.push("phys_state");
+  // The kernel may refuse `rate` of a port that is down; an active port always has one.
+  if (port.state === "ACTIVE" && port.rateGbps === null && port.rateText === null) out.push("rate");
+  return out;
+}
 
 export const rateCheck: Check = {
   name: "port-rate",

@@ -4,14 +4,18 @@ import type { Check } from "./types.js";
 
 export const readProblemsCheck: Check = {
   name: "read-problems",
-  codes: ["READ_PROBLEM"],
+  codes: ["READ_PROBLEM", "IMPLAUSIBLE_NAME"],
   run(inv) {
     return inv.problems.map((p) =>
-      finding("READ_PROBLEM", p.path || p.code || "host", {
-        problemCode: p.code,
-        text: p.message,
-        hint: p.hint ?? null,
-      }),
+      // A name the node model refused (a newline, an escape, shell syntax in a device name) is an error: the device
+      // it names is left out of every report, so the node cannot pass on what remains.
+      p.code === "host.implausible_name"
+        ? finding("IMPLAUSIBLE_NAME", p.path || "host", { text: p.message, hint: p.hint ?? null })
+        : finding("READ_PROBLEM", p.path || p.code || "host", {
+            problemCode: p.code,
+            text: p.message,
+            hint: p.hint ?? null,
+          }),
     );
   },
 };

@@ -51,7 +51,7 @@ export type TestResult = { hca: string | null; rows: readonly SizeResult[] };
 
 export type JobResult =
   | { job: BenchJob; ok: true; seconds: number; tests: readonly TestResult[]; raw?: string }
-  | { job: BenchJob; ok: false; seconds: number; reason: string; raw?: string };
+  | { job: BenchJob; ok: false; seconds: number; reason: string; raw?: string; corrupt?: true };
 
 /** Runs one round's jobs (side by side) and returns their results, in any order. */
 export type Measure = (jobs: readonly BenchJob[]) => Promise<JobResult[]>;

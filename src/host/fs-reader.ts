@@ -312,6 +312,25 @@ export class FsHostReader implements HostReader {
   /** One of the tree's own `.kube-rdma/` files: a regular file (no link, FIFO or device), within its cap. */
   private ownFile(name: string): ReadOutcome<string> | null {
     const file = `${this.root}/${name}`;
+    // Every directory on the way is a real directory of the tree: a `.kube-rdma` link (to /etc, to another tree)
+    // would send the read out of the root, so it is refused, never followed.
+    const parts = name.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const dir = `${this.root}/${parts.slice(0, i).join("/")}`;
+      const d = lstatSync(dir, { throwIfNoEntry: false });
+      if (d === undefined) return null;
+      if (d.isSymbolicLink()) {
+        return {
+          ok: false,
+          error: readError(
+            "ENOTREG",
+            dir,
+            "a symbolic link; kube-rdma's own files under --root are read from a real directory only",
+          ),
+        };
+      }
+      if (!d.isDirectory()) return notRegular(d, dir);
+    }
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (st === undefined) return null;
     if (!st.isFile()) return notRegular(st, file);

@@ -1,6 +1,8 @@
 /** Turns raw host facts into the node model. Pure: no I/O, never throws on bad data (problems instead). */
 
+import type { NameKind } from "../core/device-name.js";
 import { naturalCompare } from "../core/natural.js";
+import type { ReadOutcome } from "../host/types.js";
 import { parsePciConfig } from "../parse/pci-config.js";
 import {
   type ConnectedRoute,
@@ -45,7 +47,9 @@ function buildGids(rd: Reading, pf: PortFacts, linkLayer: Port["linkLayer"]): Gi
     // An unreadable type/ndev (EINVAL: the netdev lives in another namespace) is what NCCL skips too: not a problem.
     const typeText = g.type?.ok ? g.type.value.trim() : null;
     const type = typeText ? parseGidType(typeText) : null;
-    const ndev = g.ndev?.ok ? g.ndev.value.trim() || null : null;
+    const ndevText = g.ndev?.ok ? g.ndev.value.trim() || null : null;
+    const ndev =
+      ndevText === null ? null : rd.name(`${pf.dir}/gid_attrs/ndevs/${g.index}`, "network interface", ndevText);
     out.push({
       index: g.index,
       gid: info.gid,
@@ -144,6 +148,9 @@ function buildHca(rd: Reading, hf: HcaFacts, netdevsByPci: Map<string, string[]>
     ...(hf.nodeType ? { nodeType: nodeTypeOf(f("node_type", hf.nodeType)) } : {}),
     role: "excluded",
     roleReason: "",
+    ...(hf.portsError
+      ? { unreadable: { path: `${dir}/ports`, code: hf.portsError.code, message: hf.portsError.message } }
+      : {}),
   };
 }
 
@@ -161,7 +168,8 @@ function buildNetdevs(
 ): Netdev[] {
   return facts.map((n) => {
     const dir = `/sys/class/net/${n.name}`;
-    const slaves = n.bondSlaves.ok ? n.bondSlaves.value.trim().split(/\s+/).filter(Boolean) : [];
+    const listed = n.bondSlaves.ok ? n.bondSlaves.value.trim().split(/\s+/).filter(Boolean) : [];
+    const slaves = listed.filter((s) => rd.name(`${dir}/bonding/slaves`, "network interface", s) !== null);
     return {
       name: n.name,
       operstate: rd.value(`${dir}/operstate`, n.operstate),
@@ -189,7 +197,9 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   const routeText = rd.value("/proc/net/route", facts.route);
   const routes = routeText === null ? null : rd.parsed(parseRouteTable(routeText), "/proc/net/route");
   const defaultIf = routes ? defaultRouteInterface(routes) : null;
-  const netdevs = buildNetdevs(rd, facts.netdevs, defaultIf, routes ? connectedRoutes(routes) : []);
+  refuseListedNames(rd, NET_DIR, "network interface", facts.netList);
+  const netdevFacts = facts.netdevs.filter((n) => rd.name(NET_DIR, "network interface", n.name) !== null);
+  const netdevs = buildNetdevs(rd, netdevFacts, defaultIf, routes ? connectedRoutes(routes) : []);
   const netdevsByPci = new Map<string, string[]>();
   for (const n of netdevs) {
     if (n.pciAddress) netdevsByPci.set(n.pciAddress, [...(netdevsByPci.get(n.pciAddress) ?? []), n.name]);
@@ -204,12 +214,15 @@ export function buildInventory(facts: HostFacts): NodeInventory {
       `${facts.hcaList.value.length} RDMA devices, more than a node has: the first ${MAX_HCAS} were read, the input looks damaged`,
     );
   }
+  refuseListedNames(rd, IB_DIR, "RDMA device", facts.hcaList);
+  const hcaFacts = facts.hcas.filter((h) => rd.name(IB_DIR, "RDMA device", h.name) !== null);
   const uverbsOf = new Map<string, string[]>();
   for (const u of facts.uverbs) {
-    const ibdev = u.ibdev.ok ? u.ibdev.value.trim() : null;
+    const ibdevText = u.ibdev.ok ? u.ibdev.value.trim() : null;
+    const ibdev = ibdevText ? rd.name(`/sys/class/infiniband_verbs/${u.name}/ibdev`, "RDMA device", ibdevText) : null;
     if (ibdev) uverbsOf.set(ibdev, [...(uverbsOf.get(ibdev) ?? []), u.name]);
   }
-  const hcas = facts.hcas
+  const hcas = hcaFacts
     .map((h) => buildHca(rd, h, netdevsByPci, uverbsOf.get(h.name) ?? []))
     .sort((a, b) => naturalCompare(a.name, b.name));
   for (const n of netdevs) {
@@ -233,7 +246,7 @@ export function buildInventory(facts: HostFacts): NodeInventory {
   roles.dataHcas = dataHcasByGpuLocality(hcas, paths, roles.dataHcas);
   const missing = missingFacts(facts, hcas, roles.dataHcas, gpus.length > 0);
   return {
-    hostname: (facts.hostname.ok ? facts.hostname.value.trim() : null) || "unknown",
+    hostname: hostnameOf(rd, facts.hostname),
     source: facts.source,
     ofed,
     driver: smi.driver,
@@ -261,6 +274,22 @@ export function buildInventory(facts: HostFacts): NodeInventory {
     ...buildNvSwitch(rd, facts.nvlink),
     ...buildNetConf(rd, facts.netConf),
   };
+}
+
+const IB_DIR = "/sys/class/infiniband";
+const NET_DIR = "/sys/class/net";
+
+/** Names a listing holds that the kernel would not give: each one is a problem (the facts leave them out). */
+function refuseListedNames(rd: Reading, dir: string, what: NameKind, list: ReadOutcome<string[]>): void {
+  if (!list.ok) return;
+  for (const name of list.value) rd.name(dir, what, name);
+}
+
+/** The hostname, or "unknown" when it cannot be read or is not one a kernel holds (a newline, an escape). */
+function hostnameOf(rd: Reading, fact: Fact): string {
+  const text = fact.ok ? fact.value.trim() : "";
+  if (text === "") return "unknown";
+  return rd.name("/proc/sys/kernel/hostname", "hostname", text) ?? "unknown";
 }
 
 /**

@@ -2,11 +2,13 @@
  * The `show_gids` table read straight from sysfs: every configured GID of every port, in natural device order,
  * numeric port and index order. Reads only /sys/class/infiniband (no commands), so `gids` stays fast.
  */
+import { implausibleName, isPlausibleDeviceName } from "../core/device-name.js";
 import { naturalCompare, numericNames } from "../core/natural.js";
 import { type Problem, problem } from "../core/result.js";
 import type { HostReader } from "../host/types.js";
 import type { GidRow } from "../parse/show-gids.js";
 import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
+import type { GidFact } from "./facts.js";
 import { readPortGids } from "./read.js";
 
 export type { GidRow };
@@ -31,7 +33,10 @@ export function readGidTable(
   if (!list.ok && list.error.code !== "ENOENT") {
     problems.push(problem("host.read_failed", list.error.message, { path: IB }));
   }
-  const available = list.ok ? [...list.value].sort(naturalCompare) : [];
+  const listed = list.ok ? [...list.value].sort(naturalCompare) : [];
+  const available = listed.filter(isPlausibleDeviceName);
+  for (const name of listed.filter((n) => !isPlausibleDeviceName(n)))
+    problems.push(implausibleName("RDMA device", name, IB));
   const missing = devices.filter((d) => !available.includes(d));
   const chosen = devices.length
     ? [...new Set(devices)].filter((d) => available.includes(d)).sort(naturalCompare)
@@ -71,11 +76,18 @@ function readDevice(reader: HostReader, device: string, problems: Problem[]): Gi
         gid,
         ipv4: showGidsIpv4(gid),
         version: versionOf(g.type?.ok ? g.type.value.trim() : null),
-        netdev: g.ndev?.ok ? g.ndev.value.trim() || null : null,
+        netdev: netdevOf(g.ndev, `${dir}/gid_attrs/ndevs/${g.index}`, problems),
       });
     }
   }
   return rows;
+}
+
+function netdevOf(fact: GidFact["ndev"], path: string, problems: Problem[]): string | null {
+  const name = fact?.ok ? fact.value.trim() || null : null;
+  if (name === null || isPlausibleDeviceName(name)) return name;
+  problems.push(implausibleName("network interface", name, path));
+  return null;
 }
 
 /** show_gids' header, with its exact tabs. */

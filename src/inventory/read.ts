@@ -1,3 +1,4 @@
+import { isPlausibleDeviceName } from "../core/device-name.js";
 import { naturallySorted, numericNames } from "../core/natural.js";
 import { listNumbers, readBinaryHex, readIn, readNumbered } from "../host/reads.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
@@ -30,6 +31,8 @@ const PCI_FILES = [
 const NETDEV_FILES = ["operstate", "mtu", "address"] as const;
 
 const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? naturallySorted(r.value) : []);
+/** Device and interface names to read: a name the kernel would not give is never read (the inventory names it). */
+const deviceNames = (r: ReadOutcome<string[]>): readonly string[] => sortedNames(r).filter(isPlausibleDeviceName);
 
 /** Reads one port's GID table the way show_gids does: every slot, attributes only for configured GIDs. */
 export function readPortGids(reader: HostReader, portDir: string): Pick<PortFacts, "gidSlots" | "gids"> {
@@ -182,16 +185,18 @@ function readFileFacts(
   const verbsList = reader.list("/sys/class/infiniband_verbs");
   const route = reader.readText("/proc/net/route");
   // A node has a few dozen RDMA devices at most; reading 10,000 (a damaged or hostile tree) took a minute and PASSed.
-  const hcas = sortedNames(hcaList)
+  const hcas = deviceNames(hcaList)
     .slice(0, MAX_HCAS)
     .map((n) => readHca(reader, n));
   const wanted = new Set<string>();
   for (const h of hcas) {
-    for (const p of h.ports) for (const g of p.gids) if (g.ndev?.ok) wanted.add(g.ndev.value.trim());
+    for (const p of h.ports)
+      for (const g of p.gids)
+        if (g.ndev?.ok && isPlausibleDeviceName(g.ndev.value.trim())) wanted.add(g.ndev.value.trim());
   }
   const gpuPci = readGpuPci(reader, pciList);
   const routeIface = ifaceOfRoute(route);
-  if (routeIface) wanted.add(routeIface);
+  if (routeIface && isPlausibleDeviceName(routeIface)) wanted.add(routeIface);
   const netList = reader.list(NET);
   return {
     hostname: reader.readText("/proc/sys/kernel/hostname"),
@@ -202,7 +207,7 @@ function readFileFacts(
     netList,
     netdevs: readNetdevs(
       reader,
-      sortedNames(netList).filter((n) => n !== "lo"),
+      deviceNames(netList).filter((n) => n !== "lo"),
       wanted,
     ),
     gpuPci,

@@ -1,4 +1,5 @@
 /** What every part of the node model build shares: the problem collector and the PCI-function numbers. */
+import { implausibleName, isPlausibleDeviceName, isPlausibleHostname, type NameKind } from "../core/device-name.js";
 import { type Problem, problem } from "../core/result.js";
 import type { ReadOutcome } from "../host/types.js";
 import { parseNumaNode, parseSysfsHex } from "../parse/sysfs.js";
@@ -14,6 +15,22 @@ export class Reading {
   value(path: string, f: Fact | ReadOutcome<number>, quiet: readonly string[] = []): string | null {
     if (f.ok) return String(f.value).trim();
     if (!quiet.includes(f.error.code)) this.failed(path, f.error.code, f.error.message);
+    return null;
+  }
+
+  private readonly refused = new Set<string>();
+
+  /**
+   * A name from the host (`what`: "RDMA device", "network interface", "hostname"), or null when the kernel would not
+   * have given it: the name is refused here, once, with a problem, so no output ever carries it.
+   */
+  name(path: string, what: NameKind, value: string): string | null {
+    const plausible = what === "hostname" ? isPlausibleHostname(value) : isPlausibleDeviceName(value);
+    if (plausible) return value;
+    const key = `${what}\u0000${value}`;
+    if (this.refused.has(key)) return null;
+    this.refused.add(key);
+    this.problems.push(implausibleName(what, value, path));
     return null;
   }
 

@@ -94,6 +94,11 @@ export type Hca = {
   nodeType?: string | null;
   /** Why the role was given (`carries the default route via eth0`). */
   roleReason: string;
+  /**
+   * Set when the device's directory could not be read (its `ports` listing failed: a symlink loop, EACCES): its
+   * ports and role are unknown, so it is named rather than silently left out of the data NICs.
+   */
+  unreadable?: { path: string; code: string; message: string };
 };
 
 /** What a PCIe function may do on its link (Device Control): relaxed ordering, largest read request and payload. */

@@ -51,13 +51,22 @@ const SUFFIX: Record<string, number> = {
   m: 1e-3,
 };
 
-/** Parses a Kubernetes quantity (`1k`, `8`, `10Gi`, `500m`); null when it is not one. */
+/**
+ * A Kubernetes quantity, by the grammar of k8s.io/apimachinery/pkg/api/resource/quantity.go
+ * (https://github.com/kubernetes/apimachinery/blob/master/pkg/api/resource/quantity.go):
+ * `<signedNumber><suffix>`, number `<digits>`, `<digits>.<digits>`, `<digits>.` or `.<digits>`; suffix one of the
+ * binary SI (`Ki`…`Ei`), a decimal exponent (`e<signedNumber>`, `E…`) or the decimal SI (`m`, ``, `k`, `M`…`E`).
+ * No white space: the API server refuses `1 ` and `lots` alike.
+ */
+const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPEm])|[eE]([+-]?\d+))?$/;
+
+/** Parses a Kubernetes quantity (`1k`, `8`, `10Gi`, `500m`, `1e3`); null when it is not one. */
 export function parseQuantity(q: string | number | undefined | null): number | null {
   if (typeof q === "number") return Number.isFinite(q) ? q : null;
   if (typeof q !== "string") return null;
-  const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPEm])?$/.exec(q.trim());
+  const m = QUANTITY.exec(q);
   if (!m) return null;
-  const factor = SUFFIX[m[2] ?? ""];
+  const factor = m[3] !== undefined ? 10 ** Number(m[3]) : SUFFIX[m[2] ?? ""];
   return factor === undefined ? null : Number(m[1]) * factor;
 }
 

@@ -1,4 +1,5 @@
 import { stringify } from "yaml";
+import { escapeLine, UNSAFE_TEXT } from "../core/device-name.js";
 import type { Finding } from "../core/finding.js";
 import type { NcclEnvResult } from "./env.js";
 
@@ -27,21 +28,21 @@ export function dotenvQuote(v: string): string {
 /**
  * Values no quoting makes safe everywhere they are pasted: control characters (a newline ends a `.env` line in one
  * reader and not in another; an escape sequence rewrites the terminal it is printed on). No NCCL variable holds one.
+ * The same set the node model refuses in names (core/device-name.ts).
  */
-export const UNSAFE_VALUE = /[\u0000-\u001f\u007f]/;
+export const UNSAFE_VALUE = UNSAFE_TEXT;
 
 /** A container env value: Kubernetes expands $(VAR) in env values, and `$$` is its escape for a literal `$`. */
 export function k8sEnvValue(v: string): string {
   return v.replace(/\$\(/g, "$$$$(");
 }
 
-/** Control characters in text from the host (interface names in reasons) shown as escapes: a comment stays one line. */
-const printable = (text: string) =>
-  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-
 function comment(text: string): string {
-  return printable(text)
+  // Control characters in text from the host (interface names in reasons) shown as escapes; the reason's own line
+  // breaks stay line breaks, each line a comment.
+  return text
     .split("\n")
+    .map(escapeLine)
     .map((l) => `# ${l}`)
     .join("\n");
 }

@@ -10,6 +10,7 @@ import {
   pairRounds,
 } from "../../nccl/pairs/index.js";
 import type { NcclTestsData } from "../../nccl/perf-results/analyzer.js";
+import { corruptionOf } from "../../nccl/perf-results/corruption.js";
 import { busBwFactor, impossibleBandwidth } from "../../nccl/perf-results/types.js";
 import { BENCH_JOB_REPORT, BENCH_JUDGE_REPORT, BENCH_PAIRS_REPORT } from "../../report/kinds/bench.js";
 import { renderReport } from "../../report/registry.js";
@@ -87,6 +88,8 @@ async function measure(file: string, io: Io): Promise<Measured | Problem> {
     const e = failure.evidence as { failure?: unknown };
     return { source: file, hosts: named ?? data.hosts, busbw: null, failed: String(e.failure ?? failure.message) };
   }
+  const corrupt = corruptionOf(entry.findings);
+  if (corrupt) return { source: file, hosts: named ?? data.hosts, busbw: null, corrupt: corrupt.message };
   const lm = data.largeMessage;
   const impossible = lm ? impossibleReference(data, lm) : null;
   const slowNics = entry.findings.find((f) => f.code === "NCCL_LOG_NIC_SLOW");

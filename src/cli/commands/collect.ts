@@ -76,11 +76,12 @@ machine. DIR/.kube-rdma/fs-sizes.json may give mount sizes ({"/dev/shm": bytes})
       return 0;
     }
     const { resolve } = await import("node:path");
-    const { writeFileSync } = await import("node:fs");
+    const { writeFileAtomic } = await import("../../host/atomic-write.js");
     const path = resolve(io.cwd, out);
     const { gzipSync } = await import("node:zlib");
     try {
-      writeFileSync(path, out.endsWith(".gz") ? gzipSync(json) : json);
+      // Atomic: a full disk or a size limit leaves the previous file whole, never a truncated one.
+      await writeFileAtomic(path, out.endsWith(".gz") ? gzipSync(json) : json);
     } catch (err) {
       throw new UsageError(
         `cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`,

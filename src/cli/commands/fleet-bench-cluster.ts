@@ -1,10 +1,11 @@
 /** `fleet bench` through the cluster: select nodes, learn the leaves, plan, run MPIJobs round by round, report. */
 
 import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { V1Node } from "@kubernetes/client-node";
 import { exitCodeFor } from "../../core/finding.js";
+import { writeFileAtomic } from "../../host/atomic-write.js";
 import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { kubeOptionsFrom } from "../../kube/api/options.js";
@@ -147,7 +148,7 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
         const dir = join(saveDir, `round-${job.round}`);
         await mkdir(dir, { recursive: true });
         const [a, b] = job.nodes.map(fileSafe);
-        await writeFile(join(dir, job.kind === "pair" ? `${a}+${b}.txt` : `${a}+${b}.rails.log`), log);
+        await writeFileAtomic(join(dir, job.kind === "pair" ? `${a}+${b}.txt` : `${a}+${b}.rails.log`), log);
       }
     : undefined;
   let round = 0;
@@ -217,7 +218,7 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
   };
   if (saveDir) {
     await mkdir(saveDir, { recursive: true });
-    await writeFile(join(saveDir, "report.json"), await renderReport(FLEET_BENCH_REPORT, result, "json"));
+    await writeFileAtomic(join(saveDir, "report.json"), await renderReport(FLEET_BENCH_REPORT, result, "json"));
   }
   io.stdout(await renderReport(FLEET_BENCH_REPORT, result, format));
   if (controller.signal.aborted) {

@@ -38,7 +38,8 @@ export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
  * analysed, so a node can be replayed later with `kube-rdma verify --snapshot DIR/NODE.json`.
  */
 async function snapshotSaver(dir: string, cwd: string) {
-  const { mkdir, writeFile } = await import("node:fs/promises");
+  const { mkdir } = await import("node:fs/promises");
+  const { writeFileAtomic } = await import("../../host/atomic-write.js");
   const { join } = await import("node:path");
   const { outputDir } = await import("../output-dir.js");
   const path = outputDir("--save-snapshots", dir, cwd);
@@ -57,7 +58,7 @@ async function snapshotSaver(dir: string, cwd: string) {
         const end = log.lastIndexOf("}");
         if (start >= 0 && end > start) {
           const name = `${node.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
-          await writeFile(join(path, name), `${log.slice(start, end + 1)}\n`).then(
+          await writeFileAtomic(join(path, name), `${log.slice(start, end + 1)}\n`).then(
             () => saved.push(name),
             () => failed.push(node),
           );

@@ -2,13 +2,19 @@ import {
   ApiextensionsV1Api,
   AppsV1Api,
   CoordinationV1Api,
+  type Configuration,
   CoreV1Api,
+  createConfiguration,
+  type KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
+  type RequestContext,
+  type ResponseContext,
+  ServerConfiguration,
 } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
 import type { KubeTarget } from "./config.js";
-import { type ApiRequest, apiFailure, statusOf } from "./errors.js";
+import { type ApiRequest, apiFailure, describeRequest, expectKind, statusOf } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
@@ -25,25 +31,76 @@ export type KubeClients = {
    * becomes a UsageError naming `req` and `role`.
    */
   call<T>(req: ApiRequest, fn: () => Promise<T>): Promise<T>;
+  /** `call`, whose answer must be a Kubernetes object of `kind` (else a clear exit-2 error). */
+  callFor<T>(req: ApiRequest, kind: string, fn: () => Promise<T>): Promise<T>;
 };
 
-export function makeClients(target: KubeTarget, role: string): KubeClients {
+/**
+ * How long one request may take, its answer's body included, unless the caller ties it to a signal of its own (a
+ * stalled API server or proxy otherwise holds a command, and its process, for ever). The API server's own default
+ * for a request is 60 s (kube-apiserver --request-timeout); a healthy one answers a get or patch in milliseconds.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** A typed API client whose every request carries a deadline (kubeConfig.makeApiClient, plus that middleware). */
+function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, timeoutMs: number): T {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new UsageError("the kubeconfig names no current cluster.", "Choose one with --context.");
+  const deadline = {
+    pre: async (ctx: RequestContext) => {
+      // A caller's own signal (fleet's run deadline, an interrupt) comes after this and takes over.
+      ctx.setSignal(AbortSignal.timeout(timeoutMs));
+      return ctx;
+    },
+    post: async (res: ResponseContext) => res,
+  };
+  return new Api(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kc },
+      promiseMiddleware: [deadline],
+    }),
+  );
+}
+
+/**
+ * A request cut by its deadline: an abort (node-fetch's AbortError names no reason) that came once the deadline had
+ * passed since the call began. An abort before that is the caller's own (an interrupt), not a stalled server.
+ */
+function timedOut(err: unknown, startedAt: number, timeoutMs: number): boolean {
+  const e = err as { name?: unknown; type?: unknown } | null;
+  const aborted = e?.name === "AbortError" || e?.name === "TimeoutError" || e?.type === "aborted";
+  return aborted && Date.now() - startedAt >= timeoutMs;
+}
+
+export function makeClients(target: KubeTarget, role: string, opts: { requestTimeoutMs?: number } = {}): KubeClients {
   const { kc } = target;
+  const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   return {
     target,
-    core: kc.makeApiClient(CoreV1Api),
-    apps: kc.makeApiClient(AppsV1Api),
-    coordination: kc.makeApiClient(CoordinationV1Api),
-    ext: kc.makeApiClient(ApiextensionsV1Api),
+    core: apiClient(kc, CoreV1Api, timeoutMs),
+    apps: apiClient(kc, AppsV1Api, timeoutMs),
+    coordination: apiClient(kc, CoordinationV1Api, timeoutMs),
+    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs),
     objects: KubernetesObjectApi.makeApiClient(kc),
     async call(req, fn) {
+      const startedAt = Date.now();
       try {
         // 429 Too Many Requests (API priority and fairness) is waited out as Retry-After says, within bounds.
         return await withRetry(fn);
       } catch (err) {
         if (err instanceof UsageError) throw err;
+        if (timedOut(err, startedAt, timeoutMs)) {
+          throw new UsageError(
+            `the API server at ${target.server} did not answer ${describeRequest(req)} within ${timeoutMs / 1000} s; the request was abandoned.`,
+            "Check that the API server (or the proxy in front of it) answers: `kubectl get --raw /readyz`; then rerun.",
+          );
+        }
         throw apiFailure(err, req, target, role);
       }
+    },
+    async callFor(req, kind, fn) {
+      return expectKind(await this.call(req, fn), kind, req, target);
     },
   };
 }

@@ -40,7 +40,7 @@ function statusMessage(err: unknown): string {
   return err instanceof Error ? err.message.split("\n")[0]! : String(err);
 }
 
-function describeRequest(r: ApiRequest): string {
+export function describeRequest(r: ApiRequest): string {
   const res = r.group ? `${r.resource}.${r.group}` : r.resource;
   const where = r.namespace ? ` in namespace ${r.namespace}` : "";
   return `${r.verb} ${res}${r.name ? ` ${r.name}` : ""}${where}`;
@@ -58,6 +58,29 @@ const ROLE_FILES: Record<string, string> = {
   "kube-rdma-preflight": "deploy/preflight/rbac.yaml",
   "kube-rdma-bench": "deploy/fleet/bench-rbac.yaml",
 };
+
+/**
+ * The answer of a call checked before use: the API server answers with JSON objects that carry their `kind`
+ * (https://kubernetes.io/docs/reference/using-api/api-concepts/); an HTML page from a proxy, a bare string or an object
+ * of another kind is no answer to trust. Returns the answer, or throws a clear exit-2 error naming the request.
+ */
+export function expectKind<T>(answer: T, kind: string, req: ApiRequest, target: KubeTarget): T {
+  const found =
+    answer !== null && typeof answer === "object"
+      ? (answer as { kind?: unknown }).kind
+      : answer === undefined
+        ? undefined
+        : String(answer).slice(0, 60);
+  if (found === kind) return answer;
+  const what =
+    answer === null || typeof answer !== "object"
+      ? `${JSON.stringify(found ?? null)}, not a Kubernetes object`
+      : `an object of kind ${JSON.stringify(found ?? null)}`;
+  throw new UsageError(
+    `the API server at ${target.server} answered ${describeRequest(req)} with ${what}, where a Kubernetes ${kind} was expected: the request may not have taken effect.`,
+    "Check what answers at that address (`kubectl get --raw /version`): a proxy or login page in front of the API server, or the wrong --context / --kubeconfig.",
+  );
+}
 
 export function apiFailure(err: unknown, req: ApiRequest, target: KubeTarget, role: string): UsageError {
   const status = statusOf(err);

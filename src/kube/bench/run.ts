@@ -84,12 +84,13 @@ async function runOne(
   const body = o.manifest(job);
   const name = body.metadata.name!;
   const namespace = o.namespace;
-  const fail = (reason: string, raw?: string): JobResult => ({
+  const fail = (reason: string, raw?: string, corrupt?: true): JobResult => ({
     job,
     ok: false,
     reason,
     seconds: (Date.now() - started) / 1000,
     ...(raw ? { raw } : {}),
+    ...(corrupt ? { corrupt } : {}),
   });
   try {
     await withRetry(() => clients.objects.create(body as KubernetesObject), { signal: o.signal });
@@ -163,7 +164,7 @@ async function runOne(
       const parsed = parseJobLog(job, log);
       return parsed.ok
         ? { job, ok: true, seconds: (Date.now() - started) / 1000, tests: parsed.tests }
-        : fail(parsed.reason, log);
+        : fail(parsed.reason, log, parsed.corrupt);
     }
     try {
       const current = await withRetry(

@@ -45,10 +45,27 @@ export const LINT_FINDINGS = defineCatalogue({
   NCCL_IB_DISABLED: {
     severity: "error",
     title: "NCCL_IB_DISABLE=1",
-    message: (e: Where) =>
-      `${e.where} sets NCCL_IB_DISABLE=1: NCCL is forbidden to use IB/RoCE and falls back to TCP sockets.`,
+    message: (e: Where & { value?: string; reads?: string }) =>
+      e.value === undefined || e.value === "1"
+        ? `${e.where} sets NCCL_IB_DISABLE=1: NCCL is forbidden to use IB/RoCE and falls back to TCP sockets.`
+        : `${e.where} sets NCCL_IB_DISABLE=${JSON.stringify(e.value)}, which NCCL reads as the integer ${e.reads} (any value but 0 disables): NCCL is forbidden to use IB/RoCE and falls back to TCP sockets.`,
     fix: () => 'Set NCCL_IB_DISABLE to "0" (or remove it).',
-  } satisfies FindingSpec<Where>,
+  } satisfies FindingSpec<Where & { value?: string; reads?: string }>,
+  BAD_QUANTITY: {
+    severity: "error",
+    title: "not a Kubernetes quantity",
+    message: (e: Where & { field: string; value: string }) =>
+      `${e.where}: ${e.field} is ${e.value}, which is not a Kubernetes quantity: the API server refuses the object (or, for a device resource, the container gets nothing).`,
+    fix: () =>
+      "Write a quantity: a number with an optional suffix (1, 8, 500m, 32Gi, 1e3), as a string or a number, no spaces.",
+  } satisfies FindingSpec<Where & { field: string; value: string }>,
+  DUPLICATE_VOLUME_NAME: {
+    severity: "error",
+    title: "two volumes with one name",
+    message: (e: Where & { volume: string; field: string; first: string }) =>
+      `${e.where}: ${e.field} names volume ${JSON.stringify(e.volume)} again (first at ${e.first}): the API server refuses a pod whose volume names repeat, and a mount of that name is ambiguous.`,
+    fix: () => "Give each volume its own name and point each volumeMount at the one it means.",
+  } satisfies FindingSpec<Where & { volume: string; field: string; first: string }>,
   NCCL_NET_SOCKET: {
     severity: "error",
     title: "NCCL_NET=Socket",

@@ -1,5 +1,6 @@
 import { POD_CATALOGUE } from "../../checks/catalogue-pod.js";
 import { type Finding, makeFinding } from "../../core/finding.js";
+import { ncclInteger } from "../../nccl/env-integer.js";
 import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import { KUEUE_QUEUE_LABEL } from "../job/scheduler.js";
@@ -10,6 +11,7 @@ import { imageProgramRules } from "./image-programs.js";
 import { mpiRankEnvRules } from "./mpi-rules.js";
 import { preflightRules } from "./preflight.js";
 import { isObj, type Json, type Path, type PodTemplateRef, pathString, type WorkloadObject } from "./templates.js";
+import { valueRules } from "./value-rules.js";
 
 /** Where a finding points: the object, the container (if any) and the field path. */
 export type Location = { container: string | null; field: Path };
@@ -89,9 +91,15 @@ function envRules(w: WorkloadObject, ct: Container, management: Management | nul
   const env = envOf(ct.c);
   const envPath = (name: string) => [...ct.path, "env", env.get(name)!.index, "value"];
   const found = (name: string) => env.get(name)?.value;
-  if (found("NCCL_IB_DISABLE") === "1") {
+  // NCCL reads the variable as an integer (strtoll, base 0): `01`, `2`, `0x1`, `1 ` all disable IB (env-integer.ts).
+  const ibDisable = found("NCCL_IB_DISABLE");
+  const ibDisabled = ibDisable === undefined ? null : ncclInteger(ibDisable);
+  if (ibDisable !== undefined && ibDisabled !== null && ibDisabled !== 0n) {
     const { where, location } = at(w, ct, envPath("NCCL_IB_DISABLE"));
-    out.push({ finding: makeFinding(L, "NCCL_IB_DISABLED", where, { where }), location });
+    out.push({
+      finding: makeFinding(L, "NCCL_IB_DISABLED", where, { where, value: ibDisable, reads: String(ibDisabled) }),
+      location,
+    });
   }
   if (found("NCCL_NET")?.toLowerCase() === "socket") {
     const { where, location } = at(w, ct, envPath("NCCL_NET"));
@@ -210,7 +218,8 @@ function containerRules(
   const out = envRules(w, ct, managementHcaOf(t, opts));
   const gpus = gpuCount(ct.c);
   const limits = limitsOf(ct.c);
-  const rdma = Object.keys(limits).some(isRdmaResource);
+  // `rdma/hca: "0"` asks for no device: the kubelet hands the container nothing (quantities parsed as the API does).
+  const rdma = Object.entries(limits).some(([k, v]) => isRdmaResource(k) && (parseQuantity(v as string) ?? 0) > 0);
   const viaNetworkOrClaim = rdmaByNetworkOrClaim(t, ct, limits);
   const env = envOf(ct.c);
   const sc = obj(ct.c.securityContext);
@@ -334,6 +343,7 @@ export function lintWorkload(w: WorkloadObject, opts: LintOptions = DEFAULT_LINT
       out.push({ finding: makeFinding(L, "GPU_COUNT_DIFFERS", where, { where, counts: counts.join(", ") }), location });
     }
   }
+  out.push(...valueRules(w));
   out.push(...mpiRankEnvRules(w));
   out.push(...imageProgramRules(w));
   out.push(...preflightRules(w, gpuPods));

@@ -118,6 +118,14 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
     fix: (e: { nodes: readonly string[] }) =>
       `Look at the job's pods (\`kubectl describe\`, \`kubectl logs\`): a node that cannot schedule the test (GPU or rdma/hca resources taken, a taint) or an MPI start-up failure; then re-run with --node ${e.nodes.join(" --node ")}.`,
   },
+  FLEET_JOB_CORRUPT: {
+    severity: "error",
+    title: "Job that returned corrupted data",
+    message: (e: { reason: string; nodes: readonly string[]; round: number }, job: string) =>
+      `${job} (${e.nodes.join(" and ")}, round ${e.round}): ${e.reason}. A run that computes wrong results fails, whatever its bandwidth; it is not used as a measurement.`,
+    fix: (e: { nodes: readonly string[] }) =>
+      `Check the GPUs of ${e.nodes.join(" and ")} (\`kube-rdma verify\`: ECC, row remapping) and remove NCCL_PROTO/NCCL_ALGO overrides; then re-run with --node ${e.nodes.join(" --node ")} to see which node corrupts again.`,
+  },
   FLEET_NODES_UNTESTED: {
     severity: "error",
     title: "Nodes no test measured",

@@ -4,6 +4,7 @@
  * output after a marker line naming its HCA. Both are read with the nccl-tests analyser. Pure.
  */
 import { analyzeNcclTests } from "../perf-results/analyzer.js";
+import { corruptionOf } from "../perf-results/corruption.js";
 import { busFactor } from "./timing.js";
 import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "./types.js";
 
@@ -49,20 +50,23 @@ export function railTestScript(hcas: readonly string[], sweep: SweepSpec, forwar
   return lines.join("\n");
 }
 
-function rowsOf(text: string): SizeResult[] {
-  const data = analyzeNcclTests(text).data;
-  return (data?.rows ?? [])
+/** One nccl-tests output's rows, and what the run said of its own data (judged as `analyze` judges it). */
+function resultOf(text: string): { rows: SizeResult[]; corrupt: string | null } {
+  const { data, findings } = analyzeNcclTests(text);
+  const rows = (data?.rows ?? [])
     .map((r) => ({ bytes: r.bytes, busbw: Math.max(r.outOfPlace?.busbw ?? 0, r.inPlace?.busbw ?? 0) }))
     .filter((r) => r.busbw > 0);
+  return { rows, corrupt: corruptionOf(findings)?.message ?? null };
 }
 
+type ParsedLog = { ok: true; tests: TestResult[] } | { ok: false; reason: string; corrupt?: true };
+
 /** A launcher's log → the job's tests, or why it gives none. */
-export function parseJobLog(
-  job: BenchJob,
-  log: string,
-): { ok: true; tests: TestResult[] } | { ok: false; reason: string } {
+export function parseJobLog(job: BenchJob, log: string): ParsedLog {
   if (job.kind === "pair") {
-    const rows = rowsOf(log);
+    const { rows, corrupt } = resultOf(log);
+    // A run that computed wrong results fails, whatever its bandwidth: never a measurement.
+    if (corrupt) return { ok: false, reason: `the test returned corrupted data: ${corrupt}`, corrupt: true };
     return rows.length
       ? { ok: true, tests: [{ hca: null, rows }] }
       : { ok: false, reason: "no nccl-tests result rows in the launcher's log" };
@@ -72,7 +76,13 @@ export function parseJobLog(
     else acc.at(-1)?.lines.push(line);
     return acc;
   }, []);
-  const tests = sections.map((s) => ({ hca: s.hca, rows: rowsOf(s.lines.join("\n")) }));
+  const results = sections.map((s) => ({ hca: s.hca, ...resultOf(s.lines.join("\n")) }));
+  const corrupted = results.filter((r) => r.corrupt !== null);
+  if (corrupted.length) {
+    const what = corrupted.map((r) => `${r.hca}: ${r.corrupt}`).join("; ");
+    return { ok: false, reason: `the rail test returned corrupted data (${what})`, corrupt: true };
+  }
+  const tests = results.map((r) => ({ hca: r.hca, rows: r.rows }));
   const empty = tests.filter((t) => t.rows.length === 0).map((t) => t.hca);
   if (tests.length === 0)
     return { ok: false, reason: `no rail-test output (no "${RAIL_MARKER}…" line) in the launcher's log` };

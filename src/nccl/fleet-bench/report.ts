@@ -16,7 +16,7 @@ export type FleetBenchReport = {
   nodes: number;
   rounds: RoundSummary[];
   jobs: number;
-  failedJobs: { job: string; round: number; nodes: readonly string[]; reason: string }[];
+  failedJobs: { job: string; round: number; nodes: readonly string[]; reason: string; corrupt?: boolean }[];
   budgetSeconds: number;
   seconds: number;
   reference: { pair: Reference; rail: Reference };
@@ -72,10 +72,22 @@ export function buildBenchReport(view: FabricView, run: BenchRun, plan: string, 
   );
   const findings = verdicts.map((v) => verdictFinding(v, v.kind === "rail" ? d.rail : d.pair));
   const failedJobs = run.results.flatMap((r) =>
-    r.ok ? [] : [{ job: r.job.id, round: r.job.round, nodes: r.job.nodes, reason: r.reason }],
+    r.ok
+      ? []
+      : [
+          {
+            job: r.job.id,
+            round: r.job.round,
+            nodes: r.job.nodes,
+            reason: r.reason,
+            ...(r.corrupt ? { corrupt: true } : {}),
+          },
+        ],
   );
   for (const f of failedJobs) {
-    findings.push(makeFinding(F, "FLEET_JOB_FAILED", f.job, { reason: f.reason, nodes: f.nodes, round: f.round }));
+    // A job whose test returned corrupted data is an error (as `analyze` judges the same output), not a missing result.
+    const code = f.corrupt ? "FLEET_JOB_CORRUPT" : "FLEET_JOB_FAILED";
+    findings.push(makeFinding(F, code, f.job, { reason: f.reason, nodes: f.nodes, round: f.round }));
   }
   // A node whose every job failed was never measured: that is not a pass, whatever the other nodes show.
   const measured = new Set(run.results.flatMap((r) => (r.ok ? [...r.job.nodes] : [])));

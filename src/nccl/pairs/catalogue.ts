@@ -56,6 +56,14 @@ export const PAIR_FINDINGS = defineCatalogue({
     fix: (e: { source: string; hosts: string[] }) =>
       `Read the NCCL WARN lines before the failure (\`kube-rdma analyze ${e.source}\`), then test ${e.hosts.length === 2 ? `${e.hosts[0]} and ${e.hosts[1]}` : "each node"} each with a node that reached full speed: the one that fails again is at fault.`,
   },
+  PAIR_RUN_CORRUPT: {
+    severity: "error",
+    title: "A pair test that returned corrupted data",
+    message: (e: { source: string; hosts: string[]; corruption: string }) =>
+      `${e.source}: the test${e.hosts.length === 2 ? ` of ${e.hosts[0]} and ${e.hosts[1]}` : ""} returned corrupted data (${e.corruption}); a run that computes wrong results fails, whatever its bandwidth.`,
+    fix: (e: { source: string; hosts: string[] }) =>
+      `Check both nodes' GPUs (\`kube-rdma verify\`: ECC, row remapping) and remove NCCL_PROTO/NCCL_ALGO overrides, then test ${e.hosts.length === 2 ? `${e.hosts[0]} and ${e.hosts[1]}` : "each node"} each with a node whose run was clean: the one that corrupts again is at fault (\`kube-rdma analyze ${e.source}\` shows the rows).`,
+  },
   PAIR_IMPOSSIBLE_BANDWIDTH: {
     severity: "error",
     title: "A bandwidth that cannot be",

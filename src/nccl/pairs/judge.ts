@@ -22,6 +22,8 @@ export type PairMeasurement = {
   impossible?: string;
   /** The failure line of a run that died before its end (`Test NCCL failure …`): its rows are not a bandwidth. */
   failed?: string;
+  /** What the run said of its own data (`#wrong` > 0, out-of-bounds values): the pair fails, its bandwidth is moot. */
+  corrupt?: string;
 };
 
 export type PairVerdict = { a: string; b: string; busbw: number; sources: string[]; slow: boolean };
@@ -75,7 +77,12 @@ function mergePairs(measurements: readonly PairMeasurement[]): {
   const pairs = new Map<string, PairVerdict>();
   const problems: Problem[] = [];
   for (const m of measurements) {
-    if (m.failed !== undefined || m.impossible !== undefined || (m.busbw !== null && !Number.isFinite(m.busbw))) {
+    if (
+      m.failed !== undefined ||
+      m.corrupt !== undefined ||
+      m.impossible !== undefined ||
+      (m.busbw !== null && !Number.isFinite(m.busbw))
+    ) {
       continue;
     }
     const hosts = [...new Set(m.hosts)].sort(naturalCompare);
@@ -201,7 +208,16 @@ export function judgePairs(measurements: readonly PairMeasurement[], opts: Judge
         failure: m.failed ?? "",
       }),
     );
-  impossible.unshift(...failed);
+  const corrupt = measurements
+    .filter((m) => m.corrupt !== undefined && m.failed === undefined)
+    .map((m) =>
+      makeFinding(F, "PAIR_RUN_CORRUPT", m.source, {
+        source: m.source,
+        hosts: [...new Set(m.hosts)].sort(naturalCompare),
+        corruption: m.corrupt ?? "",
+      }),
+    );
+  impossible.unshift(...failed, ...corrupt);
   const pairs = [...merged.values()].sort((x, y) => naturalCompare(x.a, y.a) || naturalCompare(x.b, y.b));
   const best = pairs.reduce<PairVerdict | null>((m, p) => (m === null || p.busbw > m.busbw ? p : m), null);
   // The median pair, not the best: one fast outlier (a pair that shared a switch, a lucky run) must not make the
