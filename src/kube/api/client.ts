@@ -1,8 +1,8 @@
 import {
   ApiextensionsV1Api,
   AppsV1Api,
-  CoordinationV1Api,
   type Configuration,
+  CoordinationV1Api,
   CoreV1Api,
   createConfiguration,
   type KubeConfig,
