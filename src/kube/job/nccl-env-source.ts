@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { pollIntervalMs } from "../../cli/poll-interval.js";
 import type { Io, OptionValues } from "../../cli/spec.js";
 import { num, str, UsageError } from "../../cli/spec.js";
-import { VERSION } from "../../cli/version.js";
 import { openReader, SnapshotHostReader } from "../../host/index.js";
 import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
@@ -12,6 +11,7 @@ import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
 import { kubeOptionsFrom } from "../api/options.js";
 import { collectFleet, FLEET_ROLE, snapshotFromLog } from "../fleet/run.js";
+import { kubeRdmaImage } from "../image.js";
 
 export type DerivedEnv = {
   env: Record<string, string>;
@@ -32,7 +32,7 @@ async function readerForNode(node: string, values: OptionValues, io: Io): Promis
   const run = await collectFleet(clients, {
     nodes: [node],
     namespace: str(values, "collector-namespace") ?? "kube-rdma",
-    image: str(values, "collector-image") ?? `kube-rdma:${VERSION}`,
+    image: str(values, "collector-image") ?? kubeRdmaImage(io.env),
     runId: randomBytes(3).toString("hex"),
     timeoutMs: (num(values, "collector-timeout") ?? 120) * 1000,
     pollMs: pollIntervalMs(values),
