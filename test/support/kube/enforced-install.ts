@@ -7,6 +7,7 @@
 import { createObjects, makeClients } from "../../../src/kube/api/client.js";
 import { loadKubeConfig } from "../../../src/kube/api/config.js";
 import { KUBE_RDMA_IMAGE } from "../../../src/kube/image.js";
+import { PYTORCH_MPI_REPOSITORY } from "../../../src/kube/image-contents.js";
 import type { UserInfo } from "./admission.js";
 import { node, seedCluster } from "./cluster-fixtures.js";
 import { type FakeApi, type Obj, type PodOutcome, startFakeApi } from "./fake-api.js";
@@ -103,8 +104,9 @@ export async function enforcedCluster(
     enforce: {
       users,
       validate: (_plural, obj) => validateCustomResource(obj as { apiVersion: string; kind: string }),
-      // One kube-rdma image exists; third-party images (NGC, nccl-tests) are served by their registries.
-      pullable: (i) => i === image || !/kube-rdma/.test(i),
+      // One kube-rdma image exists, and the MPI training image the repository's Dockerfile builds; third-party
+      // images (NGC, nccl-tests) are served by their registries.
+      pullable: (i) => i === image || i.startsWith(`${PYTORCH_MPI_REPOSITORY}:`) || !/kube-rdma/.test(i),
       operator: {
         username: "system:serviceaccount:kubeflow:training-operator",
         groups: ["system:serviceaccounts", "system:authenticated"],

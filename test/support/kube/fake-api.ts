@@ -481,7 +481,13 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
           pod.metadata.resourceVersion = nextRv();
           pod.status = { phase: "Pending" };
           store.get("pods")!.push(pod);
-          schedulePod(pod);
+          const unpulled = enforce?.pullable
+            ? [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]
+                .map((c: Obj) => c.image as string)
+                .find((i) => !enforce.pullable!(i))
+            : undefined;
+          if (unpulled) pod.status = errImagePull(pod, unpulled);
+          else schedulePod(pod);
         }
       }
       return json(res, 201, { apiVersion, kind: type.kind, ...o });
