@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { KUBE_RDMA_IMAGE } from "../src/kube/image.js";
-import { rdmaGpuNodeAffinity } from "../src/kube/node-placement.js";
+import { AGENT_METRICS_PORT, PLUGIN_METRICS_PORT, rdmaGpuNodeAffinity } from "../src/kube/node-placement.js";
 import { validateCoreObject } from "./support/kube/schemas.js";
 import { kustomizeBuild, type Obj } from "./support/kustomize.js";
 
@@ -87,5 +87,44 @@ describe("install on a cluster, as the README says", () => {
     const images = objects.flatMap((o) => (o.spec?.template?.spec?.containers ?? []).map((c: Obj) => c.image));
     expect(images).toEqual([mirror, mirror]);
     expect(objects.find((o) => o.metadata.name === "kube-rdma-image")?.data).toEqual({ image: mirror });
+  });
+
+  test("deploy/overlays/metrics: the node's own address instead of 127.0.0.1, a Service and a PodMonitor selecting each DaemonSet's pods, nothing else changed", () => {
+    // Kubernetes expands $(VAR) in command and args from the container's env; status.hostIP is the node's address
+    // (https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/,
+    // https://kubernetes.io/docs/concepts/workloads/pods/downward-api/#downwardapi-fieldRef).
+    const base = kustomizeBuild("deploy/overlays/default");
+    const metrics = kustomizeBuild("deploy/overlays/metrics");
+    for (const o of metrics) {
+      if (o.kind !== "PodMonitor") expect(validateCoreObject(o), `${o.kind}/${o.metadata.name}`).toEqual([]);
+    }
+    const ports: Record<string, number> = {
+      "kube-rdma-device-plugin": PLUGIN_METRICS_PORT,
+      "kube-rdma-agent": AGENT_METRICS_PORT,
+    };
+    for (const ds of metrics.filter((o) => o.kind === "DaemonSet")) {
+      const before = base.find((o) => o.kind === "DaemonSet" && o.metadata.name === ds.metadata.name)!;
+      const port = ports[ds.metadata.name]!;
+      const c = ds.spec.template.spec.containers[0];
+      const b = before.spec.template.spec.containers[0];
+      const argv = (x: Obj) => [...(x.command ?? []), ...(x.args ?? [])] as string[];
+      // The same command line, only the metrics address moved from the node's loopback to its own address.
+      expect(argv(b)).toContain(`127.0.0.1:${port}`);
+      expect(argv(c)).toEqual(argv(b).map((a) => (a === `127.0.0.1:${port}` ? `$(NODE_IP):${port}` : a)));
+      expect(c.env).toContainEqual({ name: "NODE_IP", valueFrom: { fieldRef: { fieldPath: "status.hostIP" } } });
+      expect(c.env.filter((e: Obj) => e.name !== "NODE_IP")).toEqual(b.env ?? []);
+      expect(c.ports).toEqual([{ name: "metrics", containerPort: port, protocol: "TCP" }]);
+      const { containers: _c, ...restAfter } = ds.spec.template.spec;
+      const { containers: _b, ...restBefore } = before.spec.template.spec;
+      expect(restAfter).toEqual(restBefore);
+      const labels = ds.spec.template.metadata.labels as Record<string, string>;
+      const selects = (sel: Record<string, string>) => Object.entries(sel).every(([k, v]) => labels[k] === v);
+      const svc = metrics.find((o) => o.kind === "Service" && o.metadata.namespace === ds.metadata.namespace)!;
+      expect(selects(svc.spec.selector)).toBe(true);
+      expect(svc.spec.ports).toEqual([{ name: "metrics", port, targetPort: "metrics" }]);
+      const pm = metrics.find((o) => o.kind === "PodMonitor" && o.metadata.namespace === ds.metadata.namespace)!;
+      expect(selects(pm.spec.selector.matchLabels)).toBe(true);
+      expect(pm.spec.podMetricsEndpoints).toEqual([{ port: "metrics", path: "/metrics" }]);
+    }
   });
 });

@@ -12,7 +12,13 @@
  */
 
 import { KUBE_RDMA_IMAGE } from "../kube/image.js";
-import { NODE_STATE_DIR, NODE_STATE_VOLUME, QUARANTINE_FILE, rdmaGpuNodeAffinity } from "../kube/node-placement.js";
+import {
+  AGENT_METRICS_PORT,
+  NODE_STATE_DIR,
+  NODE_STATE_VOLUME,
+  QUARANTINE_FILE,
+  rdmaGpuNodeAffinity,
+} from "../kube/node-placement.js";
 import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { TAINTED_LABEL } from "./cluster-io.js";
 import { CONDITION_TYPE } from "./condition.js";
@@ -212,6 +218,8 @@ function daemonSet(namespace: string, image: string): Obj {
                 HOST_COMMANDS,
                 "--quarantine-file",
                 QUARANTINE_FILE,
+                "--metrics-addr",
+                `127.0.0.1:${AGENT_METRICS_PORT}`,
               ],
               env: [
                 { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },

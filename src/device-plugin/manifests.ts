@@ -5,12 +5,18 @@
  */
 
 import { KUBE_RDMA_IMAGE } from "../kube/image.js";
-import { NODE_STATE_DIR, NODE_STATE_VOLUME, QUARANTINE_FILE, rdmaGpuNodeAffinity } from "../kube/node-placement.js";
+import {
+  NODE_STATE_DIR,
+  NODE_STATE_VOLUME,
+  PLUGIN_METRICS_PORT,
+  QUARANTINE_FILE,
+  rdmaGpuNodeAffinity,
+} from "../kube/node-placement.js";
 import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { DEFAULT_PLUGIN_DIR } from "./api.js";
 
 export const DEFAULT_IMAGE = KUBE_RDMA_IMAGE;
-export const DEFAULT_METRICS_PORT = 9465;
+export const DEFAULT_METRICS_PORT = PLUGIN_METRICS_PORT;
 export const MANIFEST_FILE = "deploy/device-plugin/device-plugin.yaml";
 const NAME = "kube-rdma-device-plugin";
 

@@ -39,3 +39,12 @@ export function rdmaGpuNodeAffinity(): Record<string, unknown> {
 export const NODE_STATE_DIR = "/var/lib/kube-rdma";
 export const QUARANTINE_FILE = `${NODE_STATE_DIR}/quarantine.json`;
 export const NODE_STATE_VOLUME = "kube-rdma-state";
+
+/**
+ * Metrics: both DaemonSets run on the host network, so a listener on 0.0.0.0 would be open on every interface of the
+ * node (the data NICs included) without authentication. They listen on the node's 127.0.0.1 by default; the optional
+ * overlay deploy/overlays/metrics moves them to the node's own address (status.hostIP, the one the kubelet reports)
+ * and adds the Services and PodMonitors Prometheus scrapes them through.
+ */
+export const PLUGIN_METRICS_PORT = 9465;
+export const AGENT_METRICS_PORT = 9466;

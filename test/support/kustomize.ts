@@ -2,8 +2,8 @@
  * Renders deploy/'s overlays the way `kubectl apply -k` does: with `kubectl kustomize` itself where kubectl is
  * installed (the judge), else with the part of kustomize that deploy/ uses: `resources` (files, or directories with
  * their own kustomization.yaml), `images` (name → newName/newTag/digest), `replacements` (one source field copied to
- * target fields; `[name=x]` list selectors) and `patches` with a `target` kind (a strategic-merge patch of maps;
- * lists replace). A kustomization using anything else is refused, so this stays honest about what it checked.
+ * target fields; `[name=x]` list selectors) and `patches` with a `target` kind (a strategic-merge patch: maps merge, lists of
+ * named objects merge by name, other lists replace). A kustomization using anything else is refused, so this stays honest about what it checked.
  * Objects come out in kustomize's legacy apply order.
  */
 import { execFileSync } from "node:child_process";
@@ -50,10 +50,20 @@ function rank(kind: string): number {
   return l >= 0 ? 1000 + l : 500;
 }
 
+/** Lists of named objects (containers, env, ports, volumes) merge by name, as a strategic-merge patch does. */
+const byName = (a: unknown, b: unknown): a is Obj[] =>
+  Array.isArray(a) && Array.isArray(b) && b.every((x) => x && typeof x === "object" && typeof x.name === "string");
+
 function merge(target: Obj, patch: Obj): void {
   for (const [k, v] of Object.entries(patch)) {
     if (v !== null && typeof v === "object" && !Array.isArray(v) && typeof target[k] === "object" && target[k]) {
       merge(target[k], v);
+    } else if (byName(target[k], v)) {
+      for (const item of v as Obj[]) {
+        const at = (target[k] as Obj[]).find((x) => x?.name === item.name);
+        if (at) merge(at, item);
+        else (target[k] as Obj[]).push(structuredClone(item));
+      }
     } else target[k] = structuredClone(v);
   }
 }
