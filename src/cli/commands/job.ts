@@ -59,8 +59,8 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
       name: "rdma-resource",
       type: "string",
       valueName: "NAME",
-      default: "rdma/hca",
-      description: "RDMA resource name",
+      description:
+        "RDMA resource name (default: what --env-from-node's node advertises, else rdma/hca; `kube-rdma cluster` names the nodes')",
     },
     { name: "rdma-count", type: "number", valueName: "N", default: 1, description: "RDMA resource units per pod" },
     {

@@ -203,7 +203,7 @@ export async function jobOptionsFrom(
     nodes,
     gpusPerNode: gpus,
     gpuResource: str(values, "gpu-resource") ?? "nvidia.com/gpu",
-    rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
+    rdmaResource: str(values, "rdma-resource") ?? derived?.rdmaResource ?? "rdma/hca",
     rdmaCount,
     image: imageFor(kind, values, derived ?? null, notes),
     queue: str(values, "queue"),
