@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AdmissionRequest, admissionDenials, type UserInfo } from "./admission.js";
-import { daemonSetNodes } from "./placement.js";
+import { controllerPodDenials, DAEMONSET_CONTROLLER, daemonSetController, errImagePull } from "./controllers.js";
 import { rbacDenial } from "./rbac.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: API objects are free-form JSON here, as on the wire.
@@ -130,11 +130,7 @@ export type FakeApi = {
   close(): Promise<void>;
 };
 
-/** The DaemonSet controller's identity (its own ServiceAccount, kube-controller-manager --use-service-account-credentials). */
-export const DAEMONSET_CONTROLLER: UserInfo = {
-  username: "system:serviceaccount:kube-system:daemon-set-controller",
-  groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
-};
+export { DAEMONSET_CONTROLLER };
 
 let rv = 1000;
 const nextRv = () => String(++rv);
@@ -233,17 +229,6 @@ function discovery(group: string, version: string, unserved: string[] = []): Obj
         verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
       }),
     ),
-  };
-}
-
-/** A pod whose image no registry serves: Pending, its container waiting in ErrImagePull. */
-function errImagePull(pod: Obj, image: string): Obj {
-  const name = pod.spec?.containers?.[0]?.name ?? "main";
-  return {
-    phase: "Pending",
-    containerStatuses: [
-      { name, image, ready: false, restartCount: 0, imageID: "", state: { waiting: { reason: "ErrImagePull" } } },
-    ],
   };
 }
 
@@ -567,78 +552,10 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
   const controllerErrors: string[] = [];
   const refused: string[] = [];
 
-  /** Admission of a pod a controller creates, and whether its images can be pulled. */
-  function podDenials(pod: Obj, as: UserInfo): string[] {
-    const ns = pod.metadata?.namespace ?? null;
-    return admissionDenials(
-      {
-        operation: "CREATE",
-        group: "",
-        version: "v1",
-        resource: "pods",
-        subResource: "",
-        namespace: ns,
-        name: pod.metadata?.name ?? "",
-        object: { apiVersion: "v1", kind: "Pod", ...pod },
-        oldObject: null,
-        userInfo: as,
-      },
-      { list: (p) => store.get(p) ?? [] },
-    );
-  }
-
-  /** The DaemonSet controller: one admitted pod per node the template may run on; the DaemonSet's status. */
-  function runDaemonSet(ds: Obj): void {
-    const nodes = daemonSetNodes(ds, store.get("nodes") ?? []);
-    let ready = 0;
-    for (const n of nodes) {
-      const pod: Obj = {
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: {
-          name: `${ds.metadata.name}-${n.metadata.name}`,
-          namespace: ds.metadata.namespace,
-          labels: { ...(ds.spec.template.metadata?.labels ?? {}) },
-          ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: ds.metadata.name, uid: ds.metadata.uid }],
-        },
-        spec: { ...structuredClone(ds.spec.template.spec), nodeName: n.metadata.name },
-      };
-      const denied = podDenials(pod, DAEMONSET_CONTROLLER);
-      if (denied.length) {
-        controllerErrors.push(`DaemonSet ${ds.metadata.namespace}/${ds.metadata.name}: ${denied.join("; ")}`);
-        continue;
-      }
-      pod.metadata.uid = `uid-${pod.metadata.name}-${nextRv()}`;
-      pod.metadata.resourceVersion = nextRv();
-      const images = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c: Obj) => c.image as string);
-      const bad = images.find((i) => opts.enforce?.pullable && !opts.enforce.pullable(i));
-      pod.status = bad
-        ? errImagePull(pod, bad)
-        : {
-            phase: "Running",
-            conditions: [{ type: "Ready", status: "True" }],
-            containerStatuses: pod.spec.containers.map((c: Obj) => ({
-              name: c.name,
-              image: c.image,
-              imageID: "",
-              ready: true,
-              restartCount: 0,
-              state: { running: { startedAt: new Date(0).toISOString() } },
-            })),
-          };
-      if (!bad) ready++;
-      store.get("pods")!.push(pod);
-    }
-    ds.status = {
-      desiredNumberScheduled: nodes.length,
-      currentNumberScheduled: nodes.length,
-      numberReady: ready,
-      numberAvailable: ready,
-      updatedNumberScheduled: nodes.length,
-      numberMisscheduled: 0,
-      observedGeneration: 1,
-    };
-  }
+  const view = { list: (p: string) => store.get(p) ?? [] };
+  const podDenials = (pod: Obj, as: UserInfo) => controllerPodDenials(pod, as, view);
+  const runDaemonSet = (ds: Obj) =>
+    daemonSetController(ds, { store, view, nextRv, controllerErrors, pullable: opts.enforce?.pullable });
 
   function schedulePod(pod: Obj): void {
     const outcome = opts.onPodCreated?.(pod);
