@@ -7,6 +7,7 @@ import { readProblem } from "../src/cli/input.js";
 import { main } from "../src/cli/main.js";
 import { capture } from "./support/captures.js";
 import { captureIo } from "./support/io.js";
+import { portableCli } from "./support/portable-cli.js";
 
 const FIX = join(import.meta.dirname, "..", "fixtures", "captures");
 const RUN_CLI = join(import.meta.dirname, "support", "run-cli.ts");
@@ -170,11 +171,13 @@ describe("kube-rdma analyze", () => {
     const locked = join(dir, "locked.txt");
     writeFileSync(locked, capture("show_gids", "a100-roce-tabs"));
     chmodSync(locked, 0o000);
-    // Root reads any file: the CLI then runs as `nobody`, for whom the file is as locked as for any user.
+    // Root reads any file: the CLI then runs as `nobody`, for whom the file is as locked as for any user — from a
+    // bundle in a world-readable directory, since `nobody` may not read the checkout (a clone under /root).
     const asRoot = process.getuid?.() === 0;
-    const r = spawnSync(process.execPath, ["--import", "tsx", RUN_CLI, "analyze", locked], {
+    const argv = asRoot ? [portableCli(), "analyze", locked] : ["--import", "tsx", RUN_CLI, "analyze", locked];
+    const r = spawnSync(process.execPath, argv, {
       encoding: "utf8",
-      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      ...(asRoot ? { uid: 65534, gid: 65534, cwd: dir } : {}),
     });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stdout).toContain("permission denied");

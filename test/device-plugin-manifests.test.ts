@@ -27,7 +27,7 @@ describe("device-plugin --print-manifests runs the plugin the way the line asks"
     const pod = docs[2].spec.template.spec;
     const args: string[] = pod.containers[0].args;
     expect(args.join(" ")).toBe(
-      "device-plugin --root /host --metrics-addr 0.0.0.0:9465 --config /etc/kube-rdma/hcas.yaml --mode exclusive --mad --network host",
+      "device-plugin --root /host --metrics-addr 0.0.0.0:9465 --quarantine-file /var/lib/kube-rdma/quarantine.json --config /etc/kube-rdma/hcas.yaml --mode exclusive --mad --network host",
     );
     expect(pod.containers[0].volumeMounts).toContainEqual({
       name: "config",

@@ -88,7 +88,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     expect(j).toMatchObject({
       apiVersion: "kubeflow.org/v2beta1",
       kind: "MPIJob",
-      metadata: { namespace: "kube-rdma" },
+      metadata: { namespace: "kube-rdma-bench" },
     });
     expect(j.spec.runPolicy.schedulingPolicy.minAvailable).toBe(3);
     const worker = j.spec.mpiReplicaSpecs.Worker.template.spec;
@@ -208,11 +208,11 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     expect(io2.err).toMatch(/does not serve kubeflow.org\/v2beta1 MPIJob/);
   });
 
-  test("deploy/fleet/bench-rbac.yaml: valid core objects granting what fleet bench uses, in namespace kube-rdma only", () => {
+  test("deploy/fleet/bench-rbac.yaml: valid core objects granting what fleet bench uses, in namespace kube-rdma-bench only", () => {
     const docs = parseAllDocuments(readFileSync("deploy/fleet/bench-rbac.yaml", "utf8")).map((d) => d.toJS() as Obj);
     for (const d of docs) expect(validateCoreObject(d), `${d.kind}/${d.metadata.name}`).toEqual([]);
     const role = docs.find((d) => d.kind === "Role")!;
-    expect(role.metadata).toMatchObject({ name: "kube-rdma-bench", namespace: "kube-rdma" });
+    expect(role.metadata).toMatchObject({ name: "kube-rdma-bench", namespace: "kube-rdma-bench" });
     expect(role.rules).toEqual([
       { apiGroups: ["kubeflow.org"], resources: ["mpijobs"], verbs: ["create", "get", "list", "delete"] },
       { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "delete"] },

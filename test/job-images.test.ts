@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 /**
  * Every container kube-rdma writes runs a program its image carries. A container that runs `kube-rdma` in a
  * training image (which does not carry it) never starts — the pod waits in StartError while `job` said exit 0 —
@@ -10,6 +11,7 @@ import { agentObjects } from "../src/agent/manifests.js";
 import { main } from "../src/cli/main.js";
 import { deviceDaemonSetObjects } from "../src/device-plugin/manifests.js";
 import { collectorPod } from "../src/kube/fleet/collector.js";
+import { imageCarries, PYTORCH_MPI_DOCKERFILE, PYTORCH_MPI_REPOSITORY } from "../src/kube/image-contents.js";
 import { carriesKubeRdma, programOf } from "../src/kube/lint/image-programs.js";
 import { lintManifestText } from "../src/kube/lint/index.js";
 import { workloadOf } from "../src/kube/lint/templates.js";
@@ -135,5 +137,65 @@ spec:
       const ok = lintManifestText(manifest(image, ["kube-rdma", "preflight"]), "job.yaml");
       expect(ok.findings.map((f) => f.code)).not.toContain("IMAGE_LACKS_PROGRAM");
     }
+  });
+});
+
+describe("MPI workers run sshd: in an image that carries it", () => {
+  // The worker's PID 1 is `bash -c '…; exec /usr/sbin/sshd -D -e'` (mpi-operator v2 starts the ranks over ssh). NGC
+  // PyTorch ships no SSH server (https://github.com/kubeflow/mpi-operator/blob/master/build/base/Dockerfile is the
+  // base the maintainers point to); CoreWeave's nccl-tests images install openssh-server
+  // (https://github.com/coreweave/nccl-tests/blob/master/Dockerfile).
+  const sshdFindings = async (args: string[]) => {
+    const objects = await generate([...args, "--example", "training-pod", "--name", "llama"]);
+    const lint = lintManifestText(objects.map((o) => JSON.stringify(o)).join("\n---\n"), "job.yaml");
+    return { objects, findings: lint.findings.filter((f) => f.code === "IMAGE_LACKS_PROGRAM") };
+  };
+
+  test.each([["mpi"], ["volcano"]])(
+    "job %s defaults to the NGC image with sshd added, which lint passes",
+    async (kind) => {
+      const { objects, findings } = await sshdFindings([kind, "--nodes", "2", "--", "python", "train.py"]);
+      expect(findings).toEqual([]);
+      const images = new Set(containers(objects).map(({ c }) => c.image as string));
+      expect([...images].filter((i) => i.includes("pytorch"))).toEqual([`${PYTORCH_MPI_REPOSITORY}:24.05-py3`]);
+    },
+  );
+
+  test.each([["mpi"], ["volcano"]])(
+    "job %s with --image of plain NGC PyTorch: lint flags the workers' sshd",
+    async (kind) => {
+      const { findings } = await sshdFindings([
+        kind,
+        "--nodes",
+        "2",
+        "--image",
+        "nvcr.io/nvidia/pytorch:24.05-py3",
+        "--",
+        "python",
+        "train.py",
+      ]);
+      expect(findings.length).toBeGreaterThan(0);
+      for (const f of findings) {
+        expect(f.message).toMatch(/runs `sshd` in nvcr\.io\/nvidia\/pytorch:24\.05-py3, which does not carry it/);
+        expect(f.fix).toContain("deploy/images/pytorch-mpi/Dockerfile");
+      }
+    },
+  );
+
+  test("an image whose contents are not known is not judged for sshd; kube-rdma still is", () => {
+    expect(imageCarries("registry.example.com/team/trainer:1", "sshd")).toBeNull();
+    expect(imageCarries("registry.example.com/team/trainer:1", "kube-rdma")).toBe(false);
+    expect(imageCarries("mirror.example.com/nvidia/pytorch:24.05-py3", "sshd")).toBe(false);
+    expect(imageCarries("ghcr.io/coreweave/nccl-tests:12.4.1-devel-ubuntu20.04-nccl2.27.3-1-d82e3c0", "sshd")).toBe(
+      true,
+    );
+  });
+
+  test("the shipped Dockerfile adds openssh-server to the NGC image and checks sshd is where the workers exec it", () => {
+    const text = readFileSync(PYTORCH_MPI_DOCKERFILE, "utf8");
+    expect(text).toMatch(/^ARG BASE_IMAGE=nvcr\.io\/nvidia\/pytorch:24\.05-py3$/m);
+    expect(text).toMatch(/^FROM \$\{BASE_IMAGE\}$/m);
+    expect(text).toMatch(/apt-get install -y --no-install-recommends openssh-server/);
+    expect(text).toMatch(/test -x \/usr\/sbin\/sshd/);
   });
 });

@@ -1,5 +1,6 @@
 import { isCelError, run } from "@bufbuild/cel";
 import { describe, expect, test } from "vitest";
+import { NODE_STATE_DIR } from "../kube/node-placement.js";
 import { TAINTED_LABEL } from "./cluster-io.js";
 import { agentObjects, agentValidations } from "./manifests.js";
 import { TAINT_KEY } from "./taint.js";
@@ -96,7 +97,7 @@ describe("the agent's admission policy: each agent only its own Node, report and
     );
   });
 
-  test("the DaemonSet runs kube-rdma in the kube-rdma image, unprivileged, with read-only host mounts", () => {
+  test("the DaemonSet runs kube-rdma in the kube-rdma image, unprivileged, with read-only host mounts (but its quarantine directory)", () => {
     const ds = agentObjects().find((o) => o.kind === "DaemonSet") as {
       spec: { template: { spec: { containers: Record<string, never>[] } } };
     };
@@ -104,12 +105,12 @@ describe("the agent's admission policy: each agent only its own Node, report and
       image: string;
       command: string[];
       securityContext: { capabilities: { drop: string[] }; allowPrivilegeEscalation: boolean; privileged?: boolean };
-      volumeMounts: { readOnly: boolean }[];
+      volumeMounts: { readOnly: boolean; mountPath: string }[];
     };
     expect(c.image).toMatch(/^ghcr\.io\/kube-rdma\/kube-rdma:/);
     expect(c.command.slice(0, 2)).toEqual(["kube-rdma", "agent"]);
     expect(c.securityContext).toMatchObject({ capabilities: { drop: ["ALL"] }, allowPrivilegeEscalation: false });
     expect(c.securityContext.privileged).toBeUndefined();
-    expect(c.volumeMounts.every((m) => m.readOnly)).toBe(true);
+    expect(c.volumeMounts.filter((m) => !m.readOnly).map((m) => m.mountPath)).toEqual([NODE_STATE_DIR]);
   });
 });

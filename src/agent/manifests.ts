@@ -12,6 +12,13 @@
  */
 
 import { KUBE_RDMA_IMAGE } from "../kube/image.js";
+import {
+  AGENT_METRICS_PORT,
+  NODE_STATE_DIR,
+  NODE_STATE_VOLUME,
+  QUARANTINE_FILE,
+  rdmaGpuNodeAffinity,
+} from "../kube/node-placement.js";
 import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { TAINTED_LABEL } from "./cluster-io.js";
 import { CONDITION_TYPE } from "./condition.js";
@@ -204,6 +211,7 @@ function daemonSet(namespace: string, image: string): Obj {
           dnsPolicy: "ClusterFirstWithHostNet",
           priorityClassName: "system-node-critical",
           nodeSelector: { "kubernetes.io/os": "linux" },
+          affinity: rdmaGpuNodeAffinity(),
           tolerations: [{ operator: "Exists" }],
           securityContext: { seccompProfile: { type: "RuntimeDefault" } },
           containers: [
@@ -211,22 +219,42 @@ function daemonSet(namespace: string, image: string): Obj {
               name: "agent",
               image,
               imagePullPolicy: "IfNotPresent",
-              command: ["kube-rdma", "agent", "--root", "/host", "--own-proc", "--host-commands", HOST_COMMANDS],
+              command: [
+                "kube-rdma",
+                "agent",
+                "--root",
+                "/host",
+                "--own-proc",
+                "--host-commands",
+                HOST_COMMANDS,
+                "--quarantine-file",
+                QUARANTINE_FILE,
+                "--metrics-addr",
+                `127.0.0.1:${AGENT_METRICS_PORT}`,
+              ],
               env: [
                 { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
                 { name: "NVIDIA_VISIBLE_DEVICES", value: "void" },
               ],
               resources: { requests: { cpu: "20m", memory: "64Mi" }, limits: { memory: "192Mi" } },
               securityContext: {
+                // uid 0 only to write the quarantine into the root-owned host directory; no capability.
+                runAsUser: 0,
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
                 capabilities: { drop: ["ALL"] },
                 seccompProfile: { type: "RuntimeDefault" },
               },
-              volumeMounts: mounts.map(([name, , mountPath]) => ({ name, mountPath, readOnly: true })),
+              volumeMounts: [
+                ...mounts.map(([name, , mountPath]) => ({ name, mountPath, readOnly: true })),
+                { name: NODE_STATE_VOLUME, mountPath: NODE_STATE_DIR },
+              ],
             },
           ],
-          volumes: mounts.map(([name, path, , type]) => ({ name, hostPath: { path, type } })),
+          volumes: [
+            ...mounts.map(([name, path, , type]) => ({ name, hostPath: { path, type } })),
+            { name: NODE_STATE_VOLUME, hostPath: { path: NODE_STATE_DIR, type: "DirectoryOrCreate" } },
+          ],
         },
       },
     },
@@ -241,7 +269,9 @@ const HEADER = `# The kube-rdma node agent: a DaemonSet that checks each RDMA GP
 # condition RDMAReady, Events and a per-node report (ConfigMap kube-rdma-node-NODE) that \`fleet verify\` reads.
 # Least privilege: RBAC for nodes, nodes/status, its reports and node events, and an admission policy that keeps each
 # agent to its own Node (Kubernetes >= 1.30). The namespace kube-rdma must exist. Add --taint to the command to
-# taint failing nodes NoSchedule (at most 10 % of them at once).
+# taint failing nodes NoSchedule (at most 10 % of them at once). Runs only on RDMA GPU nodes (labels
+# nvidia.com/gpu.present=true and feature.node.kubernetes.io/pci-15b3.present=true, or kube-rdma.io/rdma-gpu-node=true
+# set by hand) and writes the HCAs in error to /var/lib/kube-rdma/quarantine.json, which the device plugin reads.
 # Generated from src/agent/manifests.ts (\`npm run schema\`); do not edit by hand.
 `;
 

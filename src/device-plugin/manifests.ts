@@ -5,11 +5,18 @@
  */
 
 import { KUBE_RDMA_IMAGE } from "../kube/image.js";
+import {
+  NODE_STATE_DIR,
+  NODE_STATE_VOLUME,
+  PLUGIN_METRICS_PORT,
+  QUARANTINE_FILE,
+  rdmaGpuNodeAffinity,
+} from "../kube/node-placement.js";
 import { renderYamlDocuments } from "../kube/render-yaml.js";
 import { DEFAULT_PLUGIN_DIR } from "./api.js";
 
 export const DEFAULT_IMAGE = KUBE_RDMA_IMAGE;
-export const DEFAULT_METRICS_PORT = 9465;
+export const DEFAULT_METRICS_PORT = PLUGIN_METRICS_PORT;
 export const MANIFEST_FILE = "deploy/device-plugin/device-plugin.yaml";
 const NAME = "kube-rdma-device-plugin";
 
@@ -36,9 +43,9 @@ const HEADER = `# kube-rdma RDMA device plugin: advertises rdma/hca on every RDM
 # management NIC from the data NICs. Metrics listen on the node's 127.0.0.1:${DEFAULT_METRICS_PORT} only; to let
 # Prometheus scrape them, pass --metrics-addr 0.0.0.0:${DEFAULT_METRICS_PORT} (or put an authenticating proxy in front).
 # Pin the image by digest: --print-manifests --image ghcr.io/kube-rdma/kube-rdma@sha256:DIGEST (the digest
-# \`docker buildx imagetools inspect ghcr.io/kube-rdma/kube-rdma:TAG\` prints). It runs on every Linux node: where
-# the node has no RDMA device it advertises nothing (and logs that once). To run it only where Node Feature Discovery
-# found a Mellanox/NVIDIA NIC, install deploy/overlays/nfd (nodeSelector feature.node.kubernetes.io/pci-15b3.present).
+# \`docker buildx imagetools inspect ghcr.io/kube-rdma/kube-rdma:TAG\` prints). It runs only on RDMA GPU nodes (labels
+# nvidia.com/gpu.present=true and feature.node.kubernetes.io/pci-15b3.present=true, or kube-rdma.io/rdma-gpu-node=true
+# set by hand) and reads the node agent's HCA quarantine from the host directory /var/lib/kube-rdma.
 `;
 
 function hostPath(name: string, path: string, type: string) {
@@ -56,6 +63,8 @@ export function deviceDaemonSetObjects(opts: ManifestOptions = {}): Record<strin
     "/host",
     "--metrics-addr",
     opts.metricsAddr ?? `127.0.0.1:${DEFAULT_METRICS_PORT}`,
+    "--quarantine-file",
+    QUARANTINE_FILE,
   ];
   if (opts.resource && opts.resource !== "rdma/hca") args.push("--resource", opts.resource);
   if (pluginDir !== DEFAULT_PLUGIN_DIR) args.push("--plugin-dir", pluginDir);
@@ -97,6 +106,7 @@ export function deviceDaemonSetObjects(opts: ManifestOptions = {}): Record<strin
             hostNetwork: true,
             dnsPolicy: "ClusterFirstWithHostNet",
             nodeSelector: { "kubernetes.io/os": "linux" },
+            affinity: rdmaGpuNodeAffinity(),
             tolerations: [
               { operator: "Exists", effect: "NoSchedule" },
               { key: "CriticalAddonsOnly", operator: "Exists" },
@@ -122,6 +132,7 @@ export function deviceDaemonSetObjects(opts: ManifestOptions = {}): Record<strin
                   { name: "sys", mountPath: "/host/sys", readOnly: true },
                   { name: "proc", mountPath: "/host/proc", readOnly: true },
                   { name: "dev-infiniband", mountPath: "/host/dev/infiniband", readOnly: true },
+                  { name: NODE_STATE_VOLUME, mountPath: NODE_STATE_DIR, readOnly: true },
                   ...(opts.config !== undefined ? [{ name: "config", mountPath: configDir, readOnly: true }] : []),
                 ],
               },
@@ -131,6 +142,7 @@ export function deviceDaemonSetObjects(opts: ManifestOptions = {}): Record<strin
               hostPath("sys", "/sys", "Directory"),
               hostPath("proc", "/proc", "Directory"),
               hostPath("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"),
+              hostPath(NODE_STATE_VOLUME, NODE_STATE_DIR, "DirectoryOrCreate"),
               ...(opts.config !== undefined ? [{ name: "config", configMap: { name: configName } }] : []),
             ],
           },

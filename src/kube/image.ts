@@ -1,11 +1,28 @@
 /**
- * The kube-rdma container image, named once. Every object kube-rdma writes that runs `kube-rdma` (the device
- * plugin DaemonSet, fleet collector pods, the jobs' preflight init container, deploy/) takes its image from here;
- * the Dockerfile at the repository root builds it (`docker build -t IMAGE .`).
+ * The kube-rdma container image, named once. Every object kube-rdma writes that runs `kube-rdma` (the agent and
+ * device plugin DaemonSets, fleet collector pods, the jobs' preflight init container, `job --env-from-node`'s
+ * collector, deploy/) takes its image from here; the Dockerfile at the repository root builds it
+ * (`docker build -t IMAGE .`).
+ *
+ * Mirroring it is one setting on each side: in the cluster, the `images:` entry of deploy/overlays/default (kustomize
+ * rewrites both DaemonSets, and copies the agent's image into the ConfigMap kube-rdma-image that the collector
+ * admission policy compares with); on the command line, KUBE_RDMA_IMAGE (the default of every `--image` that names
+ * this image).
  */
 import { VERSION } from "../cli/version.js";
 
-/** Where the image is published; a mirror is given with each command's `--image`. */
+/** Where the image is published. */
 export const KUBE_RDMA_IMAGE_REPOSITORY = "ghcr.io/kube-rdma/kube-rdma";
 /** The image of this release. */
 export const KUBE_RDMA_IMAGE = `${KUBE_RDMA_IMAGE_REPOSITORY}:${VERSION}`;
+/** The environment variable that names a mirror of the image for the pods the CLI creates. */
+export const KUBE_RDMA_IMAGE_ENV = "KUBE_RDMA_IMAGE";
+/** The ConfigMap (in the install's namespace) and key holding the image the install runs. */
+export const IMAGE_CONFIGMAP = "kube-rdma-image";
+export const IMAGE_CONFIGMAP_KEY = "image";
+
+/** The image the CLI's pods run: KUBE_RDMA_IMAGE when set (a mirror), else this release's image. */
+export function kubeRdmaImage(env: Readonly<Record<string, string | undefined>>): string {
+  const v = env[KUBE_RDMA_IMAGE_ENV]?.trim();
+  return v ? v : KUBE_RDMA_IMAGE;
+}

@@ -16,10 +16,18 @@ const OTHER_RDMA_RESOURCES = new Set([
   "cce.baidubce.com/rdmaeni",
 ]);
 
+/**
+ * SR-IOV RDMA VFs of the NVIDIA Network Operator: the admin names the resource in the SriovNetworkNodePolicy /
+ * sriov-device-plugin config, under the `nvidia.com/` prefix (`nvidia.com/mlnxnics`, `nvidia.com/sriov_rdma_vf`,
+ * https://docs.nvidia.com/networking/display/kubernetes2410/getting-started-with-kubernetes.html). GPU names
+ * (`nvidia.com/gpu`, MIG `nvidia.com/mig-…`) are not matched.
+ */
+const NVIDIA_SRIOV_RDMA = /^nvidia\.com\/(?!gpu|mig-).*(?:rdma|sriov|mlnx|hca)/i;
+
 /** RDMA resources: `rdma/hca` (Baidu CCE, Alibaba ACK), `rdma/shared_ib` (Azure), `rdma/rdma_shared_device_a`
  * (NVIDIA Network Operator), `rdma/ib` (CoreWeave), Volcano Engine, Tencent, AWS EFA. */
 export function isRdmaResource(name: string): boolean {
-  return name.startsWith("rdma/") || OTHER_RDMA_RESOURCES.has(name);
+  return name.startsWith("rdma/") || OTHER_RDMA_RESOURCES.has(name) || NVIDIA_SRIOV_RDMA.test(name);
 }
 
 /**

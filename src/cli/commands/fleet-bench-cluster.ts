@@ -10,6 +10,7 @@ import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { kubeOptionsFrom } from "../../kube/api/options.js";
 import {
+  BENCH_NAMESPACE,
   BENCH_ROLE,
   benchJobManifest,
   type CreatedJobs,
@@ -56,7 +57,7 @@ export async function runClusterBench({ values, io }: CommandContext): Promise<n
   const s = benchSettings(values);
   const timeout = num(values, "timeout") ?? DEFAULT_BENCH_TIMEOUT_S;
   if (!(timeout > 0)) throw new UsageError(`--timeout expects seconds above 0; got ${timeout}.`);
-  const namespace = str(values, "namespace") ?? "kube-rdma";
+  const namespace = str(values, "namespace") ?? BENCH_NAMESPACE;
   const image = str(values, "image") ?? DEFAULT_NCCL_TESTS_IMAGE;
   // A node named twice is one node: a bench pair of a node with itself measures nothing between nodes.
   const names = [...new Set(strs(values, "node"))];

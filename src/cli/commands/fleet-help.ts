@@ -32,7 +32,7 @@ when confirmed by two tests or by a rail test against a same-leaf partner), FLEE
 (warnings, with the next test), FLEET_JOB_FAILED (jobs that never scheduled or failed, listed, never hidden), FLEET_NODES_UNTESTED (an error:
 nodes that no job measured are never a pass). The
 wall-time budget is printed before anything runs. Each test is an MPIJob (workers pinned to the two nodes, gang of
-3 under Volcano) in namespace kube-rdma, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
+3 under Volcano) in namespace kube-rdma-bench, deleted when done (also on Ctrl-C); leaves come from Volcano HyperNodes,
 node labels (network.topology/leaf, …, or --leaf-label) or are unknown. Needs the MPI operator, Volcano and
 deploy/fleet/bench-rbac.yaml. --simulate N runs the same planner and diagnosis against a simulated fabric with
 planted faults and prints {rounds, jobs, found, truth, budgetSeconds, simulatedSeconds} (exit 0).

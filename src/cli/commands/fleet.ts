@@ -20,18 +20,19 @@ import {
 import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
 import { listNodeSummaries, type NodeSummary, notCollectable } from "../../kube/fleet/node-list.js";
 import type { LogHandler } from "../../kube/fleet/run.js";
+import { KUBE_RDMA_IMAGE, kubeRdmaImage } from "../../kube/image.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
 import { pollIntervalMs } from "../poll-interval.js";
 import { REPORT_OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
 import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
-import { VERSION } from "../version.js";
 import { FLEET_BENCH_OPTIONS, fleetBench } from "./fleet-bench.js";
 import { BENCH_DESCRIPTION, VERIFY_DESCRIPTION } from "./fleet-help.js";
 import { fleetFromSnapshots } from "./fleet-offline.js";
 
-export const DEFAULT_COLLECTOR_IMAGE = `kube-rdma:${VERSION}`;
+/** The collector pods' image: KUBE_RDMA_IMAGE (a mirror) or this release's image, the one deploy/ installs. */
+export const DEFAULT_COLLECTOR_IMAGE = KUBE_RDMA_IMAGE;
 
 /**
  * `--save-snapshots DIR`: writes each collector's snapshot JSON to DIR/NODE.json as it arrives, before it is
@@ -177,15 +178,15 @@ ${BENCH_DESCRIPTION}`,
       name: "image",
       type: "string",
       valueName: "IMAGE",
-      description: `Image of the collector pods (verify, default ${DEFAULT_COLLECTOR_IMAGE}: build it from the Dockerfile) or of the nccl-tests jobs (bench)`,
+      description: `Image of the collector pods (verify, default $KUBE_RDMA_IMAGE or ${DEFAULT_COLLECTOR_IMAGE}: build it from the Dockerfile) or of the nccl-tests jobs (bench)`,
     },
     {
       name: "namespace",
       short: "n",
       type: "string",
       valueName: "NS",
-      default: "kube-rdma",
-      description: "Namespace of the collector pods",
+      description:
+        "Namespace of the collector pods (verify, default kube-rdma) or of the nccl-tests jobs (bench, default kube-rdma-bench)",
     },
     {
       name: "service-account",
@@ -297,7 +298,7 @@ ${BENCH_DESCRIPTION}`,
       throw new UsageError(`--concurrency expects a whole number of pods from 1 to 1000; got ${concurrency}.`);
     }
     const namespace = str(values, "namespace") ?? "kube-rdma";
-    const image = str(values, "image") ?? DEFAULT_COLLECTOR_IMAGE;
+    const image = str(values, "image") ?? kubeRdmaImage(io.env);
     const serviceAccountName = str(values, "service-account") || undefined;
     const runId = randomBytes(3).toString("hex");
     // A node named twice (--node a --node a,a) is one node: two collector pods with one name collide (HTTP 409),

@@ -1,6 +1,7 @@
 import { createObjects, makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
+import { kubeRdmaImage } from "../../kube/image.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
 import { DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
@@ -58,8 +59,8 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
       name: "rdma-resource",
       type: "string",
       valueName: "NAME",
-      default: "rdma/hca",
-      description: "RDMA resource name",
+      description:
+        "RDMA resource name (default: what --env-from-node's node advertises, else rdma/hca; `kube-rdma cluster` names the nodes')",
     },
     { name: "rdma-count", type: "number", valueName: "N", default: 1, description: "RDMA resource units per pod" },
     {
@@ -115,7 +116,8 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
       name: "collector-image",
       type: "string",
       valueName: "IMAGE",
-      description: "--env-from-node: kube-rdma image of the collector pod (default kube-rdma:<version>)",
+      description:
+        "--env-from-node: kube-rdma image of the collector pod (default $KUBE_RDMA_IMAGE, else this release's image)",
     },
     {
       name: "runtime",
@@ -220,7 +222,7 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
     }
     refuseOtherKindsOptions(kind as JobKind, values, program.length > 0 || str(values, "command") !== undefined);
     const opts = await jobOptionsFrom(kind as JobKind, values, program, io);
-    const { objects, notes } = await preflightJobs(buildJobs(kind as JobKind, opts, values), values);
+    const { objects, notes } = await preflightJobs(buildJobs(kind as JobKind, opts, values), values, io.env);
     if (bool(values, "apply")) {
       const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), "kube-rdma-job-creator");
       const { missingScheduler, schedulerFor } = await import("../../kube/job/scheduler.js");
@@ -252,6 +254,7 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
 async function preflightJobs(
   built: ReturnType<typeof buildJobs>,
   values: Parameters<CommandSpec["run"]>[0]["values"],
+  env: Io["env"],
 ): Promise<ReturnType<typeof buildJobs>> {
   if (!bool(values, "preflight")) return built;
   const timeoutSeconds = num(values, "preflight-timeout") ?? 600;
@@ -259,7 +262,10 @@ async function preflightJobs(
     throw new UsageError(`--preflight-timeout must be a positive number of seconds; got ${timeoutSeconds}.`);
   }
   const { withPreflight } = await import("../../kube/job/preflight.js");
-  const r = withPreflight(built.objects, { timeoutSeconds, image: str(values, "preflight-image") });
+  const r = withPreflight(built.objects, {
+    timeoutSeconds,
+    image: str(values, "preflight-image") ?? kubeRdmaImage(env),
+  });
   return { objects: r.objects, notes: [...built.notes, ...r.notes] };
 }
 

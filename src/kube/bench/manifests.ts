@@ -12,6 +12,11 @@ import { withForwardedEnv } from "../job/mpirun.js";
 import { SEED_NCCL_ENV } from "../job/pod-template.js";
 import type { MPIJob } from "../job/types.js";
 
+/**
+ * The bench jobs' own namespace: not the fleet namespace kube-rdma, whose admission policy admits only collector
+ * pods (and whose hostPath rights a bench job does not need).
+ */
+export const BENCH_NAMESPACE = "kube-rdma-bench";
 export const BENCH_RUN_LABEL = "kube-rdma.io/bench-run";
 export const BENCH_JOB_LABEL = "kube-rdma.io/bench-job";
 export const BENCH_KIND_LABEL = "kube-rdma.io/bench-kind";

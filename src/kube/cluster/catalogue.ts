@@ -152,6 +152,23 @@ export const CLUSTER_FINDINGS = defineCatalogue({
       "the training-operator CRDs exist but no operator Deployment was found; PyTorchJobs would never start.",
     fix: () => "Install or repair the training operator controller (kubectl get deploy -A | grep -i operator).",
   } satisfies FindingSpec<Record<string, never>>,
+  GANG_FLAG_MISSING: {
+    severity: "warning",
+    title: "operator does not gang-schedule with Volcano",
+    message: (e: { deployment: string; operator: string; flag: string }) =>
+      `${e.operator} ${e.deployment} runs without ${e.flag}: its jobs get no Volcano PodGroup, so their pods are ` +
+      "scheduled one at a time and a partly placed job holds its GPUs waiting for the rest.",
+    fix: (e: { deployment: string; flag: string }) =>
+      `Add ${e.flag} to the operator's container args (kubectl -n ${e.deployment.split("/")[0]} edit deploy ` +
+      `${e.deployment.split("/")[1] ?? e.deployment}); see https://www.kubeflow.org/docs/components/training/user-guides/job-scheduling/.`,
+  } satisfies FindingSpec<{ deployment: string; operator: string; flag: string }>,
+  RDMA_RESOURCE_NOT_DEFAULT: {
+    severity: "info",
+    title: "the nodes' RDMA resource is not job's default",
+    message: (e: { resources: string[] }) =>
+      `the GPU nodes advertise ${e.resources.join(", ")}, not rdma/hca (kube-rdma job's default); generated jobs would stay Pending.`,
+    fix: (e: { resources: string[] }) => `Generate jobs with --rdma-resource ${e.resources[0]}.`,
+  } satisfies FindingSpec<{ resources: string[] }>,
   TRAINER_CRD_MISSING: {
     severity: "warning",
     title: "Kubeflow Trainer v2 CRD missing",

@@ -12,6 +12,7 @@ import {
   TRAINING_CRDS,
   VOLCANO_CRDS,
 } from "./components.js";
+import { volcanoGangFlag } from "./gang-flags.js";
 import type { ClusterObjects, CrdPresence } from "./types.js";
 
 export type ResourceAmount = { resource: string; capacity: number; allocatable: number };
@@ -96,6 +97,13 @@ function evaluateNodes(nodes: NodeSummary[]): Finding[] {
     out.push(makeFinding(C, "NO_RDMA_RESOURCE", "cluster", { gpuNodes: gpuNodes.length }));
   }
   const usualRdma = withRdma[0]?.rdma.map((r) => r.resource).join(", ") ?? "";
+  // The names the nodes really advertise (Network Operator: rdma/rdma_shared_device_a, SR-IOV nvidia.com/…).
+  const advertised = [
+    ...new Set(withRdma.flatMap((n) => n.rdma.filter((r) => r.allocatable > 0).map((r) => r.resource))),
+  ].sort();
+  if (advertised.length > 0 && !advertised.includes("rdma/hca")) {
+    out.push(makeFinding(C, "RDMA_RESOURCE_NOT_DEFAULT", "cluster", { resources: advertised }));
+  }
   for (const n of gpuNodes) {
     if (!n.ready)
       out.push(makeFinding(C, "NODE_NOT_READY", n.name, { node: n.name, reason: "Ready condition not True" }));
@@ -264,6 +272,12 @@ function evaluateControllers(objects: ClusterObjects, scheduler: Scheduler) {
       const replicas = d.spec?.replicas ?? 1;
       const ready = d.status?.readyReplicas ?? 0;
       components.push({ kind: role, name, desired: replicas, ready, notReadyOn: [] });
+      const gang = role === "training-operator" && volcano ? volcanoGangFlag(d) : null;
+      if (gang && !gang.set) {
+        findings.push(
+          makeFinding(C, "GANG_FLAG_MISSING", name, { deployment: name, operator: gang.operator, flag: gang.flag }),
+        );
+      }
       if (ready < replicas) {
         findings.push(
           makeFinding(C, "COMPONENT_NOT_READY", name, {

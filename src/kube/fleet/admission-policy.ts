@@ -6,14 +6,23 @@
  * with `npm run schema`). Kubernetes ≥ 1.30 (admissionregistration.k8s.io/v1).
  */
 
-import { KUBE_RDMA_IMAGE_REPOSITORY } from "../image.js";
+import { IMAGE_CONFIGMAP, IMAGE_CONFIGMAP_KEY, KUBE_RDMA_IMAGE } from "../image.js";
 import { renderYamlDocuments } from "../render-yaml.js";
 import { collectorPod } from "./collector.js";
 
 export const ADMISSION_POLICY_FILE = "deploy/fleet/admission-policy.yaml";
 const NAME = "kube-rdma-collector-shape";
-/** The image repository collector pods may run; pin a digest with `fleet verify --image REPO@sha256:…`. */
-export const COLLECTOR_IMAGE_REPOSITORY = KUBE_RDMA_IMAGE_REPOSITORY;
+/**
+ * Pods the policy does not judge: those the DaemonSet controller creates (the node agent's; only a cluster admin can
+ * create a DaemonSet in the fleet namespace, no shipped role grants it). The controller's identity is its own
+ * ServiceAccount when kube-controller-manager runs with --use-service-account-credentials (kubeadm and the managed
+ * offerings do), else the controller manager's user:
+ * https://kubernetes.io/docs/reference/access-authn-authz/rbac/#controller-roles
+ */
+export const WORKLOAD_CONTROLLERS = [
+  "system:serviceaccount:kube-system:daemon-set-controller",
+  "system:kube-controller-manager",
+];
 
 const list = (items: readonly string[]) => `[${items.map((i) => `'${i}'`).join(", ")}]`;
 
@@ -35,8 +44,8 @@ function validations(): { expression: string; message: string }[] {
       message: `a collector pod runs exactly: ${c.command!.join(" ")}`,
     },
     {
-      expression: `${c0}.image.startsWith('${COLLECTOR_IMAGE_REPOSITORY}:') || ${c0}.image.startsWith('${COLLECTOR_IMAGE_REPOSITORY}@sha256:')`,
-      message: `a collector pod runs the kube-rdma image (${COLLECTOR_IMAGE_REPOSITORY}); edit this policy for a mirror`,
+      expression: `${c0}.image == params.data['${IMAGE_CONFIGMAP_KEY}']`,
+      message: `a collector pod runs the image the install runs (ConfigMap ${IMAGE_CONFIGMAP}, key ${IMAGE_CONFIGMAP_KEY}; the CLI's default is $KUBE_RDMA_IMAGE or ${KUBE_RDMA_IMAGE})`,
     },
     {
       expression: `has(${sc}) && ${sc}.allowPrivilegeEscalation == false && ${sc}.readOnlyRootFilesystem == true && (!has(${sc}.privileged) || ${sc}.privileged == false) && has(${sc}.capabilities) && ${sc}.capabilities.drop == ['ALL'] && !has(${sc}.capabilities.add)`,
@@ -68,15 +77,32 @@ function validations(): { expression: string; message: string }[] {
   ];
 }
 
-/** The policy and its binding to the fleet namespace. */
-export function admissionPolicyObjects(namespace = "kube-rdma"): Record<string, unknown>[] {
+/**
+ * The policy, its binding to the fleet namespace, and its parameter: the ConfigMap naming the image the install runs
+ * (deploy/overlays/default's `replacements` copy the agent DaemonSet's image into it, so a mirror set in the
+ * overlay's `images:` reaches the policy too).
+ */
+export function admissionPolicyObjects(namespace = "kube-rdma", image = KUBE_RDMA_IMAGE): Record<string, unknown>[] {
   return [
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: IMAGE_CONFIGMAP, namespace, labels: { "app.kubernetes.io/name": "kube-rdma" } },
+      data: { [IMAGE_CONFIGMAP_KEY]: image },
+    },
     {
       apiVersion: "admissionregistration.k8s.io/v1",
       kind: "ValidatingAdmissionPolicy",
       metadata: { name: NAME },
       spec: {
         failurePolicy: "Fail",
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConditions: [
+          {
+            name: "not-the-daemonset-controller",
+            expression: `!(request.userInfo.username in ${list(WORKLOAD_CONTROLLERS)})`,
+          },
+        ],
         matchConstraints: {
           resourceRules: [
             {
@@ -96,6 +122,7 @@ export function admissionPolicyObjects(namespace = "kube-rdma"): Record<string, 
       metadata: { name: NAME },
       spec: {
         policyName: NAME,
+        paramRef: { name: IMAGE_CONFIGMAP, namespace, parameterNotFoundAction: "Deny" },
         validationActions: ["Deny"],
         matchResources: {
           namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } },
@@ -107,8 +134,10 @@ export function admissionPolicyObjects(namespace = "kube-rdma"): Record<string, 
 
 const HEADER = `# Admits only kube-rdma collector pods in the fleet namespace (kube-rdma): that namespace allows hostNetwork and
 # hostPath, so without this policy \`create pods\` there would be root on every node. Kubernetes >= 1.30.
-# Generated from src/kube/fleet/admission-policy.ts (\`npm run schema\`); do not edit by hand. A mirror of the image
-# needs the image rule edited; pin the collector image by digest with \`fleet verify --image ${COLLECTOR_IMAGE_REPOSITORY}@sha256:DIGEST\`.
+# Pods the DaemonSet controller creates there (the node agent's) are not judged: only an admin can create a DaemonSet.
+# The image rule compares with ConfigMap ${IMAGE_CONFIGMAP}: deploy/overlays/default copies the agent's image into it, so
+# a mirror or a digest set once in the overlay's images: reaches it; give the CLI the same with KUBE_RDMA_IMAGE.
+# Generated from src/kube/fleet/admission-policy.ts (\`npm run schema\`); do not edit by hand.
 `;
 
 export function renderAdmissionPolicy(): string {

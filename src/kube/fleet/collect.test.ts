@@ -211,6 +211,8 @@ describe("deploy/: the manifests kube-rdma ships", () => {
     expect(role.rules).toEqual([
       { apiGroups: [""], resources: ["pods"], verbs: ["create", "get", "list", "delete"] },
       { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+      // The agents' reports, read before any collector pod is started.
+      { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] },
     ]);
     const clusterRole = docs.find((d) => d.kind === "ClusterRole" && d.metadata.name === "kube-rdma-fleet")!;
     expect(clusterRole.rules).toEqual([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "list"] }]);

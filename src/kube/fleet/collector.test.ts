@@ -39,10 +39,12 @@ describe("the collector pod has least privilege", () => {
   });
 
   test("the namespace's admission policy admits this exact command and these host paths, and binds to the fleet namespace", () => {
-    const [policy, binding] = admissionPolicyObjects() as [
-      { spec: { validations: { expression: string }[]; failurePolicy: string } },
-      { spec: { validationActions: string[]; matchResources: unknown } },
-    ];
+    const objects = admissionPolicyObjects() as {
+      kind: string;
+      spec: { validations: { expression: string }[]; failurePolicy: string } & Record<string, unknown>;
+    }[];
+    const policy = objects.find((o) => o.kind === "ValidatingAdmissionPolicy")!;
+    const binding = objects.find((o) => o.kind === "ValidatingAdmissionPolicyBinding")!;
     const rules = policy.spec.validations.map((v) => v.expression).join("\n");
     expect(rules).toContain(`== [${c.command!.map((x) => `'${x}'`).join(", ")}]`);
     expect(rules).toContain("in ['/sys', '/dev/infiniband', '/usr/bin']");
@@ -52,6 +54,7 @@ describe("the collector pod has least privilege", () => {
     expect(binding.spec).toEqual({
       policyName: "kube-rdma-collector-shape",
       validationActions: ["Deny"],
+      paramRef: { name: "kube-rdma-image", namespace: "kube-rdma", parameterNotFoundAction: "Deny" },
       matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-rdma" } } },
     });
     // Every rule is one CEL expression: balanced parentheses and brackets, quotes closed.

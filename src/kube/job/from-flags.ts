@@ -3,6 +3,7 @@ import { bool, type Io, num, type OptionValues, str, strs, UsageError } from "..
 import type { DriverInfo } from "../../inventory/types.js";
 import { isInterfaceName, type NetworkMode, ncclTestsCommand, networkModeFrom } from "../../nccl/index.js";
 import { beyondLimit, type SizedFlag } from "../../nccl/job-limits.js";
+import { PYTORCH_MPI_DOCKERFILE, withSshd } from "../image-contents.js";
 import { DEFAULT_LINT_OPTIONS } from "../lint/rules.js";
 import { parseQuantity } from "../resources.js";
 import { chooseNcclTestsImage, DEFAULT_TRAINING_IMAGE } from "./images.js";
@@ -39,6 +40,16 @@ function imageFor(
         : chooseTrainingImage({ driver, gpuNames: node.gpuNames, image: given, skipDriverCheck });
   if (!choice.ok) throw new UsageError(choice.message, choice.hint);
   notes.push(...choice.notes);
+  // MPI and Volcano workers run sshd, which the NGC image lacks: the same image with it added, unless --image.
+  if ((kind === "mpi" || kind === "volcano") && given === undefined) {
+    const image = withSshd(choice.image);
+    if (image !== choice.image) {
+      notes.push(
+        `image ${image}: ${choice.image} with sshd for the MPI workers; build it from ${PYTORCH_MPI_DOCKERFILE} (its header says how)`,
+      );
+    }
+    return image;
+  }
   return choice.image;
 }
 
@@ -192,7 +203,7 @@ export async function jobOptionsFrom(
     nodes,
     gpusPerNode: gpus,
     gpuResource: str(values, "gpu-resource") ?? "nvidia.com/gpu",
-    rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
+    rdmaResource: str(values, "rdma-resource") ?? derived?.rdmaResource ?? "rdma/hca",
     rdmaCount,
     image: imageFor(kind, values, derived ?? null, notes),
     queue: str(values, "queue"),

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { captureIo } from "../../../test/support/io.js";
-import { seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
+import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
 import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
 import { crdSchema, validateCoreObject, validateCustomResource } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
@@ -196,6 +196,25 @@ describe("job with the NCCL variables derived for a node", () => {
     const env = docs[0].spec.pytorchReplicaSpecs.Master.template.spec.containers[0].env.map((e: Any) => e.name);
     expect(env).toContain("NCCL_IB_HCA");
     expect(api.store.get("pods")!.filter((p) => p.metadata.namespace === "kube-rdma")).toEqual([]);
+  });
+
+  test("--env-from-node takes the RDMA resource that node advertises (NVIDIA Network Operator: rdma/rdma_shared_device_a) unless --rdma-resource", async () => {
+    const snapshot = await openReader({ example: "a100-8x-roce" }).then(collectSnapshot);
+    const nodes = ["gpu-a100-1", "gpu-a100-2"].map((name) =>
+      node({ name, gpus: 8, rdma: "63", rdmaResource: "rdma/rdma_shared_device_a" }),
+    );
+    api = await startFakeApi(seedCluster({ nodes }), {
+      onPodCreated: () => ({ phase: "Succeeded", log: JSON.stringify(snapshot) }),
+    });
+    const limits = (docs: Any[]) =>
+      docs[0].spec.pytorchReplicaSpecs.Master.template.spec.containers[0].resources.limits as Record<string, string>;
+    const args = ["--env-from-node", "gpu-a100-2", "--kubeconfig", api.kubeconfig, "--poll-interval", "5"];
+    const derived = await job("pytorch", ...args);
+    expect(derived.code, derived.io.err).toBe(0);
+    expect(Object.keys(limits(derived.docs))).toContain("rdma/rdma_shared_device_a");
+    expect(Object.keys(limits(derived.docs))).not.toContain("rdma/hca");
+    const given = await job("pytorch", ...args, "--rdma-resource", "rdma/hca");
+    expect(Object.keys(limits(given.docs))).toContain("rdma/hca");
   });
 
   test("--example and --snapshot together are a usage error", async () => {

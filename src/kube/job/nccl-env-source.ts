@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { pollIntervalMs } from "../../cli/poll-interval.js";
 import type { Io, OptionValues } from "../../cli/spec.js";
 import { num, str, UsageError } from "../../cli/spec.js";
-import { VERSION } from "../../cli/version.js";
 import { openReader, SnapshotHostReader } from "../../host/index.js";
 import type { HostReader } from "../../host/types.js";
 import { readInventory } from "../../inventory/index.js";
@@ -12,9 +11,13 @@ import { makeClients } from "../api/client.js";
 import { loadKubeConfig } from "../api/config.js";
 import { kubeOptionsFrom } from "../api/options.js";
 import { collectFleet, FLEET_ROLE, snapshotFromLog } from "../fleet/run.js";
+import { kubeRdmaImage } from "../image.js";
+import { isRdmaResource } from "../resources.js";
 
 export type DerivedEnv = {
   env: Record<string, string>;
+  /** The RDMA resource the node advertises (--env-from-node reads its Node): the job's default --rdma-resource. */
+  rdmaResource?: string | undefined;
   source: string;
   notes: string[];
   driver: DriverInfo;
@@ -26,13 +29,35 @@ export type DerivedEnv = {
   errors: string[];
 };
 
+/**
+ * The RDMA resource a Node advertises (allocatable above zero; `rdma/hca` first when there are several), or
+ * undefined when it advertises none or cannot be read.
+ */
+async function advertisedRdmaResource(clients: ReturnType<typeof makeClients>, node: string) {
+  try {
+    const n = await clients.core.readNode({ name: node });
+    const names = Object.entries(n.status?.allocatable ?? {})
+      .filter(([k, v]) => isRdmaResource(k) && v !== "0")
+      .map(([k]) => k)
+      .sort();
+    return names.includes("rdma/hca") ? "rdma/hca" : names[0];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads one cluster node through a collector pod (the `fleet verify` machinery, one node). */
-async function readerForNode(node: string, values: OptionValues, io: Io): Promise<HostReader> {
+async function readerForNode(
+  node: string,
+  values: OptionValues,
+  io: Io,
+): Promise<{ reader: HostReader; rdmaResource: string | undefined }> {
   const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), FLEET_ROLE);
+  const rdmaResource = await advertisedRdmaResource(clients, node);
   const run = await collectFleet(clients, {
     nodes: [node],
     namespace: str(values, "collector-namespace") ?? "kube-rdma",
-    image: str(values, "collector-image") ?? `kube-rdma:${VERSION}`,
+    image: str(values, "collector-image") ?? kubeRdmaImage(io.env),
     runId: randomBytes(3).toString("hex"),
     timeoutMs: (num(values, "collector-timeout") ?? 120) * 1000,
     pollMs: pollIntervalMs(values),
@@ -47,7 +72,7 @@ async function readerForNode(node: string, values: OptionValues, io: Io): Promis
       "Check with kube-rdma fleet verify --node NODE, or derive from a snapshot (--snapshot FILE) or an example.",
     );
   }
-  return new SnapshotHostReader(outcome.result, `node ${node} (collector pod)`);
+  return { reader: new SnapshotHostReader(outcome.result, `node ${node} (collector pod)`), rdmaResource };
 }
 
 /**
@@ -61,9 +86,10 @@ export async function deriveJobEnv(values: OptionValues, io: Io, network: Networ
   if (given.length > 1) throw new UsageError(`give one node source, not ${given.map((g) => `--${g}`).join(" and ")}.`);
   const node = str(values, "env-from-node");
   const example = str(values, "example");
-  const reader = node
-    ? await readerForNode(node, values, io)
-    : await openReader(example !== undefined ? { example } : { snapshot: str(values, "snapshot")! });
+  const fromNode = node ? await readerForNode(node, values, io) : null;
+  const reader =
+    fromNode?.reader ??
+    (await openReader(example !== undefined ? { example } : { snapshot: str(values, "snapshot")! }));
   const inventory = await readInventory(reader);
   const derived = deriveNcclEnv(inventory, { network });
   const notes = Object.entries(derived.reasons).map(([k, why]) =>
@@ -73,6 +99,7 @@ export async function deriveJobEnv(values: OptionValues, io: Io, network: Networ
     notes.push(`${f.severity} ${f.code}: ${f.message}`);
   return {
     env: derived.env,
+    rdmaResource: fromNode?.rdmaResource,
     source: reader.description,
     notes,
     driver: inventory.driver,

@@ -13,7 +13,7 @@ import { KUBE_RDMA_IMAGE } from "../image.js";
 import { lintManifestText } from "../lint/index.js";
 import { isPreflightSupportObject } from "../lint/preflight.js";
 import { workloadOf } from "../lint/templates.js";
-import { withPreflight } from "./preflight.js";
+import { preflightUser, withPreflight } from "./preflight.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are inspected as plain JSON.
 type Any = any;
@@ -84,8 +84,10 @@ describe("job --preflight on every job kind", () => {
         expect(init.image).toBe(KUBE_RDMA_IMAGE);
         expect(init.image).not.toBe(main.image);
         expect(init.resources).toEqual(main.resources);
-        // No privilege beyond the training container's.
-        expect(init.securityContext).toEqual(main.securityContext);
+        // No privilege beyond the training container's, as the training container's user: root in the NGC
+        // images (no USER in their Dockerfiles), where IPC_LOCK is effective; the kube-rdma image's uid 1000 would
+        // not have it and would judge memlock as no training container sees it.
+        expect(init.securityContext).toEqual({ ...main.securityContext, runAsUser: 0 });
         expect(init.securityContext.privileged).toBeUndefined();
         expect(init.env.slice(0, main.env.length)).toEqual(main.env);
         expect(init.env.slice(main.env.length)).toEqual([
@@ -203,5 +205,25 @@ describe("withPreflight on Kubeflow Trainer runtimes", () => {
     expect(r.notes).toEqual([
       "preflight: TrainingRuntime/llama-torch-rdma is used by 2 TrainJobs here, not exactly one; no init container added",
     ]);
+  });
+});
+
+describe("the preflight init container runs as the training container's user", () => {
+  const training = {
+    name: "train",
+    image: "nvcr.io/nvidia/pytorch:24.05-py3",
+    securityContext: { capabilities: { add: ["IPC_LOCK"] } },
+  };
+  test("the image's default user (root in NGC images) when neither the container nor the pod names one", () => {
+    expect(preflightUser(training, {})).toEqual({ runAsUser: 0 });
+  });
+  test("the container's or the pod's runAsUser when given; nothing forced under runAsNonRoot", () => {
+    expect(
+      preflightUser({ ...training, securityContext: { ...training.securityContext, runAsUser: 1234 } }, {}),
+    ).toEqual({
+      runAsUser: 1234,
+    });
+    expect(preflightUser(training, { securityContext: { runAsUser: 4321 } })).toEqual({ runAsUser: 4321 });
+    expect(preflightUser(training, { securityContext: { runAsNonRoot: true } })).toEqual({});
   });
 });

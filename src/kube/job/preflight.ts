@@ -7,7 +7,11 @@
  * kube-rdma: a pod whose init container runs a program its image lacks never starts). Otherwise it is the training
  * container's twin — same environment, same GPU and RDMA requests (the kubelet hands an init container's devices on
  * to the app containers, so it sees the devices training will use), same IPC_LOCK and /dev/shm — plus POD_NAME and
- * POD_NAMESPACE from the downward API. It needs no privilege beyond the training container's. What it cannot see is
+ * POD_NAMESPACE from the downward API. It needs no privilege beyond the training container's, and it runs as the
+ * training container's user (preflightUser): IPC_LOCK is effective only for a process of uid 0 (a non-root process
+ * gets added capabilities in its bounding set but not its effective set,
+ * https://man7.org/linux/man-pages/man7/capabilities.7.html "Effect of user ID changes on capabilities"), so the
+ * kube-rdma image's own non-root user would judge memlock as no training container sees it. What it cannot see is
  * the training image's NCCL library and net plugin; every pod of a job runs one image, so they cannot differ between
  * pods anyway (`--preflight-image IMAGE` names a training image that carries kube-rdma, to compare them too).
  *
@@ -42,7 +46,25 @@ function trainingContainer(spec: V1PodSpec): V1Container | undefined {
   return spec.containers.find((c) => Object.keys(limitsOf(c)).some((k) => isGpuResource(k) || isRdmaResource(k)));
 }
 
-export function preflightContainer(main: V1Container, job: string, members: number, o: PreflightOptions): V1Container {
+/**
+ * The user the init container runs as: the training container's (its own runAsUser, else the pod's); where neither
+ * says, the training image's default user, which is root in the NGC images `job` generates (their Dockerfiles set
+ * no USER) — so uid 0, not the kube-rdma image's uid 1000. A pod that asks runAsNonRoot keeps it.
+ */
+export function preflightUser(main: V1Container, pod: Pick<V1PodSpec, "securityContext">): { runAsUser?: number } {
+  const own = main.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
+  if (own !== undefined) return { runAsUser: own };
+  if (main.securityContext?.runAsNonRoot || pod.securityContext?.runAsNonRoot) return {};
+  return { runAsUser: 0 };
+}
+
+export function preflightContainer(
+  main: V1Container,
+  job: string,
+  members: number,
+  o: PreflightOptions,
+  pod: Pick<V1PodSpec, "securityContext"> = {},
+): V1Container {
   const downward = (name: string, fieldPath: string): V1EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
   const env = [
     ...structuredClone(main.env ?? []).filter((e) => e.name !== "POD_NAME" && e.name !== "POD_NAMESPACE"),
@@ -57,7 +79,7 @@ export function preflightContainer(main: V1Container, job: string, members: numb
     args: ["--job", job, "--members", String(members), "--timeout", String(o.timeoutSeconds)],
     env,
     ...(main.resources ? { resources: structuredClone(main.resources) } : {}),
-    ...(main.securityContext ? { securityContext: structuredClone(main.securityContext) } : {}),
+    securityContext: { ...structuredClone(main.securityContext ?? {}), ...preflightUser(main, pod) },
     ...(main.volumeMounts ? { volumeMounts: structuredClone(main.volumeMounts) } : {}),
   };
 }
@@ -133,7 +155,7 @@ export function withPreflight(
     for (const { spec } of gpuTemplates) {
       spec.initContainers = [
         ...(spec.initContainers ?? []),
-        preflightContainer(trainingContainer(spec)!, job, members, o),
+        preflightContainer(trainingContainer(spec)!, job, members, o, spec),
       ];
       spec.serviceAccountName ??= preflightName(job);
     }

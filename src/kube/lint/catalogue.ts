@@ -126,7 +126,7 @@ export const LINT_FINDINGS = defineCatalogue({
       `${e.where} runs \`${e.program}\` in ${e.image}, which does not carry it: the container fails to start ` +
       `(executable file not found in $PATH) and the pod never runs.`,
     fix: (e: Where & { program: string; image: string; expected: string }) =>
-      `Run ${e.program} in its own image (${e.expected}:TAG, built from the kube-rdma Dockerfile), or remove the container.`,
+      `Run ${e.program} in an image that carries it (${e.expected}), or remove the container.`,
   } satisfies FindingSpec<Where & { program: string; image: string; expected: string }>,
   ENV_DROPPED_BY_LAUNCHER: {
     severity: "warning",

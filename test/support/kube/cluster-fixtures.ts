@@ -143,7 +143,15 @@ export function daemonSet(s: DaemonSetSpec): Obj {
   };
 }
 
-export type DeploymentSpec = { name: string; namespace: string; image: string; replicas?: number; ready?: number };
+export type DeploymentSpec = {
+  name: string;
+  namespace: string;
+  image: string;
+  replicas?: number;
+  ready?: number;
+  /** The container's command (the operator's binary and flags). */
+  command?: string[];
+};
 
 export function deployment(s: DeploymentSpec): Obj {
   const replicas = s.replicas ?? 1;
@@ -155,7 +163,11 @@ export function deployment(s: DeploymentSpec): Obj {
       selector: { matchLabels: { app: s.name } },
       template: {
         metadata: { labels: { app: s.name } },
-        spec: { containers: [container(s.name, s.image)], restartPolicy: "Always", dnsPolicy: "ClusterFirst" },
+        spec: {
+          containers: [{ ...container(s.name, s.image), ...(s.command ? { command: s.command } : {}) }],
+          restartPolicy: "Always",
+          dnsPolicy: "ClusterFirst",
+        },
       },
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
     },
@@ -297,6 +309,8 @@ export function seedCluster(changes: SeedClusterChanges = {}): Record<string, Ob
     name: "training-operator",
     namespace: "kubeflow",
     image: "kubeflow/training-operator:v1-855e096",
+    // Gang scheduling with Volcano, as the Kubeflow job-scheduling guide configures it.
+    command: ["/manager", "--gang-scheduler-name=volcano"],
   });
   const trainer = deployment({
     name: "kubeflow-trainer-controller-manager",

@@ -8,6 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type AdmissionRequest, admissionDenials, type UserInfo } from "./admission.js";
+import { controllerPodDenials, DAEMONSET_CONTROLLER, daemonSetController, errImagePull } from "./controllers.js";
+import { rbacDenial } from "./rbac.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: API objects are free-form JSON here, as on the wire.
 export type Obj = Record<string, any>;
@@ -85,6 +88,27 @@ export type FakeApiOptions = {
    * Retry-After) or means never to finish it (a log body that stalls half way).
    */
   intercept?: (req: InterceptedRequest, res: ServerResponse) => boolean;
+  /** Enforce what a real API server does (authentication, RBAC, admission, schemas, controllers): see Enforce. */
+  enforce?: Enforce;
+};
+
+/**
+ * A cluster that refuses what a real one refuses. Each request is made by the user its bearer token names (401
+ * otherwise); RBAC from the Roles/ClusterRoles and bindings in the store decides it (403); every write passes the
+ * ValidatingAdmissionPolicies in the store (422, as the API server answers a policy denial); custom objects must
+ * satisfy `validate` (422). A created DaemonSet gets its pods from the DaemonSet controller on every node its
+ * selector, affinity and tolerations allow, each admitted as the controller's identity; pods an operator creates
+ * (onObjectCreated) are admitted as `operator`. A pod whose image `pullable` refuses stays Pending in ErrImagePull.
+ */
+export type Enforce = {
+  /** Bearer token → the identity it authenticates. */
+  users: Record<string, UserInfo>;
+  /** Errors of a created custom object against its CRD schema (empty = valid). */
+  validate?: (plural: string, obj: Obj) => string[];
+  /** Whether a registry serves this image. */
+  pullable?: (image: string) => boolean;
+  /** The identity of the operators that turn jobs into pods. */
+  operator?: UserInfo;
 };
 
 /** A resource request as `intercept` sees it. */
@@ -104,8 +128,16 @@ export type FakeApi = {
   requests: string[];
   logs: Map<string, string>;
   kubeconfig: string;
+  /** What controllers and operators could not create (admission denials of their pods), as `who: why`. */
+  controllerErrors: string[];
+  /** Requests admission refused, as `METHOD path: why`. */
+  refused: string[];
+  /** A kubeconfig authenticating with `token` (an Enforce user). */
+  kubeconfigFor(token: string): string;
   close(): Promise<void>;
 };
+
+export { DAEMONSET_CONTROLLER };
 
 let rv = 1000;
 const nextRv = () => String(++rv);
@@ -297,6 +329,56 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
                 : url.searchParams.get("watch") === "true"
                   ? "watch"
                   : "list";
+    const enforce = opts.enforce;
+    let who: UserInfo = { username: user, groups: ["system:masters"] };
+    if (enforce) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+      const found = enforce.users[token];
+      if (!found) return status(res, 401, "Unauthorized", "Unauthorized");
+      who = found;
+      const fieldName = /(?:^|,)metadata\.name=([^,]+)/.exec(url.searchParams.get("fieldSelector") ?? "")?.[1];
+      const why = rbacDenial(
+        {
+          verb,
+          group,
+          resource: type.plural,
+          subresource: sub ?? "",
+          namespace,
+          name: name ?? (verb === "list" || verb === "watch" ? (fieldName ?? "") : ""),
+          user: who,
+        },
+        { list: (p) => store.get(p) ?? [] },
+      );
+      if (why) return status(res, 403, "Forbidden", why, { ...(name ? { name } : {}), group, kind: plural });
+    }
+    const admit = (operation: AdmissionRequest["operation"], object: Obj | null, oldObject: Obj | null): string[] =>
+      enforce
+        ? admissionDenials(
+            {
+              operation,
+              group,
+              version: type.version,
+              resource: type.plural,
+              subResource: sub ?? "",
+              namespace: type.namespaced ? namespace : null,
+              name: (object ?? oldObject)?.metadata?.name ?? name ?? "",
+              object: object
+                ? { apiVersion: group ? `${group}/${type.version}` : type.version, kind: type.kind, ...object }
+                : null,
+              oldObject: oldObject
+                ? { apiVersion: group ? `${group}/${type.version}` : type.version, kind: type.kind, ...oldObject }
+                : null,
+              userInfo: who,
+            },
+            { list: (p) => store.get(p) ?? [] },
+          )
+        : [];
+    const refuse = (denials: string[]) => {
+      refused.push(`${method} ${url.pathname}: ${denials.join("; ")}`);
+      return status(res, 422, "Invalid", `admission webhook denied the request: ${denials.join("; ")}`, {
+        kind: plural,
+      });
+    };
     const denied = opts.deny?.some((d) => d.verb === verb && d.resource === (sub ? `${plural}/${sub}` : plural));
     if (denied) {
       const scope = namespace ? `in the namespace "${namespace}"` : "at the cluster scope";
@@ -378,21 +460,55 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
           kind: type.plural,
         });
       }
+      const denials = admit("CREATE", o, null);
+      if (denials.length) return refuse(denials);
+      const invalid =
+        group &&
+        !["apps", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io"].includes(group)
+          ? (enforce?.validate?.(type.plural, { apiVersion, kind: type.kind, ...o }) ?? [])
+          : [];
+      if (invalid.length) {
+        return status(res, 422, "Invalid", `${type.kind} "${o.metadata.name}" is invalid: ${invalid.join("; ")}`);
+      }
       o.metadata.uid = `uid-${o.metadata.name}-${nextRv()}`;
       o.metadata.resourceVersion = nextRv();
       o.metadata.creationTimestamp = new Date(0).toISOString();
       if (type.plural === "pods") o.status = { phase: "Pending" };
       items.push(o);
       changed(type.plural, "ADDED", o);
-      if (type.plural === "pods") schedulePod(o);
+      const unpullable =
+        type.plural === "pods" && enforce?.pullable
+          ? [...(o.spec?.initContainers ?? []), ...(o.spec?.containers ?? [])]
+              .map((c: Obj) => c.image as string)
+              .find((i) => !enforce.pullable!(i))
+          : undefined;
+      if (unpullable) o.status = errImagePull(o, unpullable);
+      else if (type.plural === "pods") schedulePod(o);
+      else if (type.plural === "daemonsets" && enforce) runDaemonSet(o);
       else {
         for (const pod of opts.onObjectCreated?.(type.plural, o) ?? []) {
           pod.metadata.namespace ??= o.metadata.namespace;
+          if (enforce) {
+            const denied = podDenials(
+              pod,
+              enforce.operator ?? { username: "system:serviceaccount:operators:operator" },
+            );
+            if (denied.length) {
+              controllerErrors.push(`${type.kind} ${o.metadata.name}: pod ${pod.metadata.name}: ${denied.join("; ")}`);
+              continue;
+            }
+          }
           pod.metadata.uid = `uid-${pod.metadata.name}-${nextRv()}`;
           pod.metadata.resourceVersion = nextRv();
           pod.status = { phase: "Pending" };
           store.get("pods")!.push(pod);
-          schedulePod(pod);
+          const unpulled = enforce?.pullable
+            ? [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]
+                .map((c: Obj) => c.image as string)
+                .find((i) => !enforce.pullable!(i))
+            : undefined;
+          if (unpulled) pod.status = errImagePull(pod, unpulled);
+          else schedulePod(pod);
         }
       }
       return json(res, 201, { apiVersion, kind: type.kind, ...o });
@@ -403,11 +519,16 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       const type_ = req.headers["content-type"] ?? "";
       const patch = await body(req);
       if (conflicted(res, o, patch, `${type.plural}${group ? `.${group}` : ""}`)) return;
-      if (type_.startsWith("application/strategic-merge-patch+json")) strategicPatch(o, patch);
-      else if (type_.startsWith("application/merge-patch+json")) mergePatch(o, patch);
+      const next = structuredClone(o);
+      if (type_.startsWith("application/strategic-merge-patch+json")) strategicPatch(next, patch);
+      else if (type_.startsWith("application/merge-patch+json")) mergePatch(next, patch);
       else {
         return status(res, 415, "UnsupportedMediaType", `the fake API server only takes merge patches, not ${type_}`);
       }
+      const denials = admit("UPDATE", next, o);
+      if (denials.length) return refuse(denials);
+      for (const k of Object.keys(o)) delete o[k];
+      Object.assign(o, next);
       o.metadata.resourceVersion = nextRv();
       changed(type.plural, "MODIFIED", o);
       return json(res, 200, { apiVersion, kind: type.kind, ...o });
@@ -417,6 +538,8 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       if (!o) return notFound();
       const next = await body(req);
       if (conflicted(res, o, next, `${type.plural}${group ? `.${group}` : ""}`)) return;
+      const denials = admit("UPDATE", next, o);
+      if (denials.length) return refuse(denials);
       next.metadata = {
         ...next.metadata,
         uid: o.metadata.uid,
@@ -465,6 +588,14 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
     res.on("close", () => watchers.delete(w));
   }
 
+  const controllerErrors: string[] = [];
+  const refused: string[] = [];
+
+  const view = { list: (p: string) => store.get(p) ?? [] };
+  const podDenials = (pod: Obj, as: UserInfo) => controllerPodDenials(pod, as, view);
+  const runDaemonSet = (ds: Obj) =>
+    daemonSetController(ds, { store, view, nextRv, controllerErrors, pullable: opts.enforce?.pullable });
+
   function schedulePod(pod: Obj): void {
     const outcome = opts.onPodCreated?.(pod);
     if (!outcome) return;
@@ -506,6 +637,9 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
     requests,
     logs,
     kubeconfig,
+    controllerErrors,
+    refused,
+    kubeconfigFor: (token: string) => writeKubeconfig(url, token),
     async close() {
       for (const t of timers) clearTimeout(t);
       server.closeAllConnections();
@@ -515,7 +649,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
 }
 
 /** A kubeconfig for `server` with contexts `fake` (current) and `other`; skipTLSVerify allows plain http. */
-export function writeKubeconfig(server: string): string {
+export function writeKubeconfig(server: string, token = "test-token"): string {
   const dir = mkdtempSync(join(tmpdir(), "kube-rdma-kubeconfig-"));
   const file = join(dir, "config");
   writeFileSync(
@@ -531,7 +665,7 @@ export function writeKubeconfig(server: string): string {
       "users:",
       "- name: tester",
       "  user:",
-      "    token: test-token",
+      `    token: ${token}`,
       "contexts:",
       "- name: fake",
       "  context: {cluster: fake, user: tester, namespace: default}",
