@@ -140,6 +140,9 @@ async function installAndRun(mutate?: (objects: Obj[]) => void, env: Record<stri
       [
         "agent",
         "--once",
+        // A run past the start-up grace (the agent writes no quarantine while OFED and links may still be coming up).
+        "--startup-grace",
+        "0",
         "--example",
         example,
         "--node-name",
