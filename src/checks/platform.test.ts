@@ -80,7 +80,11 @@ describe("lossless RoCE", () => {
     const fs = await findings(snapshotOf("roce-no-ecn"));
     expect(brief(fs)).toEqual([["ROCE_NOT_LOSSLESS", "warning", "mlx5_3"]]);
     expect(fs[0]?.message).toContain("priority 0");
-    expect(fs[0]?.message).toMatch(/Without ECN \(DCQCN\) nothing slows senders down/);
+    // The example's fabric has PFC on priority 0 (dcb pfc show): the class does not drop, so the harm named is what
+    // pause without ECN does — head-of-line blocking, congestion spreading, pause storms (the DCQCN paper, SIGCOMM 2015).
+    expect(fs[0]?.message).toMatch(/pause frames are the only back-pressure/);
+    expect(fs[0]?.message).toContain("head-of-line blocking");
+    expect(fs[0]?.message).not.toMatch(/dropped and retransmitted/);
     // The convention is a dedicated class, not priority 0: DSCP 26 → priority 3, PFC and ECN there, NCCL_IB_TC=106
     // (see the catalogue entry's sources).
     expect(fs[0]?.fix).toContain("DSCP 26 → priority 3");

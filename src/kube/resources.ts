@@ -27,7 +27,15 @@ const NVIDIA_SRIOV_RDMA = /^nvidia\.com\/(?!gpu|mig-).*(?:rdma|sriov|mlnx|hca)/i
 /** RDMA resources: `rdma/hca` (Baidu CCE, Alibaba ACK), `rdma/shared_ib` (Azure), `rdma/rdma_shared_device_a`
  * (NVIDIA Network Operator), `rdma/ib` (CoreWeave), Volcano Engine, Tencent, AWS EFA. */
 export function isRdmaResource(name: string): boolean {
-  return name.startsWith("rdma/") || OTHER_RDMA_RESOURCES.has(name) || NVIDIA_SRIOV_RDMA.test(name);
+  return isRdmaDevicePluginResource(name) || NVIDIA_SRIOV_RDMA.test(name);
+}
+
+/**
+ * Resources that are an RDMA device by what they are (an RDMA device plugin's): an SR-IOV / host-device resource is
+ * one only when its network carries RDMA, which the manifest alone does not show (lint asks for the network).
+ */
+export function isRdmaDevicePluginResource(name: string): boolean {
+  return name.startsWith("rdma/") || OTHER_RDMA_RESOURCES.has(name);
 }
 
 /**

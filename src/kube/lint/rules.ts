@@ -4,7 +4,7 @@ import { ncclInteger } from "../../nccl/env-integer.js";
 import { impossibleOnPodNetwork, podInterfaceNames } from "../../nccl/network-mode.js";
 import { MANAGEMENT_HCA_ANNOTATION } from "../annotations.js";
 import { KUEUE_QUEUE_LABEL } from "../job/scheduler.js";
-import { isGpuResource, isNetworkDeviceResource, isRdmaResource, parseQuantity } from "../resources.js";
+import { isGpuResource, isNetworkDeviceResource, isRdmaDevicePluginResource, parseQuantity } from "../resources.js";
 import { LINT_FINDINGS as L } from "./catalogue.js";
 import { commandWords, envDroppers } from "./env-droppers.js";
 import { imageProgramRules } from "./image-programs.js";
@@ -219,7 +219,10 @@ function containerRules(
   const gpus = gpuCount(ct.c);
   const limits = limitsOf(ct.c);
   // `rdma/hca: "0"` asks for no device: the kubelet hands the container nothing (quantities parsed as the API does).
-  const rdma = Object.entries(limits).some(([k, v]) => isRdmaResource(k) && (parseQuantity(v as string) ?? 0) > 0);
+  // An SR-IOV / host-device resource counts only with its network (rdmaByNetworkOrClaim), never by its name alone.
+  const rdma = Object.entries(limits).some(
+    ([k, v]) => isRdmaDevicePluginResource(k) && (parseQuantity(v as string) ?? 0) > 0,
+  );
   const viaNetworkOrClaim = rdmaByNetworkOrClaim(t, ct, limits);
   const env = envOf(ct.c);
   const sc = obj(ct.c.securityContext);
