@@ -14,11 +14,13 @@
  *   hops, in two waves with different partners; two slow tests that blame it alone name it (spine-evidence.ts).
  * Pure given the trace.
  */
+
 import { type Diagnosis, diagnose } from "../../nccl/fleet-bench/diagnose.js";
 import { judgeResults } from "../../nccl/fleet-bench/evidence.js";
 import { retestRound } from "../../nccl/fleet-bench/plan.js";
 import { allSpinePorts, allUplinks, type FlowPath, leafOfHop, type RailFabric, unitIndex } from "../model.js";
 import { createRandom } from "../prng.js";
+import { minOf } from "../stats.js";
 import type { BenchJob, FabricView, JobResult, RailRoute } from "../types.js";
 import { isSpineProbe, type SpineEvidence, spineEvidence } from "./spine-evidence.js";
 import { steer, type Trace } from "./steer.js";
@@ -115,7 +117,7 @@ export function createRailPlanner(
     const pools = members(good).map((u) => rnd.shuffle(u));
     const jobs: BenchJob[] = [];
     for (let wave = 0; wave < MAX_SWEEP_WAVES; wave++) {
-      const level = Math.min(...hops.map((h) => crossed.get(h) ?? 0));
+      const level = minOf(hops.map((h) => crossed.get(h) ?? 0));
       if (level >= SWEEP_COVERAGE) break;
       // Interleave the units (a random order per row) and pair neighbours from different units.
       const rows = pools.map((p) =>

@@ -28,7 +28,7 @@ export async function runRailBench(
     const jobs = planner.next(round, results);
     if (jobs.length === 0) break;
     const got = await measure(jobs);
-    results.push(...got);
+    for (const r of got) results.push(r);
     const summary = {
       round,
       jobs: jobs.length,

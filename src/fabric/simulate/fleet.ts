@@ -5,9 +5,11 @@
  * uplink. The planted faults stay in here; callers get the fabric description, the oracle and (for scoring only)
  * the truth. Imports nothing from any planner or diagnosis.
  */
+
 import { buildRailFabric, type FabricOracle, type Flow, type RailFabric, unitIndex } from "../model.js";
 import { createRandom, type Random } from "../prng.js";
 import { railNics } from "../rail-nics.js";
+import { minOf } from "../stats.js";
 import { busBwAt, JOB_START_SECONDS, sweepSeconds } from "../timing.js";
 import {
   type BenchJob,
@@ -144,7 +146,7 @@ export function simulateRailFleet(o: RailSimulationOptions): RailSimulation {
       const start = JOB_START_SECONDS.min + (JOB_START_SECONDS.max - JOB_START_SECONDS.min) * rnd.next();
       if (job.kind === "pair") {
         // One ring over every rail waits for the slowest: rails × the slowest rail.
-        const peak = withNoise(fabric.rails * Math.min(...perRail.map((r) => r.rate)) * RING_EFFICIENCY, noise);
+        const peak = withNoise(fabric.rails * minOf(perRail.map((r) => r.rate)) * RING_EFFICIENCY, noise);
         const ranks = 2 * fabric.rails;
         out[index] = {
           job,
@@ -158,7 +160,7 @@ export function simulateRailFleet(o: RailSimulationOptions): RailSimulation {
       out[index] = {
         job,
         ok: true,
-        seconds: start + sweepSeconds(railSweep, Math.min(...tests.map((t) => t.peak)), 2),
+        seconds: start + sweepSeconds(railSweep, minOf(tests.map((t) => t.peak)), 2),
         tests: tests.map((t) => ({ hca: t.hca, rows: rows(t.peak, 2, railSweep) })),
       };
     });
