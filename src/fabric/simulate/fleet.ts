@@ -6,6 +6,7 @@
  * the truth. Imports nothing from any planner or diagnosis.
  */
 
+import { maxMinRates } from "../fairshare.js";
 import { buildRailFabric, type FabricOracle, type Flow, leafId, type RailFabric, railId, unitIndex } from "../model.js";
 import { createRandom, type Random } from "../prng.js";
 import { railNics } from "../rail-nics.js";
@@ -21,7 +22,6 @@ import {
   type SweepSpec,
   sweepSizes,
 } from "../types.js";
-import { maxMinRates } from "./fairshare.js";
 import { type FabricTruth, type FaultCounts, plantFaults } from "./faults.js";
 import { pauseFactor, type Realism, roceSourcePort, START_SKEW_SECONDS } from "./realism.js";
 import { createRouter } from "./routing.js";
