@@ -159,7 +159,12 @@ type Proven = { single: number; multi: number };
 const carriedPerFlow = (p: Probe, line: number) => (0.97 * p.busbw) / RING_EFFICIENCY / (p.flows.length / 2) / line;
 
 function judge(probes: readonly Probe[], line: number, distrust: ReadonlySet<string>) {
-  const usable = probes.filter((p) => !p.flows.some((f) => distrust.has(f.srcLeaf)));
+  // Flows from a leaf whose paths are unknown may load any hop of their rail: that rail's tests that ran beside
+  // them say nothing either way.
+  const tainted = new Set(
+    probes.filter((p) => p.flows.some((f) => distrust.has(f.srcLeaf))).map((p) => `${p.group}|${p.rail}`),
+  );
+  const usable = probes.filter((p) => !tainted.has(`${p.group}|${p.rail}`));
   const exp = expectations(usable, line);
   const ratio = (p: Probe) => p.busbw / exp.get(p)!.expected;
   // A hop carried at least what the flows through it moved, slow tests included: that much it can carry.
@@ -225,6 +230,29 @@ function judge(probes: readonly Probe[], line: number, distrust: ReadonlySet<str
   return { proven, crossed, cases, unexplained, explained };
 }
 
+/**
+ * Leaves whose traced paths the results contradict. Greedy: the leaf with the most slow tests that no unproven hop
+ * explains is taken while those are at least 4 and 2 % of its tests (a stray result or two is noise, a wrong hash
+ * is a steady stream); its tests are then set aside, so that the leaves at the other end of its flows are not
+ * blamed for it.
+ */
+function distrustedLeaves(probes: readonly Probe[], unexplained: readonly Probe[]) {
+  const leavesOf = (p: Probe) => new Set(p.flows.map((x) => x.srcLeaf));
+  const tests = new Map<string, number>();
+  for (const p of probes) for (const leaf of leavesOf(p)) tests.set(leaf, (tests.get(leaf) ?? 0) + 1);
+  let left = [...unexplained];
+  const out: { leaf: string; unexplained: number }[] = [];
+  for (;;) {
+    const count = new Map<string, number>();
+    for (const p of left) for (const leaf of leavesOf(p)) count.set(leaf, (count.get(leaf) ?? 0) + 1);
+    const [leaf, n] = [...count].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0] ?? ["", 0];
+    if (n < 4 || n < 0.02 * (tests.get(leaf) ?? 0)) break;
+    out.push({ leaf, unexplained: n });
+    left = left.filter((p) => !leavesOf(p).has(leaf));
+  }
+  return out.sort((x, y) => x.leaf.localeCompare(y.leaf));
+}
+
 /** `probes`: the judged rail results of spine-crossing jobs; `trace`: the hash calculator. */
 export function spineEvidence(
   view: FabricView,
@@ -236,18 +264,7 @@ export function spineEvidence(
   const line = view.lineRateGBps;
   const first = judge(probes, line, new Set());
   // Leaves the unexplained slow tests came from, twice or more: their traced paths are not to be believed.
-  // A leaf whose slow tests mostly have no unproven hop to blame: a wrong trace, not a stray result.
-  const count = (ps: readonly Probe[]) => {
-    const m = new Map<string, number>();
-    for (const p of ps) for (const leaf of new Set(p.flows.map((x) => x.srcLeaf))) m.set(leaf, (m.get(leaf) ?? 0) + 1);
-    return m;
-  };
-  const blame = count(first.unexplained);
-  const fine = count(first.explained);
-  const pathsUnknown = [...blame]
-    .filter(([leaf, n]) => n >= 2 && n > (fine.get(leaf) ?? 0))
-    .map(([leaf, unexplained]) => ({ leaf, unexplained }))
-    .sort((x, y) => x.leaf.localeCompare(y.leaf));
+  const pathsUnknown = distrustedLeaves(probes, first.unexplained);
   const distrust = new Set(pathsUnknown.map((x) => x.leaf));
   const { proven, crossed, cases } = distrust.size ? judge(probes, line, distrust) : first;
   const inDistrusted = (h: string) => {
