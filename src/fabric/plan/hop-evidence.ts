@@ -285,7 +285,9 @@ export function spineEvidence(
     .map((c) => c.hop)
     .sort();
   const cleared = new Set(
-    [...proven].filter(([h, x]) => x.single >= FULL_LOAD && !inDistrusted(h) && !cases.has(h)).map(([h]) => h),
+    [...proven]
+      .filter(([h, x]) => x.single >= FULL_LOAD && x.multi >= FULL_LOAD && !inDistrusted(h) && !cases.has(h))
+      .map(([h]) => h),
   );
   const notCleared = [...allUplinks(f), ...allSpinePorts(f)].filter((h) => !cleared.has(h) && !badSet.has(h));
   return {
