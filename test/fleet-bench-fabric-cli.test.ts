@@ -63,3 +63,16 @@ describe("kube-rdma fleet bench --simulate --topology rail-optimised", () => {
     }
   });
 });
+
+describe("fleet bench at the size of a large rail-optimised fabric", () => {
+  // 2,048 nodes × 64 rails: 4 units × 64 leaves × 256 uplinks, twice that many hops with the spine ports. Spreading
+  // that many values into Math.min's arguments overflowed the call stack.
+  test("--simulate 2048 --rails 64 runs to a report (exit 0), no stack overflow", { timeout: 180_000 }, async () => {
+    const io = captureIo();
+    const args = ["fleet", "bench", "--simulate", "2048", "--topology", "rail-optimised", "--rails", "64"];
+    expect(await main([...args, "--seed", "2", "--max-rounds", "2", "-o", "json"], io)).toBe(0);
+    const out = JSON.parse(io.out);
+    expect(out.jobs).toBeGreaterThan(1024);
+    expect(io.err).not.toMatch(/call stack/);
+  });
+});

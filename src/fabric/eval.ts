@@ -11,18 +11,41 @@ import { type FabricFound, fabricFound, runRailBench } from "./plan/run.js";
 import type { FabricTruth } from "./simulate/faults.js";
 import { type RailSimulationOptions, simulateRailFleet } from "./simulate/fleet.js";
 
-export const FAULT_KINDS = ["nodes", "rails", "uplinks", "spinePorts", "links"] as const;
+/** Kinds scored: the five a finding names, and two subsets (load-only uplinks, down NICs) scored for recall. */
+export const FAULT_KINDS = ["nodes", "rails", "uplinks", "spinePorts", "links", "loadOnly", "downNics"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export type KindCount = { truePositives: number; falsePositives: number; planted: number };
-export type EvalRun = { rounds: number; jobs: number; seconds: number; counts: Record<FaultKind, KindCount> };
+export type EvalRun = {
+  rounds: number;
+  jobs: number;
+  seconds: number;
+  counts: Record<FaultKind, KindCount>;
+  /** Hops the run could not clear (reported as such), and how many planted faults sit among them. */
+  notCleared: number;
+  plantedNotCleared: number;
+};
+
+/** Where a subset kind is found: load-only faults are uplinks, down NICs are NICs (rails). */
+const FOUND_AS: Record<FaultKind, keyof FabricFound> = {
+  nodes: "nodes",
+  rails: "rails",
+  uplinks: "uplinks",
+  spinePorts: "spinePorts",
+  links: "links",
+  loadOnly: "uplinks",
+  downNics: "rails",
+};
 
 export function scoreFabric(found: FabricFound, truth: FabricTruth): Record<FaultKind, KindCount> {
   const out = {} as Record<FaultKind, KindCount>;
   for (const k of FAULT_KINDS) {
     const t = new Set(truth[k]);
-    const tp = found[k].filter((x) => t.has(x)).length;
-    out[k] = { truePositives: tp, falsePositives: found[k].length - tp, planted: truth[k].length };
+    const list = found[FOUND_AS[k]];
+    const tp = list.filter((x) => t.has(x)).length;
+    // A subset's false positives are its parent kind's: counted there only.
+    const fp = k === FOUND_AS[k] ? list.length - tp : 0;
+    out[k] = { truePositives: tp, falsePositives: fp, planted: truth[k].length };
   }
   return out;
 }
@@ -39,12 +62,29 @@ export async function evaluate(
       concurrency: sim.view.nodes.length,
     });
     const found = fabricFound(sim.view, foundOf(run.diagnosis.verdicts), null);
-    return { rounds: run.rounds.length, jobs: run.jobs, seconds: run.seconds, counts: scoreFabric(found, sim.truth) };
+    const counts = scoreFabric(found, sim.truth);
+    return {
+      rounds: run.rounds.length,
+      jobs: run.jobs,
+      seconds: run.seconds,
+      counts,
+      notCleared: 0,
+      plantedNotCleared: 0,
+    };
   }
   const p = createRailPlanner(sim.view, sim.fabric, sim.oracle.trace, o.seed === undefined ? {} : { seed: o.seed });
   const run = await runRailBench(p, sim.oracle.measure, { maxRounds: 6 });
-  const found = fabricFound(sim.view, foundOf(run.diagnosis.verdicts), run.state.spine);
-  return { rounds: run.rounds.length, jobs: run.jobs, seconds: run.seconds, counts: scoreFabric(found, sim.truth) };
+  const found = fabricFound(sim.view, foundOf(run.diagnosis.verdicts), run.state.spine, run.state.downNics);
+  const notCleared = new Set(run.state.spine.notCleared);
+  const planted = [...sim.truth.uplinks, ...sim.truth.spinePorts].filter((h) => notCleared.has(h)).length;
+  return {
+    rounds: run.rounds.length,
+    jobs: run.jobs,
+    seconds: run.seconds,
+    counts: scoreFabric(found, sim.truth),
+    notCleared: notCleared.size,
+    plantedNotCleared: planted,
+  };
 }
 
 /** Sums per kind over runs; recall and precision (NaN when nothing was planted / found). */
@@ -71,3 +111,34 @@ export const REFERENCE_SCENARIO = {
   badSpinePorts: 1,
   noise: 0.03,
 } as const satisfies RailSimulationOptions;
+
+/**
+ * The realism switches the planner is scored under, one at a time, the combination the targets name (NIC-chosen
+ * ports, 2 QPs, one leaf with a seed the calculator does not know) and all together (one leaf in eight).
+ */
+export const REALISM_VARIANTS: readonly { name: string; options: Partial<RailSimulationOptions> }[] = [
+  { name: "idealised (steerable ports, 1 QP, known seeds, barriers)", options: {} },
+  { name: "NIC-chosen source ports", options: { nicPorts: true } },
+  { name: "2 QPs per rail connection", options: { qpsPerConnection: 2 } },
+  { name: "one leaf in eight with an unknown seed", options: { unknownSeedLeaves: 4 } },
+  { name: "no wave barriers (start skew)", options: { noBarriers: true } },
+  { name: "+1 load-only uplink", options: { loadOnlyUplinks: 1 } },
+  { name: "+1 down NIC", options: { downNics: 1 } },
+  { name: "PFC spreading", options: { pfc: true } },
+  {
+    name: "target: NIC ports + 2 QPs + one unknown-seed leaf",
+    options: { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1 },
+  },
+  {
+    name: "all together",
+    options: {
+      nicPorts: true,
+      qpsPerConnection: 2,
+      unknownSeedLeaves: 4,
+      noBarriers: true,
+      loadOnlyUplinks: 1,
+      downNics: 1,
+      pfc: true,
+    },
+  },
+];

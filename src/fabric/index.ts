@@ -1,4 +1,6 @@
 /** The fabric domain: the model, the simulator, the rail-aware planner and its evaluation. */
+
+export { type LldpNeighbour, parseLldpJson, topologyFromLldp } from "./discover/lldp.js";
 export * from "./eval.js";
 export * from "./model.js";
 export { createRailPlanner, type RailPlanner, railState } from "./plan/planner.js";

@@ -19,6 +19,7 @@
  * - leaf uplink     `unit1/leaf3/uplink5` (the leaf's port towards the spine; a fault slows what it transmits up)
  * - spine port      `spine2/port7`       (the spine's port towards a leaf; a fault slows what it transmits down)
  */
+import { maxOf } from "./stats.js";
 import type { FlowHops } from "./types.js";
 
 export type FabricLayout = "rail-optimised" | "flat";
@@ -74,7 +75,7 @@ export function railFabricProblem(s: RailFabricSpec): string | null {
 export function buildRailFabric(s: RailFabricSpec): RailFabric {
   const problem = railFabricProblem(s);
   if (problem) throw new RangeError(problem);
-  const largest = Math.max(...unitSizes(s.nodes, s.units));
+  const largest = maxOf(unitSizes(s.nodes, s.units));
   // Leaf uplinks run at line rate: downlinks ÷ oversubscription of them carry what the leaf's nodes can send.
   const uplinksPerLeaf = Math.max(1, Math.ceil(largest / s.oversubscription));
   return {

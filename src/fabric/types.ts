@@ -46,11 +46,28 @@ export type FlowHops = { uplink: string | null; spinePort: string | null };
 
 export type SizeResult = { bytes: number; busbw: number };
 
-/** One nccl-tests table: the whole pair (`hca: null`) or one rail. */
-export type TestResult = { hca: string | null; rows: readonly SizeResult[] };
+/** One nccl-tests table: the whole pair (`hca: null`) or one rail; `failed` (no rows) when that test died. */
+export type TestResult = { hca: string | null; rows: readonly SizeResult[]; failed?: string };
+
+/**
+ * The RoCE v2 UDP source ports a rail's QPs used, per direction (a→b, b→a), one per QP. A RoCE NIC derives each
+ * RC QP's port from the flow label of its QP numbers (Linux `rdma_get_udp_sport` in include/rdma/ib_verbs.h), so a
+ * collector that reads the QPs (`rdma resource show qp`) knows them after the job; nothing lets a test choose them.
+ */
+export type ObservedRail = { rail: number; sports: readonly [readonly number[], readonly number[]] };
 
 export type JobResult =
-  | { job: BenchJob; ok: true; seconds: number; tests: readonly TestResult[]; raw?: string }
+  | {
+      job: BenchJob;
+      ok: true;
+      seconds: number;
+      tests: readonly TestResult[];
+      raw?: string;
+      /** Seconds from the round's start to this job's start, where the runner saw it (overlap = shared links). */
+      startedAt?: number;
+      /** The source ports the job's QPs used, where a collector read them. */
+      flows?: readonly ObservedRail[];
+    }
   | { job: BenchJob; ok: false; seconds: number; reason: string; raw?: string; corrupt?: true };
 
 /** Runs one round's jobs (side by side) and returns their results, in any order. */

@@ -49,5 +49,5 @@ twice; a hop that slow tests blame alone is crossed again alone, and two such sl
 NIC each GPU is nearest on PCIe (--node-model dgx-h100: mlx5_0,3,4,5,6,9,10,11), not the i-th name of a list.
 Identifiers: nodes node-0042, NICs node-0042/rail3 (the NIC of GPU 3), leaf uplinks unit1/leaf3/uplink5 (leaf 3
 = rail 3 of unit 1), spine ports spine2/port7; found and truth use the same names. Findings:
-FLEET_BAD_LEAF_UPLINK, FLEET_BAD_SPINE_PORT. Faults: --bad-nodes, --bad-rails (one NIC), --bad-uplinks,
+FLEET_BAD_LEAF_UPLINK, FLEET_BAD_SPINE_PORT, FLEET_NIC_DOWN, FLEET_HOPS_NOT_CLEARED (hops no test cleared). Faults: --bad-nodes, --bad-rails (one NIC), --bad-uplinks,
 --bad-spine-ports, --flapping; congestion is not planted: it comes from flows sharing a link fairly.`;

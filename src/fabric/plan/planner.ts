@@ -14,14 +14,16 @@
  *   hops, in two waves with different partners; two slow tests that blame it alone name it (spine-evidence.ts).
  * Pure given the trace.
  */
+
 import { type Diagnosis, diagnose } from "../../nccl/fleet-bench/diagnose.js";
-import { judgeResults } from "../../nccl/fleet-bench/evidence.js";
 import { retestRound } from "../../nccl/fleet-bench/plan.js";
-import { allSpinePorts, allUplinks, type FlowPath, leafOfHop, type RailFabric, unitIndex } from "../model.js";
+import { allSpinePorts, allUplinks, type FlowPath, leafId, leafOfHop, type RailFabric, unitIndex } from "../model.js";
 import { createRandom } from "../prng.js";
+import { maxOf, minOf } from "../stats.js";
 import type { BenchJob, FabricView, JobResult, RailRoute } from "../types.js";
-import { isSpineProbe, type SpineEvidence, spineEvidence } from "./spine-evidence.js";
-import { steer, type Trace } from "./steer.js";
+import { type DownNic, downNics } from "./down-nics.js";
+import { isSpineProbe, type SpineEvidence, spineEvidence } from "./hop-evidence.js";
+import { FIRST_SPORT, steer, type Trace } from "./steer.js";
 
 /** Each uplink and spine port crossed this many times by the sweep: a fast crossing clears, two slow ones name. */
 export const SWEEP_COVERAGE = 2;
@@ -32,6 +34,7 @@ const SWEEP_TRIES = 64;
 export type RailPlanState = {
   nodeDiagnosis: Diagnosis;
   spine: SpineEvidence;
+  downNics: DownNic[];
 };
 
 export type RailPlanner = {
@@ -42,11 +45,20 @@ export type RailPlanner = {
 const mkJob = (round: number, i: number, kind: BenchJob["kind"], a: string, b: string, why: string, wave = 0) =>
   ({ id: `r${round}-${i + 1}`, round, kind, nodes: [a, b] as const, why, wave }) satisfies BenchJob;
 
-export function railState(view: FabricView, results: readonly JobResult[], tolerance?: number): RailPlanState {
+export function railState(
+  view: FabricView,
+  fabric: RailFabric,
+  trace: Trace,
+  results: readonly JobResult[],
+  tolerance?: number,
+): RailPlanState {
   const opts = tolerance === undefined ? {} : { tolerance };
   const nodeResults = results.filter((r) => !isSpineProbe(r.job));
-  const judged = judgeResults(view, results, tolerance ?? 0.9).tests.filter((t) => isSpineProbe(t.job));
-  return { nodeDiagnosis: diagnose(view, nodeResults, opts), spine: spineEvidence(view, judged) };
+  return {
+    nodeDiagnosis: diagnose(view, nodeResults, opts),
+    spine: spineEvidence(view, fabric, trace, results),
+    downNics: downNics(view, results),
+  };
 }
 
 export function createRailPlanner(
@@ -115,7 +127,7 @@ export function createRailPlanner(
     const pools = members(good).map((u) => rnd.shuffle(u));
     const jobs: BenchJob[] = [];
     for (let wave = 0; wave < MAX_SWEEP_WAVES; wave++) {
-      const level = Math.min(...hops.map((h) => crossed.get(h) ?? 0));
+      const level = minOf(hops.map((h) => crossed.get(h) ?? 0));
       if (level >= SWEEP_COVERAGE) break;
       // Interleave the units (a random order per row) and pair neighbours from different units.
       const rows = pools.map((p) =>
@@ -192,21 +204,79 @@ export function createRailPlanner(
     return jobs;
   };
 
+  /**
+   * Group tests that load what is still in doubt, without needing the hash: every proven-good node of a unit in a
+   * rail test with a proven-good node of another unit, on the rails whose leaves hold a suspected or uncleared hop,
+   * in two waves with new partners. Each such leaf then carries about two flows per uplink and spine port, so a
+   * fault that shows only under load shows, and the flows' own ports (read back) say which hops they crossed.
+   */
+  const loadRound = (round: number, s: SpineEvidence, good: readonly string[], start: number): BenchJob[] => {
+    const unknown = new Set(s.pathsUnknown.map((x) => x.leaf));
+    const doubt = new Set<string>();
+    for (const h of [...s.pending, ...s.notCleared]) {
+      const w = leafOfHop(fabric, h);
+      if (w && !unknown.has(leafId(w.unit, w.rail))) doubt.add(leafId(w.unit, w.rail));
+    }
+    if (doubt.size === 0) return [];
+    const jobs: BenchJob[] = [];
+    for (let wave = 0; wave < 2; wave++) {
+      const pools = members(good).map((u) => rnd.shuffle(u));
+      // Deal the units' nodes round-robin into one line and pair neighbours from different units.
+      const line: string[] = [];
+      const longest = maxOf(pools.map((p) => p.length));
+      for (let i = 0; i < longest; i++) for (const p of pools) if (p[i]) line.push(p[i]!);
+      const taken = new Set<string>();
+      for (let i = 0; i < line.length; i++) {
+        const a = line[i]!;
+        if (taken.has(a)) continue;
+        const b = line
+          .slice(i + 1, i + 1 + fabric.units * 2)
+          .find((x) => !taken.has(x) && unitOf.get(x) !== unitOf.get(a));
+        if (!b) continue;
+        const rails = Array.from({ length: fabric.rails }, (_, r) => r).filter(
+          (r) => doubt.has(leafId(unitOf.get(a)!, r)) || doubt.has(leafId(unitOf.get(b)!, r)),
+        );
+        if (rails.length === 0) continue;
+        taken.add(a).add(b);
+        const routes: RailRoute[] = rails.map((rail) => {
+          const sports = [FIRST_SPORT + rnd.int(16384), FIRST_SPORT + rnd.int(16384)] as const;
+          const paths = [
+            trace({ src: a, dst: b, rail, sport: sports[0] }),
+            trace({ src: b, dst: a, rail, sport: sports[1] }),
+          ] as const;
+          return { rail, sports, paths };
+        });
+        const why = `load test wave ${wave + 1}: ${a} ↔ ${b} on the rails whose leaves hold a hop in doubt, about two flows per uplink`;
+        jobs.push({ ...mkJob(round, start + jobs.length, "rails", a, b, why, wave), routes });
+      }
+    }
+    return jobs;
+  };
+
   return {
-    state: (results) => railState(view, results, o.tolerance),
+    state: (results) => railState(view, fabric, trace, results, o.tolerance),
     next(round, results) {
       if (round === 1) return firstRound().map((j, i) => ({ ...j, id: `r1-${i + 1}` }));
-      const st = railState(view, results, o.tolerance);
+      const st = railState(view, fabric, trace, results, o.tolerance);
       const nodeJobs = retestRound(view, st.nodeDiagnosis, round).map((j) => ({ ...j, wave: 0 }));
       const busy = new Set(nodeJobs.flatMap((j) => j.nodes));
       const suspects = new Set(st.nodeDiagnosis.verdicts.flatMap((v) => (v.node ? [v.node] : [])));
-      const good = view.nodes.filter((n) => st.nodeDiagnosis.good.has(n) && !busy.has(n) && !suspects.has(n));
+      const down = new Set(st.downNics.map((d) => d.node));
+      const good = view.nodes.filter(
+        (n) => st.nodeDiagnosis.good.has(n) && !busy.has(n) && !suspects.has(n) && !down.has(n),
+      );
       if (fabric.units < 2) return nodeJobs;
       if (!swept) {
         swept = true;
         return [...nodeJobs, ...sweep(round, good, nodeJobs.length)];
       }
-      return [...nodeJobs, ...isolate(round, st.spine, good, nodeJobs.length)];
+      // Where ports can be steered, each suspect crossed alone (waves 1–2); then the load tests (waves 3–4).
+      const alone = isolate(round, st.spine, good, nodeJobs.length);
+      const loaded = loadRound(round, st.spine, good, nodeJobs.length + alone.length).map((j) => ({
+        ...j,
+        wave: (j.wave ?? 0) + 2,
+      }));
+      return [...nodeJobs, ...alone, ...loaded];
     },
   };
 }

@@ -13,25 +13,38 @@ import { fabricFound, type RailBenchRun } from "./run.js";
 export function buildRailReport(view: FabricView, f: RailFabric, run: RailBenchRun, budget: Budget): FleetBenchReport {
   const base = buildBenchReport(view, run, "adaptive", budget);
   const spine = run.state.spine;
-  const hopFindings = spine.bad.map((hop) => {
+  const hopFindings = spine.verdicts.map(({ hop, confidence, loadOnly }) => {
     const c = spine.cases.get(hop)!;
     const where = leafOfHop(f, hop)!;
     const evidence = {
       alone: c.alone.length,
       examples: c.alone
         .slice(0, 3)
-        .map((o) => `${o.job} ${o.pctOfMedian}% of the rail median`)
+        .map((o) => `${o.job} at ${o.pctOfExpected}% of what it should reach beside the tests that ran with it`)
         .join("; "),
       cleared: spine.cleared.has(hop),
       leaf: leafId(where.unit, where.rail),
       rail: where.rail,
+      confidence,
+      loadOnly,
     };
     return makeFinding(F, where.side === "uplink" ? "FLEET_BAD_LEAF_UPLINK" : "FLEET_BAD_SPINE_PORT", hop, evidence);
   });
-  const findings = [...base.findings, ...hopFindings];
+  const nicFindings = run.state.downNics.map((d) => makeFinding(F, "FLEET_NIC_DOWN", `${d.node}/${d.hca}`, d));
+  const notCleared =
+    spine.notCleared.length > 0 && f.units > 1
+      ? [
+          makeFinding(F, "FLEET_HOPS_NOT_CLEARED", "fabric", {
+            hops: spine.notCleared,
+            total: f.units * f.rails * f.uplinksPerLeaf * 2,
+            pathsUnknown: spine.pathsUnknown,
+          }),
+        ]
+      : [];
+  const findings = [...base.findings, ...nicFindings, ...hopFindings, ...notCleared];
   return {
     ...base,
-    found: fabricFound(view, foundOf(run.diagnosis.verdicts), spine),
+    found: fabricFound(view, foundOf(run.diagnosis.verdicts), spine, run.state.downNics),
     findings,
     summary: summarize(findings),
   };

@@ -4,7 +4,7 @@
  * slowest job. Pure apart from awaiting the oracle.
  */
 import type { BenchRun, RoundSummary } from "../../nccl/fleet-bench/run-bench.js";
-import { type RailFabric, railId } from "../model.js";
+import { railId } from "../model.js";
 import type { FabricView, JobResult, Measure } from "../types.js";
 import type { RailPlanner, RailPlanState } from "./planner.js";
 
@@ -28,7 +28,7 @@ export async function runRailBench(
     const jobs = planner.next(round, results);
     if (jobs.length === 0) break;
     const got = await measure(jobs);
-    results.push(...got);
+    for (const r of got) results.push(r);
     const summary = {
       round,
       jobs: jobs.length,
@@ -69,12 +69,13 @@ export function fabricFound(
   view: FabricView,
   base: { nodes: string[]; rails: string[]; links: string[] },
   spine: { bad: readonly string[] } | null,
-  _fabric?: RailFabric,
+  down: readonly { node: string; hca: string }[] = [],
 ): FabricFound {
   const bad = spine?.bad ?? [];
+  const rails = new Set([...base.rails, ...down.map((d) => `${d.node}/${d.hca}`)].map((r) => railOfSubject(view, r)));
   return {
     nodes: [...base.nodes].sort(),
-    rails: base.rails.map((r) => railOfSubject(view, r)).sort(),
+    rails: [...rails].sort(),
     uplinks: bad.filter((h) => h.startsWith("unit")).sort(),
     spinePorts: bad.filter((h) => h.startsWith("spine")).sort(),
     links: [...base.links].sort(),

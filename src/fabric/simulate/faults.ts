@@ -16,6 +16,10 @@ export type FaultCounts = {
   badSpinePorts: number;
   /** NIC cables that drop to 30 % in some jobs only. */
   flapping: number;
+  /** Leaf uplinks slow only while at least two flows cross them (a marginal optic that fails under load). */
+  loadOnlyUplinks?: number;
+  /** NICs whose port is down: every test that uses one fails. */
+  downNics?: number;
 };
 
 /** Planted faults by identifier (see model.ts). `links` (a node-to-node path) has no cause in this fabric. */
@@ -26,12 +30,19 @@ export type FabricTruth = {
   spinePorts: string[];
   links: string[];
   flapping: string[];
+  /** Of `uplinks`, those slow only under load. */
+  loadOnly: string[];
+  /** Of `rails`, the NICs that are down. */
+  downNics: string[];
 };
 
 export type PlantedFaults = {
   /** Capacity factor (0–1] of each faulty part, keyed by identifier. */
   factor: ReadonlyMap<string, number>;
   flapping: ReadonlySet<string>;
+  /** Hops whose factor applies only while two or more flows cross them. */
+  loadOnly: ReadonlySet<string>;
+  down: ReadonlySet<string>;
   truth: FabricTruth;
 };
 
@@ -40,6 +51,11 @@ export function faultCountProblem(f: RailFabric, c: FaultCounts): string | null 
   const uplinks = f.units * f.rails * f.uplinksPerLeaf;
   if (f.units < 2 && c.badUplinks + c.badSpinePorts > 0)
     return `--bad-uplinks and --bad-spine-ports need at least 2 units (traffic inside one unit never leaves its leaf); got --units ${f.units}.`;
+  const loadOnly = c.loadOnlyUplinks ?? 0;
+  if (f.units < 2 && loadOnly > 0)
+    return `--load-only-uplinks needs at least 2 units (traffic inside one unit never leaves its leaf); got --units ${f.units}.`;
+  if (loadOnly > 0 && c.badUplinks + loadOnly > uplinks)
+    return `--bad-uplinks ${c.badUplinks} and --load-only-uplinks ${loadOnly} plant more bad uplinks than the fabric has: ${f.units} unit(s) × ${f.rails} leaves × ${f.uplinksPerLeaf} uplinks = ${uplinks}; give at most ${uplinks} together.`;
   if (c.badUplinks > uplinks)
     return `--bad-uplinks ${c.badUplinks} plants more bad uplinks than the fabric has: ${f.units} unit(s) × ${f.rails} leaves × ${f.uplinksPerLeaf} uplinks = ${uplinks}; give at most ${uplinks}.`;
   if (c.badSpinePorts > uplinks)
@@ -47,8 +63,9 @@ export function faultCountProblem(f: RailFabric, c: FaultCounts): string | null 
   if (c.badNodes >= f.nodes.length)
     return `--bad-nodes ${c.badNodes} plants at least as many bad nodes as the ${f.nodes.length} simulated; give fewer than ${f.nodes.length}.`;
   const healthy = f.nodes.length - c.badNodes;
-  if (c.badRails + c.flapping > healthy)
-    return `--bad-rails ${c.badRails} and --flapping ${c.flapping} plant one NIC each on a node that is not bad; the simulation has ${healthy} such node(s); give at most ${healthy} together.`;
+  const down = c.downNics ?? 0;
+  if (c.badRails + c.flapping + down > healthy)
+    return `--bad-rails ${c.badRails}, --flapping ${c.flapping} and --down-nics ${down} plant one NIC each on a node that is not bad; the simulation has ${healthy} such node(s); give at most ${healthy} together.`;
   return null;
 }
 
@@ -61,27 +78,35 @@ export function plantFaults(f: RailFabric, c: FaultCounts, rnd: Random): Planted
   const bad = new Set(badNodes);
   const others = rnd.pick(
     f.nodes.filter((n) => !bad.has(n)),
-    c.badRails + c.flapping,
+    c.badRails + c.flapping + (c.downNics ?? 0),
   );
   const nic = (n: string) => railId(n, rnd.int(f.rails));
   for (const n of badNodes) factor.set(n, between(0.3, 0.65));
   const rails = others.slice(0, c.badRails).map(nic);
   for (const r of rails) factor.set(r, between(0.25, 0.5));
-  const flapping = new Set(others.slice(c.badRails).map(nic));
-  const uplinks = rnd.pick(allUplinks(f), c.badUplinks);
+  const flapping = new Set(others.slice(c.badRails, c.badRails + c.flapping).map(nic));
+  const down = new Set(others.slice(c.badRails + c.flapping).map(nic));
+  const upPick = rnd.pick(allUplinks(f), c.badUplinks + (c.loadOnlyUplinks ?? 0));
+  const uplinks = upPick.slice(0, c.badUplinks);
+  const loadOnly = upPick.slice(c.badUplinks);
+  for (const x of loadOnly) factor.set(x, between(0.3, 0.6));
   const spinePorts = rnd.pick(allSpinePorts(f), c.badSpinePorts);
   for (const x of [...uplinks, ...spinePorts]) factor.set(x, between(0.3, 0.6));
   const sorted = (xs: Iterable<string>) => [...xs].sort();
   return {
     factor,
     flapping,
+    loadOnly: new Set(loadOnly),
+    down,
     truth: {
       nodes: sorted(badNodes),
-      rails: sorted(rails),
-      uplinks: sorted(uplinks),
+      rails: sorted([...rails, ...down]),
+      uplinks: sorted([...uplinks, ...loadOnly]),
       spinePorts: sorted(spinePorts),
       links: [],
       flapping: sorted(flapping),
+      loadOnly: sorted(loadOnly),
+      downNics: sorted(down),
     },
   };
 }

@@ -52,7 +52,16 @@ export const rxLink = (node: string, rail: number) => `rx ${railId(node, rail)}`
 export const upLink = (uplink: string) => `up ${uplink}`;
 export const downLink = (spinePort: string) => `down ${spinePort}`;
 
-export function createRouter(f: RailFabric, unitOf: ReadonlyMap<string, number>, salt: number): Router {
+/**
+ * `hiddenSeeds`: leaves (unit × rails + rail) that hash with a seed of their own, unlike what a hash calculator
+ * configured with the fabric's seed assumes (a switch replaced, re-seeded, or of another model).
+ */
+export function createRouter(
+  f: RailFabric,
+  unitOf: ReadonlyMap<string, number>,
+  salt: number,
+  hiddenSeeds: ReadonlyMap<number, number> = new Map(),
+): Router {
   const U = f.uplinksPerLeaf;
   const leaves = f.units * f.rails;
   // Identifiers by index, made once: a sweep traces hundreds of thousands of flows.
@@ -81,7 +90,8 @@ export function createRouter(f: RailFabric, unitOf: ReadonlyMap<string, number>,
       const u = unitOf.get(fl.src)!;
       const v = unitOf.get(fl.dst)!;
       const state = fnvUpdate(FNV_OFFSET, `${salt}|${fl.src}/${fl.rail}|${fl.dst}/${fl.rail}|17|`);
-      p = { state, u, v, leafSalt: `|${leafId(u, fl.rail)}` };
+      const hidden = hiddenSeeds.get(u * f.rails + fl.rail);
+      p = { state, u, v, leafSalt: `|${leafId(u, fl.rail)}${hidden === undefined ? "" : `|${hidden}`}` };
       prefixes.set(key, p);
     }
     return p;

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
+import { maxMinRates } from "../fairshare.js";
 import { type RailFabric, unitIndex } from "../model.js";
-import { maxMinRates } from "./fairshare.js";
 import { simulateRailFleet } from "./fleet.js";
 import { createRouter } from "./routing.js";
 
@@ -34,11 +34,7 @@ describe("the fabric simulator is written from physics, apart from any planner",
     expect(forbidden).toEqual([]);
     // The closure is real: it reached the fair-share and routing modules and the fabric model.
     expect([...closure].map((f) => f.slice(f.lastIndexOf("/src/")))).toEqual(
-      expect.arrayContaining([
-        "/src/fabric/simulate/fairshare.ts",
-        "/src/fabric/simulate/routing.ts",
-        "/src/fabric/model.ts",
-      ]),
+      expect.arrayContaining(["/src/fabric/fairshare.ts", "/src/fabric/simulate/routing.ts", "/src/fabric/model.ts"]),
     );
   });
 });

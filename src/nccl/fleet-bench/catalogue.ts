@@ -16,7 +16,27 @@ export type VerdictEvidence = {
 };
 
 /** Evidence of a leaf uplink or spine port: slow tests that crossed it alone among hops proven fast. */
-export type HopEvidence = { alone: number; examples: string; cleared: boolean; leaf: string; rail: number };
+export type HopEvidence = {
+  alone: number;
+  examples: string;
+  cleared: boolean;
+  leaf: string;
+  rail: number;
+  /** How sure: high with three or more slow tests that blame the hop alone, medium with two. */
+  confidence?: "high" | "medium";
+  /** Fast with one flow through it, slow only with two or more. */
+  loadOnly?: boolean;
+};
+
+/** A NIC whose rail test failed while its partner connected on that HCA elsewhere. */
+export type NicDownEvidence = { node: string; hca: string; partner: string; job: string; reason: string };
+
+/** Hops no test cleared, grouped by leaf, and leaves whose traced paths the results contradict. */
+export type NotClearedEvidence = {
+  hops: readonly string[];
+  total: number;
+  pathsUnknown: readonly { leaf: string; unexplained: number }[];
+};
 
 const sure = (e: VerdictEvidence) =>
   e.confidence === "high"
@@ -86,6 +106,22 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
       `${hop} (towards ${e.leaf}): ${e.alone} test(s) whose every other hop reached full speed elsewhere were slow through it (${e.examples}).`,
     fix: (e: HopEvidence, hop: string) =>
       `Check ${hop}, the spine's port towards ${e.leaf}: transceiver, cable and error counters, and the same link's leaf end; until fixed, shut it so that the spine sends flows to ${e.leaf} over its other ports. To see it again: steer one flow into ${e.leaf} through it from another unit on rail ${e.rail}.`,
+  },
+  FLEET_NIC_DOWN: {
+    severity: "error",
+    title: "NIC does not connect",
+    message: (e: NicDownEvidence, subject: string) =>
+      `${subject}: the test on ${e.hca} failed (${e.reason}) in ${e.job} while ${e.partner} connected on ${e.hca} in other tests, and ${e.node}'s other HCAs ran (confidence high: its whole-node test failed too, or this rail alone failed).`,
+    fix: (e: NicDownEvidence) =>
+      `Check ${e.hca} on ${e.node}: \`kube-rdma verify\` there (port state and physical state, link partner, cable and transceiver); until fixed, leave it out with NCCL_IB_HCA=^=${e.hca} or cordon the node.`,
+  },
+  FLEET_HOPS_NOT_CLEARED: {
+    severity: "warning",
+    title: "Fabric hops not cleared",
+    message: (e: NotClearedEvidence) =>
+      `${e.hops.length} of ${e.total} leaf uplink(s) and spine port(s) were never crossed at full load by a test that ran fast, so this run cannot vouch for them: ${listed(e.hops)}.${e.pathsUnknown.length ? ` The results contradict the traced paths of ${e.pathsUnknown.map((x) => `${x.leaf} (${x.unexplained} slow test(s) no untested hop explains)`).join(", ")}: its switch may hash with a different seed or function than the calculator assumes; its hops are all in this list.` : ""}`,
+    fix: (e: NotClearedEvidence) =>
+      `Run fleet bench again with more rounds (--max-rounds), or read these ports' counters on the switches (errors, discards, a lower negotiated speed).${e.pathsUnknown.length ? " For the leaves whose paths are unknown, check that the hash calculator's seed and fields match the switch's ECMP settings, or trace on the fabric (ibtracert on InfiniBand)." : ""}`,
   },
   FLEET_BAD_LINK: {
     severity: "error",

@@ -8,6 +8,7 @@
  *   (one HCA per rank) with a proven-good partner of its own leaf, slow pairs again, and proven-good nodes across
  *   leaves to name an uplink. Pure.
  */
+import { maxOf } from "../../fabric/stats.js";
 import { pairRounds } from "../pairs/schedule.js";
 import { type Diagnosis, pendingRetests, type Retest } from "./diagnose.js";
 import { createRandom } from "./prng.js";
@@ -70,7 +71,7 @@ export function firstRound(view: FabricView, seed = 1): [string, string, string]
   for (;;) {
     const open = [...crossing.entries()].filter(([, m]) => m.length > 0);
     if (open.length === 0) break;
-    const most = Math.max(...open.map(([, m]) => m.length));
+    const most = maxOf(open.map(([, m]) => m.length));
     const fullest = open.filter(([, m]) => m.length === most);
     const [leaf, members] = fullest[rnd.int(fullest.length)]!;
     const a = members.shift()!;

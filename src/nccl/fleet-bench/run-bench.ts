@@ -3,6 +3,7 @@
  * nothing left or `maxRounds` is reached. The planner and the diagnosis only ever see the view and the results that
  * `measure` returns — the simulator and a real cluster are interchangeable behind it.
  */
+import { maxOf } from "../../fabric/stats.js";
 import { type DiagnoseOptions, type Diagnosis, diagnose } from "./diagnose.js";
 import type { Planner } from "./plan.js";
 import type { FabricView, JobResult, Measure } from "./types.js";
@@ -30,7 +31,7 @@ export type BenchRunOptions = DiagnoseOptions & {
 export function roundSeconds(results: readonly JobResult[], concurrency: number): number {
   let total = 0;
   for (let i = 0; i < results.length; i += concurrency) {
-    total += Math.max(...results.slice(i, i + concurrency).map((r) => r.seconds));
+    total += maxOf(results.slice(i, i + concurrency).map((r) => r.seconds));
   }
   return total;
 }
@@ -52,7 +53,7 @@ export async function runFleetBench(
     const jobs = planner.next(round, current);
     if (jobs.length === 0) break;
     const got = await measure(jobs);
-    results.push(...got);
+    for (const r of got) results.push(r);
     cached = null;
     const summary = {
       round,

@@ -4,6 +4,7 @@
  * rail (slow in some runs), and run-to-run noise — and the nccl-tests results a 2-node job would print. Pure and
  * seedable: 10,000 nodes in well under a second. The truth stays in here; callers get `measure` and a `view`.
  */
+import { minOf } from "../../fabric/stats.js";
 import { createRandom, type Random } from "./prng.js";
 import { busBwAt, JOB_START_SECONDS, sweepSeconds } from "./timing.js";
 import {
@@ -138,7 +139,7 @@ export function simulateFleet(opts: SimulationOptions): SimulatedFleet {
     const railRate = (hca: string) => view.lineRateGBps * RING_EFFICIENCY * railFactor(a, b, hca, flaps);
     if (job.kind === "pair") {
       // A ring over every rail waits for the slowest one: the pair runs at rails × the slowest rail.
-      const peak = withNoise(rails * Math.min(...view.hcas.map(railRate)), noise);
+      const peak = withNoise(rails * minOf(view.hcas.map(railRate)), noise);
       const tests: TestResult[] = [{ hca: null, rows: rows(peak, 2 * gpus, pairSweep) }];
       return { job, ok: true, seconds: start + sweepSeconds(pairSweep, peak, 2 * gpus), tests };
     }

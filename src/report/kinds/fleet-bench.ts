@@ -17,6 +17,9 @@ export type Planted = {
   /** Rail-optimised fabrics: leaf uplinks and spine ports. */
   uplinks?: string[];
   spinePorts?: string[];
+  /** Of the uplinks, those slow only under load; of the rails, the NICs that are down. */
+  loadOnly?: string[];
+  downNics?: string[];
 };
 
 /** The cluster run the report came from. */
@@ -68,7 +71,7 @@ export const FLEET_BENCH_REPORT = defineReport<FleetBenchResult>({
   structured: (result) => {
     const { report } = result;
     if ("run" in result) return { ...report, run: result.run };
-    const { flapping, ...truth } = result.simulated;
+    const { flapping, loadOnly, downNics, ...truth } = result.simulated;
     return {
       schemaVersion: 1,
       simulated: true,
@@ -82,6 +85,8 @@ export const FLEET_BENCH_REPORT = defineReport<FleetBenchResult>({
       simulatedSeconds: report.seconds,
       perRound: report.rounds,
       flapping,
+      ...(loadOnly?.length ? { loadOnly } : {}),
+      ...(downNics?.length ? { downNics } : {}),
       findings: report.findings.map(({ evidence: _e, ...f }) => f),
     };
   },
