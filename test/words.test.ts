@@ -21,10 +21,10 @@ const RULES: Rule[] = [
   { name: "citation tag", re: /\[[A-Za-z][A-Za-z-]*#\d+\]|\[NT-[a-z]+\]/ },
   { name: "vendor in general advice", re: /\bBaidu\b|\bCCE\b/ },
 ];
-/** Facts that carry a vendor's name or the word legitimately: resource and image names, the `--seed` flag. */
+/** Facts that carry a vendor's name or the word legitimately: resource and image names, the `--seed` flag, an ECMP hash seed. */
 const ALLOWED = [
   /baidu\.com\/|baidubce\.com/,
-  /--seed\b|\bseed S\b|random seed|FC_SEED|property tests' starting number/,
+  /--seed\b|\bseed S\b|random seed|hash seed|FC_SEED|property tests' starting number/,
   /pasted (terminal )?session|a pasted session|terminal session|ssh session|login session|sessions? of several commands/i,
 ];
 

@@ -114,19 +114,19 @@ export const REFERENCE_SCENARIO = {
 
 /**
  * The realism switches the planner is scored under, one at a time, the combination the targets name (NIC-chosen
- * ports, 2 QPs, one leaf with a seed the calculator does not know) and all together (one leaf in eight).
+ * ports, 2 QPs, one leaf with a hash seed the calculator does not know) and all together (one leaf in eight).
  */
 export const REALISM_VARIANTS: readonly { name: string; options: Partial<RailSimulationOptions> }[] = [
-  { name: "idealised (steerable ports, 1 QP, known seeds, barriers)", options: {} },
+  { name: "idealised (steerable ports, 1 QP, known hash seeds, barriers)", options: {} },
   { name: "NIC-chosen source ports", options: { nicPorts: true } },
   { name: "2 QPs per rail connection", options: { qpsPerConnection: 2 } },
-  { name: "one leaf in eight with an unknown seed", options: { unknownSeedLeaves: 4 } },
+  { name: "one leaf in eight with an unknown hash seed", options: { unknownSeedLeaves: 4 } },
   { name: "no wave barriers (start skew)", options: { noBarriers: true } },
   { name: "+1 load-only uplink", options: { loadOnlyUplinks: 1 } },
   { name: "+1 down NIC", options: { downNics: 1 } },
   { name: "PFC spreading", options: { pfc: true } },
   {
-    name: "target: NIC ports + 2 QPs + one unknown-seed leaf",
+    name: "target: NIC ports + 2 QPs + one leaf with an unknown hash seed",
     options: { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1 },
   },
   {

@@ -119,9 +119,9 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
     severity: "warning",
     title: "Fabric hops not cleared",
     message: (e: NotClearedEvidence) =>
-      `${e.hops.length} of ${e.total} leaf uplink(s) and spine port(s) were never crossed at full load by a test that ran fast, so this run cannot vouch for them: ${listed(e.hops)}.${e.pathsUnknown.length ? ` The results contradict the traced paths of ${e.pathsUnknown.map((x) => `${x.leaf} (${x.unexplained} slow test(s) no untested hop explains)`).join(", ")}: its switch may hash with a different seed or function than the calculator assumes; its hops are all in this list.` : ""}`,
+      `${e.hops.length} of ${e.total} leaf uplink(s) and spine port(s) were never crossed at full load by a test that ran fast, so this run cannot vouch for them: ${listed(e.hops)}.${e.pathsUnknown.length ? ` The results contradict the traced paths of ${e.pathsUnknown.map((x) => `${x.leaf} (${x.unexplained} slow test(s) no untested hop explains)`).join(", ")}: its switch may hash with a different hash seed or function than the calculator assumes; its hops are all in this list.` : ""}`,
     fix: (e: NotClearedEvidence) =>
-      `Run fleet bench again with more rounds (--max-rounds), or read these ports' counters on the switches (errors, discards, a lower negotiated speed).${e.pathsUnknown.length ? " For the leaves whose paths are unknown, check that the hash calculator's seed and fields match the switch's ECMP settings, or trace on the fabric (ibtracert on InfiniBand)." : ""}`,
+      `Run fleet bench again with more rounds (--max-rounds), or read these ports' counters on the switches (errors, discards, a lower negotiated speed).${e.pathsUnknown.length ? " For the leaves whose paths are unknown, check that the hash seed and fields of the calculator match the switch's ECMP settings, or trace on the fabric (ibtracert on InfiniBand)." : ""}`,
   },
   FLEET_BAD_LINK: {
     severity: "error",
