@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import fc from "fast-check";
@@ -10,6 +19,7 @@ import { normalizeHostPath } from "./paths.js";
 import { RecordingHostReader } from "./recording-reader.js";
 import { runCommand } from "./run-command.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
+import { MAX_CAPTURE_BYTES } from "./snapshot-schema.js";
 import type { Snapshot } from "./types.js";
 
 let root: string;
@@ -79,6 +89,48 @@ describe("commands run with execFile and a timeout", () => {
     const o = await runCommand("sleep", ["10"], 300);
     expect(o.error?.code).toBe("ETIMEDOUT");
     expect(o.command).toBe("sleep 10");
+  });
+  test("at the timeout the whole process group is killed: a grandchild holding the output does not outlive it", async () => {
+    // The shape of a wedged tool: the command forks a helper that inherits its stdout, then itself hangs. Killing
+    // only the direct child leaves the helper holding the pipe, and the process cannot exit until it ends. A child
+    // started with `detached` leads a new process group, which a negative pid signals as a whole:
+    // https://nodejs.org/api/child_process.html#optionsdetached , https://man7.org/linux/man-pages/man2/kill.2.html
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-group-"));
+    const pidFile = join(dir, "grandchild.pid");
+    const script = join(dir, "wedged-tool");
+    writeFileSync(script, `#!/bin/sh\nsleep 30 &\necho $! > '${pidFile}'\nsleep 30\n`);
+    chmodSync(script, 0o755);
+    const alive = (pid: number) => {
+      try {
+        // A zombie waiting for its reaper is gone as far as the pipe is concerned.
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+      } catch {
+        return false;
+      }
+    };
+    let grandchild = 0;
+    try {
+      const started = Date.now();
+      const o = await runCommand(script, [], 1000);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(o).toMatchObject({ exitCode: null, error: { code: "ETIMEDOUT" } });
+      grandchild = Number(readFileSync(pidFile, "utf8"));
+      expect(grandchild).toBeGreaterThan(1);
+      const deadline = Date.now() + 2000;
+      while (alive(grandchild) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(alive(grandchild)).toBe(false);
+    } finally {
+      if (grandchild > 1 && alive(grandchild)) process.kill(grandchild, "SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  test("output past the capture cap is E2BIG with the first part kept; a child killed by a signal is SIGNAL", async () => {
+    const big = await runCommand("head", ["-c", String(MAX_CAPTURE_BYTES + 4096), "/dev/zero"]);
+    expect(big).toMatchObject({ exitCode: null, error: { code: "E2BIG" } });
+    expect(big.stdout.length).toBe(MAX_CAPTURE_BYTES);
+    const killed = await runCommand("sh", ["-c", "echo partial; kill -TERM $$"]);
+    expect(killed).toMatchObject({ exitCode: null, stdout: "partial\n", error: { code: "SIGNAL" } });
+    expect(killed.error?.message).toMatch(/SIGTERM/);
   });
   test("a failing command keeps its exit code and output", async () => {
     const o = await runCommand("ls", ["/kube-rdma-no-such-dir"]);

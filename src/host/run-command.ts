@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { toReadError } from "./errors.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import { MAX_CAPTURE_BYTES } from "./snapshot-schema.js";
@@ -7,8 +7,9 @@ import type { CommandOutcome } from "./types.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS };
 
 /**
- * Runs a command with execFile (never a shell). Resolves at the timeout even when the child cannot be killed (a
- * wedged nvidia-smi in uninterruptible sleep must not hang us). Never rejects.
+ * Runs a command (never a shell). Resolves at the timeout even when the child cannot be killed (a wedged nvidia-smi
+ * in uninterruptible sleep must not hang us). The child leads its own process group, and the timeout kills the whole
+ * group, so a grandchild that holds the output open cannot keep this process alive. Never rejects.
  */
 export function runCommand(
   file: string,
@@ -25,37 +26,39 @@ export function runCommand(
       clearTimeout(timer);
       resolve({ command, ...o, durationMs: Math.round(performance.now() - started) });
     };
-    const child = execFile(
-      file,
-      [...args],
-      { encoding: "utf8", maxBuffer: MAX_CAPTURE_BYTES, windowsHide: true, env: { ...process.env, LC_ALL: "C" } },
-      (err, stdout, stderr) => {
-        if (!err) return finish({ exitCode: 0, stdout, stderr });
-        const e = err as NodeJS.ErrnoException & { code?: string | number; signal?: string | null };
-        if (typeof e.code === "number") return finish({ exitCode: e.code, stdout, stderr });
-        if (e.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
-          return finish({
-            exitCode: null,
-            stdout,
-            stderr,
-            error: { code: "E2BIG", message: `${command}: output too large` },
-          });
-        }
-        if (e.signal) {
-          return finish({
-            exitCode: null,
-            stdout,
-            stderr,
-            error: { code: "SIGNAL", message: `${command}: killed by ${e.signal}` },
-          });
-        }
-        const error = toReadError(err, command);
-        if (error.code === "ENOENT") error.message = `${command}: not installed (${file} not found on PATH)`;
-        finish({ exitCode: null, stdout: stdout ?? "", stderr: stderr ?? "", error });
-      },
-    );
+    // execFile cannot start a process group (it does not pass `detached` on), hence spawn and our own capture.
+    const child = spawn(file, [...args], { windowsHide: true, env: { ...process.env, LC_ALL: "C" }, detached: true });
+    const out = capture(child.stdout);
+    const err = capture(child.stderr);
+    const tooLarge = () => {
+      killGroup(child);
+      finish({
+        exitCode: null,
+        stdout: out.text(),
+        stderr: err.text(),
+        error: { code: "E2BIG", message: `${command}: output too large` },
+      });
+    };
+    out.onOverflow = tooLarge;
+    err.onOverflow = tooLarge;
+    child.on("error", (e) => {
+      const error = toReadError(e, command);
+      if (error.code === "ENOENT") error.message = `${command}: not installed (${file} not found on PATH)`;
+      finish({ exitCode: null, stdout: out.text(), stderr: err.text(), error });
+    });
+    child.on("close", (code, signal) => {
+      if (code !== null) return finish({ exitCode: code, stdout: out.text(), stderr: err.text() });
+      finish({
+        exitCode: null,
+        stdout: out.text(),
+        stderr: err.text(),
+        error: { code: "SIGNAL", message: `${command}: killed by ${signal}` },
+      });
+    });
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      killGroup(child);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       finish({
         exitCode: null,
         stdout: "",
@@ -65,4 +68,38 @@ export function runCommand(
     }, timeoutMs);
     timer.unref?.();
   });
+}
+
+interface Capture {
+  text(): string;
+  onOverflow?: () => void;
+}
+
+/** Collects a stream up to MAX_CAPTURE_BYTES; past that it keeps the first part and calls onOverflow once. */
+function capture(stream: NodeJS.ReadableStream | null): Capture {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let full = false;
+  const c: Capture = { text: () => Buffer.concat(chunks).toString("utf8") };
+  stream?.on("data", (chunk: Buffer) => {
+    if (full) return;
+    const room = MAX_CAPTURE_BYTES - bytes;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    bytes += Math.min(chunk.length, room);
+    if (chunk.length > room) {
+      full = true;
+      c.onOverflow?.();
+    }
+  });
+  return c;
+}
+
+/** SIGKILL to the child's process group; to the child alone where the group cannot be signalled. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid === undefined) return;
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
 }

@@ -1,4 +1,4 @@
-import { createObjects, makeClients } from "../../kube/api/client.js";
+import { applyObjects, makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { kubeRdmaImage } from "../../kube/image.js";
@@ -190,7 +190,11 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
         "--preflight: image of the init container (default: the kube-rdma image; a training image only if it carries kube-rdma)",
     },
     ...SOURCE_OPTIONS.filter((o) => o.name === "snapshot" || o.name === "example"),
-    { name: "apply", type: "boolean", description: "Create the job through the API instead of printing it" },
+    {
+      name: "apply",
+      type: "boolean",
+      description: "Create (or update) the job through the API instead of printing it",
+    },
     ...KUBECONFIG_OPTIONS,
     {
       name: "output",
@@ -235,8 +239,8 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
         }
       });
       if (missing) throw new UsageError(missing.message, missing.hint);
-      for (const c of await createObjects(clients, objects))
-        io.stdout(`created ${c} in namespace ${opts.base.namespace}\n`);
+      for (const a of await applyObjects(clients, objects))
+        io.stdout(`${a.action} ${a.ref} in namespace ${a.namespace ?? opts.base.namespace}\n`);
       for (const n of notes) io.stderr(`note: ${n}\n`);
       return nodeErrorsExit(opts.nodeErrors, io);
     }

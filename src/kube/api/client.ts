@@ -105,36 +105,75 @@ export function makeClients(target: KubeTarget, role: string, opts: { requestTim
   };
 }
 
-/** Server-side create of generated objects, in order; stops at the first refusal with a clear error. */
-export async function createObjects(clients: KubeClients, objects: readonly KubernetesObject[]): Promise<string[]> {
-  const created: string[] = [];
-  for (const o of objects) {
-    const kind = o.kind ?? "object";
-    const [group] = (o.apiVersion ?? "").includes("/") ? (o.apiVersion ?? "").split("/") : [""];
-    const res = await clients.call(
-      {
-        verb: "create",
-        resource: `${kind.toLowerCase()}s`,
-        ...(group ? { group } : {}),
-        ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
-        ...(o.metadata?.name ? { name: o.metadata.name } : {}),
-      },
-      async () => {
-        try {
-          return await clients.objects.create(o);
-        } catch (err) {
-          // Discovery answers 404 (or client-node does not know the kind) when the CRD is not installed.
-          if (statusOf(err) === 404 || /Unrecognized API version and kind/.test(String(err))) {
-            throw new UsageError(
-              `the cluster does not serve ${o.apiVersion} ${kind}: its CRD is not installed.`,
-              "Run `kube-rdma cluster` to see which components (training operator, Volcano) are missing.",
-            );
-          }
-          throw err;
-        }
-      },
+/** What `applyObjects` did to one object: `Kind/name` and its namespace. */
+export type Applied = { action: "created" | "updated"; ref: string; namespace: string | undefined };
+
+/**
+ * Create-or-update of generated objects, in order: a create answered 409 AlreadyExists reads the object and
+ * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way stops
+ * with a clear error that names every object this run created, so the user can delete them (or rerun).
+ */
+export async function applyObjects(clients: KubeClients, objects: readonly KubernetesObject[]): Promise<Applied[]> {
+  const done: Applied[] = [];
+  try {
+    for (const o of objects) done.push(await applyObject(clients, o));
+  } catch (err) {
+    const created = done.filter((d) => d.action === "created");
+    if (created.length === 0) throw err;
+    const what = err instanceof Error ? err.message : String(err);
+    const list = created.map((d) => `${d.ref}${d.namespace ? ` in namespace ${d.namespace}` : ""}`).join(", ");
+    throw new UsageError(
+      `${what}\nThis run had already created, and left in place: ${list}.`,
+      [
+        err instanceof UsageError ? err.hint : undefined,
+        "Delete those objects (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist.",
+      ]
+        .filter(Boolean)
+        .join("\n"),
     );
-    created.push(`${kind}/${res.metadata?.name ?? o.metadata?.name ?? "?"}`);
   }
-  return created;
+  return done;
+}
+
+async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<Applied> {
+  const kind = o.kind ?? "object";
+  const [group] = (o.apiVersion ?? "").includes("/") ? (o.apiVersion ?? "").split("/") : [""];
+  const namespace = o.metadata?.namespace;
+  const req = (verb: string): ApiRequest => ({
+    verb,
+    resource: `${kind.toLowerCase()}s`,
+    ...(group ? { group } : {}),
+    ...(namespace ? { namespace } : {}),
+    ...(o.metadata?.name ? { name: o.metadata.name } : {}),
+  });
+  const res = await clients.call(req("create"), async () => {
+    try {
+      return await clients.objects.create(o);
+    } catch (err) {
+      // 409 AlreadyExists: https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions
+      if (statusOf(err) === 409) return null;
+      // Discovery answers 404 (or client-node does not know the kind) when the CRD is not installed.
+      if (statusOf(err) === 404 || /Unrecognized API version and kind/.test(String(err))) {
+        throw new UsageError(
+          `the cluster does not serve ${o.apiVersion} ${kind}: its CRD is not installed.`,
+          "Run `kube-rdma cluster` to see which components (training operator, Volcano) are missing.",
+        );
+      }
+      throw err;
+    }
+  });
+  const ref = (r: KubernetesObject | null) => `${kind}/${r?.metadata?.name ?? o.metadata?.name ?? "?"}`;
+  if (res) return { action: "created", ref: ref(res), namespace };
+  const current = await clients.call(req("get"), () =>
+    clients.objects.read({
+      apiVersion: o.apiVersion ?? "",
+      kind,
+      metadata: { name: o.metadata?.name ?? "", ...(namespace ? { namespace } : {}) },
+    }),
+  );
+  const resourceVersion = current.metadata?.resourceVersion;
+  const replaced = await clients.call(req("update"), () =>
+    clients.objects.replace({ ...o, metadata: { ...o.metadata, ...(resourceVersion ? { resourceVersion } : {}) } }),
+  );
+  return { action: "updated", ref: ref(replaced), namespace };
 }

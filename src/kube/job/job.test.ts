@@ -328,12 +328,59 @@ describe("job: bad usage and --apply", () => {
     expect(io.err).toMatch(/kube-rdma cluster/);
   });
 
-  test("--apply of a job that already exists → exit 2 with the server's message", async () => {
+  // A create of a name that exists is 409 AlreadyExists; a replace (PUT) must carry the object's current
+  // resourceVersion: https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions and
+  // https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
+  test("--apply run twice: the second run updates what exists (exit 0), one job in the cluster", async () => {
     api = await startFakeApi(seedCluster());
-    await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig], captureIo());
+    expect(await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig], captureIo())).toBe(0);
     const io = captureIo();
-    expect(await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig], io)).toBe(2);
-    expect(io.err).toMatch(/HTTP 409.*already exists/);
+    expect(await main(["job", "nccl-tests", "--apply", "--kubeconfig", api.kubeconfig, "--nodes", "4"], io)).toBe(0);
+    expect(io.out).toMatch(/updated MPIJob\/\S+ in namespace default/);
+    expect(io.out).not.toMatch(/^created /m);
+    const jobs = api.store.get("mpijobs") ?? [];
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]?.spec.mpiReplicaSpecs.Worker.replicas).toBe(4); // the second run's spec, not the first's
+    expect(api.requests.some((r) => r.startsWith("PUT /apis/kubeflow.org/v2beta1/namespaces/default/mpijobs/"))).toBe(
+      true,
+    );
+  });
+
+  test("--apply failing part way → exit 2 naming every object it created; a rerun completes the job", async () => {
+    let failJob = true;
+    api = await startFakeApi(seedCluster(), {
+      intercept: (req, res) => {
+        if (!(failJob && req.method === "POST" && req.plural === "pytorchjobs")) return false;
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            message: "Internal error occurred: etcdserver: request timed out",
+            reason: "InternalError",
+            code: 500,
+          }),
+        );
+        return true;
+      },
+    });
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], io)).toBe(2);
+    expect(io.err).toMatch(/pytorchjobs/);
+    // The judge of what was left behind is the server's store, not a list written here.
+    const left = ["serviceaccounts", "roles", "rolebindings", "configmaps"].flatMap((p) =>
+      (api?.store.get(p) ?? []).filter((o) => o.metadata?.namespace === "team-a"),
+    );
+    expect(left.length).toBeGreaterThan(0);
+    for (const o of left) {
+      expect(io.err).toContain(`${o.kind}/${o.metadata.name} in namespace team-a`);
+    }
+    failJob = false;
+    const again = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], again)).toBe(0);
+    expect(again.out).toMatch(/created PyTorchJob\/rdma-pytorch in namespace team-a/);
+    expect(again.out).toMatch(/updated ServiceAccount\//);
   });
 });
 

@@ -4,7 +4,7 @@
  * placement, one pullable kube-rdma image), with the identities each part of the product runs as. Shared by the
  * end-to-end install test and the tests that show it catches a refusing policy, role or image name.
  */
-import { createObjects, makeClients } from "../../../src/kube/api/client.js";
+import { applyObjects, makeClients } from "../../../src/kube/api/client.js";
 import { loadKubeConfig } from "../../../src/kube/api/config.js";
 import { KUBE_RDMA_IMAGE } from "../../../src/kube/image.js";
 import { PYTORCH_MPI_REPOSITORY } from "../../../src/kube/image-contents.js";
@@ -123,7 +123,7 @@ export async function enforcedCluster(
     kubeconfig,
     async apply(list: Obj[]) {
       const clients = makeClients(loadKubeConfig({ kubeconfig: kubeconfig(ADMIN), env: {} }), "cluster-admin");
-      await createObjects(clients, list as never);
+      await applyObjects(clients, list as never);
     },
   };
 }
