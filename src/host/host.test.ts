@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -124,6 +125,42 @@ describe("commands run with execFile and a timeout", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test("SIGTERM to kube-rdma while a command runs ends the command's group too (its own group gets no Ctrl-C)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-rdma-group-sig-"));
+    const pidFile = join(dir, "grandchild.pid");
+    const script = join(dir, "wedged-tool");
+    writeFileSync(script, `#!/bin/sh\nsleep 30 &\necho $! > '${pidFile}'\nsleep 30\n`);
+    chmodSync(script, 0o755);
+    const runner = join(dir, "runner.mts");
+    const module = new URL("./run-command.ts", import.meta.url).pathname;
+    writeFileSync(
+      runner,
+      `import { runCommand } from ${JSON.stringify(module)};\nawait runCommand(${JSON.stringify(script)}, [], 60_000);\n`,
+    );
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+      } catch {
+        return false;
+      }
+    };
+    let grandchild = 0;
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", runner], { stdio: "ignore" });
+      const exited = new Promise<NodeJS.Signals | number | null>((r) => child.on("exit", (c, sig) => r(sig ?? c)));
+      const deadline = Date.now() + 20_000;
+      while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      grandchild = Number(readFileSync(pidFile, "utf8"));
+      child.kill("SIGTERM");
+      expect(await exited).toBe("SIGTERM");
+      const gone = Date.now() + 2000;
+      while (alive(grandchild) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+      expect(alive(grandchild)).toBe(false);
+    } finally {
+      if (grandchild > 1 && alive(grandchild)) process.kill(grandchild, "SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
   test("output past the capture cap is E2BIG with the first part kept; a child killed by a signal is SIGNAL", async () => {
     const big = await runCommand("head", ["-c", String(MAX_CAPTURE_BYTES + 4096), "/dev/zero"]);
     expect(big).toMatchObject({ exitCode: null, error: { code: "E2BIG" } });

@@ -28,6 +28,7 @@ export function runCommand(
     };
     // execFile cannot start a process group (it does not pass `detached` on), hence spawn and our own capture.
     const child = spawn(file, [...args], { windowsHide: true, env: { ...process.env, LC_ALL: "C" }, detached: true });
+    track(child);
     const out = capture(child.stdout);
     const err = capture(child.stderr);
     const tooLarge = () => {
@@ -92,6 +93,50 @@ function capture(stream: NodeJS.ReadableStream | null): Capture {
     }
   });
   return c;
+}
+
+/**
+ * Children in their own group no longer get the terminal's Ctrl-C, so they are ended with this process: on exit, and
+ * on SIGINT/SIGTERM/SIGHUP — after which the signal takes its default course unless the command handles it itself.
+ */
+const running = new Set<ChildProcess>();
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+function endAll(): void {
+  for (const c of running) killGroup(c);
+  running.clear();
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  endAll();
+  // Our listener alone: restore the default (terminate) and raise the signal again.
+  if (process.listenerCount(signal) === 1) {
+    unlisten();
+    process.kill(process.pid, signal);
+  }
+}
+
+function listen(): void {
+  process.on("exit", endAll);
+  for (const s of STOP_SIGNALS) process.on(s, onStopSignal);
+}
+
+function unlisten(): void {
+  process.off("exit", endAll);
+  for (const s of STOP_SIGNALS) process.off(s, onStopSignal);
+}
+
+function track(child: ChildProcess): void {
+  if (running.size === 0) listen();
+  running.add(child);
+  child.once("close", () => {
+    running.delete(child);
+    if (running.size === 0) unlisten();
+  });
+  child.once("error", () => {
+    running.delete(child);
+    if (running.size === 0) unlisten();
+  });
 }
 
 /** SIGKILL to the child's process group; to the child alone where the group cannot be signalled. */
