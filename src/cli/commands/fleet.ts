@@ -205,7 +205,8 @@ ${BENCH_DESCRIPTION}`,
       name: "concurrency",
       type: "number",
       valueName: "N",
-      description: "Collector pods (verify, default 20) or bench jobs (default 256) at a time",
+      description:
+        "Collector pods (verify, default 20, or a quarter of the nodes to collect up to 100) or bench jobs (default 256) at a time",
     },
     {
       name: "poll-interval",
@@ -288,7 +289,8 @@ ${BENCH_DESCRIPTION}`,
       return fleetFromSnapshots({ values, io });
     }
     const timeout = num(values, "timeout") ?? 120;
-    const concurrency = num(values, "concurrency") ?? 20;
+    const concurrencyGiven = num(values, "concurrency");
+    const concurrency = concurrencyGiven ?? 20;
     const pollMs = pollIntervalMs(values);
     const threadsGiven = num(values, "analysis-threads");
     validateThreads(threadsGiven);
@@ -382,7 +384,7 @@ ${BENCH_DESCRIPTION}`,
         runId,
         timeoutMs: timeout * 1000,
         pollMs,
-        concurrency,
+        concurrency: concurrencyGiven ?? defaultCollectorConcurrency(toCollect.length),
         serviceAccountName,
         signal: controller.signal,
         handle: saver ? saver.wrap(pool?.handle ?? analyseInThread) : (pool?.handle ?? analyseInThread),
@@ -435,3 +437,12 @@ ${BENCH_DESCRIPTION}`,
     return exitCodeFor(report.findings, strict);
   },
 };
+
+/**
+ * Collector pods at a time when --concurrency is not given: 20, or a quarter of the nodes to collect up to 100. A
+ * collector takes about 5 s from create to log, so 20 at a time collect 4 nodes a second: the 200 reports missing in a
+ * 10,000-node fleet (2 %) would take 50 s on their own. The pods are short-lived and each polls its own status.
+ */
+export function defaultCollectorConcurrency(nodesToCollect: number): number {
+  return Math.min(100, Math.max(20, Math.ceil(nodesToCollect / 4)));
+}
