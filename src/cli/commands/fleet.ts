@@ -20,7 +20,7 @@ import {
 import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
 import { listNodeSummaries, type NodeSummary, notCollectable } from "../../kube/fleet/node-list.js";
 import type { LogHandler } from "../../kube/fleet/run.js";
-import { KUBE_RDMA_IMAGE, kubeRdmaImage } from "../../kube/image.js";
+import { KUBE_RDMA_IMAGE, KUBE_RDMA_IMAGE_ENV, kubeRdmaImage, readInstalledImage } from "../../kube/image.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
@@ -300,7 +300,8 @@ ${BENCH_DESCRIPTION}`,
       throw new UsageError(`--concurrency expects a whole number of pods from 1 to 1000; got ${concurrency}.`);
     }
     const namespace = str(values, "namespace") ?? "kube-rdma";
-    const image = str(values, "image") ?? kubeRdmaImage(io.env);
+    let image = str(values, "image") ?? kubeRdmaImage(io.env);
+    const imageChosen = str(values, "image") !== undefined || io.env[KUBE_RDMA_IMAGE_ENV]?.trim();
     const serviceAccountName = str(values, "service-account") || undefined;
     const runId = randomBytes(3).toString("hex");
     // A node named twice (--node a --node a,a) is one node: two collector pods with one name collide (HTTP 409),
@@ -336,6 +337,8 @@ ${BENCH_DESCRIPTION}`,
         "Run kube-rdma cluster to see the nodes' resources, or name nodes with --node.",
       );
     }
+    // Neither --image nor KUBE_RDMA_IMAGE: the image the install runs (its mirror, when deploy/ was given one).
+    if (!imageChosen && connected) image = (await readInstalledImage(connected.clients, namespace)) ?? image;
     if (bool(values, "dry-run")) {
       const pods = nodes.map((node) =>
         collectorPod({ node, namespace, image, runId, timeoutSeconds: timeout + 30, serviceAccountName }),

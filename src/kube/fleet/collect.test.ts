@@ -42,6 +42,31 @@ async function start(nodes: Obj[], opts: FakeApiOptions) {
 }
 
 describe("fleet: collector pods through the API", () => {
+  test("a mirror set in the install (ConfigMap kube-rdma-image) is the collectors' image; --image and KUBE_RDMA_IMAGE still win", async () => {
+    // deploy/overlays/default copies its `images:` entry into this ConfigMap, so one setting there moves every use.
+    const mirror = "registry.example.net/mirror/kube-rdma:0.1.0";
+    const objects = seedCluster();
+    objects.configmaps = [
+      ...(objects.configmaps ?? []),
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "kube-rdma-image", namespace: "kube-rdma" },
+        data: { image: mirror },
+      },
+    ];
+    api = await startFakeApi(objects);
+    const images = async (extra: string[], env: Record<string, string> = {}) => {
+      const io = captureIo();
+      expect(
+        await main(["fleet", "verify", "--dry-run", "--kubeconfig", api!.kubeconfig, ...extra], { ...io, env }),
+      ).toBe(0);
+      return [...new Set(parseAllDocuments(io.out).map((d) => (d.toJS() as Obj).spec.containers[0].image))];
+    };
+    expect(await images([])).toEqual([mirror]);
+    expect(await images(["--image", "other.example/kube-rdma:1"])).toEqual(["other.example/kube-rdma:1"]);
+    expect(await images([], { KUBE_RDMA_IMAGE: "env.example/kube-rdma:2" })).toEqual(["env.example/kube-rdma:2"]);
+  });
   test("--dry-run prints one pinned, host-reading, tolerant pod per GPU+RDMA node, valid against the core Pod model", async () => {
     api = await startFakeApi(seedCluster());
     const io = captureIo();
