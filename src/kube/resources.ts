@@ -1,6 +1,6 @@
 /**
- * Extended-resource names of GPU and RDMA device plugins, across providers (seed-context §2, §6), and the
- * Kubernetes quantity arithmetic needed to compare them.
+ * Extended-resource names of GPU and RDMA device plugins across providers (managed Kubernetes services and the NVIDIA
+ * operators), and the Kubernetes quantity arithmetic needed to compare them.
  */
 
 /** GPU resources: NVIDIA's plugin, Baidu's GPU Manager (`baidu.com/a100_80g_cgpu`, `baidu.com/cgpu`), AMD. */

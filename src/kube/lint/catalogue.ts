@@ -2,7 +2,10 @@ import { defineCatalogue, type FindingSpec } from "../../core/finding.js";
 
 type Where = { where: string };
 
-/** Every `lint` finding: the failure patterns of RDMA jobs (seed-context §1.3, §6; anchors §3). */
+/**
+ * Every `lint` finding: the failure patterns of RDMA training jobs on Kubernetes (no RDMA resource, no IPC_LOCK, a
+ * small /dev/shm, wrong NCCL variables, no gang scheduling).
+ */
 export const LINT_FINDINGS = defineCatalogue({
   // A container in a manifest (cluster's NO_RDMA_RESOURCE is the older code: no node advertises one).
   CONTAINER_NO_RDMA_RESOURCE: {
