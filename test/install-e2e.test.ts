@@ -19,6 +19,7 @@ import { main } from "../src/cli/main.js";
 import { readQuarantine } from "../src/device-plugin/quarantine.js";
 import { KUBE_RDMA_IMAGE } from "../src/kube/image.js";
 import { captureIo } from "./support/io.js";
+import { emptySnapshotLog } from "./support/kube/cluster-fixtures.js";
 import {
   agentUser,
   type EnforcedCluster,
@@ -45,19 +46,6 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-/** A collector pod's output: an empty snapshot of its node (the collector's JSON shape). */
-const snapshotOf = (host: string) =>
-  JSON.stringify({
-    kind: "kube-rdma/snapshot",
-    schemaVersion: 1,
-    host,
-    collectedAt: "2026-12-02T10:00:00.000Z",
-    tool: "kube-rdma 0.1.0",
-    root: "/host",
-    files: {},
-    commands: {},
-  });
-
 type Outcome = {
   /** Objects the rendered install holds, as applied. */
   objects: Obj[];
@@ -83,7 +71,7 @@ async function installAndRun(mutate?: (objects: Obj[]) => void, env: Record<stri
     onPodCreated: (pod) => {
       if (!pod.metadata.labels?.["kube-rdma.io/fleet-run"]) return undefined;
       collectors.push(pod);
-      return { phase: "Succeeded", log: snapshotOf(pod.spec.nodeName) };
+      return { phase: "Succeeded", log: emptySnapshotLog(pod.spec.nodeName) };
     },
   });
   const c = cluster;

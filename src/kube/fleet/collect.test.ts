@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { captureIo } from "../../../test/support/io.js";
-import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
+import { emptySnapshotLog, node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
 import { type FakeApi, type FakeApiOptions, type Obj, startFakeApi } from "../../../test/support/kube/fake-api.js";
 import { validateCoreObject } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
@@ -15,23 +15,6 @@ afterEach(async () => {
   await api?.close();
   api = undefined;
 });
-
-function emptySnapshot(host: string) {
-  return JSON.stringify({
-    kind: "kube-rdma/snapshot",
-    schemaVersion: 1,
-    host,
-    collectedAt: "2026-12-02T10:00:00.000Z",
-    tool: "kube-rdma 0.1.0",
-    root: "/host",
-    files: {},
-    dirs: {},
-    links: {},
-    errors: {},
-    fsSizes: {},
-    commands: {},
-  });
-}
 
 const gpuNodes = (n: number) =>
   Array.from({ length: n }, (_, i) => node({ name: `gpu-${i + 1}`, gpus: 8, rdma: "1k" }));
@@ -124,7 +107,7 @@ describe("fleet: collector pods through the API", () => {
 
   test("each node's snapshot comes back from its pod's log and every pod is deleted", async () => {
     const clients = await start(gpuNodes(6), {
-      onPodCreated: (pod) => ({ phase: "Succeeded", log: emptySnapshot(pod.spec.nodeName) }),
+      onPodCreated: (pod) => ({ phase: "Succeeded", log: emptySnapshotLog(pod.spec.nodeName) }),
     });
     const run = await collectFleet(clients, {
       nodes: ["gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5", "gpu-6"],
@@ -156,7 +139,7 @@ describe("fleet: collector pods through the API", () => {
           ? undefined
           : pod.spec.nodeName === "gpu-3"
             ? { phase: "Failed", log: "kube-rdma collect: cannot read /host/sys/class/infiniband: EACCES\n" }
-            : { phase: "Succeeded", log: emptySnapshot("gpu-1") },
+            : { phase: "Succeeded", log: emptySnapshotLog("gpu-1") },
     });
     const run = await collectFleet(clients, {
       nodes: ["gpu-1", "gpu-2", "gpu-3"],

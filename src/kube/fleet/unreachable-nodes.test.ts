@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { captureIo } from "../../../test/support/io.js";
-import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
+import { emptySnapshotLog, node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, type PodOutcome, startFakeApi } from "../../../test/support/kube/fake-api.js";
 import { main } from "../../cli/main.js";
 import { makeClients } from "../api/client.js";
@@ -20,23 +20,6 @@ afterEach(async () => {
   await api?.close();
   api = undefined;
 });
-
-function emptySnapshot(host: string) {
-  return JSON.stringify({
-    kind: "kube-rdma/snapshot",
-    schemaVersion: 1,
-    host,
-    collectedAt: "2026-12-02T10:00:00.000Z",
-    tool: "kube-rdma 0.1.0",
-    root: "/host",
-    files: {},
-    dirs: {},
-    links: {},
-    errors: {},
-    fsSizes: {},
-    commands: {},
-  });
-}
 
 describe("fleet verify answers at once what the API server already says", () => {
   test("a NotReady node gets no pod; a collector the scheduler refuses fails in seconds, not at --timeout", async () => {
@@ -61,7 +44,7 @@ describe("fleet verify answers at once what the API server already says", () => 
                 },
               ],
             }
-          : { phase: "Succeeded", log: emptySnapshot(pod.spec.nodeName) },
+          : { phase: "Succeeded", log: emptySnapshotLog(pod.spec.nodeName) },
     });
     const io = captureIo();
     const args = ["fleet", "verify", "--kubeconfig", api.kubeconfig, "--poll-interval", "5", "--timeout", "120"];

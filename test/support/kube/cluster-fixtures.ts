@@ -3,6 +3,8 @@
  * with `nvidia.com/gpu: 8` and `rdma/hca: 1k`, the CCE RDMA device plugin and GPU device plugin DaemonSets in
  * kube-system, Volcano (CRDs + scheduler) and the training operator (CRDs + controller).
  */
+
+import { emptySnapshotBody } from "../../../src/host/recording-reader.js";
 import type { Obj } from "./fake-api.js";
 
 export type NodeSpec = {
@@ -357,4 +359,17 @@ export function seedCluster(changes: SeedClusterChanges = {}): Record<string, Ob
     ],
     customresourcedefinitions: allCrds.filter((c) => !changes.dropCrds?.includes(c.metadata.name)),
   };
+}
+
+/** A collector pod's log: an empty snapshot of its node, in the shape `kube-rdma collect -o -` prints. */
+export function emptySnapshotLog(host: string): string {
+  return JSON.stringify({
+    kind: "kube-rdma/snapshot",
+    schemaVersion: 1,
+    host,
+    collectedAt: "2026-12-02T10:00:00.000Z",
+    tool: "kube-rdma 0.1.0",
+    root: "/host",
+    ...emptySnapshotBody(),
+  });
 }
