@@ -211,7 +211,7 @@ async function main(): Promise<number> {
   const seqPass = p99 < TARGET_P99_MS && wrong === 0;
   const concPass = answered === CONCURRENT && concurrentCorrect === CONCURRENT;
   const lines = [
-    `Allocate, ${SEQUENTIAL} sequential calls over gRPC/unix socket (seed node: 8 data HCAs, NCCL envs), two processes:`,
+    `Allocate, ${SEQUENTIAL} sequential calls over gRPC/unix socket (A100 RoCE example node: 8 data HCAs, NCCL envs), two processes:`,
     viaNative
       ? `  native kubelet stand-in (C, nghttp2):    ${summary(viaNative)}`
       : `  native kubelet stand-in: not built here (${native.ok ? "" : native.reason}); the JavaScript client stands in`,

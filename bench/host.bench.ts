@@ -3,7 +3,7 @@
  *  1. `node bin/kube-rdma.js gids --root DIR` as a whole process on an 18-HCA × 256-GID-slot tree (target < 300 ms),
  *     with the show_gids algorithm in bash (test/oracle/show_gids.sh) on the same tree as the baseline;
  *  2. parsing a 100-GPU `nvidia-smi -q -x` document (target < 50 ms);
- *  3. readInventory on the materialized seed tree (reported, no target).
+ *  3. readInventory on the materialized A100 RoCE example tree (reported, no target).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -98,7 +98,7 @@ function benchXml(): void {
 }
 
 async function benchInventory(base: string): Promise<void> {
-  const dir = join(base, "seed");
+  const dir = join(base, "a100-8x-roce");
   materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), dir);
   await readInventory(new FsHostReader(dir)); // warm-up
   const times: number[] = [];
@@ -108,7 +108,7 @@ async function benchInventory(base: string): Promise<void> {
     times.push(performance.now() - t0);
   }
   process.stdout.write(
-    `readInventory on the seed tree (9 HCAs × 255 slots, 8 GPUs), median of 7: ${fmt(median(times))}\n`,
+    `readInventory on the A100 RoCE example tree (9 HCAs × 255 slots, 8 GPUs), median of 7: ${fmt(median(times))}\n`,
   );
 }
 

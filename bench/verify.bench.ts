@@ -1,7 +1,7 @@
 /**
- * verify speed. Whole process: `node bin/kube-rdma.js verify --root <materialized seed tree>` (the built CLI, as a
+ * verify speed. Whole process: `node bin/kube-rdma.js verify --root <materialized A100 RoCE example tree>` (the built CLI, as a
  * user runs it), median of 20 runs; target < 150 ms. Baseline: a bare `node -e ""` start in the same script.
- * Also runChecks alone on the seed inventory, per call (fleet verify runs it once per node).
+ * Also runChecks alone on the A100 RoCE example inventory, per call (fleet verify runs it once per node).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -61,11 +61,11 @@ if (!existsSync("dist/main.js")) {
   console.log("dist/ is missing: run `npm run build` first (npm run bench does).");
   process.exit(1);
 }
-const seed = findExample("a100-8x-roce");
-if (!seed) throw new Error("the seed example is not registered");
+const a100 = findExample("a100-8x-roce");
+if (!a100) throw new Error("the A100 RoCE example is not registered");
 const dir = mkdtempSync(join(tmpdir(), "kube-rdma-verify-bench-"));
 try {
-  materializeSnapshot(seed.snapshot(), dir);
+  materializeSnapshot(a100.snapshot(), dir);
   const verify = timeProcess(["bin/kube-rdma.js", "verify", "--root", dir]);
   if (verify.status !== 0) {
     console.log(`verify --root exited ${verify.status}: ${verify.stderr.trim()}`);
@@ -74,7 +74,7 @@ try {
   const bare = timeProcess(["-e", ""]);
   const v = median(verify.ms);
   const b = median(bare.ms);
-  console.log(`verify --root <seed tree>, whole process: median ${v.toFixed(1)} ms over ${RUNS} runs`);
+  console.log(`verify --root <A100 RoCE example tree>, whole process: median ${v.toFixed(1)} ms over ${RUNS} runs`);
   console.log(`  baseline node -e "": median ${b.toFixed(1)} ms; verify = ${(v / b).toFixed(2)}× a bare node start`);
   console.log(`  target < ${TARGET_MS} ms: ${v < TARGET_MS ? "PASS" : "MISS"}`);
 
@@ -90,7 +90,7 @@ try {
   const t0 = performance.now();
   for (let i = 0; i < calls; i++) runChecks(inv, { pod: true, expectGpus: 8 });
   const perCall = ((performance.now() - t0) / calls) * 1000;
-  console.log(`runChecks on the seed inventory: ${perCall.toFixed(1)} µs per call (${calls} calls)`);
+  console.log(`runChecks on the A100 RoCE example inventory: ${perCall.toFixed(1)} µs per call (${calls} calls)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
