@@ -37,6 +37,12 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/fence-glued-header-srun-2rank.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
   "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
+  // `ibdev2netdev | column -t` rows with a trailing `# comment` after the state are not recognised.
+  "ibdev2netdev/column-t-trailing-comments.txt",
+  // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
+  "nvidia_smi/r570-header-only-backticks.txt",
+  // `ethtool -S` counter lines without the `NIC statistics:` header (and with trailing blanks) are not recognised.
+  "ethtool_stats/mlx4-en-trailing-blanks-no-header.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
