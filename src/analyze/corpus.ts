@@ -37,6 +37,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/fence-glued-header-srun-2rank.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
   "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
+  // Rows behind indented `[1,0]<stdout>:` tags with per-rank `Destroy COMPLETE` lines: read as an NCCL log only.
+  "nccl_tests/tagged-rows-destroy-complete-before-footer.txt",
   // `ibdev2netdev | column -t` rows with a trailing `# comment` after the state are not recognised.
   "ibdev2netdev/column-t-trailing-comments.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
