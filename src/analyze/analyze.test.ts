@@ -69,6 +69,21 @@ describe("detection", () => {
     }
   });
 
+  test("a topo matrix without a legend behind `mpirun --tag-output` is still a topo matrix", () => {
+    // Open MPI's tag sits flush against the line, so the header's leading tab may be the only separator left
+    // (https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html); 4 GPUs on NVLink, no NIC legend.
+    const matrix = [
+      "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity",
+      "GPU0\t X \tNV18\tNV18\tNV18\t0-71\t0",
+      "GPU1\tNV18\t X \tNV18\tNV18\t0-71\t0",
+      "GPU2\tNV18\tNV18\t X \tNV18\t72-143\t1",
+      "GPU3\tNV18\tNV18\tNV18\t X \t72-143\t1",
+    ];
+    const tagged = matrix.map((l, i) => `[1,${i % 2}]<stdout>:${l}`).join("\n");
+    expect(detectKind(`${matrix.join("\n")}\n`, ANALYZERS).kind).toBe("nvidia_smi_topo");
+    expect(analyzeText("topo.txt", `${tagged}\n`).kind).toBe("nvidia_smi_topo");
+  });
+
   test("prose, an empty file and binary noise are unknown", () => {
     for (const text of ["", "hello\nworld\n", "\u0000\u0001\u0002garbage", "Traceback (most recent call last):\n  x"]) {
       expect(detectKind(text, ANALYZERS).kind).toBe("unknown");

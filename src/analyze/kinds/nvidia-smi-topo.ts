@@ -64,7 +64,8 @@ export const nvidiaSmiTopoAnalyzer: AnalyzerKind = {
   kind: "nvidia_smi_topo",
   detect(head) {
     const lines = headLines(head);
-    const header = lines.find((l) => /^[ \t]+GPU0\b/.test(l));
+    // The header row starts with blanks, but a wrapper that eats one separator (`[1,0]<stdout>:`) can leave it flush.
+    const header = lines.find((l) => /^[ \t]*GPU0\b/.test(l) && !/^[ \t]*GPU0[ \t]+X\b/.test(l));
     if (header && /CPU[ \t]+Affinity|NUMA[ \t]+Affinity/.test(header)) return 0.95;
     const gpu0Row = lines.some((l) => /^[ \t]*GPU0[ \t]+X[ \t]/.test(l));
     if (gpu0Row && lines.some((l) => /^[ \t]*Legend:/.test(l))) return 0.85;
