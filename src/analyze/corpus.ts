@@ -25,16 +25,12 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
   // rccl-tests' colon banner (`# nThreads: 1 nGpus: 4 nRanks: 1 ...`) before a failure is not recognised.
   "nccl_tests/rccl-colon-banner-internal-error.txt",
-  // Old-format rows with NCCL INFO `nranks 16` lines above: the rank count is neither read from them nor the ratio.
-  "nccl_tests/launch-mode-line-inside-table-efa.txt",
   // A pdsh-style `10.9.35.83: ` prefix on every line is not removed, so the table is not read.
   "nccl_tests/ip-prefixed-lines-single-2g-row.txt",
   // Rows behind an indented `[1,0]<stdout>:` tag with no header are not recognised.
   "nccl_tests/indented-tagged-alltoall-na-cut.txt",
   // 256 ranks: busbw/algbw rounding lands on 251; the `-n 256` launcher argument is not read.
   "nccl_tests/old-c0-na-256-ranks-version-line.txt",
-  // all_reduce rows with busbw equal to algbw say 2 ranks; no rank count is given.
-  "nccl_tests/fence-glued-header-srun-2rank.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
   "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
   // Rows behind indented `[1,0]<stdout>:` tags with per-rank `Destroy COMPLETE` lines: read as an NCCL log only.

@@ -112,10 +112,13 @@ export function ranksFromTable(run: PerfRun, collective: string | null): number 
     return Number.isInteger(n) && n >= 2 ? n : null;
   }
   if (collective === "all_reduce") {
-    const f = busAlgRatio(run.rows);
-    if (f === null || f < 1.01 || f >= 2) return null;
-    const n = 2 / (2 - f);
-    return Math.abs(n - Math.round(n)) < 0.08 ? Math.round(n) : null;
+    // n = 2 / (2 − busbw/algbw), the ratio being an interval (both columns carry two decimals): n only when exactly
+    // one whole rank count fits it, so small or large-scale tables say nothing rather than a neighbouring count.
+    const bounds = ratioBounds(run.rows);
+    if (bounds === null || bounds[1] >= 2) return null;
+    const lo = Math.ceil(2 / (2 - bounds[0]) - 1e-9);
+    const hi = Math.floor(2 / (2 - bounds[1]) + 1e-9);
+    return lo === hi && lo >= 2 ? lo : null;
   }
   return null;
 }
