@@ -84,6 +84,19 @@ describe("detection", () => {
     expect(analyzeText("topo.txt", `${tagged}\n`).kind).toBe("nvidia_smi_topo");
   });
 
+  test("ethtool -S after an `ethtool -i` preamble is still found when every line is double-spaced", () => {
+    // A paste whose carriage returns came out as extra line breaks; counter names as the mlx5/be2net drivers print them.
+    const lines = [
+      "$ ethtool -i eth2",
+      "driver: be2net",
+      "version: 11.4.0.0",
+      "bus-info: 0000:04:00.0",
+      "$ ethtool -S eth2",
+    ];
+    const stats = ["NIC statistics:", "     rx_crc_errors: 0", "     rx_roce_frames: 61220", "     rx_drops_mtu: 0"];
+    expect(detectKind(`${[...lines, ...stats].join("\n\n")}\n`, ANALYZERS).kind).toBe("ethtool_stats");
+  });
+
   test("prose, an empty file and binary noise are unknown", () => {
     for (const text of ["", "hello\nworld\n", "\u0000\u0001\u0002garbage", "Traceback (most recent call last):\n  x"]) {
       expect(detectKind(text, ANALYZERS).kind).toBe("unknown");

@@ -19,8 +19,13 @@ export function outcomeOf<T>(
  */
 export function headLines(head: string, max = 2000): string[] {
   const out: string[] = [];
-  for (const l of head.split("\n", max)) {
+  // `max` counts lines that carry text: a paste double-spaced by stray carriage returns keeps the same head.
+  for (let from = 0; out.length < max && from <= head.length; ) {
+    const nl = head.indexOf("\n", from);
+    const to = nl < 0 ? head.length : nl;
+    const l = head.slice(from, to);
     if (l.length <= MAX_LINE_LENGTH && l.trim() !== "") out.push(l.replace(/\r$/, ""));
+    from = to + 1;
   }
   return out;
 }
