@@ -192,20 +192,35 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "the HCA reported an asynchronous event (port error or state change, GID table change)",
     fix: "Check the named port with `kube-rdma verify` and the switch logs; fatal events stop the communicator.",
   },
+  // src/plugin/net.cc (net.cc before 2.19): `WARN("Error: network %s not found.", netName)` when NCCL_NET names a
+  // network no loaded module offers (https://github.com/NVIDIA/nccl/blob/master/src/plugin/net.cc).
   {
     id: "NET_PLUGIN",
     severity: "error",
-    test: /Failed to initialize any NET plugin/,
+    test: /Failed to initialize any NET plugin|Error: network \S* ?not found/,
     cause: "NCCL_NET forced a network module that failed to load",
     fix: "Unset NCCL_NET, or install the plugin library it names (libnccl-net-<name>.so).",
   },
-  // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17) and `Net : Connect to %s failed : %s`
-  // (before it), raised for the socket transport's and the proxy's own connections
+  // An external network plugin's own failure: aws-ofi-nccl prints its WARNs as `NET/OFI <what> failed: <strerror>`,
+  // `NET/OFI Couldn't open AV. RC: -22`, `NET/OFI Unable to register memory … RC: 12`
+  // (https://github.com/aws/aws-ofi-nccl/blob/master/src/nccl_ofi_net.cpp; shapes in
+  // https://github.com/aws/aws-ofi-nccl/issues/24 and https://github.com/aws/aws-ofi-nccl/issues/889).
+  {
+    id: "NET_PLUGIN_ERROR",
+    severity: "error",
+    test: /NET\/OFI\b.*(?:\bfailed\b|Couldn't|Could not|Unable to)/i,
+    cause:
+      "the network plugin (NET/OFI) reported a failure of its own: no usable fabric provider, or an endpoint, address vector or memory registration it could not create; the line gives the return code",
+    fix: "Read the return code in the line (-22 EINVAL, 12 ENOMEM); check that the plugin and libfabric versions suit this NCCL version, that the fabric devices are in the pod and its locked-memory limit is unlimited (`kube-rdma verify --pod`).",
+  },
+  // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17), `Net : Connect to %s failed : %s`
+  // (before it) and `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (a connect that failed outright,
+  // e.g. 113 No route to host), raised for the bootstrap's, the socket transport's and the proxy's own connections
   // (https://github.com/NVIDIA/nccl/blob/master/src/misc/socket.cc; shapes in https://github.com/NVIDIA/nccl-tests/issues/166).
   {
     id: "SOCKET_CONNECT",
     severity: "error",
-    test: /Connect to \S+ failed\b|Call to connect failed/,
+    test: /Connect to \S+ failed\b|Connect to \S+ returned \d+\(|Call to connect failed/,
     cause:
       "a TCP connection to a peer failed (refused, aborted, no route, timed out): the peer process is not listening (it died or has not started), a firewall or network policy blocks NCCL's ports, or NCCL_SOCKET_IFNAME picked an interface the peers cannot reach",
     fix: "Check that every rank started and is still running (the first error of the other ranks), that the address in the line is reachable from this node on that interface (ping, nc), and set NCCL_SOCKET_IFNAME to the interface the nodes share (`kube-rdma nccl-env`).",
