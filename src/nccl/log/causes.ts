@@ -44,10 +44,13 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "NCCL_IB_DISABLE=1 is set in the environment: RDMA is turned off by choice and NCCL runs over TCP sockets",
     fix: "Remove NCCL_IB_DISABLE=1 from the job (kube-rdma lint flags it in manifests), or set it to 0.",
   },
+  // misc/ibvwrap.cc prints `lib wrapper not initialized.` when a verbs call is made but the libibverbs symbols were
+  // never loaded (https://github.com/NVIDIA/nccl/blob/master/src/misc/ibvwrap.cc; shape in
+  // https://github.com/deepspeedai/DeepSpeed/issues/8248).
   {
     id: "NO_LIBIBVERBS",
     severity: "error",
-    test: /Failed to open libibverbs/,
+    test: /Failed to open libibverbs|lib wrapper not initialized/,
     cause: "libibverbs is not installed in the image, so NCCL cannot use RDMA",
     fix: "Install rdma-core / libibverbs (MLNX_OFED user space) in the image.",
   },
@@ -162,6 +165,17 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause:
       "registering memory failed with ENOMEM: the locked-memory limit (ulimit -l) is too low for the buffers NCCL pins — where the container lacks IPC_LOCK and its memlock limit is small; with a GPU buffer and an unlimited limit, the GPU's BAR1 space is full instead",
     fix: "In the pod: `ulimit -l` (unlimited expected) and the IPC_LOCK capability (`kube-rdma verify --pod` says both); raise the limit in the container runtime (LimitMEMLOCK / default-ulimits) and add IPC_LOCK. If both are fine, check BAR1 with `nvidia-smi -q -d MEMORY`.",
+  },
+  // net_ib.cc: `if (wrap_ibv_open_device(...) != ncclSuccess || context == NULL) { WARN("NET/IB : Unable to open
+  // device %s", ...); continue; }` — the device is skipped, the others are used
+  // (https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc; shape in https://github.com/zai-org/ImageReward/issues/65).
+  {
+    id: "IB_DEVICE_NOT_OPENED",
+    severity: "warning",
+    test: /Unable to open device|Call to ibv_open_device failed/,
+    cause:
+      "NCCL could not open this RDMA device (ibv_open_device failed: its /dev/infiniband/uverbs node is missing or not accessible in the container) and went on without it; the devices it lists afterwards are the ones it uses",
+    fix: "If the device should be used, give the pod its uverbs node (the RDMA resource) and check `ibv_devinfo` inside it; otherwise leave it out with NCCL_IB_HCA.",
   },
   {
     id: "VERBS_CALL_FAILED",

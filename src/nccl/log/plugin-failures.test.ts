@@ -50,3 +50,21 @@ describe("network plugin and connect failures", () => {
     expect(data("ofi-no-provider-no-libibverbs-socket-2.4.txt").verdict).toBe("socket");
   });
 });
+
+// net_ib.cc skips a device it cannot open (`WARN("NET/IB : Unable to open device %s"); continue;`) and lists the
+// others (https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc; shape in
+// https://github.com/zai-org/ImageReward/issues/65).
+describe("an RDMA device NCCL could not open", () => {
+  test("is a warning about that device, not an init failure: the other devices are used", () => {
+    expect(causeOf("NET/IB : Unable to open device mlx5_41").id).toBe("IB_DEVICE_NOT_OPENED");
+    expect(causeOf("Call to ibv_open_device failed").id).toBe("IB_DEVICE_NOT_OPENED");
+    expect(causeOf("Call to ibv_modify_qp failed with error No such device").id).toBe("VERBS_CALL_FAILED");
+    const e = analyze("unable-to-open-some-hcas-roce-rest-used.txt");
+    expect((e.data as { verdict: string }).verdict).toBe("unknown");
+    expect(e.findings.find((f) => f.code === "NCCL_WARN_IB_DEVICE_NOT_OPENED")?.severity).toBe("warning");
+  });
+
+  test("with an unhandled system error after it the init still failed", () => {
+    expect(data("indirect-ib-net-ib-warn-only.txt").verdict).toBe("init_failed");
+  });
+});
