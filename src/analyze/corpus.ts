@@ -19,6 +19,7 @@ export const KNOWN_MISSES = new Set<string>([
   // The version is only in RCCL's banner (`RCCL version : 2.21.5-HEAD:…`) or a framework line (`nccl==2.21.5`).
   "nccl_log/rccl-banner-socket-no-libibverbs-2.21.txt",
   "nccl_log/sglang-tp-prefix-poll-connect-no-route-2.21.txt",
+  "nccl_log/vllm-worker-process-prefix-unhandled-cuda-2.20.txt",
   // Hosts are counted from some lines only: hosts seen only on Trees/comm/WARN/topology lines are missed.
   "nccl_log/collnet-4-nodes-proxy-uds-2.21.txt",
   "nccl_log/vllm-nvls-cuda-failure-401-2.26.txt",
@@ -27,8 +28,9 @@ export const KNOWN_MISSES = new Set<string>([
   // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
   // gives no network, and the second host appears only on comm/real-path lines.
   "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",
-  // The rank count is only in COLL trace lines (`[nranks=8]`).
+  // The rank count is only in COLL trace lines (`[nranks=8]`), and the host only on them.
   "nccl_log/coll-trace-hostless-allreduce-2.4.txt",
+  "nccl_log/coll-trace-hosted-allreduce-opcount-8-ranks.txt",
   // An `init.cc:N -> code` return chain before any Init COMPLETE is not read as an init failure.
   "nccl_log/proxy-service-connect-closed-by-peer-2.13.txt",
   "nccl_log/msccl-parser-attribute-missing-init-chain.txt",
