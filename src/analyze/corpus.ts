@@ -25,6 +25,9 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/vllm-nvls-cuda-failure-401-2.26.txt",
   "nccl_log/iso-ts-mpirun-tags-catastrophic-async-2019.txt",
   "nccl_log/topology-dump-net-nodes-guid-speed-2.20.txt",
+  "nccl_log/role-label-prefix-ifname-missing-internal-error-2.27.txt",
+  "nccl_log/msccl-parser-attribute-missing-init-chain.txt",
+  "nccl_log/jax-bootstrap-no-socket-interface-invalid-usage-2.23.txt",
   // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
   // gives no network, and the second host appears only on comm/real-path lines.
   "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",
@@ -33,8 +36,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/coll-trace-hosted-allreduce-opcount-8-ranks.txt",
   // An `init.cc:N -> code` return chain before any Init COMPLETE is not read as an init failure.
   "nccl_log/proxy-service-connect-closed-by-peer-2.13.txt",
-  "nccl_log/msccl-parser-attribute-missing-init-chain.txt",
   "nccl_log/wsl2-horovod-xml-real-path-init-chain-2.9.txt",
+  "nccl_log/bootstrap-chain-without-warn-2.18.txt",
   // The rank count is only in `ncclCommInitRank … nranks 16 … Init START` lines.
   "nccl_log/third-party-rdma-plugin-init-start-16-ranks.txt",
   // Not recognised as an NCCL log: prefix stripped to the message, a fork's `[host:pid=N]` format behind grep file
@@ -44,6 +47,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/rccl-hostless-no-prefix-msccl-init-lines.txt",
   "nccl_log/markdown-quote-autolinked-async-event-status9.txt",
   "nccl_log/tqdm-glued-watchdog-only-no-nccl-lines.txt",
+  // An NCCL 2.3 `include/socket.h:344 WARN …` line with neither host nor the word NCCL.
+  "nccl_log/old-lone-warn-no-nccl-word-socket-creation.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

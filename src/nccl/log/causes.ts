@@ -286,6 +286,19 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "a system or verbs call failed inside NCCL; the WARN lines before it say which",
     fix: "Re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of the failing rank.",
   },
+  // The result NCCL hands back when a call fails without a system error: ncclInternalError ("internal error - please
+  // report this issue to the NCCL developers") and ncclInvalidUsage ("invalid usage"), as the caller prints it
+  // (src/misc/utils.cc ncclGetErrorString, https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc; shapes in
+  // https://github.com/Azure/msccl/issues/26 and https://github.com/NVIDIA/nccl/issues/1837).
+  {
+    id: "NCCL_ERROR_RESULT",
+    severity: "error",
+    followOn: true,
+    test: /\binternal error\b|ncclInternalError|\binvalid usage\b|ncclInvalidUsage/,
+    cause:
+      "an NCCL call returned an error (internal error or invalid usage) to the program; the WARN lines before it say why",
+    fix: "Read the first WARN of the failing rank; for invalid usage check the NCCL variables and the order of NCCL calls in the program.",
+  },
   {
     id: "RAS_SOCKET",
     severity: "info",

@@ -68,3 +68,19 @@ describe("an RDMA device NCCL could not open", () => {
     expect(data("indirect-ib-net-ib-warn-only.txt").verdict).toBe("init_failed");
   });
 });
+
+// ncclGetErrorString results as the caller prints them: "internal error - please report this issue to the NCCL
+// developers", "invalid usage" (https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc; shapes in
+// https://github.com/Azure/msccl/issues/26 and https://github.com/NVIDIA/nccl/issues/1837).
+describe("an error result handed back to the program", () => {
+  test("internal error / invalid usage before any Init COMPLETE → init_failed, named as a consequence", () => {
+    expect(causeOf("ncclInternalError: Internal check failed.").id).toBe("NCCL_ERROR_RESULT");
+    expect(
+      causeOf("Test NCCL failure common.cu:958 'internal error - please report this issue to the NCCL developers / '")
+        .id,
+    ).toBe("NCCL_ERROR_RESULT");
+    expect(causeOf("Cuda failure 'invalid argument'").id).toBe("CUDA");
+    expect(data("role-label-prefix-ifname-missing-internal-error-2.27.txt").verdict).toBe("init_failed");
+    expect(data("msccl-parser-attribute-missing-init-chain.txt").verdict).toBe("init_failed");
+  });
+});
