@@ -24,6 +24,7 @@ describe("a cut, wrapped capture states the clean capture's facts or fewer, neve
     expect(agrees(["2.18.3"], ["2.18.3", "2.19.1"])).toBe(true);
     expect(agrees(12, 25)).toBe(true);
     expect(agrees("Socket", "IB")).toBe(false);
+    expect(agrees("Socket", "mixed")).toBe(true);
     expect(agrees(["2.18.4"], ["2.18.3"])).toBe(false);
     expect(agrees(30, 25)).toBe(false);
     expect(agrees(["mlx5_0/1:UNKNOWN:Unknown"], ["mlx5_0/1:ACTIVE:InfiniBand", "mlx5_1/1:DOWN:InfiniBand"])).toBe(true);

@@ -44,10 +44,13 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "NCCL_IB_DISABLE=1 is set in the environment: RDMA is turned off by choice and NCCL runs over TCP sockets",
     fix: "Remove NCCL_IB_DISABLE=1 from the job (kube-rdma lint flags it in manifests), or set it to 0.",
   },
+  // misc/ibvwrap.cc prints `lib wrapper not initialized.` when a verbs call is made but the libibverbs symbols were
+  // never loaded (https://github.com/NVIDIA/nccl/blob/master/src/misc/ibvwrap.cc; shape in
+  // https://github.com/deepspeedai/DeepSpeed/issues/8248).
   {
     id: "NO_LIBIBVERBS",
     severity: "error",
-    test: /Failed to open libibverbs/,
+    test: /Failed to open libibverbs|lib wrapper not initialized/,
     cause: "libibverbs is not installed in the image, so NCCL cannot use RDMA",
     fix: "Install rdma-core / libibverbs (MLNX_OFED user space) in the image.",
   },
@@ -163,6 +166,17 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "registering memory failed with ENOMEM: the locked-memory limit (ulimit -l) is too low for the buffers NCCL pins — where the container lacks IPC_LOCK and its memlock limit is small; with a GPU buffer and an unlimited limit, the GPU's BAR1 space is full instead",
     fix: "In the pod: `ulimit -l` (unlimited expected) and the IPC_LOCK capability (`kube-rdma verify --pod` says both); raise the limit in the container runtime (LimitMEMLOCK / default-ulimits) and add IPC_LOCK. If both are fine, check BAR1 with `nvidia-smi -q -d MEMORY`.",
   },
+  // net_ib.cc: `if (wrap_ibv_open_device(...) != ncclSuccess || context == NULL) { WARN("NET/IB : Unable to open
+  // device %s", ...); continue; }` — the device is skipped, the others are used
+  // (https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc; shape in https://github.com/zai-org/ImageReward/issues/65).
+  {
+    id: "IB_DEVICE_NOT_OPENED",
+    severity: "warning",
+    test: /Unable to open device|Call to ibv_open_device failed/,
+    cause:
+      "NCCL could not open this RDMA device (ibv_open_device failed: its /dev/infiniband/uverbs node is missing or not accessible in the container) and went on without it; the devices it lists afterwards are the ones it uses",
+    fix: "If the device should be used, give the pod its uverbs node (the RDMA resource) and check `ibv_devinfo` inside it; otherwise leave it out with NCCL_IB_HCA.",
+  },
   {
     id: "VERBS_CALL_FAILED",
     severity: "error",
@@ -192,20 +206,35 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "the HCA reported an asynchronous event (port error or state change, GID table change)",
     fix: "Check the named port with `kube-rdma verify` and the switch logs; fatal events stop the communicator.",
   },
+  // src/plugin/net.cc (net.cc before 2.19): `WARN("Error: network %s not found.", netName)` when NCCL_NET names a
+  // network no loaded module offers (https://github.com/NVIDIA/nccl/blob/master/src/plugin/net.cc).
   {
     id: "NET_PLUGIN",
     severity: "error",
-    test: /Failed to initialize any NET plugin/,
+    test: /Failed to initialize any NET plugin|Error: network \S* ?not found/,
     cause: "NCCL_NET forced a network module that failed to load",
     fix: "Unset NCCL_NET, or install the plugin library it names (libnccl-net-<name>.so).",
   },
-  // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17) and `Net : Connect to %s failed : %s`
-  // (before it), raised for the socket transport's and the proxy's own connections
+  // An external network plugin's own failure: aws-ofi-nccl prints its WARNs as `NET/OFI <what> failed: <strerror>`,
+  // `NET/OFI Couldn't open AV. RC: -22`, `NET/OFI Unable to register memory … RC: 12`
+  // (https://github.com/aws/aws-ofi-nccl/blob/master/src/nccl_ofi_net.cpp; shapes in
+  // https://github.com/aws/aws-ofi-nccl/issues/24 and https://github.com/aws/aws-ofi-nccl/issues/889).
+  {
+    id: "NET_PLUGIN_ERROR",
+    severity: "error",
+    test: /NET\/OFI\b.*(?:\bfailed\b|Couldn't|Could not|Unable to)/i,
+    cause:
+      "the network plugin (NET/OFI) reported a failure of its own: no usable fabric provider, or an endpoint, address vector or memory registration it could not create; the line gives the return code",
+    fix: "Read the return code in the line (-22 EINVAL, 12 ENOMEM); check that the plugin and libfabric versions suit this NCCL version, that the fabric devices are in the pod and its locked-memory limit is unlimited (`kube-rdma verify --pod`).",
+  },
+  // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17), `Net : Connect to %s failed : %s`
+  // (before it) and `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (a connect that failed outright,
+  // e.g. 113 No route to host), raised for the bootstrap's, the socket transport's and the proxy's own connections
   // (https://github.com/NVIDIA/nccl/blob/master/src/misc/socket.cc; shapes in https://github.com/NVIDIA/nccl-tests/issues/166).
   {
     id: "SOCKET_CONNECT",
     severity: "error",
-    test: /Connect to \S+ failed\b|Call to connect failed/,
+    test: /Connect to \S+ failed\b|Connect to \S+ returned \d+\(|Call to connect failed/,
     cause:
       "a TCP connection to a peer failed (refused, aborted, no route, timed out): the peer process is not listening (it died or has not started), a firewall or network policy blocks NCCL's ports, or NCCL_SOCKET_IFNAME picked an interface the peers cannot reach",
     fix: "Check that every rank started and is still running (the first error of the other ranks), that the address in the line is reachable from this node on that interface (ping, nc), and set NCCL_SOCKET_IFNAME to the interface the nodes share (`kube-rdma nccl-env`).",
@@ -256,6 +285,19 @@ export const LOG_CAUSES: readonly LogCause[] = [
     test: /unhandled system error|ncclSystemError/,
     cause: "a system or verbs call failed inside NCCL; the WARN lines before it say which",
     fix: "Re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of the failing rank.",
+  },
+  // The result NCCL hands back when a call fails without a system error: ncclInternalError ("internal error - please
+  // report this issue to the NCCL developers") and ncclInvalidUsage ("invalid usage"), as the caller prints it
+  // (src/misc/utils.cc ncclGetErrorString, https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc; shapes in
+  // https://github.com/Azure/msccl/issues/26 and https://github.com/NVIDIA/nccl/issues/1837).
+  {
+    id: "NCCL_ERROR_RESULT",
+    severity: "error",
+    followOn: true,
+    test: /\binternal error\b|ncclInternalError|\binvalid usage\b|ncclInvalidUsage/,
+    cause:
+      "an NCCL call returned an error (internal error or invalid usage) to the program; the WARN lines before it say why",
+    fix: "Read the first WARN of the failing rank; for invalid usage check the NCCL variables and the order of NCCL calls in the program.",
   },
   {
     id: "RAS_SOCKET",

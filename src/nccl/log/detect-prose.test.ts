@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { captureIo } from "../../../test/support/io.js";
+import { KNOWN_MISSES } from "../../analyze/corpus.js";
 import { detectKind } from "../../analyze/detect.js";
 import { ANALYZERS } from "../../analyze/registry.js";
 import { main } from "../../cli/main.js";
@@ -17,7 +18,10 @@ const docs = [
     .filter((f) => f.endsWith(".md"))
     .map((f) => join("docs", f)),
 ];
-const logs = [...filesIn("fixtures/nccl-logs"), ...filesIn("fixtures/captures/nccl_log")];
+// Corpus captures listed as known misses (some are not recognised yet) are left out, as the property tests do.
+const logs = [...filesIn("fixtures/nccl-logs"), ...filesIn("fixtures/captures/nccl_log")].filter(
+  (f) => !KNOWN_MISSES.has(f.replace("fixtures/captures/", "")),
+);
 
 describe("analyze: an NCCL log is recognised by its lines, not by words about it", () => {
   test.each(docs)("`kube-rdma analyze %s` says it is no format it knows (exit 2)", async (file) => {

@@ -14,7 +14,7 @@ import type { LogState } from "./state.js";
  * 4. `socket_fallback`: a `NET/Socket : Using …` list after no usable RDMA device (`NET/IB : No device found`, no
  *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`).
  * 5. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
- *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`).
+ *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`), unless the log says RDMA is unavailable.
  * 6. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
  *    before any IB line: the run never got past sockets.
  *
@@ -34,10 +34,13 @@ const rdmaList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k !== 
 const socketList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k.startsWith("socket:"));
 const rdmaDevices = (st: LogState) => [...st.devices.values()].filter((d) => d.linkLayer !== "Socket");
 
+/** The log says RDMA is unavailable: no device, no libibverbs, or IB turned off. */
+const noRdma = (st: LogState) =>
+  ["NO_IB_DEVICE", "NO_LIBIBVERBS", "IB_DISABLED_BY_ENV"].some((id) => st.warnings.has(id));
+
 /** NCCL found no usable RDMA device (no device, no libibverbs, or IB turned off) and listed sockets instead. */
 export function fellBackToSocket(st: LogState): boolean {
-  const noRdma = ["NO_IB_DEVICE", "NO_LIBIBVERBS", "IB_DISABLED_BY_ENV"].some((id) => st.warnings.has(id));
-  return noRdma && !rdmaList(st) && socketList(st);
+  return noRdma(st) && !rdmaList(st) && socketList(st);
 }
 
 function fromConnections(st: LogState): string | null {
@@ -54,7 +57,8 @@ export function networkOf(st: LogState, counts: Record<string, number>): Decided
   if (conn !== null) return { value: conn, decidedBy: "connections" };
   if (rdmaList(st) || rdmaDevices(st).length > 0) return { value: "IB", decidedBy: "rdma_device_list" };
   if (fellBackToSocket(st)) return { value: "Socket", decidedBy: "socket_fallback" };
-  if (st.ibWarnings > 0) return { value: "IB", decidedBy: "ib_warnings" };
+  // A verbs-wrapper WARN saying the library is missing (`lib wrapper not initialized`) is no sign that IB was used.
+  if (st.ibWarnings > 0 && !noRdma(st)) return { value: "IB", decidedBy: "ib_warnings" };
   if (st.bootstrapFailed > 0 && st.warnings.has("SOCKET_CONNECT"))
     return { value: "Socket", decidedBy: "bootstrap_failure" };
   return { value: null, decidedBy: null };
