@@ -179,8 +179,10 @@ function outcome(
         ? { verdict: log.verdict, ncclVersions: log.ncclVersions, network: log.network, connections: log.connections }
         : null,
   };
-  // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along.
-  return { data, findings: data.log ? [...findings, ...logFindings] : findings, problems };
+  // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along; without
+  // a verdict the WARNs still come, as the warnings they are.
+  const warns = logFindings.filter((f) => f.code.startsWith("NCCL_WARN_"));
+  return { data, findings: [...findings, ...(data.log ? logFindings : warns)], problems };
 }
 
 /** Why a run's findings are less than certain: the run stopped early, or facts came from the table, not the header. */
@@ -230,7 +232,9 @@ export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
         return outcome(fromJson, r.problems, ctx, null);
       }
       parser.end();
-      const logResult = log.end();
+      // Result rows are collectives that ran: their communicator was built, whatever the WARNs beside them say.
+      const ran = collected.held.some((r) => r.rows.length > 0) || collected.early.length > 0;
+      const logResult = log.end(ran ? "nccl_tests_rows" : undefined);
       return outcome(collected, [...parser.problems], ctx, logResult.data, logResult.findings);
     },
   };
