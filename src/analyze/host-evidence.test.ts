@@ -49,7 +49,7 @@ describe("ibstat: the link layer from its own line, else from the LIDs an Infini
     });
   });
 
-  test("a block cut before its Link layer line: non-zero LIDs say InfiniBand; zero LIDs leave it unknown", () => {
+  test("a block cut before its Link layer line: a subnet manager's LID says InfiniBand; zero LIDs leave it unknown", () => {
     const d = data([
       ...ibstatPort("mlx5_2", "13305", "1", null),
       "ibpanic: [1823] main: stat of IB device 'mlx5_3' failed: No such file or directory",
@@ -99,7 +99,12 @@ describe("ibv_devinfo: link_layer line, else RoCE-typed GIDs, else LIDs", () => 
     ]);
   });
 
-  test("an InfiniBand port's LIDs; the weakest reading any port rests on is named", () => {
+  test("an iWARP port's own LID proves nothing (irdma reports port_lid 1 on Ethernet): unknown without its line", () => {
+    const d = data([...head("irdma1"), "\t\t\tsm_lid:\t\t\t0", "\t\t\tport_lid:\t\t1"], "ibv_devinfo");
+    expect([portsOf(d), d.linkLayer, d.evidence.linkLayer]).toEqual([["irdma1/1:Unknown"], null, null]);
+  });
+
+  test("an InfiniBand port's subnet manager LID; the weakest reading any port rests on is named", () => {
     const d = data([
       ...head("mlx5_1"),
       "\t\t\tsm_lid:\t\t\t1",

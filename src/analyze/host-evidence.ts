@@ -10,8 +10,9 @@ import type { IbDevicesReport, IbPortReport } from "../parse/ib-ports.js";
  * 1. `link_layer_lines`: the port's own `link_layer:` / `Link layer:` line (the kernel's `link_layer` file).
  * 2. `roce_gids`: a GID listed with its RoCE type (`GID[  3]: …, RoCE v2`, ibv_devinfo -v): RoCE GIDs exist only on
  *    Ethernet ports (`gid_attrs/types/N`, https://www.kernel.org/doc/Documentation/ABI/stable/sysfs-class-infiniband).
- * 3. `lids`: a non-zero `port_lid`/`Base lid` or `sm_lid`/`SM lid`: LIDs are assigned by an InfiniBand subnet manager;
- *    a RoCE port reads 0 (`ibv_query_port`, https://man7.org/linux/man-pages/man3/ibv_query_port.3.html).
+ * 3. `lids`: a non-zero `sm_lid`/`SM lid`, the LID of the port's subnet manager: only an InfiniBand subnet has one; a
+ *    RoCE port reads 0 (`ibv_query_port`, https://man7.org/linux/man-pages/man3/ibv_query_port.3.html). The port's own
+ *    LID is no proof: Intel's iWARP driver (irdma) reports `port_lid: 1` on Ethernet ports.
  * `evidence.linkLayer` names the weakest reading any port's link layer rests on.
  */
 export type PortLinkEvidence = "link_layer_lines" | "roce_gids" | "lids";
@@ -38,7 +39,7 @@ const nonZeroLid = (v: string | undefined) => {
 export function portLinkLayer(p: IbPortReport): { value: LinkLayer; decidedBy: PortLinkEvidence | null } {
   if (p.linkLayer !== "Unknown") return { value: p.linkLayer, decidedBy: "link_layer_lines" };
   if ((p.gids ?? []).some((g) => g.version !== null)) return { value: "Ethernet", decidedBy: "roce_gids" };
-  if (nonZeroLid(p.lid) || nonZeroLid(p.smLid)) return { value: "InfiniBand", decidedBy: "lids" };
+  if (nonZeroLid(p.smLid)) return { value: "InfiniBand", decidedBy: "lids" };
   return { value: "Unknown", decidedBy: null };
 }
 
