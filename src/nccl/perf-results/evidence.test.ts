@@ -112,10 +112,13 @@ describe("nccl-tests facts with the evidence that decided each", () => {
     expect(d.evidence).toMatchObject({ collective: "column_layout", nranks: "column_layout", avgBusBw: null });
   });
 
-  test("validation off (#wrong N/A, no footer count): wrong results unknown, no evidence named", () => {
-    const lines = rows({ factor: 1.75, peak: 45, last: () => "N/A" }).map((l) => l.replace(/\s0$/, "  N/A"));
-    const d = analyse([...COLUMNS, ...lines]);
-    expect([d.wrongResults, d.evidence.wrongResults]).toEqual([null, null]);
+  test("validation off (#wrong N/A): wrong results unknown, even beside the footer's `0 OK` (nothing was checked)", () => {
+    const lines = rows({ factor: 1.75, peak: 45, last: () => "N/A" });
+    for (const d of [analyse([...COLUMNS, ...lines]), analyse([...COLUMNS, ...lines, ...FOOTER])])
+      expect([d.wrongResults, d.evidence.wrongResults]).toEqual([null, null]);
+    // No row ran (hypercube_perf skips a rank count that is not a power of two) and the footer still reads 0 OK.
+    const none = analyse(["# Collective test starting: hypercube_perf", THREAD(6), ...COLUMNS, ...FOOTER]);
+    expect([none.wrongResults, none.evidence.wrongResults]).toEqual([null, null]);
   });
 
   test("the old error column: a 1e+00 deviation is a wrong result; the footer's own check decides when printed", () => {

@@ -38,7 +38,11 @@ export function wrongResultsOf(run: PerfRun, errorBeyondTolerance: boolean | nul
   const perfs = run.rows.flatMap((r) => [r.outOfPlace, r.inPlace]);
   const counts = perfs.map((p) => p?.wrong).filter((w): w is number => typeof w === "number");
   if (counts.length > 0) return { value: counts.some((w) => w > 0), decidedBy: "wrong_column" };
-  if (run.outOfBounds) return { value: !run.outOfBounds.ok, decidedBy: "out_of_bounds_line" };
+  // nccl-tests prints `Out of bounds values : 0 OK` whatever it checked: with validation off (`-c 0`, every row's
+  // check `N/A`) or no row run, that zero checked nothing. A count above zero is a failed check whenever printed.
+  const checked = run.validation !== false && perfs.some((p) => p?.maxError != null);
+  const oob = run.outOfBounds;
+  if (oob && (checked || !oob.ok)) return { value: !oob.ok, decidedBy: "out_of_bounds_line" };
   if (errorBeyondTolerance !== null) return { value: errorBeyondTolerance, decidedBy: "error_column" };
   return { value: null, decidedBy: null };
 }
