@@ -90,6 +90,7 @@ function decidedValue(d: Obj, fact: string): unknown {
   switch (fact) {
     case "communicator":
     case "avgBusBw":
+    case "matrix":
       return undefined; // a reading of the whole run (the footer's average, an init seen): not a per-line fact
     case "rows":
       return list(d.rows).length;
@@ -100,7 +101,9 @@ function decidedValue(d: Obj, fact: string): unknown {
     case "devices":
       return Array.isArray(d.mappings)
         ? list(d.mappings).map((m) => `${obj(m).device}/${obj(m).port}=${obj(m).netdev}`)
-        : list(d.devices).map((x) => obj(x).name);
+        : list(d.devices).map((x) => (typeof x === "string" ? x : obj(x).name));
+    case "nicNames":
+      return list(d.devices).filter((x) => typeof x === "string" && !/^GPU\d+$/.test(x));
     case "ports":
       return list(d.devices).flatMap((dev) =>
         list(obj(dev).ports).map((p) => `${obj(dev).name}/${obj(p).port}:${obj(p).state}:${obj(p).linkLayer}`),

@@ -88,7 +88,7 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
     // without a CUDA field (drivers before 410) leaves the CUDA version unknown.
     const parsed = withEvidence(parseNvidiaSmiTable(text), (v) => ({
       driverVersion: v.driverVersion !== null ? "header_line" : null,
-      cudaVersion: v.smiVersion !== null && /CUDA Version:/.test(text) ? "header_line" : null,
+      cudaVersion: v.smiVersion !== null && /CUDA (?:UMD )?Version:/.test(text) ? "header_line" : null,
       gpus: v.gpus.length > 0 ? "gpu_rows" : v.noDevices ? "no_devices_line" : null,
     }));
     return outcomeOf(parsed, (value) => ({
