@@ -14,7 +14,7 @@ import type { PerfRun } from "./types.js";
 export type NcclTestsData = RunSummary & {
   runs: RunSummary[];
   /** The NCCL log verdict when the same input held NCCL INFO lines (a run.log). */
-  log: Pick<NcclLogData, "verdict" | "ncclVersions" | "network" | "connections"> | null;
+  log: Pick<NcclLogData, "verdict" | "ncclVersions" | "network" | "connections" | "evidence"> | null;
 };
 
 /** The context may carry the verdict of an NCCL log analysed alongside (`analyze run.log`). */
@@ -176,7 +176,13 @@ function outcome(
     runs: judged.map((j) => j.summary),
     log:
       log && log.lines > 0 && log.verdict !== "unknown"
-        ? { verdict: log.verdict, ncclVersions: log.ncclVersions, network: log.network, connections: log.connections }
+        ? {
+            verdict: log.verdict,
+            ncclVersions: log.ncclVersions,
+            network: log.network,
+            connections: log.connections,
+            evidence: log.evidence,
+          }
         : null,
   };
   // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along; without

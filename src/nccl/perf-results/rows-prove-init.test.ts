@@ -68,6 +68,17 @@ describe("nccl-tests rows prove the communicator ran, whatever WARNs are interle
     expect(codes(log!.findings)).not.toContain("error:NCCL_LOG_INIT_FAILED");
   });
 
+  test("a verdict from the NCCL lines comes with the evidence that decided it", () => {
+    const ran = [...HEADER, "kr-a1:4411:4470 [0] NCCL INFO Using network Socket", ...ROWS, ...FOOTER];
+    const log = analyzeNcclTests(text(ran)).data?.log;
+    expect([log?.verdict, log?.network, log?.evidence.network, log?.evidence.communicator]).toEqual([
+      "socket",
+      "Socket",
+      "using_network",
+      "nccl_tests_rows",
+    ]);
+  });
+
   test("the same WARNs and no row (the run hung or died after its header): the init failed", () => {
     const o = analyzeNcclLog(text([...HEADER, ...ASYNC]));
     expect(o.data.verdict).toBe("init_failed");
