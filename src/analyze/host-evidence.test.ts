@@ -99,9 +99,20 @@ describe("ibv_devinfo: link_layer line, else RoCE-typed GIDs, else LIDs", () => 
     ]);
   });
 
-  test("an iWARP port's own LID proves nothing (irdma reports port_lid 1 on Ethernet): unknown without its line", () => {
+  test("an iWARP port's own LID proves nothing (irdma reports port_lid 1 on Ethernet); its transport line does", () => {
     const d = data([...head("irdma1"), "\t\t\tsm_lid:\t\t\t0", "\t\t\tport_lid:\t\t1"], "ibv_devinfo");
     expect([portsOf(d), d.linkLayer, d.evidence.linkLayer]).toEqual([["irdma1/1:Unknown"], null, null]);
+    const iwarp = data(
+      [...head("irdma1"), "\t\t\tsm_lid:\t\t\t0", "\t\t\tport_lid:\t\t1"].map((l) =>
+        l.replace("InfiniBand (0)", "iWARP (1)"),
+      ),
+      "ibv_devinfo",
+    );
+    expect([portsOf(iwarp), iwarp.linkLayer, iwarp.evidence.linkLayer]).toEqual([
+      ["irdma1/1:Ethernet"],
+      "Ethernet",
+      "transport_line",
+    ]);
   });
 
   test("an InfiniBand port's subnet manager LID; the weakest reading any port rests on is named", () => {

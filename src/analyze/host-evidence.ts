@@ -10,14 +10,16 @@ import type { IbDevicesReport, IbPortReport } from "../parse/ib-ports.js";
  * 1. `link_layer_lines`: the port's own `link_layer:` / `Link layer:` line (the kernel's `link_layer` file).
  * 2. `roce_gids`: a GID listed with its RoCE type (`GID[  3]: …, RoCE v2`, ibv_devinfo -v): RoCE GIDs exist only on
  *    Ethernet ports (`gid_attrs/types/N`, https://www.kernel.org/doc/Documentation/ABI/stable/sysfs-class-infiniband).
- * 3. `lids`: a non-zero `sm_lid`/`SM lid`, the LID of the port's subnet manager: only an InfiniBand subnet has one; a
+ * 3. `transport_line`: the device's `transport: iWARP (1)` (ibv_devinfo): iWARP runs over TCP on Ethernet. Its
+ *    `InfiniBand (0)` says nothing: rdma-core prints it for RoCE devices as well.
+ * 4. `lids`: a non-zero `sm_lid`/`SM lid`, the LID of the port's subnet manager: only an InfiniBand subnet has one; a
  *    RoCE port reads 0 (`ibv_query_port`, https://man7.org/linux/man-pages/man3/ibv_query_port.3.html). The port's own
  *    LID is no proof: Intel's iWARP driver (irdma) reports `port_lid: 1` on Ethernet ports.
  * `evidence.linkLayer` names the weakest reading any port's link layer rests on.
  */
-export type PortLinkEvidence = "link_layer_lines" | "roce_gids" | "lids";
+export type PortLinkEvidence = "link_layer_lines" | "roce_gids" | "transport_line" | "lids";
 
-const ORDER: readonly PortLinkEvidence[] = ["link_layer_lines", "roce_gids", "lids"];
+const ORDER: readonly PortLinkEvidence[] = ["link_layer_lines", "roce_gids", "transport_line", "lids"];
 
 export type HostPortsEvidence = {
   /** The lines that named the devices (`hca_id_lines`, `ca_lines`, `ibstatus_blocks`); null when none was named. */
@@ -36,9 +38,13 @@ const nonZeroLid = (v: string | undefined) => {
 };
 
 /** A port's link layer from the strongest reading that has one, and which reading it was. */
-export function portLinkLayer(p: IbPortReport): { value: LinkLayer; decidedBy: PortLinkEvidence | null } {
+export function portLinkLayer(
+  p: IbPortReport,
+  transport?: string,
+): { value: LinkLayer; decidedBy: PortLinkEvidence | null } {
   if (p.linkLayer !== "Unknown") return { value: p.linkLayer, decidedBy: "link_layer_lines" };
   if ((p.gids ?? []).some((g) => g.version !== null)) return { value: "Ethernet", decidedBy: "roce_gids" };
+  if (transport?.toLowerCase() === "iwarp") return { value: "Ethernet", decidedBy: "transport_line" };
   if (nonZeroLid(p.smLid)) return { value: "InfiniBand", decidedBy: "lids" };
   return { value: "Unknown", decidedBy: null };
 }
@@ -56,7 +62,7 @@ export function decidePorts<T extends IbDevicesReport>(
   const devices = report.devices.map((d) => ({
     ...d,
     ports: d.ports.map((p) => {
-      const decided = portLinkLayer(p);
+      const decided = portLinkLayer(p, d.transport);
       if (decided.decidedBy) {
         used.add(decided.decidedBy);
         layers.add(decided.value);
