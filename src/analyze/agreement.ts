@@ -3,6 +3,7 @@
  * wrapped capture states the clean capture's facts or fewer, never others. Nothing here runs in the product.
  */
 import { type CorpusCase, scoreCase } from "./corpus.js";
+import type { AnalyzedInput } from "./index.js";
 
 /** Facts a cut may change by losing lines after it, not by reading differently. */
 const JUDGEMENTS = new Set(["problems", "findings", "verdict", "logVerdict", "avgBusBw", "collectiveCandidates"]);
@@ -29,6 +30,8 @@ function partsAgree(got: string, clean: string): boolean {
  */
 export function agrees(got: unknown, clean: unknown): boolean {
   if (JSON.stringify(got) === JSON.stringify(clean) || isEmpty(got)) return true;
+  // Part of a capture whose devices (or processes) differ states one of them: `mixed` holds it.
+  if (clean === "mixed" && typeof got === "string") return true;
   if (typeof got === "number" && typeof clean === "number") return got <= clean + 0.006;
   if (typeof got === "string" && typeof clean === "string")
     return (
@@ -61,6 +64,78 @@ export function disagreements(c: CorpusCase, text: string): string[] {
     if (name === "kind" || JUDGEMENTS.has(name!)) continue;
     if (PER_RUN.has(name!) && Number(c.facts.runs ?? 1) > 1) continue;
     if (!agrees(JSON.parse(got!), JSON.parse(expected!))) out.push(miss);
+  }
+  return out;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === "object" && v !== null ? (v as Obj) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/**
+ * The value of each fact an entry's `data.evidence` says was decided (evidence not null), in a comparable shape:
+ * lists of names, counts, the value itself. A fact whose reading says nothing stays out. `wrongResults: false` says
+ * only that the rows read were right, so it is no claim a cut could contradict.
+ */
+export function decidedFacts(entry: AnalyzedInput): Record<string, unknown> {
+  const d = obj(entry.data);
+  const out: Record<string, unknown> = {};
+  for (const [fact, by] of Object.entries(obj(d.evidence))) {
+    if (by === null || by === undefined) continue;
+    const value = decidedValue(d, fact);
+    if (value !== undefined) out[fact] = value;
+  }
+  return out;
+}
+
+function decidedValue(d: Obj, fact: string): unknown {
+  switch (fact) {
+    case "communicator":
+    case "avgBusBw":
+    case "matrix":
+      return undefined; // a reading of the whole run (the footer's average, an init seen): not a per-line fact
+    case "rows":
+      return list(d.rows).length;
+    case "peak":
+      return obj(d.peak).busbw ?? null;
+    case "wrongResults":
+      return d.wrongResults === true ? true : undefined;
+    case "devices":
+      return Array.isArray(d.mappings)
+        ? list(d.mappings).map((m) => `${obj(m).device}/${obj(m).port}=${obj(m).netdev}`)
+        : list(d.devices).map((x) => (typeof x === "string" ? x : obj(x).name));
+    case "nicNames":
+      return list(d.devices).filter((x) => typeof x === "string" && !/^GPU\d+$/.test(x));
+    case "ports":
+      return list(d.devices).flatMap((dev) =>
+        list(obj(dev).ports).map((p) => `${obj(dev).name}/${obj(p).port}:${obj(p).state}:${obj(p).linkLayer}`),
+      );
+    case "firmware":
+      return list(d.devices).map((x) => `${obj(x).name}=${obj(x).fwVer ?? "unknown"}`);
+    case "up":
+    case "portState":
+      return list(d.mappings).map(
+        (m) => `${obj(m).device}/${obj(m).port}:${fact === "up" ? obj(m).up : obj(m).portState}`,
+      );
+    case "gpus":
+      return list(d.gpus).map((g) => `${obj(g).index}:${obj(g).name}:${obj(g).busId}`);
+    default:
+      return d[fact] ?? null;
+  }
+}
+
+/**
+ * The evidence-decided facts of a cut, wrapped capture that disagree with the whole clean one's: each must be the
+ * same or fewer (agrees). A capture of several nccl-tests runs cut early rightly states an earlier run's facts.
+ */
+export function evidenceDisagreements(clean: AnalyzedInput, cut: AnalyzedInput): string[] {
+  if (cut.kind !== clean.kind) return [];
+  if (clean.kind === "nccl_tests" && list(obj(clean.data).runs).length > 1) return [];
+  const whole = decidedFacts(clean);
+  const out: string[] = [];
+  for (const [fact, got] of Object.entries(decidedFacts(cut))) {
+    const want = whole[fact];
+    if (!agrees(got, want ?? null)) out.push(`${fact}: whole ${JSON.stringify(want)}, cut ${JSON.stringify(got)}`);
   }
   return out;
 }

@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { agrees, disagreements } from "./agreement.js";
+import { agrees, decidedFacts, disagreements, evidenceDisagreements } from "./agreement.js";
 import { CAPTURES, KNOWN_MISSES, readCorpus } from "./corpus.js";
+import { type AnalyzedInput, analyzeTranscript } from "./index.js";
 import { WRAP_STACKS } from "./wrappers.js";
 
 /**
@@ -17,6 +18,20 @@ import { WRAP_STACKS } from "./wrappers.js";
 const CASES = readCorpus().filter((c) => !KNOWN_MISSES.has(c.file));
 const TEXTS = CASES.map((c) => readFileSync(join(CAPTURES, c.file), "utf8"));
 const RUNS = Number(process.env.KUBE_RDMA_FUZZ_RUNS ?? 0) > 0 ? Number(process.env.KUBE_RDMA_FUZZ_RUNS) * 10 : 250;
+
+/** The entry of the kind the corpus files a capture under (a mixed file gives one per kind). */
+const entryOf = (file: string, text: string): AnalyzedInput | undefined => {
+  const kind = file.split("/")[0];
+  return analyzeTranscript(file, text).find((e) => e.kind === kind);
+};
+const CLEAN = CASES.map((c, i) => entryOf(c.file, TEXTS[i]!));
+
+/** A cut of the capture's first `n` lines under a wrapper stack. */
+const cutWrapped = (ci: number, wi: number, cut: number) => {
+  const lines = TEXTS[ci]!.split("\n");
+  const kept = lines.slice(0, 1 + (cut % lines.length)).join("\n");
+  return WRAP_STACKS[wi]!.reduce((t, w) => w.apply(t), kept);
+};
 
 describe("a cut, wrapped capture states the clean capture's facts or fewer, never others", () => {
   test("agreement: the same, nothing, fewer", () => {
@@ -39,15 +54,40 @@ describe("a cut, wrapped capture states the clean capture's facts or fewer, neve
         fc.nat({ max: WRAP_STACKS.length - 1 }),
         fc.nat(),
         (ci, wi, cut) => {
-          const lines = TEXTS[ci]!.split("\n");
-          const kept = lines.slice(0, 1 + (cut % lines.length)).join("\n");
           const stack = WRAP_STACKS[wi]!;
-          const text = stack.reduce((t, w) => w.apply(t), kept);
+          const text = cutWrapped(ci, wi, cut);
           expect({
             file: CASES[ci]!.file,
             stack: stack.map((w) => w.name),
             wrong: disagreements(CASES[ci]!, text),
           }).toEqual({ file: CASES[ci]!.file, stack: stack.map((w) => w.name), wrong: [] });
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  test("every kind that reports evidence: the facts its evidence decided are the whole capture's, or fewer", () => {
+    // Every kind of the corpus reports evidence but three: show_gids (its data is `gids -o json`, one reading: the
+    // rows) and the RoCE QoS counters (mlnx_qos, ethtool -S: one reading per value).
+    const kinds = new Set(CLEAN.filter((e) => e && Object.keys(decidedFacts(e)).length > 0).map((e) => e!.kind));
+    expect([...kinds].sort()).toEqual(
+      [...new Set(CASES.map((c) => c.file.split("/")[0]!))]
+        .filter((k) => !["mlnx_qos", "ethtool_stats", "show_gids"].includes(k))
+        .sort(),
+    );
+    fc.assert(
+      fc.property(
+        fc.nat({ max: CASES.length - 1 }),
+        fc.nat({ max: WRAP_STACKS.length - 1 }),
+        fc.nat(),
+        (ci, wi, cut) => {
+          const clean = CLEAN[ci];
+          const got = clean ? entryOf(CASES[ci]!.file, cutWrapped(ci, wi, cut)) : undefined;
+          const wrong = clean && got ? evidenceDisagreements(clean, got) : [];
+          expect({ file: CASES[ci]!.file, stack: WRAP_STACKS[wi]!.map((w) => w.name), wrong }).toMatchObject({
+            wrong: [],
+          });
         },
       ),
       { numRuns: RUNS },

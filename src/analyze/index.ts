@@ -133,6 +133,12 @@ export function mixedKinds(clean: string, analyzers: readonly AnalyzerKind[] = A
   return both.every((k) => (scores[k] ?? 0) >= DETECT_THRESHOLD) ? both : [];
 }
 
+/** How many nccl-tests result rows an entry holds (0 for any other kind). */
+function resultRows(entry: AnalyzedInput): number {
+  const rows = (entry.data as { rows?: unknown } | null)?.rows;
+  return Array.isArray(rows) ? rows.length : 0;
+}
+
 /**
  * Analyses one input that may be a pasted session of several commands (`ofed_info -s`, `nvidia-smi`, `show_gids`):
  * one entry per command, named `file:LINE (command)`; a single capture gives one entry named after the file.
@@ -149,7 +155,10 @@ export function analyzeTranscript(
   if (segments === null) {
     const kinds = clean === null ? [] : mixedKinds(clean, analyzers);
     if (kinds.length < 2) return [analyzeText(file, text, ctx, opts)];
-    return kinds.map((kind) => analyzeText(file, text, ctx, { analyzers, kind }));
+    const tests = analyzeText(file, text, ctx, { analyzers, kind: "nccl_tests" });
+    // The test's result rows prove a communicator ran: the NCCL lines beside them are judged with that.
+    const ran = resultRows(tests) > 0 ? { ...ctx, communicatorRan: "nccl_tests_rows" as const } : ctx;
+    return kinds.map((kind) => (kind === "nccl_tests" ? tests : analyzeText(file, text, ran, { analyzers, kind })));
   }
   return segments.map((s) => {
     const name = `${file}:${s.line} (${s.command})`;

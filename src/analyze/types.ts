@@ -33,7 +33,15 @@ export type AnalyzeContext = {
   expectGBps?: number;
   /** `--expect-gpus N` for nvidia-smi captures. */
   expectGpus?: number;
+  /**
+   * Evidence from another reading of the same input that a communicator completed its init: nccl-tests result rows
+   * (each is a timed collective that ran). An NCCL log read beside them is judged with it.
+   */
+  communicatorRan?: CommunicatorEvidence;
 };
+
+/** What proves a communicator completed its init, strongest first: NCCL's own `Init COMPLETE`, then measured rows. */
+export type CommunicatorEvidence = "init_complete" | "nccl_tests_rows";
 
 /** A line-at-a-time analyser for inputs too large to hold (NCCL logs of many ranks). */
 export type AnalyzeStream = {

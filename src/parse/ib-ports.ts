@@ -29,6 +29,8 @@ export type IbDeviceReport = {
   sysImageGuid: string | null;
   /** `phys_port_cnt` / `Number of ports`: compared with the port blocks read to spot a cut capture. */
   portCount: number | null;
+  /** ibv_devinfo `transport:` as its word (`InfiniBand`, also printed for RoCE; `iWARP`); absent when not printed. */
+  transport?: string;
   ports: IbPortReport[];
 };
 

@@ -5,7 +5,7 @@ import type { PortState } from "../../inventory/types.js";
 import { parseIbdev2netdev, RDMA_LINK } from "../../parse/ibdev2netdev.js";
 import { plural } from "../context.js";
 import type { AnalyzerKind } from "../types.js";
-import { lineShare, outcomeOf } from "./outcome.js";
+import { lineShare, outcomeOf, withEvidence } from "./outcome.js";
 
 const LINE = /\bport\s+\d+(?:\s+\([A-Za-z_]+\))?\s*==>\s*\S+\s+\([^)]*\)\s*$/;
 
@@ -16,7 +16,8 @@ export const ibdev2netdevAnalyzer: AnalyzerKind = {
     return share > 0 ? Math.min(0.95, 0.6 + share) : 0;
   },
   analyze(text) {
-    return outcomeOf(parseIbdev2netdev(text), (value) => {
+    const parsed = withEvidence(parseIbdev2netdev(text), (value) => mappingEvidence(value.mappings, text));
+    return outcomeOf(parsed, (value) => {
       const findings: Finding[] = [];
       const portsPerDevice = new Map<string, number>();
       for (const m of value.mappings) portsPerDevice.set(m.device, (portsPerDevice.get(m.device) ?? 0) + 1);
@@ -45,6 +46,21 @@ export const ibdev2netdevAnalyzer: AnalyzerKind = {
     });
   },
 };
+
+/**
+ * Which lines decided the mappings: `mapping_lines` (`mlx5_0 port 1 ==> ens1f0 (Up)`) or `rdma_link_lines` (`rdma link
+ * show`); `up` by the netdev's own state (`(Up)`) or, for `rdma link`, by the port state; `portState` by the RDMA port
+ * state words (`(ACTIVE)` of `ibdev2netdev -v`, `state ACTIVE` of `rdma link`). Null where no line said it.
+ */
+function mappingEvidence(mappings: readonly { portState?: string }[], text: string) {
+  const arrows = text.includes("==>");
+  const links = !arrows && mappings.length > 0;
+  return {
+    devices: mappings.length === 0 ? null : arrows ? "mapping_lines" : "rdma_link_lines",
+    up: mappings.length === 0 ? null : links ? "port_state" : "netdev_state",
+    portState: mappings.some((m) => m.portState !== undefined) ? "port_state_words" : null,
+  };
+}
 
 const KNOWN_STATES = new Set(["NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"]);
 

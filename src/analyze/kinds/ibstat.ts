@@ -1,4 +1,5 @@
 import { parseIbstat } from "../../parse/ibstat.js";
+import { decidePorts } from "../host-evidence.js";
 import { evaluatePorts } from "../ports.js";
 import type { AnalyzerKind } from "../types.js";
 import { anyLine, outcomeOf } from "./outcome.js";
@@ -12,6 +13,13 @@ export const ibstatAnalyzer: AnalyzerKind = {
     return anyLine(head, /^[ \t]*Infiniband device[ \t]+'[^']+'[ \t]+port[ \t]+\d+[ \t]+status:/i) ? 0.9 : 0;
   },
   analyze(text, ctx) {
-    return outcomeOf(parseIbstat(text), (value) => evaluatePorts(value.devices, ctx));
+    const parsed = parseIbstat(text);
+    const decided = parsed.ok
+      ? {
+          ...parsed,
+          value: decidePorts(parsed.value, parsed.value.format === "ibstat" ? "ca_lines" : "ibstatus_blocks"),
+        }
+      : parsed;
+    return outcomeOf(decided, (value) => evaluatePorts(value.devices, ctx));
   },
 };

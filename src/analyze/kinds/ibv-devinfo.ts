@@ -4,6 +4,7 @@ import type { IbDeviceReport } from "../../parse/ib-ports.js";
 import { parseIbvDevinfo } from "../../parse/ibv-devinfo.js";
 import type { GidRow } from "../../parse/show-gids.js";
 import { evaluateGids } from "../gids.js";
+import { decidePorts } from "../host-evidence.js";
 import { evaluatePorts } from "../ports.js";
 import type { AnalyzerKind } from "../types.js";
 import { anyLine, outcomeOf } from "./outcome.js";
@@ -36,7 +37,9 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
     return anyLine(head, /^[ \t]*No IB devices found[ \t]*$/) ? 0.7 : 0;
   },
   analyze(text, ctx) {
-    return outcomeOf(parseIbvDevinfo(text), (value) => {
+    const parsed = parseIbvDevinfo(text);
+    const decided = parsed.ok ? { ...parsed, value: decidePorts(parsed.value, "hca_id_lines") } : parsed;
+    return outcomeOf(decided, (value) => {
       if (value.devices.length === 0) {
         return { findings: [finding("NO_RDMA_HCA", "node", { hcas: [] })], summary: "no RDMA device" };
       }

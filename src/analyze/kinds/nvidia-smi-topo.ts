@@ -6,7 +6,7 @@ import { type NvidiaSmiTopo, parseNvidiaSmiTopo } from "../../parse/nvidia-smi-t
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { managementHcaOf, plural } from "../context.js";
 import type { AnalyzeContext, AnalyzerKind } from "../types.js";
-import { headLines, outcomeOf } from "./outcome.js";
+import { headLines, outcomeOf, withEvidence } from "./outcome.js";
 
 /** Closeness for NCCL: NODE counts as PHB (NCCL's CPU node is per NUMA node). */
 const RANK: Record<string, number> = { PIX: 1, PXB: 2, PHB: 3, NODE: 3.5, SYS: 4 };
@@ -72,6 +72,16 @@ export const nvidiaSmiTopoAnalyzer: AnalyzerKind = {
     return header && gpu0Row ? 0.7 : 0;
   },
   analyze(text, ctx) {
-    return outcomeOf(parseNvidiaSmiTopo(text), (value) => judgeTopo(value, ctx));
+    // Devices are the matrix's columns; a NIC's RDMA name comes from the NIC Legend, else it stays `NICn`.
+    const parsed = withEvidence(parseNvidiaSmiTopo(text), (v) => ({
+      devices: v.devices.length > 0 ? "column_header" : null,
+      nicNames: v.devices.some((d) => !/^(?:GPU|NIC)\d+$/.test(d))
+        ? /NIC Legend/.test(text)
+          ? "nic_legend"
+          : "column_header"
+        : null,
+      matrix: Object.keys(v.matrix).length > 0 ? "matrix_rows" : null,
+    }));
+    return outcomeOf(parsed, (value) => judgeTopo(value, ctx));
   },
 };

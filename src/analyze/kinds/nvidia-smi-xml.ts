@@ -4,7 +4,7 @@ import type { Finding } from "../../core/finding.js";
 import { type NvidiaSmiXml, parseNvidiaSmiXml } from "../../parse/nvidia-smi-xml.js";
 import type { AnalyzerKind } from "../types.js";
 import { gpuSetFindings, gpuSummary } from "./nvidia-smi.js";
-import { outcomeOf } from "./outcome.js";
+import { outcomeOf, withEvidence } from "./outcome.js";
 
 function gpuHealthFindings(xml: NvidiaSmiXml): Finding[] {
   const out: Finding[] = [];
@@ -38,7 +38,13 @@ export const nvidiaSmiXmlAnalyzer: AnalyzerKind = {
     return /<\?xml[^>]*\?>\s*<!DOCTYPE nvidia_smi_log/.test(head) ? 0.95 : 0;
   },
   analyze(text, ctx) {
-    return outcomeOf(parseNvidiaSmiXml(text), (value) => ({
+    // Each version from its own element; `Not Found` there is evidence of none (null, with the element named).
+    const parsed = withEvidence(parseNvidiaSmiXml(text), (v) => ({
+      driverVersion: /<driver_version>/.test(text) ? "driver_version_element" : null,
+      cudaVersion: /<cuda_version>/.test(text) ? "cuda_version_element" : null,
+      gpus: v.gpus.length > 0 ? "gpu_elements" : null,
+    }));
+    return outcomeOf(parsed, (value) => ({
       findings: [...gpuHealthFindings(value), ...gpuSetFindings(value.gpus, ctx)],
       summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
     }));

@@ -6,7 +6,7 @@ import { type NvidiaSmiTable, parseNvidiaSmiTable } from "../../parse/nvidia-smi
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { tally } from "../context.js";
 import type { AnalyzeContext, AnalyzerKind } from "../types.js";
-import { anyLine, outcomeOf } from "./outcome.js";
+import { anyLine, outcomeOf, withEvidence } from "./outcome.js";
 
 function gpuFindings(table: NvidiaSmiTable): Finding[] {
   const out: Finding[] = [];
@@ -84,7 +84,14 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
     return anyLine(head, /^[ \t]*No devices were found[ \t]*$/) ? 0.6 : 0;
   },
   analyze(text, ctx) {
-    return outcomeOf(parseNvidiaSmiTable(text), (value) => ({
+    // The header line (`NVIDIA-SMI … Driver Version: … CUDA Version: …`) is the only reading of the versions; a header
+    // without a CUDA field (drivers before 410) leaves the CUDA version unknown.
+    const parsed = withEvidence(parseNvidiaSmiTable(text), (v) => ({
+      driverVersion: v.driverVersion !== null ? "header_line" : null,
+      cudaVersion: v.smiVersion !== null && /CUDA (?:UMD )?Version:/.test(text) ? "header_line" : null,
+      gpus: v.gpus.length > 0 ? "gpu_rows" : v.noDevices ? "no_devices_line" : null,
+    }));
+    return outcomeOf(parsed, (value) => ({
       findings: [...gpuFindings(value), ...nodeFindings(value, ctx)],
       summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
     }));

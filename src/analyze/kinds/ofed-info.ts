@@ -1,7 +1,7 @@
 import { finding } from "../../checks/catalogue.js";
 import { parseOfedInfo } from "../../parse/ofed-info.js";
 import type { AnalyzerKind } from "../types.js";
-import { headLines, outcomeOf } from "./outcome.js";
+import { headLines, outcomeOf, withEvidence } from "./outcome.js";
 
 const OFED_LINE =
   /^[ \t]*(?:\S+[$#][ \t]+)?(MLNX_OFED_LINUX|OFED-internal|OFED)-\d+\.\d+-[\d.]*\d(?:[ \t]+\(.*\))?:?[ \t]*$/;
@@ -19,7 +19,12 @@ export const ofedInfoAnalyzer: AnalyzerKind = {
     return missing && lines.length <= 6 ? 0.8 : 0;
   },
   analyze(text) {
-    return outcomeOf(parseOfedInfo(text), (value) => {
+    // The version line decides flavour and version; a "not found" line (or nothing) says there is none.
+    const parsed = withEvidence(parseOfedInfo(text), (v) => {
+      const by = v.status === "present" ? "version_line" : v.raw !== null ? "absence_line" : null;
+      return { flavor: by, version: by };
+    });
+    return outcomeOf(parsed, (value) => {
       if (value.status === "absent") {
         return { findings: [finding("OFED_ABSENT", "node", { detail: null })], summary: "no OFED (inbox rdma-core)" };
       }

@@ -14,6 +14,17 @@ export function outcomeOf<T>(
 }
 
 /**
+ * The parsed value with `evidence`: which reading decided each fact (src/analyze/host-evidence.ts has the orders of
+ * strength). A failed parse stays as it is.
+ */
+export function withEvidence<T, E>(
+  result: ParseResult<T>,
+  evidenceOf: (value: T) => E,
+): ParseResult<T & { evidence: E }> {
+  return result.ok ? { ...result, value: { ...result.value, evidence: evidenceOf(result.value) } } : result;
+}
+
+/**
  * The non-blank lines of a detection head, without over-long ones: detectors test one line at a time with
  * anchored patterns, so no pattern can backtrack across lines or through a 64 KiB run of spaces.
  */

@@ -1,4 +1,4 @@
-import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind } from "../../analyze/types.js";
+import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { type NcclLogData, reportLog } from "./report.js";
@@ -9,7 +9,8 @@ import { LogState } from "./state.js";
 export type NcclLogStream = {
   push(line: string): void;
   write(chunk: string): void;
-  end(): AnalyzeOutcome & { data: NcclLogData };
+  /** `ran`: other evidence in the same input that a communicator completed (nccl-tests rows), when there is some. */
+  end(ran?: CommunicatorEvidence): AnalyzeOutcome & { data: NcclLogData };
 };
 
 export function createNcclLogStream(ctx: AnalyzeContext = {}): NcclLogStream {
@@ -17,7 +18,7 @@ export function createNcclLogStream(ctx: AnalyzeContext = {}): NcclLogStream {
   return {
     write: (chunk: string) => feeder.write(chunk),
     push: (line: string) => feeder.line(line),
-    end: () => reportLog(feeder.finish(), ctx.inventory),
+    end: (ran) => reportLog(feeder.finish(), ctx.inventory, ran ?? ctx.communicatorRan),
   };
 }
 

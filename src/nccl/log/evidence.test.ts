@@ -76,6 +76,22 @@ describe("the network from every piece of evidence, strongest first", () => {
     expect(facts([connect])).toEqual({ network: null, by: null, linkLayer: null });
   });
 
+  // Shapes: https://github.com/NVIDIA/nccl/issues/1814 (`localGid ::ffff:… remoteGids::ffff:…` of a failed
+  // completion), https://github.com/NVIDIA/nccl/issues/1129 (`local GID ::ffff:…` of a failed ibv_modify_qp).
+  test("no device list: an IPv4-mapped GID in an IB WARN says RoCE; the device list decides when there is one", () => {
+    const completion =
+      "b:7:9 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.40.2.9<51122> with status=12 opcode=1 len=0 vendor err 129 (Send) localGid ::ffff:10.40.2.8 remoteGids::ffff:10.40.2.9";
+    const d = analyzeNcclLog(`${completion}\n`).data;
+    expect([d.network, d.linkLayer, d.evidence.linkLayer]).toEqual(["IB", "RoCE", "gid_in_warnings"]);
+    const listed = analyzeNcclLog(
+      `b:7:7 [3] NCCL INFO NET/IB : Using [0]mlx5_3:1/RoCE ; OOB eth0:10.40.2.8<0>\n${completion}\n`,
+    );
+    expect([listed.data.linkLayer, listed.data.evidence.linkLayer]).toEqual(["RoCE", "device_suffix"]);
+    // An InfiniBand GID (subnet prefix + GUID) says nothing about RoCE.
+    const ib = analyzeNcclLog(`${completion.replace(/::ffff:10\.40\.2\.(\d)/g, "fe80::a088:c203:30:9a0$1")}\n`).data;
+    expect([ib.linkLayer, ib.evidence.linkLayer]).toEqual([null, null]);
+  });
+
   test("nothing said: unknown, and no evidence named", () => {
     expect(facts(["a:1:1 [0] NCCL INFO NET/Plugin: Using internal network plugin."])).toEqual({
       network: null,

@@ -18,7 +18,11 @@ import type { LogState } from "./state.js";
  * 6. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
  *    before any IB line: the run never got past sockets.
  *
- * Link layer: the RDMA devices NCCL listed (`/IB` or `/RoCE` after each device); `mixed` when they differ.
+ * Link layer, strongest first:
+ * 1. `device_suffix`: the RDMA devices NCCL listed (`/IB` or `/RoCE` after each device); `mixed` when they differ.
+ * 2. `gid_in_warnings`: an IPv4-mapped GID in a WARN of the IB transport (`localGid ::ffff:10.20.3.7`,
+ *    `local GID ::ffff:…`): such a GID is a RoCE v2 GID built from the port's IPv4 address; an InfiniBand GID is the
+ *    subnet prefix and the port GUID (src/transport/net_ib.cc prints the GIDs of a failed completion or QP change).
  */
 export type NetworkEvidence =
   | "using_network"
@@ -28,7 +32,7 @@ export type NetworkEvidence =
   | "ib_warnings"
   | "bootstrap_failure";
 
-export type Decided<T> = { value: T; decidedBy: NetworkEvidence | "device_suffix" | null };
+export type Decided<T> = { value: T; decidedBy: NetworkEvidence | "device_suffix" | "gid_in_warnings" | null };
 
 const rdmaList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"));
 const socketList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k.startsWith("socket:"));
@@ -64,9 +68,13 @@ export function networkOf(st: LogState, counts: Record<string, number>): Decided
   return { value: null, decidedBy: null };
 }
 
-/** `IB`, `RoCE` or `mixed` from the RDMA devices NCCL listed; null when it listed none. */
+/** An IPv4-mapped GID (`::ffff:10.20.3.7`, or uncompressed `…:ffff:0a14:0307`) after a GID label in a WARN. */
+const MAPPED_GID = /\b(?:local|remote)\s?Gids?\s*:?\s*(?:[0:]*:ffff:(?:\d{1,3}\.){3}\d{1,3}\b|(?:0000:){5}ffff:)/i;
+
+/** `IB`, `RoCE` or `mixed` from the RDMA devices NCCL listed, else RoCE from a WARN's GIDs; null when neither. */
 export function linkLayerOf(st: LogState): Decided<string | null> {
   const layers = new Set(rdmaDevices(st).map((d) => d.linkLayer));
-  if (layers.size === 0) return { value: null, decidedBy: null };
-  return { value: layers.size === 1 ? [...layers][0]! : "mixed", decidedBy: "device_suffix" };
+  if (layers.size > 0) return { value: layers.size === 1 ? [...layers][0]! : "mixed", decidedBy: "device_suffix" };
+  const roceGid = [...st.warnings.values()].some((w) => w.samples.some((s) => MAPPED_GID.test(s)));
+  return roceGid ? { value: "RoCE", decidedBy: "gid_in_warnings" } : { value: null, decidedBy: null };
 }

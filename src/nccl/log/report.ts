@@ -1,3 +1,4 @@
+import type { CommunicatorEvidence } from "../../analyze/types.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding, withConfidence } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
@@ -43,6 +44,11 @@ export type NcclLogData = {
     linkLayer: string | null;
     ncclVersions: string | null;
     ranks: string | null;
+    /**
+     * What proves a communicator completed its init (the verdict rests on it): `init_complete` (NCCL's own line),
+     * `nccl_tests_rows` (result rows in the same input: each is a collective that ran); null when nothing does.
+     */
+    communicator: CommunicatorEvidence | null;
   };
 };
 
@@ -67,26 +73,39 @@ function counts(m: ReadonlyMap<string, string>): Record<string, number> {
  */
 const SOCKET_FAILURES = ["SOCKET_CONNECT", "PEER_GONE"];
 
-function verdictOf(st: LogState, network: string | null): NcclLogVerdict {
+/** The strongest evidence that a communicator completed its init: NCCL's `Init COMPLETE`, else `ran` from outside. */
+function communicatorOf(st: LogState, ran: CommunicatorEvidence | undefined): CommunicatorEvidence | null {
+  return st.initComplete > 0 ? "init_complete" : (ran ?? null);
+}
+
+/**
+ * The verdict. `init_failed` needs an error and no evidence that any communicator completed: `Init COMPLETE`, or
+ * result rows of nccl-tests in the same input (a timed collective proves its communicator was built, whatever WARNs
+ * were printed beside it). Warnings alone (a WARN of severity warning) never make it.
+ */
+function verdictOf(st: LogState, network: string | null, communicator: CommunicatorEvidence | null): NcclLogVerdict {
+  const completed = communicator !== null;
   if (network === "Socket" || st.conn.socket > 0) {
     // Sockets were chosen, and their connections failed before any rank finished its init: the run never started.
     const failed = SOCKET_FAILURES.some((id) => st.warnings.has(id));
-    return failed && st.initComplete === 0 ? "init_failed" : "socket";
+    return failed && !completed ? "init_failed" : "socket";
   }
   // Channels printed `via NET/IB/…/GDRDMA`, but registering the GPU buffers failed: the connections never carried
-  // data, so the log does not prove GPUDirect works; the communicator failed to set up.
-  if ([...st.warnings.values()].some((w) => w.id === "GPU_MEM_REG_FAILED")) return "init_failed";
+  // data, so the log does not prove GPUDirect works; the communicator failed to set up — unless result rows show
+  // collectives that ran.
+  if (communicator !== "nccl_tests_rows" && [...st.warnings.values()].some((w) => w.id === "GPU_MEM_REG_FAILED"))
+    return "init_failed";
   // An error before any rank printed `Init COMPLETE`: the communicator was never built. Channel lines state which
   // transport NCCL meant to use, not that any byte moved over it (init.cc prints Init COMPLETE at the end of
   // ncclCommInitRank, https://github.com/NVIDIA/nccl/blob/master/src/init.cc).
-  if (st.errorsBeforeInit > 0 && st.initComplete === 0) return "init_failed";
+  if (st.errorsBeforeInit > 0 && !completed) return "init_failed";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";
   }
   if (fellBackToSocket(st)) return "socket";
   const errors = [...st.warnings.values()].some((w) => w.severity === "error");
-  if (st.initComplete === 0 && errors) return "init_failed";
+  if (!completed && errors) return "init_failed";
   return "unknown";
 }
 
@@ -101,13 +120,15 @@ function faultsOf(st: LogState): WarnAggregate[] {
 export function reportLog(
   st: LogState,
   inventory?: NodeInventory,
+  ran?: CommunicatorEvidence,
 ): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
   const networks = counts(st.networkOf);
   const versions = counts(st.versionOf);
   const net = networkOf(st, networks);
   const network = net.value;
   const linkLayer = linkLayerOf(st);
-  const verdict = verdictOf(st, network);
+  const communicator = communicatorOf(st, ran);
+  const verdict = verdictOf(st, network, communicator);
   const faults = faultsOf(st);
   const devices = [...st.devices.values()].sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
   const warnings = faults.map((w) => ({
@@ -144,6 +165,7 @@ export function reportLog(
       linkLayer: linkLayer.decidedBy,
       ncclVersions: st.versionOf.size > 0 ? "version_lines" : null,
       ranks: st.completedRanks.size > 0 ? "init_complete" : st.nranks > 0 ? "comm_lines" : null,
+      communicator,
     },
   };
   const findings = [

@@ -14,7 +14,7 @@ import type { PerfRun } from "./types.js";
 export type NcclTestsData = RunSummary & {
   runs: RunSummary[];
   /** The NCCL log verdict when the same input held NCCL INFO lines (a run.log). */
-  log: Pick<NcclLogData, "verdict" | "ncclVersions" | "network" | "connections"> | null;
+  log: Pick<NcclLogData, "verdict" | "ncclVersions" | "network" | "connections" | "evidence"> | null;
 };
 
 /** The context may carry the verdict of an NCCL log analysed alongside (`analyze run.log`). */
@@ -176,11 +176,19 @@ function outcome(
     runs: judged.map((j) => j.summary),
     log:
       log && log.lines > 0 && log.verdict !== "unknown"
-        ? { verdict: log.verdict, ncclVersions: log.ncclVersions, network: log.network, connections: log.connections }
+        ? {
+            verdict: log.verdict,
+            ncclVersions: log.ncclVersions,
+            network: log.network,
+            connections: log.connections,
+            evidence: log.evidence,
+          }
         : null,
   };
-  // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along.
-  return { data, findings: data.log ? [...findings, ...logFindings] : findings, problems };
+  // The NCCL lines of a run.log say why: their findings (cause and fix of each WARN, the verdict) come along; without
+  // a verdict the WARNs still come, as the warnings they are.
+  const warns = logFindings.filter((f) => f.code.startsWith("NCCL_WARN_"));
+  return { data, findings: [...findings, ...(data.log ? logFindings : warns)], problems };
 }
 
 /** Why a run's findings are less than certain: the run stopped early, or facts came from the table, not the header. */
@@ -230,7 +238,9 @@ export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
         return outcome(fromJson, r.problems, ctx, null);
       }
       parser.end();
-      const logResult = log.end();
+      // Result rows are collectives that ran: their communicator was built, whatever the WARNs beside them say.
+      const ran = collected.held.some((r) => r.rows.length > 0) || collected.early.length > 0;
+      const logResult = log.end(ran ? "nccl_tests_rows" : undefined);
       return outcome(collected, [...parser.problems], ctx, logResult.data, logResult.findings);
     },
   };

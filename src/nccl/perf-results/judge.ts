@@ -6,6 +6,7 @@ import { deriveNcclEnv } from "../env.js";
 import { type NcclLogVerdict, VERDICT_TEXT } from "../log/report.js";
 import { type BandwidthContext, bandwidthFindings } from "./bandwidth.js";
 import { errorText, NCCL_TESTS_FINDINGS as F, sizeText } from "./catalogue.js";
+import { type NcclTestsEvidence, runEvidence, wrongResultsOf } from "./evidence.js";
 import { inferCollective, ranksFromTable } from "./infer.js";
 import { summariseTable, type TableSummary, tablesOf } from "./tables.js";
 import { expectedFabricBusBw } from "./traffic.js";
@@ -40,6 +41,10 @@ export type RunSummary = {
   tables?: TableSummary[];
   /** Rows not listed (a run late in a long soak, judged as it ended: `rows` is empty). */
   rowsOmitted?: number;
+  /** Whether any result was wrong: false when checked and right, null when nothing was checked (validation off). */
+  wrongResults: boolean | null;
+  /** Which reading decided each fact (src/nccl/perf-results/evidence.ts has the order of strength). */
+  evidence: NcclTestsEvidence;
 };
 
 const GiB = 2 ** 30;
@@ -127,6 +132,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const listed = run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
   const fromTable = listed ? null : ranksFromTable(run, coll.name);
   const nranks = listed ?? fromTable;
+  const nranksSource = run.ranks.length ? "ranks" : listed ? "threads" : fromTable ? "table" : null;
   const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
   const large = largeMessageBusBw(run.rows);
@@ -136,7 +142,10 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     ctx.logVerdict && ctx.logVerdict !== "unknown" ? `${ctx.logVerdict} (${VERDICT_TEXT[ctx.logVerdict]})` : null;
 
   // The tolerance scales with every rank of the run; nThread × nGpus counts one process only, so only listed ranks count.
-  findings.push(...correctness(run, run.ranks.length || null));
+  const checks = correctness(run, run.ranks.length || null);
+  findings.push(...checks);
+  const errorColumn = run.rows.some((r) => typeof (r.outOfPlace?.maxError ?? r.inPlace?.maxError) === "number");
+  const wrong = wrongResultsOf(run, errorColumn ? checks.some((f) => f.code === "NCCL_TESTS_ERROR_DELTA") : null);
   const mismatch = busbwMismatch(run.rows, coll.name, nranks);
   if (mismatch) findings.push(mismatch);
   if (run.duplicateHeaders + run.duplicateRanks > 0) {
@@ -209,7 +218,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
       collectiveSource: coll.source,
       ...(coll.candidates ? { collectiveCandidates: coll.candidates } : {}),
       nranks,
-      nranksSource: run.ranks.length ? "ranks" : listed ? "threads" : fromTable ? "table" : null,
+      nranksSource,
       hosts,
       gpus,
       rows: run.rows,
@@ -220,6 +229,8 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
       baseline: baseline ? (baselineData as Omit<Baseline, "gpuModel">) : null,
       outOfBounds: run.outOfBounds,
       ...(tables.length > 1 ? { tables: tables.map(summariseTable) } : {}),
+      wrongResults: wrong.value,
+      evidence: runEvidence(run, coll, nranksSource, wrong),
     },
     findings,
   };

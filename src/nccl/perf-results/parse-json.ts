@@ -55,6 +55,8 @@ export function parsePerfJson(text: string): { runs: PerfRun[]; problems: Proble
   const run = emptyRun();
   const args = Array.isArray(doc.args) ? doc.args.filter((a): a is string => typeof a === "string") : [];
   run.program = args[0] ?? null;
+  run.programSource = run.program === null ? null : "json";
+  run.format = "json";
   const config = isObj(doc.config) ? doc.config : {};
   run.nThread = numOr(config.nthreads);
   run.nGpus = numOr(config.ngpus);

@@ -67,7 +67,11 @@ export class PerfTextParser {
       const cmd = COMMAND.exec(line);
       if (cmd) {
         if (this.run.rows.length > 0) this.newRun();
-        this.run.program = cmd[1]!;
+        // The banner says what ran; a command line pasted beside it (what was asked) never overrides it.
+        if (this.run.programSource !== "banner") {
+          this.run.program = cmd[1]!;
+          this.run.programSource = "command_line";
+        }
         return false;
       }
     }
@@ -119,7 +123,10 @@ export class PerfTextParser {
     }
     const starting = /^Collective test starting: (\S+)/.exec(body);
     if (starting) {
-      if (this.header("program", body)) this.run.program = starting[1]!;
+      if (this.header("program", body)) {
+        this.run.program = starting[1]!;
+        this.run.programSource = "banner";
+      }
       return true;
     }
     // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …` (ROCm/rccl-tests src/common.cu).

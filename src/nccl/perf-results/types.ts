@@ -31,6 +31,13 @@ export type RankInfo = { rank: number; host: string; pid: number | null; device:
 export type PerfRun = {
   /** `all_reduce_perf` as printed in `# Collective test starting:` or the JSON args. */
   program: string | null;
+  /**
+   * What named the program: the banner (`# Collective test starting:`, what ran), the -J file's args, or a command line
+   * pasted above the output (what was asked). A command line never overrides the banner.
+   */
+  programSource: "banner" | "json" | "command_line" | null;
+  /** Read from stdout text or from the -J JSON file. */
+  format: "text" | "json";
   testsVersion: string | null;
   nThread: number | null;
   nGpus: number | null;
@@ -54,6 +61,8 @@ export type PerfRun = {
 export function emptyRun(): PerfRun {
   return {
     program: null,
+    programSource: null,
+    format: "text",
     testsVersion: null,
     nThread: null,
     nGpus: null,
