@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ranksFromTable } from "./infer.js";
-import type { PerfRow, PerfRun } from "./types.js";
+import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
 
 // all_reduce busbw = algbw × 2(n−1)/n, both printed to two decimals
 // (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md); the rows below are made up in that shape.
@@ -9,23 +9,7 @@ function row(bytes: number, algbw: number, busbw: number): PerfRow {
   return { bytes, count: bytes / 4, type: "float", redop: "sum", root: -1, outOfPlace: perf, inPlace: perf, line: 0 };
 }
 function run(rows: PerfRow[]): PerfRun {
-  return {
-    program: null,
-    testsVersion: null,
-    nThread: null,
-    nGpus: null,
-    validation: true,
-    ranks: [],
-    duplicateRanks: 0,
-    duplicateHeaders: 0,
-    rows,
-    avgBusBw: null,
-    outOfBounds: null,
-    errors: [],
-    redopColumn: true,
-    failures: [],
-    incomplete: false,
-  };
+  return { ...emptyRun(), validation: true, rows };
 }
 
 describe("the rank count an all_reduce table implies", () => {
