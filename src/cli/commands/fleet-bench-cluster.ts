@@ -5,6 +5,19 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { V1Node } from "@kubernetes/client-node";
 import { exitCodeFor } from "../../core/finding.js";
+import {
+  type BenchJob,
+  buildBenchReport,
+  createPlanner,
+  DEFAULT_PAIR_SWEEP,
+  DEFAULT_RAIL_SWEEP,
+  discoverTopology,
+  type FabricView,
+  type HyperNodeObject,
+  type JobResult,
+  renderBudget,
+  runFleetBench,
+} from "../../fabric/index.js";
 import { writeFileAtomic } from "../../host/atomic-write.js";
 import { makeClients } from "../../kube/api/client.js";
 import { loadKubeConfig } from "../../kube/api/config.js";
@@ -20,19 +33,6 @@ import {
 import { selectFleetNodes } from "../../kube/fleet/select.js";
 import { DEFAULT_NCCL_TESTS_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
-import {
-  type BenchJob,
-  buildBenchReport,
-  createPlanner,
-  DEFAULT_PAIR_SWEEP,
-  DEFAULT_RAIL_SWEEP,
-  discoverTopology,
-  type FabricView,
-  type HyperNodeObject,
-  type JobResult,
-  renderBudget,
-  runFleetBench,
-} from "../../nccl/fleet-bench/index.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
 import { outputDir } from "../output-dir.js";

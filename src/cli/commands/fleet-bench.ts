@@ -2,7 +2,7 @@
  * `kube-rdma fleet bench`: find the slow node, rail or link of a fleet in a handful of rounds of 2-node nccl-tests
  * jobs — through the cluster, or against the fabric simulator with --simulate N.
  */
-import { NODE_MODELS } from "../../fabric/rail-nics.js";
+
 import {
   buildBenchReport,
   createPlanner,
@@ -16,7 +16,8 @@ import {
   renderBudget,
   runFleetBench,
   simulateFleet,
-} from "../../nccl/fleet-bench/index.js";
+} from "../../fabric/index.js";
+import { NODE_MODELS } from "../../fabric/rail-nics.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
 import { type CommandContext, num, type OptionSpec, type OptionValues, str, UsageError } from "../spec.js";

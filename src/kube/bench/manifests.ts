@@ -4,9 +4,10 @@
  * pod), a launcher running the pair test (all_reduce_perf, one rank per GPU) or the rail tests (one 2-rank test per
  * HCA). Pure.
  */
+
+import { railTestScript, sweepArgs } from "../../fabric/bench/job-log.js";
+import type { BenchJob, SweepSpec } from "../../fabric/types.js";
 import { ncclTestsCommand } from "../../nccl/bench-command.js";
-import { railTestScript, sweepArgs } from "../../nccl/fleet-bench/job-log.js";
-import type { BenchJob, SweepSpec } from "../../nccl/fleet-bench/types.js";
 import { buildMpiJob } from "../job/mpi.js";
 import { withForwardedEnv } from "../job/mpirun.js";
 import { SEED_NCCL_ENV } from "../job/pod-template.js";

@@ -8,8 +8,8 @@ import { setMaxListeners } from "node:events";
 
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
-import { parseJobLog } from "../../nccl/fleet-bench/job-log.js";
-import type { BenchJob, JobResult } from "../../nccl/fleet-bench/types.js";
+import { parseJobLog } from "../../fabric/bench/job-log.js";
+import type { BenchJob, JobResult } from "../../fabric/types.js";
 import type { KubeClients } from "../api/client.js";
 import { apiFailure, statusOf } from "../api/errors.js";
 import { abortable, withRetry } from "../api/retry.js";

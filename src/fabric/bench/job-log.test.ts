@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
+import { simulateFleet } from "../simulate/flat.js";
+import { type BenchJob, DEFAULT_RAIL_SWEEP } from "../types.js";
 import { parseJobLog, RAIL_MARKER, railTestScript, renderJobLog } from "./job-log.js";
-import { simulateFleet } from "./simulate.js";
-import { type BenchJob, DEFAULT_RAIL_SWEEP } from "./types.js";
 
 const job = (kind: BenchJob["kind"]): BenchJob => ({
   id: "r1-1",

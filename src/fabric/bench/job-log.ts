@@ -3,10 +3,10 @@
  * launcher runs one 2-rank test per HCA side by side (rank on GPU i with `NCCL_IB_HCA==<hca i>`) and prints each
  * output after a marker line naming its HCA. Both are read with the nccl-tests analyser. Pure.
  */
-import { analyzeNcclTests } from "../perf-results/analyzer.js";
-import { corruptionOf } from "../perf-results/corruption.js";
-import { busFactor } from "./timing.js";
-import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "./types.js";
+import { analyzeNcclTests } from "../../nccl/perf-results/analyzer.js";
+import { corruptionOf } from "../../nccl/perf-results/corruption.js";
+import { busFactor } from "../timing.js";
+import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "../types.js";
 
 export const RAIL_MARKER = "# kube-rdma rail-test hca=";
 
