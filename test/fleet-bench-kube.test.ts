@@ -220,7 +220,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     ]);
   });
 
-  test("Ctrl-C while jobs wait to schedule → exit 2, a partial report, and every MPIJob and pod it created deleted; --save keeps what finished", async () => {
+  test("Ctrl-C while jobs wait to schedule → exit 130, a partial report, and every MPIJob and pod it created deleted; --save keeps what finished", async () => {
     const { sim, nodes } = fleet(5);
     const ops = operator(sim, "gpu-03", "none");
     api = await startFakeApi(seedCluster({ nodes }), ops);
@@ -247,7 +247,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     await vi.waitFor(() => expect(fake.logs.size).toBeGreaterThanOrEqual(7), { timeout: 5000, interval: 10 });
     await vi.waitFor(() => expect(fake.store.get("mpijobs")!.length).toBe(1), { timeout: 5000, interval: 10 }); // only the stuck one
     process.emit("SIGINT");
-    expect(await running).toBe(2);
+    expect(await running).toBe(130);
     expect(io.err).toContain("interrupted; the report above is partial");
     const report = JSON.parse(io.out);
     expect(report.run.interrupted).toBe(true);

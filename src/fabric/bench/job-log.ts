@@ -33,18 +33,25 @@ export function sweepArgs(s: SweepSpec): string[] {
 
 /**
  * The rail job's launcher script: per HCA, `mpirun -np 2 -npernode 1` on GPU i with NCCL_IB_HCA==<hca>, all in
- * the background, then each output after its marker. `forward` are the job's NCCL variables (`-x NAME`).
+ * the background, then each output after its marker. `forward` are the job's NCCL variables (`-x NAME`); `rails`
+ * (GPU indices) runs only those rails, the others idle (default: every rail).
  */
-export function railTestScript(hcas: readonly string[], sweep: SweepSpec, forward: readonly string[]): string {
+export function railTestScript(
+  hcas: readonly string[],
+  sweep: SweepSpec,
+  forward: readonly string[],
+  rails?: readonly number[],
+): string {
   const x = forward.flatMap((n) => ["-x", n]).join(" ");
   const lines = ["out=$(mktemp -d)"];
-  hcas.forEach((hca, gpu) => {
+  const run = hcas.map((hca, gpu) => [hca, gpu] as const).filter(([, gpu]) => !rails || rails.includes(gpu));
+  run.forEach(([hca, gpu]) => {
     lines.push(
       `mpirun --allow-run-as-root -np 2 -npernode 1 -bind-to none ${x} -x CUDA_VISIBLE_DEVICES=${gpu} -x NCCL_IB_HCA==${hca} -x NCCL_ALGO=Ring all_reduce_perf ${sweepArgs(sweep).join(" ")} > "$out/${gpu}" 2>&1 &`,
     );
   });
   lines.push("wait");
-  hcas.forEach((hca, gpu) => {
+  run.forEach(([hca, gpu]) => {
     lines.push(`echo '${RAIL_MARKER}${hca}'; cat "$out/${gpu}"`);
   });
   return lines.join("\n");
