@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
+import { downNics } from "../plan/down-nics.js";
 import { simulateFleet } from "../simulate/flat.js";
 import { type BenchJob, DEFAULT_RAIL_SWEEP } from "../types.js";
-import { parseJobLog, RAIL_MARKER, railTestScript, renderJobLog } from "./job-log.js";
+import { formatNcclTestsOutput, parseJobLog, RAIL_MARKER, railTestScript, renderJobLog } from "./job-log.js";
 
 const job = (kind: BenchJob["kind"]): BenchJob => ({
   id: "r1-1",
@@ -47,5 +48,42 @@ describe("bench job logs: what the launcher prints and how it is read back with 
     expect(script).toContain("all_reduce_perf -b 64M -e 1G -f 2 -g 1 -n 20 -w 5");
     expect(script.split("\n").filter((l) => l.endsWith("&"))).toHaveLength(2);
     expect(script).toContain(`echo '${RAIL_MARKER}mlx5_2'; cat "$out/1"`);
+  });
+
+  // The failure line nccl-tests prints when an NCCL call fails (NCCLCHECK in
+  // https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h: "%s: Test NCCL failure %s:%d '%s / %s'"); the
+  // host, line number and last-error text are our own.
+  test("one rail's test fails while the others ran: the job gives the others' rows and that rail as failed, and the NIC is named", () => {
+    const rows = [
+      { bytes: 2 ** 26, busbw: 23.1 },
+      { bytes: 2 ** 27, busbw: 23.4 },
+    ];
+    const log = [
+      `${RAIL_MARKER}mlx5_1\n${formatNcclTestsOutput(rows, ["gpu-01", "gpu-02"], 1)}`,
+      `${RAIL_MARKER}mlx5_2\ngpu-01: Test NCCL failure common.cu:1146 'remote process exited or there was a network error / NET/IB : Got completion from peer with status=IBV_WC_RETRY_EXC_ERR(12)'\n`,
+    ].join("");
+    const parsed = parseJobLog(job("rails"), log);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(parsed.tests[0]).toMatchObject({ hca: "mlx5_1", rows: [{ bytes: 2 ** 26 }, { bytes: 2 ** 27 }] });
+    expect(parsed.tests[1]).toMatchObject({
+      hca: "mlx5_2",
+      rows: [],
+      failed: expect.stringMatching(/IBV_WC_RETRY_EXC_ERR/),
+    });
+    // gpu-02 ran on mlx5_2 with another partner: gpu-01's port is the one down.
+    const view = {
+      nodes: ["gpu-01", "gpu-02", "gpu-03"],
+      leafOf: new Map(),
+      hcas: ["mlx5_1", "mlx5_2"],
+      lineRateGBps: 25,
+    };
+    const other = {
+      job: { ...job("rails"), id: "r1-2", nodes: ["gpu-02", "gpu-03"] as const },
+      ok: true as const,
+      seconds: 1,
+      tests: [{ hca: "mlx5_2", rows }],
+    };
+    const down = downNics(view, [{ job: job("rails"), ok: true, seconds: 1, tests: parsed.tests }, other]);
+    expect(down.map((d) => `${d.node}/${d.hca}`)).toEqual(["gpu-01/mlx5_2"]);
   });
 });

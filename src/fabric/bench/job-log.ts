@@ -89,11 +89,22 @@ export function parseJobLog(job: BenchJob, log: string): ParsedLog {
     const what = corrupted.map((r) => `${r.hca}: ${r.corrupt}`).join("; ");
     return { ok: false, reason: `the rail test returned corrupted data (${what})`, corrupt: true };
   }
-  const tests = results.map((r) => ({ hca: r.hca, rows: r.rows }));
-  const empty = tests.filter((t) => t.rows.length === 0).map((t) => t.hca);
-  if (tests.length === 0)
+  if (results.length === 0)
     return { ok: false, reason: `no rail-test output (no "${RAIL_MARKER}…" line) in the launcher's log` };
-  if (empty.length) return { ok: false, reason: `no nccl-tests result rows for ${empty.join(", ")}` };
+  const empty = results.filter((r) => r.rows.length === 0).map((r) => r.hca);
+  if (empty.length === results.length)
+    return { ok: false, reason: `no nccl-tests result rows for ${empty.join(", ")}` };
+  // Some rails ran and some did not: each rail that gave no rows failed on its own (a NIC that does not connect is
+  // named from exactly this), with the last line its test printed as the reason.
+  const tests = sections.map((sec, i): TestResult => {
+    const r = results[i]!;
+    if (r.rows.length) return { hca: r.hca, rows: r.rows };
+    const last = sec.lines
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1);
+    return { hca: r.hca, rows: [], failed: last ? last.slice(0, 300) : "no nccl-tests result rows" };
+  });
   return { ok: true, tests };
 }
 
@@ -150,5 +161,12 @@ export function formatNcclTestsOutput(
 export function renderJobLog(result: Extract<JobResult, { ok: true }>, gpusPerNode: number): string {
   const hosts = result.job.nodes;
   if (result.job.kind === "pair") return formatNcclTestsOutput(result.tests[0]?.rows ?? [], hosts, gpusPerNode);
-  return result.tests.map((t) => `${RAIL_MARKER}${t.hca}\n${formatNcclTestsOutput(t.rows, hosts, 1)}`).join("");
+  return result.tests
+    .map((t) =>
+      t.failed
+        ? // nccl-tests' NCCLCHECK line (src/common.h: "%s: Test NCCL failure %s:%d '%s / %s'").
+          `${RAIL_MARKER}${t.hca}\n${hosts[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${t.failed}'\n`
+        : `${RAIL_MARKER}${t.hca}\n${formatNcclTestsOutput(t.rows, hosts, 1)}`,
+    )
+    .join("");
 }
