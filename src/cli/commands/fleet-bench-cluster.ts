@@ -233,7 +233,7 @@ export async function runClusterBench(ctx: CommandContext): Promise<number> {
       `jobs ask for ${res.gpuResource}: ${res.gpusPerNode} and ${res.rdmaResource}: ${res.rdmaCount} per worker; image ${image}`,
       ...res.notes,
       ...choice.notes,
-      `API requests: ${REQUESTS_PER_TICK} per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) whatever the number of jobs, plus about 4 per job (create, log, delete)`,
+      `API requests: ${REQUESTS_PER_TICK} per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods)`,
       ...(cluster
         ? [
             "flow paths: nothing traces them on this cluster, so the spine tests are not run and every leaf uplink and spine port is listed as not cleared",
