@@ -6,6 +6,7 @@
  * rate the run made is measured and bounded.
  */
 import { afterEach, describe, expect, test } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { main } from "../src/cli/main.js";
 import { renderJobLog } from "../src/fabric/bench/job-log.js";
 import { unitIndex } from "../src/fabric/model.js";
@@ -185,4 +186,41 @@ describe("fleet bench --topology rail-optimised on a cluster (local API server)"
       expect(rate).toBeLessThan((REQUESTS_PER_TICK * 1000) / pollMs + (7 * report.jobs) / seconds + 5);
     }, 120_000);
   }
+
+  test("--dry-run: round 1 pairs every node inside its unit; the workers ask for the nodes' GPUs and one rdma/hca of the shared pool", async () => {
+    const { sim, nodes } = fleet(5);
+    api = await startFakeApi(seedCluster({ nodes }));
+    const io = captureIo();
+    const args = ["fleet", "bench", "--dry-run", "--topology", "rail-optimised", "--oversubscription", "2"];
+    expect(await main([...args, "--hcas", sim.view.hcas.join(","), "--kubeconfig", api.kubeconfig], io)).toBe(0);
+    const jobs = parseAllDocuments(io.out).map((d) => d.toJS() as Obj);
+    expect(jobs).toHaveLength(16);
+    const unitOf = unitIndex(sim.fabric);
+    for (const j of jobs) {
+      const [a, b] = (j.metadata.annotations[BENCH_NODES_ANNOTATION] as string).split(",");
+      expect(unitOf.get(a!)).toBe(unitOf.get(b!));
+      const limits = j.spec.mpiReplicaSpecs.Worker.template.spec.containers[0].resources.limits;
+      expect(limits).toEqual({ "nvidia.com/gpu": String(RAILS), "rdma/hca": "1" });
+    }
+    expect(io.out).toContain("leaves from node label network.topology/leaf: 4 unit(s) of one leaf per rail");
+    expect(api.store.get("mpijobs")).toEqual([]);
+    // Without the oversubscription, which no node shows, it asks for it.
+    const io2 = captureIo();
+    expect(
+      await main(["fleet", "bench", "--dry-run", "--topology", "rail-optimised", "--kubeconfig", api.kubeconfig], io2),
+    ).toBe(2);
+    expect(io2.err).toMatch(/needs its leaves' oversubscription.*--oversubscription/);
+  });
+
+  test("an --image built for a newer CUDA than the nodes' driver runs is refused before anything is created", async () => {
+    const { nodes } = fleet(5);
+    for (const n of nodes) n.metadata.labels["nvidia.com/cuda.driver-version.full"] = "550.163.01";
+    api = await startFakeApi(seedCluster({ nodes }));
+    const io = captureIo();
+    const image = "ghcr.io/coreweave/nccl-tests:13.0.2-devel-ubuntu22.04-nccl2.29.2-1-d73ec07";
+    expect(await main(["fleet", "bench", "--image", image, "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    expect(io.err).toMatch(/CUDA 13\.0/);
+    expect(io.err).toMatch(/--skip-driver-check/);
+    expect(api.requests.some((r) => r.startsWith("POST"))).toBe(false);
+  });
 });
