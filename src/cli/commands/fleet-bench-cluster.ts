@@ -4,27 +4,17 @@
  * wave, report. SIGINT/SIGTERM abort the request in flight, delete every MPIJob the run created and exit 130/143.
  */
 
-import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { V1Node } from "@kubernetes/client-node";
 import { exitCodeFor } from "../../core/finding.js";
-import { railFabricFromView } from "../../fabric/discover/rail-fabric.js";
 import {
   type BenchJob,
   buildBenchReport,
-  createPlanner,
-  DEFAULT_PAIR_SWEEP,
-  DEFAULT_RAIL_SWEEP,
-  discoverTopology,
-  type FabricView,
   type HyperNodeObject,
   type JobResult,
-  renderBudget,
   runFleetBench,
 } from "../../fabric/index.js";
-import { estimateRailBudget } from "../../fabric/plan/budget.js";
-import { createRailPlanner, type RailPlanner } from "../../fabric/plan/planner.js";
 import { buildRailReport } from "../../fabric/plan/report.js";
 import { runRailBench } from "../../fabric/plan/run.js";
 import { writeFileAtomic } from "../../host/atomic-write.js";
@@ -36,23 +26,20 @@ import { benchApi, callSignal } from "../../kube/bench/api.js";
 import {
   BENCH_NAMESPACE,
   BENCH_ROLE,
-  benchJobManifest,
   type CreatedJobs,
   deleteBenchJob,
-  REQUESTS_PER_TICK,
   runBenchRound,
 } from "../../kube/bench/index.js";
-import { benchResources } from "../../kube/bench/node-resources.js";
 import { selectFleetNodes } from "../../kube/fleet/select.js";
-import { chooseNcclTestsImage } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
 import { outputDir } from "../output-dir.js";
 import { pollIntervalMs } from "../poll-interval.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
-import { benchSettings, budgetFor } from "./fleet-bench.js";
-import { DEFAULT_RAIL_MAX_ROUNDS, readTopology } from "./fleet-bench-fabric.js";
+import { benchSettings } from "./fleet-bench.js";
+import { readTopology } from "./fleet-bench-fabric.js";
+import { clusterPlan } from "./fleet-bench-plan.js";
 
 export const DEFAULT_BENCH_TIMEOUT_S = 900;
 /** Each clean-up request's own deadline (after an interrupt the run's signal has already fired). */
@@ -61,14 +48,6 @@ const CLEANUP_TIMEOUT_MS = 10_000;
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9._+-]/g, "_");
-
-/** Nothing traces a flow's path on a cluster yet: every hop is unknown, so the spine is listed, never judged. */
-const unknownPath = () => ({ uplink: null, spinePort: null });
-
-/** The rail-aware planner without its spine tests (they steer flows onto hops that nothing here can trace). */
-function withoutSpineTests(p: RailPlanner): RailPlanner {
-  return { state: p.state, next: (round, results) => p.next(round, results).filter((j) => !j.routes) };
-}
 
 export async function runClusterBench(ctx: CommandContext): Promise<number> {
   const { values, io } = ctx;
@@ -157,90 +136,20 @@ export async function runClusterBench(ctx: CommandContext): Promise<number> {
         "Select GPU + RDMA nodes with -l SELECTOR or --node NAME (twice or more); see them with kube-rdma cluster.",
       );
     }
-    // What the jobs ask for, from the nodes (a --dry-run of named nodes reads none: the flags or defaults then).
-    const known = nodes.some((n) => n.status?.allocatable);
-    const res = known
-      ? benchResources(nodes, s.hcas.length, {
-          gpus: num(values, "gpus"),
-          rdmaResource: str(values, "rdma-resource"),
-          rdmaCount: num(values, "rdma-count"),
-        })
-      : {
-          gpuResource: "nvidia.com/gpu",
-          gpusPerNode: s.gpusPerNode,
-          rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
-          rdmaCount: num(values, "rdma-count") ?? 1,
-          driver: null,
-          notes: ["nodes named for --dry-run are not read: GPU and RDMA resources from the flags or defaults"],
-        };
-    if (typeof res === "string")
-      throw new UsageError(res, "See the nodes' allocatable resources with kube-rdma cluster.");
-    const choice = chooseNcclTestsImage({
-      driver: res.driver,
-      image: str(values, "image"),
-      skipDriverCheck: bool(values, "skip-driver-check"),
-    });
-    if (!choice.ok) throw new UsageError(choice.message, choice.hint);
-    const image = choice.image;
-
-    const facts = nodes.map((n) => ({ name: n.metadata?.name ?? "", labels: n.metadata?.labels ?? {} }));
-    const leafLabel = str(values, "leaf-label");
-    const topology = discoverTopology(facts, { hyperNodes, ...(leafLabel ? { leafLabel } : {}) });
-    const baseView: FabricView = {
-      nodes: facts.map((f) => f.name),
-      leafOf: topology.leafOf,
-      hcas: s.hcas,
-      lineRateGBps: topologyFile?.lineRateGBps ?? s.lineRateGBps,
-    };
-    const cluster = railAware
-      ? railFabricFromView(baseView, {
-          oversubscription: oversubscription!,
-          spines: num(values, "spines") ?? topologyFile?.spines,
-        })
-      : null;
-    if (typeof cluster === "string") throw new UsageError(cluster);
-    const view = cluster?.view ?? baseView;
-    const maxRounds = railAware && num(values, "max-rounds") === undefined ? DEFAULT_RAIL_MAX_ROUNDS : s.maxRounds;
-    const budget = cluster
-      ? estimateRailBudget(view, cluster.fabric, {
-          pairSweep: DEFAULT_PAIR_SWEEP,
-          railSweep: DEFAULT_RAIL_SWEEP,
-          maxRounds,
-        })
-      : budgetFor(view, s);
-    const runId = randomBytes(3).toString("hex");
-    const manifestOptions = {
-      runId,
-      namespace,
+    const {
+      view,
+      topology,
       image,
-      gpusPerNode: res.gpusPerNode,
-      hcas: s.hcas,
-      gpuResource: res.gpuResource,
-      rdmaResource: res.rdmaResource,
-      rdmaCount: res.rdmaCount,
-      schedulerName: "volcano",
-      pairSweep: DEFAULT_PAIR_SWEEP,
-      railSweep: DEFAULT_RAIL_SWEEP,
-    };
-    const manifest = (job: BenchJob) => benchJobManifest(job, manifestOptions);
-    const planName = cluster ? "adaptive, rail-optimised" : s.plan;
-    const railPlanner = cluster
-      ? withoutSpineTests(createRailPlanner(view, cluster.fabric, unknownPath, { tolerance: s.tolerance }))
-      : null;
-    const flatPlanner = cluster ? null : createPlanner(s.plan, view);
-    const notes = [
-      `leaves from ${topology.source}${cluster ? `: ${cluster.fabric.units} unit(s) of one leaf per rail` : ""}`,
-      `jobs ask for ${res.gpuResource}: ${res.gpusPerNode} and ${res.rdmaResource}: ${res.rdmaCount} per worker; image ${image}`,
-      ...res.notes,
-      ...choice.notes,
-      `API requests: ${REQUESTS_PER_TICK} per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods)`,
-      ...(cluster
-        ? [
-            "flow paths: nothing traces them on this cluster, so the spine tests are not run and every leaf uplink and spine port is listed as not cleared",
-          ]
-        : []),
-    ];
-    const budgetText = `${renderBudget(budget, view.nodes.length, planName)}${notes.map((n) => `  ${n}\n`).join("")}`;
+      manifest,
+      planName,
+      railPlanner,
+      flatPlanner,
+      cluster,
+      budget,
+      budgetText,
+      maxRounds,
+      runId,
+    } = clusterPlan(nodes, hyperNodes, { values, s, topologyFile, oversubscription, namespace, pollMs });
 
     if (dryRun) {
       const first = railPlanner
