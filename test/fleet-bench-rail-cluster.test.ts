@@ -223,4 +223,14 @@ describe("fleet bench --topology rail-optimised on a cluster (local API server)"
     expect(io.err).toMatch(/--skip-driver-check/);
     expect(api.requests.some((r) => r.startsWith("POST"))).toBe(false);
   });
+
+  test("more HCAs than the nodes have GPUs (rail i runs on GPU i): refused, naming --hcas", async () => {
+    const { nodes } = fleet(5);
+    api = await startFakeApi(seedCluster({ nodes }));
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    expect(io.err).toMatch(/the 8 HCAs \(mlx5_1, .*\) need 8 GPUs per node, and the jobs have 4/);
+    expect(io.err).toMatch(/--hcas/);
+    expect(api.requests.some((r) => r.startsWith("POST"))).toBe(false);
+  });
 });

@@ -67,6 +67,11 @@ export function clusterPlan(
       };
   if (typeof res === "string")
     throw new UsageError(res, "See the nodes' allocatable resources with kube-rdma cluster.");
+  if (s.hcas.length > res.gpusPerNode)
+    throw new UsageError(
+      `a rail test runs rail i on GPU i: the ${s.hcas.length} HCAs (${s.hcas.join(", ")}) need ${s.hcas.length} GPUs per node, and the jobs have ${res.gpusPerNode}.`,
+      "Give --hcas with the NIC nearest each GPU, in GPU order (nvidia-smi topo -m), or --node-model for a known node.",
+    );
   const choice = chooseNcclTestsImage({
     driver: res.driver,
     image: str(values, "image"),
@@ -99,7 +104,7 @@ export function clusterPlan(
         railSweep: DEFAULT_RAIL_SWEEP,
         maxRounds,
       })
-    : budgetFor(view, s);
+    : budgetFor(view, { ...s, gpusPerNode: res.gpusPerNode });
   const runId = randomBytes(3).toString("hex");
   const manifestOptions = {
     runId,
