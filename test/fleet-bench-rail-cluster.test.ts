@@ -23,6 +23,7 @@ import { REQUESTS_PER_TICK } from "../src/kube/bench/run.js";
 import { captureIo } from "./support/io.js";
 import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
+import { validateCustomResource } from "./support/kube/schemas.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -201,6 +202,10 @@ describe("fleet bench --topology rail-optimised on a cluster (local API server)"
       expect(unitOf.get(a!)).toBe(unitOf.get(b!));
       const limits = j.spec.mpiReplicaSpecs.Worker.template.spec.containers[0].resources.limits;
       expect(limits).toEqual({ "nvidia.com/gpu": String(RAILS), "rdma/hca": "1" });
+      // A failing test is a result, not retried: the launcher's first failure fails the job.
+      expect(j.spec.runPolicy.backoffLimit).toBe(0);
+      expect(j.spec.mpiReplicaSpecs.Launcher.restartPolicy).toBe("Never");
+      expect(validateCustomResource(j as { apiVersion: string; kind: string })).toEqual([]);
     }
     expect(io.out).toContain("leaves from node label network.topology/leaf: 4 unit(s) of one leaf per rail");
     expect(api.store.get("mpijobs")).toEqual([]);

@@ -48,6 +48,12 @@ describe("bench job logs: what the launcher prints and how it is read back with 
     expect(script).toContain("all_reduce_perf -b 64M -e 1G -f 2 -g 1 -n 20 -w 5");
     expect(script.split("\n").filter((l) => l.endsWith("&"))).toHaveLength(2);
     expect(script).toContain(`echo '${RAIL_MARKER}mlx5_2'; cat "$out/1"`);
+    // A job that runs only some rails (the others idle) keeps each rail on its own GPU.
+    const one = railTestScript(["mlx5_1", "mlx5_2", "mlx5_3"], DEFAULT_RAIL_SWEEP, [], [2]);
+    expect(one.split("\n").filter((l) => l.endsWith("&"))).toEqual([
+      expect.stringContaining("-x CUDA_VISIBLE_DEVICES=2 -x NCCL_IB_HCA==mlx5_3"),
+    ]);
+    expect(one).not.toContain("mlx5_1");
   });
 
   // The failure line nccl-tests prints when an NCCL call fails (NCCLCHECK in
