@@ -223,7 +223,8 @@ describe("fleet bench --topology rail-optimised on a cluster (local API server)"
     api = await startFakeApi(seedCluster({ nodes }));
     const io = captureIo();
     const image = "ghcr.io/coreweave/nccl-tests:13.0.2-devel-ubuntu22.04-nccl2.29.2-1-d73ec07";
-    expect(await main(["fleet", "bench", "--image", image, "--kubeconfig", api.kubeconfig], io)).toBe(2);
+    const hcas = ["--hcas", "mlx5_0,mlx5_1,mlx5_2,mlx5_3"];
+    expect(await main(["fleet", "bench", ...hcas, "--image", image, "--kubeconfig", api.kubeconfig], io)).toBe(2);
     expect(io.err).toMatch(/CUDA 13\.0/);
     expect(io.err).toMatch(/--skip-driver-check/);
     expect(api.requests.some((r) => r.startsWith("POST"))).toBe(false);
