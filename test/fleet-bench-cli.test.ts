@@ -117,8 +117,8 @@ describe("the budget printed before a fleet bench runs", () => {
 describe("fleet bench on a cluster: which NIC each GPU's rail test uses", () => {
   test("--node-model dgx-h100: GPU 1's rail test runs on mlx5_3, GPU 7's on mlx5_11", async () => {
     const { benchSettings } = await import("../src/cli/commands/fleet-bench.js");
-    const { railTestScript } = await import("../src/nccl/fleet-bench/job-log.js");
-    const { DEFAULT_RAIL_SWEEP } = await import("../src/nccl/fleet-bench/types.js");
+    const { railTestScript } = await import("../src/fabric/bench/job-log.js");
+    const { DEFAULT_RAIL_SWEEP } = await import("../src/fabric/types.js");
     const s = benchSettings({ "node-model": "dgx-h100" });
     expect(s.hcas).toEqual(["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]);
     const script = railTestScript(s.hcas, DEFAULT_RAIL_SWEEP, []);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { main } from "../src/cli/main.js";
+import { type BenchJob, renderJobLog, simulateFleet } from "../src/fabric/index.js";
 import { MPI_JOB_NAME_LABEL, MPI_JOB_ROLE_LABEL } from "../src/kube/bench/manifests.js";
-import { type BenchJob, renderJobLog, simulateFleet } from "../src/nccl/fleet-bench/index.js";
 import { captureIo } from "./support/io.js";
 import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
@@ -220,7 +220,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     ]);
   });
 
-  test("Ctrl-C while jobs wait to schedule → exit 2, a partial report, and every MPIJob and pod it created deleted; --save keeps what finished", async () => {
+  test("Ctrl-C while jobs wait to schedule → exit 130, a partial report, and every MPIJob and pod it created deleted; --save keeps what finished", async () => {
     const { sim, nodes } = fleet(5);
     const ops = operator(sim, "gpu-03", "none");
     api = await startFakeApi(seedCluster({ nodes }), ops);
@@ -247,7 +247,7 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     await vi.waitFor(() => expect(fake.logs.size).toBeGreaterThanOrEqual(7), { timeout: 5000, interval: 10 });
     await vi.waitFor(() => expect(fake.store.get("mpijobs")!.length).toBe(1), { timeout: 5000, interval: 10 }); // only the stuck one
     process.emit("SIGINT");
-    expect(await running).toBe(2);
+    expect(await running).toBe(130);
     expect(io.err).toContain("interrupted; the report above is partial");
     const report = JSON.parse(io.out);
     expect(report.run.interrupted).toBe(true);

@@ -3,9 +3,10 @@
  * found faults scored against the truth per kind. The planner sees the fabric's shape and the oracle only; the
  * truth is read here, after the run, by the scorer. Used by the evaluation test and bench/fabric-eval.ts.
  */
-import { adaptivePlanner } from "../nccl/fleet-bench/plan.js";
-import { foundOf } from "../nccl/fleet-bench/report.js";
-import { runFleetBench } from "../nccl/fleet-bench/run-bench.js";
+
+import { foundOf } from "./bench/report.js";
+import { runFleetBench } from "./bench/run-bench.js";
+import { adaptivePlanner } from "./plan/flat.js";
 import { createRailPlanner } from "./plan/planner.js";
 import { type FabricFound, fabricFound, runRailBench } from "./plan/run.js";
 import type { FabricTruth } from "./simulate/faults.js";

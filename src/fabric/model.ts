@@ -34,6 +34,11 @@ export type RailFabric = {
   /** Line rate of one NIC, one leaf uplink and one spine port, GB/s. */
   lineRateGBps: number;
   oversubscription: number;
+  /**
+   * The unit of each node where a cluster says it (discovered leaf groups, of any sizes); without it units are
+   * consecutive blocks of `unitSizes` (a simulated fleet).
+   */
+  unitOf?: ReadonlyMap<string, number>;
 };
 
 export type RailFabricSpec = {
@@ -90,8 +95,9 @@ export function buildRailFabric(s: RailFabricSpec): RailFabric {
   };
 }
 
-/** Unit of every node: consecutive blocks of `unitSizes`. */
-export function unitIndex(f: Pick<RailFabric, "nodes" | "units">): Map<string, number> {
+/** Unit of every node: as the cluster says (`unitOf`), else consecutive blocks of `unitSizes`. */
+export function unitIndex(f: Pick<RailFabric, "nodes" | "units" | "unitOf">): Map<string, number> {
+  if (f.unitOf) return new Map(f.unitOf);
   const sizes = unitSizes(f.nodes.length, f.units);
   const out = new Map<string, number>();
   let i = 0;

@@ -11,7 +11,7 @@ import {
   type JobResult,
   runFleetBench,
   simulateFleet,
-} from "../../src/nccl/fleet-bench/index.js";
+} from "../../src/fabric/index.js";
 import { type FleetBenchResult, firstRoundPairs } from "../../src/report/kinds/fleet-bench.js";
 
 export type SimulatedBench = {

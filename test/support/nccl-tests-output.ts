@@ -1,5 +1,5 @@
-import { formatNcclTestsOutput } from "../../src/nccl/fleet-bench/job-log.js";
-import type { SizeResult } from "../../src/nccl/fleet-bench/types.js";
+import { formatNcclTestsOutput } from "../../src/fabric/bench/job-log.js";
+import type { SizeResult } from "../../src/fabric/types.js";
 /**
  * all_reduce_perf stdout (nccl-tests 2.14 format) of one run over `hosts`, one rank per GPU: header, rank lines
  * naming each host, and a result row per size from 8 B to 8 GiB whose bus bandwidth rises to `peakBusBw` GB/s

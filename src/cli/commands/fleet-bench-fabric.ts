@@ -2,6 +2,8 @@
  * `fleet bench --simulate N --topology rail-optimised|FILE`: the rail-aware planner against the fabric simulator.
  * The planner gets the fabric's shape and the oracle (measure, trace); the planted truth goes only to the report.
  */
+
+import { DEFAULT_PAIR_SWEEP, DEFAULT_RAIL_SWEEP, renderBudget } from "../../fabric/index.js";
 import { railFabricProblem } from "../../fabric/model.js";
 import { estimateRailBudget } from "../../fabric/plan/budget.js";
 import { createRailPlanner } from "../../fabric/plan/planner.js";
@@ -11,7 +13,6 @@ import { NODE_MODELS } from "../../fabric/rail-nics.js";
 import { faultCountProblem } from "../../fabric/simulate/faults.js";
 import { simulateRailFleet } from "../../fabric/simulate/fleet.js";
 import { parseTopologyFile, type TopologyFile } from "../../fabric/topology-file.js";
-import { DEFAULT_PAIR_SWEEP, DEFAULT_RAIL_SWEEP, renderBudget } from "../../nccl/fleet-bench/index.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
 import { readTextCapped } from "../input.js";

@@ -2,7 +2,7 @@
  * `kube-rdma fleet bench`: find the slow node, rail or link of a fleet in a handful of rounds of 2-node nccl-tests
  * jobs — through the cluster, or against the fabric simulator with --simulate N.
  */
-import { NODE_MODELS } from "../../fabric/rail-nics.js";
+
 import {
   buildBenchReport,
   createPlanner,
@@ -16,7 +16,8 @@ import {
   renderBudget,
   runFleetBench,
   simulateFleet,
-} from "../../nccl/fleet-bench/index.js";
+} from "../../fabric/index.js";
+import { NODE_MODELS } from "../../fabric/rail-nics.js";
 import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-bench.js";
 import { renderReport } from "../../report/registry.js";
 import { type CommandContext, num, type OptionSpec, type OptionValues, str, UsageError } from "../spec.js";
@@ -48,7 +49,33 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     description:
       "bench: the data HCA of each GPU, in GPU order (GPU i's rail test uses the i-th), read off `nvidia-smi topo -m` (the NIC at PIX to each GPU); default mlx5_1..mlx5_8",
   },
-  { name: "gpus", type: "number", valueName: "G", default: 8, description: "bench: GPUs per node (one rank each)" },
+  {
+    name: "gpus",
+    type: "number",
+    valueName: "G",
+    description:
+      "bench: GPUs per node, one rank each (default: on a cluster the fewest allocatable GPUs of the selected nodes; simulated 8)",
+  },
+  {
+    name: "rdma-resource",
+    type: "string",
+    valueName: "NAME",
+    description:
+      "bench: the RDMA resource the jobs ask for (default: the one every selected node advertises, rdma/hca first)",
+  },
+  {
+    name: "rdma-count",
+    type: "number",
+    valueName: "N",
+    description:
+      "bench: units of it per worker (default: one per HCA when a node has as many units as HCAs, else 1 of a shared pool)",
+  },
+  {
+    name: "skip-driver-check",
+    type: "boolean",
+    description:
+      "bench: run --image even if its CUDA release is newer than the nodes' driver (GPU Feature Discovery labels)",
+  },
   {
     name: "line-rate",
     type: "number",

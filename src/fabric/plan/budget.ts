@@ -4,7 +4,7 @@
  * spine port to be crossed SWEEP_COVERAGE times at half a leaf's uplinks per wave), and what one more round of
  * isolation re-tests (two waves) would add. Each wave lasts start-up + the sweep at the expected bandwidth. Pure.
  */
-import type { Budget } from "../../nccl/fleet-bench/budget.js";
+import type { Budget } from "../bench/budget.js";
 import type { RailFabric } from "../model.js";
 import { JOB_START_SECONDS, sweepSeconds } from "../timing.js";
 import { expectedBusBw, type FabricView, type SweepSpec } from "../types.js";

@@ -24,13 +24,13 @@ describe("the planner does not know the simulator it is scored against", () => {
     .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
     .map((f) => join(here, f));
 
-  test("no module of src/fabric/plan reaches src/fabric/simulate or the older fleet simulator, directly or not", () => {
+  test("no module of src/fabric/plan reaches src/fabric/simulate (the rail and the flat simulator), directly or not", () => {
     expect(planFiles.length).toBeGreaterThanOrEqual(5);
     const closure = new Set(planFiles.flatMap((f) => [...importClosure(f)]));
-    const simulator = [...closure].filter((f) => /\/fabric\/simulate\/|\/fleet-bench\/simulate\.ts$/.test(f));
+    const simulator = [...closure].filter((f) => /\/fabric\/simulate\//.test(f));
     expect(simulator).toEqual([]);
     // The closure is real: it reached the fabric model and the shared diagnosis.
     const rel = [...closure].map((f) => f.slice(f.lastIndexOf("/src/")));
-    expect(rel).toEqual(expect.arrayContaining(["/src/fabric/model.ts", "/src/nccl/fleet-bench/diagnose.ts"]));
+    expect(rel).toEqual(expect.arrayContaining(["/src/fabric/model.ts", "/src/fabric/bench/diagnose.ts"]));
   });
 });

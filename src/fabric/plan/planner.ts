@@ -15,13 +15,13 @@
  * Pure given the trace.
  */
 
-import { type Diagnosis, diagnose } from "../../nccl/fleet-bench/diagnose.js";
-import { retestRound } from "../../nccl/fleet-bench/plan.js";
+import { type Diagnosis, diagnose } from "../bench/diagnose.js";
 import { allSpinePorts, allUplinks, type FlowPath, leafId, leafOfHop, type RailFabric, unitIndex } from "../model.js";
 import { createRandom } from "../prng.js";
 import { maxOf, minOf } from "../stats.js";
 import type { BenchJob, FabricView, JobResult, RailRoute } from "../types.js";
 import { type DownNic, downNics } from "./down-nics.js";
+import { retestRound } from "./flat.js";
 import { isSpineProbe, type SpineEvidence, spineEvidence } from "./hop-evidence.js";
 import { FIRST_SPORT, steer, type Trace } from "./steer.js";
 

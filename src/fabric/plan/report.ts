@@ -3,9 +3,9 @@
  * uplink and spine port the spine evidence names, and `found` by the fabric's identifiers. Pure.
  */
 import { makeFinding, summarize } from "../../core/finding.js";
-import type { Budget } from "../../nccl/fleet-bench/budget.js";
-import { FLEET_BENCH_FINDINGS as F } from "../../nccl/fleet-bench/catalogue.js";
-import { buildBenchReport, type FleetBenchReport, foundOf } from "../../nccl/fleet-bench/report.js";
+import type { Budget } from "../bench/budget.js";
+import { FLEET_BENCH_FINDINGS as F } from "../bench/catalogue.js";
+import { buildBenchReport, type FleetBenchReport, foundOf } from "../bench/report.js";
 import { leafId, leafOfHop, type RailFabric } from "../model.js";
 import type { FabricView } from "../types.js";
 import { fabricFound, type RailBenchRun } from "./run.js";

@@ -3,7 +3,7 @@
  * nothing is left to test or `maxRounds`. Wall time: per round, its waves one after another, each as long as its
  * slowest job. Pure apart from awaiting the oracle.
  */
-import type { BenchRun, RoundSummary } from "../../nccl/fleet-bench/run-bench.js";
+import type { BenchRun, RoundSummary } from "../bench/run-bench.js";
 import { railId } from "../model.js";
 import type { FabricView, JobResult, Measure } from "../types.js";
 import type { RailPlanner, RailPlanState } from "./planner.js";

@@ -4,9 +4,10 @@
  * pod), a launcher running the pair test (all_reduce_perf, one rank per GPU) or the rail tests (one 2-rank test per
  * HCA). Pure.
  */
+
+import { railTestScript, sweepArgs } from "../../fabric/bench/job-log.js";
+import type { BenchJob, SweepSpec } from "../../fabric/types.js";
 import { ncclTestsCommand } from "../../nccl/bench-command.js";
-import { railTestScript, sweepArgs } from "../../nccl/fleet-bench/job-log.js";
-import type { BenchJob, SweepSpec } from "../../nccl/fleet-bench/types.js";
 import { buildMpiJob } from "../job/mpi.js";
 import { withForwardedEnv } from "../job/mpirun.js";
 import { SEED_NCCL_ENV } from "../job/pod-template.js";
@@ -33,6 +34,8 @@ export type BenchManifestOptions = {
   hcas: readonly string[];
   gpuResource: string;
   rdmaResource: string;
+  /** Units of the RDMA resource each worker asks for (node-resources.ts: one per HCA, or 1 of a shared pool). */
+  rdmaCount: number;
   schedulerName: string;
   queue?: string | undefined;
   pairSweep: SweepSpec;
@@ -50,7 +53,8 @@ export function benchJobManifest(job: BenchJob, o: BenchManifestOptions): MPIJob
     const perf = cmd.argv.findIndex((a) => a.endsWith("_perf"));
     launcherArgv = withForwardedEnv([...cmd.argv.slice(0, perf + 1), ...sweepArgs(o.pairSweep)], env);
   } else {
-    launcherArgv = ["/bin/bash", "-c", railTestScript(o.hcas, o.railSweep, Object.keys(env).sort())];
+    const rails = job.routes?.map((r) => r.rail);
+    launcherArgv = ["/bin/bash", "-c", railTestScript(o.hcas, o.railSweep, Object.keys(env).sort(), rails)];
   }
   const name = benchJobName(o.runId, job);
   const mpiJob = buildMpiJob({
@@ -60,7 +64,7 @@ export function benchJobManifest(job: BenchJob, o: BenchManifestOptions): MPIJob
     gpusPerNode: o.gpusPerNode,
     gpuResource: o.gpuResource,
     rdmaResource: o.rdmaResource,
-    rdmaCount: o.hcas.length,
+    rdmaCount: o.rdmaCount,
     image: o.image,
     queue: o.queue,
     schedulerName: o.schedulerName,
@@ -70,6 +74,11 @@ export function benchJobManifest(job: BenchJob, o: BenchManifestOptions): MPIJob
     onNodes: [...job.nodes],
     launcherArgv,
   });
+  // A bench job that fails is a result, not something to retry: the launcher's first failure fails the MPIJob
+  // (RunPolicy.backoffLimit and ReplicaSpec.restartPolicy of kubeflow.org/v2beta1,
+  // https://github.com/kubeflow/mpi-operator/blob/master/pkg/apis/kubeflow/v2beta1/types.go).
+  Object.assign(mpiJob.spec.runPolicy, { backoffLimit: 0 });
+  mpiJob.spec.mpiReplicaSpecs.Launcher.restartPolicy = "Never";
   mpiJob.metadata = {
     ...mpiJob.metadata,
     labels: {

@@ -1,26 +1,35 @@
 /**
- * Runs a round's bench jobs through the cluster: creates each MPIJob (at most `concurrency` at a time), waits for
- * its launcher pod, reads the nccl-tests results from the launcher's log, and deletes the job and its pods — after
- * each job, and again at the end of the run for anything left (errors, Ctrl-C). A job that does not finish within
- * the per-job timeout becomes a failed result with the reason (pods Pending: why), never a silent gap.
+ * Runs a round's bench jobs through the cluster, wave by wave: every job of a wave ends (a result, a failure or its
+ * timeout) before the next wave's first job is created, so that the tests the planner meant to share the fabric run
+ * together and no others. Inside a wave at most `concurrency` jobs exist at a time.
+ *
+ * The jobs are watched by bounded polling, not one poll per job: each tick lists the run's MPIJobs and the
+ * namespace's launcher pods (two requests per --poll-interval, whatever the number of jobs); a job that ended costs
+ * a log read and its deletion. A launcher that fails is failed at once with its log read — its pod Failed, its
+ * container restarted after a non-zero exit (the operator's backoff), or the MPIJob's Failed condition — never
+ * waited on until the timeout. A job without a result within the per-job timeout becomes a failed result with the
+ * reason (pods Pending: why), never a silent gap. Every call is tied to the run's signal.
  */
-import { setMaxListeners } from "node:events";
-
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
-import { parseJobLog } from "../../nccl/fleet-bench/job-log.js";
-import type { BenchJob, JobResult } from "../../nccl/fleet-bench/types.js";
+import { parseJobLog } from "../../fabric/bench/job-log.js";
+import type { BenchJob, JobResult } from "../../fabric/types.js";
 import type { KubeClients } from "../api/client.js";
 import { apiFailure, statusOf } from "../api/errors.js";
-import { abortable, withRetry } from "../api/retry.js";
+import { pollSleep, withRetry } from "../api/retry.js";
 import type { MPIJob } from "../job/types.js";
-import { MPI_JOB_NAME_LABEL, MPI_JOB_ROLE_LABEL } from "./manifests.js";
+import type { BenchApi } from "./api.js";
+import { MPI_JOB_NAME_LABEL } from "./manifests.js";
 
 /** ClusterRole/Role `fleet bench` needs (deploy/fleet/bench-rbac.yaml). */
 export const BENCH_ROLE = "kube-rdma-bench";
 
+/** API requests one poll tick makes, whatever the number of jobs: the run's MPIJobs and the launcher pods. */
+export const REQUESTS_PER_TICK = 2;
+
 export type BenchClusterOptions = {
   namespace: string;
+  runId: string;
   manifest: (job: BenchJob) => MPIJob;
   timeoutMs: number;
   pollMs: number;
@@ -34,20 +43,43 @@ export type BenchClusterOptions = {
 /** The jobs created and not yet deleted, across rounds: the final clean-up deletes whatever is left. */
 export type CreatedJobs = Map<string, MPIJob>;
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
+/** Where a job's launcher stands, from its pods. */
+export type LauncherState =
+  | { state: "waiting" }
+  | { state: "ended"; pod: string; ok: boolean }
+  | { state: "crashed"; pod: string; why: string };
 
-function isFatal(err: unknown): boolean {
-  const s = statusOf(err);
-  return s === 401 || s === 403 || s === null;
+/**
+ * The launcher's state from its pods: Succeeded or Failed ends the job; a launcher container that restarted after a
+ * non-zero exit (restartPolicy OnFailure: the operator would retry it until its backoff limit) or waits in
+ * CrashLoopBackOff has failed already (its log is the previous container's).
+ */
+export function launcherState(pods: readonly V1Pod[]): LauncherState {
+  const ended = pods.find((p) => p.status?.phase === "Succeeded") ?? pods.find((p) => p.status?.phase === "Failed");
+  if (ended) return { state: "ended", pod: ended.metadata?.name ?? "", ok: ended.status?.phase === "Succeeded" };
+  for (const p of pods) {
+    for (const c of p.status?.containerStatuses ?? []) {
+      const last = c.lastState?.terminated;
+      const waiting = c.state?.waiting?.reason;
+      if ((c.restartCount ?? 0) > 0 && last && last.exitCode !== 0) {
+        return {
+          state: "crashed",
+          pod: p.metadata?.name ?? "",
+          why: `exit code ${last.exitCode}${last.reason ? ` (${last.reason})` : ""}, restarted ${c.restartCount} time(s)`,
+        };
+      }
+      if (waiting === "CrashLoopBackOff")
+        return { state: "crashed", pod: p.metadata?.name ?? "", why: "CrashLoopBackOff" };
+    }
+  }
+  return { state: "waiting" };
+}
+
+export function failedCondition(obj: KubernetesObject | undefined): string | null {
+  const conditions = (obj as { status?: { conditions?: { type?: string; status?: string; message?: string }[] } })
+    ?.status?.conditions;
+  const failed = conditions?.find((c) => c.type === "Failed" && c.status === "True");
+  return failed ? (failed.message ?? "the MPIJob failed") : null;
 }
 
 function pendingReason(pods: readonly V1Pod[]): string {
@@ -61,159 +93,28 @@ function pendingReason(pods: readonly V1Pod[]): string {
   return `never scheduled: pod ${stuck.metadata?.name} Pending${why ? ` (${why})` : ""}`;
 }
 
-async function listJobPods(clients: KubeClients, namespace: string, name: string, role?: string): Promise<V1Pod[]> {
-  const labelSelector = `${MPI_JOB_NAME_LABEL}=${name}${role ? `,${MPI_JOB_ROLE_LABEL}=${role}` : ""}`;
-  const list = await clients.core.listNamespacedPod({ namespace, labelSelector });
-  return list.items;
-}
+/** An RBAC refusal, an unauthenticated call or an unreachable server ends the run; anything else fails one job. */
+const isFatal = (err: unknown) => {
+  const s = statusOf(err);
+  return s === 401 || s === 403 || s === null;
+};
 
-function failedCondition(obj: KubernetesObject): string | null {
-  const conditions = (obj as { status?: { conditions?: { type?: string; status?: string; message?: string }[] } })
-    .status?.conditions;
-  const failed = conditions?.find((c) => c.type === "Failed" && c.status === "True");
-  return failed ? (failed.message ?? "the MPIJob failed") : null;
-}
+const tail = (log: string) => log.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
 
-async function runOne(
-  clients: KubeClients,
-  job: BenchJob,
-  o: BenchClusterOptions,
-  created: CreatedJobs,
-): Promise<JobResult> {
-  const started = Date.now();
-  const body = o.manifest(job);
-  const name = body.metadata.name!;
-  const namespace = o.namespace;
-  const fail = (reason: string, raw?: string, corrupt?: true): JobResult => ({
-    job,
-    ok: false,
-    reason,
-    seconds: (Date.now() - started) / 1000,
-    ...(raw ? { raw } : {}),
-    ...(corrupt ? { corrupt } : {}),
-  });
-  try {
-    await withRetry(() => clients.objects.create(body as KubernetesObject), { signal: o.signal });
-  } catch (err) {
-    if (statusOf(err) === 404 || /Unrecognized API version and kind/.test(String(err))) {
-      throw new UsageError(
-        `the cluster does not serve ${body.apiVersion} ${body.kind}: the MPI operator (its CRD) is not installed.`,
-        "Install the Kubeflow MPI operator (v2beta1) and Volcano; `kube-rdma cluster` shows which components are missing.",
-      );
-    }
-    if (isFatal(err)) {
-      throw apiFailure(
-        err,
-        { verb: "create", resource: "mpijobs", group: "kubeflow.org", namespace },
-        clients.target,
-        BENCH_ROLE,
-      );
-    }
-    return fail(`could not create the MPIJob: HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`);
-  }
-  created.set(name, body);
-  const deadline = started + o.timeoutMs;
-  const retry = { signal: o.signal, deadline };
-  while (!o.signal?.aborted && Date.now() < deadline) {
-    let launchers: V1Pod[];
-    try {
-      launchers = await withRetry(() => listJobPods(clients, namespace, name, "launcher"), retry);
-    } catch (err) {
-      if (isFatal(err))
-        throw apiFailure(err, { verb: "list", resource: "pods", namespace }, clients.target, BENCH_ROLE);
-      return fail(`could not list the job's pods (HTTP ${statusOf(err)})`);
-    }
-    const done = launchers.find((p) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed");
-    if (done) {
-      let log: string;
-      try {
-        // The read is cut at the job's deadline (a log stream that stalls half way ends the job, not the run).
-        const cut = new AbortController();
-        const timer = setTimeout(() => cut.abort(), Math.max(1, deadline - Date.now()));
-        const stop = () => cut.abort();
-        o.signal?.addEventListener("abort", stop, { once: true });
-        try {
-          log = await withRetry(
-            () =>
-              clients.core.readNamespacedPodLog(
-                { name: done.metadata!.name!, namespace, container: "launcher" },
-                abortable(cut.signal),
-              ),
-            retry,
-          );
-        } finally {
-          clearTimeout(timer);
-          o.signal?.removeEventListener("abort", stop);
-        }
-      } catch (err) {
-        if (isFatal(err)) {
-          throw apiFailure(
-            err,
-            { verb: "get", resource: "pods/log", namespace, name: done.metadata?.name ?? "" },
-            clients.target,
-            BENCH_ROLE,
-          );
-        }
-        return fail(`could not read the launcher's log (HTTP ${statusOf(err)})`);
-      }
-      await o.keepLog?.(job, log);
-      if (done.status?.phase === "Failed") {
-        const tail = log.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
-        return fail(`the launcher failed${tail ? `: ${tail}` : ""}`, log);
-      }
-      const parsed = parseJobLog(job, log);
-      return parsed.ok
-        ? { job, ok: true, seconds: (Date.now() - started) / 1000, tests: parsed.tests }
-        : fail(parsed.reason, log, parsed.corrupt);
-    }
-    try {
-      const current = await withRetry(
-        () => clients.objects.read({ apiVersion: body.apiVersion, kind: body.kind, metadata: { name, namespace } }),
-        retry,
-      );
-      const failed = failedCondition(current);
-      if (failed) return fail(`the MPIJob failed: ${failed}`);
-    } catch (err) {
-      if (isFatal(err))
-        throw apiFailure(
-          err,
-          { verb: "get", resource: "mpijobs", group: "kubeflow.org", namespace, name },
-          clients.target,
-          BENCH_ROLE,
-        );
-    }
-    await sleep(o.pollMs, o.signal);
-  }
-  if (o.signal?.aborted) return fail("interrupted before the job finished");
-  let pods: V1Pod[] = [];
-  try {
-    pods = await listJobPods(clients, namespace, name);
-  } catch {
-    // the reason below says what is known
-  }
-  return fail(`no result within ${Math.round(o.timeoutMs / 1000)} s: ${pendingReason(pods)}`);
-}
+type Active = { job: BenchJob; name: string; body: MPIJob; started: number; deadline: number };
 
 /** Deletes a job and its pods (the operator's garbage collection would too; this does not wait for it). */
-export async function deleteBenchJob(clients: KubeClients, namespace: string, job: MPIJob): Promise<boolean> {
-  const name = job.metadata.name!;
+export async function deleteBenchJob(api: BenchApi, name: string, signal?: AbortSignal): Promise<boolean> {
   let ok = true;
   try {
-    await clients.objects.delete(
-      { apiVersion: job.apiVersion, kind: job.kind, metadata: { name, namespace } },
-      undefined,
-      undefined,
-      0,
-      undefined,
-      "Background",
-    );
+    await api.deleteJob(name, signal);
   } catch (err) {
     ok = statusOf(err) === 404;
   }
   try {
-    for (const pod of await listJobPods(clients, namespace, name)) {
+    for (const pod of await api.listJobPods(name, signal)) {
       try {
-        await clients.core.deleteNamespacedPod({ name: pod.metadata!.name!, namespace, gracePeriodSeconds: 0 });
+        await api.deletePod(pod.metadata!.name!, signal);
       } catch (err) {
         if (statusOf(err) !== 404) ok = false;
       }
@@ -224,45 +125,195 @@ export async function deleteBenchJob(clients: KubeClients, namespace: string, jo
   return ok;
 }
 
-/** Runs one round: every job, `concurrency` at a time; each job's objects are deleted as soon as it is done. */
-export async function runBenchRound(
+/** One wave: create up to `concurrency` jobs, poll until each has ended, create the next as one ends. */
+async function runWave(
   clients: KubeClients,
+  api: BenchApi,
   jobs: readonly BenchJob[],
   o: BenchClusterOptions,
   created: CreatedJobs,
 ): Promise<JobResult[]> {
-  const results: JobResult[] = new Array(jobs.length);
-  let next = 0;
-  let fatal: unknown;
-  const stop = new AbortController();
-  // Every concurrent node (or job) listens on it, each removing its listener when done: not a leak, so no warning.
-  setMaxListeners(0, stop.signal);
-  const forward = () => stop.abort();
-  o.signal?.addEventListener("abort", forward, { once: true });
-  const opts = { ...o, signal: stop.signal };
-  const worker = async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      const job = jobs[i]!;
-      let result: JobResult;
-      if (stop.signal.aborted) result = { job, ok: false, seconds: 0, reason: "not started (interrupted)" };
-      else {
-        try {
-          result = await runOne(clients, job, opts, created);
-        } catch (err) {
-          fatal ??= err;
-          stop.abort();
-          result = { job, ok: false, seconds: 0, reason: "stopped by an API error" };
-        }
-        const made = created.get(o.manifest(job).metadata.name!);
-        if (made && (await deleteBenchJob(clients, o.namespace, made))) created.delete(made.metadata.name!);
-      }
-      results[i] = result;
-      o.onJobDone?.(result);
+  const results: JobResult[] = [];
+  const queue = [...jobs];
+  const active = new Map<string, Active>();
+  const signal = o.signal;
+  const fatal = (err: unknown, verb: string, resource: string, name = "") =>
+    apiFailure(err, { verb, resource, namespace: o.namespace, ...(name ? { name } : {}) }, clients.target, BENCH_ROLE);
+  const finish = async (a: Active, r: Omit<Extract<JobResult, { ok: false }>, "job" | "seconds"> | JobResult) => {
+    const result = { job: a.job, seconds: (Date.now() - a.started) / 1000, ...r } as JobResult;
+    active.delete(a.name);
+    if (await deleteBenchJob(api, a.name, signal)) created.delete(a.name);
+    results.push(result);
+    o.onJobDone?.(result);
+  };
+  const readLog = async (a: Active, pod: string, previous: boolean): Promise<string | null> => {
+    try {
+      // The read is cut at the job's deadline (a log stream that stalls half way ends the job, not the run).
+      const cut = AbortSignal.timeout(Math.max(1, a.deadline - Date.now()));
+      const log = await withRetry(
+        () => api.readLog(pod, { previous, signal: signal ? AbortSignal.any([signal, cut]) : cut }),
+        { signal, deadline: a.deadline },
+      );
+      await o.keepLog?.(a.job, log);
+      return log;
+    } catch (err) {
+      if (signal?.aborted) return null;
+      if (isFatal(err) && statusOf(err) !== null) throw fatal(err, "get", "pods/log", pod);
+      return null;
     }
   };
-  await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(o.concurrency, jobs.length)) }, worker));
-  o.signal?.removeEventListener("abort", forward);
-  if (fatal !== undefined) throw fatal;
+
+  while (queue.length || active.size) {
+    while (queue.length && active.size < o.concurrency && !signal?.aborted) {
+      const job = queue.shift()!;
+      const body = o.manifest(job);
+      const name = body.metadata.name!;
+      const started = Date.now();
+      try {
+        await withRetry(() => api.createJob(body, signal), { signal });
+      } catch (err) {
+        if (signal?.aborted) {
+          queue.unshift(job);
+          break;
+        }
+        if (statusOf(err) === 404) {
+          throw new UsageError(
+            `the cluster does not serve ${body.apiVersion} ${body.kind}: the MPI operator (its CRD) is not installed.`,
+            "Install the Kubeflow MPI operator (v2beta1) and Volcano; `kube-rdma cluster` shows which components are missing.",
+          );
+        }
+        if (isFatal(err)) throw fatal(err, "create", "mpijobs");
+        const r: JobResult = {
+          job,
+          ok: false,
+          seconds: 0,
+          reason: `could not create the MPIJob: HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`,
+        };
+        results.push(r);
+        o.onJobDone?.(r);
+        continue;
+      }
+      created.set(name, body);
+      active.set(name, { job, name, body, started, deadline: started + o.timeoutMs });
+    }
+    if (signal?.aborted) break;
+    if (active.size === 0) continue;
+    await pollSleep(o.pollMs, signal);
+    if (signal?.aborted) break;
+    let mpiJobs: KubernetesObject[];
+    let launchers: V1Pod[];
+    try {
+      [mpiJobs, launchers] = await Promise.all([
+        withRetry(() => api.listRunJobs(o.runId, signal), { signal }),
+        withRetry(() => api.listLaunchers(signal), { signal }),
+      ]);
+    } catch (err) {
+      if (signal?.aborted) break;
+      if (isFatal(err)) throw fatal(err, "list", "mpijobs and pods");
+      continue; // a passing failure: the next tick asks again, the jobs' deadlines still run
+    }
+    const jobByName = new Map(mpiJobs.map((j) => [j.metadata?.name ?? "", j]));
+    const launchersOf = new Map<string, V1Pod[]>();
+    for (const p of launchers) {
+      const job = p.metadata?.labels?.[MPI_JOB_NAME_LABEL];
+      if (job && active.has(job)) launchersOf.set(job, [...(launchersOf.get(job) ?? []), p]);
+    }
+    for (const a of [...active.values()]) {
+      if (signal?.aborted) break;
+      const pods = launchersOf.get(a.name) ?? [];
+      const st = launcherState(pods);
+      const failed = failedCondition(jobByName.get(a.name));
+      if (st.state === "ended") {
+        const log = await readLog(a, st.pod, false);
+        if (log === null) {
+          if (signal?.aborted) break;
+          await finish(a, { ok: false, reason: "could not read the launcher's log" });
+        } else if (!st.ok) await finish(a, { ok: false, reason: `the launcher failed: ${tail(log)}`, raw: log });
+        else {
+          const parsed = parseJobLog(a.job, log);
+          await finish(
+            a,
+            parsed.ok
+              ? { job: a.job, ok: true, seconds: (Date.now() - a.started) / 1000, tests: parsed.tests }
+              : { ok: false, reason: parsed.reason, raw: log, ...(parsed.corrupt ? { corrupt: true as const } : {}) },
+          );
+        }
+      } else if (st.state === "crashed" || failed !== null) {
+        const pod = st.state === "crashed" ? st.pod : pods[0]?.metadata?.name;
+        const log = pod ? await readLog(a, pod, st.state === "crashed") : null;
+        if (signal?.aborted) break;
+        const why = st.state === "crashed" ? `the launcher failed (${st.why})` : `the MPIJob failed: ${failed}`;
+        await finish(a, {
+          ok: false,
+          reason: `${why}${log?.trim() ? `: ${tail(log)}` : ""}`,
+          ...(log ? { raw: log } : {}),
+        });
+      } else if (Date.now() >= a.deadline) {
+        let all: V1Pod[] = [];
+        try {
+          all = await api.listJobPods(a.name, signal);
+        } catch {
+          // the reason below says what is known
+        }
+        if (signal?.aborted) break;
+        await finish(a, {
+          ok: false,
+          reason: `no result within ${Math.round(o.timeoutMs / 1000)} s: ${pendingReason(all)}`,
+        });
+      }
+    }
+  }
+  if (signal?.aborted) {
+    for (const a of active.values()) {
+      const r: JobResult = {
+        job: a.job,
+        ok: false,
+        seconds: (Date.now() - a.started) / 1000,
+        reason: "interrupted before the job finished",
+      };
+      results.push(r);
+      o.onJobDone?.(r);
+    }
+    for (const job of queue) {
+      const r: JobResult = { job, ok: false, seconds: 0, reason: "not started (interrupted)" };
+      results.push(r);
+      o.onJobDone?.(r);
+    }
+  }
   return results;
+}
+
+/** The waves of a round in order (jobs without a wave are wave 0). */
+export function wavesOf(jobs: readonly BenchJob[]): BenchJob[][] {
+  const by = new Map<number, BenchJob[]>();
+  for (const j of jobs) by.set(j.wave ?? 0, [...(by.get(j.wave ?? 0) ?? []), j]);
+  return [...by.entries()].sort(([a], [b]) => a - b).map(([, js]) => js);
+}
+
+/**
+ * Runs one round, wave after wave (a barrier between waves). `startedAt` of each result is the seconds from the
+ * round's start to its wave's start, so that the planner sees which tests overlapped.
+ */
+export async function runBenchRound(
+  clients: KubeClients,
+  api: BenchApi,
+  jobs: readonly BenchJob[],
+  o: BenchClusterOptions,
+  created: CreatedJobs,
+): Promise<JobResult[]> {
+  const out: JobResult[] = [];
+  const roundStart = Date.now();
+  for (const wave of wavesOf(jobs)) {
+    if (o.signal?.aborted) {
+      for (const job of wave) {
+        const r: JobResult = { job, ok: false, seconds: 0, reason: "not started (interrupted)" };
+        out.push(r);
+        o.onJobDone?.(r);
+      }
+      continue;
+    }
+    const startedAt = (Date.now() - roundStart) / 1000;
+    for (const r of await runWave(clients, api, wave, o, created)) out.push(r.ok ? { ...r, startedAt } : r);
+  }
+  return out;
 }

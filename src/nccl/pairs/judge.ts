@@ -10,7 +10,7 @@
 import { type Finding, makeFinding } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
-import { mad, median, slowThreshold } from "../fleet-bench/stats.js";
+import { mad, median, slowThreshold } from "../../fabric/stats.js";
 import { PAIR_FINDINGS as F, type SlowWith } from "./catalogue.js";
 
 /** One nccl-tests run: where it came from, the hosts its ranks ran on, its large-message bus bandwidth. */

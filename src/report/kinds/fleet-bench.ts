@@ -1,8 +1,8 @@
 /** `fleet bench`: the rounds of 2-node jobs, what they found, and (simulated) what was planted. */
 
-import { renderBenchReport } from "../../nccl/fleet-bench/render.js";
-import type { FleetBenchReport } from "../../nccl/fleet-bench/report.js";
-import type { JobResult } from "../../nccl/fleet-bench/types.js";
+import { renderBenchReport } from "../../fabric/bench/render.js";
+import type { FleetBenchReport } from "../../fabric/bench/report.js";
+import type { JobResult } from "../../fabric/types.js";
 import { defineReport } from "../registry.js";
 
 /** One pair test of round 1: the two nodes and their bus bandwidth at the largest message size (GB/s). */

@@ -71,6 +71,8 @@ export type PodOutcome = {
   afterMs?: number;
   /** Pod conditions set with the phase (a Pending pod the scheduler refused: PodScheduled=False, Unschedulable). */
   conditions?: Obj[];
+  /** Container statuses set with the phase, in place of the default (a container restarted after a failure). */
+  containerStatuses?: Obj[];
 };
 
 export type FakeApiOptions = {
@@ -608,20 +610,22 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       pod.status = {
         phase: outcome.phase,
         ...(outcome.conditions ? { conditions: outcome.conditions } : {}),
-        ...(outcome.phase === "Succeeded" || outcome.phase === "Failed"
-          ? {
-              containerStatuses: [
-                {
-                  name: pod.spec?.containers?.[0]?.name ?? "main",
-                  ready: false,
-                  restartCount: 0,
-                  image: pod.spec?.containers?.[0]?.image ?? "",
-                  imageID: "",
-                  state: { terminated: { exitCode, reason: exitCode === 0 ? "Completed" : "Error" } },
-                },
-              ],
-            }
-          : {}),
+        ...(outcome.containerStatuses
+          ? { containerStatuses: outcome.containerStatuses }
+          : outcome.phase === "Succeeded" || outcome.phase === "Failed"
+            ? {
+                containerStatuses: [
+                  {
+                    name: pod.spec?.containers?.[0]?.name ?? "main",
+                    ready: false,
+                    restartCount: 0,
+                    image: pod.spec?.containers?.[0]?.image ?? "",
+                    imageID: "",
+                    state: { terminated: { exitCode, reason: exitCode === 0 ? "Completed" : "Error" } },
+                  },
+                ],
+              }
+            : {}),
       };
     }, outcome.afterMs ?? 5);
     timers.add(t);

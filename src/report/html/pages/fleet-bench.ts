@@ -5,8 +5,8 @@
  */
 import type { Finding } from "../../../core/finding.js";
 import { naturalCompare } from "../../../core/natural.js";
-import { retestWords, type VerdictEvidence } from "../../../nccl/fleet-bench/catalogue.js";
-import type { Reference } from "../../../nccl/fleet-bench/evidence.js";
+import { retestWords, type VerdictEvidence } from "../../../fabric/bench/catalogue.js";
+import type { Reference } from "../../../fabric/bench/evidence.js";
 import type { FirstRoundPair, FleetBenchResult } from "../../kinds/fleet-bench.js";
 import { matrixChart } from "../charts/matrix.js";
 import { type MeasuredPair, pairCells, pairColour } from "../charts/pair-cells.js";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
+import { busBwAt } from "../timing.js";
+import type { BenchJob, FabricView, JobResult } from "../types.js";
 import { diagnose } from "./diagnose.js";
 import { buildBenchReport } from "./report.js";
-import { busBwAt } from "./timing.js";
-import type { BenchJob, FabricView, JobResult } from "./types.js";
 
 // 12 nodes under two leaves, 8 HDR rails: a healthy pair at 190 GB/s, a rail at 23.75 GB/s.
 const NODES = Array.from({ length: 12 }, (_, i) => `gpu-${String(i + 1).padStart(2, "0")}`);

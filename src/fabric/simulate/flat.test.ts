@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { simulateFleet } from "./simulate.js";
-import { type BenchJob, railSubject } from "./types.js";
+import { type BenchJob, railSubject } from "../types.js";
+import { simulateFleet } from "./flat.js";
 
 const pair = (a: string, b: string, kind: BenchJob["kind"] = "pair"): BenchJob => ({
   id: `${a}+${b}`,

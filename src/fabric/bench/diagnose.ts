@@ -13,8 +13,9 @@
  * other rails, are the control); medium (a warning, with the re-test that would confirm it) = one slow pair test
  * against a proven-good partner; low = slow only with unproven partners (a suspect).
  */
+
+import { type FabricView, type JobResult, linkSubject, railSubject, uplinkSubject } from "../types.js";
 import { type Evidence, type JudgedTest, judgeResults } from "./evidence.js";
-import { type FabricView, type JobResult, linkSubject, railSubject, uplinkSubject } from "./types.js";
 
 export type Confidence = "high" | "medium" | "low";
 

@@ -8,11 +8,12 @@
  *   (one HCA per rank) with a proven-good partner of its own leaf, slow pairs again, and proven-good nodes across
  *   leaves to name an uplink. Pure.
  */
-import { maxOf } from "../../fabric/stats.js";
-import { pairRounds } from "../pairs/schedule.js";
-import { type Diagnosis, pendingRetests, type Retest } from "./diagnose.js";
-import { createRandom } from "./prng.js";
-import type { BenchJob, FabricView } from "./types.js";
+
+import { pairRounds } from "../../nccl/pairs/schedule.js";
+import { type Diagnosis, pendingRetests, type Retest } from "../bench/diagnose.js";
+import { createRandom } from "../prng.js";
+import { maxOf } from "../stats.js";
+import type { BenchJob, FabricView } from "../types.js";
 
 export const PLANS = ["adaptive", "pairs"] as const;
 export type PlanName = (typeof PLANS)[number];

@@ -4,9 +4,10 @@
  * rail (slow in some runs), and run-to-run noise — and the nccl-tests results a 2-node job would print. Pure and
  * seedable: 10,000 nodes in well under a second. The truth stays in here; callers get `measure` and a `view`.
  */
-import { minOf } from "../../fabric/stats.js";
-import { createRandom, type Random } from "./prng.js";
-import { busBwAt, JOB_START_SECONDS, sweepSeconds } from "./timing.js";
+
+import { createRandom, type Random } from "../prng.js";
+import { minOf } from "../stats.js";
+import { busBwAt, JOB_START_SECONDS, sweepSeconds } from "../timing.js";
 import {
   type BenchJob,
   DEFAULT_PAIR_SWEEP,
@@ -20,7 +21,7 @@ import {
   sweepSizes,
   type TestResult,
   uplinkSubject,
-} from "./types.js";
+} from "../types.js";
 
 export type SimulationOptions = {
   nodes: number;

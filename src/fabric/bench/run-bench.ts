@@ -3,10 +3,11 @@
  * nothing left or `maxRounds` is reached. The planner and the diagnosis only ever see the view and the results that
  * `measure` returns — the simulator and a real cluster are interchangeable behind it.
  */
-import { maxOf } from "../../fabric/stats.js";
+
+import type { Planner } from "../plan/flat.js";
+import { maxOf } from "../stats.js";
+import type { FabricView, JobResult, Measure } from "../types.js";
 import { type DiagnoseOptions, type Diagnosis, diagnose } from "./diagnose.js";
-import type { Planner } from "./plan.js";
-import type { FabricView, JobResult, Measure } from "./types.js";
 
 export type RoundSummary = { round: number; jobs: number; failed: number; seconds: number };
 

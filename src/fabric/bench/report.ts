@@ -1,11 +1,11 @@
 /** The `fleet bench` report: findings from the diagnosis, failed jobs listed, what was found. Pure. */
 import { type Finding, makeFinding, summarize } from "../../core/finding.js";
+import type { FabricView } from "../types.js";
 import type { Budget } from "./budget.js";
 import { FLEET_BENCH_FINDINGS as F, type VerdictEvidence } from "./catalogue.js";
 import type { Verdict } from "./diagnose.js";
 import type { Reference } from "./evidence.js";
 import type { BenchRun, RoundSummary } from "./run-bench.js";
-import type { FabricView } from "./types.js";
 
 /** What a run confirmed. A rail-aware run also names leaf uplinks and spine ports (src/fabric/model.ts ids). */
 export type Found = { nodes: string[]; rails: string[]; links: string[]; uplinks?: string[]; spinePorts?: string[] };

@@ -1,6 +1,7 @@
 /** How a simulated run's findings compare with the planted faults: per kind, true/false positives and misses. Pure. */
+
+import type { Truth } from "../simulate/flat.js";
 import type { Found } from "./report.js";
-import type { Truth } from "./simulate.js";
 
 export type KindScore = { truePositives: number; falsePositives: string[]; missed: string[] };
 export type Score = { nodes: KindScore; rails: KindScore; links: KindScore };

@@ -3,9 +3,9 @@
  * bandwidth) × waves of `concurrency` jobs. The adaptive plan is budgeted as round 1 plus one re-test round of rail
  * tests run at half the expected bandwidth (they test the slow nodes); `pairs` as its n−1 rounds. Pure.
  */
-import type { PlanName } from "./plan.js";
-import { JOB_START_SECONDS, sweepSeconds } from "./timing.js";
-import { expectedBusBw, type FabricView, type SweepSpec } from "./types.js";
+import type { PlanName } from "../plan/flat.js";
+import { JOB_START_SECONDS, sweepSeconds } from "../timing.js";
+import { expectedBusBw, type FabricView, type SweepSpec } from "../types.js";
 
 export type BudgetOptions = {
   plan: PlanName;

@@ -3,10 +3,10 @@
  * launcher runs one 2-rank test per HCA side by side (rank on GPU i with `NCCL_IB_HCA==<hca i>`) and prints each
  * output after a marker line naming its HCA. Both are read with the nccl-tests analyser. Pure.
  */
-import { analyzeNcclTests } from "../perf-results/analyzer.js";
-import { corruptionOf } from "../perf-results/corruption.js";
-import { busFactor } from "./timing.js";
-import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "./types.js";
+import { analyzeNcclTests } from "../../nccl/perf-results/analyzer.js";
+import { corruptionOf } from "../../nccl/perf-results/corruption.js";
+import { busFactor } from "../timing.js";
+import type { BenchJob, JobResult, SizeResult, SweepSpec, TestResult } from "../types.js";
 
 export const RAIL_MARKER = "# kube-rdma rail-test hca=";
 
@@ -33,18 +33,25 @@ export function sweepArgs(s: SweepSpec): string[] {
 
 /**
  * The rail job's launcher script: per HCA, `mpirun -np 2 -npernode 1` on GPU i with NCCL_IB_HCA==<hca>, all in
- * the background, then each output after its marker. `forward` are the job's NCCL variables (`-x NAME`).
+ * the background, then each output after its marker. `forward` are the job's NCCL variables (`-x NAME`); `rails`
+ * (GPU indices) runs only those rails, the others idle (default: every rail).
  */
-export function railTestScript(hcas: readonly string[], sweep: SweepSpec, forward: readonly string[]): string {
+export function railTestScript(
+  hcas: readonly string[],
+  sweep: SweepSpec,
+  forward: readonly string[],
+  rails?: readonly number[],
+): string {
   const x = forward.flatMap((n) => ["-x", n]).join(" ");
   const lines = ["out=$(mktemp -d)"];
-  hcas.forEach((hca, gpu) => {
+  const run = hcas.map((hca, gpu) => [hca, gpu] as const).filter(([, gpu]) => !rails || rails.includes(gpu));
+  run.forEach(([hca, gpu]) => {
     lines.push(
       `mpirun --allow-run-as-root -np 2 -npernode 1 -bind-to none ${x} -x CUDA_VISIBLE_DEVICES=${gpu} -x NCCL_IB_HCA==${hca} -x NCCL_ALGO=Ring all_reduce_perf ${sweepArgs(sweep).join(" ")} > "$out/${gpu}" 2>&1 &`,
     );
   });
   lines.push("wait");
-  hcas.forEach((hca, gpu) => {
+  run.forEach(([hca, gpu]) => {
     lines.push(`echo '${RAIL_MARKER}${hca}'; cat "$out/${gpu}"`);
   });
   return lines.join("\n");
@@ -82,11 +89,22 @@ export function parseJobLog(job: BenchJob, log: string): ParsedLog {
     const what = corrupted.map((r) => `${r.hca}: ${r.corrupt}`).join("; ");
     return { ok: false, reason: `the rail test returned corrupted data (${what})`, corrupt: true };
   }
-  const tests = results.map((r) => ({ hca: r.hca, rows: r.rows }));
-  const empty = tests.filter((t) => t.rows.length === 0).map((t) => t.hca);
-  if (tests.length === 0)
+  if (results.length === 0)
     return { ok: false, reason: `no rail-test output (no "${RAIL_MARKER}…" line) in the launcher's log` };
-  if (empty.length) return { ok: false, reason: `no nccl-tests result rows for ${empty.join(", ")}` };
+  const empty = results.filter((r) => r.rows.length === 0).map((r) => r.hca);
+  if (empty.length === results.length)
+    return { ok: false, reason: `no nccl-tests result rows for ${empty.join(", ")}` };
+  // Some rails ran and some did not: each rail that gave no rows failed on its own (a NIC that does not connect is
+  // named from exactly this), with the last line its test printed as the reason.
+  const tests = sections.map((sec, i): TestResult => {
+    const r = results[i]!;
+    if (r.rows.length) return { hca: r.hca, rows: r.rows };
+    const last = sec.lines
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1);
+    return { hca: r.hca, rows: [], failed: last ? last.slice(0, 300) : "no nccl-tests result rows" };
+  });
   return { ok: true, tests };
 }
 
@@ -143,5 +161,12 @@ export function formatNcclTestsOutput(
 export function renderJobLog(result: Extract<JobResult, { ok: true }>, gpusPerNode: number): string {
   const hosts = result.job.nodes;
   if (result.job.kind === "pair") return formatNcclTestsOutput(result.tests[0]?.rows ?? [], hosts, gpusPerNode);
-  return result.tests.map((t) => `${RAIL_MARKER}${t.hca}\n${formatNcclTestsOutput(t.rows, hosts, 1)}`).join("");
+  return result.tests
+    .map((t) =>
+      t.failed
+        ? // nccl-tests' NCCLCHECK line (src/common.h: "%s: Test NCCL failure %s:%d '%s / %s'").
+          `${RAIL_MARKER}${t.hca}\n${hosts[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${t.failed}'\n`
+        : `${RAIL_MARKER}${t.hca}\n${formatNcclTestsOutput(t.rows, hosts, 1)}`,
+    )
+    .join("");
 }

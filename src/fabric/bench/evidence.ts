@@ -2,8 +2,8 @@
  * From raw results to judged tests: the fleet reference per message size (median, MAD, slow threshold) and, for
  * every test, whether it was slow and by how much. Pure.
  */
-import { mad, median, slowThreshold } from "./stats.js";
-import { type BenchJob, expectedBusBw, type FabricView, type JobResult, type SizeResult } from "./types.js";
+import { mad, median, slowThreshold } from "../stats.js";
+import { type BenchJob, expectedBusBw, type FabricView, type JobResult, type SizeResult } from "../types.js";
 
 export type SizeReference = {
   bytes: number;

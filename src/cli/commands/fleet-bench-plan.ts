@@ -1,0 +1,155 @@
+/** The plan of a `fleet bench` cluster run: resources, image, leaves or units, planner and budget. */
+import { randomBytes } from "node:crypto";
+import type { V1Node } from "@kubernetes/client-node";
+import { railFabricFromView } from "../../fabric/discover/rail-fabric.js";
+import {
+  type BenchJob,
+  createPlanner,
+  DEFAULT_PAIR_SWEEP,
+  DEFAULT_RAIL_SWEEP,
+  discoverTopology,
+  type FabricView,
+  type HyperNodeObject,
+  renderBudget,
+} from "../../fabric/index.js";
+import { estimateRailBudget } from "../../fabric/plan/budget.js";
+import { createRailPlanner, type RailPlanner } from "../../fabric/plan/planner.js";
+import type { TopologyFile } from "../../fabric/topology-file.js";
+import { benchJobManifest, REQUESTS_PER_TICK } from "../../kube/bench/index.js";
+import { benchResources } from "../../kube/bench/node-resources.js";
+import { chooseNcclTestsImage } from "../../kube/job/images.js";
+import { bool, type CommandContext, num, str, UsageError } from "../spec.js";
+import { type benchSettings, budgetFor } from "./fleet-bench.js";
+import { DEFAULT_RAIL_MAX_ROUNDS } from "./fleet-bench-fabric.js";
+
+/** Nothing traces a flow's path on a cluster yet: every hop is unknown, so the spine is listed, never judged. */
+const unknownPath = () => ({ uplink: null, spinePort: null });
+
+/** The rail-aware planner without its spine tests (they steer flows onto hops that nothing here can trace). */
+function withoutSpineTests(p: RailPlanner): RailPlanner {
+  return { state: p.state, next: (round, results) => p.next(round, results).filter((j) => !j.routes) };
+}
+
+/**
+ * The plan of a cluster run from the selected nodes: what each job asks for (from the nodes' allocatable
+ * resources), the image (checked against their driver), the leaves or units discovered, the planner and the budget
+ * with what was assumed. Throws a UsageError when the nodes cannot run the jobs.
+ */
+export function clusterPlan(
+  nodes: readonly V1Node[],
+  hyperNodes: readonly HyperNodeObject[],
+  o: {
+    values: CommandContext["values"];
+    s: ReturnType<typeof benchSettings>;
+    topologyFile: TopologyFile | null;
+    oversubscription: number | undefined;
+    namespace: string;
+    pollMs: number;
+  },
+) {
+  const { values, s, topologyFile, oversubscription, namespace, pollMs } = o;
+  const railAware = topologyFile?.layout === "rail-optimised";
+  // What the jobs ask for, from the nodes (a --dry-run of named nodes reads none: the flags or defaults then).
+  const known = nodes.some((n) => n.status?.allocatable);
+  const res = known
+    ? benchResources(nodes, s.hcas.length, {
+        gpus: num(values, "gpus"),
+        rdmaResource: str(values, "rdma-resource"),
+        rdmaCount: num(values, "rdma-count"),
+      })
+    : {
+        gpuResource: "nvidia.com/gpu",
+        gpusPerNode: s.gpusPerNode,
+        rdmaResource: str(values, "rdma-resource") ?? "rdma/hca",
+        rdmaCount: num(values, "rdma-count") ?? 1,
+        driver: null,
+        notes: ["nodes named for --dry-run are not read: GPU and RDMA resources from the flags or defaults"],
+      };
+  if (typeof res === "string")
+    throw new UsageError(res, "See the nodes' allocatable resources with kube-rdma cluster.");
+  if (s.hcas.length > res.gpusPerNode)
+    throw new UsageError(
+      `a rail test runs rail i on GPU i: the ${s.hcas.length} HCAs (${s.hcas.join(", ")}) need ${s.hcas.length} GPUs per node, and the jobs have ${res.gpusPerNode}.`,
+      "Give --hcas with the NIC nearest each GPU, in GPU order (nvidia-smi topo -m), or --node-model for a known node.",
+    );
+  const choice = chooseNcclTestsImage({
+    driver: res.driver,
+    image: str(values, "image"),
+    skipDriverCheck: bool(values, "skip-driver-check"),
+  });
+  if (!choice.ok) throw new UsageError(choice.message, choice.hint);
+  const image = choice.image;
+
+  const facts = nodes.map((n) => ({ name: n.metadata?.name ?? "", labels: n.metadata?.labels ?? {} }));
+  const leafLabel = str(values, "leaf-label");
+  const topology = discoverTopology(facts, { hyperNodes, ...(leafLabel ? { leafLabel } : {}) });
+  const baseView: FabricView = {
+    nodes: facts.map((f) => f.name),
+    leafOf: topology.leafOf,
+    hcas: s.hcas,
+    lineRateGBps: topologyFile?.lineRateGBps ?? s.lineRateGBps,
+  };
+  const cluster = railAware
+    ? railFabricFromView(baseView, {
+        oversubscription: oversubscription!,
+        spines: num(values, "spines") ?? topologyFile?.spines,
+      })
+    : null;
+  if (typeof cluster === "string") throw new UsageError(cluster);
+  const view = cluster?.view ?? baseView;
+  const maxRounds = railAware && num(values, "max-rounds") === undefined ? DEFAULT_RAIL_MAX_ROUNDS : s.maxRounds;
+  const budget = cluster
+    ? estimateRailBudget(view, cluster.fabric, {
+        pairSweep: DEFAULT_PAIR_SWEEP,
+        railSweep: DEFAULT_RAIL_SWEEP,
+        maxRounds,
+      })
+    : budgetFor(view, { ...s, gpusPerNode: res.gpusPerNode });
+  const runId = randomBytes(3).toString("hex");
+  const manifestOptions = {
+    runId,
+    namespace,
+    image,
+    gpusPerNode: res.gpusPerNode,
+    hcas: s.hcas,
+    gpuResource: res.gpuResource,
+    rdmaResource: res.rdmaResource,
+    rdmaCount: res.rdmaCount,
+    schedulerName: "volcano",
+    pairSweep: DEFAULT_PAIR_SWEEP,
+    railSweep: DEFAULT_RAIL_SWEEP,
+  };
+  const manifest = (job: BenchJob) => benchJobManifest(job, manifestOptions);
+  const planName = cluster ? "adaptive, rail-optimised" : s.plan;
+  const railPlanner = cluster
+    ? withoutSpineTests(createRailPlanner(view, cluster.fabric, unknownPath, { tolerance: s.tolerance }))
+    : null;
+  const flatPlanner = cluster ? null : createPlanner(s.plan, view);
+  const notes = [
+    `leaves from ${topology.source}${cluster ? `: ${cluster.fabric.units} unit(s) of one leaf per rail` : ""}`,
+    `jobs ask for ${res.gpuResource}: ${res.gpusPerNode} and ${res.rdmaResource}: ${res.rdmaCount} per worker; image ${image}`,
+    ...res.notes,
+    ...choice.notes,
+    `API requests: ${REQUESTS_PER_TICK} per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods)`,
+    ...(cluster
+      ? [
+          "flow paths: nothing traces them on this cluster, so the spine tests are not run and every leaf uplink and spine port is listed as not cleared",
+        ]
+      : []),
+  ];
+  const budgetText = `${renderBudget(budget, view.nodes.length, planName)}${notes.map((n) => `  ${n}\n`).join("")}`;
+  return {
+    view,
+    topology,
+    image,
+    manifest,
+    planName,
+    railPlanner,
+    flatPlanner,
+    cluster,
+    budget,
+    budgetText,
+    maxRounds,
+    runId,
+  };
+}
