@@ -21,6 +21,7 @@ import { nvswitchCheck } from "./nvswitch.js";
 import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
+import { portCountersCheck } from "./port-counters.js";
 import { mtuCheck, portStateCheck, rateCheck } from "./ports.js";
 import { rdmaNetnsCheck } from "./rdma-netns.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
@@ -64,6 +65,7 @@ export const CHECKS: readonly Check[] = [
   iommuCheck,
   losslessCheck,
   qosUniformCheck,
+  portCountersCheck,
   multiNicArpCheck,
   cmaTosCheck,
   flapCheck,
