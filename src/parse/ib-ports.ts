@@ -30,6 +30,8 @@ export type IbDeviceReport = {
   /** `phys_port_cnt` / `Number of ports`: compared with the port blocks read to spot a cut capture. */
   portCount: number | null;
   ports: IbPortReport[];
+  /** ibv_devinfo `transport` without its number (`InfiniBand`, `iWARP`); absent where not printed (ibstat). */
+  transport?: string;
 };
 
 export type IbDevicesReport = { devices: IbDeviceReport[] };

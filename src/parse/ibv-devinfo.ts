@@ -49,6 +49,7 @@ function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
   else if (key === "node_guid") dev.nodeGuid = v;
   else if (key === "sys_image_guid") dev.sysImageGuid = v;
   else if (key === "phys_port_cnt" && /^\d+$/.test(v)) dev.portCount = Number(v);
+  else if (key === "transport" && v !== "") dev.transport = v.replace(/\s*\(\d+\)\s*$/, "");
 }
 
 function applyPortKey(port: PortDraft, key: string, value: string): void {
