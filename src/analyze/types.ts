@@ -16,6 +16,7 @@ export type AnalyzeKindName =
   | "nccl_log"
   | "mlnx_qos"
   | "ethtool_stats"
+  | "perftest_bw"
   | "unknown";
 
 export type AnalyzeOutcome = {
@@ -33,6 +34,8 @@ export type AnalyzeContext = {
   expectGBps?: number;
   /** `--expect-gpus N` for nvidia-smi captures. */
   expectGpus?: number;
+  /** `--line-rate Gbps`: the NICs' port rate, for perftest bandwidth runs. */
+  lineRateGbps?: number;
 };
 
 /** A line-at-a-time analyser for inputs too large to hold (NCCL logs of many ranks). */
