@@ -160,6 +160,19 @@ describe("ethtool -S port counters on the RoCE data netdevs", () => {
     expect(findings[0]?.message).toContain("`ethtool` is not installed");
   });
 
+  test("run from the host's binaries (a collector pod): where ethtool was looked for is said", async () => {
+    const missing = {
+      exitCode: null,
+      stdout: "",
+      stderr: "",
+      error: { code: "ENOENT", message: "ethtool -S eth1: not installed (/host/usr/bin/ethtool not found on PATH)" },
+      ranFrom: "/host/usr/bin/ethtool",
+    };
+    const { findings } = await verifyPrio3({ ethtool: { eth1: missing } });
+    expect(problemsOf(findings)).toEqual([{ code: "CHECK_SKIPPED", subject: "ethtool -S", severity: "warning" }]);
+    expect(findings[0]?.message).toContain("where it was looked for (/host/usr/bin/ethtool)");
+  });
+
   test("a driver that names its counters otherwise (bnxt_en): not judged, and said so", async () => {
     const { findings } = await verifyPrio3({ ethtool: { eth8: ok(stats("bnxt-en-ens3f0np0.txt")) } });
     expect(problemsOf(findings)).toEqual([{ code: "CHECK_SKIPPED", subject: "ethtool -S", severity: "warning" }]);

@@ -131,7 +131,7 @@ function portCountersOf(rd: Reading, f: RoceQosFacts): Pick<RoceQos, "portCounte
   if (o.error || o.exitCode !== 0) {
     const why =
       o.error?.code === "ENOENT"
-        ? "`ethtool` is not installed"
+        ? `\`ethtool\` is not installed${o.ranFrom ? ` where it was looked for (${o.ranFrom})` : ""}`
         : o.error?.code === NOT_RECORDED
           ? "there is no record of `ethtool -S`"
           : `\`${o.command}\` failed: ${mlnxQosFailure(o) ?? "no output"}`;
