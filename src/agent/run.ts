@@ -1,5 +1,6 @@
 /** The agent's runs: read the node, check it, decide (plan.ts), write (cluster-io.ts) or print. */
 import { readFile } from "node:fs/promises";
+import type { CheckOptions } from "../checks/index.js";
 import type { OptionValues } from "../cli/spec.js";
 import { str } from "../cli/spec.js";
 import {
@@ -38,6 +39,8 @@ export type AgentRunInput = {
   quarantined?: QuarantineFile | null | undefined;
   /** The previous run's node model: counter deltas (link downs, flaps) are judged against it. */
   earlier?: { inventory: NodeInventory; seconds: number } | undefined;
+  /** What the node's operator said that no host shows (`--vm-host`). */
+  checkOptions?: Pick<CheckOptions, "vmHost"> | undefined;
 };
 
 /** Where the agent reads the node from, in words. */
@@ -55,10 +58,10 @@ const FRESH: ClusterState = { tainted: false, taintedNodes: 0, selectedNodes: 1 
 async function check(input: AgentRunInput): Promise<{ outcome: RunOutcome; inventory?: NodeInventory }> {
   try {
     const inventory = await input.read();
-    const analysis = analyseInventory(
-      inventory,
-      input.earlier ? { earlier: input.earlier, countersSinceEarlier: true } : {},
-    );
+    const analysis = analyseInventory(inventory, {
+      ...input.checkOptions,
+      ...(input.earlier ? { earlier: input.earlier, countersSinceEarlier: true } : {}),
+    });
     return { outcome: { ok: true, analysis, withinGrace: input.withinGrace() }, inventory };
   } catch (err) {
     return { outcome: { ok: false, reason: err instanceof Error ? err.message : String(err) } };

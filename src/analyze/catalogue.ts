@@ -80,6 +80,41 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       "Take two captures during a job to see it grow; check that PFC is on for the RoCE priority on this NIC " +
       "(`mlnx_qos -i IF`) and on its switch port, with the same DSCP → priority mapping; then `kube-rdma verify` on the node.",
   } satisfies Spec<{ discards: number; pauseSent: boolean }>,
+  // A RoCE v2 packet of 4096 payload bytes carries about 80 bytes of Ethernet, IP, UDP, BTH and ICRC headers (plus
+  // preamble and gap): ~98 % of line rate is payload, which a healthy NIC reaches in ib_write_bw at 64 KiB and above
+  // (perftest, https://github.com/linux-rdma/perftest). Below 90 % the NIC, its PCIe link, the cable or the switch
+  // port is at fault, before NCCL is involved.
+  PERFTEST_BELOW_LINE_RATE: {
+    severity: "warning",
+    title: "perftest bandwidth below the port's line rate",
+    message: (e: PerftestEvidence) =>
+      `${e.test} on ${e.device}: ${e.averageGbps.toFixed(1)} Gb/s average at ${e.bytes} B, ${Math.round(e.percent)} % ` +
+      `of the port's ${e.lineRateGbps} Gb/s (${e.rateFrom}); a healthy NIC reaches about 95 % with 4096-byte MTU` +
+      `${e.mtu !== null && e.mtu < 4096 ? ` (this run used MTU ${e.mtu}, which alone costs bandwidth)` : ""}.`,
+    fix: (e: PerftestEvidence) =>
+      `Check ${e.device} on both ends before running NCCL: its PCIe link (\`kube-rdma verify\`: HCA_PCIE_DEGRADED), ` +
+      "port counters and PHY errors (`ethtool -S <netdev>`), the active MTU (`ibv_devinfo -d <hca>`), and the far " +
+      "end's NIC; rerun with `-q 4 --report_gbits -s 1048576` to rule out a single-QP limit.",
+  } satisfies Spec<PerftestEvidence>,
+  PERFTEST_NOT_JUDGED: {
+    severity: "info",
+    title: "perftest bandwidth not judged against line rate",
+    message: (e: { devices: string; why: string }) => `${e.devices}: not judged against line rate, because ${e.why}.`,
+    fix: () =>
+      "Give the port's rate: `kube-rdma analyze FILE --line-rate 200` (Gb/s), or with the node's model " +
+      "(`--snapshot node.json`, `--root /host`); run with 64 KiB or larger messages (`-s 65536` or `-a`).",
+  } satisfies Spec<{ devices: string; why: string }>,
 });
+
+type PerftestEvidence = {
+  test: string;
+  device: string;
+  averageGbps: number;
+  bytes: number;
+  lineRateGbps: number;
+  percent: number;
+  rateFrom: string;
+  mtu: number | null;
+};
 
 export type AnalyzeCode = keyof typeof ANALYZE_CATALOGUE;

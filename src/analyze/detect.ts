@@ -46,6 +46,7 @@ export const CAPTURE_HINTS: Record<Exclude<AnalyzeKindName, "unknown">, string> 
   nccl_log: "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH <your job> 2>&1 | tee nccl.log",
   mlnx_qos: "mlnx_qos -i eth1 > qos-eth1.txt",
   ethtool_stats: "ethtool -S eth1 > stats-eth1.txt",
+  perftest_bw: "ib_write_bw -d mlx5_1 -x 3 --report_gbits -s 1048576 PEER_IP > write-bw-mlx5_1.txt",
 };
 
 /** The message for an input no format recognised: the kinds known and how to capture each. */

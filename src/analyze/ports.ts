@@ -163,6 +163,39 @@ function mtuFindings(devices: readonly IbDeviceReport[], management: string | nu
     );
 }
 
+const isIwarp = (d: IbDeviceReport) => /^iwarp$/i.test(d.transport ?? "");
+
+/**
+ * RoCE ports whose largest active MTU is below 4096, judged absolutely as verify's ROCE_MTU_LOW does (a single low
+ * port among 4096 ones is MTU_MISMATCH's). The management NIC and iWARP devices are left out.
+ */
+function roceMtuFindings(devices: readonly IbDeviceReport[], management: string | null): Finding[] {
+  const roce = devices.filter((d) => d.name !== management && !isIwarp(d));
+  const mtus = roce.flatMap((d) =>
+    d.ports
+      .filter((p) => p.state === "ACTIVE" && p.linkLayer === "Ethernet" && p.activeMtu !== undefined)
+      .map((p) => ({ device: d.name, mtu: p.activeMtu! })),
+  );
+  if (mtus.length === 0) return [];
+  const largest = Math.max(...mtus.map((m) => m.mtu));
+  if (largest >= 4096) return [];
+  const names = compactNames([...new Set(mtus.map((m) => m.device))]);
+  return [finding("ROCE_MTU_LOW", names, { ports: names, activeMtu: largest, netdevMtus: null })];
+}
+
+/** Devices whose transport ibv_devinfo prints as iWARP (irdma in iWARP mode, cxgb4): NCCL's IB transport cannot use them. */
+function transportFindings(devices: readonly IbDeviceReport[], management: string | null): Finding[] {
+  return devices
+    .filter((d) => d.name !== management && isIwarp(d))
+    .map((d) =>
+      finding("IWARP_DEVICE", d.name, {
+        nodeType: "RNIC",
+        seen: `ibv_devinfo transport: ${d.transport}`,
+        driver: /^irdma/.test(d.name) ? "irdma" : /^(cxgb4|iwp)/.test(d.name) ? "cxgb4" : null,
+      }),
+    );
+}
+
 function firmwareFindings(devices: readonly IbDeviceReport[]): Finding[] {
   const out: Finding[] = [];
   const byPart = new Map<string, IbDeviceReport[]>();
@@ -217,6 +250,8 @@ export function evaluatePorts(
       ...stateFindings(devices),
       ...rateFindings(devices, rates, management, named !== null),
       ...mtuFindings(devices, management ?? firstOfOtherModel(devices)),
+      ...roceMtuFindings(devices, management),
+      ...transportFindings(devices, management),
       ...firmwareFindings(devices),
     ],
     summary: summaryOf(devices),

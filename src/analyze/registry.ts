@@ -6,6 +6,7 @@ import { nvidiaSmiAnalyzer } from "./kinds/nvidia-smi.js";
 import { nvidiaSmiTopoAnalyzer } from "./kinds/nvidia-smi-topo.js";
 import { nvidiaSmiXmlAnalyzer } from "./kinds/nvidia-smi-xml.js";
 import { ofedInfoAnalyzer } from "./kinds/ofed-info.js";
+import { perftestAnalyzer } from "./kinds/perftest.js";
 import { ethtoolStatsAnalyzer, mlnxQosAnalyzer } from "./kinds/roce-qos.js";
 import { showGidsAnalyzer } from "./kinds/show-gids.js";
 import type { AnalyzerKind } from "./types.js";
@@ -24,4 +25,5 @@ export const ANALYZERS: AnalyzerKind[] = [
   ncclLogAnalyzer,
   mlnxQosAnalyzer,
   ethtoolStatsAnalyzer,
+  perftestAnalyzer,
 ];

@@ -16,6 +16,7 @@ export type AnalyzeKindName =
   | "nccl_log"
   | "mlnx_qos"
   | "ethtool_stats"
+  | "perftest_bw"
   | "unknown";
 
 export type AnalyzeOutcome = {
@@ -38,6 +39,8 @@ export type AnalyzeContext = {
    * (each is a timed collective that ran). An NCCL log read beside them is judged with it.
    */
   communicatorRan?: CommunicatorEvidence;
+  /** `--line-rate Gbps`: the NICs' port rate, for perftest bandwidth runs. */
+  lineRateGbps?: number;
 };
 
 /** What proves a communicator completed its init, strongest first: NCCL's own `Init COMPLETE`, then measured rows. */

@@ -304,8 +304,9 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   ROCE_MTU_LOW: {
     severity: "warning",
     title: "RoCE active MTU below 4096",
-    message: (e: { ports: string; activeMtu: number; netdevMtus: string }) =>
-      `The RoCE data ports ${e.ports} run with an active MTU of at most ${e.activeMtu} (netdev MTU ${e.netdevMtus}), ` +
+    // netdevMtus null: read from ibv_devinfo (analyze), which does not print the netdev's MTU.
+    message: (e: { ports: string; activeMtu: number; netdevMtus: string | null }) =>
+      `The RoCE data ports ${e.ports} run with an active MTU of at most ${e.activeMtu}${e.netdevMtus === null ? "" : ` (netdev MTU ${e.netdevMtus})`}, ` +
       "below RoCE's 4096: NCCL sends in packets of that size, so the NICs handle up to four times the packets for " +
       "the same bytes, and header overhead and packet-rate limits cost bandwidth on every rail.",
     fix: () =>
@@ -319,8 +320,9 @@ export const FABRIC_CATALOGUE = defineCatalogue({
   IWARP_DEVICE: {
     severity: "error",
     title: "iWARP device among the data NICs",
-    message: (e: { nodeType: string; driver: string | null }, subject: string) =>
-      `${subject} is an iWARP device (node_type ${e.nodeType}${e.driver ? `, ${e.driver}` : ""}): iWARP sets up its connections ` +
+    // `seen`: how a capture said it (analyze of ibv_devinfo: `transport: iWARP (1)`), instead of sysfs node_type.
+    message: (e: { nodeType: string; driver: string | null; seen?: string }, subject: string) =>
+      `${subject} is an iWARP device (${e.seen ?? `node_type ${e.nodeType}`}${e.driver ? `, ${e.driver}` : ""}): iWARP sets up its connections ` +
       "only through rdma_cm, while NCCL's IB transport connects its queue pairs itself with a RoCE or InfiniBand " +
       "address, so NCCL cannot use it and falls back to TCP sockets or fails to connect.",
     fix: (_e: unknown, subject: string) =>

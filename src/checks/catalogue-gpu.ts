@@ -119,6 +119,27 @@ export const GPU_CATALOGUE = defineCatalogue({
       "re-slot the card or fix the BIOS PCIe settings. On a server without NVLink, measure nccl-tests with " +
       "NCCL_NET_GDR_LEVEL=PHB (kube-rdma nccl-env --raise-gdr-level); across sockets (SYS) it is usually slower.",
   },
+  // The device-plugin API tells GetPreferredAllocation the available and must-include IDs and the size only
+  // (https://kubernetes.io/docs/concepts/extend-kubernetes/compute-storage-net/device-plugins/); the Topology Manager
+  // aligns devices of several plugins by NUMA node with the single-numa-node or restricted policy
+  // (https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/).
+  POD_NIC_NOT_NEAR_GPU: {
+    severity: "warning",
+    title: "The pod's RDMA NICs are not near its GPU",
+    message: (
+      e: { busId: string; nearOnNode: string; given: string; nearestGiven: string; distance: string },
+      subject: string,
+    ) =>
+      `${subject} (${e.busId}) of this pod has ${e.nearOnNode} near it on the node, but the pod was given ` +
+      `${e.given}: the nearest of those, ${e.nearestGiven}, is at ${e.distance}, beyond NCCL's default ` +
+      "NCCL_NET_GDR_LEVEL (PXB), so this GPU's RDMA traffic crosses the CPU instead of its PCIe switch. A device " +
+      "plugin is not told which GPUs a pod got; only the kubelet's Topology Manager aligns them, by NUMA node.",
+    fix: () =>
+      "Align the allocation: set the kubelet's Topology Manager to `topologyManagerPolicy: single-numa-node` (or " +
+      "`restricted`) with `topologyManagerScope: pod`, so GPUs and RDMA HCAs of a pod come from one NUMA node; or " +
+      "request every GPU and HCA of the node per pod; or allocate both with DRA and a shared PCIe-root constraint. " +
+      "Rerun `kube-rdma preflight` in the new pod.",
+  },
   // NVML: the fabric state must be checked for `Completed` and then the status for `Success`
   // (https://docs.nvidia.com/deploy/nvml-api/structnvmlGpuFabricInfo__v2__t.html); until then CUDA does not start on
   // an NVSwitch system (Fabric Manager user guide: cudaErrorSystemNotReady, "system not yet initialized").

@@ -3,6 +3,7 @@
  * evidence, fixes say what to run.
  */
 import { defineCatalogue, type Finding, makeFinding, type Severity } from "../core/finding.js";
+import { ETHTOOL_CATALOGUE } from "./catalogue-ethtool.js";
 import { FABRIC_CATALOGUE } from "./catalogue-fabric.js";
 import { GPU_CATALOGUE } from "./catalogue-gpu.js";
 import { NODE_CATALOGUE } from "./catalogue-node.js";
@@ -12,6 +13,7 @@ export const CATALOGUE = defineCatalogue({
   ...NODE_CATALOGUE,
   ...GPU_CATALOGUE,
   ...FABRIC_CATALOGUE,
+  ...ETHTOOL_CATALOGUE,
   ...PLATFORM_CATALOGUE,
 });
 

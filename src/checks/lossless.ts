@@ -21,7 +21,7 @@ export function rocePriority(q: RoceQos): RocePriority {
 }
 
 /** The RoCE QoS entries of the data ports' netdevs, in data-port order. */
-function dataRoceQos(inv: NodeInventory): RoceQos[] {
+export function dataRoceQos(inv: NodeInventory): RoceQos[] {
   const byNetdev = new Map((inv.roceQos ?? []).map((q) => [q.netdev, q]));
   const out: RoceQos[] = [];
   for (const dp of dataPorts(inv)) {

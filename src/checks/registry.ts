@@ -21,6 +21,8 @@ import { nvswitchCheck } from "./nvswitch.js";
 import { ofedCheck } from "./ofed.js";
 import { acsCheck, iommuCheck } from "./platform.js";
 import { podLimitsCheck } from "./pod.js";
+import { podNicAffinityCheck } from "./pod-affinity.js";
+import { portCountersCheck } from "./port-counters.js";
 import { mtuCheck, portStateCheck, rateCheck } from "./ports.js";
 import { rdmaNetnsCheck } from "./rdma-netns.js";
 import { readProblemsCheck, skippedChecksCheck } from "./read-problems.js";
@@ -54,6 +56,7 @@ export const CHECKS: readonly Check[] = [
   nicPcieControlCheck,
   gpuDirectCheck,
   nearNicCheck,
+  podNicAffinityCheck,
   countersCheck,
   congestionCheck,
   bondCheck,
@@ -64,6 +67,7 @@ export const CHECKS: readonly Check[] = [
   iommuCheck,
   losslessCheck,
   qosUniformCheck,
+  portCountersCheck,
   multiNicArpCheck,
   cmaTosCheck,
   flapCheck,

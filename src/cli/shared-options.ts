@@ -1,4 +1,5 @@
-import type { OptionSpec } from "./spec.js";
+import type { CheckOptions } from "../checks/types.js";
+import { type OptionSpec, type OptionValues, str } from "./spec.js";
 
 export const OUTPUT_OPTION: OptionSpec = {
   name: "output",
@@ -57,3 +58,19 @@ export const REPORT_OUTPUT_OPTION: OptionSpec = {
   choices: ["text", "json", "yaml", "html"],
   description: "Output format (html: one self-contained page to open in a browser)",
 };
+
+/** `--vm-host yes|no`: whether the host passes PCI devices to VMs, which no host shows (verify, agent, fleet verify). */
+export const VM_HOST_OPTION: OptionSpec = {
+  name: "vm-host",
+  type: "string",
+  valueName: "yes|no",
+  choices: ["yes", "no"],
+  description:
+    "Whether this host passes PCI devices to virtual machines (it decides the PCIe ACS fix: VMs need ACS, enable ATS there instead); unset: both fixes are given",
+};
+
+/** `--vm-host yes|no` as check options; empty when not given. */
+export function vmHostOf(values: OptionValues): Pick<CheckOptions, "vmHost"> {
+  const vmHost = str(values, "vm-host");
+  return vmHost === undefined ? {} : { vmHost: vmHost === "yes" };
+}

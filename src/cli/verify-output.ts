@@ -6,6 +6,7 @@ import { textWidth } from "../report/findings-text.js";
 import { VERIFY_REPORT } from "../report/kinds/verify.js";
 import { renderReport } from "../report/registry.js";
 import { parseSize } from "./parse-size.js";
+import { vmHostOf } from "./shared-options.js";
 import { bool, type Io, num, type OptionValues, str, UsageError } from "./spec.js";
 
 /** Reads --pod, --expect-gpus, --expect-gpu-model, --shm-min; bad values are usage errors (exit 2). */
@@ -27,8 +28,7 @@ export function checkOptionsFromFlags(values: OptionValues): CheckOptions {
     opts.expectGpuModel = model;
   }
   opts.shmMinBytes = parseSize(str(values, "shm-min") ?? "1Gi", "shm-min");
-  const vmHost = str(values, "vm-host");
-  if (vmHost !== undefined) opts.vmHost = vmHost === "yes";
+  Object.assign(opts, vmHostOf(values));
   return opts;
 }
 

@@ -1,6 +1,6 @@
 import { normalizeHostPath } from "./paths.js";
 import { readBinaryHex, readIn } from "./reads.js";
-import type { CommandOutcome, HostReader, ReadOutcome, Snapshot } from "./types.js";
+import type { CommandOutcome, HostReader, ReadOutcome, RunOptions, Snapshot } from "./types.js";
 
 export type SnapshotBody = Pick<Snapshot, "files" | "dirs" | "links" | "errors" | "fsSizes" | "commands">;
 
@@ -87,9 +87,16 @@ export class RecordingHostReader implements HostReader {
     await this.inner.prepareCommands?.();
   }
 
-  async run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome> {
-    const o = await this.inner.run(file, args, opts);
+  async run(file: string, args: readonly string[], opts?: RunOptions): Promise<CommandOutcome> {
+    const answered = await this.inner.run(file, args, opts);
+    const o = opts?.keepLines ? keepStdoutLines(answered, opts.keepLines) : answered;
     this.record.commands[o.command] = o;
     return o;
   }
+}
+
+/** The outcome with only the standard-output lines that match `keep` (stderr and the rest as they were). */
+export function keepStdoutLines(o: CommandOutcome, keep: RegExp): CommandOutcome {
+  const lines = o.stdout.split("\n").filter((l) => keep.test(l));
+  return { ...o, stdout: lines.length ? `${lines.join("\n")}\n` : "" };
 }

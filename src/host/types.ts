@@ -32,6 +32,16 @@ export type CommandOutcome = {
   ranFrom?: string;
 };
 
+export type RunOptions = {
+  timeoutMs?: number;
+  /**
+   * Keep only the standard-output lines that match: what a snapshot records of a command whose full output is
+   * large and mostly unused (`ethtool -S` on mlx5 prints per-queue counters for every channel). A reader may
+   * answer with every line; callers read only lines that match.
+   */
+  keepLines?: RegExp;
+};
+
 /**
  * File reads answer synchronously: a snapshot answers from memory, and a sysfs attribute is one small read that the
  * thread pool would only slow down (thousands of them for the GID tables). Only commands wait.
@@ -59,7 +69,7 @@ export interface HostReader {
   /** Size in bytes of the filesystem mounted at path (used for /dev/shm). */
   fsSize(path: string): ReadOutcome<number>;
   /** Runs a command (execFile, no shell, with a timeout) — or replays it from a snapshot. */
-  run(file: string, args: readonly string[], opts?: { timeoutMs?: number }): Promise<CommandOutcome>;
+  run(file: string, args: readonly string[], opts?: RunOptions): Promise<CommandOutcome>;
   /**
    * Gets ready to run commands, so that a `run` called afterwards starts its command before it returns (a live host
    * loads its command runner on demand). Optional: without it a command may start only once the caller awaits.

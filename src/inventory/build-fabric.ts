@@ -2,8 +2,9 @@
 import { NOT_RECORDED } from "../host/errors.js";
 import type { CommandOutcome } from "../host/types.js";
 import { acsRedirects, parsePciConfig } from "../parse/pci-config.js";
-import { parseDcbPfc, parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
+import { parseDcbPfc, parseEthtoolStats, parseMlnxQos, parseTrafficClass } from "../parse/roce-qos.js";
 import type { BridgeFacts, Fact, IommuFacts, RoceQosFacts } from "./facts.js";
+import { ETHTOOL_PORT_LINES } from "./read-fabric.js";
 import type { Reading } from "./reading.js";
 import type { IommuState, PcieBridge, RoceQos } from "./types.js";
 
@@ -117,8 +118,48 @@ export function buildRoceQos(rd: Reading, facts: readonly RoceQosFacts[]): RoceQ
       pfcEnabled: qos?.pfcEnabled ?? dcb?.pfcEnabled ?? null,
       ...(dcb?.pfcEnabled ? { pfcFrom: "dcb" as const } : {}),
       ...(qosFailure === null ? {} : { qosError: qosFailure }),
+      ...portCountersOf(rd, f),
+      ...(f.cnp ? { cnp: { prio: smallIntOf(f.cnp.prio, 7), dscp: smallIntOf(f.cnp.dscp, 63) } } : {}),
     };
   });
+}
+
+/** The `ethtool -S` counters, or why there are none (not installed, failed, no counter lines). */
+function portCountersOf(rd: Reading, f: RoceQosFacts): Pick<RoceQos, "portCounters" | "portCountersError"> {
+  const o = f.ethtoolStats;
+  if (!o) return {};
+  if (o.error || o.exitCode !== 0) {
+    const why =
+      o.error?.code === "ENOENT"
+        ? `\`ethtool\` is not installed${o.ranFrom ? ` where it was looked for (${o.ranFrom})` : ""}`
+        : o.error?.code === NOT_RECORDED
+          ? "there is no record of `ethtool -S`"
+          : `\`${o.command}\` failed: ${mlnxQosFailure(o) ?? "no output"}`;
+    return { portCounters: null, portCountersError: why };
+  }
+  // A driver without per-port statistics prints only the header (or nothing once the per-ring lines are dropped).
+  // Only the lines a snapshot keeps, so that a live host and its snapshot give the same node model.
+  const kept = o.stdout
+    .split("\n")
+    .filter((l) => ETHTOOL_PORT_LINES.test(l))
+    .join("\n");
+  const stats = kept.trim() === "" ? null : rd.parsed(parseEthtoolStats(kept), o.command);
+  if (stats === null || Object.keys(stats).length === 0) {
+    return { portCounters: null, portCountersError: noPortCounters(o.command) };
+  }
+  return { portCounters: stats };
+}
+
+/** Why a netdev's `ethtool -S` gave nothing to judge: no counter lines, or none under the names mlx5 gives them. */
+export const noPortCounters = (command: string) =>
+  `\`${command}\` printed none of the port counters read here (mlx5's rx_discards_phy, rx_prioN_pause, *_phy: ` +
+  "another driver names its counters differently)";
+
+/** A small decimal sysfs value (a priority 0-7, a DSCP 0-63); null when absent or not a number in range. */
+function smallIntOf(f: Fact, max: number): number | null {
+  if (!f.ok) return null;
+  const t = f.value.trim();
+  return /^\d+$/.test(t) && Number(t) <= max ? Number(t) : null;
 }
 
 /**

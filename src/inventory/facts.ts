@@ -98,6 +98,10 @@ export type RoceQosFacts = {
   mlnxQos: CommandOutcome;
   /** `dcb pfc show dev IF`, run only where mlnx_qos is not installed. */
   dcbPfc?: CommandOutcome;
+  /** `ethtool -S IF`, its port-level lines only (pause, discard, PHY counters); absent in facts built by hand. */
+  ethtoolStats?: CommandOutcome;
+  /** MLNX_OFED's `ecn/roce_np/cnp_802p_prio` and `ecn/roce_np/cnp_dscp`: how this NIC marks the CNPs it sends. */
+  cnp?: { prio: Fact; dscp: Fact };
 };
 
 /** The NVSwitch PCI functions (NVIDIA, class 0x0680) and, where there are some, `nvidia-smi nvlink -s`. */

@@ -1,8 +1,8 @@
 /**
  * Reads what the PCIe-ACS, IOMMU and lossless-RoCE checks need: the config space of each bridge above a GPU or an
  * RDMA NIC, the IOMMU units, command line and groups, and per RoCE netdev the ECN switches, the HCA's traffic class
- * and the `mlnx_qos` output. Not `ethtool -S`: on mlx5 it prints a thousand-odd counters per netdev (tens of KiB,
- * into every snapshot of a fleet run) for pause counts no rule decides on; `analyze` reads its captures.
+ * and the `mlnx_qos` output, and `ethtool -S` for the pause, discard and PHY counters. On mlx5 that prints a
+ * thousand-odd counters per netdev, mostly per queue; a snapshot keeps only the port-level lines the rules read.
  */
 import { NOT_RECORDED } from "../host/errors.js";
 import { readBinaryHex, readIn } from "../host/reads.js";
@@ -11,6 +11,14 @@ import type { BridgeFacts, HcaFacts, IommuFacts, PciFacts, RoceQosFacts } from "
 import { splitPciPath } from "./topology.js";
 
 const PCI = "/sys/bus/pci/devices";
+
+/**
+ * The `ethtool -S` lines the rules read: the header, the physical-port counters (`*_phy`), the per-priority port
+ * counters (`rx_prio3_pause`), the pause-storm events and `rx_out_of_buffer` (names as in the kernel's mlx5
+ * counters.rst). Not the per-ring `rx0_*` / `tx0_*` / `ch0_*` counters, which make up most of the output.
+ */
+export const ETHTOOL_PORT_LINES =
+  /^\s*(?:NIC statistics:|(?:rx|tx)_prio[0-7]_[a-z_]+:|[a-z0-9_]+_phy:|tx_pause_storm_[a-z_]+:|rx_out_of_buffer:)/;
 const PRIORITIES = ["0", "1", "2", "3", "4", "5", "6", "7"] as const;
 
 /** The bridges (every function of a chain but the device itself) above the given resolved PCI paths. */
@@ -75,6 +83,9 @@ export async function readRoceQos(
 ): Promise<RoceQosFacts[]> {
   const nets = roceNetdevs(hcas);
   const commands = Promise.all(nets.map(({ netdev }) => reader.run("mlnx_qos", ["-i", netdev], timeout)));
+  const stats = Promise.all(
+    nets.map(({ netdev }) => reader.run("ethtool", ["-S", netdev], { ...timeout, keepLines: ETHTOOL_PORT_LINES })),
+  );
   const files = nets.map(({ netdev, hca }) => ({
     netdev,
     hca,
@@ -83,8 +94,13 @@ export async function readRoceQos(
     trafficClass: reader.readText(`/sys/class/infiniband/${hca}/tc/1/traffic_class`),
     // configfs-rdma_cm(ABI): the directory exists only once someone created it (mkdir), so ENOENT means unset.
     cmaRoceTos: reader.readText(`/sys/kernel/config/rdma_cm/${hca}/ports/1/default_roce_tos`),
+    cnp: {
+      prio: reader.readText(`/sys/class/net/${netdev}/ecn/roce_np/cnp_802p_prio`),
+      dscp: reader.readText(`/sys/class/net/${netdev}/ecn/roce_np/cnp_dscp`),
+    },
   }));
   const outs = await commands;
+  const statsOuts = await stats;
   // Without MLNX_OFED's mlnx_qos, iproute2's dcb reads the same PFC settings through the kernel's DCB netlink API.
   const dcb = await Promise.all(
     nets.map(({ netdev }, i) =>
@@ -93,5 +109,10 @@ export async function readRoceQos(
         : null,
     ),
   );
-  return files.map((f, i) => ({ ...f, mlnxQos: outs[i]!, ...(dcb[i] ? { dcbPfc: dcb[i] } : {}) }));
+  return files.map((f, i) => ({
+    ...f,
+    mlnxQos: outs[i]!,
+    ...(dcb[i] ? { dcbPfc: dcb[i] } : {}),
+    ethtoolStats: statsOuts[i]!,
+  }));
 }

@@ -278,6 +278,14 @@ export type RoceQos = {
   qosError?: string;
   /** Where pfcEnabled came from when not from `mlnx_qos`: iproute2's `dcb pfc show` (inbox drivers). */
   pfcFrom?: "dcb";
+  /**
+   * The port-level `ethtool -S` counters by name (`rx_prio3_pause`, `rx_discards_phy`, `rx_crc_errors_phy`); null
+   * when they could not be read (`portCountersError` says why). Absent: not read (inventories built by hand).
+   */
+  portCounters?: Record<string, number> | null;
+  portCountersError?: string;
+  /** MLNX_OFED's CNP marking (`ecn/roce_np/cnp_802p_prio`, `cnp_dscp`); null where the file is not there. */
+  cnp?: { prio: number | null; dscp: number | null };
 };
 
 export type NodeInventory = {

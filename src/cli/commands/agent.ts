@@ -3,7 +3,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import { AGENT_REPORT } from "../../report/kinds/agent.js";
 import { renderReport } from "../../report/registry.js";
-import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
+import { OUTPUT_OPTION, SOURCE_OPTIONS, VM_HOST_OPTION, vmHostOf } from "../shared-options.js";
 import { inventoryFromFlags } from "../source.js";
 import { bool, type CommandSpec, num, type OptionValues, str, UsageError } from "../spec.js";
 import { command as collect } from "./collect.js";
@@ -135,6 +135,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
       valueName: "ADDR",
       description: "Serve Prometheus metrics on ADDR (host:port, :port = 127.0.0.1) at /metrics while the loop runs",
     },
+    VM_HOST_OPTION,
     {
       name: "daemonset",
       type: "string",
@@ -172,6 +173,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
     const output = str(values, "output") ?? "text";
     const { agentSource, runOnce, runLoop } = await import("../../agent/run.js");
     const read = (): Promise<NodeInventory> => inventoryFromFlags(values);
+    const checkOptions = vmHostOf(values);
     const source = agentSource(values);
     const started = Date.now();
     const withinGrace = () => Date.now() - started < graceSeconds * 1000;
@@ -180,7 +182,15 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
         throw new UsageError("--dry-run previews one run: give --once with it.");
       }
       // A dry run previews the first run of a fresh agent: no grace (it would hide every error) and no cluster.
-      const result = await runOnce({ node, read, settings, withinGrace: () => false, cluster: null, source });
+      const result = await runOnce({
+        node,
+        read,
+        settings,
+        withinGrace: () => false,
+        cluster: null,
+        source,
+        checkOptions,
+      });
       io.stdout(await renderReport(AGENT_REPORT, result, output));
       return result.plan.report.summary.errors > 0 ? 1 : 0;
     }
@@ -190,7 +200,16 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
     const cluster = { clients, daemonSet: str(values, "daemonset") ?? "kube-rdma-agent" };
     const quarantineFile = str(values, "quarantine-file");
     if (bool(values, "once")) {
-      const result = await runOnce({ node, read, settings, withinGrace, cluster, source, quarantineFile });
+      const result = await runOnce({
+        node,
+        read,
+        settings,
+        withinGrace,
+        cluster,
+        source,
+        quarantineFile,
+        checkOptions,
+      });
       io.stdout(await renderReport(AGENT_REPORT, result, output));
       return result.plan.report.summary.errors > 0 ? 1 : 0;
     }
@@ -215,6 +234,7 @@ Exit codes: 0 the node passes (or the loop ended on a signal), 1 errors found (w
         cluster,
         source,
         quarantineFile,
+        checkOptions,
         intervalSeconds,
         log: io.stderr,
         ...(metrics ? { metrics } : {}),

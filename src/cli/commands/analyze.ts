@@ -227,13 +227,20 @@ async function contextOf(values: OptionValues): Promise<AnalyzeContext> {
     if (!Number.isInteger(gpus) || gpus < 0) throw new UsageError(`--expect-gpus expects a whole number, got ${gpus}.`);
     ctx.expectGpus = gpus;
   }
+  const lineRate = num(values, "line-rate");
+  if (lineRate !== undefined) {
+    if (!(lineRate > 0 && lineRate <= 3200))
+      throw new UsageError(`--line-rate expects the NICs' port rate in Gb/s (e.g. 200 or 400), got ${lineRate}.`);
+    ctx.lineRateGbps = lineRate;
+  }
   return ctx;
 }
 
 export const command: CommandSpec = {
   name: "analyze",
   summary: "Recognise pasted/captured outputs (show_gids, ibv_devinfo, nvidia-smi, …) and diagnose them",
-  usage: "kube-rdma analyze FILE… [--kind K] [--expect GBps] [--expect-gpus N] [-o text|json|yaml|html]",
+  usage:
+    "kube-rdma analyze FILE… [--kind K] [--expect GBps] [--expect-gpus N] [--line-rate Gbps] [-o text|json|yaml|html]",
   description:
     "Each FILE (or - for standard input) is recognised from its first 64 KiB and parsed: show_gids, ibv_devinfo " +
     "[-v], ibstat/ibstatus, ibdev2netdev [-v], nvidia-smi, nvidia-smi topo -m, and the other kinds listed under " +
@@ -261,12 +268,19 @@ export const command: CommandSpec = {
     },
     { name: "expect", type: "number", valueName: "GBps", description: "Expected nccl-tests bus bandwidth (GB/s)" },
     { name: "expect-gpus", type: "number", valueName: "N", description: "Expected GPUs in an nvidia-smi capture" },
+    {
+      name: "line-rate",
+      type: "number",
+      valueName: "Gbps",
+      description: "The NICs' port rate for perftest bandwidth runs (ib_write_bw …)",
+    },
     ...SOURCE_OPTIONS,
   ],
   examples: [
     ["kube-rdma analyze gids.txt", "diagnose a pasted show_gids table"],
     ["show_gids | kube-rdma analyze -", "read standard input"],
     ["kube-rdma analyze nvidia-smi.txt --expect-gpus 8", "check that all 8 GPUs are there and healthy"],
+    ["kube-rdma analyze write-bw-*.txt --line-rate 200", "each NIC's ib_write_bw against its 200 Gb/s line rate"],
     ["kube-rdma analyze topo.txt devinfo.txt -o json", "several captures, JSON for other tools"],
     [
       "kube-rdma analyze gids.txt --snapshot node1.json",

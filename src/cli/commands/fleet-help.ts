@@ -6,9 +6,10 @@ taint),
 reads each snapshot from the pod's log, deletes every pod it created (also on errors and Ctrl-C), and analyses
 centrally: the per-node verify result, and fleet consistency — OFED, NVIDIA driver, HCA firmware, HCA count, data
 port rates and the RoCE v2 GID index layout compared with the majority, naming the odd nodes.
-Rails (the N-th data HCA of every node) are compared by subnet only when you say how they are addressed, which no
-host shows: --rail-addressing l2 (one subnet per rail on every node) or routed (a subnet per NIC per node);
-without it, differing rail subnets are reported as not checked.
+Rails (the N-th data HCA of every node) are compared by subnet only when you say how they are addressed:
+--rail-addressing l2 (one subnet per rail on every node) or routed (a subnet per NIC per node). Without it, rails
+whose every NIC is on a /31 or /30 are routed as the nodes show; other differing rail subnets are reported as not
+checked.
 Nodes: --node (repeatable), -l SELECTOR, or by default every node with a GPU and an RDMA resource.
 Nodes that time out or fail are listed (exit 1), never hidden. Needs deploy/fleet (namespace kube-rdma, RBAC:
 nodes get/list; pods create/get/list/delete and pods/log get in that namespace) and the image from the Dockerfile.

@@ -7,7 +7,8 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { exitCodeFor } from "../../core/finding.js";
 import {
-  analyseInThread,
+  type analyseInThread,
+  analyseInThreadWith,
   buildFleetReport,
   type CollectOutcome,
   createAnalysisPool,
@@ -16,6 +17,7 @@ import {
 import type { NodeAnalysis } from "../../kube/fleet/node-analyser.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
+import { vmHostOf } from "../shared-options.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
 
 /** A snapshot larger than this is not one `collect` writes (the schema's limit is 64 MiB). */
@@ -85,10 +87,11 @@ export async function fleetFromSnapshots({ values, io }: Pick<CommandContext, "v
   }
   const nodes = wanted.length ? wanted : [...files.keys()];
   const threads = num(values, "analysis-threads") ?? defaultAnalysisThreads(nodes.length);
-  const pool = threads > 0 ? createAnalysisPool(threads) : null;
+  const checkOptions = vmHostOf(values);
+  const pool = threads > 0 ? createAnalysisPool(threads, undefined, checkOptions) : null;
   let outcomes: CollectOutcome<NodeAnalysis>[];
   try {
-    const handle = pool?.handle ?? analyseInThread;
+    const handle = pool?.handle ?? analyseInThreadWith(checkOptions);
     outcomes = await Promise.all(nodes.map((n) => analyseFile(n, files.get(n)!, handle)));
   } finally {
     await pool?.close();

@@ -6,7 +6,7 @@ import { loadKubeConfig } from "../../kube/api/config.js";
 import { KUBECONFIG_OPTIONS, kubeOptionsFrom } from "../../kube/api/options.js";
 import {
   ANALYSIS_BUDGET_MS,
-  analyseInThread,
+  analyseInThreadWith,
   buildFleetReport,
   type CollectOutcome,
   collectFleet,
@@ -25,7 +25,7 @@ import { renderManifests } from "../../kube/job/render.js";
 import { FLEET_VERIFY_REPORT } from "../../report/kinds/fleet-verify.js";
 import { renderReport } from "../../report/registry.js";
 import { pollIntervalMs } from "../poll-interval.js";
-import { REPORT_OUTPUT_OPTION, STRICT_OPTION } from "../shared-options.js";
+import { REPORT_OUTPUT_OPTION, STRICT_OPTION, VM_HOST_OPTION, vmHostOf } from "../shared-options.js";
 import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { FLEET_BENCH_OPTIONS, fleetBench } from "./fleet-bench.js";
 import { BENCH_DESCRIPTION, VERIFY_DESCRIPTION } from "./fleet-help.js";
@@ -88,6 +88,7 @@ const VERIFY_OPTIONS = [
   "analysis-threads",
   "save-snapshots",
   "rail-addressing",
+  "vm-host",
   "from-snapshots",
   "progress",
   ...CLUSTER_OPTIONS,
@@ -227,6 +228,7 @@ ${BENCH_DESCRIPTION}`,
       valueName: "DIR",
       description: "Also keep each node's snapshot as DIR/NODE.json (replay one with verify --snapshot)",
     },
+    VM_HOST_OPTION,
     {
       name: "rail-addressing",
       type: "string",
@@ -377,7 +379,9 @@ ${BENCH_DESCRIPTION}`,
     const threads = toCollect.length === 0 ? 0 : (threadsGiven ?? defaultAnalysisThreads(toCollect.length));
     const saveDir = str(values, "save-snapshots");
     const saver = saveDir !== undefined ? await snapshotSaver(saveDir, io.cwd) : null;
-    const pool = threads > 0 ? createAnalysisPool(threads) : null;
+    const checkOptions = vmHostOf(values);
+    const pool = threads > 0 ? createAnalysisPool(threads, undefined, checkOptions) : null;
+    const inThread = analyseInThreadWith(checkOptions);
     let run: Awaited<ReturnType<typeof collectFleet<NodeAnalysis>>>;
     try {
       run = await collectFleet(connect().clients, {
@@ -390,7 +394,7 @@ ${BENCH_DESCRIPTION}`,
         concurrency: concurrencyGiven ?? defaultCollectorConcurrency(toCollect.length),
         serviceAccountName,
         signal: controller.signal,
-        handle: saver ? saver.wrap(pool?.handle ?? analyseInThread) : (pool?.handle ?? analyseInThread),
+        handle: saver ? saver.wrap(pool?.handle ?? inThread) : (pool?.handle ?? inThread),
         onProgress: (done, total, o: CollectOutcome<NodeAnalysis>) => {
           if (!o.ok) failed++;
           if (showProgress) io.stderr(progressLine(done, total, failed) + (done === total ? "\n" : ""));

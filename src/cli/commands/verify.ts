@@ -1,4 +1,4 @@
-import { REPORT_OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION } from "../shared-options.js";
+import { REPORT_OUTPUT_OPTION, SOURCE_OPTIONS, STRICT_OPTION, VM_HOST_OPTION } from "../shared-options.js";
 import { inventoriesFromFlags, inventoryFromFlags } from "../source.js";
 import { type CommandSpec, num, UsageError } from "../spec.js";
 import { checkOptionsFromFlags, writeVerifyReport } from "../verify-output.js";
@@ -39,14 +39,7 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with --s
       valueName: "TEXT",
       description: "Text every GPU name must contain (case-insensitive), e.g. A100-SXM4-80GB",
     },
-    {
-      name: "vm-host",
-      type: "string",
-      valueName: "yes|no",
-      choices: ["yes", "no"],
-      description:
-        "Whether this host passes PCI devices to virtual machines (it decides the PCIe ACS fix: VMs need ACS, enable ATS there instead); unset: both fixes are given",
-    },
+    VM_HOST_OPTION,
     {
       name: "shm-min",
       type: "string",

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../../core/worker.js";
-import { analyseLog, type NodeAnalysis } from "./node-analyser.js";
+import { analyseLog, type FleetCheckOptions, type NodeAnalysis } from "./node-analyser.js";
 import type { LogHandler, LogOutcome } from "./run.js";
 
 type Reply = { id: number; result?: LogOutcome<NodeAnalysis>; error?: string };
@@ -10,6 +10,12 @@ export type AnalysisPool = { handle: LogHandler<NodeAnalysis>; threads: number; 
 
 /** Analysis in this thread (--analysis-threads 0): no time budget, a heavy snapshot holds up the whole run. */
 export const analyseInThread: LogHandler<NodeAnalysis> = (log, node) => analyseLog(log, node);
+
+/** analyseInThread with what the user said of every node (`--vm-host`). */
+export const analyseInThreadWith =
+  (opts: FleetCheckOptions): LogHandler<NodeAnalysis> =>
+  (log, node) =>
+    analyseLog(log, node, opts);
 
 /**
  * The most one node's analysis may take. A real snapshot takes milliseconds; one that takes longer is damaged or
@@ -34,7 +40,11 @@ type Slot = { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null };
  * inventory costs milliseconds, so a 10,000-node fleet needs every core. A log whose analysis runs past `budgetMs`
  * is answered as this node's failure and its worker is replaced; a worker that dies fails only its own log.
  */
-export function createAnalysisPool(threads: number, budgetMs = ANALYSIS_BUDGET_MS): AnalysisPool {
+export function createAnalysisPool(
+  threads: number,
+  budgetMs = ANALYSIS_BUDGET_MS,
+  opts: FleetCheckOptions = {},
+): AnalysisPool {
   const queue: Job[] = [];
   let nextId = 0;
   let closed = false;
@@ -80,7 +90,7 @@ export function createAnalysisPool(threads: number, budgetMs = ANALYSIS_BUDGET_M
         });
       }, budgetMs);
       // Nothing of the log is kept after the hand-over: a 100 KB log alive until the reply would outlive a young GC.
-      slot.worker.postMessage({ id: job.id, log: job.log, node: job.node });
+      slot.worker.postMessage({ id: job.id, log: job.log, node: job.node, opts });
       job.log = "";
     }
   }

@@ -90,13 +90,16 @@ export const FLEET_FINDINGS = defineCatalogue({
   FLEET_RAIL_LAYOUT_ROUTED: {
     severity: "info",
     title: "routed rails: subnets not compared",
-    message: (e: { rails: number; nodes: number }) =>
-      `${e.rails} rail(s) across ${e.nodes} node(s), declared routed (a subnet per NIC per node): subnets differ ` +
-      "by design and were not compared between nodes.",
+    message: (e: { rails: number; nodes: number; from?: "declared" | "seen" }) =>
+      `${e.rails} rail(s) across ${e.nodes} node(s), ` +
+      (e.from === "seen"
+        ? "routed: every data NIC is on a /31 or /30, a point-to-point link to its leaf (RFC 3021)"
+        : "declared routed (a subnet per NIC per node)") +
+      ": subnets differ by design and were not compared between nodes.",
     fix: () =>
       "A NIC cabled to the wrong leaf does not show in its address on routed rails: fleet bench measures each rail " +
       "between nodes and names one that is slow or unreachable.",
-  } satisfies FindingSpec<{ rails: number; nodes: number }>,
+  } satisfies FindingSpec<{ rails: number; nodes: number; from?: "declared" | "seen" }>,
   FLEET_RAIL_LAYOUT: {
     severity: "info",
     title: "rail layout and NCCL_CROSS_NIC",

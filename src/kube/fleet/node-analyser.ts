@@ -16,11 +16,15 @@ export type NodeAnalysis = { findings: Finding[]; values: Record<string, string>
  * The `verify --snapshot` pipeline on one collected snapshot: replay it as a host, build the inventory, run the
  * checks. The collector pod is not the training pod, so pod-level checks (IPC_LOCK, memlock, /dev/shm) stay off.
  */
-export async function analyseSnapshot(snapshot: Snapshot): Promise<NodeAnalysis> {
+export async function analyseSnapshot(snapshot: Snapshot, opts: FleetCheckOptions = {}): Promise<NodeAnalysis> {
   return analyseInventory(
     await readInventory(new SnapshotHostReader(snapshot, `collector snapshot of ${snapshot.host}`)),
+    opts,
   );
 }
+
+/** What `fleet verify` is told about every node that no host shows (`--vm-host`); plain data, sent to workers. */
+export type FleetCheckOptions = Pick<CheckOptions, "vmHost">;
 
 /** One node model → what the fleet keeps of it (the node agent's report holds the same). */
 export function analyseInventory(inventory: NodeInventory, opts: CheckOptions = {}): NodeAnalysis {
@@ -31,7 +35,11 @@ export function analyseInventory(inventory: NodeInventory, opts: CheckOptions = 
  * A collector's log → the node's analysis, or why it could not be analysed. Never rejects: a damaged snapshot (or
  * an analysis that fails on one) is this node's problem, and the other nodes are still analysed.
  */
-export async function analyseLog(log: string, node: string): Promise<LogOutcome<NodeAnalysis>> {
+export async function analyseLog(
+  log: string,
+  node: string,
+  opts: FleetCheckOptions = {},
+): Promise<LogOutcome<NodeAnalysis>> {
   const parsed = parseSnapshotLog(log, node);
   if (!parsed.ok) {
     const bad = parsed.problems.find((p) => p.code === SNAPSHOT_INVALID_PROBLEM);
@@ -39,7 +47,7 @@ export async function analyseLog(log: string, node: string): Promise<LogOutcome<
     return bad ? { ok: false, reason, invalidAt: bad.path ?? "$" } : { ok: false, reason };
   }
   try {
-    return { ok: true, value: await analyseSnapshot(parsed.value) };
+    return { ok: true, value: await analyseSnapshot(parsed.value, opts) };
   } catch (err) {
     return {
       ok: false,

@@ -69,10 +69,26 @@ const routedRails = (node: number): NodeRail[] =>
 describe("routed rails (a /31 per NIC per node)", () => {
   const fleet = [1, 2, 3, 4].map((n) => ({ node: `gpu-${n}`, rails: routedRails(n) }));
 
-  test("4 healthy routed nodes without the fact: no error, one info that says subnets were not checked and how to say which", () => {
+  // RFC 3021 (https://www.rfc-editor.org/rfc/rfc3021): a /31 holds the two ends of one point-to-point link, so
+  // every NIC on a /31 is routed to its leaf: the nodes show the fact themselves.
+  test("4 healthy nodes with every NIC on a /31, no flag: routed as the nodes show it, no error", () => {
     const r = evaluateRails(fleet);
+    expect(r.findings.map((f) => [f.code, f.severity])).toEqual([["FLEET_RAIL_LAYOUT_ROUTED", "info"]]);
+    expect(r).toMatchObject({ addressing: "routed", addressingFrom: "seen" });
+    expect(r.findings[0]?.message).toContain("every data NIC is on a /31 or /30");
+  });
+
+  // A per-node CIDR from a pool per rail (nv-ipam CIDRPool perNodeBlockSize) is a routed design whose subnets look
+  // like L2 ones: the nodes cannot show it, so the user is asked.
+  test("per-node /28 blocks without the fact: one info that says subnets were not checked and how to say which", () => {
+    const blocks = [1, 2, 3, 4].map((n) => ({
+      node: `gpu-${n}`,
+      rails: routedRails(n).map((r, i) => ({ ...r, subnet: `172.16.${i}.${n * 16}/28` })),
+    }));
+    const r = evaluateRails(blocks);
     expect(r.findings.filter((f) => f.severity !== "info")).toEqual([]);
     expect(r.findings.map((f) => f.code)).toEqual(["RAIL_ADDRESSING_NOT_CHECKED"]);
+    expect(r.addressing).toBeNull();
     expect(r.findings[0]?.message).toContain("not checked");
     expect(r.findings[0]?.fix).toMatch(/--rail-addressing l2 .* --rail-addressing routed/s);
   });
@@ -81,7 +97,7 @@ describe("routed rails (a /31 per NIC per node)", () => {
     const r = evaluateRails(fleet, "routed");
     expect(r.findings.map((f) => [f.code, f.severity])).toEqual([["FLEET_RAIL_LAYOUT_ROUTED", "info"]]);
     expect(r.rails.every((rail) => rail.odd.length === 0)).toBe(true);
-    expect(r.addressing).toBe("routed");
+    expect(r).toMatchObject({ addressing: "routed", addressingFrom: "declared" });
   });
 
   test("declared l2 on the same nodes: each differing rail is an error (the user's fact, not a guess)", () => {

@@ -41,7 +41,30 @@ export type RailSummary = {
 /** How the fleet's rails are addressed (see above); null: not given, so subnets are not judged. */
 export type RailAddressing = "l2" | "routed";
 
-export type RailReport = { rails: RailSummary[]; findings: Finding[]; addressing: RailAddressing | null };
+export type RailReport = {
+  rails: RailSummary[];
+  findings: Finding[];
+  addressing: RailAddressing | null;
+  /** Where `addressing` came from: the user (`--rail-addressing`) or the nodes' own addresses (`seen`). */
+  addressingFrom?: "declared" | "seen";
+};
+
+/** The prefix length of `a.b.c.d/n`; null when not one. */
+const prefixOf = (subnet: string): number | null => {
+  const m = /\/(\d{1,2})$/.exec(subnet);
+  return m ? Number(m[1]) : null;
+};
+
+/**
+ * Routed rails shown by the nodes themselves: every data NIC of every node on a /31 or /30, a point-to-point link
+ * to its leaf (RFC 3021: a /31 holds the two ends of one link), which an L2 rail shared by many nodes cannot be.
+ * Null otherwise: a larger per-node CIDR looks like an L2 subnet, so the user has to say which.
+ */
+export function railAddressingSeen(nodes: readonly { rails: readonly NodeRail[] }[]): RailAddressing | null {
+  const prefixes = nodes.flatMap((n) => n.rails.map((r) => (r.subnet ? prefixOf(r.subnet) : null)));
+  if (prefixes.length === 0 || prefixes.some((p) => p === null || p < 30 || p > 31)) return null;
+  return "routed";
+}
 
 function majority<T extends string>(values: readonly T[]): [T, number] | null {
   const counts = new Map<T, number>();
@@ -66,9 +89,16 @@ function counted(values: readonly string[]): string {
  */
 export function evaluateRails(
   nodes: readonly { node: string; rails: readonly NodeRail[] }[],
-  addressing: RailAddressing | null = null,
+  declared: RailAddressing | null = null,
 ): RailReport {
-  const report: RailReport = { rails: [], findings: [], addressing };
+  const seen = declared === null ? railAddressingSeen(nodes) : null;
+  const addressing = declared ?? seen;
+  const report: RailReport = {
+    rails: [],
+    findings: [],
+    addressing,
+    ...(addressing === null ? {} : { addressingFrom: declared !== null ? ("declared" as const) : ("seen" as const) }),
+  };
   const width = Math.max(0, ...nodes.map((n) => n.rails.length));
   for (let rail = 0; rail < width; rail++) {
     const on = nodes.flatMap((n) => (n.rails[rail] ? [{ node: n.node, ...n.rails[rail]! }] : []));
@@ -93,7 +123,11 @@ export function evaluateRails(
   if (addressing === "routed") {
     if (nodes.length >= 2 && report.rails.length > 0) {
       report.findings.push(
-        makeFinding(F, "FLEET_RAIL_LAYOUT_ROUTED", "fleet", { rails: report.rails.length, nodes: nodes.length }),
+        makeFinding(F, "FLEET_RAIL_LAYOUT_ROUTED", "fleet", {
+          rails: report.rails.length,
+          nodes: nodes.length,
+          from: report.addressingFrom ?? "declared",
+        }),
       );
     }
     return report;

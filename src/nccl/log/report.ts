@@ -1,4 +1,5 @@
 import type { CommunicatorEvidence } from "../../analyze/types.js";
+import { formatBytes } from "../../checks/select.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding, withConfidence } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
@@ -170,7 +171,7 @@ export function reportLog(
   };
   const findings = [
     ...withConfidence(verdictFindings(st, data), partialityOf(st, data)),
-    ...warningFindings(faults, st),
+    ...warningFindings(faults, st, inventory),
     ...deviceFindings(st, data, inventory),
     ...nicSpeedFindings(st),
   ];
@@ -248,14 +249,35 @@ function factsOf(d: NcclLogData): string {
   return parts.filter((p) => p !== null).join("; ");
 }
 
-function warningFindings(faults: readonly WarnAggregate[], st: LogState): Finding[] {
+/**
+ * What the node model says of the process's locked-memory rights, for the ENOMEM causes: registration (MEMLOCK)
+ * and queue-pair creation (QP_RESOURCES) fail for the memlock limit only where IPC_LOCK is absent and the limit is
+ * small (capabilities(7): CAP_IPC_LOCK lifts RLIMIT_MEMLOCK for mlock and the verbs' page pinning). Null when the
+ * model holds neither fact.
+ */
+export function memlockVerdict(inv: NodeInventory | undefined): string | null {
+  const p = inv?.process;
+  if (!p || (p.ipcLock === null && p.memlockSoft === null)) return null;
+  const limit =
+    p.memlockSoft === "unlimited" ? "unlimited" : p.memlockSoft === null ? "unknown" : formatBytes(p.memlockSoft);
+  const facts = `${p.ipcLock === true ? "has" : p.ipcLock === false ? "lacks" : "may or may not have"} IPC_LOCK and its memlock limit is ${limit} (${inv!.source})`;
+  if (p.ipcLock === true || p.memlockSoft === "unlimited") return `here not the memlock limit: the process ${facts}`;
+  if (p.ipcLock === false && typeof p.memlockSoft === "number") return `here the memlock limit: the process ${facts}`;
+  return `the process ${facts}`;
+}
+
+const MEMLOCK_CAUSES = new Set(["MEMLOCK", "QP_RESOURCES"]);
+
+function warningFindings(faults: readonly WarnAggregate[], st: LogState, inv?: NodeInventory): Finding[] {
   const out: Finding[] = [];
+  const memlock = memlockVerdict(inv);
   for (const w of faults) {
     const code = `NCCL_WARN_${w.id}`;
     const spec = NCCL_WARN_FINDINGS[code];
     if (!spec) continue;
     const forced = w.id === "GID_INDEX_INVALID" ? st.env.get("NCCL_IB_GID_INDEX") : undefined;
-    const cause = forced === undefined ? w.cause : `${w.cause} — here NCCL_IB_GID_INDEX was forced to ${forced}`;
+    const base = forced === undefined ? w.cause : `${w.cause} — here NCCL_IB_GID_INDEX was forced to ${forced}`;
+    const cause = memlock !== null && MEMLOCK_CAUSES.has(w.id) ? `${base} — ${memlock}` : base;
     const evidence = { cause, fix: w.fix, count: w.count, sample: w.samples[0] ?? "", hosts: [...w.hosts] };
     out.push({
       code,
