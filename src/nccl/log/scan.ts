@@ -1,3 +1,4 @@
+import { kubectlPrefixAt } from "../../core/line-prefixes.js";
 import { causeOf } from "./causes.js";
 import {
   beforeColourReset,
@@ -441,8 +442,10 @@ export class LineScanner {
     if (!m) return;
     // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
     const tag = key.replace(COLOUR, "").trim();
-    // A prefix with no letter or digit (C comment stars, a bar) names no process either.
-    const k = (TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
+    // A prefix with no letter or digit (C comment stars, a bar) names no process either, nor does kubectl's
+    // `[pod/NAME/CONTAINER]` (one container runs several processes).
+    const anonymous = TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) || kubectlPrefixAt(tag, 0, tag.length) >= 0;
+    const k = (anonymous ? "" : tag) || `unattributed#${this.st.unattributed++}`;
     setCapped(this.st.versionOf, k, m[1]!);
   }
 
