@@ -72,8 +72,8 @@ function lit(s: string, i: number, end: number, text: string): number {
   return i >= 0 && i + text.length <= end && s.startsWith(text, i) ? i + text.length : -1;
 }
 
-/** Where the digits of `dddd-dd-dd?dd:dd:dd` are. */
-const DATE_TIME_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+/** Not a digit at `k` (a code below '0' wraps to a large unsigned number). */
+const nd = (s: string, k: number): boolean => (s.charCodeAt(k) - 48) >>> 0 > 9;
 
 /**
  * `\d{4}-\d\d-\d\d` + `sep` + `\d\d:\d\d:\d\d` at `i` (`sep` a character code, or -1 for a space or `T`): the
@@ -86,10 +86,10 @@ function dateTimeAt(s: string, i: number, end: number, sep: number): number {
   if (s.charCodeAt(i + 13) !== 58 || s.charCodeAt(i + 16) !== 58) return -1;
   const t = s.charCodeAt(i + 10);
   if (sep >= 0 ? t !== sep : t !== 32 && t !== 84) return -1;
-  for (let k = 0; k < DATE_TIME_DIGITS.length; k++) {
-    const c = s.charCodeAt(i + (DATE_TIME_DIGITS[k] as number));
-    if (c < 48 || c > 57) return -1;
-  }
+  // Unrolled: this runs on every prefixed log line.
+  if (nd(s, i) || nd(s, i + 1) || nd(s, i + 2) || nd(s, i + 3) || nd(s, i + 5) || nd(s, i + 6)) return -1;
+  if (nd(s, i + 8) || nd(s, i + 9) || nd(s, i + 11) || nd(s, i + 12) || nd(s, i + 14) || nd(s, i + 15)) return -1;
+  if (nd(s, i + 17) || nd(s, i + 18)) return -1;
   return i + 19;
 }
 
