@@ -1,13 +1,26 @@
 /**
  * Whole processes timed as a user times them: each command runs to its end with its output read through a pipe (not
  * /dev/null, which GNU grep answers after the first match), the commands taking turns so that the baseline and the
- * measured command see the same machine, and each figure is the median of its runs.
+ * measured command see the same machine, and each figure is the median of its runs. Each run also gives the CPU time
+ * (user + system) of the command and every process it starts: on a machine shared with other work, wall times swell
+ * while CPU times barely move, so the CPU ratio says what the command costs when the wall ratio is blurred by load.
+ *
+ * A run goes through bash: `$EPOCHREALTIME` before and after the command gives its wall time (bash's own start is not
+ * counted), `times` the CPU time of its children; the output comes back through a pipe as before.
  */
 import { spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 
 export type Command = { label: string; argv: readonly string[] };
-export type Timed = { label: string; ms: number; runs: number[]; out: string };
+export type Timed = {
+  label: string;
+  /** Median wall time. */
+  ms: number;
+  /** Median CPU time (user + system, the command and its children). */
+  cpuMs: number;
+  runs: number[];
+  out: string;
+};
 
 export const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -15,28 +28,50 @@ export const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-function runOnce(c: Command): { ms: number; out: string } {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(c.argv[0]!, c.argv.slice(1), { encoding: "utf8", maxBuffer: 1 << 30 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+// The command's output is read into a variable (through a pipe, as a user's shell would), then written out.
+const WRAPPER =
+  't0=$EPOCHREALTIME; out=$("$@"); s=$?; t1=$EPOCHREALTIME; printf "%s" "$out"; printf "\\n@wall %s %s\\n" "$t0" "$t1" >&2; times >&2; exit $s';
+
+/** `0m1.250s` → 1250 (ms). */
+const clockMs = (m: string, s: string) => (Number(m) * 60 + Number(s)) * 1000;
+
+function runOnce(c: Command): { ms: number; cpuMs: number; out: string } {
+  const r = spawnSync("bash", ["-c", WRAPPER, "bash", ...c.argv], { encoding: "utf8", maxBuffer: 1 << 30 });
   if (r.error) throw r.error;
   if (r.status !== 0 && r.status !== 1) throw new Error(`${c.label} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
-  return { ms, out: r.stdout };
+  const wall = /@wall (\d+)[.,](\d+) (\d+)[.,](\d+)\n/.exec(r.stderr);
+  // `times` prints the shell's own times, then its children's: the second line.
+  const cpu = [...r.stderr.matchAll(/^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/gm)][1];
+  if (!wall || !cpu) throw new Error(`${c.label}: no timing from bash (bash ≥ 5 is needed): ${r.stderr.slice(-300)}`);
+  const at = (sec: string, frac: string) => Number(sec) * 1000 + Number(`0.${frac}`) * 1000;
+  return {
+    ms: at(wall[3]!, wall[4]!) - at(wall[1]!, wall[2]!),
+    cpuMs: clockMs(cpu[1]!, cpu[2]!) + clockMs(cpu[3]!, cpu[4]!),
+    out: r.stdout,
+  };
 }
 
 /** Runs every command `runs` times, in turn (one warm-up round first, not counted); the median of each. */
 export function paired(commands: readonly Command[], runs: number): Timed[] {
   for (const c of commands) runOnce(c);
   const times = commands.map(() => [] as number[]);
+  const cpus = commands.map(() => [] as number[]);
   const outs = commands.map(() => "");
   for (let i = 0; i < runs; i++) {
     commands.forEach((c, j) => {
       const r = runOnce(c);
       times[j]!.push(r.ms);
+      cpus[j]!.push(r.cpuMs);
       outs[j] = r.out;
     });
   }
-  return commands.map((c, j) => ({ label: c.label, ms: median(times[j]!), runs: times[j]!, out: outs[j]! }));
+  return commands.map((c, j) => ({
+    label: c.label,
+    ms: median(times[j]!),
+    cpuMs: median(cpus[j]!),
+    runs: times[j]!,
+    out: outs[j]!,
+  }));
 }
 
 /** `sh -c SCRIPT` with `$1`, `$2`, … bound to `args` (no quoting of paths needed). */

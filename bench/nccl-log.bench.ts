@@ -36,12 +36,13 @@ const ms = (x: number) => `${x.toFixed(0)} ms`;
 function compare(title: string, grep: Command, ours: Command, mb: number): number {
   const [g, a] = paired([grep, ours], RUNS) as [ReturnType<typeof paired>[0], ReturnType<typeof paired>[0]];
   const ratio = g.ms / a.ms;
+  const cpuRatio = g.cpuMs / a.cpuMs;
   process.stdout.write(
     [
-      `${title} (${mb.toFixed(0)} MB), whole process, median of ${RUNS}, in turn:`,
-      `  ${grep.label}: ${ms(g.ms)} (${(mb / (g.ms / 1000)).toFixed(0)} MB/s, ${g.out.trim()} lines)`,
-      `  ${ours.label}: ${ms(a.ms)} (${(mb / (a.ms / 1000)).toFixed(0)} MB/s)`,
-      `  analyser/grep speed: ${ratio.toFixed(2)} (target ≥ ${RATIO_TARGET.toFixed(2)}) ${verdict(ratio >= RATIO_TARGET)}`,
+      `${title} (${mb.toFixed(0)} MB), whole process, median of ${RUNS}, in turn (wall; CPU = user + system):`,
+      `  ${grep.label}: ${ms(g.ms)} (${(mb / (g.ms / 1000)).toFixed(0)} MB/s, ${g.out.trim()} lines), ${ms(g.cpuMs)} CPU`,
+      `  ${ours.label}: ${ms(a.ms)} (${(mb / (a.ms / 1000)).toFixed(0)} MB/s), ${ms(a.cpuMs)} CPU`,
+      `  analyser/grep speed: ${ratio.toFixed(2)} wall, ${cpuRatio.toFixed(2)} CPU (target ≥ ${RATIO_TARGET.toFixed(2)}) ${verdict(ratio >= RATIO_TARGET)}`,
       "",
     ].join("\n"),
   );

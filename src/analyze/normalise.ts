@@ -3,51 +3,12 @@
  * log collectors and pastes put around otherwise normal output, and hands clean lines on. A wrapper is removed only
  * when the lines themselves prove it (it starts at least PROOF of the non-blank lines), so a capture whose own lines
  * merely look like one is left alone. What a wrapper says about the run (the rank from Open MPI's `[1,0]`, the task
- * from Slurm's `0:`) is kept as facts. Pure.
+ * from Slurm's `0:`) is kept as facts. Pure. The families themselves are read by the one line reader
+ * (src/core/line-prefixes.ts) that the NCCL log's scanner uses too.
  */
+import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
 
-/** A wrapper family: its name, the prefix it puts on a line, and the fact its capture group carries. */
-type Wrapper = { name: WrapperName; prefix: RegExp; fact?: "rank" | "task" | "host" };
-
-export type WrapperName =
-  | "tag_output"
-  | "srun_label"
-  | "kubectl_prefix"
-  | "kubectl_timestamp"
-  | "bracket_datetime"
-  | "pdsh_host"
-  | "editor_line_number"
-  | "ray_actor"
-  | "comment_star"
-  | "logger";
-
-// Open MPI `mpirun --tag-output`: `[JOBID,RANK]<stdout>:` (https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html).
-// Slurm `srun --label`: `TASK: ` (https://slurm.schedmd.com/srun.html#OPT_label).
-// `kubectl logs --prefix`: `[pod/NAME/CONTAINER] ` and `--timestamps`: an RFC 3339 time then a space
-// (https://kubernetes.io/docs/reference/kubectl/generated/kubectl_logs/).
-const WRAPPERS: readonly Wrapper[] = [
-  { name: "tag_output", prefix: /^\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/, fact: "rank" },
-  { name: "kubectl_prefix", prefix: /^\[pod\/[^\]/\s]+\/[^\]\s]+\] ?/ },
-  { name: "kubectl_timestamp", prefix: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) / },
-  { name: "bracket_datetime", prefix: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/ },
-  { name: "srun_label", prefix: /^ {0,3}(\d{1,5}): /, fact: "task" },
-  // An editor's or file viewer's gutter: `  12 | …`.
-  { name: "editor_line_number", prefix: /^ *\d{1,7} ?\| ?/ },
-  // Ray's actor prefix, nested ones too: `(RayWorkerWrapper pid=336, ip=10.1.2.3) `
-  // (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html).
-  { name: "ray_actor", prefix: /^(?:\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/ },
-  // A capture pasted inside a C comment block: ` * mlx5_0 1 3 …`.
-  { name: "comment_star", prefix: /^ ?\* ?/ },
-  // A logger's own prefix: Python logging `2025-06-11 09:12:05,301 - name - INFO - `, glog `I0611 09:12:01.118220 140211 file.py:757] `.
-  {
-    name: "logger",
-    prefix:
-      /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
-  },
-  // pdsh/clush: `HOST: ` (https://linux.die.net/man/1/pdsh). A host name has a digit, `-` or `.` in it, so that a
-  // capture's own `Key: value` lines are never taken for one.
-  { name: "pdsh_host", prefix: /^([A-Za-z][\w-]*[\d.-][\w.-]*): /, fact: "host" },
-];
+export type { WrapperName };
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -67,23 +28,24 @@ export type Normalised = {
 // ANSI colour and cursor sequences (ECMA-48 CSI).
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
-function proven(lines: readonly string[], prefix: RegExp): boolean {
+/** Where the family's prefix ends on `l`, or -1. */
+const prefixEnd = (l: string, w: PrefixFamily): number => w.at(l, 0, l.length);
+
+function proven(lines: readonly string[], w: PrefixFamily): boolean {
   const filled = lines.filter((l) => l.trim() !== "");
   if (filled.length === 0) return false;
-  return filled.filter((l) => prefix.test(l)).length >= Math.ceil(filled.length * PROOF);
+  return filled.filter((l) => prefixEnd(l, w) >= 0).length >= Math.ceil(filled.length * PROOF);
 }
 
-function capturedBy(lines: readonly string[], prefix: RegExp): string[] {
+function capturedBy(lines: readonly string[], w: PrefixFamily): string[] {
   const seen = new Set<string>();
-  for (const l of lines) {
-    const m = prefix.exec(l);
-    if (m?.[1] !== undefined) seen.add(m[1]);
-  }
+  if (!w.fact) return [];
+  for (const l of lines) if (prefixEnd(l, w) >= 0) seen.add(w.fact.of(l, 0));
   return [...seen];
 }
 
-const numbersOf = (lines: readonly string[], prefix: RegExp) =>
-  capturedBy(lines, prefix)
+const numbersOf = (lines: readonly string[], w: PrefixFamily) =>
+  capturedBy(lines, w)
     .map(Number)
     .sort((a, b) => a - b);
 
@@ -100,15 +62,20 @@ export function normaliseCapture(text: string): Normalised {
   const out: Normalised = { text: "", removed: [] };
   // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
   // output relayed by another `srun -l`): each pass removes the first proven one; the outermost one's facts are kept.
-  for (let pass = 0; pass < 2 * WRAPPERS.length; pass++) {
-    const w = WRAPPERS.find((x) => proven(lines, x.prefix));
+  for (let pass = 0; pass < 2 * PREFIX_FAMILIES.length; pass++) {
+    const w = PREFIX_FAMILIES.find((x) => proven(lines, x));
     if (!w) break;
-    if (w.fact === "rank") out.ranks ??= numbersOf(lines, w.prefix);
-    if (w.fact === "task") out.tasks ??= numbersOf(lines, w.prefix);
-    if (w.fact === "host") out.hosts ??= capturedBy(lines, w.prefix).sort();
+    if (w.fact?.kind === "rank") out.ranks ??= numbersOf(lines, w);
+    if (w.fact?.kind === "task") out.tasks ??= numbersOf(lines, w);
+    if (w.fact?.kind === "host") out.hosts ??= capturedBy(lines, w).sort();
     if (!out.removed.includes(w.name)) out.removed.push(w.name);
     // A fence can sit inside a wrapper (a launcher that printed a Markdown block): it goes before the next proof.
-    lines = lines.map((l) => l.replace(w.prefix, "")).filter((l) => !FENCE.test(l));
+    lines = lines
+      .map((l) => {
+        const at = prefixEnd(l, w);
+        return at >= 0 ? l.slice(at) : l;
+      })
+      .filter((l) => !FENCE.test(l));
   }
   out.text = lines.join("\n");
   return out;

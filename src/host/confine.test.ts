@@ -70,6 +70,25 @@ describe("--root reads stay inside the tree, as if the tree were /", () => {
     expect(r.readText("/proc/net/route")).toMatchObject({ ok: false });
   });
 
+  test("a name listed as a regular file and then replaced by a link (read without its own lstat) is still confined", () => {
+    const t = tree("listed-then-linked");
+    const gids = "sys/class/infiniband/mlx5_0/ports/1/gids";
+    t.put(`${gids}/0`, "fe80:0000:0000:0000:0000:0000:0000:0001\n");
+    t.put(`${gids}/1`, "0000:0000:0000:0000:0000:ffff:0a00:0001\n");
+    t.put("etc/hostname", "tree-node\n");
+    const reader = new FsHostReader(t.root);
+    const dir = `/${gids}`;
+    expect(reader.list(dir)).toMatchObject({ ok: true });
+    rmSync(join(t.root, gids, "0"));
+    t.link(`${gids}/0`, "../../../../../../../../secret");
+    rmSync(join(t.root, gids, "1"));
+    t.link(`${gids}/1`, "/etc/hostname");
+    const [outside, inside] = reader.readIn(dir, ["0", "1"]);
+    expect(outside).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+    expect(JSON.stringify(outside)).not.toContain("hunter2");
+    expect(inside).toEqual({ ok: true, value: "tree-node\n" });
+  });
+
   test("a chain of links that loops ends at 40 links with ELOOP", () => {
     const t = tree("loop");
     t.link("sys/a", "b");

@@ -14,8 +14,8 @@ import { resolve, sep } from "node:path";
 import { encodeBytesHex } from "../core/hex-bytes.js";
 import { resolveInRoot } from "./confine.js";
 import { readError, toReadError } from "./errors.js";
+import { MAX_LISTING } from "./limits.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS, normalizeHostPath } from "./paths.js";
-import { commandsSchemaProblems, MAX_LISTING } from "./snapshot-schema.js";
 import type { CommandOutcome, HostReader, ReadOutcome } from "./types.js";
 
 /** The most a host file may hold: sysfs attributes are ≤ 4 KiB; /proc/net/route of a big host is the largest. */
@@ -61,6 +61,13 @@ export class FsHostReader implements HostReader {
   /** The root's own real path ("/" for the live host): a tree whose path holds a link is walked from its target. */
   private readonly root: string;
   private buf = Buffer.alloc(64 * 1024);
+  /**
+   * The kinds of the entries of the directory listed last (its local path and, by name, whether each is a regular
+   * file): a GID table is listed and then read name by name, and a name the listing showed as a regular file needs no
+   * lstat of its own before its open (the open follows no link and fstat checks the kind again, so a name replaced in
+   * between is still refused). Only the last listing is kept: reads of other directories look the kind up themselves.
+   */
+  private listed: { local: string; regular: Set<string> } | null = null;
   /** Loaded captures, null when there are none, or the message saying why the file is unusable. */
   private captures: Record<string, CommandOutcome> | string | null | undefined;
 
@@ -129,24 +136,26 @@ export class FsHostReader implements HostReader {
   readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
     const at = this.located(dir);
     if (!at.ok) return names.map(() => at);
+    const regular = this.listed?.local === at.value ? this.listed.regular : null;
     // A name that is not one path component (`..`, `a/b`) is walked whole, never joined to the resolved directory.
     return names.map((n) =>
       n === "" || n === "." || n === ".." || n.includes("/")
         ? this.readText(`${dir}/${n}`)
-        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`),
+        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`, "text", regular?.has(n) === true),
     );
   }
 
   /**
    * Reads one regular file (sysfs attributes and /proc files are regular files), at most its cap. Under a root the
    * last component is opened without following a link: a link there is resolved inside the root and read again.
+   * `listedRegular`: the directory's listing showed the name as a regular file, so its lstat is skipped.
    */
-  private readAt(local: string, path: string, as: Encoding = "text"): ReadOutcome<string> {
+  private readAt(local: string, path: string, as: Encoding = "text", listedRegular = false): ReadOutcome<string> {
     let fd: number | undefined;
     const cap = capOf(normalizeHostPath(path));
     try {
       const confined = this.root !== "/" && local.startsWith(`${this.root}/`);
-      if (confined) {
+      if (confined && !listedRegular) {
         const st = lstatSync(local, { throwIfNoEntry: false });
         if (st?.isSymbolicLink()) {
           const resolved = this.located(this.hostPath(local));
@@ -157,6 +166,8 @@ export class FsHostReader implements HostReader {
       fd = openSync(local, confined ? OPEN_CONFINED : OPEN_FLAGS);
       return this.readFd(fd, path, cap, as);
     } catch (err) {
+      // Listed as a file, a link by now: read the way any other name is (the link resolved inside the root).
+      if (listedRegular && (err as NodeJS.ErrnoException).code === "ELOOP") return this.readAt(local, path, as);
       return { ok: false, error: toReadError(err, path) };
     } finally {
       if (fd !== undefined) closeSync(fd);
@@ -229,16 +240,20 @@ export class FsHostReader implements HostReader {
     try {
       const dir = opendirSync(at.value);
       const names: string[] = [];
+      const regular = new Set<string>();
       try {
         for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
           if (names.length >= MAX_LISTING) {
             return { ok: false, error: readError("E2BIG", path, `more than ${MAX_LISTING} entries`) };
           }
           names.push(e.name);
+          // The kind the directory entry itself gives (no stat): a filesystem that does not say reads as unknown.
+          if (e.isFile()) regular.add(e.name);
         }
       } finally {
         dir.closeSync();
       }
+      this.listed = { local: at.value, regular };
       return { ok: true, value: names };
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
@@ -280,7 +295,8 @@ export class FsHostReader implements HostReader {
 
   async run(file: string, args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
     const key = commandKey(file, args);
-    const captures = this.loadCaptures();
+    // Once loaded, read without an await (see below).
+    const captures = this.captures !== undefined ? this.captures : await this.loadCaptures();
     if (typeof captures === "string") {
       return { command: key, exitCode: null, stdout: "", stderr: "", error: { code: "EINVAL", message: captures } };
     }
@@ -299,7 +315,7 @@ export class FsHostReader implements HostReader {
 
   async prepareCommands(): Promise<void> {
     // A tree with command captures replays them (or reports them unusable): nothing to load for it.
-    if (this.loadCaptures() !== null) return;
+    if ((await this.loadCaptures()) !== null) return;
     await this.loadRunCommand();
   }
 
@@ -363,27 +379,36 @@ export class FsHostReader implements HostReader {
     return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
   }
 
-  private loadCaptures(): Record<string, CommandOutcome> | string | null {
-    if (this.captures !== undefined) return this.captures;
-    this.captures = null;
+  private capturesLoading: Promise<Record<string, CommandOutcome> | string | null> | undefined;
+
+  /**
+   * The tree's command captures, read once (concurrent callers share the one reading). Their schema (and ajv) loads
+   * only when a tree has captures: a command that runs none (`gids`) starts without them.
+   */
+  private loadCaptures(): Promise<Record<string, CommandOutcome> | string | null> {
+    this.capturesLoading ??= this.readCaptures().then((c) => {
+      this.captures = c;
+      return c;
+    });
+    return this.capturesLoading;
+  }
+
+  private async readCaptures(): Promise<Record<string, CommandOutcome> | string | null> {
     if (this.root === "/") return null;
     const file = `${this.root}/${ROOT_CAPTURES}`;
     const text = this.ownFile(ROOT_CAPTURES);
     if (text === null) return null;
     const unusable = (why: string) =>
       `${file} is not a JSON object of command captures (${why}); fix or delete it (docs/commands.schema.json says what it holds)`;
-    if (!text.ok) {
-      this.captures = unusable(text.error.message);
-      return this.captures;
-    }
+    if (!text.ok) return unusable(text.error.message);
+    const { commandsSchemaProblems } = await import("./snapshot-schema.js");
     try {
       const parsed = JSON.parse(text.value) as unknown;
       const [bad] = commandsSchemaProblems(parsed);
-      this.captures = bad ? unusable(`${bad.path}: ${bad.message}`) : (parsed as Record<string, CommandOutcome>);
+      return bad ? unusable(`${bad.path}: ${bad.message}`) : (parsed as Record<string, CommandOutcome>);
     } catch (err) {
-      this.captures = unusable(err instanceof Error ? err.message : String(err));
+      return unusable(err instanceof Error ? err.message : String(err));
     }
-    return this.captures;
   }
 }
 

@@ -6,5 +6,6 @@ export * from "./paths.js";
 export * from "./recording-reader.js";
 export * from "./run-command.js";
 export * from "./snapshot.js";
+export * from "./snapshot-file.js";
 export * from "./snapshot-reader.js";
 export type * from "./types.js";

@@ -7,6 +7,7 @@
  */
 import { createRequire } from "node:module";
 import type { ErrorObject, KeywordCxt, ValidateFunction } from "ajv";
+import { MAX_LISTING } from "./limits.js";
 
 /**
  * ajv is loaded on the first validation, not with this module: its ~40 CommonJS files cost every command that only
@@ -20,8 +21,7 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 export const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 /** The largest number a run of numbered files or names may reach (a GID table has at most 256 slots). */
 export const MAX_RUN_NUMBER = 4095;
-/** Entries of one directory listing. */
-export const MAX_LISTING = 65_536;
+export { MAX_LISTING } from "./limits.js";
 /** Entries of one table (files, dirs, links, …). */
 export const MAX_TABLE = 1_000_000;
 /** A path or a command line. */

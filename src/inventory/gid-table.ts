@@ -9,7 +9,7 @@ import type { HostReader } from "../host/types.js";
 import type { GidRow } from "../parse/show-gids.js";
 import { parseGid, showGidsIpv4 } from "../parse/sysfs.js";
 import type { GidFact } from "./facts.js";
-import { readPortGids } from "./read.js";
+import { readPortGids } from "./read-gids.js";
 
 export type { GidRow };
 

@@ -1,15 +1,17 @@
 import { isPlausibleDeviceName } from "../core/device-name.js";
 import { naturallySorted, numericNames } from "../core/natural.js";
-import { listNumbers, readBinaryHex, readIn, readNumbered } from "../host/reads.js";
+import { readBinaryHex, readIn } from "../host/reads.js";
 import type { HostReader, ReadOutcome } from "../host/types.js";
 import { parseDefaultRouteInterface } from "../parse/proc.js";
-import { isEmptyGidText, parseGid } from "../parse/sysfs.js";
-import type { DirFacts, Fact, GidFact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
+import type { DirFacts, Fact, HcaFacts, HostFacts, NetdevFacts, PciFacts, PortFacts } from "./facts.js";
 import { MAX_HCAS } from "./limits.js";
 import { readBridges, readIommu, readRoceQos } from "./read-fabric.js";
+import { readPortGids } from "./read-gids.js";
 import { readNetConf } from "./read-netconf.js";
 import { readNvlink } from "./read-nvlink.js";
 import { pciAddressOf } from "./reading.js";
+
+export { readPortGids } from "./read-gids.js";
 
 const IB = "/sys/class/infiniband";
 const NET = "/sys/class/net";
@@ -33,41 +35,6 @@ const NETDEV_FILES = ["operstate", "mtu", "address"] as const;
 const sortedNames = (r: ReadOutcome<string[]>): readonly string[] => (r.ok ? naturallySorted(r.value) : []);
 /** Device and interface names to read: a name the kernel would not give is never read (the inventory names it). */
 const deviceNames = (r: ReadOutcome<string[]>): readonly string[] => sortedNames(r).filter(isPlausibleDeviceName);
-
-/** Reads one port's GID table the way show_gids does: every slot, attributes only for configured GIDs. */
-export function readPortGids(reader: HostReader, portDir: string): Pick<PortFacts, "gidSlots" | "gids"> {
-  const list = listNumbers(reader, `${portDir}/gids`);
-  if (!list.ok) return { gidSlots: list, gids: [] };
-  const indices = list.value;
-  const texts = readNumbered(reader, `${portDir}/gids`, indices);
-  // Empty slots (most of a 255-slot table) are counted in gidSlots but not kept: nothing reads them.
-  const gids: GidFact[] = [];
-  const configured: GidFact[] = [];
-  // A snapshot answers every slot of a run of empty GIDs with one shared object: compared once, then by identity.
-  let empty: ReadOutcome<string> | undefined;
-  for (let k = 0; k < indices.length; k++) {
-    const gid = texts[k]!;
-    if (gid === empty) continue;
-    if (gid.ok && isEmptyGidText(gid.value)) {
-      empty = gid;
-      continue;
-    }
-    const g: GidFact = { index: indices[k]!, gid };
-    gids.push(g);
-    const parsed = gid.ok ? parseGid(gid.value) : null;
-    if (parsed?.ok && parsed.value.configured) configured.push(g);
-  }
-  if (configured.length > 0) {
-    const slots = configured.map((g) => String(g.index));
-    const types = readIn(reader, `${portDir}/gid_attrs/types`, slots);
-    const ndevs = readIn(reader, `${portDir}/gid_attrs/ndevs`, slots);
-    configured.forEach((g, k) => {
-      g.type = types[k]!;
-      g.ndev = ndevs[k]!;
-    });
-  }
-  return { gidSlots: { ok: true, value: indices.length }, gids };
-}
 
 function readAll(reader: HostReader, dir: string): DirFacts {
   const names = sortedNames(reader.list(dir));

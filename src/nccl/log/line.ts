@@ -1,3 +1,15 @@
+import {
+  bracketDatetimeAt,
+  commentStarAt,
+  editorLineNumberAt,
+  kubectlPrefixAt,
+  kubectlTimestampAt,
+  loggerAt,
+  rayActorAt,
+  srunLabelAt,
+  tagOutputAt,
+} from "../../core/line-prefixes.js";
+
 /**
  * Small pure helpers on one NCCL log line addressed as `s[start, end)` inside a larger chunk: bounded searches,
  * numbers after labels, the `host:pid` key, launcher and timestamp prefixes. Every search stays within its line.
@@ -60,84 +72,74 @@ export function isDigit(c: number): boolean {
 }
 
 /**
- * Skips launcher and timestamp prefixes: OpenMPI `[1,0]<stdout>:`, srun `  0: `, NCCL ≥ 2.26 `[2026-05-05 06:16:47] `,
- * kubectl `--timestamps` `2026-05-05T06:16:47.123Z ` and `--prefix` `[pod/name/container] `, torchrun `[default0]:`,
- * a launcher's rank `[3] `, a Ray actor's `(RayWorkerWrapper pid=336, ip=…) `, an editor's line number `12 | `, C comment
- * stars ` * `. Returns the index where the NCCL line proper starts.
+ * Skips launcher and timestamp prefixes, stacked ones too. The wrapper families a pasted capture is normalised for are
+ * read by the one line reader (src/core/line-prefixes.ts): Open MPI `[1,0]<stdout>:`, srun `  0: `, NCCL ≥ 2.26
+ * `[2026-05-05 06:16:47] `, kubectl `--timestamps` `2026-05-05T06:16:47.123Z ` and `--prefix`
+ * `[pod/name/container] `, a Ray actor's `(RayWorkerWrapper pid=336, ip=…) `, an editor's line number `12 | `, C comment
+ * stars ` * `, a Python logger's `2025-06-11 09:12:05,301 - name - INFO - `. An NCCL line also loses what only a log
+ * line can carry: ANSI colour, torchrun's `[default0]:`, a launcher's rank `[3] `, a table's bar `| `, NCCL's
+ * `%F %T ` time stamp without brackets, indentation. Returns the index where the NCCL line proper starts.
  */
 export function skipPrefixes(s: string, start: number, end: number): number {
   let i = start;
-  for (let round = 0; round < 6 && i < end; round++) {
+  for (let round = 0; round < 8 && i < end; round++) {
     const c = s.charCodeAt(i);
-    if (c === 27 /* ESC: an ANSI colour, ECMA-48 CSI */ && s.charCodeAt(i + 1) === 91) {
-      let j = i + 2;
+    let j = -1;
+    if (c === 27 /* ESC: an ANSI colour, ECMA-48 CSI */) {
+      if (s.charCodeAt(i + 1) !== 91) return i;
+      j = i + 2;
       while (j < end && j - i < 16 && !(s.charCodeAt(j) >= 64 && s.charCodeAt(j) <= 126)) j++;
-      i = j + 1;
-    } else if (c === 91 /* [ */) {
-      const close = indexInLine(s, "]", i, Math.min(end, i + 41));
-      if (close < 0) return i;
-      const after = s.charCodeAt(close + 1);
-      if (after === 60 /* < */) {
-        const tag = indexInLine(s, ">:", close, Math.min(end, close + 14));
-        if (tag < 0) return i;
-        i = tag + 2;
-      } else if (charIn(s, i + 5, end) === 45 /* - */ && after === 32) {
-        i = close + 2;
-      } else if (after === 58 /* : torchrun `[default0]:` */ && !s.startsWith(" NCCL ", close + 2)) {
-        i = close + 2;
-      } else if (after === 32 && s.charCodeAt(close + 2) !== 78 && indexInLine(s, ":", i, close) < 0) {
-        // `[3] host:…` (a launcher's rank), `[pod/name/container] …` (kubectl --prefix); not `[3] NCCL …`, `[host:pid] …`
-        i = close + 2;
-      } else return i;
-    } else if (c === 40 /* ( */) {
-      // A Ray actor's `(RayWorkerWrapper pid=336, ip=10.1.2.3) ` (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html)
-      const close = indexInLine(s, ")", i, Math.min(end, i + 96));
-      if (close < 0 || indexInLine(s, "pid=", i, close) < 0) return i;
-      let j = close + 1;
-      // Ray colours the prefix: `ESC[36m(…)ESC[0m `.
-      if (s.charCodeAt(j) === 27 && s.charCodeAt(j + 1) === 91) {
-        j += 2;
-        while (j < end && j - close < 12 && !(s.charCodeAt(j) >= 64 && s.charCodeAt(j) <= 126)) j++;
-        j++;
-      }
-      if (charIn(s, j, end) !== 32) return i;
-      i = j + 1;
-    } else if (c === 42 /* * */ && charIn(s, i + 1, end) === 32) {
-      i += 2; // C comment stars: ` * mlx5_0 1 3 …`
-    } else if (c === 124 /* | */ && charIn(s, i + 1, end) === 32) {
-      i += 2; // a table or editor gutter's bar
-    } else if (c === 32 || isDigit(c)) {
-      let j = i;
-      while (j < end && s.charCodeAt(j) === 32) j++;
-      const digits = j;
-      while (j < end && isDigit(s.charCodeAt(j))) j++;
-      let bar = j;
-      while (bar < end && s.charCodeAt(bar) === 32) bar++;
-      if (j > digits && s.charCodeAt(j) === 58 /* : */ && s.charCodeAt(j + 1) === 32) {
-        i = j + 2; // srun -l
-      } else if (j > digits && s.charCodeAt(bar) === 124 /* | */ && charIn(s, bar + 1, end) === 32) {
-        i = bar + 2; // an editor's line number: `  12 | host:…`
-      } else if (j - digits === 4 && s.charCodeAt(j) === 45 /* - */ && charIn(s, j + 6, end) === 84 /* T */) {
-        const sp = indexInLine(s, " ", j, end);
-        if (sp < 0) return i;
-        i = sp + 1; // kubectl logs --timestamps
-      } else if (
-        j - digits === 4 &&
-        s.charCodeAt(j) === 45 /* - */ &&
-        charIn(s, j + 6, end) === 32 &&
-        charIn(s, j + 9, end) === 58 /* : */ &&
-        charIn(s, j + 12, end) === 58
-      ) {
-        // `2026-05-07 19:22:05 host:…` (NCCL_DEBUG_TIMESTAMP_FORMAT="%F %T ", or a logger's own date and time)
-        const sp = indexInLine(s, " ", j + 7, end);
-        if (sp < 0) return i;
-        i = sp + 1;
-      } else if (j === digits && j > i) {
-        i = j; // indentation
-      } else return i;
-    } else return i;
+      j++;
+    } else if (c === 91 /* [ */) j = bracketPrefixEnd(s, i, end);
+    else if (c === 40 /* ( */) j = rayActorAt(s, i, end);
+    else if (c === 42 /* * */) j = commentStarAt(s, i, end);
+    else if (c === 124 /* | */)
+      j = charIn(s, i + 1, end) === 32 ? i + 2 : -1; // a table or editor gutter's bar
+    else if (c === 32 || isDigit(c)) j = numberPrefixEnd(s, i, end);
+    if (j <= i) return i;
+    i = j;
   }
   return i;
+}
+
+/** A prefix that starts with `[`: Open MPI's tag, NCCL's time stamp, kubectl's pod, torchrun's `[default0]:`, `[3] `. */
+function bracketPrefixEnd(s: string, i: number, end: number): number {
+  const dated = charIn(s, i + 5, end) === 45;
+  let known = dated ? bracketDatetimeAt(s, i, end) : tagOutputAt(s, i, end);
+  if (known < 0 && !dated) known = kubectlPrefixAt(s, i, end);
+  if (known >= 0) return known;
+  const close = indexInLine(s, "]", i, Math.min(end, i + 41));
+  if (close < 0) return -1;
+  const after = s.charCodeAt(close + 1);
+  // torchrun `[default0]:`
+  if (after === 58 && !s.startsWith(" NCCL ", close + 2)) return close + 2;
+  // `[3] host:…` (a launcher's rank); not `[3] NCCL …`, `[host:pid] …`
+  if (after === 32 && s.charCodeAt(close + 2) !== 78 && indexInLine(s, ":", i, close) < 0) return close + 2;
+  return -1;
+}
+
+/** A prefix that starts with a space or a digit: srun's task, a gutter's line number, a time stamp, indentation. */
+function numberPrefixEnd(s: string, i: number, end: number): number {
+  // A date (`2026-…`) starts a time stamp or a logger's prefix; anything else a task, a line number or a star.
+  const dated = charIn(s, i + 4, end) === 45 && isDigit(s.charCodeAt(i)) && isDigit(charIn(s, i + 3, end));
+  let known = dated ? kubectlTimestampAt(s, i, end) : srunLabelAt(s, i, end);
+  if (known < 0) known = dated ? loggerAt(s, i, end) : editorLineNumberAt(s, i, end);
+  if (known < 0 && !dated) known = commentStarAt(s, i, end);
+  if (known >= 0) return known;
+  let j = i;
+  while (j < end && s.charCodeAt(j) === 32) j++;
+  if (j > i) return isDigit(charIn(s, j, end)) ? -1 : j; // indentation
+  // `2026-05-07 19:22:05 host:…` (NCCL_DEBUG_TIMESTAMP_FORMAT="%F %T ", or a logger's own date and time)
+  if (
+    charIn(s, i + 4, end) === 45 /* - */ &&
+    charIn(s, i + 10, end) === 32 &&
+    charIn(s, i + 13, end) === 58 /* : */ &&
+    charIn(s, i + 16, end) === 58
+  ) {
+    const sp = indexInLine(s, " ", i + 11, end);
+    return sp < 0 ? -1 : sp + 1;
+  }
+  return -1;
 }
 
 /**

@@ -40,6 +40,20 @@ describe("where an NCCL record starts, whatever is in front of it", () => {
     expect(line.slice(0, split).endsWith("GDRDMA")).toBe(true);
   });
 
+  // Record shapes: `Channel 03 : 5[99000] -> 4[93000] via P2P/IPC/read` (https://github.com/NVIDIA/nccl/issues/743),
+  // `Using network IB`; glued mid-line the way processes writing one pipe unbuffered leave them. Hosts and pids here
+  // are this test's own.
+  test("two short records glued into one line are both read, however short", () => {
+    const glued = "tr-0:811:850 [0] NCCL INFO Using network IBtr-0:812:851 [1] NCCL INFO Using network IB";
+    const d = analyzeNcclLog(`${glued}\ntr-0:813:852 [2] NCCL INFO Using network IB\n`).data;
+    expect([d.processes, d.networks]).toEqual([3, { IB: 3 }]);
+    const channels = [
+      "tr-0:811:850 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPCtr-0:812:851 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via P2P/IPC",
+      "tr-0:811:850 [0] NCCL INFO Channel 01 : 0[0] -> 1[1] via P2P/IPC",
+    ].join("\n");
+    expect(analyzeNcclLog(`${channels}\n`).data.connections).toMatchObject({ p2p: 3 });
+  });
+
   test("the version banner behind a logger, or quoted by an application's NCCL error; not a sentence's", () => {
     expect(bannerAt("NCCL version 2.18.3+cuda12.2")).toBe(0);
     expect(bannerAt("2025-06-11 09:12:05,302 - trainer - INFO - NCCL version 2.17.1+cuda12.1")).toBeGreaterThan(0);

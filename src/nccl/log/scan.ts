@@ -1,3 +1,4 @@
+import { kubectlPrefixAt } from "../../core/line-prefixes.js";
 import { causeOf } from "./causes.js";
 import {
   beforeColourReset,
@@ -92,16 +93,14 @@ export class LineScanner {
       return;
     }
     const k = this.nextNccl;
-    // Several ranks may write into one line (unbuffered writes to one pipe): a second `] NCCL ` inside it starts
-    // another record, read on its own. Such a line holds two prefixes, so only a message longer than its own prefix
-    // (+60) is searched: the bulk of a log (channel lines) is not scanned twice.
-    if (end - k > k - p + 60) {
-      const again = indexInLine(s, "] NCCL ", k + 1, end);
-      if (again >= 0) {
-        this.nextNccl = again + 1;
-        this.glued(s, start, p, k, end);
-        return;
-      }
+    // The marker after this one, found now rather than by the next line (the search is the same, so this costs
+    // nothing): inside this line it starts another record — several ranks writing into one line (unbuffered writes to
+    // one pipe), however short each record is — read on its own.
+    const again = s.indexOf("] NCCL ", k + 1);
+    this.nextNccl = again < 0 ? s.length : again + 1;
+    if (again >= 0 && again < end) {
+      this.glued(s, start, p, k, end);
+      return;
     }
     this.record(s, start, this.startOf(s, p, k), k, end);
   }
@@ -290,8 +289,9 @@ export class LineScanner {
       if (gdr) conn.netGdr++;
       // `[receive] via NET/…`: the receiving side, where NCCL writes into GPU memory (GDR write); the send side reads
       // GPU memory (GDR read), which NCCL turns off by default on some systems (src/transport/net.cc, paths.cc).
-      const recv = s.lastIndexOf("[receive]", via);
-      if (recv >= msg) {
+      // NCCL writes `… -> 11[3] [receive] via NET/…` (https://github.com/NVIDIA/nccl/issues/1667): the tag is looked for
+      // right before `via`, then anywhere in the message; never before it (a search back through the chunk costs).
+      if (s.startsWith("[receive] ", via - 10) ? via - 10 >= msg : indexInLine(s, "[receive]", msg, via) >= 0) {
         conn.netRecv++;
         if (gdr) conn.netRecvGdr++;
       }
@@ -442,8 +442,10 @@ export class LineScanner {
     if (!m) return;
     // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
     const tag = key.replace(COLOUR, "").trim();
-    // A prefix with no letter or digit (C comment stars, a bar) names no process either.
-    const k = (TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) ? "" : tag) || `unattributed#${this.st.unattributed++}`;
+    // A prefix with no letter or digit (C comment stars, a bar) names no process either, nor does kubectl's
+    // `[pod/NAME/CONTAINER]` (one container runs several processes).
+    const anonymous = TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) || kubectlPrefixAt(tag, 0, tag.length) >= 0;
+    const k = (anonymous ? "" : tag) || `unattributed#${this.st.unattributed++}`;
     setCapped(this.st.versionOf, k, m[1]!);
   }
 

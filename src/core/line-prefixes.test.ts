@@ -1,0 +1,133 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { PREFIX_FAMILIES, type WrapperName } from "./line-prefixes.js";
+
+/**
+ * The patterns the normalisation layer used before the families were read by index: each family must end its prefix
+ * exactly where its pattern's match ends, and match nothing the pattern does not. The shapes behind them: Open MPI
+ * --tag-output https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html ; srun --label
+ * https://slurm.schedmd.com/srun.html#OPT_label ; kubectl logs --prefix/--timestamps
+ * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_logs/ ; Ray
+ * https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html ; Python logging
+ * https://docs.python.org/3/library/logging.html#logrecord-attributes ; pdsh https://linux.die.net/man/1/pdsh
+ */
+const PATTERNS: Record<WrapperName, RegExp> = {
+  tag_output: /^\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/,
+  kubectl_prefix: /^\[pod\/[^\]/\s]+\/[^\]\s]+\] ?/,
+  kubectl_timestamp: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) /,
+  bracket_datetime: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/,
+  srun_label: /^ {0,3}(\d{1,5}): /,
+  editor_line_number: /^ *\d{1,7} ?\| ?/,
+  ray_actor: /^(?:\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/,
+  comment_star: /^ ?\* ?/,
+  logger:
+    /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
+  pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*): /,
+};
+
+const byPattern = (name: WrapperName, line: string): number => {
+  const m = PATTERNS[name].exec(line);
+  return m ? m[0].length : -1;
+};
+
+// Prefixes in the shapes the sources above show, with this test's own hosts, pids and times.
+const SAMPLES = [
+  "[1,0]<stdout>:gpu-a:10:11 [0] NCCL INFO Using network IB",
+  "[1,12]<stderr>:\tNCCL version 2.21.5",
+  "[pod/trainer-0/worker] gpu-a:1:2 [0] NCCL INFO x",
+  "2026-03-13T22:26:02.123456789Z gpu-a:1:2 [0] NCCL INFO x",
+  "2026-03-13T22:26:02+02:00 line",
+  "[2026-03-13 22:26:02] gpu-a:1:2 [0] NCCL INFO x",
+  "[2026-03-13T22:26:02,118]line",
+  "  3: gpu-a:1:2 [0] NCCL INFO x",
+  "123456: too long a task",
+  "  12 | gpu-a:1:2 [0] NCCL INFO x",
+  "12|x",
+  "(RayWorkerWrapper pid=336, ip=10.1.2.3) (pid=12) gpu-a:1:2 [0] NCCL INFO x",
+  "(pid=12)x",
+  "(RayTrainWorker pid=7, ip=fe80::1) x",
+  " * mlx5_0 1 3",
+  "*x",
+  "2025-06-11 09:12:05,301 - trainer - INFO - NCCL version 2.17.1",
+  "2025-06-11 09:12:05.301 - ERROR - boom",
+  "2025-06-11 09:12:05,301 - INFO - WARNING - nested",
+  "I0611 09:12:01.118220 140211 run.py:757] gpu-a:1:2 [0] NCCL INFO x",
+  "kr-node-01: mlx5_0 port 1 ==> ib0 (Up)",
+  "Port: 1",
+  "host.example: line",
+  "",
+  "[1,0]<stdout",
+  "2026-03-13T22:26:02Z",
+];
+
+describe("each wrapper family is read by index exactly where its pattern matches", () => {
+  test.each(SAMPLES)("%j", (line) => {
+    for (const f of PREFIX_FAMILIES)
+      expect([f.name, f.at(line, 0, line.length)]).toEqual([f.name, byPattern(f.name, line)]);
+  });
+
+  test("any line built from the pieces prefixes are made of: the same answer as the pattern", () => {
+    const piece = fc.constantFrom(
+      "[",
+      "]",
+      "1",
+      "12",
+      "2026",
+      "-",
+      "03",
+      "13",
+      "T",
+      " ",
+      ":",
+      "22",
+      ".",
+      ",",
+      "Z",
+      "+",
+      "<stdout>",
+      "<stderr>",
+      ":",
+      "pod/",
+      "/",
+      "|",
+      "*",
+      "(",
+      ")",
+      "pid=",
+      ", ip=",
+      "a",
+      "f",
+      "Ray",
+      "INFO",
+      " - ",
+      "ERROR",
+      "I0611",
+      "x.py",
+      "\t",
+      "kr-node",
+      "_",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 16 }), (parts) => {
+        const line = parts.join("");
+        for (const f of PREFIX_FAMILIES)
+          expect([f.name, line, f.at(line, 0, line.length)]).toEqual([f.name, line, byPattern(f.name, line)]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("a family reads only its line: a prefix cut by the line's end is no prefix", () => {
+    const s = "[1,0]<stdout>:x\n";
+    const tag = PREFIX_FAMILIES.find((f) => f.name === "tag_output")!;
+    expect(tag.at(s, 0, 10)).toBe(-1);
+    expect(tag.at(s, 0, 15)).toBe(14);
+  });
+
+  test("the facts a prefix names: Open MPI's rank, Slurm's task, pdsh's host", () => {
+    const fact = (name: WrapperName, line: string) => PREFIX_FAMILIES.find((f) => f.name === name)?.fact?.of(line, 0);
+    expect(fact("tag_output", "[1,12]<stdout>:x")).toBe("12");
+    expect(fact("srun_label", "  3: x")).toBe("3");
+    expect(fact("pdsh_host", "kr-node-01: x")).toBe("kr-node-01");
+  });
+});
