@@ -139,6 +139,12 @@ export function kubectlPrefixAt(s: string, i: number, end: number): number {
 
 /** An RFC 3339 time (`2026-03-13T22:26:02.123456789Z`, or with an offset `+02:00`) and a space. */
 export function kubectlTimestampAt(s: string, i: number, end: number): number {
+  const j = rfc3339End(s, i, end);
+  return j >= 0 && code(s, j, end) === 32 ? j + 1 : -1;
+}
+
+/** The index after an RFC 3339 time (`2026-03-13T22:26:02.123Z`, `…+02:00`) at `i`, whatever follows; else -1. */
+export function rfc3339End(s: string, i: number, end: number): number {
   let j = dateTimeAt(s, i, end, 84 /* T */);
   if (j < 0) return -1;
   j = fraction(s, j, end, false);
@@ -150,7 +156,7 @@ export function kubectlTimestampAt(s: string, i: number, end: number): number {
     j = digitsTo(s, j + 1, end, 2, 2);
     if (j < 0) return -1;
   } else return -1;
-  return code(s, j, end) === 32 ? j + 1 : -1;
+  return j;
 }
 
 /** `[2026-03-13 22:26:02]` (a `T` between, a fraction after the seconds allowed), then an optional space. */

@@ -6,6 +6,7 @@ import {
   kubectlTimestampAt,
   loggerAt,
   rayActorAt,
+  rfc3339End,
   srunLabelAt,
   tagOutputAt,
 } from "../../core/line-prefixes.js";
@@ -124,6 +125,8 @@ function numberPrefixEnd(s: string, i: number, end: number): number {
   const dated = charIn(s, i + 4, end) === 45 && isDigit(s.charCodeAt(i)) && isDigit(charIn(s, i + 3, end));
   let known = dated ? kubectlTimestampAt(s, i, end) : srunLabelAt(s, i, end);
   if (known < 0) known = dated ? loggerAt(s, i, end) : editorLineNumberAt(s, i, end);
+  // A log export that glues its RFC 3339 time to the line (`…05.612-08:00host:1:2 [0] NCCL …`): the time alone.
+  if (known < 0 && dated) known = rfc3339End(s, i, end);
   if (known < 0 && !dated) known = commentStarAt(s, i, end);
   if (known >= 0) return known;
   let j = i;
