@@ -14,7 +14,17 @@ import {
 } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
 import type { KubeTarget } from "./config.js";
-import { type ApiRequest, apiFailure, describeRequest, expectKind, statusOf } from "./errors.js";
+import {
+  type ApiRequest,
+  apiFailure,
+  describeRequest,
+  expectKind,
+  notAnObject,
+  statusOf,
+  UnexpectedAnswerError,
+} from "./errors.js";
+import { boundedHttpLibrary } from "./http.js";
+import { type BodyCaps, DEFAULT_CAPS } from "./limits.js";
 import { withRetry } from "./retry.js";
 
 /** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
@@ -42,8 +52,11 @@ export type KubeClients = {
  */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
-/** A typed API client whose every request carries a deadline (kubeConfig.makeApiClient, plus that middleware). */
-function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, timeoutMs: number): T {
+/**
+ * A typed API client whose every request carries a deadline and goes through the one HTTP layer (http.ts: capped
+ * bodies, answers checked before use): kubeConfig.makeApiClient, plus that middleware and library.
+ */
+function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, timeoutMs: number, caps: BodyCaps): T {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new UsageError("the kubeconfig names no current cluster.", "Choose one with --context.");
   const deadline = {
@@ -59,8 +72,17 @@ function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, tim
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kc },
       promiseMiddleware: [deadline],
+      httpApi: boundedHttpLibrary(caps),
     }),
   );
+}
+
+/** The objects client, made like the typed ones (KubernetesObjectApi.makeApiClient would bypass the HTTP layer). */
+class ObjectsApi extends KubernetesObjectApi {
+  /** As makeApiClient does: objects without a namespace go to the context's. */
+  useNamespaceOf(kc: KubeConfig): void {
+    this.setDefaultNamespace(kc);
+  }
 }
 
 /**
@@ -73,34 +95,47 @@ function timedOut(err: unknown, startedAt: number, timeoutMs: number): boolean {
   return aborted && Date.now() - startedAt >= timeoutMs;
 }
 
-export function makeClients(target: KubeTarget, role: string, opts: { requestTimeoutMs?: number } = {}): KubeClients {
+export type ClientOptions = {
+  /** The deadline of each request (default REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
+  /** The caps on answers' bodies (default: http.ts's MAX_RESPONSE_BYTES and MAX_LOG_RESPONSE_BYTES). */
+  caps?: BodyCaps;
+};
+
+export function makeClients(target: KubeTarget, role: string, opts: ClientOptions = {}): KubeClients {
   const { kc } = target;
   const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const caps = opts.caps ?? DEFAULT_CAPS;
+  const objects = apiClient(kc, ObjectsApi, timeoutMs, caps);
+  objects.useNamespaceOf(kc);
+  /** One call: retried after 429, its failures made clear exit-2 errors (`kind`: the object the answer must be). */
+  const run = async <T>(req: ApiRequest, fn: () => Promise<T>, kind?: string): Promise<T> => {
+    const startedAt = Date.now();
+    try {
+      // 429 Too Many Requests (API priority and fairness) is waited out as Retry-After says, within bounds.
+      return await withRetry(fn);
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      if (err instanceof UnexpectedAnswerError) throw notAnObject(err.found, req, target, kind);
+      if (timedOut(err, startedAt, timeoutMs)) {
+        throw new UsageError(
+          `the API server at ${target.server} did not answer ${describeRequest(req)} within ${timeoutMs / 1000} s; the request was abandoned.`,
+          "Check that the API server (or the proxy in front of it) answers: `kubectl get --raw /readyz`; then rerun.",
+        );
+      }
+      throw apiFailure(err, req, target, role);
+    }
+  };
   return {
     target,
-    core: apiClient(kc, CoreV1Api, timeoutMs),
-    apps: apiClient(kc, AppsV1Api, timeoutMs),
-    coordination: apiClient(kc, CoordinationV1Api, timeoutMs),
-    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs),
-    objects: KubernetesObjectApi.makeApiClient(kc),
-    async call(req, fn) {
-      const startedAt = Date.now();
-      try {
-        // 429 Too Many Requests (API priority and fairness) is waited out as Retry-After says, within bounds.
-        return await withRetry(fn);
-      } catch (err) {
-        if (err instanceof UsageError) throw err;
-        if (timedOut(err, startedAt, timeoutMs)) {
-          throw new UsageError(
-            `the API server at ${target.server} did not answer ${describeRequest(req)} within ${timeoutMs / 1000} s; the request was abandoned.`,
-            "Check that the API server (or the proxy in front of it) answers: `kubectl get --raw /readyz`; then rerun.",
-          );
-        }
-        throw apiFailure(err, req, target, role);
-      }
-    },
+    core: apiClient(kc, CoreV1Api, timeoutMs, caps),
+    apps: apiClient(kc, AppsV1Api, timeoutMs, caps),
+    coordination: apiClient(kc, CoordinationV1Api, timeoutMs, caps),
+    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs, caps),
+    objects,
+    call: (req, fn) => run(req, fn),
     async callFor(req, kind, fn) {
-      return expectKind(await this.call(req, fn), kind, req, target);
+      return expectKind(await run(req, fn, kind), kind, req, target);
     },
   };
 }
