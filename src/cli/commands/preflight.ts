@@ -138,7 +138,7 @@ async function gang(facts: PodFacts, values: OptionValues, io: Io): Promise<numb
   const timeout = num(values, "timeout") ?? 600;
   if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds; got ${timeout}.`);
   const { loadKubeConfig } = await import("../../kube/api/config.js");
-  const { makeClients } = await import("../../kube/api/client.js");
+  const { makeClients, REQUEST_TIMEOUT_MS } = await import("../../kube/api/client.js");
   const { PREFLIGHT_ROLE, preflightConfigMapName, rendezvous } = await import("../../preflight/gang.js");
   const target = loadKubeConfig(kubeOptionsFrom(values, io.env));
   const namespace =
@@ -148,7 +148,10 @@ async function gang(facts: PodFacts, values: OptionValues, io: Io): Promise<numb
     "default";
   const configMap = preflightConfigMapName(job);
   const result = await rendezvous({
-    clients: makeClients(target, PREFLIGHT_ROLE),
+    // No one request may outlast the rendezvous itself (a stalled API server holds each up to its deadline).
+    clients: makeClients(target, PREFLIGHT_ROLE, {
+      requestTimeoutMs: Math.min(target.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, timeout * 1000),
+    }),
     namespace,
     configMap,
     facts,

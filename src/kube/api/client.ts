@@ -104,7 +104,8 @@ export type ClientOptions = {
 
 export function makeClients(target: KubeTarget, role: string, opts: ClientOptions = {}): KubeClients {
   const { kc } = target;
-  const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // The caller's own bound, else the command line's --request-timeout, else the API server's default.
+  const timeoutMs = opts.requestTimeoutMs ?? target.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const caps = opts.caps ?? DEFAULT_CAPS;
   const objects = apiClient(kc, ObjectsApi, timeoutMs, caps);
   objects.useNamespaceOf(kc);
@@ -140,34 +141,82 @@ export function makeClients(target: KubeTarget, role: string, opts: ClientOption
   };
 }
 
-/** What `applyObjects` did to one object: `Kind/name` and its namespace. */
-export type Applied = { action: "created" | "updated"; ref: string; namespace: string | undefined };
+/** What `applyObjects` did to one object: `Kind/name` and its namespace (and the object, for a rollback). */
+export type Applied = {
+  action: "created" | "updated";
+  ref: string;
+  namespace: string | undefined;
+  object?: KubernetesObject;
+};
+
+const where = (d: Pick<Applied, "ref" | "namespace">) => `${d.ref}${d.namespace ? ` in namespace ${d.namespace}` : ""}`;
 
 /**
  * Create-or-update of generated objects, in order: a create answered 409 AlreadyExists reads the object and
- * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way stops
- * with a clear error that names every object this run created, so the user can delete them (or rerun).
+ * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way rolls
+ * back: what this run created is deleted again, newest first (what it updated existed before and stays); the error
+ * names what was deleted, what was updated, and anything that could not be deleted, so nothing is left unnamed.
  */
 export async function applyObjects(clients: KubeClients, objects: readonly KubernetesObject[]): Promise<Applied[]> {
   const done: Applied[] = [];
   try {
     for (const o of objects) done.push(await applyObject(clients, o));
   } catch (err) {
-    const created = done.filter((d) => d.action === "created");
-    if (created.length === 0) throw err;
+    if (done.length === 0) throw err;
+    const rollback = await rollBack(clients, done.filter((d) => d.action === "created").reverse());
     const what = err instanceof Error ? err.message : String(err);
-    const list = created.map((d) => `${d.ref}${d.namespace ? ` in namespace ${d.namespace}` : ""}`).join(", ");
+    const updated = done.filter((d) => d.action === "updated").map(where);
+    const lines = [
+      what,
+      rollback.deleted.length ? `Rolled back: deleted ${rollback.deleted.join(", ")}, which this run had created.` : "",
+      updated.length
+        ? `Updated by this run before the failure (they existed before and stay): ${updated.join(", ")}.`
+        : "",
+      rollback.left.length ? `Could not be rolled back, left in place: ${rollback.left.join("; ")}.` : "",
+    ];
     throw new UsageError(
-      `${what}\nThis run had already created, and left in place: ${list}.`,
+      lines.filter(Boolean).join("\n"),
       [
         err instanceof UsageError ? err.hint : undefined,
-        "Delete those objects (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist.",
+        rollback.left.length
+          ? "Delete what was left (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist."
+          : "Fix the cause and rerun: --apply creates what is missing and updates what exists.",
       ]
         .filter(Boolean)
         .join("\n"),
     );
   }
   return done;
+}
+
+/** Deletes what a failed apply created (404: already gone). Returns what was deleted and what was left, with why. */
+async function rollBack(
+  clients: KubeClients,
+  created: readonly Applied[],
+): Promise<{ deleted: string[]; left: string[] }> {
+  const deleted: string[] = [];
+  const left: string[] = [];
+  for (const d of created) {
+    if (!d.object) {
+      left.push(`${where(d)} (not known well enough to delete)`);
+      continue;
+    }
+    try {
+      // Background: the job's pods, if its operator made any, go with it.
+      await clients.objects.delete(d.object, undefined, undefined, undefined, undefined, "Background");
+      deleted.push(where(d));
+    } catch (err) {
+      if (statusOf(err) === 404) deleted.push(where(d));
+      else left.push(`${where(d)} (${rollbackWhy(err)})`);
+    }
+  }
+  return { deleted, left };
+}
+
+function rollbackWhy(err: unknown): string {
+  const status = statusOf(err);
+  const first = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 160);
+  return status !== null ? `HTTP ${status}` : first;
 }
 
 async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<Applied> {
@@ -198,7 +247,12 @@ async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<A
     }
   });
   const ref = (r: KubernetesObject | null) => `${kind}/${r?.metadata?.name ?? o.metadata?.name ?? "?"}`;
-  if (res) return { action: "created", ref: ref(res), namespace };
+  const identity: KubernetesObject = {
+    apiVersion: o.apiVersion ?? "",
+    kind,
+    metadata: { name: res?.metadata?.name ?? o.metadata?.name ?? "", ...(namespace ? { namespace } : {}) },
+  };
+  if (res) return { action: "created", ref: ref(res), namespace, object: identity };
   const current = await clients.call(req("get"), () =>
     clients.objects.read({
       apiVersion: o.apiVersion ?? "",
@@ -210,5 +264,5 @@ async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<A
   const replaced = await clients.call(req("update"), () =>
     clients.objects.replace({ ...o, metadata: { ...o.metadata, ...(resourceVersion ? { resourceVersion } : {}) } }),
   );
-  return { action: "updated", ref: ref(replaced), namespace };
+  return { action: "updated", ref: ref(replaced), namespace, object: identity };
 }
