@@ -95,7 +95,9 @@ did not assemble in time, 2 could not run (unreadable facts, no API access).`,
     if (bool(values, "facts-only")) {
       const { renderFactsText } = await import("../../preflight/report.js");
       const { renderStructured } = await import("../../report/structured.js");
-      io.stdout(format === "text" ? renderFactsText(facts) : renderStructured(format, facts));
+      const { lineSafe, terminalSafe } = await import("../../report/registry.js");
+      // Text is lines: a value read from the pod (its name, a library path) stays on one line, with no control bytes.
+      io.stdout(format === "text" ? terminalSafe(renderFactsText(lineSafe(facts))) : renderStructured(format, facts));
       return 0;
     }
     if (str(values, "job") === undefined) {
@@ -118,7 +120,8 @@ async function report(
   const strict = bool(values, "strict");
   const r = preflightReport(members, extra, strict);
   const format = str(values, "output") ?? "text";
-  if (format === "text") io.stdout(renderPreflightText(r, title));
+  const { lineSafe, oneLine, terminalSafe } = await import("../../report/registry.js");
+  if (format === "text") io.stdout(terminalSafe(renderPreflightText(lineSafe(r), oneLine(title))));
   else {
     const { renderStructured } = await import("../../report/structured.js");
     io.stdout(renderStructured(format, r));

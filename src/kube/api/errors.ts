@@ -1,4 +1,5 @@
 import { UsageError } from "../../cli/spec.js";
+import { oneLine } from "../../core/line-safe.js";
 import type { KubeTarget } from "./config.js";
 
 const MiB = 2 ** 20;
@@ -58,24 +59,29 @@ function networkCode(err: unknown): string | null {
   return m ? m[1]! : null;
 }
 
+/** What a failed answer said, on one line (a server's message cannot start a line of the error text). */
 function statusMessage(err: unknown): string {
+  return oneLine(rawStatusMessage(err));
+}
+
+function rawStatusMessage(err: unknown): string {
   const body = (err as { body?: unknown }).body;
   if (typeof body === "string") {
     try {
       const parsed = JSON.parse(body) as { message?: string };
-      if (parsed.message) return parsed.message;
+      if (parsed.message) return String(parsed.message).slice(0, 1000);
     } catch {
       return body.slice(0, 300);
     }
   }
-  if (typeof body === "object" && body !== null && "message" in body) return String(body.message);
+  if (typeof body === "object" && body !== null && "message" in body) return String(body.message).slice(0, 1000);
   return err instanceof Error ? err.message.split("\n")[0]! : String(err);
 }
 
 export function describeRequest(r: ApiRequest): string {
   const res = r.group ? `${r.resource}.${r.group}` : r.resource;
   const where = r.namespace ? ` in namespace ${r.namespace}` : "";
-  return `${r.verb} ${res}${r.name ? ` ${r.name}` : ""}${where}`;
+  return oneLine(`${r.verb} ${res}${r.name ? ` ${r.name}` : ""}${where}`);
 }
 
 /**
