@@ -13,7 +13,7 @@ import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.j
 import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
 import { main } from "../../cli/main.js";
 import { loadKubeConfig } from "./config.js";
-import { answerDefect, capFor, watchEvents } from "./http.js";
+import { answerDefect, capFor, isCollectionPath, listDefect, watchEvents } from "./http.js";
 import { DEFAULT_CAPS, MAX_LOG_RESPONSE_BYTES, MAX_RESPONSE_BYTES, MAX_WATCH_EVENT_BYTES } from "./limits.js";
 
 let api: FakeApi | undefined;
@@ -48,6 +48,58 @@ describe("answerDefect: what a successful answer must be", () => {
     expect(answerDefect(LOG, undefined, body(""))).toBeNull();
     expect(answerDefect(LOG, "text/html", body("<html>"))).toBe("an HTML page (text/html)");
   });
+});
+
+describe("lists: a GET of a collection must answer with items", () => {
+  test("collection paths, core and grouped, cluster-wide and namespaced; objects, subresources and discovery are not", () => {
+    for (const p of [
+      "/api/v1/nodes",
+      "/api/v1/namespaces",
+      "/api/v1/namespaces/team-a/pods",
+      "/apis/apps/v1/daemonsets",
+      "/apis/kubeflow.org/v2beta1/namespaces/team-a/mpijobs",
+    ])
+      expect(isCollectionPath(p), p).toBe(true);
+    for (const p of [
+      "/api/v1/nodes/gpu-1",
+      "/api/v1/nodes/gpu-1/status",
+      "/api/v1/namespaces/team-a",
+      "/api/v1/namespaces/team-a/pods/p/log",
+      "/apis/apps/v1",
+      "/api/v1",
+      "/version",
+    ])
+      expect(isCollectionPath(p), p).toBe(false);
+  });
+  test("a list with items passes; {}, a Status, items that are not an array of objects do not", () => {
+    expect(listDefect(body('{"kind":"NodeList","items":[{"metadata":{}}]}'))).toBeNull();
+    expect(listDefect(body('{"kind":"NodeList","items":[]}'))).toBeNull();
+    expect(listDefect(body("{}"))).toBe("an object with no list of items");
+    expect(listDefect(body('{"kind":"Status","status":"Success"}'))).toBe(
+      'an object with no list of items (kind "Status")',
+    );
+    expect(listDefect(body('{"kind":"NodeList","items":"x"}'))).toMatch(/no list of items/);
+    expect(listDefect(body('{"kind":"NodeList","items":[1,null]}'))).toMatch(/items are not all objects/);
+  });
+  // Before this check, `cluster` and `fleet verify` crashed with a TypeError on these answers.
+  test.each(["{}", '{"kind":"Status","apiVersion":"v1","status":"Success"}', '{"kind":"NodeList","items":"x"}'])(
+    "cluster and fleet verify on the node list %s → exit 2 naming the request, no crash",
+    async (text) => {
+      api = await startFakeApi(seedCluster({ nodes: [node({ name: "gpu-1", gpus: 8, rdma: "1k" })] }), {
+        intercept: (req, res) => {
+          if (req.method !== "GET" || req.plural !== "nodes" || req.name !== undefined) return false;
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(text);
+          return true;
+        },
+      });
+      for (const cmd of [["cluster"], ["fleet", "verify"]]) {
+        const io = captureIo();
+        expect(await main([...cmd, "--kubeconfig", api.kubeconfig], io), cmd.join(" ")).toBe(2);
+        expect(io.err).toMatch(/answered list nodes with an object with no list of items|items are not all objects/);
+      }
+    },
+  );
 });
 
 describe("capFor: the cap on each answer", () => {

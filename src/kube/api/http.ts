@@ -60,6 +60,39 @@ export function answerDefect(url: URL, contentType: string | undefined, body: Bu
     : `JSON that is not an object (${JSON.stringify(body.subarray(i, i + 40).toString())})`;
 }
 
+/**
+ * Whether `path` names a collection (`/api/v1/nodes`, `/apis/apps/v1/namespaces/ns/daemonsets`): a GET of it is a
+ * list. Paths: https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-uris
+ */
+export function isCollectionPath(path: string): boolean {
+  const segs = path.split("/").filter((s) => s !== "");
+  let rest: string[];
+  if (segs[0] === "api" && segs.length >= 2) rest = segs.slice(2);
+  else if (segs[0] === "apis" && segs.length >= 3) rest = segs.slice(3);
+  else return false;
+  if (rest[0] === "namespaces" && rest.length >= 3) rest = rest.slice(2);
+  return rest.length === 1;
+}
+
+/**
+ * Why the answer to a list cannot be used, or null: a list is an object whose `items` is an array of objects (a
+ * Status, `{}` or `items: "x"` where a list was asked for would otherwise reach code that iterates it).
+ */
+export function listDefect(body: Buffer): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return "JSON that does not parse";
+  }
+  const o = parsed as { kind?: unknown; items?: unknown };
+  const kind = typeof o.kind === "string" ? ` (kind ${JSON.stringify(o.kind.slice(0, 60))})` : "";
+  if (!Array.isArray(o.items)) return `an object with no list of items${kind}`;
+  if (!o.items.every((i) => typeof i === "object" && i !== null && !Array.isArray(i)))
+    return `a list whose items are not all objects${kind}`;
+  return null;
+}
+
 /** The headers of a request with its body's length, as one object of strings. */
 function requestHeaders(ctx: RequestContext, body: string | undefined): Record<string, string> {
   const headers = { ...ctx.getHeaders() };
@@ -151,7 +184,8 @@ export async function sendBounded(ctx: RequestContext, caps: BodyCaps = DEFAULT_
   const status = o.res.statusCode ?? 0;
   const headers = flatHeaders(o.res.headers);
   if (status >= 200 && status < 300) {
-    const defect = answerDefect(o.url, headers["content-type"], body);
+    const list = ctx.getHttpMethod() === HttpMethod.GET && isCollectionPath(o.url.pathname);
+    const defect = answerDefect(o.url, headers["content-type"], body) ?? (list ? listDefect(body) : null);
     if (defect !== null) throw new UnexpectedAnswerError(o.url.pathname, defect);
   }
   return new ResponseContext(status, headers, new SelfDecodingBody(Promise.resolve(body)));
