@@ -56,13 +56,21 @@ export const REQUEST_TIMEOUT_MS = 60_000;
  * A typed API client whose every request carries a deadline and goes through the one HTTP layer (http.ts: capped
  * bodies, answers checked before use): kubeConfig.makeApiClient, plus that middleware and library.
  */
-function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, timeoutMs: number, caps: BodyCaps): T {
+function apiClient<T>(
+  kc: KubeConfig,
+  Api: new (config: Configuration) => T,
+  timeoutMs: number,
+  caps: BodyCaps,
+  signal: AbortSignal | undefined,
+): T {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new UsageError("the kubeconfig names no current cluster.", "Choose one with --context.");
   const deadline = {
     pre: async (ctx: RequestContext) => {
-      // A caller's own signal (fleet's run deadline, an interrupt) comes after this and takes over.
-      ctx.setSignal(AbortSignal.timeout(timeoutMs));
+      // A caller's own signal (fleet's run deadline, an interrupt) comes after this and takes over; the clients'
+      // own signal (a command's Ctrl-C) aborts every request as well as the deadline does.
+      const deadline = AbortSignal.timeout(timeoutMs);
+      ctx.setSignal(signal ? AbortSignal.any([deadline, signal]) : deadline);
       return ctx;
     },
     post: async (res: ResponseContext) => res,
@@ -100,6 +108,8 @@ export type ClientOptions = {
   requestTimeoutMs?: number;
   /** The caps on answers' bodies (default: http.ts's MAX_RESPONSE_BYTES and MAX_LOG_RESPONSE_BYTES). */
   caps?: BodyCaps;
+  /** Aborts every request of these clients (a command's SIGINT/SIGTERM). */
+  signal?: AbortSignal;
 };
 
 export function makeClients(target: KubeTarget, role: string, opts: ClientOptions = {}): KubeClients {
@@ -107,7 +117,8 @@ export function makeClients(target: KubeTarget, role: string, opts: ClientOption
   // The caller's own bound, else the command line's --request-timeout, else the API server's default.
   const timeoutMs = opts.requestTimeoutMs ?? target.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const caps = opts.caps ?? DEFAULT_CAPS;
-  const objects = apiClient(kc, ObjectsApi, timeoutMs, caps);
+  const signal = opts.signal;
+  const objects = apiClient(kc, ObjectsApi, timeoutMs, caps, signal);
   objects.useNamespaceOf(kc);
   /** One call: retried after 429, its failures made clear exit-2 errors (`kind`: the object the answer must be). */
   const run = async <T>(req: ApiRequest, fn: () => Promise<T>, kind?: string): Promise<T> => {
@@ -129,10 +140,10 @@ export function makeClients(target: KubeTarget, role: string, opts: ClientOption
   };
   return {
     target,
-    core: apiClient(kc, CoreV1Api, timeoutMs, caps),
-    apps: apiClient(kc, AppsV1Api, timeoutMs, caps),
-    coordination: apiClient(kc, CoordinationV1Api, timeoutMs, caps),
-    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs, caps),
+    core: apiClient(kc, CoreV1Api, timeoutMs, caps, signal),
+    apps: apiClient(kc, AppsV1Api, timeoutMs, caps, signal),
+    coordination: apiClient(kc, CoordinationV1Api, timeoutMs, caps, signal),
+    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs, caps, signal),
     objects,
     call: (req, fn) => run(req, fn),
     async callFor(req, kind, fn) {
@@ -151,20 +162,50 @@ export type Applied = {
 
 const where = (d: Pick<Applied, "ref" | "namespace">) => `${d.ref}${d.namespace ? ` in namespace ${d.namespace}` : ""}`;
 
+/** What `applyObjects` is told besides the objects. */
+export type ApplyOptions = {
+  /** An interrupt: the request in flight is aborted, then what was created is rolled back. */
+  signal?: AbortSignal;
+  /** Clients for the rollback (the interrupted ones abort every request): same target, no signal. */
+  cleanup?: KubeClients;
+};
+
 /**
  * Create-or-update of generated objects, in order: a create answered 409 AlreadyExists reads the object and
- * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way rolls
- * back: what this run created is deleted again, newest first (what it updated existed before and stays); the error
- * names what was deleted, what was updated, and anything that could not be deleted, so nothing is left unnamed.
+ * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way, or an
+ * interrupt, rolls back: what this run created is deleted again, newest first (what it updated existed before and
+ * stays); the error names what was deleted, what was updated, anything that could not be deleted, and the object
+ * whose request was in flight at an interrupt, so nothing is left unnamed.
  */
-export async function applyObjects(clients: KubeClients, objects: readonly KubernetesObject[]): Promise<Applied[]> {
+export async function applyObjects(
+  clients: KubeClients,
+  objects: readonly KubernetesObject[],
+  o: ApplyOptions = {},
+): Promise<Applied[]> {
   const done: Applied[] = [];
+  /** The object whose requests are under way (at an interrupt, they may or may not have taken effect). */
+  let sending: KubernetesObject | undefined;
   try {
-    for (const o of objects) done.push(await applyObject(clients, o));
+    for (const obj of objects) {
+      if (o.signal?.aborted) throw new UsageError("interrupted.");
+      sending = obj;
+      done.push(await applyObject(clients, obj));
+      sending = undefined;
+    }
   } catch (err) {
-    if (done.length === 0) throw err;
-    const rollback = await rollBack(clients, done.filter((d) => d.action === "created").reverse());
-    const what = err instanceof Error ? err.message : String(err);
+    const interrupted = o.signal?.aborted === true;
+    if (done.length === 0 && !interrupted) throw err;
+    const rollback = await rollBack(o.cleanup ?? clients, done.filter((d) => d.action === "created").reverse());
+    const pending = sending;
+    const inFlight =
+      interrupted && pending
+        ? `The request for ${where({ ref: `${pending.kind}/${pending.metadata?.name ?? "?"}`, namespace: pending.metadata?.namespace })} was in flight: it may have taken effect (kubectl get it to see).`
+        : "";
+    const what = interrupted
+      ? "interrupted before every object was applied."
+      : err instanceof Error
+        ? err.message
+        : String(err);
     const updated = done.filter((d) => d.action === "updated").map(where);
     const lines = [
       what,
@@ -173,11 +214,12 @@ export async function applyObjects(clients: KubeClients, objects: readonly Kuber
         ? `Updated by this run before the failure (they existed before and stay): ${updated.join(", ")}.`
         : "",
       rollback.left.length ? `Could not be rolled back, left in place: ${rollback.left.join("; ")}.` : "",
+      inFlight,
     ];
     throw new UsageError(
       lines.filter(Boolean).join("\n"),
       [
-        err instanceof UsageError ? err.hint : undefined,
+        !interrupted && err instanceof UsageError ? err.hint : undefined,
         rollback.left.length
           ? "Delete what was left (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist."
           : "Fix the cause and rerun: --apply creates what is missing and updates what exists.",
