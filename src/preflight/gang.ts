@@ -13,11 +13,12 @@
  * Limit: a ConfigMap holds at most 1 MiB, and one pod's facts take about 4 KB (9 HCAs) to 6 KB (18 HCAs) as
  * compact JSON, so one ConfigMap serves gangs of about 150–250 pods.
  */
-import { PatchStrategy, setHeaderOptions, type V1ConfigMap, Watch } from "@kubernetes/client-node";
+import { PatchStrategy, setHeaderOptions, type V1ConfigMap } from "@kubernetes/client-node";
 import type { Finding } from "../core/finding.js";
 import { makeFinding } from "../core/finding.js";
 import type { KubeClients } from "../kube/api/client.js";
 import { statusOf } from "../kube/api/errors.js";
+import { watchEvents } from "../kube/api/http.js";
 import { PREFLIGHT_FINDINGS } from "./catalogue.js";
 import { factsDefect } from "./report.js";
 import type { Member, PodFacts } from "./types.js";
@@ -101,33 +102,31 @@ export const WATCH_RETRY_MS = 1000;
 /**
  * Resolves at the first watch event on the ConfigMap after `resourceVersion`, or after `ms`. A watch that ends
  * without an event (refused by RBAC, cut by a proxy) is followed by a pause of WATCH_RETRY_MS before the caller
- * reads again.
+ * reads again. However it ends, the watch's request is aborted before this returns: a watch the server holds open
+ * (or never answers) cannot keep the process alive past the rendezvous.
  */
 async function nextChange(clients: KubeClients, namespace: string, name: string, rv: string, ms: number) {
-  let abort: AbortController | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  const stop = new AbortController();
   let pause: NodeJS.Timeout | undefined;
+  const timer = setTimeout(() => stop.abort(), ms);
   try {
     await new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
+      stop.signal.addEventListener("abort", () => resolve(), { once: true });
       const ended = () => {
         pause ??= setTimeout(resolve, Math.min(WATCH_RETRY_MS, ms));
       };
-      new Watch(clients.target.kc)
-        .watch(
-          `/api/v1/namespaces/${namespace}/configmaps`,
-          { fieldSelector: `metadata.name=${name}`, resourceVersion: rv, allowWatchBookmarks: false },
-          () => resolve(),
-          ended,
-        )
-        .then((a) => {
-          abort = a;
-        }, ended);
+      watchEvents(
+        clients.target.kc,
+        `/api/v1/namespaces/${namespace}/configmaps`,
+        { fieldSelector: `metadata.name=${name}`, resourceVersion: rv, allowWatchBookmarks: "false" },
+        stop.signal,
+        () => resolve(),
+      ).then(ended, ended);
     });
   } finally {
     clearTimeout(timer);
     clearTimeout(pause);
-    abort?.abort();
+    stop.abort();
   }
 }
 

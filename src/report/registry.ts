@@ -7,6 +7,9 @@
  * kind's `html` loader. Every loader is a dynamic import: a command pays only for the format it prints.
  */
 import { UsageError } from "../cli/spec.js";
+import { lineSafe } from "../core/line-safe.js";
+
+export { lineSafe, oneLine } from "../core/line-safe.js";
 
 export const REPORT_FORMATS = ["text", "json", "yaml", "html"] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -61,7 +64,8 @@ export async function renderReport<R>(
 ): Promise<string> {
   switch (format) {
     case "text":
-      return terminalSafe(kind.text(result, textOptions));
+      // Values on one line each (lineSafe), then no control sequence anywhere (terminalSafe).
+      return terminalSafe(kind.text(lineSafe(result), textOptions));
     case "json":
       return `${JSON.stringify(kind.structured(result), null, 2)}\n`;
     case "yaml": {

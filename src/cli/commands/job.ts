@@ -5,6 +5,7 @@ import { kubeRdmaImage } from "../../kube/image.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
 import { DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
+import { terminalSafe } from "../../report/registry.js";
 import { pollIntervalMs } from "../poll-interval.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
@@ -228,19 +229,40 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
     const opts = await jobOptionsFrom(kind as JobKind, values, program, io);
     const { objects, notes } = await preflightJobs(buildJobs(kind as JobKind, opts, values), values, io.env);
     if (bool(values, "apply")) {
-      const clients = makeClients(loadKubeConfig(kubeOptionsFrom(values, io.env)), "kube-rdma-job-creator");
-      const { missingScheduler, schedulerFor } = await import("../../kube/job/scheduler.js");
-      const missing = await missingScheduler(schedulerFor(str(values, "scheduler") ?? "volcano"), async () => {
-        try {
-          const list = await clients.ext.listCustomResourceDefinition();
-          return list.items.map((c) => c.metadata?.name ?? "");
-        } catch {
-          return null; // not allowed to list CRDs: say nothing rather than guess
-        }
-      });
-      if (missing) throw new UsageError(missing.message, missing.hint);
-      for (const a of await applyObjects(clients, objects))
-        io.stdout(`${a.action} ${a.ref} in namespace ${a.namespace ?? opts.base.namespace}\n`);
+      // Ctrl-C or SIGTERM aborts the request in flight; what this run created is deleted again (with clients of their
+      // own, the interrupted ones abort every request), and the command exits 130 / 143 as a shell expects.
+      const stop = new AbortController();
+      let caught: NodeJS.Signals | undefined;
+      const onSignal = (s: NodeJS.Signals) => {
+        caught ??= s;
+        stop.abort();
+      };
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      try {
+        const target = loadKubeConfig(kubeOptionsFrom(values, io.env));
+        const clients = makeClients(target, "kube-rdma-job-creator", { signal: stop.signal });
+        const cleanup = makeClients(target, "kube-rdma-job-creator");
+        const { missingScheduler, schedulerFor } = await import("../../kube/job/scheduler.js");
+        const missing = await missingScheduler(schedulerFor(str(values, "scheduler") ?? "volcano"), async () => {
+          try {
+            const list = await clients.ext.listCustomResourceDefinition();
+            return list.items.map((c) => c.metadata?.name ?? "");
+          } catch {
+            return null; // not allowed to list CRDs: say nothing rather than guess
+          }
+        });
+        if (missing && !stop.signal.aborted) throw new UsageError(missing.message, missing.hint);
+        for (const a of await applyObjects(clients, objects, { signal: stop.signal, cleanup }))
+          io.stdout(`${a.action} ${a.ref} in namespace ${a.namespace ?? opts.base.namespace}\n`);
+      } catch (err) {
+        if (caught === undefined || !(err instanceof UsageError)) throw err;
+        io.stderr(terminalSafe(`kube-rdma job: ${err.message}\n${err.hint ? `${err.hint}\n` : ""}`));
+        return caught === "SIGINT" ? 130 : 143;
+      } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      }
       for (const n of notes) io.stderr(`note: ${n}\n`);
       return nodeErrorsExit(opts.nodeErrors, io);
     }

@@ -95,7 +95,9 @@ did not assemble in time, 2 could not run (unreadable facts, no API access).`,
     if (bool(values, "facts-only")) {
       const { renderFactsText } = await import("../../preflight/report.js");
       const { renderStructured } = await import("../../report/structured.js");
-      io.stdout(format === "text" ? renderFactsText(facts) : renderStructured(format, facts));
+      const { lineSafe, terminalSafe } = await import("../../report/registry.js");
+      // Text is lines: a value read from the pod (its name, a library path) stays on one line, with no control bytes.
+      io.stdout(format === "text" ? terminalSafe(renderFactsText(lineSafe(facts))) : renderStructured(format, facts));
       return 0;
     }
     if (str(values, "job") === undefined) {
@@ -118,7 +120,8 @@ async function report(
   const strict = bool(values, "strict");
   const r = preflightReport(members, extra, strict);
   const format = str(values, "output") ?? "text";
-  if (format === "text") io.stdout(renderPreflightText(r, title));
+  const { lineSafe, oneLine, terminalSafe } = await import("../../report/registry.js");
+  if (format === "text") io.stdout(terminalSafe(renderPreflightText(lineSafe(r), oneLine(title))));
   else {
     const { renderStructured } = await import("../../report/structured.js");
     io.stdout(renderStructured(format, r));
@@ -138,7 +141,7 @@ async function gang(facts: PodFacts, values: OptionValues, io: Io): Promise<numb
   const timeout = num(values, "timeout") ?? 600;
   if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds; got ${timeout}.`);
   const { loadKubeConfig } = await import("../../kube/api/config.js");
-  const { makeClients } = await import("../../kube/api/client.js");
+  const { makeClients, REQUEST_TIMEOUT_MS } = await import("../../kube/api/client.js");
   const { PREFLIGHT_ROLE, preflightConfigMapName, rendezvous } = await import("../../preflight/gang.js");
   const target = loadKubeConfig(kubeOptionsFrom(values, io.env));
   const namespace =
@@ -148,7 +151,10 @@ async function gang(facts: PodFacts, values: OptionValues, io: Io): Promise<numb
     "default";
   const configMap = preflightConfigMapName(job);
   const result = await rendezvous({
-    clients: makeClients(target, PREFLIGHT_ROLE),
+    // No one request may outlast the rendezvous itself (a stalled API server holds each up to its deadline).
+    clients: makeClients(target, PREFLIGHT_ROLE, {
+      requestTimeoutMs: Math.min(target.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, timeout * 1000),
+    }),
     namespace,
     configMap,
     facts,

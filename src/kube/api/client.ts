@@ -14,7 +14,17 @@ import {
 } from "@kubernetes/client-node";
 import { UsageError } from "../../cli/spec.js";
 import type { KubeTarget } from "./config.js";
-import { type ApiRequest, apiFailure, describeRequest, expectKind, statusOf } from "./errors.js";
+import {
+  type ApiRequest,
+  apiFailure,
+  describeRequest,
+  expectKind,
+  notAnObject,
+  statusOf,
+  UnexpectedAnswerError,
+} from "./errors.js";
+import { boundedHttpLibrary } from "./http.js";
+import { type BodyCaps, DEFAULT_CAPS } from "./limits.js";
 import { withRetry } from "./retry.js";
 
 /** The typed clients kube-rdma uses, plus one helper that turns failures into clear exit-2 errors. */
@@ -42,14 +52,25 @@ export type KubeClients = {
  */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
-/** A typed API client whose every request carries a deadline (kubeConfig.makeApiClient, plus that middleware). */
-function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, timeoutMs: number): T {
+/**
+ * A typed API client whose every request carries a deadline and goes through the one HTTP layer (http.ts: capped
+ * bodies, answers checked before use): kubeConfig.makeApiClient, plus that middleware and library.
+ */
+function apiClient<T>(
+  kc: KubeConfig,
+  Api: new (config: Configuration) => T,
+  timeoutMs: number,
+  caps: BodyCaps,
+  signal: AbortSignal | undefined,
+): T {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new UsageError("the kubeconfig names no current cluster.", "Choose one with --context.");
   const deadline = {
     pre: async (ctx: RequestContext) => {
-      // A caller's own signal (fleet's run deadline, an interrupt) comes after this and takes over.
-      ctx.setSignal(AbortSignal.timeout(timeoutMs));
+      // A caller's own signal (fleet's run deadline, an interrupt) comes after this and takes over; the clients'
+      // own signal (a command's Ctrl-C) aborts every request as well as the deadline does.
+      const deadline = AbortSignal.timeout(timeoutMs);
+      ctx.setSignal(signal ? AbortSignal.any([deadline, signal]) : deadline);
       return ctx;
     },
     post: async (res: ResponseContext) => res,
@@ -59,8 +80,17 @@ function apiClient<T>(kc: KubeConfig, Api: new (config: Configuration) => T, tim
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kc },
       promiseMiddleware: [deadline],
+      httpApi: boundedHttpLibrary(caps),
     }),
   );
+}
+
+/** The objects client, made like the typed ones (KubernetesObjectApi.makeApiClient would bypass the HTTP layer). */
+class ObjectsApi extends KubernetesObjectApi {
+  /** As makeApiClient does: objects without a namespace go to the context's. */
+  useNamespaceOf(kc: KubeConfig): void {
+    this.setDefaultNamespace(kc);
+  }
 }
 
 /**
@@ -73,66 +103,162 @@ function timedOut(err: unknown, startedAt: number, timeoutMs: number): boolean {
   return aborted && Date.now() - startedAt >= timeoutMs;
 }
 
-export function makeClients(target: KubeTarget, role: string, opts: { requestTimeoutMs?: number } = {}): KubeClients {
+export type ClientOptions = {
+  /** The deadline of each request (default REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
+  /** The caps on answers' bodies (default: http.ts's MAX_RESPONSE_BYTES and MAX_LOG_RESPONSE_BYTES). */
+  caps?: BodyCaps;
+  /** Aborts every request of these clients (a command's SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+};
+
+export function makeClients(target: KubeTarget, role: string, opts: ClientOptions = {}): KubeClients {
   const { kc } = target;
-  const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // The caller's own bound, else the command line's --request-timeout, else the API server's default.
+  const timeoutMs = opts.requestTimeoutMs ?? target.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const caps = opts.caps ?? DEFAULT_CAPS;
+  const signal = opts.signal;
+  const objects = apiClient(kc, ObjectsApi, timeoutMs, caps, signal);
+  objects.useNamespaceOf(kc);
+  /** One call: retried after 429, its failures made clear exit-2 errors (`kind`: the object the answer must be). */
+  const run = async <T>(req: ApiRequest, fn: () => Promise<T>, kind?: string): Promise<T> => {
+    const startedAt = Date.now();
+    try {
+      // 429 Too Many Requests (API priority and fairness) is waited out as Retry-After says, within bounds.
+      return await withRetry(fn);
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      if (err instanceof UnexpectedAnswerError) throw notAnObject(err.found, req, target, kind);
+      if (timedOut(err, startedAt, timeoutMs)) {
+        throw new UsageError(
+          `the API server at ${target.server} did not answer ${describeRequest(req)} within ${timeoutMs / 1000} s; the request was abandoned.`,
+          "Check that the API server (or the proxy in front of it) answers: `kubectl get --raw /readyz`; then rerun.",
+        );
+      }
+      throw apiFailure(err, req, target, role);
+    }
+  };
   return {
     target,
-    core: apiClient(kc, CoreV1Api, timeoutMs),
-    apps: apiClient(kc, AppsV1Api, timeoutMs),
-    coordination: apiClient(kc, CoordinationV1Api, timeoutMs),
-    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs),
-    objects: KubernetesObjectApi.makeApiClient(kc),
-    async call(req, fn) {
-      const startedAt = Date.now();
-      try {
-        // 429 Too Many Requests (API priority and fairness) is waited out as Retry-After says, within bounds.
-        return await withRetry(fn);
-      } catch (err) {
-        if (err instanceof UsageError) throw err;
-        if (timedOut(err, startedAt, timeoutMs)) {
-          throw new UsageError(
-            `the API server at ${target.server} did not answer ${describeRequest(req)} within ${timeoutMs / 1000} s; the request was abandoned.`,
-            "Check that the API server (or the proxy in front of it) answers: `kubectl get --raw /readyz`; then rerun.",
-          );
-        }
-        throw apiFailure(err, req, target, role);
-      }
-    },
+    core: apiClient(kc, CoreV1Api, timeoutMs, caps, signal),
+    apps: apiClient(kc, AppsV1Api, timeoutMs, caps, signal),
+    coordination: apiClient(kc, CoordinationV1Api, timeoutMs, caps, signal),
+    ext: apiClient(kc, ApiextensionsV1Api, timeoutMs, caps, signal),
+    objects,
+    call: (req, fn) => run(req, fn),
     async callFor(req, kind, fn) {
-      return expectKind(await this.call(req, fn), kind, req, target);
+      return expectKind(await run(req, fn, kind), kind, req, target);
     },
   };
 }
 
-/** What `applyObjects` did to one object: `Kind/name` and its namespace. */
-export type Applied = { action: "created" | "updated"; ref: string; namespace: string | undefined };
+/** What `applyObjects` did to one object: `Kind/name` and its namespace (and the object, for a rollback). */
+export type Applied = {
+  action: "created" | "updated";
+  ref: string;
+  namespace: string | undefined;
+  object?: KubernetesObject;
+};
+
+const where = (d: Pick<Applied, "ref" | "namespace">) => `${d.ref}${d.namespace ? ` in namespace ${d.namespace}` : ""}`;
+
+/** What `applyObjects` is told besides the objects. */
+export type ApplyOptions = {
+  /** An interrupt: the request in flight is aborted, then what was created is rolled back. */
+  signal?: AbortSignal;
+  /** Clients for the rollback (the interrupted ones abort every request): same target, no signal. */
+  cleanup?: KubeClients;
+};
 
 /**
  * Create-or-update of generated objects, in order: a create answered 409 AlreadyExists reads the object and
- * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way stops
- * with a clear error that names every object this run created, so the user can delete them (or rerun).
+ * replaces it (a PUT must carry the current resourceVersion), so a second run succeeds. A failure part way, or an
+ * interrupt, rolls back: what this run created is deleted again, newest first (what it updated existed before and
+ * stays); the error names what was deleted, what was updated, anything that could not be deleted, and the object
+ * whose request was in flight at an interrupt, so nothing is left unnamed.
  */
-export async function applyObjects(clients: KubeClients, objects: readonly KubernetesObject[]): Promise<Applied[]> {
+export async function applyObjects(
+  clients: KubeClients,
+  objects: readonly KubernetesObject[],
+  o: ApplyOptions = {},
+): Promise<Applied[]> {
   const done: Applied[] = [];
+  /** The object whose requests are under way (at an interrupt, they may or may not have taken effect). */
+  let sending: KubernetesObject | undefined;
   try {
-    for (const o of objects) done.push(await applyObject(clients, o));
+    for (const obj of objects) {
+      if (o.signal?.aborted) throw new UsageError("interrupted.");
+      sending = obj;
+      done.push(await applyObject(clients, obj));
+      sending = undefined;
+    }
   } catch (err) {
-    const created = done.filter((d) => d.action === "created");
-    if (created.length === 0) throw err;
-    const what = err instanceof Error ? err.message : String(err);
-    const list = created.map((d) => `${d.ref}${d.namespace ? ` in namespace ${d.namespace}` : ""}`).join(", ");
+    const interrupted = o.signal?.aborted === true;
+    if (done.length === 0 && !interrupted) throw err;
+    const rollback = await rollBack(o.cleanup ?? clients, done.filter((d) => d.action === "created").reverse());
+    const pending = sending;
+    const inFlight =
+      interrupted && pending
+        ? `The request for ${where({ ref: `${pending.kind}/${pending.metadata?.name ?? "?"}`, namespace: pending.metadata?.namespace })} was in flight: it may have taken effect (kubectl get it to see).`
+        : "";
+    const what = interrupted
+      ? "interrupted before every object was applied."
+      : err instanceof Error
+        ? err.message
+        : String(err);
+    const updated = done.filter((d) => d.action === "updated").map(where);
+    const lines = [
+      what,
+      rollback.deleted.length ? `Rolled back: deleted ${rollback.deleted.join(", ")}, which this run had created.` : "",
+      updated.length
+        ? `Updated by this run before the failure (they existed before and stay): ${updated.join(", ")}.`
+        : "",
+      rollback.left.length ? `Could not be rolled back, left in place: ${rollback.left.join("; ")}.` : "",
+      inFlight,
+    ];
     throw new UsageError(
-      `${what}\nThis run had already created, and left in place: ${list}.`,
+      lines.filter(Boolean).join("\n"),
       [
-        err instanceof UsageError ? err.hint : undefined,
-        "Delete those objects (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist.",
+        !interrupted && err instanceof UsageError ? err.hint : undefined,
+        rollback.left.length
+          ? "Delete what was left (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist."
+          : "Fix the cause and rerun: --apply creates what is missing and updates what exists.",
       ]
         .filter(Boolean)
         .join("\n"),
     );
   }
   return done;
+}
+
+/** Deletes what a failed apply created (404: already gone). Returns what was deleted and what was left, with why. */
+async function rollBack(
+  clients: KubeClients,
+  created: readonly Applied[],
+): Promise<{ deleted: string[]; left: string[] }> {
+  const deleted: string[] = [];
+  const left: string[] = [];
+  for (const d of created) {
+    if (!d.object) {
+      left.push(`${where(d)} (not known well enough to delete)`);
+      continue;
+    }
+    try {
+      // Background: the job's pods, if its operator made any, go with it.
+      await clients.objects.delete(d.object, undefined, undefined, undefined, undefined, "Background");
+      deleted.push(where(d));
+    } catch (err) {
+      if (statusOf(err) === 404) deleted.push(where(d));
+      else left.push(`${where(d)} (${rollbackWhy(err)})`);
+    }
+  }
+  return { deleted, left };
+}
+
+function rollbackWhy(err: unknown): string {
+  const status = statusOf(err);
+  const first = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 160);
+  return status !== null ? `HTTP ${status}` : first;
 }
 
 async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<Applied> {
@@ -163,7 +289,12 @@ async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<A
     }
   });
   const ref = (r: KubernetesObject | null) => `${kind}/${r?.metadata?.name ?? o.metadata?.name ?? "?"}`;
-  if (res) return { action: "created", ref: ref(res), namespace };
+  const identity: KubernetesObject = {
+    apiVersion: o.apiVersion ?? "",
+    kind,
+    metadata: { name: res?.metadata?.name ?? o.metadata?.name ?? "", ...(namespace ? { namespace } : {}) },
+  };
+  if (res) return { action: "created", ref: ref(res), namespace, object: identity };
   const current = await clients.call(req("get"), () =>
     clients.objects.read({
       apiVersion: o.apiVersion ?? "",
@@ -175,5 +306,5 @@ async function applyObject(clients: KubeClients, o: KubernetesObject): Promise<A
   const replaced = await clients.call(req("update"), () =>
     clients.objects.replace({ ...o, metadata: { ...o.metadata, ...(resourceVersion ? { resourceVersion } : {}) } }),
   );
-  return { action: "updated", ref: ref(replaced), namespace };
+  return { action: "updated", ref: ref(replaced), namespace, object: identity };
 }

@@ -10,10 +10,19 @@ export type KubeOptions = {
   /** `--context NAME`; else the kubeconfig's current context. */
   context?: string | undefined;
   env?: Record<string, string | undefined>;
+  /** `--request-timeout SECONDS`, in ms: the deadline of each API request (default: client.ts REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number | undefined;
 };
 
 /** Where the configuration came from, for messages and reports. */
-export type KubeTarget = { kc: KubeConfig; context: string; server: string; source: string };
+export type KubeTarget = {
+  kc: KubeConfig;
+  context: string;
+  server: string;
+  source: string;
+  /** The deadline of each request, when the command line set one. */
+  requestTimeoutMs?: number | undefined;
+};
 
 /**
  * Loads a kubeconfig the way kubectl does (flag, $KUBECONFIG, in-cluster service account, ~/.kube/config) and
@@ -73,7 +82,13 @@ export function loadKubeConfig(opts: KubeOptions): KubeTarget {
       "Run `kubectl config get-contexts` and pass --context NAME for a context with a cluster.",
     );
   }
-  return { kc, context: kc.getCurrentContext(), server: cluster.server, source };
+  return {
+    kc,
+    context: kc.getCurrentContext(),
+    server: cluster.server,
+    source,
+    ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+  };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { setMaxListeners } from "node:events";
 import type { V1Pod } from "@kubernetes/client-node";
-import { MAX_SNAPSHOT_BYTES } from "../../host/snapshot-schema.js";
 import type { Snapshot } from "../../host/types.js";
 import type { KubeClients } from "../api/client.js";
-import { apiFailure, statusOf } from "../api/errors.js";
+import { apiFailure, ResponseTooLargeError, statusOf } from "../api/errors.js";
+import { MAX_LOG_RESPONSE_BYTES } from "../api/limits.js";
 import { abortable, pollSleep, ThrottledError, withRetry } from "../api/retry.js";
 import { collectorPod, collectorPodName } from "./collector.js";
 import { parseSnapshotLog, SNAPSHOT_INVALID_PROBLEM } from "./snapshot-log.js";
@@ -58,8 +58,11 @@ export const FLEET_ROLE = "kube-rdma-fleet";
 
 export { pollSleep } from "../api/retry.js";
 
-/** A collector's log is one snapshot: more than a snapshot can be plus room for a few lines is not read. */
-export const MAX_LOG_BYTES = MAX_SNAPSHOT_BYTES + 2 ** 20;
+/**
+ * A collector's log is one snapshot (about 110 KB): more than the log cap of the HTTP layer (8 MiB) is not read, and
+ * that node's snapshot is unreadable (what was cut is said), so a log without end costs the run no more than that.
+ */
+export const MAX_LOG_BYTES = MAX_LOG_RESPONSE_BYTES;
 
 /**
  * Fatal for the whole run: RBAC refusals, bad credentials, an unreachable server. An answer that came but could not
@@ -67,7 +70,8 @@ export const MAX_LOG_BYTES = MAX_SNAPSHOT_BYTES + 2 ** 20;
  */
 function isFatal(err: unknown): boolean {
   const s = statusOf(err);
-  return s === 401 || s === 403 || (s === null && !(err instanceof SyntaxError));
+  if (err instanceof SyntaxError || err instanceof ResponseTooLargeError) return false;
+  return s === 401 || s === 403 || s === null;
 }
 
 function waitingReason(pod: V1Pod): string {
@@ -95,6 +99,7 @@ export function unschedulable(pod: V1Pod): string | null {
 function httpWhy(err: unknown): string {
   if (err instanceof ThrottledError) return `HTTP 429: ${err.message}`;
   if (err instanceof SyntaxError) return `an answer that could not be read: ${err.message.slice(0, 120)}`;
+  if (err instanceof ResponseTooLargeError) return err.message;
   return `HTTP ${statusOf(err)} ${String((err as Error).message).split("\n")[0]}`;
 }
 

@@ -1,8 +1,9 @@
+import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { captureIo } from "../../../test/support/io.js";
 import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
-import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import { type FakeApi, type InterceptedRequest, startFakeApi } from "../../../test/support/kube/fake-api.js";
 import { crdSchema, validateCoreObject, validateCustomResource } from "../../../test/support/kube/schemas.js";
 import { main } from "../../cli/main.js";
 import { collectSnapshot, openReader } from "../../host/index.js";
@@ -346,43 +347,103 @@ describe("job: bad usage and --apply", () => {
     );
   });
 
-  test("--apply failing part way → exit 2 naming every object it created; a rerun completes the job", async () => {
-    let failJob = true;
+  /** A server that answers 500 to the create of the PyTorchJob while `failJob` holds, as an etcd timeout does. */
+  function failingJobCreate(state: { failJob: boolean }) {
+    return (req: InterceptedRequest, res: ServerResponse) => {
+      if (!(state.failJob && req.method === "POST" && req.plural === "pytorchjobs")) return false;
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          kind: "Status",
+          apiVersion: "v1",
+          status: "Failure",
+          message: "Internal error occurred: etcdserver: request timed out",
+          reason: "InternalError",
+          code: 500,
+        }),
+      );
+      return true;
+    };
+  }
+  const PREFLIGHT_PLURALS = ["serviceaccounts", "roles", "rolebindings", "configmaps"];
+  const inTeamA = (plurals: string[]) =>
+    plurals.flatMap((p) => (api?.store.get(p) ?? []).filter((o) => o.metadata?.namespace === "team-a"));
+
+  // Round 4 of the hostile-input probes: a 500 on the job left the ServiceAccount, Role, RoleBinding and ConfigMap
+  // behind. A failed apply now deletes what it created; the judge of what is left is the server's store.
+  test("--apply failing part way → exit 2; what it created is deleted again and named; a rerun completes the job", async () => {
+    const state = { failJob: true };
+    api = await startFakeApi(seedCluster(), { intercept: failingJobCreate(state) });
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], io)).toBe(2);
+    expect(io.err).toMatch(/pytorchjobs/);
+    expect(io.err).toMatch(/etcdserver: request timed out/);
+    const deletes = api.requests.filter((r) => r.startsWith("DELETE "));
+    expect(deletes.length).toBeGreaterThanOrEqual(PREFLIGHT_PLURALS.length);
+    expect(inTeamA(PREFLIGHT_PLURALS)).toEqual([]);
+    const rolledBack = /Rolled back: deleted (.*), which this run had created\./.exec(io.err)?.[1] ?? "";
+    for (const p of PREFLIGHT_PLURALS)
+      expect(rolledBack).toMatch(new RegExp(`\\b${KIND_OF[p]}/\\S+ in namespace team-a`));
+    expect(io.err).not.toMatch(/left in place/);
+    state.failJob = false;
+    const again = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], again)).toBe(0);
+    expect(again.out).toMatch(/created PyTorchJob\/rdma-pytorch in namespace team-a/);
+    expect(again.out).toMatch(/created ServiceAccount\//);
+  });
+
+  test("--apply failing after updating what existed: the updated objects stay and are named, nothing is deleted", async () => {
+    const state = { failJob: false };
+    api = await startFakeApi(seedCluster(), { intercept: failingJobCreate(state) });
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], captureIo())).toBe(
+      0,
+    );
+    // The job is gone (deleted by hand); its preflight objects stay: the second run updates them, then fails.
+    api.store.set("pytorchjobs", []);
+    state.failJob = true;
+    const before = inTeamA(PREFLIGHT_PLURALS).length;
+    const io = captureIo();
+    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], io)).toBe(2);
+    expect(api.requests.filter((r) => r.startsWith("DELETE "))).toEqual([]);
+    expect(inTeamA(PREFLIGHT_PLURALS)).toHaveLength(before);
+    expect(io.err).toMatch(
+      /Updated by this run before the failure \(they existed before and stay\): .*ServiceAccount\//,
+    );
+  });
+
+  test("--apply whose rollback is refused names what could not be deleted, and why", async () => {
+    const state = { failJob: true };
+    const fail = failingJobCreate(state);
     api = await startFakeApi(seedCluster(), {
       intercept: (req, res) => {
-        if (!(failJob && req.method === "POST" && req.plural === "pytorchjobs")) return false;
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            kind: "Status",
-            apiVersion: "v1",
-            status: "Failure",
-            message: "Internal error occurred: etcdserver: request timed out",
-            reason: "InternalError",
-            code: 500,
-          }),
-        );
-        return true;
+        if (req.method === "DELETE" && req.plural === "roles") {
+          res.writeHead(403, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403 }),
+          );
+          return true;
+        }
+        return fail(req, res);
       },
     });
     const io = captureIo();
     expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], io)).toBe(2);
-    expect(io.err).toMatch(/pytorchjobs/);
-    // The judge of what was left behind is the server's store, not a list written here.
-    const left = ["serviceaccounts", "roles", "rolebindings", "configmaps"].flatMap((p) =>
-      (api?.store.get(p) ?? []).filter((o) => o.metadata?.namespace === "team-a"),
+    const roles = inTeamA(["roles"]);
+    expect(roles).toHaveLength(1);
+    expect(io.err).toContain(
+      `Could not be rolled back, left in place: Role/${roles[0]!.metadata.name} in namespace team-a (HTTP 403)`,
     );
-    expect(left.length).toBeGreaterThan(0);
-    for (const o of left) {
-      expect(io.err).toContain(`${o.kind}/${o.metadata.name} in namespace team-a`);
-    }
-    failJob = false;
-    const again = captureIo();
-    expect(await main(["job", "pytorch", "--apply", "--kubeconfig", api.kubeconfig, "-n", "team-a"], again)).toBe(0);
-    expect(again.out).toMatch(/created PyTorchJob\/rdma-pytorch in namespace team-a/);
-    expect(again.out).toMatch(/updated ServiceAccount\//);
+    expect(inTeamA(["serviceaccounts", "rolebindings", "configmaps"])).toEqual([]);
   });
 });
+
+/** The kind of each plural the preflight objects use. */
+const KIND_OF: Record<string, string> = {
+  serviceaccounts: "ServiceAccount",
+  roles: "Role",
+  rolebindings: "RoleBinding",
+  configmaps: "ConfigMap",
+};
 
 describe("job --on: a pair test placed on its two nodes", () => {
   test("nccl-tests --nodes 2 --on gpu-1,gpu-4 → the GPU workers only on those nodes, never both on one; launcher free", async () => {
