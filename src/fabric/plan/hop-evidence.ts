@@ -76,15 +76,18 @@ export type SpineEvidence = {
    * uplinks and spine ports, how many of those no traced flow ever crossed, and whether the leaf's paths are unknown.
    */
   notClearedByLeaf: NotClearedLeaf[];
-  /** Leaves whose traced paths the results contradict (`unit1/leaf3`), with the unexplained slow tests. */
-  pathsUnknown: { leaf: string; unexplained: number }[];
+  /**
+   * Leaves whose traced paths the results contradict (`unit1/leaf3`), with the slow tests no unproven hop explains
+   * and, where that is how it showed, how many of the leaf's uplinks slow tests blamed.
+   */
+  pathsUnknown: { leaf: string; unexplained: number; uplinksBlamed?: number }[];
   /** Probes whose rates were judged (for the report). */
   probes: number;
 };
 
 /**
- * Leaves whose traced paths the results contradict. Greedy: the leaf with the most slow tests that no unproven hop
- * explains is taken while those are at least 4 and 2 % of its tests (a stray result or two is noise, a wrong hash
+ * Leaves whose traced paths the results contradict. Greedy: the leaf with the highest share of slow tests that no
+ * unproven hop explains is taken while those are at least 4 and 2 % of its tests (a stray result or two is noise, a wrong hash
  * is a steady stream); its tests are then set aside, so that the leaves at the other end of its flows are not
  * blamed for it.
  */
@@ -97,12 +100,36 @@ function distrustedLeaves(probes: readonly Probe[], unexplained: readonly Probe[
   for (;;) {
     const count = new Map<string, number>();
     for (const p of left) for (const leaf of leavesOf(p)) count.set(leaf, (count.get(leaf) ?? 0) + 1);
-    const [leaf, n] = [...count].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0] ?? ["", 0];
+    // By rate, not count: a leaf that only met a hiding leaf more often than others has a lower share of such tests.
+    const rate = (x: [string, number]) => x[1] / (tests.get(x[0]) ?? 1);
+    const [leaf, n] = [...count].sort((x, y) => rate(y) - rate(x) || x[0].localeCompare(y[0]))[0] ?? ["", 0];
     if (n < 4 || n < 0.02 * (tests.get(leaf) ?? 0)) break;
     out.push({ leaf, unexplained: n });
     left = left.filter((p) => !leavesOf(p).has(leaf));
   }
   return out.sort((x, y) => x.leaf.localeCompare(y.leaf));
+}
+
+const leaves = (xs: readonly { leaf: string }[]) => new Set(xs.map((x) => x.leaf));
+
+/** Share of a leaf's uplinks that slow tests blaming them may spread over before its traced paths are doubted. */
+const SPREAD_SHARE = 0.5;
+
+/**
+ * Leaves at least half of whose uplinks some slow test blamed: a broken optic or two is a hop or two, a hash the
+ * calculator gets wrong sends every flow of the leaf elsewhere than traced, and the blame lands all over the leaf.
+ */
+function blameSpread(f: RailFabric, cases: ReadonlyMap<string, HopCase>, unexplained: readonly Probe[]) {
+  const count = new Map<string, number>();
+  for (const c of cases.values()) {
+    const w = leafOfHop(f, c.hop);
+    if (w?.side === "uplink") count.set(leafId(w.unit, w.rail), (count.get(leafId(w.unit, w.rail)) ?? 0) + 1);
+  }
+  const least = Math.max(4, SPREAD_SHARE * f.uplinksPerLeaf);
+  const from = (leaf: string) => unexplained.filter((p) => p.flows.some((x) => x.srcLeaf === leaf)).length;
+  return [...count]
+    .filter(([, n]) => n >= least)
+    .map(([leaf, n]) => ({ leaf, unexplained: from(leaf), uplinksBlamed: n }));
 }
 
 /** `probes`: the judged rail results of spine-crossing jobs; `trace`: the hash calculator. */
@@ -116,14 +143,25 @@ export function spineEvidence(
   const line = view.lineRateGBps;
   const none = new Set<string>();
   const first = judge(f, probes, line, { distrust: none, suspectedSpinePorts: none });
-  // Spine ports any slow test blamed alone: the uplinks feeding them may have been paused (PFC), not be bad.
-  const suspectedSpinePorts = new Set([...first.cases.values()].filter((c) => c.alone.length > 0).map((c) => c.hop));
-  for (const h of suspectedSpinePorts) if (!h.startsWith("spine")) suspectedSpinePorts.delete(h);
-  const second = suspectedSpinePorts.size ? judge(f, probes, line, { distrust: none, suspectedSpinePorts }) : first;
-  // Leaves the unexplained slow tests came from, again and again: their traced paths are not to be believed.
-  const pathsUnknown = distrustedLeaves(probes, second.unexplained);
-  const distrust = new Set(pathsUnknown.map((x) => x.leaf));
-  const { proven, crossed, cases } = distrust.size ? judge(f, probes, line, { distrust, suspectedSpinePorts }) : second;
+  // Leaves whose slow tests point at most of their uplinks, then leaves the unexplained slow tests came from again
+  // and again: their traced paths are not to be believed.
+  const spread = blameSpread(f, first.cases, first.unexplained);
+  const unspread = spread.length
+    ? judge(f, probes, line, { distrust: leaves(spread), suspectedSpinePorts: none })
+    : first;
+  const pathsUnknown = [...spread, ...distrustedLeaves(probes, unspread.unexplained)].sort((x, y) =>
+    x.leaf.localeCompare(y.leaf),
+  );
+  const distrust = leaves(pathsUnknown);
+  const second =
+    distrust.size > spread.length ? judge(f, probes, line, { distrust, suspectedSpinePorts: none }) : unspread;
+  // Spine ports a slow test blamed alone: the uplinks feeding them may have been paused (PFC), not be bad.
+  const suspectedSpinePorts = new Set(
+    [...second.cases.values()].filter((c) => c.alone.length > 0 && c.hop.startsWith("spine")).map((c) => c.hop),
+  );
+  const { proven, crossed, cases } = suspectedSpinePorts.size
+    ? judge(f, probes, line, { distrust, suspectedSpinePorts })
+    : second;
   // A distrusted leaf's uplinks cannot be placed; the spine ports facing it can (flows into it are traced upstream).
   const inDistrusted = (h: string) => {
     const w = leafOfHop(f, h);
