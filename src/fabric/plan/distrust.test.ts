@@ -80,4 +80,29 @@ describe("a planner that does not trust its oracle", () => {
       expect(wrong.length, `false hops: ${wrong.join(", ")}`).toBeLessThanOrEqual(1);
     }, 120_000);
   }
+
+  // Ports steered, one QP, two leaves hiding their hash: their flows' slowness is "explained" by the wrong hops
+  // the calculator traces (so few slow tests stay unexplained), but that blame spreads over most of their uplinks.
+  for (const seed of [51, 52]) {
+    test(`seed ${seed}: leaves hiding their hash are recognised by blame spread over their uplinks; no false hop`, async () => {
+      const sim = simulateRailFleet({
+        nodes: 256,
+        units: 4,
+        rails: 4,
+        oversubscription: 2,
+        badUplinks: 1,
+        badSpinePorts: 1,
+        unknownSeedLeaves: 2,
+        noise: 0.03,
+        seed,
+      });
+      const planner = createRailPlanner(sim.view, sim.fabric, sim.oracle.trace, { seed });
+      const run = await runRailBench(planner, sim.oracle.measure, { maxRounds: 6 });
+      const s = run.state.spine;
+      expect(s.pathsUnknown.map((x) => x.leaf)).toEqual([...sim.hiddenSeedLeaves].sort());
+      const truth = [...sim.truth.uplinks, ...sim.truth.spinePorts];
+      expect(s.bad.filter((h) => !truth.includes(h))).toEqual([]);
+      for (const h of truth) expect([...s.bad, ...s.notCleared], h).toContain(h);
+    }, 120_000);
+  }
 });
