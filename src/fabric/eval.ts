@@ -24,6 +24,8 @@ export type EvalRun = {
   counts: Record<FaultKind, KindCount>;
   /** Hops the run could not clear (reported as such), and how many planted faults sit among them. */
   notCleared: number;
+  /** Of those, hops no traced flow ever crossed. */
+  neverCrossed: number;
   plantedNotCleared: number;
 };
 
@@ -70,6 +72,7 @@ export async function evaluate(
       seconds: run.seconds,
       counts,
       notCleared: 0,
+      neverCrossed: 0,
       plantedNotCleared: 0,
     };
   }
@@ -84,6 +87,7 @@ export async function evaluate(
     seconds: run.seconds,
     counts: scoreFabric(found, sim.truth),
     notCleared: notCleared.size,
+    neverCrossed: [...notCleared].filter((h) => !run.state.spine.crossed.has(h)).length,
     plantedNotCleared: planted,
   };
 }

@@ -35,7 +35,16 @@ export type NicDownEvidence = { node: string; hca: string; partner: string; job:
 export type NotClearedEvidence = {
   hops: readonly string[];
   total: number;
-  pathsUnknown: readonly { leaf: string; unexplained: number }[];
+  /** Leaves whose traced paths the results contradict; `uplinksBlamed` where slow tests blamed most of its uplinks. */
+  pathsUnknown: readonly { leaf: string; unexplained: number; uplinksBlamed?: number }[];
+  /** The same hops grouped by leaf (uplinks, spine ports, never crossed, paths unknown): what a user acts on. */
+  byLeaf?: readonly {
+    leaf: string;
+    uplinks: number;
+    spinePorts: number;
+    neverCrossed: number;
+    pathsUnknown: boolean;
+  }[];
 };
 
 const sure = (e: VerdictEvidence) =>

@@ -2,7 +2,8 @@
  * The wall-time budget of a rail-aware run, printed before anything runs: round 1 (every node in a pair test inside
  * its unit, one wave), round 2 (the suspects' rail tests beside the spine sweep: enough waves for every uplink and
  * spine port to be crossed SWEEP_COVERAGE times at half a leaf's uplinks per wave), and what one more round of
- * isolation re-tests (two waves) would add. Each wave lasts start-up + the sweep at the expected bandwidth. Pure.
+ * isolation re-tests and group tests (two waves each) would add. Each wave lasts start-up + the sweep at the
+ * expected bandwidth (a group wave at the share an oversubscribed uplink gives each flow). Pure.
  */
 import type { Budget } from "../bench/budget.js";
 import type { RailFabric } from "../model.js";
@@ -25,6 +26,9 @@ export function estimateRailBudget(
   const pairJob = JOB_START_SECONDS.max + sweepSeconds(o.pairSweep, expectedBusBw(view, "pair"), 2 * f.rails);
   const railJob = JOB_START_SECONDS.max + sweepSeconds(o.railSweep, expectedBusBw(view, "rail"), 2);
   const slowRailJob = JOB_START_SECONDS.max + sweepSeconds(o.railSweep, expectedBusBw(view, "rail") / 2, 2);
+  // A group wave loads every leaf with all its nodes: each flow gets its share of the oversubscribed uplinks.
+  const groupJob =
+    JOB_START_SECONDS.max + sweepSeconds(o.railSweep, expectedBusBw(view, "rail") / Math.max(1, f.oversubscription), 2);
   const round = (name: string, jobs: number, waves: number, jobSeconds: number) => ({
     round: name,
     jobs,
@@ -44,7 +48,8 @@ export function estimateRailBudget(
         Math.max(railJob, slowRailJob),
       ),
     );
-  const extra = round("re-tests", 0, 2, slowRailJob);
+  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves).
+  const extra = { seconds: tenth(2 * slowRailJob + 2 * Math.max(slowRailJob, groupJob)) };
   return {
     seconds: tenth(rounds.reduce((s, r) => s + r.seconds, 0)),
     rounds,
@@ -53,7 +58,7 @@ export function estimateRailBudget(
       `${JOB_START_SECONDS.max} s to start each job (scheduling, sshd, NCCL init)`,
       `healthy pairs at ${expectedBusBw(view, "pair").toFixed(1)} GB/s busbw (${f.rails} × ${f.lineRateGBps} GB/s NICs at 95 %), one rail at ${expectedBusBw(view, "rail").toFixed(1)} GB/s`,
       `${f.units} unit(s) × ${f.rails} rail leaves, ${f.uplinksPerLeaf} uplinks per leaf (${f.oversubscription}:1) over ${f.spines} spine(s): the sweep runs ${waves} wave(s) of at most ${perWave} flows per leaf, each uplink and spine port crossed ${SWEEP_COVERAGE} times`,
-      `each round of isolation re-tests (a suspected uplink or spine port crossed alone, two waves) adds ${extra.seconds} s`,
+      `each further round (a suspected uplink or spine port crossed alone, two waves; group tests of every good node on the rails whose leaves hold a hop in doubt, two waves) adds up to ${extra.seconds} s`,
     ],
   };
 }

@@ -10,20 +10,26 @@
  *   crossed, never two flows on one uplink or spine port in a wave. A leaf carries at most half its uplinks' worth
  *   of flows per wave, so every flow finds a free uplink in a few tries and the sweep does not congest what it
  *   measures; waves follow until every uplink and spine port has been crossed twice.
- * - Then: every hop a slow sweep test points at and no fast test cleared is crossed again, alone among cleared
- *   hops, in two waves with different partners; two slow tests that blame it alone name it (spine-evidence.ts).
+ * - Then, each round while doubt is left: every hop a slow test points at and no fast test cleared is crossed
+ *   again, alone among cleared hops, in two waves with different partners where the ports can be steered
+ *   (isolate.ts); and group tests (group-waves.ts) load the rails whose leaves hold a hop in doubt, every good node
+ *   at once, two waves with new unit matchings, so a fault that shows only under load shows and hops are crossed
+ *   whether or not the fabric honours the requested ports. Two slow tests that blame a hop alone name it
+ *   (hop-evidence.ts).
  * Pure given the trace.
  */
 
 import { type Diagnosis, diagnose } from "../bench/diagnose.js";
 import { allSpinePorts, allUplinks, type FlowPath, leafId, leafOfHop, type RailFabric, unitIndex } from "../model.js";
 import { createRandom } from "../prng.js";
-import { maxOf, minOf } from "../stats.js";
+import { minOf } from "../stats.js";
 import type { BenchJob, FabricView, JobResult, RailRoute } from "../types.js";
 import { type DownNic, downNics } from "./down-nics.js";
 import { retestRound } from "./flat.js";
+import { groupWave } from "./group-waves.js";
 import { isSpineProbe, type SpineEvidence, spineEvidence } from "./hop-evidence.js";
-import { FIRST_SPORT, steer, type Trace } from "./steer.js";
+import { isolateRound } from "./isolate.js";
+import { steer, type Trace } from "./steer.js";
 
 /** Each uplink and spine port crossed this many times by the sweep: a fast crossing clears, two slow ones name. */
 export const SWEEP_COVERAGE = 2;
@@ -75,7 +81,7 @@ export function createRailPlanner(
     return byUnit;
   };
   let swept = false;
-  const attempts = new Map<string, number>();
+  const isoCtx = { fabric, trace, rnd, attempts: new Map<string, number>() };
 
   const firstRound = (): BenchJob[] =>
     members(view.nodes).flatMap((unit, u) => {
@@ -153,103 +159,42 @@ export function createRailPlanner(
     return jobs;
   };
 
-  /** Two tests per suspected hop, in two waves, each crossing it alone among cleared hops. */
-  const isolate = (round: number, s: SpineEvidence, good: readonly string[], start: number): BenchJob[] => {
-    const pools = members(good);
-    const jobs: BenchJob[] = [];
-    const ok = (h: string | null, used: Set<string>) => h !== null && s.cleared.has(h) && !used.has(h);
-    for (let wave = 0; wave < 2; wave++) {
-      const used = new Set<string>();
-      const busy = new Set<string>();
-      for (const hop of s.pending) {
-        const where = leafOfHop(fabric, hop);
-        if (!where || (attempts.get(hop) ?? 0) >= 2) continue;
-        const near = rnd.shuffle(pools[where.unit]!).find((n) => !busy.has(n));
-        if (!near) continue;
-        const fars = rnd.shuffle(pools.flatMap((p, u) => (u === where.unit ? [] : p))).filter((n) => !busy.has(n));
-        for (const far of fars.slice(0, 4)) {
-          // The flow that must cross `hop`: out of its leaf for an uplink, into it for a spine port.
-          const [src, dst] = where.side === "uplink" ? [near, far] : [far, near];
-          const other = (p: FlowPath) => (where.side === "uplink" ? p.spinePort : p.uplink);
-          const there = steer(
-            trace,
-            { src, dst, rail: where.rail },
-            (p) => ((where.side === "uplink" ? p.uplink : p.spinePort) === hop && ok(other(p), used) ? 0 : Infinity),
-            40 * fabric.uplinksPerLeaf,
-            rnd.int(16384),
-          );
-          if (!there) continue;
-          const back = steer(
-            trace,
-            { src: dst, dst: src, rail: where.rail },
-            (p) => (ok(p.uplink, used) && ok(p.spinePort, used) && p.uplink !== other(there.path) ? 0 : Infinity),
-            400,
-            rnd.int(16384),
-          );
-          if (!back) continue;
-          for (const h of [hop, other(there.path)!, back.path.uplink!, back.path.spinePort!]) used.add(h);
-          busy.add(near).add(far);
-          const route: RailRoute = {
-            rail: where.rail,
-            sports: [there.sport, back.sport],
-            paths: [there.path, back.path],
-          };
-          const why = `cross ${hop} alone (its other hops cleared): ${src} → ${dst} on rail ${where.rail}`;
-          jobs.push({ ...mkJob(round, start + jobs.length, "rails", src, dst, why, wave), routes: [route] });
-          break;
-        }
-      }
-    }
-    for (const hop of s.pending) attempts.set(hop, (attempts.get(hop) ?? 0) + 1);
-    return jobs;
-  };
+  const waveCtx = { fabric, trace, rnd };
+  let matching = 0;
+  const allRails = Array.from({ length: fabric.rails }, (_, r) => r);
 
   /**
-   * Group tests that load what is still in doubt, without needing the hash: every proven-good node of a unit in a
-   * rail test with a proven-good node of another unit, on the rails whose leaves hold a suspected or uncleared hop,
-   * in two waves with new partners. Each such leaf then carries about two flows per uplink and spine port, so a
-   * fault that shows only under load shows, and the flows' own ports (read back) say which hops they crossed.
+   * The rails (of `a` or `b`) whose leaves hold a hop in doubt that a traced flow can settle (a suspect, or a hop
+   * not yet cleared). A leaf whose paths are unknown keeps its uplinks unclearable; the spine ports facing it are
+   * traced from upstream and stay in doubt until cleared.
    */
-  const loadRound = (round: number, s: SpineEvidence, good: readonly string[], start: number): BenchJob[] => {
+  const doubtRails = (s: SpineEvidence) => {
     const unknown = new Set(s.pathsUnknown.map((x) => x.leaf));
     const doubt = new Set<string>();
     for (const h of [...s.pending, ...s.notCleared]) {
       const w = leafOfHop(fabric, h);
-      if (w && !unknown.has(leafId(w.unit, w.rail))) doubt.add(leafId(w.unit, w.rail));
+      if (w && !(w.side === "uplink" && unknown.has(leafId(w.unit, w.rail)))) doubt.add(leafId(w.unit, w.rail));
     }
-    if (doubt.size === 0) return [];
+    return (a: string, b: string) =>
+      allRails.filter((r) => doubt.has(leafId(unitOf.get(a)!, r)) || doubt.has(leafId(unitOf.get(b)!, r)));
+  };
+
+  /** Group tests that load what is still in doubt, without needing the hash (group-waves.ts), in two waves. */
+  const loadRound = (round: number, s: SpineEvidence, good: readonly string[], start: number): BenchJob[] => {
+    const rails = doubtRails(s);
     const jobs: BenchJob[] = [];
-    for (let wave = 0; wave < 2; wave++) {
-      const pools = members(good).map((u) => rnd.shuffle(u));
-      // Deal the units' nodes round-robin into one line and pair neighbours from different units.
-      const line: string[] = [];
-      const longest = maxOf(pools.map((p) => p.length));
-      for (let i = 0; i < longest; i++) for (const p of pools) if (p[i]) line.push(p[i]!);
-      const taken = new Set<string>();
-      for (let i = 0; i < line.length; i++) {
-        const a = line[i]!;
-        if (taken.has(a)) continue;
-        const b = line
-          .slice(i + 1, i + 1 + fabric.units * 2)
-          .find((x) => !taken.has(x) && unitOf.get(x) !== unitOf.get(a));
-        if (!b) continue;
-        const rails = Array.from({ length: fabric.rails }, (_, r) => r).filter(
-          (r) => doubt.has(leafId(unitOf.get(a)!, r)) || doubt.has(leafId(unitOf.get(b)!, r)),
-        );
-        if (rails.length === 0) continue;
-        taken.add(a).add(b);
-        const routes: RailRoute[] = rails.map((rail) => {
-          const sports = [FIRST_SPORT + rnd.int(16384), FIRST_SPORT + rnd.int(16384)] as const;
-          const paths = [
-            trace({ src: a, dst: b, rail, sport: sports[0] }),
-            trace({ src: b, dst: a, rail, sport: sports[1] }),
-          ] as const;
-          return { rail, sports, paths };
-        });
-        const why = `load test wave ${wave + 1}: ${a} ↔ ${b} on the rails whose leaves hold a hop in doubt, about two flows per uplink`;
-        jobs.push({ ...mkJob(round, start + jobs.length, "rails", a, b, why, wave), routes });
-      }
-    }
+    for (let wave = 0; wave < 2; wave++)
+      jobs.push(
+        ...groupWave(waveCtx, {
+          round,
+          wave,
+          matching: matching++,
+          good,
+          rails,
+          start: start + jobs.length,
+          why: "group test of the hops in doubt,",
+        }),
+      );
     return jobs;
   };
 
@@ -271,7 +216,7 @@ export function createRailPlanner(
         return [...nodeJobs, ...sweep(round, good, nodeJobs.length)];
       }
       // Where ports can be steered, each suspect crossed alone (waves 1–2); then the load tests (waves 3–4).
-      const alone = isolate(round, st.spine, good, nodeJobs.length);
+      const alone = isolateRound(isoCtx, round, st.spine, good, nodeJobs.length);
       const loaded = loadRound(round, st.spine, good, nodeJobs.length + alone.length).map((j) => ({
         ...j,
         wave: (j.wave ?? 0) + 2,

@@ -31,15 +31,16 @@ export function buildRailReport(view: FabricView, f: RailFabric, run: RailBenchR
     return makeFinding(F, where.side === "uplink" ? "FLEET_BAD_LEAF_UPLINK" : "FLEET_BAD_SPINE_PORT", hop, evidence);
   });
   const nicFindings = run.state.downNics.map((d) => makeFinding(F, "FLEET_NIC_DOWN", `${d.node}/${d.hca}`, d));
+  // The hops, and the same hops by leaf (how a user acts on them: one switch's ports at a time).
+  const notClearedEvidence = {
+    hops: spine.notCleared,
+    total: f.units * f.rails * f.uplinksPerLeaf * 2,
+    pathsUnknown: spine.pathsUnknown,
+    byLeaf: spine.notClearedByLeaf,
+  };
   const notCleared =
     spine.notCleared.length > 0 && f.units > 1
-      ? [
-          makeFinding(F, "FLEET_HOPS_NOT_CLEARED", "fabric", {
-            hops: spine.notCleared,
-            total: f.units * f.rails * f.uplinksPerLeaf * 2,
-            pathsUnknown: spine.pathsUnknown,
-          }),
-        ]
+      ? [makeFinding(F, "FLEET_HOPS_NOT_CLEARED", "fabric", notClearedEvidence)]
       : [];
   const findings = [...base.findings, ...nicFindings, ...hopFindings, ...notCleared];
   return {

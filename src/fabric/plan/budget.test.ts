@@ -1,0 +1,29 @@
+import { describe, expect, test } from "vitest";
+import { buildRailFabric } from "../model.js";
+import { JOB_START_SECONDS, sweepSeconds } from "../timing.js";
+import { DEFAULT_PAIR_SWEEP, DEFAULT_RAIL_SWEEP, expectedBusBw, type FabricView } from "../types.js";
+import { estimateRailBudget } from "./budget.js";
+
+describe("the rail-aware budget", () => {
+  const view = (nodes: readonly string[]): FabricView => ({
+    nodes,
+    leafOf: new Map(),
+    hcas: Array.from({ length: 8 }, (_, i) => `mlx5_${i}`),
+    lineRateGBps: 50,
+  });
+  const budget = (oversubscription: number) => {
+    const f = buildRailFabric({ nodes: 1024, units: 4, rails: 8, oversubscription, lineRateGBps: 50 });
+    return estimateRailBudget(view(f.nodes), f, { pairSweep: DEFAULT_PAIR_SWEEP, railSweep: DEFAULT_RAIL_SWEEP });
+  };
+
+  test("a further round = two waves crossing suspects alone + two group waves at the oversubscribed share", () => {
+    const v = view([]);
+    const job = (gbps: number) => JOB_START_SECONDS.max + sweepSeconds(DEFAULT_RAIL_SWEEP, gbps, 2);
+    const rail = expectedBusBw(v, "rail");
+    // 4:1: a group wave's flows get a quarter of line rate, slower than a re-test at half.
+    expect(budget(4).extraRoundSeconds).toBeCloseTo(2 * job(rail / 2) + 2 * job(rail / 4), 0);
+    // 1:1: the re-test at half rate is the slower of the two.
+    expect(budget(1).extraRoundSeconds).toBeCloseTo(4 * job(rail / 2), 0);
+    expect(budget(2).assumptions.join("\n")).toMatch(/group tests of every good node/);
+  });
+});
