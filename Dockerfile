@@ -16,6 +16,10 @@ RUN npm run build && mkdir -p proto && cp -r src/device-plugin/proto/. proto/
 FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
+# The kernel-interface tools collectors run from the image (a collector mounts only the host's /usr/bin; these live in
+# /usr/sbin): ethtool for the port and PHY counters, iproute2 for `ip` and `dcb`. nvidia-smi and ofed_info come from
+# the host, matching its driver stack.
+RUN apt-get update && apt-get install -y --no-install-recommends ethtool iproute2 && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist

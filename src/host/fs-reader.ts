@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { resolve, sep } from "node:path";
 import { encodeBytesHex } from "../core/hex-bytes.js";
+import { commandPath } from "./command-path.js";
 import { resolveInRoot } from "./confine.js";
 import { readError, toReadError } from "./errors.js";
 import { MAX_LISTING } from "./limits.js";
@@ -26,8 +27,13 @@ export const MAX_PROC_FILE_BYTES = 1024 * 1024;
 export const MAX_CAPTURES_BYTES = 32 * 1024 * 1024;
 
 export type FsReaderOptions = {
-  /** Run commands as `${commandDir}/${name}` (the host's /usr/bin mounted in a pod), never through PATH. */
+  /**
+   * The host's binaries mounted in a pod (its /usr/bin): driver-stack commands run as `${commandDir}/${name}`,
+   * kernel-interface tools from the image's own directories where it has them (commandPath), never through PATH.
+   */
   commandDir?: string;
+  /** Where the image's own kernel-interface tools are looked for (IMAGE_COMMAND_DIRS unless a test says otherwise). */
+  imageCommandDirs?: readonly string[];
   /** Read /proc from this process's own /proc, not `<root>/proc` (a hostNetwork pod sees the node's routes there). */
   ownProc?: boolean;
 };
@@ -304,9 +310,8 @@ export class FsHostReader implements HostReader {
     if (captured) return captured;
     // Once prepared, the child is spawned before this returns its promise (readFacts reads the files meanwhile).
     const runCommand = this.runCommand ?? (await this.loadRunCommand());
-    // --host-commands DIR: the command by its absolute path there (kept under its plain name in the snapshot).
-    const dir = this.opts.commandDir;
-    const at = dir !== undefined && !file.includes("/") ? `${dir.replace(/\/+$/, "")}/${file}` : file;
+    // --host-commands DIR: the command by its absolute path (kept under its plain name in the snapshot).
+    const at = commandPath(file, this.opts.commandDir, this.opts.imageCommandDirs);
     const outcome = await runCommand(at, args, opts.timeoutMs ?? this.commandTimeoutMs);
     return at === file ? outcome : { ...outcome, command: key, ranFrom: at };
   }

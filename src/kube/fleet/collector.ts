@@ -23,7 +23,10 @@ export function collectorPodName(node: string, runId: string): string {
   return `kr-collect-${safe}`.slice(0, 63 - suffix.length).replace(/-+$/, "") + suffix;
 }
 
-/** Where the collector finds the host's ofed_info and nvidia-smi: the host's /usr/bin, mounted read-only. */
+/**
+ * Where the collector finds the host's ofed_info, nvidia-smi and mlnx_qos: the host's /usr/bin, mounted read-only.
+ * ethtool, ip and dcb run from the image's own /usr/sbin (src/host/command-path.ts).
+ */
 export const COLLECTOR_HOST_COMMANDS = "/host/usr/bin";
 
 /**
