@@ -96,7 +96,9 @@ export const ETHTOOL_CATALOGUE = defineCatalogue({
   } satisfies Spec<PausePrioEvidence>,
   // DCQCN's notification point sends CNPs to slow the sender; NVIDIA's lossless RoCE setup marks them with their own
   // DSCP (48, cnp_dscp) / 802.1p priority (6, cnp_802p_prio) so they are not queued behind the congested data they
-  // report (MLNX_OFED ecn sysfs; DCQCN, Zhu et al., SIGCOMM 2015).
+  // report (MLNX_OFED ecn sysfs; DCQCN, Zhu et al., SIGCOMM 2015). The switch side of the same default: switch
+  // priority 6 → traffic class 6 (CNP), strict, RoCE data on priority 3 with PFC (NVIDIA Cumulus Linux "Default RoCE
+  // Configuration", https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE).
   CNP_SHARES_DATA_PRIORITY: {
     severity: "warning",
     title: "Congestion notifications share the RoCE data priority",

@@ -179,6 +179,9 @@ describe("ethtool -S port counters on the RoCE data netdevs", () => {
     expect(findings[0]?.message).toContain("another driver names its counters differently");
   });
 
+  // The switches' RoCE default puts CNPs on priority 6 (traffic class 6, strict) apart from RoCE data on 3: NVIDIA
+  // Cumulus Linux "Default RoCE Configuration" table,
+  // https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE
   test("CNPs marked with a DSCP that maps to the data priority: a warning; DSCP 48 (priority 6): none", async () => {
     const qos = (netdev: string) => ({
       // mlnx_qos with DSCP trust and PFC on 3 (layout as in parse/roce-qos.ts).
