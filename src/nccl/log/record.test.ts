@@ -94,3 +94,23 @@ describe("where an NCCL record starts, whatever is in front of it", () => {
     ]);
   });
 });
+
+// NCCL's `host:pid:tid [dev] NCCL INFO Channel …` connection lines (src/transport.cc, https://github.com/NVIDIA/nccl);
+// a job's ranks write them interleaved, so that consecutive lines rarely share a host.
+describe("hosts of interleaved ranks", () => {
+  test("hosts alike in length and last characters are all counted, each once, in any order", () => {
+    // Same length and same two last characters: the reader's table of hosts seen puts them in one slot.
+    const hosts = ["ab-01", "cd-01", "ef-01", "ab-1", "cd-1", "x1", "y1", "gpu-node-001"];
+    const lines: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < hosts.length; i++) {
+        const at = (i * 5 + round) % hosts.length;
+        lines.push(
+          `${hosts[at]}:${2000 + at}:${2100 + at} [0] NCCL INFO Channel 00/0 : ${at}[0] -> ${(at + 1) % 8}[0] via P2P/IPC`,
+        );
+      }
+    }
+    const r = analyzeNcclLog(`${lines.join("\n")}\n`);
+    expect(r.data.hosts).toBe(hosts.length);
+  });
+});
