@@ -6,23 +6,18 @@
  * command (before this layer only the agent's calls checked, and `cluster` read an HTML page as "cannot reach").
  * And a watch's event line is capped like any answer: a line without end closes the watch.
  */
-import type { ServerResponse } from "node:http";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { captureIo } from "../../../test/support/io.js";
 import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
-import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import { fakeApiPerTest } from "../../../test/support/kube/fake-api-per-test.js";
+
 import { main } from "../../cli/main.js";
 import { loadKubeConfig } from "./config.js";
 import { answerDefect, capFor, isCollectionPath, listDefect, watchEvents } from "./http.js";
 import { DEFAULT_CAPS, MAX_LOG_RESPONSE_BYTES, MAX_RESPONSE_BYTES, MAX_WATCH_EVENT_BYTES } from "./limits.js";
 
-let api: FakeApi | undefined;
-const held: ServerResponse[] = [];
-afterEach(async () => {
-  for (const r of held.splice(0)) r.destroy();
-  await api?.close();
-  api = undefined;
-});
+const fake = fakeApiPerTest();
+const held = fake.held;
 
 const NODES = new URL("https://api:6443/api/v1/nodes");
 const LOG = new URL("https://api:6443/api/v1/namespaces/kube-rdma/pods/collect-gpu-1/log?container=collect");
@@ -85,7 +80,7 @@ describe("lists: a GET of a collection must answer with items", () => {
   test.each(["{}", '{"kind":"Status","apiVersion":"v1","status":"Success"}', '{"kind":"NodeList","items":"x"}'])(
     "cluster and fleet verify on the node list %s → exit 2 naming the request, no crash",
     async (text) => {
-      api = await startFakeApi(seedCluster({ nodes: [node({ name: "gpu-1", gpus: 8, rdma: "1k" })] }), {
+      const api = await fake.start(seedCluster({ nodes: [node({ name: "gpu-1", gpus: 8, rdma: "1k" })] }), {
         intercept: (req, res) => {
           if (req.method !== "GET" || req.plural !== "nodes" || req.name !== undefined) return false;
           res.writeHead(200, { "content-type": "application/json" });
@@ -118,7 +113,7 @@ describe("cluster against answers that are not Kubernetes objects", () => {
     ["a bare JSON string", "application/json", '"ok"', /with JSON that is not an object/],
   ];
   test.each(answers)("%s for the node list → exit 2 naming the request and what came", async (_w, type, text, re) => {
-    api = await startFakeApi(seedCluster({ nodes: [node({ name: "gpu-1", gpus: 8, rdma: "1k" })] }), {
+    const api = await fake.start(seedCluster({ nodes: [node({ name: "gpu-1", gpus: 8, rdma: "1k" })] }), {
       intercept: (req, res) => {
         if (req.method !== "GET" || req.plural !== "nodes" || req.name !== undefined) return false;
         res.writeHead(200, { "content-type": type });
@@ -138,7 +133,7 @@ describe("cluster against answers that are not Kubernetes objects", () => {
 describe("a watch", () => {
   test("an event line without end is cut at MAX_WATCH_EVENT_BYTES: the watch ends, no event is made up", async () => {
     let sent = 0;
-    api = await startFakeApi(
+    const api = await fake.start(
       {},
       {
         intercept: (req, res) => {
@@ -170,7 +165,7 @@ describe("a watch", () => {
   }, 60_000);
 
   test("events arrive one per line; an abort ends the watch at once", async () => {
-    api = await startFakeApi(
+    const api = await fake.start(
       {},
       {
         intercept: (req, res) => {

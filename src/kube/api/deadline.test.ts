@@ -4,24 +4,19 @@
  * kube-apiserver itself bounds a request at 60 s (--request-timeout,
  * https://kubernetes.io/docs/reference/command-line-tools-reference/kube-apiserver/).
  */
-import type { ServerResponse } from "node:http";
-import { afterEach, describe, expect, test } from "vitest";
-import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import { describe, expect, test } from "vitest";
+import { fakeApiPerTest } from "../../../test/support/kube/fake-api-per-test.js";
+
 import { makeClients, REQUEST_TIMEOUT_MS } from "./client.js";
 import { loadKubeConfig } from "./config.js";
 import { readClusterObjects } from "./read-cluster.js";
 
-let api: FakeApi | undefined;
-const stalled: ServerResponse[] = [];
-afterEach(async () => {
-  for (const r of stalled.splice(0)) r.destroy();
-  await api?.close();
-  api = undefined;
-});
+const fake = fakeApiPerTest();
+const stalled = fake.held;
 
 describe("a stalled API server", () => {
   test("cluster's reads end with 'did not answer … within', well within the deadline's reach", async () => {
-    api = await startFakeApi(
+    const api = await fake.start(
       { nodes: [{ metadata: { name: "n1" } }] },
       {
         // Accepts every list of nodes and never answers (headers nor body).

@@ -7,13 +7,13 @@
  * the command is done with it.
  */
 import { spawn } from "node:child_process";
-import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { exampleSnapshot } from "../../../test/support/examples.js";
 import { captureIo } from "../../../test/support/io.js";
 import { node, seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
-import { type FakeApi, type InterceptedRequest, type Obj, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import type { InterceptedRequest, Obj } from "../../../test/support/kube/fake-api.js";
+import { fakeApiPerTest } from "../../../test/support/kube/fake-api-per-test.js";
 import { AGENT_ROLE } from "../../agent/cluster-io.js";
 import type { AgentSettings } from "../../agent/plan.js";
 import { runOnce } from "../../agent/run.js";
@@ -24,24 +24,18 @@ import { preflightConfigMapName } from "../../preflight/gang.js";
 import { makeClients } from "./client.js";
 import { loadKubeConfig } from "./config.js";
 
-let api: FakeApi | undefined;
-const stalled: ServerResponse[] = [];
-afterEach(async () => {
-  for (const r of stalled.splice(0)) r.destroy();
-  await api?.close();
-  api = undefined;
-});
+const fake = fakeApiPerTest();
+const stalled = fake.held;
 
 /** Accepts the requests `match` picks and never answers them (no headers, no body). */
 async function stallingApi(seed: Record<string, Obj[]>, match: (r: InterceptedRequest) => boolean) {
-  api = await startFakeApi(seed, {
+  return fake.start(seed, {
     intercept: (req, res) => {
       if (!match(req)) return false;
       stalled.push(res);
       return true;
     },
   });
-  return api;
 }
 
 describe("commands against a stalled API server end within --request-timeout", () => {

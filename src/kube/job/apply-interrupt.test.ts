@@ -7,19 +7,13 @@
  * request and a kill left the objects behind unnamed.
  */
 import { spawn } from "node:child_process";
-import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { seedCluster } from "../../../test/support/kube/cluster-fixtures.js";
-import { type FakeApi, startFakeApi } from "../../../test/support/kube/fake-api.js";
+import { fakeApiPerTest } from "../../../test/support/kube/fake-api-per-test.js";
 
-let api: FakeApi | undefined;
-const stalled: ServerResponse[] = [];
-afterEach(async () => {
-  for (const r of stalled.splice(0)) r.destroy();
-  await api?.close();
-  api = undefined;
-});
+const server = fakeApiPerTest();
+const stalled = server.held;
 
 const PREFLIGHT_PLURALS = ["serviceaccounts", "roles", "rolebindings", "configmaps"];
 
@@ -30,7 +24,7 @@ describe("job --apply interrupted while the job's create is in flight", () => {
   ] as const)(
     "%s → exit %i; what it created is deleted again and named",
     async (signal, status) => {
-      api = await startFakeApi(seedCluster(), {
+      const api = await server.start(seedCluster(), {
         intercept: (req, res) => {
           if (!(req.method === "POST" && req.plural === "pytorchjobs")) return false;
           stalled.push(res);
