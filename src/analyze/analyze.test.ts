@@ -103,13 +103,20 @@ describe("detection", () => {
     }
   });
 
-  test("unknown input names the formats known and how to capture each", () => {
+  test("unknown input names the formats known, on one line, and where to see how to capture each", async () => {
     const entry = analyzeText("notes.txt", "just some notes\n");
     expect(entry.kind).toBe("unknown");
     for (const kind of ["show_gids", "ofed_info", "ibv_devinfo", "ibstat", "ibdev2netdev", "nvidia_smi_xml"]) {
       expect(entry.problems?.[0]?.message).toContain(kind);
     }
-    expect(entry.problems?.[0]?.hint).toMatch(/nvidia-smi topo -m > topo.txt/);
+    // Text reports keep each value on one line: a hint of several lines would print as `\n` escapes.
+    expect(entry.problems?.[0]?.hint).not.toMatch(/\n/);
+    expect(entry.problems?.[0]?.hint).toContain("kube-rdma analyze --help");
+    const { main } = await import("../cli/main.js");
+    const { captureIo } = await import("../../test/support/io.js");
+    const io = captureIo();
+    await main(["analyze", "--help"], io);
+    expect(io.out).toMatch(/^ {2}nvidia_smi_topo +nvidia-smi topo -m > topo.txt$/m);
   });
 
   test("property: detection and analysis never throw on random or spliced input", () => {

@@ -49,14 +49,17 @@ export const CAPTURE_HINTS: Record<Exclude<AnalyzeKindName, "unknown">, string> 
   perftest_bw: "ib_write_bw -d mlx5_1 -x 3 --report_gbits -s 1048576 PEER_IP > write-bw-mlx5_1.txt",
 };
 
-/** The message for an input no format recognised: the kinds known and how to capture each. */
+/** How to capture each kind, one line each (`analyze --help`). */
+export function captureHintLines(): string[] {
+  return Object.entries(CAPTURE_HINTS).map(([k, how]) => `  ${k.padEnd(16)} ${how}`);
+}
+
+/** The message for an input no format recognised: the kinds known, and where to see how to capture each. */
 export function unknownKindMessage(analyzers: readonly AnalyzerKind[]): { message: string; hint: string } {
   const kinds = analyzers.map((a) => a.kind);
   return {
     message: `Not a format kube-rdma recognises (known: ${kinds.join(", ")}).`,
-    hint: [
-      "Capture one of them, or force a kind with --kind K:",
-      ...kinds.map((k) => `  ${k.padEnd(16)} ${CAPTURE_HINTS[k]}`),
-    ].join("\n"),
+    // One line: text reports keep every value on one line (lineSafe); the list lives in `analyze --help`.
+    hint: "Capture one of them as `kube-rdma analyze --help` shows (one command per kind), or force a kind with --kind K.",
   };
 }

@@ -1,4 +1,4 @@
-import { DETECT_HEAD_BYTES } from "../../analyze/detect.js";
+import { captureHintLines, DETECT_HEAD_BYTES } from "../../analyze/detect.js";
 import { uncheckedExpectations } from "../../analyze/expectations.js";
 import {
   ANALYZERS,
@@ -255,7 +255,8 @@ export const command: CommandSpec = {
     "A pasted session with several commands (`$ ofed_info -s`, `nvidia-smi`, `show_gids` with notes " +
     "between them) is cut at each command line and gives one entry per command, named FILE:LINE (command).\n\n" +
     "With --example, --root or --snapshot the captures are judged against that node's model: its management " +
-    "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.",
+    "HCA is named instead of guessed, and NCCL logs are checked against its HCAs.\n\n" +
+    `How to capture each kind:\n${captureHintLines().join("\n")}`,
   options: [
     REPORT_OUTPUT_OPTION,
     STRICT_OPTION,
