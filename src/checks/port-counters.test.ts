@@ -213,6 +213,32 @@ describe("ethtool -S port counters on the RoCE data netdevs", () => {
   });
 });
 
+describe("a CNP marking that cannot be judged", () => {
+  test("cnp files readable but no trust line in mlnx_qos: CHECK_SKIPPED naming the netdevs, never a silent pass", async () => {
+    const { tree, host } = prio3Tree({
+      files: {
+        "/sys/class/net/eth2/ecn/roce_np/cnp_dscp": "26\n",
+        "/sys/class/net/eth2/ecn/roce_np/cnp_802p_prio": "3\n",
+      },
+    });
+    for (const n of ["eth1", "eth2", "eth3", "eth4", "eth5", "eth6", "eth7", "eth8"]) {
+      // PFC readable, the trust line missing (an older mlnx_qos prints no `Priority trust state`).
+      tree.command(`mlnx_qos -i ${n}`, {
+        exitCode: 0,
+        stdout:
+          "PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   0   0   0   0   \n",
+        stderr: "",
+      });
+    }
+    const inv = await readInventory(new SnapshotHostReader(tree.toSnapshot({ host })));
+    const findings = runChecks(inv);
+    const skipped = findings.find((f) => f.code === "CHECK_SKIPPED" && f.subject === "CNP priority");
+    expect(skipped?.message).toContain("eth2");
+    expect(skipped?.message).toContain("trust mode");
+    expect(findings.some((f) => f.code === "CNP_SHARES_DATA_PRIORITY")).toBe(false);
+  });
+});
+
 describe("what a snapshot keeps of ethtool -S", () => {
   test("only the port-level lines: the per-ring counters are dropped, and the findings are the same", async () => {
     const { tree, host } = prio3Tree({ ethtool: { eth4: ok(stats("cx6dx-eth4-pause-storm-prio3.txt")) } });

@@ -115,6 +115,33 @@ export function cnpOnDataPriority(q: RoceQos): Finding[] {
   ];
 }
 
+/**
+ * Why the CNP priority of a NIC that marks its CNPs could not be judged, or null when it was (or the NIC shows no CNP
+ * marking at all: another driver, judged on the switch). The trust mode decides which of the two markings counts.
+ */
+export function cnpUnjudged(q: RoceQos): string | null {
+  if (!q.cnp || (q.cnp.dscp === null && q.cnp.prio === null)) return null;
+  if (cnpPriority(q) !== null) return null;
+  return q.trust === null
+    ? "the port's trust mode (DSCP or PCP) is unknown, so it is unknown which CNP marking the switch reads"
+    : `the ${q.trust === "dscp" ? "cnp_dscp" : "cnp_802p_prio"} file this trust mode needs could not be read`;
+}
+
+/** One CHECK_SKIPPED for the netdevs whose CNP priority could not be judged. */
+function cnpSkipped(unjudged: readonly { q: RoceQos; why: string }[]): Finding[] {
+  if (unjudged.length === 0) return [];
+  return [
+    finding("CHECK_SKIPPED", "CNP priority", {
+      checks: `The CNP priority of ${compactNames(unjudged.map((u) => u.q.netdev))}`,
+      why: unjudged[0]!.why,
+      fix:
+        "Read the trust mode (`mlnx_qos -i <netdev>` or `dcb app show dev <netdev>` and the switch's QoS) and compare " +
+        "the priority CNPs are marked with (`/sys/class/net/<netdev>/ecn/roce_np/cnp_dscp`, `cnp_802p_prio`) with the " +
+        "RoCE data priority; --strict fails until every check ran.",
+    }),
+  ];
+}
+
 const DROPPED = ["rx_crc_errors_phy", "rx_symbol_err_phy"] as const;
 
 export function phyErrors(q: RoceQos, w: Window): Finding[] {
@@ -191,8 +218,11 @@ export const portCountersCheck: Check = {
   run(inv, opts) {
     const out: Finding[] = [];
     const blind: { q: RoceQos; why: string }[] = [];
+    const unjudged: { q: RoceQos; why: string }[] = [];
     for (const q of dataRoceQos(inv)) {
       out.push(...cnpOnDataPriority(q));
+      const why = cnpUnjudged(q);
+      if (why !== null) unjudged.push({ q, why });
       if (q.portCounters === undefined) continue;
       const w = windowOf(q, opts);
       if (!w || !Object.keys(q.portCounters ?? {}).some((n) => KNOWN.test(n))) {
@@ -201,6 +231,6 @@ export const portCountersCheck: Check = {
       }
       out.push(...pauseStorm(q, w), ...losslessDiscards(q, w), ...pauseOffPriority(q, w), ...phyErrors(q, w));
     }
-    return [...out, ...skipped(blind)];
+    return [...out, ...skipped(blind), ...cnpSkipped(unjudged)];
   },
 };
