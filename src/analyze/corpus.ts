@@ -51,14 +51,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/rccl-banner-socket-no-libibverbs-2.21.txt",
   "nccl_log/sglang-tp-prefix-poll-connect-no-route-2.21.txt",
   "nccl_log/vllm-worker-process-prefix-unhandled-cuda-2.20.txt",
-  // Hosts are counted from some lines only: hosts seen only on Trees/comm/WARN/topology lines are missed.
-  "nccl_log/collnet-4-nodes-proxy-uds-2.21.txt",
-  "nccl_log/vllm-nvls-cuda-failure-401-2.26.txt",
-  "nccl_log/iso-ts-mpirun-tags-catastrophic-async-2019.txt",
-  "nccl_log/topology-dump-net-nodes-guid-speed-2.20.txt",
-  "nccl_log/role-label-prefix-ifname-missing-internal-error-2.27.txt",
-  "nccl_log/msccl-parser-attribute-missing-init-chain.txt",
-  "nccl_log/jax-bootstrap-no-socket-interface-invalid-usage-2.23.txt",
   // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
   // gives no network, and the second host appears only on comm/real-path lines.
   "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",

@@ -137,6 +137,8 @@ export class LineScanner {
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
   private record(s: string, start: number, p: number, k: number, end: number): void {
     this.st.ncclLines++;
+    // Every record names its host, whatever it says (a host may print only Trees, comm or WARN lines).
+    this.noteHost(s, p);
     const lvl = k + 6;
     const c = s.charCodeAt(lvl);
     if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) {
@@ -159,6 +161,7 @@ export class LineScanner {
     if (w >= 0) {
       st.ncclLines++;
       const q = recordStart(s, p, p + w);
+      this.noteHost(s, q);
       this.warn(s, start, q, p + w + 11, end);
       return;
     }
