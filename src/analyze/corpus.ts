@@ -47,10 +47,6 @@ export const KNOWN_MISSES = new Set<string>([
   // The communicator ran (`Destroyed comm`, training iterations) before the completion error: not an init failure.
   "nccl_log/old-cu-names-error12-then-cuda-illegal.txt",
   "nccl_log/redacted-dots-host-async-port-error-then-error12.txt",
-  // The version is only in RCCL's banner (`RCCL version : 2.21.5-HEAD:…`) or a framework line (`nccl==2.21.5`).
-  "nccl_log/rccl-banner-socket-no-libibverbs-2.21.txt",
-  "nccl_log/sglang-tp-prefix-poll-connect-no-route-2.21.txt",
-  "nccl_log/vllm-worker-process-prefix-unhandled-cuda-2.20.txt",
   // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
   // gives no network, and the second host appears only on comm/real-path lines.
   "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",

@@ -26,7 +26,40 @@ describe("hosts are counted from every NCCL record, whatever it says", () => {
         "trainer-1:91:131 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.1.2.3<40123> failed : Software caused connection abort",
         "<node>:<pid>:<tid> [0] NCCL INFO Bootstrap : Using eth0:10.1.2.4<0>",
         "[0] NCCL INFO Channel 00/02 : 0 1",
+        // A line that lost its colon (seen in https://github.com/NVIDIA/nccl/issues/914): no tid, so no host.
+        "trainer-188:120 [0] NCCL INFO proxy.cc:859 -> 6",
       ]).hosts,
     ).toBe(2);
+  });
+});
+
+// RCCL prints its banner without a host (`RCCL version : 2.21.5-HEAD:…`, seen in https://github.com/ROCm/rccl-tests/issues/163);
+// vLLM and SGLang name the library they loaded (`vLLM is using nccl==2.20.5`, vllm/distributed/device_communicators/pynccl.py;
+// seen in https://github.com/vllm-project/vllm/issues/9329 and https://github.com/sgl-project/sglang/issues/3820).
+describe("the version from RCCL's banner or a framework's line when NCCL's banner is missing", () => {
+  test("RCCL banner", () => {
+    expect(
+      data([
+        "box1:71:71 [0] NCCL INFO ROCr version 1.14",
+        "RCCL version : 2.22.3-develop:0a1b2c3",
+        "HIP version  : 6.3.1",
+      ]).ncclVersions,
+    ).toEqual(["2.22.3"]);
+  });
+
+  test("a framework's `nccl==` line behind its own prefix", () => {
+    expect(
+      data([
+        "(WorkerProc pid=77) INFO 03-02 10:11:12 pynccl.py:70] vLLM is using nccl==2.19.3",
+        "[2025-03-02 10:11:12 TP1] sglang is using nccl==2.19.3",
+        "box2:77:77 [1] NCCL INFO cudaDriverVersion 12040",
+      ]).ncclVersions,
+    ).toEqual(["2.19.3"]);
+  });
+
+  test("a pip listing of another package names no NCCL version", () => {
+    expect(data(["nvidia-nccl-cu12==2.19.3", "box2:77:77 [1] NCCL INFO cudaDriverVersion 12040"]).ncclVersions).toEqual(
+      [],
+    );
   });
 });

@@ -30,6 +30,8 @@ const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInte
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
 const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
+/** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner), `… is using nccl==2.20.5` (vLLM, SGLang). */
+const OTHER_VERSION = /^\s*RCCL version\s*:\s*(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
 
 /**
@@ -183,6 +185,13 @@ export class LineScanner {
       if (FAILURE_LINE.test(text)) this.failure(s, p, end);
       return;
     }
+    // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
+    // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
+    const other = OTHER_VERSION.exec(text);
+    if (other) {
+      this.version(s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
+      return;
+    }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
       st.ncclLines++;
       return;
@@ -331,8 +340,10 @@ export class LineScanner {
       if (c === 32 || c === 10) return "";
     }
     // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
-    const after = s.charCodeAt(colon + 1);
-    if (colon <= p || !((isDigit(after) || after === 88 /* X */ || after === 120) /* x */)) return "";
+    // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
+    let q = colon + 1;
+    for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
+    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) return "";
     this.lastHost = keep(s.slice(p, colon));
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
     return this.lastHost;
@@ -440,16 +451,16 @@ export class LineScanner {
     if (m && m[1] === "NCCL_IB_DISABLE" && /^1\b/.test(m[2]!.trim())) this.addWarning(s.slice(msg, end), "");
   }
 
-  private version(s: string, at: number, end: number, key: string): void {
-    const m = /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end));
-    if (!m) return;
+  private version(s: string, at: number, end: number, key: string, given?: string): void {
+    const v = given ?? /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end))?.[1];
+    if (v === undefined) return;
     // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
     const tag = key.replace(COLOUR, "").trim();
     // A prefix with no letter or digit (C comment stars, a bar) names no process either, nor does kubectl's
     // `[pod/NAME/CONTAINER]` (one container runs several processes).
     const anonymous = TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) || kubectlPrefixAt(tag, 0, tag.length) >= 0;
     const k = (anonymous ? "" : tag) || `unattributed#${this.st.unattributed++}`;
-    setCapped(this.st.versionOf, k, m[1]!);
+    setCapped(this.st.versionOf, k, v);
   }
 
   private commSummary(s: string, msg: number, end: number): void {
