@@ -50,15 +50,10 @@ export const KNOWN_MISSES = new Set<string>([
   // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
   // gives no network, and the second host appears only on comm/real-path lines.
   "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",
-  // The rank count is only in COLL trace lines (`[nranks=8]`), and the host only on them.
-  "nccl_log/coll-trace-hostless-allreduce-2.4.txt",
-  "nccl_log/coll-trace-hosted-allreduce-opcount-8-ranks.txt",
   // An `init.cc:N -> code` return chain before any Init COMPLETE is not read as an init failure.
   "nccl_log/proxy-service-connect-closed-by-peer-2.13.txt",
   "nccl_log/wsl2-horovod-xml-real-path-init-chain-2.9.txt",
   "nccl_log/bootstrap-chain-without-warn-2.18.txt",
-  // The rank count is only in `ncclCommInitRank … nranks 16 … Init START` lines.
-  "nccl_log/third-party-rdma-plugin-init-start-16-ranks.txt",
   // Not recognised as an NCCL log: prefix stripped to the message, a fork's `[host:pid=N]` format behind grep file
   // names, bare `NCCL INFO` lines, a markdown quote with auto-linked file names, a banner glued to a progress bar.
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",

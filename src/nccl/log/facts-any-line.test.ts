@@ -63,3 +63,30 @@ describe("the version from RCCL's banner or a framework's line when NCCL's banne
     );
   });
 });
+
+// NCCL_DEBUG_SUBSYS=COLL prints `AllReduce: opCount … comm 0x… [nranks=8] stream 0x…` per call (src/enqueue.cc in
+// https://github.com/NVIDIA/nccl ; seen in https://github.com/pytorch/pytorch/issues/23363 with the host stripped and in
+// https://github.com/NVIDIA/nccl/issues/1470); `ncclCommInitRank comm 0x… rank 4 nranks 16 … - Init START` (src/init.cc;
+// seen in https://github.com/uccl-project/uccl/issues/172) comes before any Init COMPLETE.
+describe("the rank count from collective trace and Init START lines", () => {
+  test("COLL trace lines, hosted or not", () => {
+    const d = data([
+      "NCCL version 2.5.6+cuda10.1",
+      "[0] NCCL INFO Broadcast: opCount 0 sendbuff 0x7f10 recvbuff 0x7f10 count 64 datatype 7 op 0 root 0 comm 0x7e00 [nranks=4] stream 0x7f20",
+      "hx-1:501:530 [1] NCCL INFO ReduceScatter: opCount 3 sendbuff 0x7f10 recvbuff 0x7f10 count 64 datatype 7 op 0 root 0 comm 0x7e00 [nranks=4] stream 0x7f20",
+    ]);
+    expect({ ranks: d.ranks, hosts: d.hosts }).toEqual({ ranks: 4, hosts: 1 });
+  });
+
+  test("Init START lines without a completion", () => {
+    expect(
+      data([
+        "hy-2:900:930 [2] NCCL INFO ncclCommInitRank comm 0x55aa rank 2 nranks 24 cudaDev 2 nvmlDev 2 busId 3b000 commId 0x11 - Init START",
+      ]).ranks,
+    ).toBe(24);
+  });
+
+  test("a message that merely has a colon is no trace line", () => {
+    expect(data(["hy-2:900:930 [2] NCCL INFO Allocated: 4 buffers [nranks=9]"]).ranks).toBe(0);
+  });
+});

@@ -208,6 +208,8 @@ export class LineScanner {
       if (s.charCodeAt(msg + 1) === 104 /* h */ && charIn(s, msg + 7, end) === 32) this.channel(s, p, msg, end);
       return;
     }
+    // NCCL_DEBUG_SUBSYS=COLL: `AllReduce: opCount 0 sendbuff … comm 0x… [nranks=8] stream …` (src/enqueue.cc).
+    if (c !== 67 && c >= 65 && c <= 83 && this.collTrace(s, msg, end)) return;
     // Before NCCL 2.7 connections were printed as `Ring 00 : 0[0] -> 1[1] via P2P/IPC` (`Ring 00 : 0 1 2 3` is the order).
     if (c === 82 /* R */) {
       if (s.charCodeAt(msg + 1) === 105 /* i */ && charIn(s, msg + 4, end) === 32) this.channel(s, p, msg, end);
@@ -226,6 +228,12 @@ export class LineScanner {
       if (s.startsWith("NET/", msg)) this.netLine(s, p, k, msg, end);
       else if (s.startsWith("NCCL version ", msg)) this.version(s, msg, end, processKey(s, p, k));
       else if (s.startsWith("NCCL_", msg)) this.envLine(s, msg, end);
+      return;
+    }
+    // `ncclCommInitRank comm 0x… rank 4 nranks 16 cudaDev 4 … - Init START` (src/init.cc), also for a failed init.
+    if (c === 110 /* n */ && s.startsWith("ncclCommInit", msg)) {
+      const nr = intAfter(s, " nranks ", msg, end);
+      if (nr > st.nranks) st.nranks = nr;
       return;
     }
     // NCCL 2.3: `rank 0 nranks 4` once per rank.
@@ -271,6 +279,16 @@ export class LineScanner {
       st.gdrDisabled++;
       if (st.gdrDisabledSamples.length < MAX_SAMPLES) st.gdrDisabledSamples.push(s.slice(msg, end));
     }
+  }
+
+  /** A collective's trace line (`Broadcast: opCount 7 … [nranks=8] …`): its communicator's rank count. */
+  private collTrace(s: string, msg: number, end: number): boolean {
+    let i = msg;
+    while (i < end && i - msg < 24 && s.charCodeAt(i) !== 58 /* : */) i++;
+    if (!s.startsWith(": opCount ", i)) return false;
+    const nr = intAfter(s, "[nranks=", i, end);
+    if (nr > this.st.nranks) this.st.nranks = nr;
+    return true;
   }
 
   private channel(s: string, p: number, msg: number, end: number): void {
