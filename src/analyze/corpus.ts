@@ -44,16 +44,9 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // `ethtool -S` counter lines without the `NIC statistics:` header (and with trailing blanks) are not recognised.
   "ethtool_stats/mlx4-en-trailing-blanks-no-header.txt",
-  // The communicator ran (`Destroyed comm`, training iterations) before the completion error: not an init failure.
-  "nccl_log/old-cu-names-error12-then-cuda-illegal.txt",
-  "nccl_log/redacted-dots-host-async-port-error-then-error12.txt",
   // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
   // gives no network, and the second host appears only on comm/real-path lines.
   "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",
-  // An `init.cc:N -> code` return chain before any Init COMPLETE is not read as an init failure.
-  "nccl_log/proxy-service-connect-closed-by-peer-2.13.txt",
-  "nccl_log/wsl2-horovod-xml-real-path-init-chain-2.9.txt",
-  "nccl_log/bootstrap-chain-without-warn-2.18.txt",
   // Not recognised as an NCCL log: prefix stripped to the message, a fork's `[host:pid=N]` format behind grep file
   // names, bare `NCCL INFO` lines, a markdown quote with auto-linked file names, a banner glued to a progress bar.
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",

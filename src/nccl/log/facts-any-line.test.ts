@@ -90,3 +90,59 @@ describe("the rank count from collective trace and Init START lines", () => {
     expect(data(["hy-2:900:930 [2] NCCL INFO Allocated: 4 buffers [nranks=9]"]).ranks).toBe(0);
   });
 });
+
+// NCCLCHECK prints each frame of a failed call's return as `file.cc:line -> code` (src/include/checks.h in
+// https://github.com/NVIDIA/nccl); through init.cc it is the communicator's init that failed. Seen without any WARN in
+// https://github.com/NVIDIA/nccl/issues/914 and on a socket run in https://github.com/horovod/horovod/issues/3203 .
+// Lines only a built communicator prints: `Destroyed comm` (ncclCommDestroy, NCCL < 2.13), a failed work completion
+// (`NET/IB : Got completion … with error 12`, net_ib.cc's progress), seen in https://github.com/NVIDIA/nccl-tests/issues/24
+// and https://github.com/Lightning-AI/lit-llama/issues/380 .
+describe("init failure from init.cc return chains; runtime failure after a communicator ran", () => {
+  const verdict = (lines: string[]) => {
+    const d = data(lines);
+    return { verdict: d.verdict, communicator: d.evidence.communicator };
+  };
+
+  test("an init.cc chain with no WARN, on IB and on sockets", () => {
+    expect(
+      verdict([
+        "ma-1:71:90 [0] NCCL INFO bootstrap.cc:221 -> 2",
+        "ma-1:71:90 [0] NCCL INFO init.cc:1410 -> 2",
+        "ma-1:71:90 [0] NCCL INFO group.cc:64 -> 2 [Async thread]",
+      ]),
+    ).toEqual({ verdict: "init_failed", communicator: null });
+    expect(
+      verdict([
+        "ma-1:71:90 [0] NCCL INFO Using network Socket",
+        "ma-1:71:90 [0] NCCL INFO graph/topo.cc:640 -> 2",
+        "ma-1:71:90 [0] NCCL INFO init.cc:498 -> 2",
+      ]).verdict,
+    ).toBe("init_failed");
+  });
+
+  test("an init.cc chain after Init COMPLETE, or returning 0, is no init failure", () => {
+    expect(
+      verdict([
+        "ma-1:71:90 [0] NCCL INFO Using network Socket",
+        "ma-1:71:90 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE",
+        "ma-1:71:90 [0] NCCL INFO init.cc:1702 -> 1",
+      ]).verdict,
+    ).toBe("socket");
+    expect(verdict(["ma-1:71:90 [0] NCCL INFO init.cc:1702 -> 0"]).verdict).toBe("unknown");
+  });
+
+  test("an error after `Destroyed comm` or a work completion is a runtime failure", () => {
+    expect(
+      verdict([
+        "mb-2:81:99 [0] transport/net_ib.cc:1100 NCCL WARN NET/IB : Got completion from peer mb-3<4021> with error 12, opcode 0, len 0, vendor err 129",
+        "mb-2:81:99 [0] NCCL INFO transport/net.cc:1000 -> 2 [Proxy Thread]",
+      ]),
+    ).toEqual({ verdict: "unknown", communicator: "runtime_lines" });
+    expect(
+      verdict([
+        "mb-2:81:81 [0] NCCL INFO Destroyed comm 0x7f00aa rank 1",
+        "mb-2:81:81 [1] init.cu:201 NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+      ]),
+    ).toEqual({ verdict: "unknown", communicator: "runtime_lines" });
+  });
+});

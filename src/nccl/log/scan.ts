@@ -246,6 +246,18 @@ export class LineScanner {
       this.commSummary(s, msg, end);
       return;
     }
+    // A return chain through init.cc (`init.cc:1303 -> 2`, include/checks.h) before any Init COMPLETE: the
+    // communicator's init failed, even where no WARN was printed (or kept in the paste).
+    if (c === 105 /* i */ && s.startsWith("init.c", msg)) {
+      const arrow = indexInLine(s, " -> ", msg, end);
+      if (arrow > 0 && arrow - msg < 20 && st.initComplete === 0 && !s.startsWith("0", arrow + 4)) st.initChainFailed++;
+      return;
+    }
+    // ncclCommDestroy of NCCL < 2.13 (`Destroyed comm 0x… rank 4`): the communicator had been built.
+    if (c === 68 /* D */ && s.startsWith("Destroyed comm ", msg)) {
+      st.commRan++;
+      return;
+    }
     if (c === 85 /* U */ && (s.startsWith("Using network ", msg) || s.startsWith("Using internal Network ", msg))) {
       const key = processKey(s, p, k);
       // NCCL < 2.4 said `Using internal Network IB`.
@@ -483,6 +495,7 @@ export class LineScanner {
 
   private commSummary(s: string, msg: number, end: number): void {
     const st = this.st;
+    if (s.startsWith("Destroy COMPLETE", end - 16)) st.commRan++;
     const nn = intAfter(s, " nNodes ", msg, end);
     if (nn > st.nNodes) st.nNodes = nn;
     const lr = intAfter(s, " localRanks ", msg, end);
@@ -509,6 +522,9 @@ export class LineScanner {
     const key = processKey(s, p, sp < 0 ? end : sp, end);
     // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
     if (IB_ACTIVITY.test(s.slice(p, end))) this.st.ibWarnings++;
+    // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer
+    // a collective posted: the communicator had been built and was running.
+    if (indexInLine(s, "Got completion ", msg, end) >= 0) this.st.commRan++;
     this.addWarning(s.slice(msg, end), hostOf(key), s.slice(start, end));
   }
 

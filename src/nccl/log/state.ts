@@ -60,6 +60,10 @@ export class LogState {
   /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
   bootstrapFailed = 0;
   initComplete = 0;
+  /** Lines only a communicator that was built prints: `Destroyed comm`, `… Destroy COMPLETE`, `Got completion …`. */
+  commRan = 0;
+  /** `init.cc:N -> code` return chains (an error returned through the communicator's init) before any Init COMPLETE. */
+  initChainFailed = 0;
   /** Error WARNs (not follow-ons) seen before the first `Init COMPLETE` line of the log. */
   errorsBeforeInit = 0;
   readonly completedRanks = new Set<number>();
@@ -132,9 +136,11 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.noDeviceFound += b.noDeviceFound;
   // b's errors came before b's first Init COMPLETE; they came before the log's first only when a has none.
   if (a.initComplete === 0) a.errorsBeforeInit += b.errorsBeforeInit;
+  if (a.initComplete === 0) a.initChainFailed += b.initChainFailed;
   a.ibWarnings += b.ibWarnings;
   a.bootstrapFailed += b.bootstrapFailed;
   a.initComplete += b.initComplete;
+  a.commRan += b.commRan;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);
   a.nNodes = Math.max(a.nNodes, b.nNodes);
