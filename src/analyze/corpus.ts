@@ -44,9 +44,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // `ethtool -S` counter lines without the `NIC statistics:` header (and with trailing blanks) are not recognised.
   "ethtool_stats/mlx4-en-trailing-blanks-no-header.txt",
-  // NCCL 2.3's socket-only evidence (`NET/Socket : 2 interfaces found`, `transport/net_socket.cu` in the error chain)
-  // gives no network, and the second host appears only on comm/real-path lines.
-  "nccl_log/old-2.3-net-using-interface-ip-interfaces-refused.txt",
   // Not recognised as an NCCL log: prefix stripped to the message, a fork's `[host:pid=N]` format behind grep file
   // names, bare `NCCL INFO` lines, a markdown quote with auto-linked file names, a banner glued to a progress bar.
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",

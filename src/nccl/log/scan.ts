@@ -246,6 +246,11 @@ export class LineScanner {
       this.commSummary(s, msg, end);
       return;
     }
+    // A return chain from inside the socket transport (`transport/net_socket.cu:118 -> 2`): sockets carried the data.
+    if (c === 116 /* t */ && s.startsWith("transport/net_socket.c", msg)) {
+      if (indexInLine(s, " -> ", msg, end) > 0) st.socketTransport++;
+      return;
+    }
     // A return chain through init.cc (`init.cc:1303 -> 2`, include/checks.h) before any Init COMPLETE: the
     // communicator's init failed, even where no WARN was printed (or kept in the paste).
     if (c === 105 /* i */ && s.startsWith("init.c", msg)) {
@@ -522,6 +527,7 @@ export class LineScanner {
     const key = processKey(s, p, sp < 0 ? end : sp, end);
     // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
     if (IB_ACTIVITY.test(s.slice(p, end))) this.st.ibWarnings++;
+    else if (indexInLine(s, "net_socket.c", p, msg) >= 0) this.st.socketTransport++;
     // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer
     // a collective posted: the communicator had been built and was running.
     if (indexInLine(s, "Got completion ", msg, end) >= 0) this.st.commRan++;

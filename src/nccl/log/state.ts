@@ -57,6 +57,8 @@ export class LogState {
   noDeviceFound = 0;
   /** WARNs from the IB transport or the verbs wrapper (net_ib.cc, ibvwrap, `Call to ibv_* failed`). */
   ibWarnings = 0;
+  /** Return chains or WARNs from inside the socket transport (`transport/net_socket.cc:118 -> 2`). */
+  socketTransport = 0;
   /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
   bootstrapFailed = 0;
   initComplete = 0;
@@ -139,6 +141,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   if (a.initComplete === 0) a.initChainFailed += b.initChainFailed;
   a.ibWarnings += b.ibWarnings;
   a.bootstrapFailed += b.bootstrapFailed;
+  a.socketTransport += b.socketTransport;
   a.initComplete += b.initComplete;
   a.commRan += b.commRan;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
