@@ -33,10 +33,11 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
  * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
  * the host stripped (`[0] NCCL INFO …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
- * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`).
+ * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`); a rendered paste
+ * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:[\w./-]+:\d+ )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b/;
+  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b/;
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 
