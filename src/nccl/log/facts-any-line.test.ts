@@ -146,3 +146,21 @@ describe("init failure from init.cc return chains; runtime failure after a commu
     ).toEqual({ verdict: "unknown", communicator: "runtime_lines" });
   });
 });
+
+// A collector that keeps only the level and message (`NCCL INFO comm 0x… rank 3 nranks 8 … - Init COMPLETE`), seen in
+// https://github.com/ROCm/rccl/issues/1137 .
+describe("lines cut down to `NCCL INFO …` are read", () => {
+  test("the rank count and completion from bare lines", () => {
+    const d = data([
+      "NCCL INFO Connected all rings",
+      "NCCL INFO 16 coll channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer",
+      "NCCL INFO comm 0x2b40 rank 1 nranks 6 cudaDev 1 busId 2a000 commId 0x77 - Init COMPLETE",
+    ]);
+    expect({ ranks: d.ranks, verdict: d.verdict, communicator: d.evidence.communicator, hosts: d.hosts }).toEqual({
+      ranks: 6,
+      verdict: "unknown",
+      communicator: "init_complete",
+      hosts: 0,
+    });
+  });
+});

@@ -158,6 +158,13 @@ export class LineScanner {
       this.version(s, p, end, s.slice(start, p));
       return;
     }
+    // A line cut down to its level and message (`NCCL INFO comm 0x… - Init COMPLETE`): a collector dropped the host.
+    if (s.startsWith("NCCL INFO ", p) || s.startsWith("NCCL WARN ", p)) {
+      st.ncclLines++;
+      if (s.charCodeAt(p + 5) === 73 /* I */) this.info(s, p, p, p + 10, end);
+      else this.warn(s, start, p, p + 10, end);
+      return;
+    }
     const text = s.slice(p, end);
     const w = text.indexOf(" NCCL WARN");
     if (w >= 0) {
