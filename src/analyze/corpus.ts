@@ -44,10 +44,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // `ethtool -S` counter lines without the `NIC statistics:` header (and with trailing blanks) are not recognised.
   "ethtool_stats/mlx4-en-trailing-blanks-no-header.txt",
-  // Not recognised as an NCCL log: prefix stripped to the message, a fork's `[host:pid=N]` format behind grep file
-  // names, a banner glued to a progress bar.
+  // Not recognised as an NCCL log: prefix stripped to the message, a banner glued to a progress bar.
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
-  "nccl_log/grep-rank-files-bracketed-fork-poll-connect.txt",
   "nccl_log/tqdm-glued-watchdog-only-no-nccl-lines.txt",
   // An NCCL 2.3 `include/socket.h:344 WARN …` line with neither host nor the word NCCL.
   "nccl_log/old-lone-warn-no-nccl-word-socket-creation.txt",

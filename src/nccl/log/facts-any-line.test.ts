@@ -1,4 +1,6 @@
 import { describe, expect, test } from "vitest";
+import { detectKind } from "../../analyze/detect.js";
+import { ANALYZERS } from "../../analyze/registry.js";
 import { analyzeNcclLog } from "./analyzer.js";
 
 const data = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data;
@@ -162,5 +164,19 @@ describe("lines cut down to `NCCL INFO …` are read", () => {
       communicator: "init_complete",
       hosts: 0,
     });
+  });
+});
+
+// A fork that brackets the process as `[host:pid=N]` after its own `[file:line]`, here behind `grep`'s file names
+// (seen in https://github.com/NVIDIA/nccl/pull/1618).
+describe("a fork's `[host:pid=N] NCCL WARN` lines", () => {
+  const lines = [
+    "r_3.log:[0003/0064][2026-01-02 10:00:01,100] [misc/socket.cc:586] [hz7:pid=4410] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events",
+    "r_4.log:[0004/0064][2026-01-02 10:00:01,101] [misc/socket.cc:586] [hz7:pid=4411] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events",
+    "r_9.log:[0009/0064][2026-01-02 10:00:01,109] [misc/socket.cc:551] [hz8:pid=5120] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying (1/34)",
+  ];
+  test("are an NCCL log, with their hosts", () => {
+    expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
+    expect(data(lines).hosts).toBe(2);
   });
 });

@@ -372,6 +372,8 @@ export class LineScanner {
   private noteHost(s: string, p: number): string {
     const last = this.lastHost;
     if (last !== "" && s.startsWith(last, p) && s.charCodeAt(p + last.length) === 58 /* : */) return last;
+    // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …`.
+    if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
     let colon = -1;
     for (let i = p; i < s.length && i - p < 256; i++) {
       const c = s.charCodeAt(i);
@@ -387,6 +389,14 @@ export class LineScanner {
     for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
     if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) return "";
     this.lastHost = keep(s.slice(p, colon));
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
+
+  private forkHost(s: string, p: number): string {
+    const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));
+    if (!m) return "";
+    this.lastHost = keep(m[1]!);
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
     return this.lastHost;
   }
