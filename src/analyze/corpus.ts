@@ -47,8 +47,6 @@ export const KNOWN_MISSES = new Set<string>([
   // Not recognised as an NCCL log: prefix stripped to the message, a banner glued to a progress bar.
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
   "nccl_log/tqdm-glued-watchdog-only-no-nccl-lines.txt",
-  // An NCCL 2.3 `include/socket.h:344 WARN …` line with neither host nor the word NCCL.
-  "nccl_log/old-lone-warn-no-nccl-word-socket-creation.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -37,7 +37,7 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 

@@ -180,3 +180,26 @@ describe("a fork's `[host:pid=N] NCCL WARN` lines", () => {
     expect(data(lines).hosts).toBe(2);
   });
 });
+
+// NCCL 2.3 printed WARNs as `host:pid:tid [dev] include/socket.h:344 WARN …` (no `NCCL`, src/include/debug.h of v2.3);
+// cut to the source and message in https://github.com/NVIDIA/nccl/issues/210 .
+describe("an old WARN cut to `file.h:line WARN …`", () => {
+  const lines = [
+    "include/socket.h:350 WARN Socket creation failed : Address family not supported by protocol",
+    "include/socket.h:350 WARN Socket creation failed : Address family not supported by protocol",
+  ];
+  test("is an NCCL log line, read as a WARN", () => {
+    expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
+    const r = analyzeNcclLog(`${lines.join("\n")}\n`);
+    expect(r.data.warnings.length).toBeGreaterThan(0);
+  });
+
+  test("a source name without WARN, or prose naming a file, is not", () => {
+    expect(
+      detectKind(
+        "See include/socket.h:350 for the message.\nThe WARN is harmless.\nmain.py:12 INFO started\n",
+        ANALYZERS,
+      ).kind,
+    ).toBe("unknown");
+  });
+});

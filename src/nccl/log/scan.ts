@@ -32,6 +32,8 @@ const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInte
 const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*:\s*(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
+/** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
+const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
 const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
 
 /**
@@ -172,6 +174,13 @@ export class LineScanner {
       const q = recordStart(s, p, p + w);
       this.noteHost(s, q);
       this.warn(s, start, q, p + w + 11, end);
+      return;
+    }
+    // NCCL ≤ 2.3's WARN cut down to its source and message (`include/socket.h:344 WARN Socket creation failed …`).
+    const src = SOURCE_WARN.exec(text);
+    if (src) {
+      st.ncclLines++;
+      this.warn(s, start, p, p + src[0].length, end);
       return;
     }
     // NCCL 2.0–2.2 printed no `NCCL` before the level: `host:pid:tid [0] INFO …`, `host:pid:tid [0] file.cu:61 WARN …`.
