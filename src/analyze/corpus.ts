@@ -44,9 +44,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // `ethtool -S` counter lines without the `NIC statistics:` header (and with trailing blanks) are not recognised.
   "ethtool_stats/mlx4-en-trailing-blanks-no-header.txt",
-  // Not recognised as an NCCL log: prefix stripped to the message, a banner glued to a progress bar.
+  // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
-  "nccl_log/tqdm-glued-watchdog-only-no-nccl-lines.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

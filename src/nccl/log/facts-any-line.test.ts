@@ -203,3 +203,19 @@ describe("an old WARN cut to `file.h:line WARN …`", () => {
     ).toBe("unknown");
   });
 });
+
+// NCCL's banner glued to a progress bar, then only PyTorch's ProcessGroupNCCL watchdog lines
+// (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp; seen in https://github.com/pytorch/pytorch/issues/118369).
+describe("NCCL's banner beside PyTorch's ProcessGroupNCCL lines", () => {
+  const watchdog =
+    "[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=900, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600300 milliseconds before timing out.";
+  test("is an NCCL log with its version", () => {
+    const text = `Epoch 1:  40%|████      | 40/100 [00:10<00:15, 4.00it/s]NCCL version 2.19.3+cuda12.2\n${watchdog}\n${watchdog}\n`;
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    expect(analyzeNcclLog(text).data.ncclVersions).toEqual(["2.19.3"]);
+  });
+
+  test("the watchdog lines alone are no NCCL log", () => {
+    expect(detectKind(`${watchdog}\n${watchdog}\n`, ANALYZERS).kind).not.toBe("nccl_log");
+  });
+});
