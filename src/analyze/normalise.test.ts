@@ -40,3 +40,18 @@ describe("the normalisation layer hands parsers clean lines", () => {
     expect(normaliseCapture(text)).toEqual({ text, removed: [] });
   });
 });
+
+// GitHub's renderer turns file names and addresses in a quoted log into links to themselves; a copy of the rendered
+// issue keeps them as `[net_ib.cc:101](http://net_ib.cc:101/)` (seen in https://github.com/NVIDIA/nccl/issues/1710).
+describe("Markdown links to themselves are the word that was printed", () => {
+  test("file names and IP addresses come back; a link to another place stays", () => {
+    const n = normaliseCapture(
+      [
+        "> hb-1:71:90 [0] transport/[net_ib.cc:99](http://net_ib.cc:99/) NCCL WARN NET/IB : Got completion from peer [10.8.0.3](http://10.8.0.3)<4001> with status=9",
+        "> see [the guide](https://example.org/guide)",
+      ].join("\n"),
+    );
+    expect(n.text).toContain("transport/net_ib.cc:99 NCCL WARN NET/IB : Got completion from peer 10.8.0.3<4001>");
+    expect(n.text).toContain("[the guide](https://example.org/guide)");
+  });
+});

@@ -49,6 +49,10 @@ const numbersOf = (lines: readonly string[], w: PrefixFamily) =>
     .map(Number)
     .sort((a, b) => a - b);
 
+// A word a Markdown renderer turned into a link to itself (`[net_ib.cc:101](http://net_ib.cc:101/)`, file names and IP
+// addresses in an issue's quoted log): the word is what was printed.
+const AUTOLINK = /\[([^\]\s()]+)\]\(https?:\/\/\1\/?\)/g;
+
 // Markdown code fences around a pasted capture (```text … ```).
 const FENCE = /^\s*```[\w-]*\s*$/;
 
@@ -57,6 +61,7 @@ export function normaliseCapture(text: string): Normalised {
   let lines = text
     .replace(/\r\n?/g, "\n")
     .replace(ANSI, "")
+    .replace(AUTOLINK, "$1")
     .split("\n")
     .filter((l) => !FENCE.test(l));
   const out: Normalised = { text: "", removed: [] };

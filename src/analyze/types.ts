@@ -43,8 +43,11 @@ export type AnalyzeContext = {
   lineRateGbps?: number;
 };
 
-/** What proves a communicator completed its init, strongest first: NCCL's own `Init COMPLETE`, then measured rows. */
-export type CommunicatorEvidence = "init_complete" | "nccl_tests_rows";
+/**
+ * What proves a communicator completed its init, strongest first: NCCL's own `Init COMPLETE`, then measured rows, then
+ * lines only a built communicator prints (`Destroyed comm`, `Destroy COMPLETE`, a work completion from the network).
+ */
+export type CommunicatorEvidence = "init_complete" | "nccl_tests_rows" | "runtime_lines";
 
 /** A line-at-a-time analyser for inputs too large to hold (NCCL logs of many ranks). */
 export type AnalyzeStream = {

@@ -33,10 +33,16 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
  * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
  * the host stripped (`[0] NCCL INFO …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
- * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`).
+ * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`); a rendered paste
+ * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:[\w./-]+:\d+ )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b/;
+  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+/**
+ * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
+ * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.
+ */
+const NCCL_CALLER_LINE = /^\s*\[[EWI]\s?[\d :.-]*ProcessGroupNCCL\.cpp:\d+\]/;
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 
@@ -48,13 +54,15 @@ export function ncclLogLines(head: string): { log: number; banner: number; share
   let lines = 0;
   let log = 0;
   let banner = 0;
+  let caller = 0;
   for (const line of head.split("\n")) {
     if (line.trim() === "") continue;
     lines++;
     if (LOG_LINE.test(line)) log++;
     else if (BANNER_LINE.test(line)) banner++;
+    else if (NCCL_CALLER_LINE.test(line)) caller++;
   }
-  return { log, banner, share: lines === 0 ? 0 : (log + banner) / lines };
+  return { log, banner, share: lines === 0 ? 0 : (log + banner + caller) / lines };
 }
 
 /** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */

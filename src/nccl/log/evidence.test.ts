@@ -100,3 +100,26 @@ describe("the network from every piece of evidence, strongest first", () => {
     });
   });
 });
+
+// The socket transport's own return chain (src/transport/net_socket.cc, `.cu` before NCCL 2.8) — seen in NCCL 2.3's
+// `transport/net_socket.cu:118 -> 2` in https://github.com/horovod/horovod/issues/789 .
+describe("the socket transport's return chain or WARN names the network", () => {
+  test("a chain through net_socket with no RDMA device listed", () => {
+    expect(
+      facts([
+        "k8:31:41 [0] NCCL INFO NET/Socket : 2 interfaces found",
+        "k8:31:41 [0] include/socket.h:361 NCCL WARN Connect to 10.3.0.9<40001> failed : Connection refused",
+        "k8:31:41 [0] NCCL INFO transport/net_socket.cu:118 -> 2",
+      ]),
+    ).toEqual({ network: "Socket", by: "socket_transport", linkLayer: null });
+  });
+
+  test("an RDMA device list is stronger", () => {
+    expect(
+      facts([
+        "k8:31:41 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>",
+        "k8:31:41 [0] NCCL INFO transport/net_socket.cc:480 -> 2",
+      ]).network,
+    ).toBe("IB");
+  });
+});

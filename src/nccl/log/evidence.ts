@@ -15,7 +15,9 @@ import type { LogState } from "./state.js";
  *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`).
  * 5. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
  *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`), unless the log says RDMA is unavailable.
- * 6. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
+ * 6. `socket_transport`: a return chain or WARN from inside the socket transport (`transport/net_socket.cc:118 -> 2`),
+ *    with no RDMA device listed: sockets carried the connections.
+ * 7. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
  *    before any IB line: the run never got past sockets.
  *
  * Link layer, strongest first:
@@ -30,6 +32,7 @@ export type NetworkEvidence =
   | "rdma_device_list"
   | "socket_fallback"
   | "ib_warnings"
+  | "socket_transport"
   | "bootstrap_failure";
 
 export type Decided<T> = { value: T; decidedBy: NetworkEvidence | "device_suffix" | "gid_in_warnings" | null };
@@ -63,6 +66,7 @@ export function networkOf(st: LogState, counts: Record<string, number>): Decided
   if (fellBackToSocket(st)) return { value: "Socket", decidedBy: "socket_fallback" };
   // A verbs-wrapper WARN saying the library is missing (`lib wrapper not initialized`) is no sign that IB was used.
   if (st.ibWarnings > 0 && !noRdma(st)) return { value: "IB", decidedBy: "ib_warnings" };
+  if (st.socketTransport > 0) return { value: "Socket", decidedBy: "socket_transport" };
   if (st.bootstrapFailed > 0 && st.warnings.has("SOCKET_CONNECT"))
     return { value: "Socket", decidedBy: "bootstrap_failure" };
   return { value: null, decidedBy: null };

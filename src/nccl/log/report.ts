@@ -47,7 +47,8 @@ export type NcclLogData = {
     ranks: string | null;
     /**
      * What proves a communicator completed its init (the verdict rests on it): `init_complete` (NCCL's own line),
-     * `nccl_tests_rows` (result rows in the same input: each is a collective that ran); null when nothing does.
+     * `nccl_tests_rows` (result rows in the same input: each is a collective that ran), `runtime_lines` (lines only a
+     * built communicator prints: `Destroyed comm`, `Destroy COMPLETE`, a failed work completion); null when nothing does.
      */
     communicator: CommunicatorEvidence | null;
   };
@@ -76,7 +77,7 @@ const SOCKET_FAILURES = ["SOCKET_CONNECT", "PEER_GONE"];
 
 /** The strongest evidence that a communicator completed its init: NCCL's `Init COMPLETE`, else `ran` from outside. */
 function communicatorOf(st: LogState, ran: CommunicatorEvidence | undefined): CommunicatorEvidence | null {
-  return st.initComplete > 0 ? "init_complete" : (ran ?? null);
+  return st.initComplete > 0 ? "init_complete" : (ran ?? (st.commRan > 0 ? "runtime_lines" : null));
 }
 
 /**
@@ -88,7 +89,7 @@ function verdictOf(st: LogState, network: string | null, communicator: Communica
   const completed = communicator !== null;
   if (network === "Socket" || st.conn.socket > 0) {
     // Sockets were chosen, and their connections failed before any rank finished its init: the run never started.
-    const failed = SOCKET_FAILURES.some((id) => st.warnings.has(id));
+    const failed = st.initChainFailed > 0 || SOCKET_FAILURES.some((id) => st.warnings.has(id));
     return failed && !completed ? "init_failed" : "socket";
   }
   // Channels printed `via NET/IB/…/GDRDMA`, but registering the GPU buffers failed: the connections never carried
@@ -99,7 +100,7 @@ function verdictOf(st: LogState, network: string | null, communicator: Communica
   // An error before any rank printed `Init COMPLETE`: the communicator was never built. Channel lines state which
   // transport NCCL meant to use, not that any byte moved over it (init.cc prints Init COMPLETE at the end of
   // ncclCommInitRank, https://github.com/NVIDIA/nccl/blob/master/src/init.cc).
-  if (st.errorsBeforeInit > 0 && !completed) return "init_failed";
+  if ((st.errorsBeforeInit > 0 || st.initChainFailed > 0) && !completed) return "init_failed";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";

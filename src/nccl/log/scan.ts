@@ -30,6 +30,10 @@ const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInte
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
 const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
+/** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner), `… is using nccl==2.20.5` (vLLM, SGLang). */
+const OTHER_VERSION = /^\s*RCCL version\s*:\s*(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
+/** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
+const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
 const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
 
 /**
@@ -137,6 +141,8 @@ export class LineScanner {
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
   private record(s: string, start: number, p: number, k: number, end: number): void {
     this.st.ncclLines++;
+    // Every record names its host, whatever it says (a host may print only Trees, comm or WARN lines).
+    this.noteHost(s, p);
     const lvl = k + 6;
     const c = s.charCodeAt(lvl);
     if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) {
@@ -154,12 +160,27 @@ export class LineScanner {
       this.version(s, p, end, s.slice(start, p));
       return;
     }
+    // A line cut down to its level and message (`NCCL INFO comm 0x… - Init COMPLETE`): a collector dropped the host.
+    if (s.startsWith("NCCL INFO ", p) || s.startsWith("NCCL WARN ", p)) {
+      st.ncclLines++;
+      if (s.charCodeAt(p + 5) === 73 /* I */) this.info(s, p, p, p + 10, end);
+      else this.warn(s, start, p, p + 10, end);
+      return;
+    }
     const text = s.slice(p, end);
     const w = text.indexOf(" NCCL WARN");
     if (w >= 0) {
       st.ncclLines++;
       const q = recordStart(s, p, p + w);
+      this.noteHost(s, q);
       this.warn(s, start, q, p + w + 11, end);
+      return;
+    }
+    // NCCL ≤ 2.3's WARN cut down to its source and message (`include/socket.h:344 WARN Socket creation failed …`).
+    const src = SOURCE_WARN.exec(text);
+    if (src) {
+      st.ncclLines++;
+      this.warn(s, start, p, p + src[0].length, end);
       return;
     }
     // NCCL 2.0–2.2 printed no `NCCL` before the level: `host:pid:tid [0] INFO …`, `host:pid:tid [0] file.cu:61 WARN …`.
@@ -180,6 +201,13 @@ export class LineScanner {
       if (FAILURE_LINE.test(text)) this.failure(s, p, end);
       return;
     }
+    // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
+    // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
+    const other = OTHER_VERSION.exec(text);
+    if (other) {
+      this.version(s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
+      return;
+    }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
       st.ncclLines++;
       return;
@@ -196,6 +224,8 @@ export class LineScanner {
       if (s.charCodeAt(msg + 1) === 104 /* h */ && charIn(s, msg + 7, end) === 32) this.channel(s, p, msg, end);
       return;
     }
+    // NCCL_DEBUG_SUBSYS=COLL: `AllReduce: opCount 0 sendbuff … comm 0x… [nranks=8] stream …` (src/enqueue.cc).
+    if (c !== 67 && c >= 65 && c <= 83 && this.collTrace(s, msg, end)) return;
     // Before NCCL 2.7 connections were printed as `Ring 00 : 0[0] -> 1[1] via P2P/IPC` (`Ring 00 : 0 1 2 3` is the order).
     if (c === 82 /* R */) {
       if (s.charCodeAt(msg + 1) === 105 /* i */ && charIn(s, msg + 4, end) === 32) this.channel(s, p, msg, end);
@@ -216,6 +246,12 @@ export class LineScanner {
       else if (s.startsWith("NCCL_", msg)) this.envLine(s, msg, end);
       return;
     }
+    // `ncclCommInitRank comm 0x… rank 4 nranks 16 cudaDev 4 … - Init START` (src/init.cc), also for a failed init.
+    if (c === 110 /* n */ && s.startsWith("ncclCommInit", msg)) {
+      const nr = intAfter(s, " nranks ", msg, end);
+      if (nr > st.nranks) st.nranks = nr;
+      return;
+    }
     // NCCL 2.3: `rank 0 nranks 4` once per rank.
     if (c === 114 /* r */ && s.startsWith("rank ", msg)) {
       const nr = intAfter(s, " nranks ", msg, end);
@@ -224,6 +260,23 @@ export class LineScanner {
     }
     if (c === 99 /* c */ && s.startsWith("comm 0x", msg)) {
       this.commSummary(s, msg, end);
+      return;
+    }
+    // A return chain from inside the socket transport (`transport/net_socket.cu:118 -> 2`): sockets carried the data.
+    if (c === 116 /* t */ && s.startsWith("transport/net_socket.c", msg)) {
+      if (indexInLine(s, " -> ", msg, end) > 0) st.socketTransport++;
+      return;
+    }
+    // A return chain through init.cc (`init.cc:1303 -> 2`, include/checks.h) before any Init COMPLETE: the
+    // communicator's init failed, even where no WARN was printed (or kept in the paste).
+    if (c === 105 /* i */ && s.startsWith("init.c", msg)) {
+      const arrow = indexInLine(s, " -> ", msg, end);
+      if (arrow > 0 && arrow - msg < 20 && st.initComplete === 0 && !s.startsWith("0", arrow + 4)) st.initChainFailed++;
+      return;
+    }
+    // ncclCommDestroy of NCCL < 2.13 (`Destroyed comm 0x… rank 4`): the communicator had been built.
+    if (c === 68 /* D */ && s.startsWith("Destroyed comm ", msg)) {
+      st.commRan++;
       return;
     }
     if (c === 85 /* U */ && (s.startsWith("Using network ", msg) || s.startsWith("Using internal Network ", msg))) {
@@ -259,6 +312,16 @@ export class LineScanner {
       st.gdrDisabled++;
       if (st.gdrDisabledSamples.length < MAX_SAMPLES) st.gdrDisabledSamples.push(s.slice(msg, end));
     }
+  }
+
+  /** A collective's trace line (`Broadcast: opCount 7 … [nranks=8] …`): its communicator's rank count. */
+  private collTrace(s: string, msg: number, end: number): boolean {
+    let i = msg;
+    while (i < end && i - msg < 24 && s.charCodeAt(i) !== 58 /* : */) i++;
+    if (!s.startsWith(": opCount ", i)) return false;
+    const nr = intAfter(s, "[nranks=", i, end);
+    if (nr > this.st.nranks) this.st.nranks = nr;
+    return true;
   }
 
   private channel(s: string, p: number, msg: number, end: number): void {
@@ -318,6 +381,8 @@ export class LineScanner {
   private noteHost(s: string, p: number): string {
     const last = this.lastHost;
     if (last !== "" && s.startsWith(last, p) && s.charCodeAt(p + last.length) === 58 /* : */) return last;
+    // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …`.
+    if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
     let colon = -1;
     for (let i = p; i < s.length && i - p < 256; i++) {
       const c = s.charCodeAt(i);
@@ -328,8 +393,10 @@ export class LineScanner {
       if (c === 32 || c === 10) return "";
     }
     // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
-    const after = s.charCodeAt(colon + 1);
-    if (colon <= p || !((isDigit(after) || after === 88 /* X */ || after === 120) /* x */)) return "";
+    // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
+    let q = colon + 1;
+    for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
+    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) return "";
     // A log interleaves its ranks' lines, so the host before is seldom this one: the hosts seen are kept in a small
     // table by their last characters and length, so that a host seen before costs one comparison, no string made
     // and no set lookup (a miss, or two hosts in one slot, only takes the path below).
@@ -347,6 +414,14 @@ export class LineScanner {
 
   /** Hosts seen, by a hash of their last two characters and length (noteHost). */
   private readonly hostSlots: (string | undefined)[] = new Array(256).fill(undefined);
+
+  private forkHost(s: string, p: number): string {
+    const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));
+    if (!m) return "";
+    this.lastHost = keep(m[1]!);
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
 
   private netLine(s: string, p: number, k: number, msg: number, end: number): void {
     const st = this.st;
@@ -450,20 +525,21 @@ export class LineScanner {
     if (m && m[1] === "NCCL_IB_DISABLE" && /^1\b/.test(m[2]!.trim())) this.addWarning(s.slice(msg, end), "");
   }
 
-  private version(s: string, at: number, end: number, key: string): void {
-    const m = /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end));
-    if (!m) return;
+  private version(s: string, at: number, end: number, key: string, given?: string): void {
+    const v = given ?? /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end))?.[1];
+    if (v === undefined) return;
     // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
     const tag = key.replace(COLOUR, "").trim();
     // A prefix with no letter or digit (C comment stars, a bar) names no process either, nor does kubectl's
     // `[pod/NAME/CONTAINER]` (one container runs several processes).
     const anonymous = TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) || kubectlPrefixAt(tag, 0, tag.length) >= 0;
     const k = (anonymous ? "" : tag) || `unattributed#${this.st.unattributed++}`;
-    setCapped(this.st.versionOf, k, m[1]!);
+    setCapped(this.st.versionOf, k, v);
   }
 
   private commSummary(s: string, msg: number, end: number): void {
     const st = this.st;
+    if (s.startsWith("Destroy COMPLETE", end - 16)) st.commRan++;
     const nn = intAfter(s, " nNodes ", msg, end);
     if (nn > st.nNodes) st.nNodes = nn;
     const lr = intAfter(s, " localRanks ", msg, end);
@@ -490,6 +566,10 @@ export class LineScanner {
     const key = processKey(s, p, sp < 0 ? end : sp, end);
     // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
     if (IB_ACTIVITY.test(s.slice(p, end))) this.st.ibWarnings++;
+    else if (indexInLine(s, "net_socket.c", p, msg) >= 0) this.st.socketTransport++;
+    // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer
+    // a collective posted: the communicator had been built and was running.
+    if (indexInLine(s, "Got completion ", msg, end) >= 0) this.st.commRan++;
     this.addWarning(s.slice(msg, end), hostOf(key), s.slice(start, end));
   }
 

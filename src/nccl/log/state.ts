@@ -57,9 +57,15 @@ export class LogState {
   noDeviceFound = 0;
   /** WARNs from the IB transport or the verbs wrapper (net_ib.cc, ibvwrap, `Call to ibv_* failed`). */
   ibWarnings = 0;
+  /** Return chains or WARNs from inside the socket transport (`transport/net_socket.cc:118 -> 2`). */
+  socketTransport = 0;
   /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
   bootstrapFailed = 0;
   initComplete = 0;
+  /** Lines only a communicator that was built prints: `Destroyed comm`, `… Destroy COMPLETE`, `Got completion …`. */
+  commRan = 0;
+  /** `init.cc:N -> code` return chains (an error returned through the communicator's init) before any Init COMPLETE. */
+  initChainFailed = 0;
   /** Error WARNs (not follow-ons) seen before the first `Init COMPLETE` line of the log. */
   errorsBeforeInit = 0;
   readonly completedRanks = new Set<number>();
@@ -132,9 +138,12 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.noDeviceFound += b.noDeviceFound;
   // b's errors came before b's first Init COMPLETE; they came before the log's first only when a has none.
   if (a.initComplete === 0) a.errorsBeforeInit += b.errorsBeforeInit;
+  if (a.initComplete === 0) a.initChainFailed += b.initChainFailed;
   a.ibWarnings += b.ibWarnings;
   a.bootstrapFailed += b.bootstrapFailed;
+  a.socketTransport += b.socketTransport;
   a.initComplete += b.initComplete;
+  a.commRan += b.commRan;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);
   a.nNodes = Math.max(a.nNodes, b.nNodes);

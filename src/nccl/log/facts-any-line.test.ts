@@ -1,0 +1,221 @@
+import { describe, expect, test } from "vitest";
+import { detectKind } from "../../analyze/detect.js";
+import { ANALYZERS } from "../../analyze/registry.js";
+import { analyzeNcclLog } from "./analyzer.js";
+
+const data = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data;
+
+// Every NCCL record starts `host:pid:tid [dev] NCCL LEVEL` (src/include/debug.h, src/debug.cc in
+// https://github.com/NVIDIA/nccl). Shapes where some hosts print only Trees / comm / proxy lines were seen in
+// https://github.com/NVIDIA/nccl-tests/issues/311 ; hosts seen only on WARN lines in https://github.com/NVIDIA/nccl/issues/1837 ;
+// topology dumps only in https://github.com/NVIDIA/nccl/issues/1189 .
+describe("hosts are counted from every NCCL record, whatever it says", () => {
+  test("hosts that print only Trees, comm or proxy lines count", () => {
+    expect(
+      data([
+        "nodea:410:440 [0] NCCL INFO Using network IB",
+        "nodeb:520:551 [0] NCCL INFO comm 0x5b1d0e0 rank 2 nRanks 8 nNodes 4 localRanks 2 localRank 0 MNNVL 0",
+        "nodec:630:661 [1] NCCL INFO Trees [0] 4/-1/-1->5->6 [1] -1/-1/-1->5->4",
+        "noded:740:771 [0] NCCL INFO [Proxy Service UDS] Device 0 CPU core 16",
+      ]).hosts,
+    ).toBe(4);
+  });
+
+  test("hosts seen only on WARN and topology lines count; a redacted or stripped prefix names no host", () => {
+    expect(
+      data([
+        "trainer-0:88:120 [0] NCCL INFO === System : maxBw 24.0 totalBw 24.0 ===",
+        "trainer-1:91:131 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.1.2.3<40123> failed : Software caused connection abort",
+        "<node>:<pid>:<tid> [0] NCCL INFO Bootstrap : Using eth0:10.1.2.4<0>",
+        "[0] NCCL INFO Channel 00/02 : 0 1",
+        // A line that lost its colon (seen in https://github.com/NVIDIA/nccl/issues/914): no tid, so no host.
+        "trainer-188:120 [0] NCCL INFO proxy.cc:859 -> 6",
+      ]).hosts,
+    ).toBe(2);
+  });
+});
+
+// RCCL prints its banner without a host (`RCCL version : 2.21.5-HEAD:…`, seen in https://github.com/ROCm/rccl-tests/issues/163);
+// vLLM and SGLang name the library they loaded (`vLLM is using nccl==2.20.5`, vllm/distributed/device_communicators/pynccl.py;
+// seen in https://github.com/vllm-project/vllm/issues/9329 and https://github.com/sgl-project/sglang/issues/3820).
+describe("the version from RCCL's banner or a framework's line when NCCL's banner is missing", () => {
+  test("RCCL banner", () => {
+    expect(
+      data([
+        "box1:71:71 [0] NCCL INFO ROCr version 1.14",
+        "RCCL version : 2.22.3-develop:0a1b2c3",
+        "HIP version  : 6.3.1",
+      ]).ncclVersions,
+    ).toEqual(["2.22.3"]);
+  });
+
+  test("a framework's `nccl==` line behind its own prefix", () => {
+    expect(
+      data([
+        "(WorkerProc pid=77) INFO 03-02 10:11:12 pynccl.py:70] vLLM is using nccl==2.19.3",
+        "[2025-03-02 10:11:12 TP1] sglang is using nccl==2.19.3",
+        "box2:77:77 [1] NCCL INFO cudaDriverVersion 12040",
+      ]).ncclVersions,
+    ).toEqual(["2.19.3"]);
+  });
+
+  test("a pip listing of another package names no NCCL version", () => {
+    expect(data(["nvidia-nccl-cu12==2.19.3", "box2:77:77 [1] NCCL INFO cudaDriverVersion 12040"]).ncclVersions).toEqual(
+      [],
+    );
+  });
+});
+
+// NCCL_DEBUG_SUBSYS=COLL prints `AllReduce: opCount … comm 0x… [nranks=8] stream 0x…` per call (src/enqueue.cc in
+// https://github.com/NVIDIA/nccl ; seen in https://github.com/pytorch/pytorch/issues/23363 with the host stripped and in
+// https://github.com/NVIDIA/nccl/issues/1470); `ncclCommInitRank comm 0x… rank 4 nranks 16 … - Init START` (src/init.cc;
+// seen in https://github.com/uccl-project/uccl/issues/172) comes before any Init COMPLETE.
+describe("the rank count from collective trace and Init START lines", () => {
+  test("COLL trace lines, hosted or not", () => {
+    const d = data([
+      "NCCL version 2.5.6+cuda10.1",
+      "[0] NCCL INFO Broadcast: opCount 0 sendbuff 0x7f10 recvbuff 0x7f10 count 64 datatype 7 op 0 root 0 comm 0x7e00 [nranks=4] stream 0x7f20",
+      "hx-1:501:530 [1] NCCL INFO ReduceScatter: opCount 3 sendbuff 0x7f10 recvbuff 0x7f10 count 64 datatype 7 op 0 root 0 comm 0x7e00 [nranks=4] stream 0x7f20",
+    ]);
+    expect({ ranks: d.ranks, hosts: d.hosts }).toEqual({ ranks: 4, hosts: 1 });
+  });
+
+  test("Init START lines without a completion", () => {
+    expect(
+      data([
+        "hy-2:900:930 [2] NCCL INFO ncclCommInitRank comm 0x55aa rank 2 nranks 24 cudaDev 2 nvmlDev 2 busId 3b000 commId 0x11 - Init START",
+      ]).ranks,
+    ).toBe(24);
+  });
+
+  test("a message that merely has a colon is no trace line", () => {
+    expect(data(["hy-2:900:930 [2] NCCL INFO Allocated: 4 buffers [nranks=9]"]).ranks).toBe(0);
+  });
+});
+
+// NCCLCHECK prints each frame of a failed call's return as `file.cc:line -> code` (src/include/checks.h in
+// https://github.com/NVIDIA/nccl); through init.cc it is the communicator's init that failed. Seen without any WARN in
+// https://github.com/NVIDIA/nccl/issues/914 and on a socket run in https://github.com/horovod/horovod/issues/3203 .
+// Lines only a built communicator prints: `Destroyed comm` (ncclCommDestroy, NCCL < 2.13), a failed work completion
+// (`NET/IB : Got completion … with error 12`, net_ib.cc's progress), seen in https://github.com/NVIDIA/nccl-tests/issues/24
+// and https://github.com/Lightning-AI/lit-llama/issues/380 .
+describe("init failure from init.cc return chains; runtime failure after a communicator ran", () => {
+  const verdict = (lines: string[]) => {
+    const d = data(lines);
+    return { verdict: d.verdict, communicator: d.evidence.communicator };
+  };
+
+  test("an init.cc chain with no WARN, on IB and on sockets", () => {
+    expect(
+      verdict([
+        "ma-1:71:90 [0] NCCL INFO bootstrap.cc:221 -> 2",
+        "ma-1:71:90 [0] NCCL INFO init.cc:1410 -> 2",
+        "ma-1:71:90 [0] NCCL INFO group.cc:64 -> 2 [Async thread]",
+      ]),
+    ).toEqual({ verdict: "init_failed", communicator: null });
+    expect(
+      verdict([
+        "ma-1:71:90 [0] NCCL INFO Using network Socket",
+        "ma-1:71:90 [0] NCCL INFO graph/topo.cc:640 -> 2",
+        "ma-1:71:90 [0] NCCL INFO init.cc:498 -> 2",
+      ]).verdict,
+    ).toBe("init_failed");
+  });
+
+  test("an init.cc chain after Init COMPLETE, or returning 0, is no init failure", () => {
+    expect(
+      verdict([
+        "ma-1:71:90 [0] NCCL INFO Using network Socket",
+        "ma-1:71:90 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE",
+        "ma-1:71:90 [0] NCCL INFO init.cc:1702 -> 1",
+      ]).verdict,
+    ).toBe("socket");
+    expect(verdict(["ma-1:71:90 [0] NCCL INFO init.cc:1702 -> 0"]).verdict).toBe("unknown");
+  });
+
+  test("an error after `Destroyed comm` or a work completion is a runtime failure", () => {
+    expect(
+      verdict([
+        "mb-2:81:99 [0] transport/net_ib.cc:1100 NCCL WARN NET/IB : Got completion from peer mb-3<4021> with error 12, opcode 0, len 0, vendor err 129",
+        "mb-2:81:99 [0] NCCL INFO transport/net.cc:1000 -> 2 [Proxy Thread]",
+      ]),
+    ).toEqual({ verdict: "unknown", communicator: "runtime_lines" });
+    expect(
+      verdict([
+        "mb-2:81:81 [0] NCCL INFO Destroyed comm 0x7f00aa rank 1",
+        "mb-2:81:81 [1] init.cu:201 NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+      ]),
+    ).toEqual({ verdict: "unknown", communicator: "runtime_lines" });
+  });
+});
+
+// A collector that keeps only the level and message (`NCCL INFO comm 0x… rank 3 nranks 8 … - Init COMPLETE`), seen in
+// https://github.com/ROCm/rccl/issues/1137 .
+describe("lines cut down to `NCCL INFO …` are read", () => {
+  test("the rank count and completion from bare lines", () => {
+    const d = data([
+      "NCCL INFO Connected all rings",
+      "NCCL INFO 16 coll channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer",
+      "NCCL INFO comm 0x2b40 rank 1 nranks 6 cudaDev 1 busId 2a000 commId 0x77 - Init COMPLETE",
+    ]);
+    expect({ ranks: d.ranks, verdict: d.verdict, communicator: d.evidence.communicator, hosts: d.hosts }).toEqual({
+      ranks: 6,
+      verdict: "unknown",
+      communicator: "init_complete",
+      hosts: 0,
+    });
+  });
+});
+
+// A fork that brackets the process as `[host:pid=N]` after its own `[file:line]`, here behind `grep`'s file names
+// (seen in https://github.com/NVIDIA/nccl/pull/1618).
+describe("a fork's `[host:pid=N] NCCL WARN` lines", () => {
+  const lines = [
+    "r_3.log:[0003/0064][2026-01-02 10:00:01,100] [misc/socket.cc:586] [hz7:pid=4410] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events",
+    "r_4.log:[0004/0064][2026-01-02 10:00:01,101] [misc/socket.cc:586] [hz7:pid=4411] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events",
+    "r_9.log:[0009/0064][2026-01-02 10:00:01,109] [misc/socket.cc:551] [hz8:pid=5120] NCCL INFO socketPollConnect: connect returned Connection timed out, retrying (1/34)",
+  ];
+  test("are an NCCL log, with their hosts", () => {
+    expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
+    expect(data(lines).hosts).toBe(2);
+  });
+});
+
+// NCCL 2.3 printed WARNs as `host:pid:tid [dev] include/socket.h:344 WARN …` (no `NCCL`, src/include/debug.h of v2.3);
+// cut to the source and message in https://github.com/NVIDIA/nccl/issues/210 .
+describe("an old WARN cut to `file.h:line WARN …`", () => {
+  const lines = [
+    "include/socket.h:350 WARN Socket creation failed : Address family not supported by protocol",
+    "include/socket.h:350 WARN Socket creation failed : Address family not supported by protocol",
+  ];
+  test("is an NCCL log line, read as a WARN", () => {
+    expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
+    const r = analyzeNcclLog(`${lines.join("\n")}\n`);
+    expect(r.data.warnings.length).toBeGreaterThan(0);
+  });
+
+  test("a source name without WARN, or prose naming a file, is not", () => {
+    expect(
+      detectKind(
+        "See include/socket.h:350 for the message.\nThe WARN is harmless.\nmain.py:12 INFO started\n",
+        ANALYZERS,
+      ).kind,
+    ).toBe("unknown");
+  });
+});
+
+// NCCL's banner glued to a progress bar, then only PyTorch's ProcessGroupNCCL watchdog lines
+// (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp; seen in https://github.com/pytorch/pytorch/issues/118369).
+describe("NCCL's banner beside PyTorch's ProcessGroupNCCL lines", () => {
+  const watchdog =
+    "[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=900, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600300 milliseconds before timing out.";
+  test("is an NCCL log with its version", () => {
+    const text = `Epoch 1:  40%|████      | 40/100 [00:10<00:15, 4.00it/s]NCCL version 2.19.3+cuda12.2\n${watchdog}\n${watchdog}\n`;
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    expect(analyzeNcclLog(text).data.ncclVersions).toEqual(["2.19.3"]);
+  });
+
+  test("the watchdog lines alone are no NCCL log", () => {
+    expect(detectKind(`${watchdog}\n${watchdog}\n`, ANALYZERS).kind).not.toBe("nccl_log");
+  });
+});
