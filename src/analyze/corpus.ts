@@ -40,8 +40,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/tagged-rows-destroy-complete-before-footer.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
   "nvidia_smi/r570-header-only-backticks.txt",
-  // `ethtool -S` counter lines without the `NIC statistics:` header (and with trailing blanks) are not recognised.
-  "ethtool_stats/mlx4-en-trailing-blanks-no-header.txt",
   // The communicator ran (`Destroyed comm`, training iterations) before the completion error: not an init failure.
   "nccl_log/old-cu-names-error12-then-cuda-illegal.txt",
   "nccl_log/redacted-dots-host-async-port-error-then-error12.txt",
