@@ -25,8 +25,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
   // rccl-tests' colon banner (`# nThreads: 1 nGpus: 4 nRanks: 1 ...`) before a failure is not recognised.
   "nccl_tests/rccl-colon-banner-internal-error.txt",
-  // A pdsh-style `10.9.35.83: ` prefix on every line is not removed, so the table is not read.
-  "nccl_tests/ip-prefixed-lines-single-2g-row.txt",
   // Rows behind an indented `[1,0]<stdout>:` tag with no header are not recognised.
   "nccl_tests/indented-tagged-alltoall-na-cut.txt",
   // 256 ranks: busbw/algbw rounding lands on 251; the `-n 256` launcher argument is not read.

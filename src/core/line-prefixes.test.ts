@@ -22,7 +22,7 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   comment_star: /^ ?\* ?/,
   logger:
     /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
-  pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*): /,
+  pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}): /,
 };
 
 const byPattern = (name: WrapperName, line: string): number => {
@@ -53,6 +53,10 @@ const SAMPLES = [
   "2025-06-11 09:12:05,301 - INFO - WARNING - nested",
   "I0611 09:12:01.118220 140211 run.py:757] gpu-a:1:2 [0] NCCL INFO x",
   "kr-node-01: mlx5_0 port 1 ==> ib0 (Up)",
+  "10.20.3.41: # Using devices",
+  "10.20.3: x",
+  "10.20.3.4567: x",
+  "10.20.3.41:x",
   "Port: 1",
   "host.example: line",
   "",
@@ -129,5 +133,6 @@ describe("each wrapper family is read by index exactly where its pattern matches
     expect(fact("tag_output", "[1,12]<stdout>:x")).toBe("12");
     expect(fact("srun_label", "  3: x")).toBe("3");
     expect(fact("pdsh_host", "kr-node-01: x")).toBe("kr-node-01");
+    expect(fact("pdsh_host", "10.20.3.41: x")).toBe("10.20.3.41");
   });
 });
