@@ -25,8 +25,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
   // rccl-tests' colon banner (`# nThreads: 1 nGpus: 4 nRanks: 1 ...`) before a failure is not recognised.
   "nccl_tests/rccl-colon-banner-internal-error.txt",
-  // Rows behind an indented `[1,0]<stdout>:` tag with no header are not recognised.
-  "nccl_tests/indented-tagged-alltoall-na-cut.txt",
   // 256 ranks: busbw/algbw rounding lands on 251; the `-n 256` launcher argument is not read.
   "nccl_tests/old-c0-na-256-ranks-version-line.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
@@ -34,8 +32,6 @@ export const KNOWN_MISSES = new Set<string>([
   // 64 ranks listed as ranks 0-2, `......`, ranks 61-63: six rank lines counted, so the (n-1)/n table ratio and the
   // in-place N/A no longer name alltoall.
   "nccl_tests/alltoall-64-ranks-elided-rank-lines.txt",
-  // Rows behind indented `[1,0]<stdout>:` tags with per-rank `Destroy COMPLETE` lines: read as an NCCL log only.
-  "nccl_tests/tagged-rows-destroy-complete-before-footer.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
   "nvidia_smi/r570-header-only-backticks.txt",
   // The communicator ran (`Destroyed comm`, training iterations) before the completion error: not an init failure.

@@ -44,6 +44,18 @@ describe("the normalisation layer hands parsers clean lines", () => {
     expect(n.text).toBe("# Using devices\n#  Rank  0 Pid 1 on kr-a device  0\n");
   });
 
+  // Shape seen at https://github.com/bottlerocket-os/bottlerocket-kernel-kit/pull/313 and /pull/304: mpirun
+  // --tag-output lines pasted indented by eight spaces. Rows and ranks here are our own.
+  test("an indented Open MPI tag comes off with its indentation; the ranks are kept", () => {
+    const n = normaliseCapture(
+      "        [1,0]<stdout>:#  size  count\n        [1,3]<stdout>:        2048    32   float\n\t[1,1]<stderr>:x\n",
+    );
+    expect(n.removed).toEqual(["tag_output"]);
+    expect(n.ranks).toEqual([0, 1, 3]);
+    // The one space after the tag goes with it (as for an unindented tag).
+    expect(n.text).toBe("#  size  count\n       2048    32   float\nx\n");
+  });
+
   test("a prefix only some lines carry is not a wrapper: the capture is left as it is", () => {
     const text = "0: one\nplain line\nanother plain line\n1: two";
     expect(normaliseCapture(text)).toEqual({ text, removed: [] });

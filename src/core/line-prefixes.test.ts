@@ -12,7 +12,7 @@ import { PREFIX_FAMILIES, type WrapperName } from "./line-prefixes.js";
  * https://docs.python.org/3/library/logging.html#logrecord-attributes ; pdsh https://linux.die.net/man/1/pdsh
  */
 const PATTERNS: Record<WrapperName, RegExp> = {
-  tag_output: /^\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/,
+  tag_output: /^[ \t]*\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/,
   kubectl_prefix: /^\[pod\/[^\]/\s]+\/[^\]\s]+\] ?/,
   kubectl_timestamp: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) /,
   bracket_datetime: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/,
@@ -34,6 +34,9 @@ const byPattern = (name: WrapperName, line: string): number => {
 const SAMPLES = [
   "[1,0]<stdout>:gpu-a:10:11 [0] NCCL INFO Using network IB",
   "[1,12]<stderr>:\tNCCL version 2.21.5",
+  "        [1,3]<stdout>:        2048            32     float",
+  "\t[1,0]<stdout>:# Using devices",
+  "   [1,0]<stdout",
   "[pod/trainer-0/worker] gpu-a:1:2 [0] NCCL INFO x",
   "2026-03-13T22:26:02.123456789Z gpu-a:1:2 [0] NCCL INFO x",
   "2026-03-13T22:26:02+02:00 line",

@@ -109,8 +109,12 @@ function fraction(s: string, i: number, end: number, comma: boolean): number {
   return j < 0 ? i : j;
 }
 
-/** `[JOBID,RANK]<stdout>:` or `<stderr>:`, then an optional space or tab. */
+/**
+ * `[JOBID,RANK]<stdout>:` or `<stderr>:`, then an optional space or tab. The tag may be indented (a paste quoted or
+ * nested in a list, every line `        [1,0]<stdout>:…`): the indentation goes with it.
+ */
 export function tagOutputAt(s: string, i: number, end: number): number {
+  while (i < end && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9)) i++;
   if (code(s, i, end) !== 91) return -1;
   let j = i + 1;
   while (j < end && isDigit(s.charCodeAt(j))) j++;
