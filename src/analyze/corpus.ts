@@ -13,8 +13,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  // A paste that starts at the last rank line (`Rank 71`) counts one rank; the rank index and busbw/algbw say 72.
-  "nccl_tests/gb200-nvl72-from-last-rank.txt",
   // An nvidia-smi topo matrix pasted after hashless old nccl-tests output takes the whole paste as a topo capture.
   "nccl_tests/old-allgather-hashless-1e00-failed-topo.txt",
   // Two tables under "Before:"/"After:" prose read as one run; the rank count is only on the mpirun `-np 16` line.
@@ -29,9 +27,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/old-c0-na-256-ranks-version-line.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
   "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
-  // 64 ranks listed as ranks 0-2, `......`, ranks 61-63: six rank lines counted, so the (n-1)/n table ratio and the
-  // in-place N/A no longer name alltoall.
-  "nccl_tests/alltoall-64-ranks-elided-rank-lines.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
   "nvidia_smi/r570-header-only-backticks.txt",
   // The communicator ran (`Destroyed comm`, training iterations) before the completion error: not an init failure.

@@ -5,7 +5,7 @@ import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
 import { keep } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
-import { judgeRun, type RunSummary } from "./judge.js";
+import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
 import { parsePerfJson } from "./parse-json.js";
 import { PerfTextParser } from "./parse-text.js";
 import type { PerfRun } from "./types.js";
@@ -77,7 +77,7 @@ function headerOnlyFinding(run: PerfRun, log: NcclLogData | null): Finding {
   const gpus = [...new Set(run.ranks.map((r) => r.gpu).filter(Boolean))];
   return makeFinding(F, "NCCL_TESTS_NO_RESULTS", "run", {
     program: run.program,
-    ranks: run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null),
+    ranks: rankLinesCount(run) || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null),
     hosts,
     gpus,
     log: log && log.verdict !== "unknown" ? log.verdict : null,
