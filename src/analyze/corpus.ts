@@ -23,8 +23,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
   // rccl-tests' colon banner (`# nThreads: 1 nGpus: 4 nRanks: 1 ...`) before a failure is not recognised.
   "nccl_tests/rccl-colon-banner-internal-error.txt",
-  // 256 ranks: busbw/algbw rounding lands on 251; the `-n 256` launcher argument is not read.
-  "nccl_tests/old-c0-na-256-ranks-version-line.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
   "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.

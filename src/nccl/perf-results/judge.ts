@@ -23,8 +23,11 @@ export type RunSummary = {
   /** When the table fits several collectives equally well (all_gather and alltoall): which. */
   collectiveCandidates?: string[];
   nranks: number | null;
-  /** Where nranks came from: the `# Rank` lines, nThread × nGpus, or the table (size ÷ count, busbw ÷ algbw). */
-  nranksSource: "ranks" | "threads" | "table" | null;
+  /**
+   * Where nranks came from: the `# Rank` lines, nThread × nGpus, the pasted launcher command line, or the table
+   * (size ÷ count, busbw ÷ algbw).
+   */
+  nranksSource: "ranks" | "threads" | "command_line" | "table" | null;
   hosts: string[];
   gpus: string[];
   rows: PerfRow[];
@@ -141,9 +144,19 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const coll = inferCollective(run);
   const ranksListed = rankLinesCount(run);
   const listed = ranksListed || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
-  const fromTable = listed ? null : ranksFromTable(run, coll.name);
-  const nranks = listed ?? fromTable;
-  const nranksSource = run.ranks.length ? "ranks" : listed ? "threads" : fromTable ? "table" : null;
+  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic.
+  const asked = listed ? null : run.commandRanks;
+  const fromTable = listed || asked ? null : ranksFromTable(run, coll.name);
+  const nranks = listed ?? asked ?? fromTable;
+  const nranksSource = run.ranks.length
+    ? "ranks"
+    : listed
+      ? "threads"
+      : asked
+        ? "command_line"
+        : fromTable
+          ? "table"
+          : null;
   const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
   const large = largeMessageBusBw(run.rows);

@@ -23,6 +23,24 @@ const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
 
+// The launcher's process count, before the program: Open MPI/MPICH `-n N`, `-np N`, `--np N`, `-c N`; Slurm `-n N`,
+// `--ntasks=N` (https://www.open-mpi.org/doc/current/man1/mpirun.1.php, https://slurm.schedmd.com/srun.html).
+const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntasks(?:=|\s+))\s*(\d+)(?=\s)/;
+// After the program, nccl-tests' own `-t`/`--nthreads` and `-g`/`--ngpus` (its `-n` is the iteration count).
+const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
+const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
+
+/** Ranks a `mpirun -n P … X_perf -t T -g G` command line asks for: P × T × G; null without a launcher count. */
+export function commandRanks(line: string, programAt: number, programLength: number): number | null {
+  const launcher = LAUNCHER.exec(line.slice(0, programAt));
+  if (!launcher) return null;
+  const args = ` ${line.slice(programAt + programLength)}`;
+  const threads = Number(THREADS.exec(args)?.[1] ?? 1);
+  const gpus = Number(GPUS.exec(args)?.[1] ?? 1);
+  const n = Number(launcher[1]) * threads * gpus;
+  return n >= 1 ? n : null;
+}
+
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
@@ -72,6 +90,7 @@ export class PerfTextParser {
           this.run.program = cmd[1]!;
           this.run.programSource = "command_line";
         }
+        this.run.commandRanks ??= commandRanks(line, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
         return false;
       }
     }

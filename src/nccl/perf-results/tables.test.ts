@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { analyzeText } from "../../analyze/index.js";
 import { analyzeNcclTests } from "./analyzer.js";
+import { commandRanks } from "./parse-text.js";
 
 const capture = (name: string) => readFileSync(`fixtures/captures/nccl_tests/${name}`, "utf8");
 
@@ -55,5 +56,34 @@ describe("a run of several tables (-o all, every root)", () => {
       "float root 3",
     ]);
     expect(r.data?.rows).toHaveLength(36);
+  });
+});
+
+// The launcher's process count on a pasted command line (Open MPI `-n`/`-np`,
+// https://www.open-mpi.org/doc/current/man1/mpirun.1.php; Slurm `--ntasks`, https://slurm.schedmd.com/srun.html) times
+// nccl-tests' `-t` threads and `-g` GPUs per process (https://github.com/NVIDIA/nccl-tests#arguments). Shape of an
+// `mpirun -n 256 … all_reduce_perf -g 1` paste with no rank lines seen at https://github.com/NVIDIA/nccl-tests/issues/78.
+describe("the rank count a pasted command line asks for", () => {
+  const at = (line: string) => {
+    const m = /\w+_perf/.exec(line)!;
+    return commandRanks(line, m.index, m[0].length);
+  };
+  test("launcher processes × threads × GPUs per process; nccl-tests' own -n (iterations) is not a rank count", () => {
+    expect(at("mpirun -n 32 -npernode 8 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1 -n 50")).toBe(32);
+    expect(at("mpirun -np 4 --hostfile h ./build/all_gather_perf -t 2 -g 2")).toBe(16);
+    expect(at("srun --ntasks=16 --mpi=pmix /opt/nccl-tests/build/alltoall_perf -b 1M")).toBe(16);
+    expect(at("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8 -n 20")).toBeNull();
+  });
+
+  test("without rank lines, the command line decides nranks (and says so) before the table's arithmetic", () => {
+    const text = [
+      "mpirun -n 24 -npernode 8 -x NCCL_DEBUG=WARN ./build/all_reduce_perf -b 64M -e 128M -f 2 -g 1",
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error",
+      "    67108864      16777216   float     sum   1411.2   47.56   91.16  5e-07   1402.9   47.84   91.69  5e-07",
+      "   134217728      33554432   float     sum   2790.4   48.10   92.19  5e-07   2788.0   48.14   92.27  5e-07",
+      "# Avg bus bandwidth    : 91.83",
+    ].join("\n");
+    const r = analyzeNcclTests(text);
+    expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
   });
 });
