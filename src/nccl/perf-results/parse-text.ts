@@ -84,10 +84,7 @@ export class PerfTextParser {
       // names the program.
       const cmd = COMMAND.exec(line);
       if (cmd) {
-        // A command line starts an invocation: after rows, or after a header of its own (an attempt that failed
-        // before any row), what follows is another run, and the program it names is that run's.
-        if (this.run.rows.length > 0 || (this.lastHeader.size > 0 && this.run.programSource !== "banner"))
-          this.newRun();
+        if (this.run.rows.length > 0) this.newRun();
         // The banner says what ran; a command line pasted beside it (what was asked) never overrides it.
         if (this.run.programSource !== "banner") {
           this.run.program = cmd[1]!;

@@ -87,23 +87,3 @@ describe("the rank count a pasted command line asks for", () => {
     expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
   });
 });
-
-// Shape seen at https://github.com/NVIDIA/nccl-tests/issues/289: a shell session with two attempts, each a prompt and
-// command line, the thread line and a `Test CUDA failure` before any row. Our own host and numbers.
-describe("a command line starts an invocation", () => {
-  test("the second attempt's rank lines and the program its command line names are one run", () => {
-    const text = [
-      "[user@kr-w1 build]$ ./broadcast_perf -b 1G -e 8G -g 4",
-      "# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 1",
-      "kr-w1: Test CUDA failure common.cu:900 'invalid device ordinal'",
-      "[user@kr-w1 build]$ ./broadcast_perf -b 1G -e 8G -g 2",
-      "# nThread 1 nGpus 2 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 1",
-      "#  Rank  0 Group  0 Pid   4100 on      kr-w1 device  0 [0x41] NVIDIA L40S",
-      "#  Rank  1 Group  0 Pid   4100 on      kr-w1 device  1 [0x42] NVIDIA L40S",
-      "kr-w1: Test CUDA failure broadcast.cu:40 'invalid argument'",
-    ].join("\n");
-    const r = analyzeNcclTests(text);
-    expect(r.data).toMatchObject({ collective: "broadcast", nranks: 2 });
-    expect(r.findings.map((f) => f.code)).toContain("NCCL_TESTS_NO_RESULTS");
-  });
-});
