@@ -21,8 +21,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/rank-tag-mid-row-allreduce.txt",
   // Only `Reducing maxBytes` and `Test NCCL failure` lines behind host prefixes: not recognised as nccl-tests.
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
-  // rccl-tests' colon banner (`# nThreads: 1 nGpus: 4 nRanks: 1 ...`) before a failure is not recognised.
-  "nccl_tests/rccl-colon-banner-internal-error.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
   "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.

@@ -262,7 +262,7 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThreads?:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
     // The banner alone (a run that printed nothing else, or a paste cut after it) names nccl-tests by itself.
     if (
       /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:nccl-tests version \S+ nccl-headers=|Collective test starting: \w+_perf)/m.test(

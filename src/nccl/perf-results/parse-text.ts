@@ -17,7 +17,7 @@ const ROW_START = /^\d+(?:\s+\d|$)/;
  */
 const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
 const STRIPPED =
-  /^(?:nThread:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+  /^(?:nThreads?:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
@@ -148,8 +148,9 @@ export class PerfTextParser {
       }
       return true;
     }
-    // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …` (ROCm/rccl-tests src/common.cu).
-    if (body.startsWith("nThread ") || body.startsWith("nThread:")) {
+    // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …`, some `nThreads: 1 nGpus: 4 nRanks: 1 …`
+    // (ROCm/rccl-tests src/common.cu).
+    if (body.startsWith("nThread ") || body.startsWith("nThread:") || body.startsWith("nThreads:")) {
       if (this.header("nThread", body)) this.threadLine(body);
       return true;
     }
@@ -190,7 +191,7 @@ export class PerfTextParser {
   }
 
   private threadLine(body: string): void {
-    const t = /nThread:? (\d+) nGpus:? (\d+)/.exec(body);
+    const t = /nThreads?:? (\d+) nGpus:? (\d+)/.exec(body);
     if (t) {
       this.run.nThread = Number(t[1]);
       this.run.nGpus = Number(t[2]);

@@ -87,3 +87,24 @@ describe("the rank count a pasted command line asks for", () => {
     expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
   });
 });
+
+// rccl-tests' colon banner `# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 …` (shape seen at
+// https://github.com/ROCm/rccl-tests/issues/50), then rank lines and a failure before any row. Our own host and GPUs.
+describe("rccl-tests' `nThreads:` banner", () => {
+  test("is nccl-tests output: the thread line, the rank lines and the failure are read", () => {
+    const text = [
+      "# nThreads: 1 nGpus: 2 nRanks: 1 minBytes: 8 maxBytes: 1048576 step: 2(factor) warmupIters: 5 iters: 20 validation: 1",
+      "#",
+      "# Using devices",
+      "#   Rank  0 Pid   5120 on kr-mi-1 device  0 [0000:0c:00.0] AMD Instinct MI300X",
+      "#   Rank  1 Pid   5120 on kr-mi-1 device  1 [0000:22:00.0] AMD Instinct MI300X",
+      "kr-mi-1: Test NCCL failure common.cu:1200 'unhandled cuda error'",
+    ].join("\n");
+    expect(analyzeText("out.txt", text).kind).toBe("nccl_tests");
+    const r = analyzeNcclTests(text);
+    expect(r.data).toMatchObject({ nranks: 2, nranksSource: "ranks" });
+    expect(r.findings.map((f) => f.code)).toEqual(
+      expect.arrayContaining(["NCCL_TESTS_NO_RESULTS", "NCCL_TESTS_RUN_FAILED"]),
+    );
+  });
+});
