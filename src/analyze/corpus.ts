@@ -17,8 +17,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/old-allgather-hashless-1e00-failed-topo.txt",
   // Two tables under "Before:"/"After:" prose read as one run; the rank count is only on the mpirun `-np 16` line.
   "nccl_tests/rccl-before-after-mpich-16.txt",
-  // A launcher's `[0]` rank tag repeated inside each row (after the root and #wrong columns) is not removed.
-  "nccl_tests/rank-tag-mid-row-allreduce.txt",
   // Only `Reducing maxBytes` and `Test NCCL failure` lines behind host prefixes: not recognised as nccl-tests.
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.

@@ -7,7 +7,7 @@ import { keep } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
 import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
 import { parsePerfJson } from "./parse-json.js";
-import { PerfTextParser } from "./parse-text.js";
+import { PerfTextParser, withoutRankTags } from "./parse-text.js";
 import type { PerfRun } from "./types.js";
 
 /** `analyze` data for kind `nccl_tests` (design.md contract: the judged run's fields at the top, every run in `runs`). */
@@ -39,7 +39,8 @@ const TABLE_ROW =
 /** How many lines of `head` are nccl-tests result rows (a launcher's tag or indentation before them allowed). */
 function tableRows(head: string): number {
   let n = 0;
-  for (const line of head.split("\n")) if (TABLE_ROW.test(line.replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
+  for (const line of head.split("\n"))
+    if (TABLE_ROW.test(withoutRankTags(line).replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
   return n;
 }
 

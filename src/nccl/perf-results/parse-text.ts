@@ -30,6 +30,18 @@ const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntas
 const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
 const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
 
+/**
+ * A launcher that tags each write of a rank with `[N]` tags every piece of a row nccl-tests printed in several
+ * writes: `[0]      524288 … sum      -1[0]   104.45 …       0[0]   109.85 …` (shape seen at
+ * https://github.com/NVIDIA/nccl/issues/1453). A line that starts with `[N]` loses that tag wherever it recurs; the
+ * pieces keep a space between them. Other lines are returned as they are.
+ */
+export function withoutRankTags(raw: string): string {
+  if (raw.charCodeAt(0) !== 91) return raw;
+  const tag = /^\[\d{1,6}\]/.exec(raw);
+  return tag ? raw.slice(tag[0].length).split(tag[0]).join(" ") : raw;
+}
+
 /** Ranks a `mpirun -n P … X_perf -t T -g G` command line asks for: P × T × G; null without a launcher count. */
 export function commandRanks(line: string, programAt: number, programLength: number): number | null {
   const launcher = LAUNCHER.exec(line.slice(0, programAt));
@@ -67,8 +79,9 @@ export class PerfTextParser {
   constructor(private readonly opts: { onRun?: (run: PerfRun) => void } = {}) {}
 
   /** Returns true when the line belonged to nccl-tests output (others may be NCCL log lines). */
-  push(raw: string): boolean {
+  push(input: string): boolean {
     this.lineNo++;
+    const raw = withoutRankTags(input);
     const end = raw.endsWith("\r") ? raw.length - 1 : raw.length;
     const p = skipPrefixes(raw, 0, end);
     const line = raw.slice(p, end).trim();

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { analyzeText } from "../../analyze/index.js";
 import { analyzeNcclTests } from "./analyzer.js";
-import { commandRanks } from "./parse-text.js";
+import { commandRanks, withoutRankTags } from "./parse-text.js";
 
 const capture = (name: string) => readFileSync(`fixtures/captures/nccl_tests/${name}`, "utf8");
 
@@ -106,5 +106,27 @@ describe("rccl-tests' `nThreads:` banner", () => {
     expect(r.findings.map((f) => f.code)).toEqual(
       expect.arrayContaining(["NCCL_TESTS_NO_RESULTS", "NCCL_TESTS_RUN_FAILED"]),
     );
+  });
+});
+
+// A launcher that tags each write with `[N]` repeats the tag inside a row nccl-tests printed in pieces (shape seen at
+// https://github.com/NVIDIA/nccl/issues/1453). Our own sizes and figures.
+describe("a rank tag repeated inside each row", () => {
+  test("comes off wherever it recurs, and the rows read as nccl-tests", () => {
+    const row = (b: number, a: string, bus: string) =>
+      `[3]  ${String(b).padStart(10)}  ${String(b / 4).padStart(10)}   float   sum   -1[3]  100.0  ${a}  ${bus}   0[3]  101.0  ${a}  ${bus}   0`;
+    const text = [
+      "[3]#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+      row(1 << 20, "10.00", "17.50"),
+      row(1 << 21, "20.00", "35.00"),
+      row(1 << 22, "30.00", "52.50"),
+    ].join("\n");
+    expect(withoutRankTags("[3]  8 2 float sum -1[3]  1.0")).toBe("  8 2 float sum -1   1.0");
+    expect(withoutRankTags("[1,3]<stdout>:x[3]")).toBe("[1,3]<stdout>:x[3]");
+    expect(analyzeText("out.txt", text).kind).toBe("nccl_tests");
+    const r = analyzeNcclTests(text);
+    expect(r.data?.rows).toHaveLength(3);
+    // busbw ÷ algbw = 1.75 = 2(n−1)/n: eight ranks, all_reduce by its redop column.
+    expect(r.data).toMatchObject({ collective: "all_reduce", nranks: 8 });
   });
 });
