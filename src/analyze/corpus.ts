@@ -15,8 +15,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
 export const KNOWN_MISSES = new Set<string>([
   // An nvidia-smi topo matrix pasted after hashless old nccl-tests output takes the whole paste as a topo capture.
   "nccl_tests/old-allgather-hashless-1e00-failed-topo.txt",
-  // Two tables under "Before:"/"After:" prose read as one run; the rank count is only on the mpirun `-np 16` line.
-  "nccl_tests/rccl-before-after-mpich-16.txt",
   // Only `Reducing maxBytes` and `Test NCCL failure` lines behind host prefixes: not recognised as nccl-tests.
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
   // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.

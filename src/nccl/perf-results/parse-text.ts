@@ -231,6 +231,9 @@ export class PerfTextParser {
   }
 
   private columns(body: string): void {
+    // nccl-tests prints its column header once per invocation, before every size, type and op of it: a header after
+    // rows is the next invocation's table (two runs pasted under prose, each without banner or footer).
+    if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
     const cols = body.split(/\s+/);
     const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;

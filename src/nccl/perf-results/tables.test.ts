@@ -130,3 +130,26 @@ describe("a rank tag repeated inside each row", () => {
     expect(r.data).toMatchObject({ collective: "all_reduce", nranks: 8 });
   });
 });
+
+// Two tables pasted under "Before:"/"After:" prose, each a column header and rows with no banner or footer, below
+// one `mpirun -np N` command line (shape seen at https://github.com/ROCm/rccl/pull/929). Our own figures.
+describe("a column header after rows", () => {
+  test("starts the next run: two tables are two runs", () => {
+    const header =
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error";
+    const row = (bus: string) =>
+      `      131072         32768   float     sum    30.00    4.37    ${bus}  1e-07    30.10    4.35    ${bus}  1e-07`;
+    const text = [
+      "mpirun -np 4 ./build/all_reduce_perf -b 128K -e 128K -g 2",
+      "Before:",
+      header,
+      row("7.65"),
+      "After:",
+      header,
+      row("7.61"),
+    ].join("\n");
+    const r = analyzeNcclTests(text);
+    expect(r.data?.runs).toHaveLength(2);
+    expect(r.data).toMatchObject({ collective: "all_reduce", nranks: 8 });
+  });
+});
