@@ -97,6 +97,26 @@ describe("detection", () => {
     expect(detectKind(`${[...lines, ...stats].join("\n\n")}\n`, ANALYZERS).kind).toBe("ethtool_stats");
   });
 
+  // Shape seen at https://github.com/isc-projects/ethq/issues/21: `ethtool -S` counters pasted without the
+  // `NIC statistics:` line, with trailing blanks and an elision. Counter values here are our own.
+  test("ethtool -S counters without the `NIC statistics:` header are read when rx/tx totals are among them", () => {
+    const counters = [
+      "     rx_packets: 9120331   ",
+      "     tx_packets: 8811042 ",
+      "     rx_bytes: 71022338110",
+      "     tx_bytes: 69001234567   ",
+      "     rx_prio3_pause: 12",
+      "     <snip>",
+    ];
+    const entry = analyzeText("stats.txt", `${counters.join("\n")}\n`);
+    expect(entry.kind).toBe("ethtool_stats");
+    expect(entry.data).toMatchObject({ rx_packets: 9120331, tx_packets: 8811042, rx_prio3_pause: 12 });
+    // Indented `name: integer` lines without both directions' totals are not claimed as ethtool -S.
+    expect(detectKind("    retries: 3\n    timeouts: 0\n    rx_packets: 10\n", ANALYZERS).kind).not.toBe(
+      "ethtool_stats",
+    );
+  });
+
   test("prose, an empty file and binary noise are unknown", () => {
     for (const text of ["", "hello\nworld\n", "\u0000\u0001\u0002garbage", "Traceback (most recent call last):\n  x"]) {
       expect(detectKind(text, ANALYZERS).kind).toBe("unknown");

@@ -35,6 +35,27 @@ describe("the normalisation layer hands parsers clean lines", () => {
     expect(n.text).toBe("mlx5_0 port 1 ==> ib0 (Up)\nmlx5_0 port 1 ==> ib0 (Up)");
   });
 
+  // Shape seen at https://github.com/aws/aws-ofi-nccl/issues/67 (pdsh -w by address, every line `10.9.35.83: `); the
+  // addresses and rows here are our own.
+  test("pdsh prefixes that name the host by IPv4 address come off; the addresses are kept", () => {
+    const n = normaliseCapture("10.20.3.41: # Using devices\n10.20.3.42: #  Rank  0 Pid 1 on kr-a device  0\n");
+    expect(n.removed).toEqual(["pdsh_host"]);
+    expect(n.hosts).toEqual(["10.20.3.41", "10.20.3.42"]);
+    expect(n.text).toBe("# Using devices\n#  Rank  0 Pid 1 on kr-a device  0\n");
+  });
+
+  // Shape seen at https://github.com/bottlerocket-os/bottlerocket-kernel-kit/pull/313 and /pull/304: mpirun
+  // --tag-output lines pasted indented by eight spaces. Rows and ranks here are our own.
+  test("an indented Open MPI tag comes off with its indentation; the ranks are kept", () => {
+    const n = normaliseCapture(
+      "        [1,0]<stdout>:#  size  count\n        [1,3]<stdout>:        2048    32   float\n\t[1,1]<stderr>:x\n",
+    );
+    expect(n.removed).toEqual(["tag_output"]);
+    expect(n.ranks).toEqual([0, 1, 3]);
+    // The one space after the tag goes with it (as for an unindented tag).
+    expect(n.text).toBe("#  size  count\n       2048    32   float\nx\n");
+  });
+
   test("a prefix only some lines carry is not a wrapper: the capture is left as it is", () => {
     const text = "0: one\nplain line\nanother plain line\n1: two";
     expect(normaliseCapture(text)).toEqual({ text, removed: [] });

@@ -12,7 +12,7 @@ import { PREFIX_FAMILIES, type WrapperName } from "./line-prefixes.js";
  * https://docs.python.org/3/library/logging.html#logrecord-attributes ; pdsh https://linux.die.net/man/1/pdsh
  */
 const PATTERNS: Record<WrapperName, RegExp> = {
-  tag_output: /^\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/,
+  tag_output: /^[ \t]*\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/,
   kubectl_prefix: /^\[pod\/[^\]/\s]+\/[^\]\s]+\] ?/,
   kubectl_timestamp: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) /,
   bracket_datetime: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/,
@@ -22,7 +22,7 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   comment_star: /^ ?\* ?/,
   logger:
     /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
-  pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*): /,
+  pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}): /,
 };
 
 const byPattern = (name: WrapperName, line: string): number => {
@@ -34,6 +34,9 @@ const byPattern = (name: WrapperName, line: string): number => {
 const SAMPLES = [
   "[1,0]<stdout>:gpu-a:10:11 [0] NCCL INFO Using network IB",
   "[1,12]<stderr>:\tNCCL version 2.21.5",
+  "        [1,3]<stdout>:        2048            32     float",
+  "\t[1,0]<stdout>:# Using devices",
+  "   [1,0]<stdout",
   "[pod/trainer-0/worker] gpu-a:1:2 [0] NCCL INFO x",
   "2026-03-13T22:26:02.123456789Z gpu-a:1:2 [0] NCCL INFO x",
   "2026-03-13T22:26:02+02:00 line",
@@ -53,6 +56,10 @@ const SAMPLES = [
   "2025-06-11 09:12:05,301 - INFO - WARNING - nested",
   "I0611 09:12:01.118220 140211 run.py:757] gpu-a:1:2 [0] NCCL INFO x",
   "kr-node-01: mlx5_0 port 1 ==> ib0 (Up)",
+  "10.20.3.41: # Using devices",
+  "10.20.3: x",
+  "10.20.3.4567: x",
+  "10.20.3.41:x",
   "Port: 1",
   "host.example: line",
   "",
@@ -129,5 +136,6 @@ describe("each wrapper family is read by index exactly where its pattern matches
     expect(fact("tag_output", "[1,12]<stdout>:x")).toBe("12");
     expect(fact("srun_label", "  3: x")).toBe("3");
     expect(fact("pdsh_host", "kr-node-01: x")).toBe("kr-node-01");
+    expect(fact("pdsh_host", "10.20.3.41: x")).toBe("10.20.3.41");
   });
 });

@@ -109,8 +109,12 @@ function fraction(s: string, i: number, end: number, comma: boolean): number {
   return j < 0 ? i : j;
 }
 
-/** `[JOBID,RANK]<stdout>:` or `<stderr>:`, then an optional space or tab. */
+/**
+ * `[JOBID,RANK]<stdout>:` or `<stderr>:`, then an optional space or tab. The tag may be indented (a paste quoted or
+ * nested in a list, every line `        [1,0]<stdout>:…`): the indentation goes with it.
+ */
 export function tagOutputAt(s: string, i: number, end: number): number {
+  while (i < end && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9)) i++;
   if (code(s, i, end) !== 91) return -1;
   let j = i + 1;
   while (j < end && isDigit(s.charCodeAt(j))) j++;
@@ -283,10 +287,12 @@ export function loggerAt(s: string, i: number, end: number): number {
 
 /**
  * pdsh/clush `HOST: `. A host name has a digit, `-` or `.` after its first letter, so that a capture's own
- * `Key: value` lines are never taken for one.
+ * `Key: value` lines are never taken for one. Hosts given to pdsh by address (`pdsh -w 10.9.35.83`) print as a
+ * dotted IPv4 quad: `10.9.35.83: `.
  */
 export function pdshHostAt(s: string, i: number, end: number): number {
   const c0 = code(s, i, end);
+  if (isDigit(c0)) return ipv4HostAt(s, i, end);
   if (!((c0 >= 65 && c0 <= 90) || (c0 >= 97 && c0 <= 122))) return -1;
   let j = i + 1;
   let marked = false;
@@ -294,6 +300,21 @@ export function pdshHostAt(s: string, i: number, end: number): number {
     if (isDigit(c) || c === 46 || c === 45) marked = true;
   }
   return marked && code(s, j, end) === 58 && code(s, j + 1, end) === 32 ? j + 2 : -1;
+}
+
+/** `10.9.35.83: `: four dot-separated groups of 1–3 digits, then `: `; the index after it, or -1. */
+function ipv4HostAt(s: string, i: number, end: number): number {
+  let j = i;
+  for (let group = 0; group < 4; group++) {
+    if (group > 0) {
+      if (code(s, j, end) !== 46) return -1;
+      j++;
+    }
+    const from = j;
+    while (isDigit(code(s, j, end)) && j - from < 4) j++;
+    if (j === from || j - from > 3) return -1;
+  }
+  return code(s, j, end) === 58 && code(s, j + 1, end) === 32 ? j + 2 : -1;
 }
 
 /** The digits that end just before `stop` (the rank of `[1,7]<stdout>:`, the task of `  3: `). */

@@ -27,6 +27,25 @@ describe("ibdev2netdev", () => {
     expect(r.value.mappings[1]?.card).toContain("HDR IB (200Gb/s)");
   });
 
+  // Shape seen at https://github.com/imbue-ai/cluster-health/issues/4: `ibdev2netdev | column -t` with a note the user
+  // wrote after each state as a shell comment. Hosts and notes here are our own.
+  test("a trailing `# comment` after the state is not part of the mapping (plain and -v lines)", () => {
+    const text = [
+      "$ ibdev2netdev | column -t",
+      "mlx5_4   port  1  ==>  ibp12s0       (Up)      # rail 1 (IB)",
+      "mlx5_7   port  1  ==>  enp3s0f1np1   (Down)    #",
+      "0000:0c:00.0 mlx5_4 (MT4129 - MCX75310AAS-NEAT) CX7 fw 28.39.1002 port 1 (ACTIVE) ==> ibp12s0 (Up) # spare",
+    ].join("\n");
+    const r = parseIbdev2netdev(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.problems).toEqual([]);
+    expect(r.value.mappings.map((m) => `${m.device}/${m.port}=${m.netdev}:${m.up}:${m.portState ?? "-"}`)).toEqual([
+      "mlx5_4/1=ibp12s0:true:-",
+      "mlx5_4/1=ibp12s0:true:ACTIVE",
+      "mlx5_7/1=enp3s0f1np1:false:-",
+    ]);
+  });
+
   for (const [name, text] of Object.entries(
     captureVariants(capture("ibdev2netdev", "a100-roce-verbose"), "ibdev2netdev -v"),
   )) {

@@ -20,7 +20,9 @@ export type NetdevMapping = {
 export type Ibdev2netdev = { mappings: NetdevMapping[]; verbose: boolean };
 
 // The port state may be padded inside its parentheses (`(DOWN  )`, as `ibdev2netdev -v` prints it for SR-IOV VFs).
-const TAIL = /\bport\s+(\d+)(?:\s+\(\s*([A-Za-z_]+)\s*\))?\s*==>\s*(\S+)\s+\(\s*([^)]*?)\s*\)\s*$/;
+// A shell comment a user wrote after the state (`(Down)    # CX-7 1/8 IB`, seen in `ibdev2netdev | column -t` pastes)
+// is not part of the mapping.
+const TAIL = /\bport\s+(\d+)(?:\s+\(\s*([A-Za-z_]+)\s*\))?\s*==>\s*(\S+)\s+\(\s*([^)]*?)\s*\)\s*(?:#.*)?$/;
 const PCI = /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
 const DEVICE = /^[A-Za-z][\w.-]*$/;
 /**

@@ -7,7 +7,8 @@ import { plural } from "../context.js";
 import type { AnalyzerKind } from "../types.js";
 import { lineShare, outcomeOf, withEvidence } from "./outcome.js";
 
-const LINE = /\bport\s+\d+(?:\s+\([A-Za-z_]+\))?\s*==>\s*\S+\s+\([^)]*\)\s*$/;
+// A trailing shell comment after the state (`(Up)   # note`) is allowed, as the parser allows it.
+const LINE = /\bport\s+\d+(?:\s+\([A-Za-z_]+\))?\s*==>\s*\S+\s+\([^)]*\)\s*(?:#.*)?$/;
 
 export const ibdev2netdevAnalyzer: AnalyzerKind = {
   kind: "ibdev2netdev",

@@ -32,12 +32,21 @@ export const mlnxQosAnalyzer: AnalyzerKind = {
   },
 };
 
+/** One `ethtool -S` counter line as the driver prints it: indented `name: integer` (trailing blanks allowed). */
+const STAT_LINE = /^\s+([A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
+
 export const ethtoolStatsAnalyzer: AnalyzerKind = {
   kind: "ethtool_stats",
   detect(head) {
     const lines = headLines(head, 10);
-    if (!lines.some((l) => /^\s*NIC statistics:\s*$/.test(l))) return 0;
-    return Math.min(0.95, 0.6 + lineShare(head, /^\s+[A-Za-z0-9_.[\]-]+:\s+\d+\s*$/));
+    const share = lineShare(head, STAT_LINE);
+    if (lines.some((l) => /^\s*NIC statistics:\s*$/.test(l))) return Math.min(0.95, 0.6 + share);
+    // Pasted without its `NIC statistics:` header: most lines are indented `name: integer` counters, and both
+    // directions of the netdev's own totals (`rx_packets`/`tx_packets` or `rx_bytes`/`tx_bytes`, the names every
+    // driver prints, https://docs.kernel.org/networking/statistics.html) are among them.
+    const names = new Set(lines.map((l) => STAT_LINE.exec(l)?.[1]).filter(Boolean));
+    const totals = ["packets", "bytes"].some((x) => names.has(`rx_${x}`) && names.has(`tx_${x}`));
+    return totals && share >= 0.5 ? 0.5 + 0.3 * share : 0;
   },
   analyze(text) {
     return outcomeOf(parseEthtoolStats(text), (stats) => {

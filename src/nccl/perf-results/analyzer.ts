@@ -5,9 +5,9 @@ import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
 import { keep } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
-import { judgeRun, type RunSummary } from "./judge.js";
+import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
 import { parsePerfJson } from "./parse-json.js";
-import { PerfTextParser } from "./parse-text.js";
+import { PerfTextParser, withoutRankTags } from "./parse-text.js";
 import type { PerfRun } from "./types.js";
 
 /** `analyze` data for kind `nccl_tests` (design.md contract: the judged run's fields at the top, every run in `runs`). */
@@ -39,7 +39,8 @@ const TABLE_ROW =
 /** How many lines of `head` are nccl-tests result rows (a launcher's tag or indentation before them allowed). */
 function tableRows(head: string): number {
   let n = 0;
-  for (const line of head.split("\n")) if (TABLE_ROW.test(line.replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
+  for (const line of head.split("\n"))
+    if (TABLE_ROW.test(withoutRankTags(line).replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
   return n;
 }
 
@@ -77,7 +78,7 @@ function headerOnlyFinding(run: PerfRun, log: NcclLogData | null): Finding {
   const gpus = [...new Set(run.ranks.map((r) => r.gpu).filter(Boolean))];
   return makeFinding(F, "NCCL_TESTS_NO_RESULTS", "run", {
     program: run.program,
-    ranks: run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null),
+    ranks: rankLinesCount(run) || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null),
     hosts,
     gpus,
     log: log && log.verdict !== "unknown" ? log.verdict : null,
@@ -262,7 +263,7 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThread:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThreads?:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
     // The banner alone (a run that printed nothing else, or a paste cut after it) names nccl-tests by itself.
     if (
       /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:nccl-tests version \S+ nccl-headers=|Collective test starting: \w+_perf)/m.test(

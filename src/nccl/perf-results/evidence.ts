@@ -10,7 +10,8 @@ import type { PerfRun } from "./types.js";
  *   -J file's args), `command_line` (`mpirun … ./build/all_gather_perf …` pasted above: what was asked), then
  *   `column_layout` (redop/root columns, in-place `N/A`, busbw ÷ algbw against the collective's bus factor).
  * - nranks: `rank_lines` (one `#  Rank N … on HOST device D` per rank, or the -J file's device list), `thread_line`
- *   (`nThread × nGpus`: one process's), then `column_layout` (size ÷ count × type size, or all_reduce's factor).
+ *   (`nThread × nGpus`: one process's), `command_line` (a pasted `mpirun -n P … -t T -g G`: P × T × G, what was
+ *   asked), then `column_layout` (size ÷ count × type size, or all_reduce's factor).
  * - rows, peak: `result_rows` (stdout) or `json`.
  * - avgBusBw: `footer` (`# Avg bus bandwidth`) or `json`: nccl-tests' own average over every size it ran. A cut table
  *   is no weaker reading of it (its mean is another number), so without the footer it stays null.
@@ -20,7 +21,7 @@ import type { PerfRun } from "./types.js";
  */
 export type NcclTestsEvidence = {
   collective: "banner" | "json" | "command_line" | "column_layout" | null;
-  nranks: "rank_lines" | "thread_line" | "column_layout" | null;
+  nranks: "rank_lines" | "thread_line" | "command_line" | "column_layout" | null;
   rows: "result_rows" | "json" | null;
   peak: "result_rows" | "json" | null;
   avgBusBw: "footer" | "json" | null;
@@ -51,7 +52,7 @@ export function wrongResultsOf(run: PerfRun, errorBeyondTolerance: boolean | nul
 export function runEvidence(
   run: PerfRun,
   coll: CollectiveInference,
-  nranksSource: "ranks" | "threads" | "table" | null,
+  nranksSource: "ranks" | "threads" | "command_line" | "table" | null,
   wrong: WrongResults,
 ): NcclTestsEvidence {
   const json = run.format === "json";
@@ -61,9 +62,11 @@ export function runEvidence(
       ? "rank_lines"
       : nranksSource === "threads"
         ? "thread_line"
-        : nranksSource === "table"
-          ? "column_layout"
-          : null;
+        : nranksSource === "command_line"
+          ? "command_line"
+          : nranksSource === "table"
+            ? "column_layout"
+            : null;
   const rows = run.rows.length === 0 ? null : json ? "json" : "result_rows";
   return {
     collective,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { ranksFromTable } from "./infer.js";
+import { inferCollective, ranksFromTable } from "./infer.js";
+import { rankLinesCount } from "./judge.js";
 import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
 
 // all_reduce busbw = algbw × 2(n−1)/n, both printed to two decimals
@@ -26,5 +27,42 @@ describe("the rank count an all_reduce table implies", () => {
     // 0.29 → 0.54 fits 13 to 16 ranks or more; 2(n−1)/n for 256 and 251 ranks differ in the third decimal.
     expect(ranksFromTable(run([row(32768, 0.29, 0.54)]), "all_reduce")).toBeNull();
     expect(ranksFromTable(run([row(1 << 30, 39.54, 78.77)]), "all_reduce")).toBeNull();
+  });
+});
+
+// alltoall's busbw = algbw × (n−1)/n and its in-place #wrong is N/A (alltoall.cu `reportErrors = in_place ? 0 : 1`,
+// https://github.com/NVIDIA/nccl-tests/blob/master/src/alltoall.cu; shape of a 64-rank H800 run seen at
+// https://github.com/NVIDIA/nccl/issues/1531). Our own numbers.
+describe("alltoall from its column layout at scale", () => {
+  function alltoallRow(bytes: number, algbw: number, busbw: number): PerfRow {
+    const perf = (wrong: number | null) => ({ timeUs: bytes / algbw / 1e3, algbw, busbw, wrong, maxError: null });
+    return {
+      bytes,
+      count: bytes / 4 / 64,
+      type: "float",
+      redop: "none",
+      root: -1,
+      outOfPlace: perf(0),
+      inPlace: perf(null),
+      line: 0,
+    };
+  }
+
+  test("a factor of 63/64 (0.984: above 0.97, provably below 1) with unchecked in-place results is alltoall", () => {
+    expect(inferCollective(run([alltoallRow(1 << 30, 27.43, 27.0)])).name).toBe("alltoall");
+  });
+
+  test("a ratio whose printed digits allow 1 is not taken for alltoall", () => {
+    expect(inferCollective(run([alltoallRow(1 << 20, 0.99, 0.99)])).name).toBe("sendrecv");
+  });
+});
+
+describe("the rank count `#  Rank N` lines prove", () => {
+  const rank = (n: number) => ({ rank: n, host: "kr-a", pid: null, device: n % 8, busId: "", gpu: "H100" });
+  test("the highest rank index counts every rank below it (a paste of the last rank lines, or an elided middle)", () => {
+    expect(rankLinesCount({ ...emptyRun(), ranks: [rank(71)] })).toBe(72);
+    expect(rankLinesCount({ ...emptyRun(), ranks: [0, 1, 2, 61, 62, 63].map(rank) })).toBe(64);
+    expect(rankLinesCount({ ...emptyRun(), ranks: [0, 1, 2, 3].map(rank) })).toBe(4);
+    expect(rankLinesCount(emptyRun())).toBe(0);
   });
 });

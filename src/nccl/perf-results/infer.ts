@@ -66,7 +66,7 @@ export function inferCollective(run: PerfRun): CollectiveInference {
   const bounds = ratioBounds(run.rows);
   if (!bounds) return { name: null, source: null };
   const [lo, hi] = bounds;
-  const below1 = hi < 0.97;
+  const below1 = hi < 1;
   const one = lo <= 1.01 && hi >= 0.99 && hi - lo < 0.1;
   // alltoall and sendrecv do not check their in-place results (alltoall.cu, sendrecv.cu: `reportErrors = in_place ?
   // 0 : 1`): every row's in-place #wrong reads N/A beside a checked out-of-place one.

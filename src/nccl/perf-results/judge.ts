@@ -23,8 +23,11 @@ export type RunSummary = {
   /** When the table fits several collectives equally well (all_gather and alltoall): which. */
   collectiveCandidates?: string[];
   nranks: number | null;
-  /** Where nranks came from: the `# Rank` lines, nThread × nGpus, or the table (size ÷ count, busbw ÷ algbw). */
-  nranksSource: "ranks" | "threads" | "table" | null;
+  /**
+   * Where nranks came from: the `# Rank` lines, nThread × nGpus, the pasted launcher command line, or the table
+   * (size ÷ count, busbw ÷ algbw).
+   */
+  nranksSource: "ranks" | "threads" | "command_line" | "table" | null;
   hosts: string[];
   gpus: string[];
   rows: PerfRow[];
@@ -125,14 +128,35 @@ export type JudgeContext = {
   logNics?: { perNode: number; gbps: number };
 };
 
+/**
+ * The ranks the `#  Rank N …` lines prove: ranks are numbered from 0, so the highest index seen counts every rank below
+ * it too (a paste that keeps only the last rank lines, or elides the middle with `......`).
+ */
+export function rankLinesCount(run: PerfRun): number {
+  let highest = -1;
+  for (const r of run.ranks) if (r.rank > highest) highest = r.rank;
+  return Math.max(run.ranks.length, highest + 1);
+}
+
 /** Summarises one run and judges its large-message busbw. */
 export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary; findings: Finding[] } {
   const findings: Finding[] = [];
   const coll = inferCollective(run);
-  const listed = run.ranks.length || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
-  const fromTable = listed ? null : ranksFromTable(run, coll.name);
-  const nranks = listed ?? fromTable;
-  const nranksSource = run.ranks.length ? "ranks" : listed ? "threads" : fromTable ? "table" : null;
+  const ranksListed = rankLinesCount(run);
+  const listed = ranksListed || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
+  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic.
+  const asked = listed ? null : run.commandRanks;
+  const fromTable = listed || asked ? null : ranksFromTable(run, coll.name);
+  const nranks = listed ?? asked ?? fromTable;
+  const nranksSource = run.ranks.length
+    ? "ranks"
+    : listed
+      ? "threads"
+      : asked
+        ? "command_line"
+        : fromTable
+          ? "table"
+          : null;
   const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
   const large = largeMessageBusBw(run.rows);
@@ -142,7 +166,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     ctx.logVerdict && ctx.logVerdict !== "unknown" ? `${ctx.logVerdict} (${VERDICT_TEXT[ctx.logVerdict]})` : null;
 
   // The tolerance scales with every rank of the run; nThread × nGpus counts one process only, so only listed ranks count.
-  const checks = correctness(run, run.ranks.length || null);
+  const checks = correctness(run, ranksListed || null);
   findings.push(...checks);
   const errorColumn = run.rows.some((r) => typeof (r.outOfPlace?.maxError ?? r.inPlace?.maxError) === "number");
   const wrong = wrongResultsOf(run, errorColumn ? checks.some((f) => f.code === "NCCL_TESTS_ERROR_DELTA") : null);

@@ -17,11 +17,41 @@ const ROW_START = /^\d+(?:\s+\d|$)/;
  */
 const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
 const STRIPPED =
-  /^(?:nThread:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+  /^(?:nThreads?:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
+
+// The launcher's process count, before the program: Open MPI/MPICH `-n N`, `-np N`, `--np N`, `-c N`; Slurm `-n N`,
+// `--ntasks=N` (https://www.open-mpi.org/doc/current/man1/mpirun.1.php, https://slurm.schedmd.com/srun.html).
+const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntasks(?:=|\s+))\s*(\d+)(?=\s)/;
+// After the program, nccl-tests' own `-t`/`--nthreads` and `-g`/`--ngpus` (its `-n` is the iteration count).
+const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
+const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
+
+/**
+ * A launcher that tags each write of a rank with `[N]` tags every piece of a row nccl-tests printed in several
+ * writes: `[0]      524288 … sum      -1[0]   104.45 …       0[0]   109.85 …` (shape seen at
+ * https://github.com/NVIDIA/nccl/issues/1453). A line that starts with `[N]` loses that tag wherever it recurs; the
+ * pieces keep a space between them. Other lines are returned as they are.
+ */
+export function withoutRankTags(raw: string): string {
+  if (raw.charCodeAt(0) !== 91) return raw;
+  const tag = /^\[\d{1,6}\]/.exec(raw);
+  return tag ? raw.slice(tag[0].length).split(tag[0]).join(" ") : raw;
+}
+
+/** Ranks a `mpirun -n P … X_perf -t T -g G` command line asks for: P × T × G; null without a launcher count. */
+export function commandRanks(line: string, programAt: number, programLength: number): number | null {
+  const launcher = LAUNCHER.exec(line.slice(0, programAt));
+  if (!launcher) return null;
+  const args = ` ${line.slice(programAt + programLength)}`;
+  const threads = Number(THREADS.exec(args)?.[1] ?? 1);
+  const gpus = Number(GPUS.exec(args)?.[1] ?? 1);
+  const n = Number(launcher[1]) * threads * gpus;
+  return n >= 1 ? n : null;
+}
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
@@ -49,8 +79,9 @@ export class PerfTextParser {
   constructor(private readonly opts: { onRun?: (run: PerfRun) => void } = {}) {}
 
   /** Returns true when the line belonged to nccl-tests output (others may be NCCL log lines). */
-  push(raw: string): boolean {
+  push(input: string): boolean {
     this.lineNo++;
+    const raw = withoutRankTags(input);
     const end = raw.endsWith("\r") ? raw.length - 1 : raw.length;
     const p = skipPrefixes(raw, 0, end);
     const line = raw.slice(p, end).trim();
@@ -72,6 +103,7 @@ export class PerfTextParser {
           this.run.program = cmd[1]!;
           this.run.programSource = "command_line";
         }
+        this.run.commandRanks ??= commandRanks(line, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
         return false;
       }
     }
@@ -129,8 +161,9 @@ export class PerfTextParser {
       }
       return true;
     }
-    // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …` (ROCm/rccl-tests src/common.cu).
-    if (body.startsWith("nThread ") || body.startsWith("nThread:")) {
+    // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …`, some `nThreads: 1 nGpus: 4 nRanks: 1 …`
+    // (ROCm/rccl-tests src/common.cu).
+    if (body.startsWith("nThread ") || body.startsWith("nThread:") || body.startsWith("nThreads:")) {
       if (this.header("nThread", body)) this.threadLine(body);
       return true;
     }
@@ -171,7 +204,7 @@ export class PerfTextParser {
   }
 
   private threadLine(body: string): void {
-    const t = /nThread:? (\d+) nGpus:? (\d+)/.exec(body);
+    const t = /nThreads?:? (\d+) nGpus:? (\d+)/.exec(body);
     if (t) {
       this.run.nThread = Number(t[1]);
       this.run.nGpus = Number(t[2]);
@@ -198,6 +231,9 @@ export class PerfTextParser {
   }
 
   private columns(body: string): void {
+    // nccl-tests prints its column header once per invocation, before every size, type and op of it: a header after
+    // rows is the next invocation's table (two runs pasted under prose, each without banner or footer).
+    if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
     const cols = body.split(/\s+/);
     const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { analyzeText } from "../../analyze/index.js";
 import { analyzeNcclTests } from "./analyzer.js";
+import { commandRanks, withoutRankTags } from "./parse-text.js";
 
 const capture = (name: string) => readFileSync(`fixtures/captures/nccl_tests/${name}`, "utf8");
 
@@ -55,5 +56,100 @@ describe("a run of several tables (-o all, every root)", () => {
       "float root 3",
     ]);
     expect(r.data?.rows).toHaveLength(36);
+  });
+});
+
+// The launcher's process count on a pasted command line (Open MPI `-n`/`-np`,
+// https://www.open-mpi.org/doc/current/man1/mpirun.1.php; Slurm `--ntasks`, https://slurm.schedmd.com/srun.html) times
+// nccl-tests' `-t` threads and `-g` GPUs per process (https://github.com/NVIDIA/nccl-tests#arguments). Shape of an
+// `mpirun -n 256 … all_reduce_perf -g 1` paste with no rank lines seen at https://github.com/NVIDIA/nccl-tests/issues/78.
+describe("the rank count a pasted command line asks for", () => {
+  const at = (line: string) => {
+    const m = /\w+_perf/.exec(line)!;
+    return commandRanks(line, m.index, m[0].length);
+  };
+  test("launcher processes × threads × GPUs per process; nccl-tests' own -n (iterations) is not a rank count", () => {
+    expect(at("mpirun -n 32 -npernode 8 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1 -n 50")).toBe(32);
+    expect(at("mpirun -np 4 --hostfile h ./build/all_gather_perf -t 2 -g 2")).toBe(16);
+    expect(at("srun --ntasks=16 --mpi=pmix /opt/nccl-tests/build/alltoall_perf -b 1M")).toBe(16);
+    expect(at("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8 -n 20")).toBeNull();
+  });
+
+  test("without rank lines, the command line decides nranks (and says so) before the table's arithmetic", () => {
+    const text = [
+      "mpirun -n 24 -npernode 8 -x NCCL_DEBUG=WARN ./build/all_reduce_perf -b 64M -e 128M -f 2 -g 1",
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error",
+      "    67108864      16777216   float     sum   1411.2   47.56   91.16  5e-07   1402.9   47.84   91.69  5e-07",
+      "   134217728      33554432   float     sum   2790.4   48.10   92.19  5e-07   2788.0   48.14   92.27  5e-07",
+      "# Avg bus bandwidth    : 91.83",
+    ].join("\n");
+    const r = analyzeNcclTests(text);
+    expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
+  });
+});
+
+// rccl-tests' colon banner `# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 …` (shape seen at
+// https://github.com/ROCm/rccl-tests/issues/50), then rank lines and a failure before any row. Our own host and GPUs.
+describe("rccl-tests' `nThreads:` banner", () => {
+  test("is nccl-tests output: the thread line, the rank lines and the failure are read", () => {
+    const text = [
+      "# nThreads: 1 nGpus: 2 nRanks: 1 minBytes: 8 maxBytes: 1048576 step: 2(factor) warmupIters: 5 iters: 20 validation: 1",
+      "#",
+      "# Using devices",
+      "#   Rank  0 Pid   5120 on kr-mi-1 device  0 [0000:0c:00.0] AMD Instinct MI300X",
+      "#   Rank  1 Pid   5120 on kr-mi-1 device  1 [0000:22:00.0] AMD Instinct MI300X",
+      "kr-mi-1: Test NCCL failure common.cu:1200 'unhandled cuda error'",
+    ].join("\n");
+    expect(analyzeText("out.txt", text).kind).toBe("nccl_tests");
+    const r = analyzeNcclTests(text);
+    expect(r.data).toMatchObject({ nranks: 2, nranksSource: "ranks" });
+    expect(r.findings.map((f) => f.code)).toEqual(
+      expect.arrayContaining(["NCCL_TESTS_NO_RESULTS", "NCCL_TESTS_RUN_FAILED"]),
+    );
+  });
+});
+
+// A launcher that tags each write with `[N]` repeats the tag inside a row nccl-tests printed in pieces (shape seen at
+// https://github.com/NVIDIA/nccl/issues/1453). Our own sizes and figures.
+describe("a rank tag repeated inside each row", () => {
+  test("comes off wherever it recurs, and the rows read as nccl-tests", () => {
+    const row = (b: number, a: string, bus: string) =>
+      `[3]  ${String(b).padStart(10)}  ${String(b / 4).padStart(10)}   float   sum   -1[3]  100.0  ${a}  ${bus}   0[3]  101.0  ${a}  ${bus}   0`;
+    const text = [
+      "[3]#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+      row(1 << 20, "10.00", "17.50"),
+      row(1 << 21, "20.00", "35.00"),
+      row(1 << 22, "30.00", "52.50"),
+    ].join("\n");
+    expect(withoutRankTags("[3]  8 2 float sum -1[3]  1.0")).toBe("  8 2 float sum -1   1.0");
+    expect(withoutRankTags("[1,3]<stdout>:x[3]")).toBe("[1,3]<stdout>:x[3]");
+    expect(analyzeText("out.txt", text).kind).toBe("nccl_tests");
+    const r = analyzeNcclTests(text);
+    expect(r.data?.rows).toHaveLength(3);
+    // busbw ÷ algbw = 1.75 = 2(n−1)/n: eight ranks, all_reduce by its redop column.
+    expect(r.data).toMatchObject({ collective: "all_reduce", nranks: 8 });
+  });
+});
+
+// Two tables pasted under "Before:"/"After:" prose, each a column header and rows with no banner or footer, below
+// one `mpirun -np N` command line (shape seen at https://github.com/ROCm/rccl/pull/929). Our own figures.
+describe("a column header after rows", () => {
+  test("starts the next run: two tables are two runs", () => {
+    const header =
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error";
+    const row = (bus: string) =>
+      `      131072         32768   float     sum    30.00    4.37    ${bus}  1e-07    30.10    4.35    ${bus}  1e-07`;
+    const text = [
+      "mpirun -np 4 ./build/all_reduce_perf -b 128K -e 128K -g 2",
+      "Before:",
+      header,
+      row("7.65"),
+      "After:",
+      header,
+      row("7.61"),
+    ].join("\n");
+    const r = analyzeNcclTests(text);
+    expect(r.data?.runs).toHaveLength(2);
+    expect(r.data).toMatchObject({ collective: "all_reduce", nranks: 8 });
   });
 });

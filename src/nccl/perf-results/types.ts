@@ -56,6 +56,11 @@ export type PerfRun = {
   failures: string[];
   /** Rows were printed but the footer never came: the run crashed or the paste was cut. */
   incomplete: boolean;
+  /**
+   * Ranks the pasted command line asks for: the launcher's process count (`mpirun -n 256`, `-np`, `srun --ntasks`)
+   * × the test's `-t` threads × `-g` GPUs per process (each GPU of each thread is one rank). Null without one.
+   */
+  commandRanks: number | null;
 };
 
 export function emptyRun(): PerfRun {
@@ -77,6 +82,7 @@ export function emptyRun(): PerfRun {
     redopColumn: null,
     failures: [],
     incomplete: false,
+    commandRanks: null,
   };
 }
 
