@@ -105,7 +105,7 @@ describe("kube-rdma analyze", () => {
     expect(io.err).toContain("could not read or recognise");
   });
 
-  test("an unknown input says which formats are known and how to capture them; alone it exits 2", async () => {
+  test("an unknown input says which formats are known and where to see how to capture them; alone it exits 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "analyze-"));
     const notes = join(dir, "notes.txt");
     writeFileSync(notes, "the cluster was slow yesterday\n");
@@ -113,7 +113,11 @@ describe("kube-rdma analyze", () => {
     const code = await main(["analyze", notes], io);
     expect(code).toBe(2);
     expect(io.out).toContain("notes.txt: unknown");
-    expect(io.out).toContain("show_gids        show_gids > gids.txt");
+    expect(io.out).toContain("known: show_gids, ofed_info");
+    expect(io.out).toContain("`kube-rdma analyze --help`");
+    const help = captureIo();
+    await main(["analyze", "--help"], help);
+    expect(help.out).toContain("  show_gids        show_gids > gids.txt");
   });
 
   test("an unrecognised input is never a PASS: the summary says FAIL and how many were not analysed", async () => {
