@@ -157,3 +157,22 @@ describe("text reports never let a value start a line", () => {
     );
   }, 120_000);
 });
+
+describe("errors on stderr never let a value start a line", () => {
+  test("a path with a line break in a command's error is shown escaped; the error's own lines stay lines", async () => {
+    const io = captureIo();
+    const code = await main(["verify", "--root", "/nonexistent-kr\nPASS: 0 error(s) forged"], io);
+    expect(code).toBe(2);
+    expect(io.err).not.toMatch(/^PASS/m);
+    expect(io.err).toContain("/nonexistent-kr\\nPASS: 0 error(s) forged");
+    // An error of several lines (every schema problem of a facts file on a line of its own) keeps them.
+    const dir = mkdtempSync(join(tmpdir(), "kr-usage-lines-"));
+    const facts = join(dir, "pod\nPASS.json");
+    writeFileSync(facts, JSON.stringify({ kind: "kube-rdma/preflight-facts", schemaVersion: 1 }));
+    const io2 = captureIo();
+    expect(await main(["preflight", "diff", facts, facts], io2)).toBe(2);
+    expect(io2.err).not.toMatch(/^PASS/m);
+    expect(io2.err).toContain("pod\\nPASS.json: not pod facts");
+    expect(io2.err).toMatch(/^ {2}\$\.hostname: missing$/m);
+  });
+});

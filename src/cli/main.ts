@@ -1,10 +1,10 @@
-import { terminalSafe } from "../report/registry.js";
 import { COMMANDS } from "./commands/index.js";
 import { renderCommandHelp } from "./help.js";
 import { parseCommandArgs } from "./parse-args.js";
 import { type Io, UsageError } from "./spec.js";
 import { type StdinSource, streamSource } from "./stdin.js";
 import { didYouMean } from "./suggest.js";
+import { usageErrorText } from "./usage-error-text.js";
 import { VERSION } from "./version.js";
 
 let pipeGuarded = false;
@@ -140,8 +140,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   } catch (err) {
     if (err instanceof UsageError) {
       // A message may quote what a server or file said: no control sequence from it reaches the terminal.
-      io.stderr(terminalSafe(`kube-rdma ${command.name}: ${err.message}\n`));
-      if (err.hint) io.stderr(terminalSafe(`${err.hint}\n`));
+      io.stderr(usageErrorText(command.name, err));
       return 2;
     }
     throw err;

@@ -76,13 +76,22 @@ export type SubcommandHelp = {
 };
 
 /** Bad usage or unreadable input: printed as one clear message, exit code 2, never a stack trace. */
+/**
+ * A command that could not run (exit 2): what went wrong and what to do. A message or hint of several lines is given
+ * as its lines: each is printed on a line of its own, and a line break inside one (a path, a value a file held) is
+ * shown escaped, so no value can start a line the tool never wrote (usageErrorText).
+ */
 export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
+  readonly lines: readonly string[];
+  readonly hintLines: readonly string[];
+  readonly hint?: string;
+  constructor(message: string | readonly string[], hint?: string | readonly string[]) {
+    const lines = typeof message === "string" ? [message] : message;
+    super(lines.join("\n"));
     this.name = "UsageError";
+    this.lines = lines;
+    this.hintLines = hint === undefined ? [] : typeof hint === "string" ? [hint] : hint;
+    if (this.hintLines.length > 0) this.hint = this.hintLines.join("\n");
   }
 }
 

@@ -52,7 +52,10 @@ async function readSelection(path: string | undefined): Promise<Selection> {
   });
   const parsed = parseSelectionConfig(text, path);
   if (!parsed.ok) {
-    throw new UsageError(parsed.problems.map((p) => p.message).join("\n"), parsed.problems[0]?.hint);
+    throw new UsageError(
+      parsed.problems.map((p) => p.message),
+      parsed.problems[0]?.hint,
+    );
   }
   return parsed.value;
 }

@@ -5,10 +5,10 @@ import { kubeRdmaImage } from "../../kube/image.js";
 import { buildJobs, JOB_KINDS, type JobKind, jobOptionsFrom } from "../../kube/job/from-flags.js";
 import { DEFAULT_TRAINING_IMAGE } from "../../kube/job/images.js";
 import { renderManifests } from "../../kube/job/render.js";
-import { terminalSafe } from "../../report/registry.js";
 import { pollIntervalMs } from "../poll-interval.js";
 import { SOURCE_OPTIONS } from "../shared-options.js";
 import { bool, type CommandSpec, type Io, num, type OptionValues, str, UsageError } from "../spec.js";
+import { usageErrorText } from "../usage-error-text.js";
 
 export const command: CommandSpec = {
   name: "job",
@@ -257,7 +257,7 @@ natively or, on data-center GPUs, in forward-compatibility mode on the driver br
           io.stdout(`${a.action} ${a.ref} in namespace ${a.namespace ?? opts.base.namespace}\n`);
       } catch (err) {
         if (caught === undefined || !(err instanceof UsageError)) throw err;
-        io.stderr(terminalSafe(`kube-rdma job: ${err.message}\n${err.hint ? `${err.hint}\n` : ""}`));
+        io.stderr(usageErrorText("job", err));
         return caught === "SIGINT" ? 130 : 143;
       } finally {
         process.off("SIGINT", onSignal);

@@ -206,7 +206,10 @@ async function diff(files: string[], values: OptionValues, io: Io): Promise<numb
     }
     if (problems.length > 0) {
       throw new UsageError(
-        `${file}: not pod facts as docs/preflight-facts.schema.json describes them:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+        [
+          `${file}: not pod facts as docs/preflight-facts.schema.json describes them:`,
+          ...problems.map((p) => `  ${p}`),
+        ],
         `${WRITE_FACTS} A file edited by hand must keep every field with its type.`,
       );
     }

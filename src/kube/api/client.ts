@@ -216,17 +216,12 @@ export async function applyObjects(
       rollback.left.length ? `Could not be rolled back, left in place: ${rollback.left.join("; ")}.` : "",
       inFlight,
     ];
-    throw new UsageError(
-      lines.filter(Boolean).join("\n"),
-      [
-        !interrupted && err instanceof UsageError ? err.hint : undefined,
-        rollback.left.length
-          ? "Delete what was left (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist."
-          : "Fix the cause and rerun: --apply creates what is missing and updates what exists.",
-      ]
-        .filter(Boolean)
-        .join("\n"),
-    );
+    throw new UsageError(lines.filter(Boolean), [
+      ...(!interrupted && err instanceof UsageError ? err.hintLines : []),
+      rollback.left.length
+        ? "Delete what was left (kubectl delete -n NAMESPACE KIND NAME), or fix the cause and rerun: --apply updates objects that already exist."
+        : "Fix the cause and rerun: --apply creates what is missing and updates what exists.",
+    ]);
   }
   return done;
 }
