@@ -5,13 +5,12 @@
  * Target: under 60 s wall and under 1 GB of memory (the child's peak RSS). Also prints the projected API load of
  * 10,000 agents at the default interval and heartbeat.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { runOnce } from "../src/agent/run.js";
 import { openReader } from "../src/host/index.js";
 import { readInventory } from "../src/inventory/index.js";
 import { node } from "../test/support/kube/cluster-fixtures.js";
 import { type Obj, startFakeApi } from "../test/support/kube/fake-api.js";
+import { fleetVerifyProcess } from "./measure.js";
 
 const TOTAL = 10_000;
 const TARGET_S = 60;
@@ -46,26 +45,8 @@ const kib = (e: string) => `${e} ${(texts.get(e)!.length / 1024).toFixed(1)} KiB
 console.log(`report ConfigMaps: ${["a100-8x-roce", ...ODD].map(kib).join(", ")}`);
 
 const api = await startFakeApi({ nodes, configmaps, namespaces: [{ metadata: { name: "kube-rdma" } }] });
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-const script = `import(${JSON.stringify(main)}).then((m) => m.main(process.argv.slice(1), undefined)).then((code) => { process.stderr.write("maxrss " + process.resourceUsage().maxRSS + " exit " + code + "\\n"); });`;
-const start = performance.now();
-const child = spawn(
-  process.execPath,
-  ["--input-type=module", "-e", script, "fleet", "verify", "--kubeconfig", api.kubeconfig, "-o", "json"],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-let out = "";
-let err = "";
-child.stdout.on("data", (d) => {
-  out += d;
-});
-child.stderr.on("data", (d) => {
-  err += d;
-});
-await new Promise((resolve) => child.on("close", resolve));
-const wallS = (performance.now() - start) / 1000;
+const { out, err, wallS, rssMb } = await fleetVerifyProcess(api.kubeconfig);
 await api.close();
-const rssMb = Number(/maxrss (\d+)/.exec(err)?.[1] ?? "NaN") / 1024;
 let nodesReported = 0;
 let fromReports = 0;
 try {

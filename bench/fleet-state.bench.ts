@@ -8,13 +8,12 @@
  * -o json` with its defaults runs as a child process (the built CLI). Target: under 60 s wall and under 500 MB peak
  * RSS of the child.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { runOnce } from "../src/agent/run.js";
 import { collectSnapshot, openReader } from "../src/host/index.js";
 import { readInventory } from "../src/inventory/index.js";
 import { node } from "../test/support/kube/cluster-fixtures.js";
 import { type Obj, type PodOutcome, startFakeApi } from "../test/support/kube/fake-api.js";
+import { fleetVerifyProcess } from "./measure.js";
 
 const TOTAL = 10_000;
 const TARGET_S = 60;
@@ -109,27 +108,8 @@ const api = await startFakeApi(
     },
   },
 );
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-const script = `import(${JSON.stringify(main)}).then((m) => m.main(process.argv.slice(1), undefined)).then((code) => { process.stderr.write("maxrss " + process.resourceUsage().maxRSS + " exit " + code + "\\n"); });`;
-const start = performance.now();
-const child = spawn(
-  process.execPath,
-  // 50 collectors at a time: a collector takes about 5 s, so the default 20 caps 300 collections at 4 nodes/s.
-  ["--input-type=module", "-e", script, "fleet", "verify", "--kubeconfig", api.kubeconfig, "-o", "json"],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-let out = "";
-let err = "";
-child.stdout.on("data", (d) => {
-  out += d;
-});
-child.stderr.on("data", (d) => {
-  err += d;
-});
-await new Promise((resolve) => child.on("close", resolve));
-const wallS = (performance.now() - start) / 1000;
+const { out, err, wallS, rssMb, startedAt: start } = await fleetVerifyProcess(api.kubeconfig);
 await api.close();
-const rssMb = Number(/maxrss (\d+)/.exec(err)?.[1] ?? "NaN") / 1024;
 let r: Obj = {};
 try {
   r = JSON.parse(out);

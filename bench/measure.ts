@@ -8,8 +8,9 @@
  * A run goes through bash: `$EPOCHREALTIME` before and after the command gives its wall time (bash's own start is not
  * counted), `times` the CPU time of its children; the output comes back through a pipe as before.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 
 export type Command = { label: string; argv: readonly string[] };
 export type Timed = {
@@ -97,4 +98,32 @@ export function peakRssMB(script: string, args: readonly string[], rssReport: st
   const kb = [...r.stderr.matchAll(/KUBE_RDMA_MAXRSS_KB (\d+)/g)].map((m) => Number(m[1]));
   if (kb.length === 0) throw new Error(`no peak memory reported (exit ${r.status}): ${r.stderr.slice(0, 500)}`);
   return Math.max(...kb) / 1024;
+}
+
+/**
+ * `kube-rdma fleet verify -o json` against a kubeconfig as its own process (the built CLI): its output, wall time
+ * and peak RSS, as a user running it would see them; `startedAt` is its start on `performance.now()`'s clock.
+ */
+export async function fleetVerifyProcess(
+  kubeconfig: string,
+): Promise<{ out: string; err: string; wallS: number; rssMb: number; startedAt: number }> {
+  const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+  const script = `import(${JSON.stringify(main)}).then((m) => m.main(process.argv.slice(1), undefined)).then((code) => { process.stderr.write("maxrss " + process.resourceUsage().maxRSS + " exit " + code + "\\n"); });`;
+  const start = performance.now();
+  const child = spawn(
+    process.execPath,
+    ["--input-type=module", "-e", script, "fleet", "verify", "--kubeconfig", kubeconfig, "-o", "json"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  child.stderr.on("data", (d) => {
+    err += d;
+  });
+  await new Promise((resolve) => child.on("close", resolve));
+  const wallS = (performance.now() - start) / 1000;
+  return { out, err, wallS, startedAt: start, rssMb: Number(/maxrss (\d+)/.exec(err)?.[1] ?? "NaN") / 1024 };
 }

@@ -75,9 +75,8 @@ export type SubcommandHelp = {
   examples: readonly (readonly [string, string])[];
 };
 
-/** Bad usage or unreadable input: printed as one clear message, exit code 2, never a stack trace. */
 /**
- * A command that could not run (exit 2): what went wrong and what to do. A message or hint of several lines is given
+ * Bad usage or unreadable input (exit 2, never a stack trace): what went wrong and what to do. A message or hint of several lines is given
  * as its lines: each is printed on a line of its own, and a line break inside one (a path, a value a file held) is
  * shown escaped, so no value can start a line the tool never wrote (usageErrorText).
  */
