@@ -7,6 +7,8 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
+import type { Readable } from "node:stream";
+import * as zlib from "node:zlib";
 import {
   type HttpLibrary,
   HttpMethod,
@@ -109,6 +111,38 @@ function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
 
 type Opened = { res: http.IncomingMessage; url: URL; cut: (err: Error) => void };
 
+/**
+ * The answer's body as the server meant it: a proxy may compress an answer nobody asked to be compressed (this client
+ * sends no Accept-Encoding), so gzip, deflate and br are inflated here, and every cap counts the inflated bytes (a
+ * small compressed answer that inflates without end is cut like any other). An encoding this client cannot read is
+ * an error that names it. Codings: https://www.rfc-editor.org/rfc/rfc9110#section-8.4.1
+ */
+export function decodedBody(o: Opened): Readable {
+  const codings = (o.res.headers["content-encoding"] ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
+  let body: Readable = o.res;
+  // Codings are listed in the order they were applied: undo them from the last.
+  for (const coding of codings.reverse()) {
+    const inflate = INFLATERS[coding];
+    if (!inflate)
+      throw new UnexpectedAnswerError(o.url.pathname, `an answer in an encoding this client cannot read (${coding})`);
+    const next = inflate();
+    body.on("error", (err) => next.destroy(err));
+    body = body.pipe(next);
+  }
+  if (body !== o.res) o.res.on("aborted", () => body.emit("aborted"));
+  return body;
+}
+
+const INFLATERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
+  gzip: () => zlib.createGunzip(),
+  "x-gzip": () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+
 /** Sends the request of `ctx` (its method, headers, body, agent and signal); resolves once the answer's head arrives. */
 function open(ctx: RequestContext): Promise<Opened> {
   const url = new URL(ctx.getUrl());
@@ -160,9 +194,16 @@ function readCapped(o: Opened, cap: number): Promise<Buffer> {
     };
     const declared = Number(o.res.headers["content-length"]);
     if (Number.isFinite(declared) && declared > cap) return tooLarge();
+    let body: Readable;
+    try {
+      body = decodedBody(o);
+    } catch (err) {
+      settle(err as Error);
+      return o.cut(err as Error);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    o.res.on("data", (chunk: Buffer) => {
+    body.on("data", (chunk: Buffer) => {
       if (settled) return;
       size += chunk.length;
       if (size > cap) {
@@ -171,9 +212,13 @@ function readCapped(o: Opened, cap: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    o.res.on("error", (err) => settle(err));
-    o.res.on("aborted", () => settle(Object.assign(new Error("the answer was cut off"), { name: "AbortError" })));
-    o.res.on("end", () => settle(null, Buffer.concat(chunks, size)));
+    const unreadable = (err: Error) =>
+      body === o.res
+        ? err
+        : new UnexpectedAnswerError(o.url.pathname, `a compressed answer that does not inflate (${err.message})`);
+    body.on("error", (err) => settle(unreadable(err)));
+    body.on("aborted", () => settle(Object.assign(new Error("the answer was cut off"), { name: "AbortError" })));
+    body.on("end", () => settle(null, Buffer.concat(chunks, size)));
   });
 }
 
@@ -228,6 +273,13 @@ export async function watchEvents(
       code: o.res.statusCode,
     });
   }
+  let body: Readable;
+  try {
+    body = decodedBody(o);
+  } catch (err) {
+    o.cut(err as Error);
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     let pending = "";
     const finish = () => {
@@ -236,8 +288,8 @@ export async function watchEvents(
     };
     const stop = () => o.cut(new Error("watch ended"));
     signal.addEventListener("abort", stop, { once: true });
-    o.res.setEncoding("utf8");
-    o.res.on("data", (chunk: string) => {
+    body.setEncoding("utf8");
+    body.on("data", (chunk: string) => {
       pending += chunk;
       let nl = pending.indexOf("\n");
       while (nl >= 0) {
@@ -250,9 +302,12 @@ export async function watchEvents(
       if (pending.length > MAX_WATCH_EVENT_BYTES)
         o.cut(new ResponseTooLargeError(o.url.pathname, MAX_WATCH_EVENT_BYTES));
     });
-    o.res.on("error", finish);
-    o.res.on("close", finish);
-    o.res.on("end", finish);
+    body.on("error", finish);
+    body.on("end", finish);
+    body.on("close", finish);
+    // An inflater ends after the last bytes it was given; a connection that closes before the answer is complete
+    // ends the watch at once.
+    if (body !== o.res) o.res.on("close", () => o.res.complete || finish());
   });
 }
 
