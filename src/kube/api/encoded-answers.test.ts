@@ -80,7 +80,7 @@ describe("a node list compressed by a proxy", () => {
     const api = await encodedNodeList("gzip", bomb);
     const io = captureIo();
     expect(await main(["cluster", "--kubeconfig", api.kubeconfig], io)).toBe(2);
-    expect(io.err).toMatch(/longer than 64 MiB; it was cut there and not used/);
+    expect(io.err).toMatch(/answered list nodes with more than 64 MiB; the answer was cut there and not used/);
   }, 60_000);
 });
 
