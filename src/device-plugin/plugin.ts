@@ -3,7 +3,6 @@
  * (retrying with backoff), re-registers after a kubelet restart without losing its device list, polls port health
  * and re-reads the node model when HCAs appear or vanish.
  */
-import { closeSync, openSync, readSync } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
@@ -28,7 +27,7 @@ import { judgeReadings } from "./health-round.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { NodeModel } from "./node-model.js";
 import { type PluginConfig, PluginStartError } from "./plugin-config.js";
-import { QUARANTINE_MAX_BYTES, readQuarantine } from "./quarantine.js";
+import { QuarantineFile } from "./quarantine-file.js";
 import { Registrar, registerRequest, socketNameFor } from "./registration.js";
 import { closeServer, listenDevicePlugin } from "./server.js";
 import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
@@ -65,6 +64,7 @@ export class RdmaDevicePlugin {
   private polling = false;
   private polls = 0;
   private changedAtPoll = 0;
+  private readonly quarantine: QuarantineFile;
 
   constructor(private readonly cfg: PluginConfig) {
     this.socketName = socketNameFor(cfg.resource);
@@ -72,6 +72,7 @@ export class RdmaDevicePlugin {
     this.files = new HostFiles(cfg.host ?? cfg.root);
     this.node = new NodeModel(cfg, this.files);
     this.metrics = createMetrics(cfg.resource);
+    this.quarantine = new QuarantineFile(cfg.quarantine, cfg.log);
     this.registrar = new Registrar({
       pluginDir: cfg.pluginDir,
       request: () => registerRequest(this.socketName, cfg.resource, this.options),
@@ -170,7 +171,7 @@ export class RdmaDevicePlugin {
       }
       const current = this.node.view ?? view;
       const exists = (path: string) => (this.existence ? this.existence.exists(path) : this.files.exists(path));
-      const quarantined = this.readQuarantined();
+      const quarantined = this.quarantine.read();
       const readings = current.hcas.map((h) => {
         const reading = this.files.readHca(h.name);
         const missing = missingVerbsDevices(current.plan.specsByHca.get(h.name) ?? [], exists);
@@ -214,29 +215,6 @@ export class RdmaDevicePlugin {
     }
   }
 
-  /** The node agent's quarantined HCAs; none when not configured, missing, damaged or stale (said once). */
-  private readQuarantined(): Map<string, string[]> {
-    const q = this.cfg.quarantine;
-    if (!q) return new Map();
-    let text: string;
-    try {
-      const fd = openSync(q.path, "r");
-      try {
-        const buf = Buffer.alloc(QUARANTINE_MAX_BYTES + 1);
-        text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString("utf8");
-      } finally {
-        closeSync(fd);
-      }
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      this.noteQuarantine(code === "ENOENT" ? "" : `could not read ${q.path}: ${code ?? String(err)}`);
-      return new Map();
-    }
-    const read = readQuarantine(text, new Date(), q.maxAgeSeconds);
-    this.noteQuarantine(read.ok ? "" : `${q.path} ignored: ${read.why}`);
-    return read.ok ? read.byHca : new Map();
-  }
-
   /** Shared mode: a changed quarantine is logged once and counted per HCA (withdrawn 1 / served 0). */
   private setWithdrawn(next: ReadonlySet<string>): void {
     const was = this.withdrawn;
@@ -251,13 +229,6 @@ export class RdmaDevicePlugin {
       this.metrics.withdrawn.set({ hca }, 0);
       this.cfg.log.info("HCA served again in shared units (quarantine released)", { hca });
     }
-  }
-
-  private quarantineNote = "";
-  private noteQuarantine(why: string): void {
-    if (why === this.quarantineNote) return;
-    this.quarantineNote = why;
-    if (why) this.cfg.log.warn("quarantine file not used", { why });
   }
 
   private publish(devices: Device[]): void {
