@@ -39,7 +39,7 @@ import { pollIntervalMs } from "../poll-interval.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
 import { benchSettings } from "./fleet-bench.js";
 import { readTopology } from "./fleet-bench-fabric.js";
-import { clusterPlan } from "./fleet-bench-plan.js";
+import { clusterPlan, type PathSource } from "./fleet-bench-plan.js";
 
 export const DEFAULT_BENCH_TIMEOUT_S = 900;
 /** Each clean-up request's own deadline (after an interrupt the run's signal has already fired). */
@@ -49,7 +49,11 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9._+-]/g, "_");
 
-export async function runClusterBench(ctx: CommandContext): Promise<number> {
+/**
+ * `paths`: what traces a flow's leaf uplink and spine port on this fabric, where something can; the rail-aware
+ * planner then runs every round it runs against the simulator, with the cluster as its runner.
+ */
+export async function runClusterBench(ctx: CommandContext, paths?: PathSource): Promise<number> {
   const { values, io } = ctx;
   const s = benchSettings(values);
   const timeout = num(values, "timeout") ?? DEFAULT_BENCH_TIMEOUT_S;
@@ -149,7 +153,7 @@ export async function runClusterBench(ctx: CommandContext): Promise<number> {
       budgetText,
       maxRounds,
       runId,
-    } = clusterPlan(nodes, hyperNodes, { values, s, topologyFile, oversubscription, namespace, pollMs });
+    } = clusterPlan(nodes, hyperNodes, { values, s, topologyFile, oversubscription, namespace, pollMs, paths });
 
     if (dryRun) {
       const first = railPlanner

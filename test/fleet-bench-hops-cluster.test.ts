@@ -1,0 +1,207 @@
+/**
+ * `fleet bench --topology rail-optimised` on a cluster (the local API server) with something that traces flow
+ * paths: the cluster is the planner's runner, as the simulator is on the simulate path, so every round the
+ * simulator path runs (spine sweep, hops crossed alone, group tests) runs here as MPIJobs, wave by wave, and each
+ * job's result is read from its launcher log.
+ *
+ * The MPI operator stand-in answers each wave's launchers from the rail-optimised simulator's truth for the same
+ * fleet, measuring the wave's jobs together (they share the fabric): which jobs a planted uplink or spine port
+ * slows is the simulator's physics, never the product's. The product gets what the simulate path's planner gets:
+ * the fabric's shape from the nodes' labels and flags, and the hash calculator (`sim.oracle.trace`, the
+ * calculator configured with the fabric's seed — not the planted faults).
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import { command as fleetCommand } from "../src/cli/commands/fleet.js";
+import { runClusterBench } from "../src/cli/commands/fleet-bench-cluster.js";
+import { parseCommandArgs } from "../src/cli/parse-args.js";
+import { renderJobLog } from "../src/fabric/bench/job-log.js";
+import { unitIndex } from "../src/fabric/model.js";
+import { type RailSimulation, simulateRailFleet } from "../src/fabric/simulate/fleet.js";
+import type { BenchJob, JobResult, RailRoute } from "../src/fabric/types.js";
+import {
+  BENCH_JOB_LABEL,
+  BENCH_KIND_LABEL,
+  BENCH_NODES_ANNOTATION,
+  BENCH_ROUTES_ANNOTATION,
+  BENCH_WAVE_LABEL,
+  MPI_JOB_NAME_LABEL,
+  MPI_JOB_ROLE_LABEL,
+} from "../src/kube/bench/manifests.js";
+import { captureIo } from "./support/io.js";
+import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
+import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
+
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const RAILS = 4;
+/** A driver of the R570 branch, as GPU Feature Discovery labels it (our own version string). */
+const DRIVER = "570.133.20";
+/** How long a launcher "runs": long enough that every job of a wave exists before the first one ends. */
+const LAUNCHER_MS = 400;
+
+function fleet(seed: number) {
+  const sim = simulateRailFleet({
+    nodes: 32,
+    units: 4,
+    rails: RAILS,
+    oversubscription: 2,
+    badNodes: 1,
+    badRails: 1,
+    badUplinks: 1,
+    badSpinePorts: 1,
+    noise: 0.02,
+    seed,
+  });
+  const unitOf = unitIndex(sim.fabric);
+  const nodes = sim.view.nodes.map((name) =>
+    node({
+      name,
+      gpus: RAILS,
+      rdma: "1k",
+      labels: { "network.topology/leaf": `unit${unitOf.get(name)}`, "nvidia.com/cuda.driver-version.full": DRIVER },
+    }),
+  );
+  return { sim, nodes };
+}
+
+/** The job an MPIJob runs, from what its manifest says (labels and annotations the product writes). */
+function jobOf(obj: Obj): BenchJob {
+  const id = obj.metadata.labels[BENCH_JOB_LABEL] as string;
+  const routes = obj.metadata.annotations[BENCH_ROUTES_ANNOTATION] as string | undefined;
+  return {
+    id,
+    round: Number(/^r(\d+)-/.exec(id)?.[1] ?? 0),
+    kind: obj.metadata.labels[BENCH_KIND_LABEL],
+    nodes: (obj.metadata.annotations[BENCH_NODES_ANNOTATION] as string).split(",") as [string, string],
+    why: "",
+    wave: Number(obj.metadata.labels[BENCH_WAVE_LABEL]),
+    ...(routes ? { routes: JSON.parse(routes) as RailRoute[] } : {}),
+  };
+}
+
+/**
+ * The MPI operator stand-in: an MPIJob gets a launcher and two workers. Half a launcher's run after the first job
+ * of a batch was created, every job created and not yet measured is measured together by the simulator (the jobs
+ * of one wave: the runner creates a wave's jobs before it waits on any); the launchers end with those results. The
+ * batches are kept so the test can check they were the waves, whole.
+ */
+function operator(sim: RailSimulation, gpus: number) {
+  const result = new Map<string, JobResult>();
+  const pending: { name: string; job: BenchJob }[] = [];
+  const batches: BenchJob[][] = [];
+  let scheduled = false;
+  const measurePending = () => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const batch = pending.splice(0);
+    batches.push(batch.map((b) => b.job));
+    // Measured at once (the simulator does not wait): the results are in long before the launchers end.
+    void sim.oracle.measure(batch.map((b) => b.job)).then((rs) => {
+      for (const [i, r] of rs.entries()) result.set(batch[i]!.name, r);
+    });
+  };
+  return {
+    batches,
+    onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
+      if (plural !== "mpijobs") return undefined;
+      const name = obj.metadata.name as string;
+      pending.push({ name, job: jobOf(obj) });
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(measurePending, LAUNCHER_MS / 2).unref();
+      }
+      const pod = (suffix: string, role: string) => ({
+        metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
+        spec: {
+          containers: [{ name: role, image: obj.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].image }],
+        },
+      });
+      return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
+    },
+    onPodCreated(p: Obj) {
+      const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string | undefined;
+      if (!name) return undefined;
+      if (p.metadata.labels[MPI_JOB_ROLE_LABEL] !== "launcher") return { phase: "Running" as const };
+      return {
+        get phase() {
+          return result.get(name)?.ok ? ("Succeeded" as const) : ("Failed" as const);
+        },
+        get log() {
+          const r = result.get(name);
+          if (!r) return "";
+          return r.ok
+            ? renderJobLog(r, gpus)
+            : `${r.job.nodes[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${r.reason}'\n`;
+        },
+        afterMs: LAUNCHER_MS,
+      };
+    },
+  };
+}
+
+type Finding = { code: string; severity: string; subject: string; evidence: { hops?: string[]; total?: number } };
+
+describe("fleet bench --topology rail-optimised on a cluster whose flow paths can be traced", () => {
+  for (const seed of [5, 6]) {
+    test(`seed ${seed}: nodes, NICs, the planted leaf uplink and spine port found as the simulator planted them`, async () => {
+      const { sim, nodes } = fleet(seed);
+      const op = operator(sim, RAILS);
+      api = await startFakeApi(seedCluster({ nodes }), op);
+      const io = captureIo();
+      const args = [
+        "bench",
+        "--topology",
+        "rail-optimised",
+        "--oversubscription",
+        "2",
+        "--hcas",
+        sim.view.hcas.join(","),
+        // What one NIC carries, which no node object shows: the simulated fabric's.
+        "--line-rate",
+        String(sim.view.lineRateGBps),
+        "--timeout",
+        "60",
+        "--poll-interval",
+        "50",
+        "-o",
+        "json",
+        "--kubeconfig",
+        api.kubeconfig,
+      ];
+      const { values, positionals } = parseCommandArgs(args, fleetCommand.options);
+      const code = await runClusterBench(
+        { values, positionals, io },
+        { trace: sim.oracle.trace, name: "the fabric's hash calculator" },
+      );
+      const report = JSON.parse(io.out);
+      expect(code, io.err).toBe(1);
+      expect(io.err).toContain("flow paths: traced by the fabric's hash calculator");
+      // Every batch the simulator measured was one wave of one round, whole: the jobs the planner meant to share the
+      // fabric shared it, and no others.
+      const waveKey = (j: BenchJob) => `${j.round}/${j.wave}`;
+      for (const b of op.batches) expect(new Set(b.map(waveKey)).size).toBe(1);
+      expect(new Set(op.batches.map((b) => waveKey(b[0]!))).size).toBe(op.batches.length);
+      // The hop rounds ran on the cluster: spine-crossing jobs beside the node and NIC tests.
+      const crossing = op.batches.flat().filter((j) => j.routes);
+      expect(crossing.length).toBeGreaterThan(0);
+      expect(report.rounds.length).toBeGreaterThanOrEqual(3);
+      // Findings equal the simulator's truth, part by part.
+      expect(report.found.nodes).toEqual(sim.truth.nodes);
+      expect(report.found.rails).toEqual([...sim.truth.rails].sort());
+      expect(report.found.uplinks).toEqual(sim.truth.uplinks);
+      expect(report.found.spinePorts).toEqual(sim.truth.spinePorts);
+      // What was not cleared is listed, never a planted hop (those are named) — as the simulator path lists it.
+      const notCleared = (report.findings as Finding[]).find((f) => f.code === "FLEET_HOPS_NOT_CLEARED");
+      const listed = notCleared?.evidence.hops ?? [];
+      for (const hop of [...sim.truth.uplinks, ...sim.truth.spinePorts]) expect(listed).not.toContain(hop);
+      if (notCleared) expect(listed).toHaveLength(notCleared.evidence.total!);
+      // Every object deleted.
+      expect(api.store.get("mpijobs")).toEqual([]);
+      expect(api.store.get("pods")!.filter((p) => p.metadata.name.startsWith("kr-bench-"))).toEqual([]);
+    }, 180_000);
+  }
+});
