@@ -27,6 +27,7 @@ import {
   MPI_JOB_NAME_LABEL,
   MPI_JOB_ROLE_LABEL,
 } from "../src/kube/bench/manifests.js";
+import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
 import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
@@ -40,8 +41,8 @@ afterEach(async () => {
 const RAILS = 4;
 /** A driver of the R570 branch, as GPU Feature Discovery labels it (our own version string). */
 const DRIVER = "570.133.20";
-/** How long a launcher "runs": long enough that every job of a wave exists before the first one ends. */
-const LAUNCHER_MS = 400;
+/** No job created for this long: the wave's jobs all exist (the runner creates them back to back). */
+const QUIET_MS = 300;
 
 function fleet(seed: number) {
   const sim = simulateRailFleet({
@@ -84,36 +85,59 @@ function jobOf(obj: Obj): BenchJob {
 }
 
 /**
- * The MPI operator stand-in: an MPIJob gets a launcher and two workers. Half a launcher's run after the first job
- * of a batch was created, every job created and not yet measured is measured together by the simulator (the jobs
- * of one wave: the runner creates a wave's jobs before it waits on any); the launchers end with those results. The
- * batches are kept so the test can check they were the waves, whole.
+ * The MPI operator stand-in: an MPIJob gets a launcher and two workers, all Running. Once no job has been created
+ * for QUIET_MS, every job created and not yet measured is measured together by the simulator (the jobs of one wave:
+ * the runner creates a wave's jobs before it waits on any), and each launcher then ends through the API as a
+ * kubelet's status update would (a merge patch of its status; the log set first). The batches are kept so the test
+ * can check they were the waves, whole.
  */
-function operator(sim: RailSimulation, gpus: number) {
-  const result = new Map<string, JobResult>();
-  const pending: { name: string; job: BenchJob }[] = [];
+function operator(sim: RailSimulation, gpus: number, server: () => FakeApi) {
+  const pending: { name: string; namespace: string; job: BenchJob }[] = [];
   const batches: BenchJob[][] = [];
-  let scheduled = false;
-  const measurePending = () => {
-    scheduled = false;
-    if (pending.length === 0) return;
-    const batch = pending.splice(0);
-    batches.push(batch.map((b) => b.job));
-    // Measured at once (the simulator does not wait): the results are in long before the launchers end.
-    void sim.oracle.measure(batch.map((b) => b.job)).then((rs) => {
-      for (const [i, r] of rs.entries()) result.set(batch[i]!.name, r);
+  let quiet: NodeJS.Timeout | undefined;
+  const end = async (p: (typeof pending)[number], r: JobResult) => {
+    const pod = `${p.name}-launcher`;
+    const log = r.ok
+      ? renderJobLog(r, gpus)
+      : `${r.job.nodes[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${r.reason}'\n`;
+    const api = server();
+    api.logs.set(`${p.namespace}/${pod}`, log);
+    const exitCode = r.ok ? 0 : 1;
+    const status = {
+      phase: r.ok ? "Succeeded" : "Failed",
+      containerStatuses: [
+        {
+          name: "launcher",
+          ready: false,
+          restartCount: 0,
+          image: "nccl-tests",
+          imageID: "",
+          state: { terminated: { exitCode, reason: r.ok ? "Completed" : "Error" } },
+        },
+      ],
+    };
+    await fetch(`${api.url}/api/v1/namespaces/${p.namespace}/pods/${pod}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ status }),
     });
+  };
+  const measurePending = async () => {
+    const batch = pending.splice(0);
+    if (batch.length === 0) return;
+    batches.push(batch.map((b) => b.job));
+    const results = await sim.oracle.measure(batch.map((b) => b.job));
+    await Promise.all(results.map((r, i) => end(batch[i]!, r)));
   };
   return {
     batches,
     onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
       if (plural !== "mpijobs") return undefined;
       const name = obj.metadata.name as string;
-      pending.push({ name, job: jobOf(obj) });
-      if (!scheduled) {
-        scheduled = true;
-        setTimeout(measurePending, LAUNCHER_MS / 2).unref();
-      }
+      pending.push({ name, namespace: obj.metadata.namespace as string, job: jobOf(obj) });
+      clearTimeout(quiet);
+      quiet = setTimeout(() => void measurePending(), QUIET_MS);
+      quiet.unref();
       const pod = (suffix: string, role: string) => ({
         metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
         spec: {
@@ -123,22 +147,7 @@ function operator(sim: RailSimulation, gpus: number) {
       return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
     },
     onPodCreated(p: Obj) {
-      const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string | undefined;
-      if (!name) return undefined;
-      if (p.metadata.labels[MPI_JOB_ROLE_LABEL] !== "launcher") return { phase: "Running" as const };
-      return {
-        get phase() {
-          return result.get(name)?.ok ? ("Succeeded" as const) : ("Failed" as const);
-        },
-        get log() {
-          const r = result.get(name);
-          if (!r) return "";
-          return r.ok
-            ? renderJobLog(r, gpus)
-            : `${r.job.nodes[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${r.reason}'\n`;
-        },
-        afterMs: LAUNCHER_MS,
-      };
+      return p.metadata.labels?.[MPI_JOB_NAME_LABEL] ? { phase: "Running" as const } : undefined;
     },
   };
 }
@@ -149,7 +158,7 @@ describe("fleet bench --topology rail-optimised on a cluster whose flow paths ca
   for (const seed of [5, 6]) {
     test(`seed ${seed}: nodes, NICs, the planted leaf uplink and spine port found as the simulator planted them`, async () => {
       const { sim, nodes } = fleet(seed);
-      const op = operator(sim, RAILS);
+      const op = operator(sim, RAILS, () => api!);
       api = await startFakeApi(seedCluster({ nodes }), op);
       const io = captureIo();
       const args = [
@@ -199,6 +208,13 @@ describe("fleet bench --topology rail-optimised on a cluster whose flow paths ca
       const listed = notCleared?.evidence.hops ?? [];
       for (const hop of [...sim.truth.uplinks, ...sim.truth.spinePorts]) expect(listed).not.toContain(hop);
       if (notCleared) expect(listed).toHaveLength(notCleared.evidence.total!);
+      // The jobs were watched: one list and one watch of MPIJobs and of launcher pods per round, at most 7 requests
+      // per job besides (the operator's status updates are the kubelet's, not the run's).
+      const rounds = report.rounds.length;
+      expect(api.watches.filter((w) => w.includes("/mpijobs?"))).toHaveLength(rounds);
+      const ours = api.requests.filter((r) => !r.startsWith("PATCH"));
+      const setup = ours.findIndex((r) => r.startsWith("POST"));
+      expect(ours.length - setup).toBeLessThanOrEqual(WATCH_START_REQUESTS * rounds + 7 * report.jobs);
       // Every object deleted.
       expect(api.store.get("mpijobs")).toEqual([]);
       expect(api.store.get("pods")!.filter((p) => p.metadata.name.startsWith("kr-bench-"))).toEqual([]);

@@ -201,6 +201,8 @@ export async function runClusterBench(ctx: CommandContext, paths?: PathSource): 
           concurrency: s.concurrency,
           signal,
           ...(keepLog ? { keepLog } : {}),
+          onWatchFallback: (why) =>
+            io.stderr(`kube-rdma fleet bench: ${why}; polling the jobs every ${pollMs} ms instead.\n`),
           onJobDone: (r) => {
             done++;
             if (!r.ok) failed++;

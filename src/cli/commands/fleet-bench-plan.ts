@@ -18,6 +18,7 @@ import type { Trace } from "../../fabric/plan/steer.js";
 import type { TopologyFile } from "../../fabric/topology-file.js";
 import { benchJobManifest, REQUESTS_PER_TICK } from "../../kube/bench/index.js";
 import { benchResources } from "../../kube/bench/node-resources.js";
+import { WATCH_START_REQUESTS } from "../../kube/bench/watch.js";
 import { chooseNcclTestsImage } from "../../kube/job/images.js";
 import { bool, type CommandContext, num, str, UsageError } from "../spec.js";
 import { type benchSettings, budgetFor } from "./fleet-bench.js";
@@ -142,7 +143,7 @@ export function clusterPlan(
     `jobs ask for ${res.gpuResource}: ${res.gpusPerNode} and ${res.rdmaResource}: ${res.rdmaCount} per worker; image ${image}`,
     ...res.notes,
     ...choice.notes,
-    `API requests: ${REQUESTS_PER_TICK} per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods)`,
+    `API requests: per round ${WATCH_START_REQUESTS} (a list and a watch of the run's MPIJobs and of the launcher pods) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods); where the watch is refused, ${REQUESTS_PER_TICK} lists per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) instead`,
     ...(cluster
       ? [
           paths
