@@ -14,6 +14,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { command as fleetCommand } from "../src/cli/commands/fleet.js";
 import { runClusterBench } from "../src/cli/commands/fleet-bench-cluster.js";
 import { parseCommandArgs } from "../src/cli/parse-args.js";
+import { UsageError } from "../src/cli/spec.js";
 import { renderJobLog } from "../src/fabric/bench/job-log.js";
 import { unitIndex } from "../src/fabric/model.js";
 import { type RailSimulation, simulateRailFleet } from "../src/fabric/simulate/fleet.js";
@@ -152,6 +153,34 @@ function operator(sim: RailSimulation, gpus: number, server: () => FakeApi) {
   };
 }
 
+/** `fleet bench --topology rail-optimised` through the cluster path, with the calculator as its path source. */
+async function bench(io: ReturnType<typeof captureIo>, sim: RailSimulation, kubeconfig: string, lineRate?: string) {
+  const args = [
+    "bench",
+    "--topology",
+    "rail-optimised",
+    "--oversubscription",
+    "2",
+    "--hcas",
+    sim.view.hcas.join(","),
+    // What one NIC carries, which no node object shows.
+    ...(lineRate ? ["--line-rate", lineRate] : []),
+    "--timeout",
+    "60",
+    "--poll-interval",
+    "50",
+    "-o",
+    "json",
+    "--kubeconfig",
+    kubeconfig,
+  ];
+  const { values, positionals } = parseCommandArgs(args, fleetCommand.options);
+  return runClusterBench(
+    { values, positionals, io },
+    { trace: sim.oracle.trace, name: "the fabric's hash calculator" },
+  );
+}
+
 type Finding = { code: string; severity: string; subject: string; evidence: { hops?: string[]; total?: number } };
 
 describe("fleet bench --topology rail-optimised on a cluster whose flow paths can be traced", () => {
@@ -161,31 +190,7 @@ describe("fleet bench --topology rail-optimised on a cluster whose flow paths ca
       const op = operator(sim, RAILS, () => api!);
       api = await startFakeApi(seedCluster({ nodes }), op);
       const io = captureIo();
-      const args = [
-        "bench",
-        "--topology",
-        "rail-optimised",
-        "--oversubscription",
-        "2",
-        "--hcas",
-        sim.view.hcas.join(","),
-        // What one NIC carries, which no node object shows: the simulated fabric's.
-        "--line-rate",
-        String(sim.view.lineRateGBps),
-        "--timeout",
-        "60",
-        "--poll-interval",
-        "50",
-        "-o",
-        "json",
-        "--kubeconfig",
-        api.kubeconfig,
-      ];
-      const { values, positionals } = parseCommandArgs(args, fleetCommand.options);
-      const code = await runClusterBench(
-        { values, positionals, io },
-        { trace: sim.oracle.trace, name: "the fabric's hash calculator" },
-      );
+      const code = await bench(io, sim, api.kubeconfig, String(sim.view.lineRateGBps));
       const report = JSON.parse(io.out);
       expect(code, io.err).toBe(1);
       expect(io.err).toContain("flow paths: traced by the fabric's hash calculator");
@@ -220,4 +225,19 @@ describe("fleet bench --topology rail-optimised on a cluster whose flow paths ca
       expect(api.store.get("pods")!.filter((p) => p.metadata.name.startsWith("kr-bench-"))).toEqual([]);
     }, 180_000);
   }
+
+  test("a line rate round 1 contradicts (400 Gb/s NICs, the 200 Gb/s default assumed): exit 2 naming --line-rate before any hop test", async () => {
+    const { sim, nodes } = fleet(5);
+    const op = operator(sim, RAILS, () => api!);
+    api = await startFakeApi(seedCluster({ nodes }), op);
+    const io = captureIo();
+    expect(sim.view.lineRateGBps).toBe(50);
+    // main() prints a UsageError's message and hint and exits 2; called directly, the command throws it.
+    const run = bench(io, sim, api.kubeconfig);
+    await expect(run).rejects.toBeInstanceOf(UsageError);
+    await expect(run).rejects.toThrow(/median \d+\.\d GB\/s busbw where a line rate of 25 GB\/s per NIC/);
+    await expect(run).rejects.toMatchObject({ hint: expect.stringMatching(/--line-rate 50\b/) });
+    expect(op.batches.flat().some((j) => j.routes)).toBe(false);
+    expect(api.store.get("mpijobs")).toEqual([]);
+  }, 60_000);
 });

@@ -8,11 +8,14 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { V1Node } from "@kubernetes/client-node";
 import { exitCodeFor } from "../../core/finding.js";
+import { lineRateMismatch } from "../../fabric/bench/line-rate.js";
 import {
   type BenchJob,
   buildBenchReport,
+  type FabricView,
   type HyperNodeObject,
   type JobResult,
+  type Measure,
   runFleetBench,
 } from "../../fabric/index.js";
 import { buildRailReport } from "../../fabric/plan/report.js";
@@ -48,6 +51,23 @@ const CLEANUP_TIMEOUT_MS = 10_000;
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9._+-]/g, "_");
+
+/**
+ * Hops are judged against the line rate, which the nodes cannot show: after round 1, a line rate its pair tests
+ * contradict stops the run (exit 2) before any hop test, rather than pass slow hops or blame healthy ones.
+ */
+function withLineRateCheck(view: FabricView, measure: Measure): Measure {
+  return async (jobs) => {
+    const got = await measure(jobs);
+    const m = jobs[0]?.round === 1 ? lineRateMismatch(view, got) : null;
+    if (m)
+      throw new UsageError(
+        `round 1's pair tests reached a median ${m.median.toFixed(1)} GB/s busbw where a line rate of ${view.lineRateGBps} GB/s per NIC leads to expect ${m.expected.toFixed(1)}: leaf uplinks and spine ports judged against it would be passed or blamed wrongly, so no hop test was run.`,
+        `Give the NICs' line rate: --line-rate ${Math.round(m.impliedLineRate)} (GB/s; 25 = 200 Gb/s, 50 = 400 Gb/s), or lineRateGBps in the --topology file.`,
+      );
+    return got;
+  };
+}
 
 /**
  * `paths`: what traces a flow's leaf uplink and spine port on this fabric, where something can; the rail-aware
@@ -220,7 +240,7 @@ export async function runClusterBench(ctx: CommandContext, paths?: PathSource): 
     let results: readonly JobResult[];
     try {
       if (railPlanner && cluster) {
-        const run = await runRailBench(railPlanner, measure, { maxRounds });
+        const run = await runRailBench(railPlanner, paths ? withLineRateCheck(view, measure) : measure, { maxRounds });
         report = buildRailReport(view, cluster.fabric, run, budget);
         results = run.results;
       } else {
