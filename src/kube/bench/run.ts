@@ -304,7 +304,6 @@ export async function runBenchRound(
   created: CreatedJobs,
 ): Promise<JobResult[]> {
   const out: JobResult[] = [];
-  const roundStart = Date.now();
   const states =
     o.watch === false
       ? pollingSource(api, o.runId, o.signal)
@@ -314,7 +313,7 @@ export async function runBenchRound(
           ...(o.onWatchFallback ? { onFallback: o.onWatchFallback } : {}),
         });
   try {
-    await runWaves(clients, api, jobs, o, created, states, roundStart, out);
+    await runWaves(clients, api, jobs, o, created, states, out);
   } finally {
     states.close();
   }
@@ -328,9 +327,9 @@ async function runWaves(
   o: BenchClusterOptions,
   created: CreatedJobs,
   states: JobStateSource,
-  roundStart: number,
   out: JobResult[],
 ): Promise<void> {
+  const roundStart = Date.now();
   for (const wave of wavesOf(jobs)) {
     if (o.signal?.aborted) {
       for (const job of wave) {
