@@ -161,6 +161,9 @@ describe("fleet bench --topology rail-optimised on a cluster (local API server)"
         expect(notCleared.evidence.hops).toContain(hop);
       expect(notCleared.evidence.hops).toHaveLength(notCleared.evidence.total);
       expect(io.err).toContain("every leaf uplink and spine port is listed as not cleared");
+      // The budget counts only the waves that run: no spine sweep where nothing traces a flow's path.
+      expect(io.err).toContain("no spine tests (nothing traces a flow's path), so no sweep waves");
+      expect(io.err).not.toContain("spine sweep");
       // What the jobs asked for came from the nodes: 4 GPUs, rdma/hca 1 of the shared pool; an image for R570.
       const posts = api.requests.filter((r) => r.startsWith("POST") && r.includes("/mpijobs"));
       expect(posts.length).toBe(report.jobs);
