@@ -214,8 +214,8 @@ describe("fleet bench through Kubernetes (local API server)", () => {
     const role = docs.find((d) => d.kind === "Role")!;
     expect(role.metadata).toMatchObject({ name: "kube-rdma-bench", namespace: "kube-rdma-bench" });
     expect(role.rules).toEqual([
-      { apiGroups: ["kubeflow.org"], resources: ["mpijobs"], verbs: ["create", "get", "list", "delete"] },
-      { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "delete"] },
+      { apiGroups: ["kubeflow.org"], resources: ["mpijobs"], verbs: ["create", "get", "list", "watch", "delete"] },
+      { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch", "delete"] },
       { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
     ]);
   });

@@ -8,11 +8,14 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { V1Node } from "@kubernetes/client-node";
 import { exitCodeFor } from "../../core/finding.js";
+import { lineRateMismatch } from "../../fabric/bench/line-rate.js";
 import {
   type BenchJob,
   buildBenchReport,
+  type FabricView,
   type HyperNodeObject,
   type JobResult,
+  type Measure,
   runFleetBench,
 } from "../../fabric/index.js";
 import { buildRailReport } from "../../fabric/plan/report.js";
@@ -39,7 +42,7 @@ import { pollIntervalMs } from "../poll-interval.js";
 import { bool, type CommandContext, num, str, strs, UsageError } from "../spec.js";
 import { benchSettings } from "./fleet-bench.js";
 import { readTopology } from "./fleet-bench-fabric.js";
-import { clusterPlan } from "./fleet-bench-plan.js";
+import { clusterPlan, type PathSource } from "./fleet-bench-plan.js";
 
 export const DEFAULT_BENCH_TIMEOUT_S = 900;
 /** Each clean-up request's own deadline (after an interrupt the run's signal has already fired). */
@@ -49,7 +52,28 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9._+-]/g, "_");
 
-export async function runClusterBench(ctx: CommandContext): Promise<number> {
+/**
+ * Hops are judged against the line rate, which the nodes cannot show: after round 1, a line rate its pair tests
+ * contradict stops the run (exit 2) before any hop test, rather than pass slow hops or blame healthy ones.
+ */
+function withLineRateCheck(view: FabricView, measure: Measure): Measure {
+  return async (jobs) => {
+    const got = await measure(jobs);
+    const m = jobs[0]?.round === 1 ? lineRateMismatch(view, got) : null;
+    if (m)
+      throw new UsageError(
+        `round 1's pair tests reached a median ${m.median.toFixed(1)} GB/s busbw where a line rate of ${view.lineRateGBps} GB/s per NIC leads to expect ${m.expected.toFixed(1)}: leaf uplinks and spine ports judged against it would be passed or blamed wrongly, so no hop test was run.`,
+        `Give the NICs' line rate: --line-rate ${Math.round(m.impliedLineRate)} (GB/s; 25 = 200 Gb/s, 50 = 400 Gb/s), or lineRateGBps in the --topology file.`,
+      );
+    return got;
+  };
+}
+
+/**
+ * `paths`: what traces a flow's leaf uplink and spine port on this fabric, where something can; the rail-aware
+ * planner then runs every round it runs against the simulator, with the cluster as its runner.
+ */
+export async function runClusterBench(ctx: CommandContext, paths?: PathSource): Promise<number> {
   const { values, io } = ctx;
   const s = benchSettings(values);
   const timeout = num(values, "timeout") ?? DEFAULT_BENCH_TIMEOUT_S;
@@ -149,7 +173,7 @@ export async function runClusterBench(ctx: CommandContext): Promise<number> {
       budgetText,
       maxRounds,
       runId,
-    } = clusterPlan(nodes, hyperNodes, { values, s, topologyFile, oversubscription, namespace, pollMs });
+    } = clusterPlan(nodes, hyperNodes, { values, s, topologyFile, oversubscription, namespace, pollMs, paths });
 
     if (dryRun) {
       const first = railPlanner
@@ -197,6 +221,8 @@ export async function runClusterBench(ctx: CommandContext): Promise<number> {
           concurrency: s.concurrency,
           signal,
           ...(keepLog ? { keepLog } : {}),
+          onWatchFallback: (why) =>
+            io.stderr(`kube-rdma fleet bench: ${why}; polling the jobs every ${pollMs} ms instead.\n`),
           onJobDone: (r) => {
             done++;
             if (!r.ok) failed++;
@@ -214,7 +240,7 @@ export async function runClusterBench(ctx: CommandContext): Promise<number> {
     let results: readonly JobResult[];
     try {
       if (railPlanner && cluster) {
-        const run = await runRailBench(railPlanner, measure, { maxRounds });
+        const run = await runRailBench(railPlanner, paths ? withLineRateCheck(view, measure) : measure, { maxRounds });
         report = buildRailReport(view, cluster.fabric, run, budget);
         results = run.results;
       } else {

@@ -14,16 +14,25 @@ import {
 } from "../../fabric/index.js";
 import { estimateRailBudget } from "../../fabric/plan/budget.js";
 import { createRailPlanner, type RailPlanner } from "../../fabric/plan/planner.js";
+import type { Trace } from "../../fabric/plan/steer.js";
 import type { TopologyFile } from "../../fabric/topology-file.js";
 import { benchJobManifest, REQUESTS_PER_TICK } from "../../kube/bench/index.js";
 import { benchResources } from "../../kube/bench/node-resources.js";
+import { WATCH_START_REQUESTS } from "../../kube/bench/watch.js";
 import { chooseNcclTestsImage } from "../../kube/job/images.js";
 import { bool, type CommandContext, num, str, UsageError } from "../spec.js";
 import { type benchSettings, budgetFor } from "./fleet-bench.js";
 import { DEFAULT_RAIL_MAX_ROUNDS } from "./fleet-bench-fabric.js";
 
-/** Nothing traces a flow's path on a cluster yet: every hop is unknown, so the spine is listed, never judged. */
+/** Where nothing traces a flow's path every hop is unknown: the spine is listed, never judged. */
 const unknownPath = () => ({ uplink: null, spinePort: null });
+
+/**
+ * What says which leaf uplink and spine port a flow crosses (on InfiniBand the subnet manager's routes, on RoCE the
+ * switches' hash calculator), and in words where it comes from. With one the cluster runs every round the rail-aware
+ * planner has (spine sweep, hops crossed alone, group tests); without, only the node and NIC rounds.
+ */
+export type PathSource = { trace: Trace; name: string };
 
 /** The rail-aware planner without its spine tests (they steer flows onto hops that nothing here can trace). */
 function withoutSpineTests(p: RailPlanner): RailPlanner {
@@ -45,9 +54,10 @@ export function clusterPlan(
     oversubscription: number | undefined;
     namespace: string;
     pollMs: number;
+    paths?: PathSource | undefined;
   },
 ) {
-  const { values, s, topologyFile, oversubscription, namespace, pollMs } = o;
+  const { values, s, topologyFile, oversubscription, namespace, pollMs, paths } = o;
   const railAware = topologyFile?.layout === "rail-optimised";
   // What the jobs ask for, from the nodes (a --dry-run of named nodes reads none: the flags or defaults then).
   const known = nodes.some((n) => n.status?.allocatable);
@@ -103,6 +113,7 @@ export function clusterPlan(
         pairSweep: DEFAULT_PAIR_SWEEP,
         railSweep: DEFAULT_RAIL_SWEEP,
         maxRounds,
+        spineTests: paths !== undefined,
       })
     : budgetFor(view, { ...s, gpusPerNode: res.gpusPerNode });
   const runId = randomBytes(3).toString("hex");
@@ -121,19 +132,23 @@ export function clusterPlan(
   };
   const manifest = (job: BenchJob) => benchJobManifest(job, manifestOptions);
   const planName = cluster ? "adaptive, rail-optimised" : s.plan;
-  const railPlanner = cluster
-    ? withoutSpineTests(createRailPlanner(view, cluster.fabric, unknownPath, { tolerance: s.tolerance }))
-    : null;
+  const railPlanner = !cluster
+    ? null
+    : paths
+      ? createRailPlanner(view, cluster.fabric, paths.trace, { tolerance: s.tolerance })
+      : withoutSpineTests(createRailPlanner(view, cluster.fabric, unknownPath, { tolerance: s.tolerance }));
   const flatPlanner = cluster ? null : createPlanner(s.plan, view);
   const notes = [
     `leaves from ${topology.source}${cluster ? `: ${cluster.fabric.units} unit(s) of one leaf per rail` : ""}`,
     `jobs ask for ${res.gpuResource}: ${res.gpusPerNode} and ${res.rdmaResource}: ${res.rdmaCount} per worker; image ${image}`,
     ...res.notes,
     ...choice.notes,
-    `API requests: ${REQUESTS_PER_TICK} per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods)`,
+    `API requests: per round ${WATCH_START_REQUESTS} (a list and a watch of the run's MPIJobs and of the launcher pods) whatever the number of jobs, plus at most 7 per job (create, log, delete the job, list and delete its pods); where the watch is refused, ${REQUESTS_PER_TICK} lists per ${pollMs} ms poll (${((REQUESTS_PER_TICK * 1000) / pollMs).toFixed(1)}/s) instead`,
     ...(cluster
       ? [
-          "flow paths: nothing traces them on this cluster, so the spine tests are not run and every leaf uplink and spine port is listed as not cleared",
+          paths
+            ? `flow paths: traced by ${paths.name}; the spine sweep, hops crossed alone and group tests run`
+            : "flow paths: nothing traces them on this cluster, so the spine tests are not run and every leaf uplink and spine port is listed as not cleared",
         ]
       : []),
   ];

@@ -214,7 +214,8 @@ ${BENCH_DESCRIPTION}`,
       type: "number",
       valueName: "MS",
       default: 1000,
-      description: "Pod status polling interval",
+      description:
+        "Pod status polling interval (bench watches its jobs: how often their deadlines are checked, and the polling interval where the watch is refused)",
     },
     {
       name: "analysis-threads",

@@ -27,3 +27,19 @@ describe("the rail-aware budget", () => {
     expect(budget(2).assumptions.join("\n")).toMatch(/group tests of every good node/);
   });
 });
+
+describe("the rail-aware budget where nothing traces a flow's path", () => {
+  test("counts no sweep waves: round 2 is one wave of re-tests, and so is each further round", () => {
+    const f = buildRailFabric({ nodes: 64, units: 4, rails: 4, oversubscription: 2, lineRateGBps: 50 });
+    const v: FabricView = { nodes: f.nodes, leafOf: new Map(), hcas: ["a", "b", "c", "d"], lineRateGBps: 50 };
+    const o = { pairSweep: DEFAULT_PAIR_SWEEP, railSweep: DEFAULT_RAIL_SWEEP };
+    const traced = estimateRailBudget(v, f, o);
+    const untraced = estimateRailBudget(v, f, { ...o, spineTests: false });
+    expect(traced.rounds[1]!.waves).toBeGreaterThan(1);
+    expect(untraced.rounds[1]).toMatchObject({ round: "2 (re-tests)", waves: 1 });
+    const slowRail = JOB_START_SECONDS.max + sweepSeconds(DEFAULT_RAIL_SWEEP, expectedBusBw(v, "rail") / 2, 2);
+    expect(untraced.extraRoundSeconds).toBeCloseTo(slowRail, 0);
+    expect(untraced.seconds).toBeLessThan(traced.seconds);
+    expect(untraced.assumptions.join("\n")).toMatch(/no sweep waves/);
+  });
+});

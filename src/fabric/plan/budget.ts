@@ -20,7 +20,13 @@ export function sweepWaves(f: Pick<RailFabric, "uplinksPerLeaf" | "units">): num
 export function estimateRailBudget(
   view: FabricView,
   f: RailFabric,
-  o: { pairSweep: SweepSpec; railSweep: SweepSpec; maxRounds?: number },
+  o: {
+    pairSweep: SweepSpec;
+    railSweep: SweepSpec;
+    maxRounds?: number;
+    /** False where nothing traces a flow's path: only the node re-tests run, one wave per round. */
+    spineTests?: boolean;
+  },
 ): Budget {
   const tenth = (x: number) => Math.round(x * 10) / 10;
   const pairJob = JOB_START_SECONDS.max + sweepSeconds(o.pairSweep, expectedBusBw(view, "pair"), 2 * f.rails);
@@ -36,20 +42,27 @@ export function estimateRailBudget(
     jobSeconds: tenth(jobSeconds),
     seconds: tenth(waves * jobSeconds),
   });
-  const waves = sweepWaves(f);
+  const spineTests = o.spineTests ?? true;
+  const waves = spineTests ? sweepWaves(f) : 0;
   const perWave = Math.max(1, Math.floor(f.uplinksPerLeaf / 2));
   const rounds = [round("1", Math.floor(view.nodes.length / 2), 1, pairJob)];
   if ((o.maxRounds ?? 2) >= 2)
     rounds.push(
-      round(
-        "2 (re-tests + spine sweep)",
-        Math.floor((f.units * perWave) / 2) * waves,
-        Math.max(1, waves),
-        Math.max(railJob, slowRailJob),
-      ),
+      spineTests
+        ? round(
+            "2 (re-tests + spine sweep)",
+            Math.floor((f.units * perWave) / 2) * waves,
+            Math.max(1, waves),
+            Math.max(railJob, slowRailJob),
+          )
+        : // The suspects' rail tests: as many jobs as round 1 can leave suspects, at most.
+          round("2 (re-tests)", 0, 1, slowRailJob),
     );
-  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves).
-  const extra = { seconds: tenth(2 * slowRailJob + 2 * Math.max(slowRailJob, groupJob)) };
+  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves); or,
+  // without spine tests, one wave of node re-tests.
+  const extra = {
+    seconds: tenth(spineTests ? 2 * slowRailJob + 2 * Math.max(slowRailJob, groupJob) : slowRailJob),
+  };
   return {
     seconds: tenth(rounds.reduce((s, r) => s + r.seconds, 0)),
     rounds,
@@ -57,8 +70,12 @@ export function estimateRailBudget(
     assumptions: [
       `${JOB_START_SECONDS.max} s to start each job (scheduling, sshd, NCCL init)`,
       `healthy pairs at ${expectedBusBw(view, "pair").toFixed(1)} GB/s busbw (${f.rails} × ${f.lineRateGBps} GB/s NICs at 95 %), one rail at ${expectedBusBw(view, "rail").toFixed(1)} GB/s`,
-      `${f.units} unit(s) × ${f.rails} rail leaves, ${f.uplinksPerLeaf} uplinks per leaf (${f.oversubscription}:1) over ${f.spines} spine(s): the sweep runs ${waves} wave(s) of at most ${perWave} flows per leaf, each uplink and spine port crossed ${SWEEP_COVERAGE} times`,
-      `each further round (a suspected uplink or spine port crossed alone, two waves; group tests of every good node on the rails whose leaves hold a hop in doubt, two waves) adds up to ${extra.seconds} s`,
+      spineTests
+        ? `${f.units} unit(s) × ${f.rails} rail leaves, ${f.uplinksPerLeaf} uplinks per leaf (${f.oversubscription}:1) over ${f.spines} spine(s): the sweep runs ${waves} wave(s) of at most ${perWave} flows per leaf, each uplink and spine port crossed ${SWEEP_COVERAGE} times`
+        : `${f.units} unit(s) × ${f.rails} rail leaves: no spine tests (nothing traces a flow's path), so no sweep waves`,
+      spineTests
+        ? `each further round (a suspected uplink or spine port crossed alone, two waves; group tests of every good node on the rails whose leaves hold a hop in doubt, two waves) adds up to ${extra.seconds} s`
+        : `each further round (the suspects' rail tests, one wave) adds up to ${extra.seconds} s`,
     ],
   };
 }

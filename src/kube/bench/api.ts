@@ -26,24 +26,48 @@ export function callSignal(signal: AbortSignal | undefined, timeoutMs = REQUEST_
 
 export type BenchApi = ReturnType<typeof benchApi>;
 
+const LAUNCHER_SELECTOR = `${MPI_JOB_ROLE_LABEL}=launcher`;
+
 export function benchApi(clients: KubeClients, namespace: string) {
   const custom = clients.target.kc.makeApiClient(CustomObjectsApi);
   const opts = (signal?: AbortSignal, timeoutMs?: number) => abortable(callSignal(signal, timeoutMs));
+  const podList = (labelSelector: string, signal?: AbortSignal) =>
+    clients.core.listNamespacedPod({ namespace, labelSelector }, opts(signal));
   const pods = async (labelSelector: string, signal?: AbortSignal): Promise<V1Pod[]> =>
-    (await clients.core.listNamespacedPod({ namespace, labelSelector }, opts(signal))).items;
+    (await podList(labelSelector, signal)).items;
+  const runJobs = async (runId: string, signal?: AbortSignal) => {
+    const list = (await custom.listNamespacedCustomObject(
+      { ...MPI, namespace, labelSelector: `${BENCH_RUN_LABEL}=${runId}` },
+      opts(signal),
+    )) as { items?: KubernetesObject[]; metadata?: { resourceVersion?: string } };
+    return {
+      items: Array.isArray(list?.items) ? list.items : [],
+      resourceVersion: String(list?.metadata?.resourceVersion ?? ""),
+    };
+  };
   return {
     createJob: (body: MPIJob, signal?: AbortSignal) =>
       custom.createNamespacedCustomObject({ ...MPI, namespace, body }, opts(signal)) as Promise<KubernetesObject>,
     /** Every MPIJob of the run: one request, whatever the number of jobs. */
-    listRunJobs: async (runId: string, signal?: AbortSignal): Promise<KubernetesObject[]> => {
-      const list = (await custom.listNamespacedCustomObject(
-        { ...MPI, namespace, labelSelector: `${BENCH_RUN_LABEL}=${runId}` },
-        opts(signal),
-      )) as { items?: KubernetesObject[] };
-      return Array.isArray(list?.items) ? list.items : [];
-    },
+    listRunJobs: async (runId: string, signal?: AbortSignal): Promise<KubernetesObject[]> =>
+      (await runJobs(runId, signal)).items,
+    /** The same, with the list's resourceVersion (where a watch of them starts). */
+    listRunJobsVersioned: runJobs,
     /** Every launcher pod in the bench namespace: one request, whatever the number of jobs. */
-    listLaunchers: (signal?: AbortSignal) => pods(`${MPI_JOB_ROLE_LABEL}=launcher`, signal),
+    listLaunchers: (signal?: AbortSignal) => pods(LAUNCHER_SELECTOR, signal),
+    /** The same, with the list's resourceVersion. */
+    listLaunchersVersioned: async (signal?: AbortSignal) => {
+      const list = await podList(LAUNCHER_SELECTOR, signal);
+      return { items: list.items, resourceVersion: String(list.metadata?.resourceVersion ?? "") };
+    },
+    /** Where a watch of the run's MPIJobs and of the launcher pods goes, and with which selector. */
+    watchPaths: (runId: string) => ({
+      jobs: {
+        path: `/apis/${MPI.group}/${MPI.version}/namespaces/${namespace}/${MPI.plural}`,
+        labelSelector: `${BENCH_RUN_LABEL}=${runId}`,
+      },
+      launchers: { path: `/api/v1/namespaces/${namespace}/pods`, labelSelector: LAUNCHER_SELECTOR },
+    }),
     listJobPods: (name: string, signal?: AbortSignal) => pods(`${MPI_JOB_NAME_LABEL}=${name}`, signal),
     readLog: (pod: string, o: { previous?: boolean; signal?: AbortSignal; timeoutMs?: number }) =>
       clients.core.readNamespacedPodLog(

@@ -22,6 +22,14 @@ export const BENCH_RUN_LABEL = "kube-rdma.io/bench-run";
 export const BENCH_JOB_LABEL = "kube-rdma.io/bench-job";
 export const BENCH_KIND_LABEL = "kube-rdma.io/bench-kind";
 export const BENCH_NODES_ANNOTATION = "kube-rdma.io/bench-nodes";
+/** The wave of its round a job runs in (jobs of one wave run together, waves one after another). */
+export const BENCH_WAVE_LABEL = "kube-rdma.io/bench-wave";
+/**
+ * A spine test's rails and, per rail, the UDP source port the planner meant for each direction and the leaf uplink
+ * and spine port it traced for it (JSON, `[{"rail":0,"sports":[a→b,b→a],"paths":[…,…]}]`): what the test was
+ * meant to cross, beside what it measured.
+ */
+export const BENCH_ROUTES_ANNOTATION = "kube-rdma.io/bench-routes";
 /** Labels the MPI operator (v2beta1) puts on a job's pods. */
 export const MPI_JOB_NAME_LABEL = "training.kubeflow.org/job-name";
 export const MPI_JOB_ROLE_LABEL = "training.kubeflow.org/job-role";
@@ -86,8 +94,13 @@ export function benchJobManifest(job: BenchJob, o: BenchManifestOptions): MPIJob
       [BENCH_RUN_LABEL]: o.runId,
       [BENCH_JOB_LABEL]: job.id,
       [BENCH_KIND_LABEL]: job.kind,
+      [BENCH_WAVE_LABEL]: String(job.wave ?? 0),
     },
-    annotations: { [BENCH_NODES_ANNOTATION]: job.nodes.join(","), "kube-rdma.io/why": job.why },
+    annotations: {
+      [BENCH_NODES_ANNOTATION]: job.nodes.join(","),
+      "kube-rdma.io/why": job.why,
+      ...(job.routes ? { [BENCH_ROUTES_ANNOTATION]: JSON.stringify(job.routes) } : {}),
+    },
   };
   return mpiJob;
 }

@@ -3,9 +3,9 @@
  * timeout) before the next wave's first job is created, so that the tests the planner meant to share the fabric run
  * together and no others. Inside a wave at most `concurrency` jobs exist at a time.
  *
- * The jobs are watched by bounded polling, not one poll per job: each tick lists the run's MPIJobs and the
- * namespace's launcher pods (two requests per --poll-interval, whatever the number of jobs); a job that ended costs
- * a log read and its deletion. A launcher that fails is failed at once with its log read — its pod Failed, its
+ * The jobs are watched (watch.ts): per round, one list and one watch of the run's MPIJobs and of the namespace's
+ * launcher pods, whatever the number of jobs; where no watch can be had, bounded polling (the same two lists per
+ * --poll-interval). A job that ended costs a log read and its deletion. A launcher that fails is failed at once with its log read — its pod Failed, its
  * container restarted after a non-zero exit (the operator's backoff), or the MPIJob's Failed condition — never
  * waited on until the timeout. A job without a result within the per-job timeout becomes a failed result with the
  * reason (pods Pending: why), never a silent gap. Every call is tied to the run's signal.
@@ -16,15 +16,16 @@ import { parseJobLog } from "../../fabric/bench/job-log.js";
 import type { BenchJob, JobResult } from "../../fabric/types.js";
 import type { KubeClients } from "../api/client.js";
 import { apiFailure, statusOf } from "../api/errors.js";
-import { pollSleep, withRetry } from "../api/retry.js";
+import { withRetry } from "../api/retry.js";
 import type { MPIJob } from "../job/types.js";
 import type { BenchApi } from "./api.js";
 import { MPI_JOB_NAME_LABEL } from "./manifests.js";
+import { type JobStateSource, type JobStates, pollingSource, startWatching } from "./watch.js";
 
 /** ClusterRole/Role `fleet bench` needs (deploy/fleet/bench-rbac.yaml). */
 export const BENCH_ROLE = "kube-rdma-bench";
 
-/** API requests one poll tick makes, whatever the number of jobs: the run's MPIJobs and the launcher pods. */
+/** API requests one poll tick makes (where jobs are polled), whatever the number of jobs: the run's MPIJobs and the launcher pods. */
 export const REQUESTS_PER_TICK = 2;
 
 export type BenchClusterOptions = {
@@ -38,6 +39,10 @@ export type BenchClusterOptions = {
   onJobDone?: (result: JobResult) => void;
   /** Called with each launcher log (for --save). */
   keepLog?: (job: BenchJob, log: string) => Promise<void>;
+  /** False: poll (two lists per pollMs) instead of watching. */
+  watch?: boolean;
+  /** Hears why the watch was given up for polling (once per round at most). */
+  onWatchFallback?: (why: string) => void;
 };
 
 /** The jobs created and not yet deleted, across rounds: the final clean-up deletes whatever is left. */
@@ -132,6 +137,7 @@ async function runWave(
   jobs: readonly BenchJob[],
   o: BenchClusterOptions,
   created: CreatedJobs,
+  states: JobStateSource,
 ): Promise<JobResult[]> {
   const results: JobResult[] = [];
   const queue = [...jobs];
@@ -198,20 +204,16 @@ async function runWave(
     }
     if (signal?.aborted) break;
     if (active.size === 0) continue;
-    await pollSleep(o.pollMs, signal);
-    if (signal?.aborted) break;
-    let mpiJobs: KubernetesObject[];
-    let launchers: V1Pod[];
+    let now: JobStates;
     try {
-      [mpiJobs, launchers] = await Promise.all([
-        withRetry(() => api.listRunJobs(o.runId, signal), { signal }),
-        withRetry(() => api.listLaunchers(signal), { signal }),
-      ]);
+      now = await states.next(o.pollMs);
     } catch (err) {
       if (signal?.aborted) break;
       if (isFatal(err)) throw fatal(err, "list", "mpijobs and pods");
       continue; // a passing failure: the next tick asks again, the jobs' deadlines still run
     }
+    if (signal?.aborted) break;
+    const { mpiJobs, launchers } = now;
     const jobByName = new Map(mpiJobs.map((j) => [j.metadata?.name ?? "", j]));
     const launchersOf = new Map<string, V1Pod[]>();
     for (const p of launchers) {
@@ -302,6 +304,31 @@ export async function runBenchRound(
   created: CreatedJobs,
 ): Promise<JobResult[]> {
   const out: JobResult[] = [];
+  const states =
+    o.watch === false
+      ? pollingSource(api, o.runId, o.signal)
+      : startWatching(clients, api, o.runId, {
+          pollMs: o.pollMs,
+          signal: o.signal,
+          ...(o.onWatchFallback ? { onFallback: o.onWatchFallback } : {}),
+        });
+  try {
+    await runWaves(clients, api, jobs, o, created, states, out);
+  } finally {
+    states.close();
+  }
+  return out;
+}
+
+async function runWaves(
+  clients: KubeClients,
+  api: BenchApi,
+  jobs: readonly BenchJob[],
+  o: BenchClusterOptions,
+  created: CreatedJobs,
+  states: JobStateSource,
+  out: JobResult[],
+): Promise<void> {
   const roundStart = Date.now();
   for (const wave of wavesOf(jobs)) {
     if (o.signal?.aborted) {
@@ -313,7 +340,6 @@ export async function runBenchRound(
       continue;
     }
     const startedAt = (Date.now() - roundStart) / 1000;
-    for (const r of await runWave(clients, api, wave, o, created)) out.push(r.ok ? { ...r, startedAt } : r);
+    for (const r of await runWave(clients, api, wave, o, created, states)) out.push(r.ok ? { ...r, startedAt } : r);
   }
-  return out;
 }

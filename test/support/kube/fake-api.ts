@@ -120,6 +120,10 @@ export type InterceptedRequest = {
   plural: string | undefined;
   name: string | undefined;
   sub: string | undefined;
+  /** A watch (`?watch=true`), not a list. */
+  watch?: boolean;
+  /** The resourceVersion a watch or list asked for, where it gave one. */
+  resourceVersion?: string | null;
 };
 
 export type FakeApi = {
@@ -128,6 +132,8 @@ export type FakeApi = {
   store: Map<string, Obj[]>;
   /** Every request seen, as `VERB path`. */
   requests: string[];
+  /** The watch requests among `requests`, with their query (resourceVersion, selector). */
+  watches: string[];
   logs: Map<string, string>;
   kubeconfig: string;
   /** What controllers and operators could not create (admission denials of their pods), as `who: why`. */
@@ -276,6 +282,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
   }
   const logs = new Map<string, string>();
   const requests: string[] = [];
+  const watches: string[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const user = opts.user ?? "system:serviceaccount:default:kube-rdma";
 
@@ -287,6 +294,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
     const url = new URL(req.url ?? "/", "http://x");
     const method = req.method ?? "GET";
     requests.push(`${method} ${url.pathname}`);
+    if (url.searchParams.get("watch") === "true") watches.push(`${url.pathname}?${url.searchParams}`);
     const parts = url.pathname.split("/").filter(Boolean);
     let group = "";
     let version: string;
@@ -314,7 +322,9 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       rest = rest.slice(2);
     }
     const [plural, name, sub] = rest;
-    if (opts.intercept?.({ method, namespace, plural, name, sub }, res)) return;
+    const watching = url.searchParams.get("watch") === "true";
+    const resourceVersion = url.searchParams.get("resourceVersion");
+    if (opts.intercept?.({ method, namespace, plural, name, sub, watch: watching, resourceVersion }, res)) return;
     const type = TYPES.find((t) => t.plural === plural && t.group === group && !opts.unserved?.includes(t.plural));
     if (!type) return status(res, 404, "NotFound", `the server could not find the requested resource`);
     const verb =
@@ -511,6 +521,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
             : undefined;
           if (unpulled) pod.status = errImagePull(pod, unpulled);
           else schedulePod(pod);
+          changed("pods", "ADDED", pod);
         }
       }
       return json(res, 201, { apiVersion, kind: type.kind, ...o });
@@ -556,6 +567,8 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
       const o = find();
       if (!o) return notFound();
       items.splice(items.indexOf(o), 1);
+      o.metadata.resourceVersion = nextRv();
+      changed(type.plural, "DELETED", o);
       return json(res, 200, { apiVersion, kind: type.kind, ...o });
     }
     return status(res, 405, "MethodNotAllowed", `${method} is not supported here`);
@@ -627,6 +640,8 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
               }
             : {}),
       };
+      // What the kubelet's status update would tell a watch (a pod deleted meanwhile has nothing left to tell).
+      if (store.get("pods")?.includes(pod)) changed("pods", "MODIFIED", pod);
     }, outcome.afterMs ?? 5);
     timers.add(t);
   }
@@ -639,6 +654,7 @@ export async function startFakeApi(objects: Record<string, Obj[]>, opts: FakeApi
     url,
     store,
     requests,
+    watches,
     logs,
     kubeconfig,
     controllerErrors,
