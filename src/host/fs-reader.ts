@@ -41,6 +41,7 @@ export class FsHostReader implements HostReader {
   readonly description: string;
   /** The root's own real path ("/" for the live host): a tree whose path holds a link is walked from its target. */
   private readonly root: string;
+  private readonly rootSlash: string;
   private readonly file = new FileReadBuffer();
   private readonly kernelFile = (path: string) => this.isTreeKernelFile(path);
   /**
@@ -66,6 +67,7 @@ export class FsHostReader implements HostReader {
       // A root that does not exist reads as an empty host: every read is ENOENT.
     }
     this.root = real;
+    this.rootSlash = `${real}/`;
     this.description = this.root === "/" ? "live host /" : `root ${dir}`;
   }
 
@@ -122,11 +124,12 @@ export class FsHostReader implements HostReader {
     const at = this.located(dir);
     if (!at.ok) return names.map(() => at);
     const regular = this.listed?.local === at.value ? this.listed.regular : null;
+    const cap = capOf(`${normalizeHostPath(dir)}/`);
     // A name that is not one path component (`..`, `a/b`) is walked whole, never joined to the resolved directory.
     return names.map((n) =>
       n === "" || n === "." || n === ".." || n.includes("/")
         ? this.readText(`${dir}/${n}`)
-        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`, "text", regular?.has(n) === true, unused),
+        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`, "text", regular?.has(n) === true, unused, cap),
     );
   }
 
@@ -141,11 +144,11 @@ export class FsHostReader implements HostReader {
     as: Encoding = "text",
     listedRegular = false,
     unused?: Unused,
+    cap = capOf(normalizeHostPath(path)),
   ): ReadOutcome<string> {
     let fd: number | undefined;
-    const cap = capOf(normalizeHostPath(path));
     try {
-      const confined = this.root !== "/" && local.startsWith(`${this.root}/`);
+      const confined = this.root !== "/" && local.startsWith(this.rootSlash);
       if (confined && !listedRegular) {
         const st = lstatSync(local, { throwIfNoEntry: false });
         if (st?.isSymbolicLink()) {
