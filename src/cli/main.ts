@@ -1,10 +1,9 @@
+// Only what every command needs is imported here; help, suggestions, error text and standard input load when used
+// (each module is a file Node reads, resolves and compiles at start: `kube-rdma gids` counts them).
 import { COMMANDS } from "./commands/index.js";
-import { renderCommandHelp } from "./help.js";
 import { parseCommandArgs } from "./parse-args.js";
 import { type Io, UsageError } from "./spec.js";
-import { type StdinSource, streamSource } from "./stdin.js";
-import { didYouMean } from "./suggest.js";
-import { usageErrorText } from "./usage-error-text.js";
+import type { StdinSource } from "./stdin.js";
 import { VERSION } from "./version.js";
 
 let pipeGuarded = false;
@@ -34,16 +33,16 @@ function interruptibleStdin(): StdinSource {
   const abort = new AbortController();
   const onInterrupt = () => abort.abort();
   process.once("SIGINT", onInterrupt);
-  const source = streamSource(process.stdin, abort.signal);
   return {
     chunks: (async function* () {
       try {
-        yield* source.chunks;
+        const { streamSource } = await import("./stdin.js");
+        yield* streamSource(process.stdin, abort.signal).chunks;
       } finally {
         process.off("SIGINT", onInterrupt);
       }
     })(),
-    interrupted: source.interrupted,
+    interrupted: () => abort.signal.aborted,
   };
 }
 
@@ -113,6 +112,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   const entry = COMMANDS.find((c) => c.name === first);
   if (!entry) {
     const names = COMMANDS.map((c) => c.name);
+    const { didYouMean } = await import("./suggest.js");
     const near = didYouMean(first, names) || prefixGuess(first, names);
     io.stderr(`kube-rdma: unknown command "${first}".${near}\n` + "Run `kube-rdma --help` to list the commands.\n");
     return 2;
@@ -120,6 +120,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   const { command } = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     const sub = rest[0] !== undefined ? command.subcommands?.[rest[0]] : undefined;
+    const { renderCommandHelp } = await import("./help.js");
     io.stdout(
       renderCommandHelp(
         sub ? { ...command, ...sub, options: command.options.filter((o) => sub.options.includes(o.name)) } : command,
@@ -140,6 +141,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   } catch (err) {
     if (err instanceof UsageError) {
       // A message may quote what a server or file said: no control sequence from it reaches the terminal.
+      const { usageErrorText } = await import("./usage-error-text.js");
       io.stderr(usageErrorText(command.name, err));
       return 2;
     }

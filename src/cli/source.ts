@@ -1,10 +1,10 @@
+import { openReader } from "../host/open.js";
 import type { HostReader } from "../host/types.js";
 import type { NodeInventory } from "../inventory/types.js";
 import { num, type OptionValues, str, UsageError } from "./spec.js";
 
 /** The host named by --root / --snapshot / --example (SOURCE_OPTIONS); more than one is a UsageError. */
 export async function readerFromFlags(values: OptionValues): Promise<HostReader> {
-  const { openReader } = await import("../host/open.js");
   const seconds = num(values, "command-timeout");
   if (seconds !== undefined && !(seconds > 0)) {
     throw new UsageError(`--command-timeout must be a positive number of seconds; got ${seconds}.`);

@@ -1,28 +1,14 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  opendirSync,
-  openSync,
-  readSync,
-  realpathSync,
-  statfsSync,
-} from "node:fs";
+import { closeSync, constants, existsSync, lstatSync, opendirSync, openSync, realpathSync, statfsSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import { encodeBytesHex } from "../core/hex-bytes.js";
 import { commandPath } from "./command-path.js";
 import { resolveInRoot } from "./confine.js";
 import { readError, toReadError } from "./errors.js";
+import { capOf, type Encoding, FileReadBuffer, notRegular, OPEN_CONFINED, OPEN_FLAGS, type Unused } from "./fs-file.js";
 import { MAX_LISTING } from "./limits.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS, normalizeHostPath } from "./paths.js";
 import type { CommandOutcome, HostReader, ReadOutcome } from "./types.js";
 
-/** The most a host file may hold: sysfs attributes are ≤ 4 KiB; /proc/net/route of a big host is the largest. */
-export const MAX_HOST_FILE_BYTES = 64 * 1024;
-/** /proc files list routes, mounts and limits: a host with many routes needs more than a sysfs attribute. */
-export const MAX_PROC_FILE_BYTES = 1024 * 1024;
+export { MAX_HOST_FILE_BYTES, MAX_PROC_FILE_BYTES } from "./fs-file.js";
 /** The most a `--root` tree's own files (command captures, filesystem sizes) may hold. */
 export const MAX_CAPTURES_BYTES = 32 * 1024 * 1024;
 
@@ -37,17 +23,6 @@ export type FsReaderOptions = {
   /** Read /proc from this process's own /proc, not `<root>/proc` (a hostNetwork pod sees the node's routes there). */
   ownProc?: boolean;
 };
-
-/** Never blocks on a FIFO (it is then refused as not a regular file) and never follows a last link itself. */
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
-const OPEN_CONFINED = OPEN_FLAGS | constants.O_NOFOLLOW;
-
-/** How a file's bytes are handed back: text (UTF-8), or hex pairs for binary files (`encodeBytesHex`). */
-type Encoding = "text" | "hex";
-
-function capOf(path: string): number {
-  return path.startsWith("/proc/") ? MAX_PROC_FILE_BYTES : MAX_HOST_FILE_BYTES;
-}
 
 /**
  * Where a `--root` tree keeps command captures: `<root>/.kube-rdma/commands.json`, an object keyed by the command
@@ -66,7 +41,9 @@ export class FsHostReader implements HostReader {
   readonly description: string;
   /** The root's own real path ("/" for the live host): a tree whose path holds a link is walked from its target. */
   private readonly root: string;
-  private buf = Buffer.alloc(64 * 1024);
+  private readonly rootSlash: string;
+  private readonly file = new FileReadBuffer();
+  private readonly kernelFile = (path: string) => this.isTreeKernelFile(path);
   /**
    * The kinds of the entries of the directory listed last (its local path and, by name, whether each is a regular
    * file): a GID table is listed and then read name by name, and a name the listing showed as a regular file needs no
@@ -90,6 +67,7 @@ export class FsHostReader implements HostReader {
       // A root that does not exist reads as an empty host: every read is ENOENT.
     }
     this.root = real;
+    this.rootSlash = `${real}/`;
     this.description = this.root === "/" ? "live host /" : `root ${dir}`;
   }
 
@@ -138,16 +116,20 @@ export class FsHostReader implements HostReader {
     return at.ok ? this.readAt(at.value, path) : at;
   }
 
-  /** The directory is resolved once; each name is then one open (a link among them is resolved on its own). */
-  readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
+  /**
+   * The directory is resolved once; each name is then one open (a link among them is resolved on its own). `unused`:
+   * a name the listing showed as a regular file whose text the caller discards is not checked (see `Unused`).
+   */
+  readIn(dir: string, names: readonly string[], unused?: Unused): ReadOutcome<string>[] {
     const at = this.located(dir);
     if (!at.ok) return names.map(() => at);
     const regular = this.listed?.local === at.value ? this.listed.regular : null;
+    const cap = capOf(`${normalizeHostPath(dir)}/`);
     // A name that is not one path component (`..`, `a/b`) is walked whole, never joined to the resolved directory.
     return names.map((n) =>
       n === "" || n === "." || n === ".." || n.includes("/")
         ? this.readText(`${dir}/${n}`)
-        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`, "text", regular?.has(n) === true),
+        : this.readAt(`${at.value}/${n}`, `${dir}/${n}`, "text", regular?.has(n) === true, unused, cap),
     );
   }
 
@@ -156,11 +138,17 @@ export class FsHostReader implements HostReader {
    * last component is opened without following a link: a link there is resolved inside the root and read again.
    * `listedRegular`: the directory's listing showed the name as a regular file, so its lstat is skipped.
    */
-  private readAt(local: string, path: string, as: Encoding = "text", listedRegular = false): ReadOutcome<string> {
+  private readAt(
+    local: string,
+    path: string,
+    as: Encoding = "text",
+    listedRegular = false,
+    unused?: Unused,
+    cap = capOf(normalizeHostPath(path)),
+  ): ReadOutcome<string> {
     let fd: number | undefined;
-    const cap = capOf(normalizeHostPath(path));
     try {
-      const confined = this.root !== "/" && local.startsWith(`${this.root}/`);
+      const confined = this.root !== "/" && local.startsWith(this.rootSlash);
       if (confined && !listedRegular) {
         const st = lstatSync(local, { throwIfNoEntry: false });
         if (st?.isSymbolicLink()) {
@@ -170,7 +158,7 @@ export class FsHostReader implements HostReader {
         if (st && !st.isFile()) return notRegular(st, path);
       }
       fd = openSync(local, confined ? OPEN_CONFINED : OPEN_FLAGS);
-      return this.readFd(fd, path, cap, as);
+      return this.file.read(fd, path, cap, this.kernelFile, as, listedRegular ? unused : undefined);
     } catch (err) {
       // Listed as a file, a link by now: read the way any other name is (the link resolved inside the root).
       if (listedRegular && (err as NodeJS.ErrnoException).code === "ELOOP") return this.readAt(local, path, as);
@@ -205,39 +193,12 @@ export class FsHostReader implements HostReader {
       const st = lstatSync(local, { throwIfNoEntry: false });
       if (st && !st.isFile()) return notRegular(st, path);
       fd = openSync(local, OPEN_CONFINED);
-      return this.readFd(fd, path, cap, as);
+      return this.file.read(fd, path, cap, this.kernelFile, as);
     } catch (err) {
       return { ok: false, error: toReadError(err, path) };
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-  }
-
-  private readFd(fd: number, path: string, cap: number, as: Encoding = "text"): ReadOutcome<string> {
-    const read = this.readFdBytes(fd, path, cap);
-    if (!read.ok) return read;
-    const value =
-      as === "hex" ? encodeBytesHex(this.buf.subarray(0, read.value)) : this.buf.toString("utf8", 0, read.value);
-    return { ok: true, value };
-  }
-
-  /** Reads a regular file into `this.buf`; the number of bytes read, or a read problem. */
-  private readFdBytes(fd: number, path: string, cap: number): ReadOutcome<number> {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return notRegular(st, path);
-    if (st.nlink > 1 && this.isTreeKernelFile(path)) return hardLinked(path, st.nlink);
-    if (st.size > cap) return tooLarge(path, cap, st.size);
-    // sysfs files report a size of 4096 whatever they hold, and hand out a whole attribute in one read: a short
-    // read is the end of the file (saves a syscall per file; a GID table is thousands of files).
-    let len = 0;
-    for (;;) {
-      const n = readSync(fd, this.buf, len, this.buf.length - len, null);
-      len += n;
-      if (len > cap) return tooLarge(path, cap);
-      if (n === 0 || len < this.buf.length) break;
-      this.buf = Buffer.concat([this.buf, Buffer.alloc(this.buf.length)]);
-    }
-    return { ok: true, value: len };
   }
 
   list(path: string): ReadOutcome<string[]> {
@@ -358,7 +319,7 @@ export class FsHostReader implements HostReader {
     let fd: number | undefined;
     try {
       fd = openSync(file, OPEN_CONFINED);
-      return this.readFd(fd, file, MAX_CAPTURES_BYTES);
+      return this.file.read(fd, file, MAX_CAPTURES_BYTES, () => false);
     } catch (err) {
       return { ok: false, error: toReadError(err, file) };
     } finally {
@@ -415,31 +376,4 @@ export class FsHostReader implements HostReader {
       return unusable(err instanceof Error ? err.message : String(err));
     }
   }
-}
-
-/** A FIFO, device, socket or directory where a file was expected: never opened for reading. */
-function notRegular(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean }, path: string) {
-  if (st.isDirectory()) return { ok: false as const, error: readError("EISDIR", path) };
-  const what = st.isFIFO() ? "a FIFO" : st.isCharacterDevice() ? "a character device" : "not a regular file";
-  return { ok: false as const, error: readError("ENOTREG", path, `${what}; only regular files are read`) };
-}
-
-/** A file with more than one name where the kernel gives one (sysfs, proc): never read. */
-function hardLinked(path: string, names: number) {
-  return {
-    ok: false as const,
-    error: readError(
-      "EHARDLINK",
-      path,
-      `a hard link (${names} names share this file), where sysfs and proc files have one name; it is not read`,
-    ),
-  };
-}
-
-function tooLarge(path: string, cap: number, size?: number) {
-  const found = size === undefined ? "more" : `${size} bytes`;
-  return {
-    ok: false as const,
-    error: readError("EFBIG", path, `${found}, larger than a host file can be (at most ${cap} bytes are read)`),
-  };
 }

@@ -3,6 +3,7 @@
  * with more than one (`ln /etc/shadow root/sys/…/fw_ver`) is refused as a read problem, never read — the tree's
  * own image files (a hard-linked library in a container layer) are still read.
  */
+import { execFileSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -10,6 +11,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { materializedExample } from "../../test/support/examples.js";
 import { captureIo } from "../../test/support/io.js";
 import { main } from "../cli/main.js";
+import { readPortGids } from "../inventory/read-gids.js";
 import { FsHostReader } from "./fs-reader.js";
 
 const base = mkdtempSync(join(tmpdir(), "kube-rdma-hardlink-"));
@@ -78,5 +80,40 @@ describe("a hard-linked file where the tree is meant to be sysfs or proc", () =>
       rmSync(outside, { force: true });
       tree.cleanup();
     }
+  });
+});
+
+/**
+ * A GID table read the show_gids way: empty slots are read and discarded, so they skip the per-file checks; anything
+ * else in a slot is checked as before. Slot text as sysfs prints it (`%pI6`, 8 groups of 4 hex digits and a newline):
+ * https://www.kernel.org/doc/Documentation/ABI/stable/sysfs-class-infiniband (ports/N/gids/N).
+ */
+describe("a GID table with hard links and a FIFO among its slots", () => {
+  const EMPTY = "0000:0000:0000:0000:0000:0000:0000:0000\n";
+  const port = "/sys/class/infiniband/mlx5_3/ports/1";
+
+  test("empty slots are discarded unchecked; a used or odd slot is still refused", () => {
+    const root = join(base, "tree-gids");
+    const dir = join(root, port, "gids");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "0"), "fe80:0000:0000:0000:0a1b:2cff:fe3d:4e5f\n");
+    writeFileSync(join(dir, "1"), EMPTY);
+    const emptyElsewhere = join(base, "empty-gid");
+    writeFileSync(emptyElsewhere, EMPTY);
+    linkSync(emptyElsewhere, join(dir, "2"));
+    const secret = join(base, "secret-gid");
+    writeFileSync(secret, "TOP-SECRET-HARDLINKED\n");
+    linkSync(secret, join(dir, "3"));
+    execFileSync("mkfifo", [join(dir, "4")]);
+    writeFileSync(join(dir, "5"), EMPTY);
+
+    const { gidSlots, gids } = readPortGids(new FsHostReader(root), port);
+    expect(gidSlots).toEqual({ ok: true, value: 6 });
+    // Slots 1, 2 and 5 hold the empty GID: nothing of them is kept, so nothing of them can leak or mislead.
+    expect(gids.map((g) => g.index)).toEqual([0, 3, 4]);
+    expect(gids[0]?.gid).toEqual({ ok: true, value: "fe80:0000:0000:0000:0a1b:2cff:fe3d:4e5f\n" });
+    expect(gids[1]?.gid).toMatchObject({ ok: false, error: { code: "EHARDLINK" } });
+    expect(gids[2]?.gid).toMatchObject({ ok: false, error: { code: "ENOTREG" } });
+    expect(JSON.stringify(gids)).not.toContain("TOP-SECRET");
   });
 });

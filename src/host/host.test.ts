@@ -18,7 +18,7 @@ import { FsHostReader, ROOT_CAPTURES, ROOT_FS_SIZES } from "./fs-reader.js";
 import { openReader } from "./open.js";
 import { normalizeHostPath } from "./paths.js";
 import { RecordingHostReader } from "./recording-reader.js";
-import { runCommand } from "./run-command.js";
+import { onPath, runCommand } from "./run-command.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
 import { MAX_CAPTURE_BYTES } from "./snapshot-schema.js";
 import type { Snapshot } from "./types.js";
@@ -85,6 +85,20 @@ describe("commands run with execFile and a timeout", () => {
     const o = await runCommand("kube-rdma-no-such-tool", ["-s"]);
     expect(o).toMatchObject({ exitCode: null, error: { code: "ENOENT" } });
     expect(o.error?.message).toMatch(/not installed/);
+  });
+  test("PATH is searched the way execvp searches it before any process is started", () => {
+    const seen: string[] = [];
+    const exists = (p: string) => {
+      seen.push(p);
+      return p === "/opt/tools/mlnx_qos";
+    };
+    expect(onPath("mlnx_qos", "/usr/bin::/opt/tools", exists)).toBe(true);
+    // An empty entry is the current directory.
+    expect(seen).toEqual(["/usr/bin/mlnx_qos", "./mlnx_qos", "/opt/tools/mlnx_qos"]);
+    expect(onPath("ofed_info", "/usr/bin:/opt/tools", exists)).toBe(false);
+    // A path, or no PATH at all (the system's default search), is left to the spawn.
+    expect(onPath("/usr/sbin/ethtool", "/nowhere", () => false)).toBe(true);
+    expect(onPath("ethtool", undefined, () => false)).toBe(true);
   });
   test("a wedged command is cut at the timeout with ETIMEDOUT", async () => {
     const o = await runCommand("sleep", ["10"], 300);

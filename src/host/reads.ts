@@ -5,16 +5,29 @@
 import { numericNames } from "../core/natural.js";
 import type { HostReader, ReadOutcome } from "./types.js";
 
-/** `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). */
-export function readIn(reader: HostReader, dir: string, names: readonly string[]): ReadOutcome<string>[] {
-  if (reader.readIn) return reader.readIn(dir, names);
+/**
+ * `${dir}/${name}` for each name, in one call where the reader can (a snapshot looks the directory up once). `unused`:
+ * texts the caller discards, which need not pass the checks of a used one (HostReader.readIn).
+ */
+export function readIn(
+  reader: HostReader,
+  dir: string,
+  names: readonly string[],
+  unused?: (text: string) => boolean,
+): ReadOutcome<string>[] {
+  if (reader.readIn) return reader.readIn(dir, names, unused);
   return names.map((n) => reader.readText(`${dir}/${n}`));
 }
 
 /** `${dir}/${n}` for each number (a GID table's slots), without building the names where the reader can. */
-export function readNumbered(reader: HostReader, dir: string, numbers: readonly number[]): ReadOutcome<string>[] {
-  if (reader.readNumbered) return reader.readNumbered(dir, numbers);
-  return readIn(reader, dir, numbers.map(String));
+export function readNumbered(
+  reader: HostReader,
+  dir: string,
+  numbers: readonly number[],
+  unused?: (text: string) => boolean,
+): ReadOutcome<string>[] {
+  if (reader.readNumbered) return reader.readNumbered(dir, numbers, unused);
+  return readIn(reader, dir, numbers.map(String), unused);
 }
 
 /** A binary file's bytes as hex text (`encodeBytesHex`); a snapshot holds that text as the file's content. */

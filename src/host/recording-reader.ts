@@ -34,8 +34,8 @@ export class RecordingHostReader implements HostReader {
     return this.note(path, this.inner.readText(path), this.record.files);
   }
 
-  readIn(dir: string, names: readonly string[]): ReadOutcome<string>[] {
-    const out = readIn(this.inner, dir, names);
+  readIn(dir: string, names: readonly string[], unused?: (text: string) => boolean): ReadOutcome<string>[] {
+    const out = readIn(this.inner, dir, names, unused);
     out.forEach((r, i) => {
       this.note(`${dir}/${names[i]}`, r, this.record.files);
     });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { toReadError } from "./errors.js";
 import { commandKey, DEFAULT_COMMAND_TIMEOUT_MS } from "./paths.js";
 import { MAX_CAPTURE_BYTES } from "./snapshot-schema.js";
@@ -18,6 +19,19 @@ export function runCommand(
 ): Promise<CommandOutcome> {
   const command = commandKey(file, args);
   const started = performance.now();
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C" };
+  // A command on no directory of PATH fails to start: said without starting a process (a spawn costs milliseconds,
+  // and a --root tree without a tool's capture asks for it once per netdev).
+  if (!onPath(file, env.PATH)) {
+    return Promise.resolve({
+      command,
+      exitCode: null,
+      stdout: "",
+      stderr: "",
+      error: notInstalled(command, file),
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
   return new Promise((resolve) => {
     let settled = false;
     const finish = (o: Omit<CommandOutcome, "command" | "durationMs">) => {
@@ -27,7 +41,7 @@ export function runCommand(
       resolve({ command, ...o, durationMs: Math.round(performance.now() - started) });
     };
     // execFile cannot start a process group (it does not pass `detached` on), hence spawn and our own capture.
-    const child = spawn(file, [...args], { windowsHide: true, env: { ...process.env, LC_ALL: "C" }, detached: true });
+    const child = spawn(file, [...args], { windowsHide: true, env, detached: true });
     track(child);
     const out = capture(child.stdout);
     const err = capture(child.stderr);
@@ -44,7 +58,7 @@ export function runCommand(
     err.onOverflow = tooLarge;
     child.on("error", (e) => {
       const error = toReadError(e, command);
-      if (error.code === "ENOENT") error.message = `${command}: not installed (${file} not found on PATH)`;
+      if (error.code === "ENOENT") error.message = notInstalled(command, file).message;
       finish({ exitCode: null, stdout: out.text(), stderr: err.text(), error });
     });
     child.on("close", (code, signal) => {
@@ -69,6 +83,20 @@ export function runCommand(
     }, timeoutMs);
     timer.unref?.();
   });
+}
+
+function notInstalled(command: string, file: string) {
+  return { code: "ENOENT", message: `${command}: not installed (${file} not found on PATH)` };
+}
+
+/**
+ * Whether a bare command name names a file in some directory of PATH (an empty entry is the current directory, as
+ * execvp reads it). A path, or no PATH at all (the system's default search then applies), counts as found: the
+ * spawn decides.
+ */
+export function onPath(file: string, path: string | undefined, exists: (p: string) => boolean = existsSync): boolean {
+  if (file.includes("/") || path === undefined) return true;
+  return path.split(":").some((dir) => exists(`${dir === "" ? "." : dir}/${file}`));
 }
 
 interface Capture {

@@ -1,16 +1,34 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { describe, expect, test } from "vitest";
 import { schemaDocs } from "../../test/support/emit-schemas.js";
 import { listExamples } from "../examples/index.js";
 import { collectSnapshot } from "./snapshot.js";
 import { SnapshotHostReader } from "./snapshot-reader.js";
-import { commandsSchemaProblems, jsonPath, snapshotSchemaProblems } from "./snapshot-schema.js";
+import {
+  COMMANDS_SCHEMA,
+  commandsSchemaProblems,
+  jsonPath,
+  SNAPSHOT_SCHEMA,
+  snapshotSchemaProblems,
+} from "./snapshot-schema.js";
 
 describe("the snapshot schema", () => {
   test("docs/ holds the schemas as the code defines them (npm run schema rewrites them)", () => {
     for (const [path, text] of Object.entries(schemaDocs())) {
       expect(readFileSync(new URL(`../../${path}`, import.meta.url), "utf8"), path).toBe(text);
     }
+  });
+
+  test("both schemas are valid draft-07 schemas (the meta-schema check the CLI skips at start)", () => {
+    // https://json-schema.org/draft-07/schema: ajv ships this meta-schema and checks a schema against it.
+    const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+    const ajv = new Ajv({ strict: true });
+    for (const schema of [SNAPSHOT_SCHEMA, COMMANDS_SCHEMA]) {
+      expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
+    }
+    // A damaged schema is caught by the same check (not a test that passes whatever it is given).
+    expect(ajv.validateSchema({ ...COMMANDS_SCHEMA, maxProperties: -1 })).toBe(false);
   });
 
   test("every example, as recorded and as collect writes it, is a valid snapshot", async () => {

@@ -118,16 +118,20 @@ export const SNAPSHOT_SCHEMA = {
 /** A bad value: where it is (`$.dirs["/sys/class/infiniband"]`) and what was expected there. */
 export type SchemaProblem = { path: string; message: string };
 
-let compiled: { snapshot: ValidateFunction; commands: ValidateFunction } | undefined;
+let ajvInstance: import("ajv").default | undefined;
+const compiled: { snapshot?: ValidateFunction; commands?: ValidateFunction } = {};
 
-function validators(): { snapshot: ValidateFunction; commands: ValidateFunction } {
-  if (!compiled) {
+/** The one ajv instance, with the size cap below; loaded on the first validation. */
+function ajv(): import("ajv").default {
+  if (!ajvInstance) {
     const { _, Ajv, str } = loadAjv();
-    const ajv = new Ajv({ allErrors: false, strict: true });
+    // The schemas are this module's constants: checking them against the draft-07 meta-schema at every start would
+    // cost more than compiling them (a test does it once: the meta-schema check beside this module's tests).
+    ajvInstance = new Ajv({ allErrors: false, strict: true, validateSchema: false });
     // A cap counts UTF-16 units (String.length), not code points: ajv's own maxLength walks every string of every
     // snapshot to count code points, a fifth of a fleet node's validation time; as a size cap the two agree enough.
-    ajv.removeKeyword("maxLength");
-    ajv.addKeyword({
+    ajvInstance.removeKeyword("maxLength");
+    ajvInstance.addKeyword({
       keyword: "maxLength",
       type: "string",
       schemaType: "number",
@@ -136,21 +140,29 @@ function validators(): { snapshot: ValidateFunction; commands: ValidateFunction 
       },
       error: { message: ({ schema }) => str`must NOT have more than ${schema} characters` },
     });
-    compiled = { snapshot: ajv.compile(SNAPSHOT_SCHEMA), commands: ajv.compile(COMMANDS_SCHEMA) };
   }
-  return compiled;
+  return ajvInstance;
+}
+
+/**
+ * Each schema compiled when first needed: a `--root` tree's captures need only the small commands schema, and
+ * compiling the whole snapshot schema too would cost `verify --root` more than all its file reads.
+ */
+function validator(which: "snapshot" | "commands"): ValidateFunction {
+  compiled[which] ??= ajv().compile(which === "snapshot" ? SNAPSHOT_SCHEMA : COMMANDS_SCHEMA);
+  return compiled[which];
 }
 
 /** The problems of `value` as a snapshot (the first bad value, then ranges that run backwards); empty when valid. */
 export function snapshotSchemaProblems(value: unknown): SchemaProblem[] {
-  const validate = validators().snapshot;
+  const validate = validator("snapshot");
   if (!validate(value)) return (validate.errors ?? []).slice(0, 1).map(problemOf);
   return backwardRuns(value as { fileRuns?: { from: number; to: number }[]; dirRuns?: Record<string, RunRange> });
 }
 
 /** The problems of `value` as `.kube-rdma/commands.json`; empty when valid. */
 export function commandsSchemaProblems(value: unknown): SchemaProblem[] {
-  const validate = validators().commands;
+  const validate = validator("commands");
   return validate(value) ? [] : (validate.errors ?? []).slice(0, 1).map(problemOf);
 }
 

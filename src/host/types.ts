@@ -50,10 +50,14 @@ export interface HostReader {
   /** Human description of the source: `live host /`, `root /mnt/node1`, `snapshot node1.json`, `example a100-8x-roce`. */
   readonly description: string;
   readText(path: string): ReadOutcome<string>;
-  /** `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. */
-  readNumbered?(dir: string, numbers: readonly number[]): ReadOutcome<string>[];
+  /**
+   * `${dir}/${n}` for each n (a GID table's slots, without building 255 paths); same answers as readText. `unused`:
+   * texts the caller discards (empty GID slots), which a reader may hand back without the checks that guard only
+   * what is used (a file reader's fstat of each file).
+   */
+  readNumbered?(dir: string, numbers: readonly number[], unused?: (text: string) => boolean): ReadOutcome<string>[];
   /** `${dir}/${name}` for each name (a counters directory, a PCI function's attributes); same answers as readText. */
-  readIn?(dir: string, names: readonly string[]): ReadOutcome<string>[];
+  readIn?(dir: string, names: readonly string[], unused?: (text: string) => boolean): ReadOutcome<string>[];
   /**
    * A binary file (a PCI function's `config`) as hex text: `encodeBytesHex` of its bytes (`src/core/hex-bytes.ts`).
    * Optional: a reader without it (a snapshot) stores that text and answers it from readText.

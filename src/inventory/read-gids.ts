@@ -12,7 +12,8 @@ export function readPortGids(reader: HostReader, portDir: string): Pick<PortFact
   const list = listNumbers(reader, `${portDir}/gids`);
   if (!list.ok) return { gidSlots: list, gids: [] };
   const indices = list.value;
-  const texts = readNumbered(reader, `${portDir}/gids`, indices);
+  // An empty slot's text is discarded below, so the reader need not check its file (see HostReader.readNumbered).
+  const texts = readNumbered(reader, `${portDir}/gids`, indices, isEmptyGidText);
   // Empty slots (most of a 255-slot table) are counted in gidSlots but not kept: nothing reads them.
   const gids: GidFact[] = [];
   const configured: GidFact[] = [];

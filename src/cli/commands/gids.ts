@@ -1,4 +1,8 @@
+import { readGidTable } from "../../inventory/gid-table.js";
+import { GIDS_REPORT } from "../../report/kinds/gids.js";
+import { renderReport } from "../../report/registry.js";
 import { OUTPUT_OPTION, SOURCE_OPTIONS } from "../shared-options.js";
+import { readerFromFlags } from "../source.js";
 import { type CommandSpec, str, UsageError } from "../spec.js";
 
 export const command: CommandSpec = {
@@ -36,8 +40,6 @@ could be read, or a named device does not exist.`,
     ["kube-rdma gids --root /host -o json", "from a DaemonSet pod with the host mounted at /host, as JSON"],
   ],
   async run({ values, positionals, io }) {
-    const { readerFromFlags } = await import("../source.js");
-    const { readGidTable } = await import("../../inventory/gid-table.js");
     const devices = positionals.flatMap((p) => p.split(/[\s,]+/)).filter(Boolean);
     const reader = await readerFromFlags(values);
     const { rows, problems, missing, available } = readGidTable(reader, devices);
@@ -54,8 +56,6 @@ could be read, or a named device does not exist.`,
           "Is mlx5_ib loaded? In a pod, mount the host's /sys and pass --root.\n",
       );
     }
-    const { GIDS_REPORT } = await import("../../report/kinds/gids.js");
-    const { renderReport } = await import("../../report/registry.js");
     io.stdout(await renderReport(GIDS_REPORT, rows, str(values, "output") ?? "text"));
     // Rows with problems beside them are a partial table: not a clean answer (exit 1), never a silent one. A host
     // without any RDMA device is a finding about the host (verify's NO_RDMA_HCA): an empty table, exit 1.
