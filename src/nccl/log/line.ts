@@ -158,11 +158,10 @@ export function charIn(s: string, i: number, end: number): number {
  * pdsh/clush put `host: ` before each line (https://linux.die.net/man/1/pdsh): the line's first space comes right
  * after a colon. An NCCL line's first word is `host:pid:tid`, never ending in a colon.
  */
-export function pdshPrefixed(s: string, start: number, end: number): boolean {
-  // The first space by the native search (this runs on every line of multi-GB logs); a newline, a '[' or 256
-  // characters before it mean no `host: ` prefix.
+export function pdshPrefixed(s: string, start: number, end: number, space = s.indexOf(" ", start)): boolean {
+  // The first space by the native search (this runs on every line of multi-GB logs; the caller may have it already);
+  // a newline, a '[' or 256 characters before it mean no `host: ` prefix.
   const stop = Math.min(end, start + 256);
-  const space = s.indexOf(" ", start);
   if (space < 0 || space >= stop || space <= start + 1 || s.charCodeAt(space - 1) !== 58 /* : */) return false;
   const bracket = s.indexOf("[", start);
   const newline = s.indexOf("\n", start);

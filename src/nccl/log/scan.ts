@@ -17,10 +17,23 @@ import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.j
 
 export { indexInLine, keep, skipPrefixes } from "./line.js";
 
+/**
+ * `text` is in `s` at `at` (`s` long enough). A loop of charCodeAt, which the compiler inlines: a call to startsWith
+ * costs more than comparing a host name's dozen characters (this runs once per record of multi-GB logs). From the end:
+ * names that differ differ in their last characters.
+ */
+function sameAt(s: string, at: number, text: string): boolean {
+  for (let i = text.length - 1; i >= 0; i--) if (s.charCodeAt(at + i) !== text.charCodeAt(i)) return false;
+  return true;
+}
+
 /** `text` starts at `at` and ends by `end` (the end of the line). */
 function within(s: string, text: string, at: number, end: number): boolean {
   return at + text.length <= end && s.startsWith(text, at);
 }
+
+/** Slots of the table of hosts seen (a power of two). */
+const HOST_SLOTS = 16384;
 
 const TIME_STAMP = /\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d/;
 // ANSI colour and cursor sequences (ECMA-48 CSI).
@@ -55,6 +68,8 @@ export class LineScanner {
     this.nextNccl = -1;
     this.nextVia = -1;
     this.nextGdr = -1;
+    this.hostAt = -1;
+    this.spaceAfter = -1;
     let pos = from;
     const len = s.length;
     while (pos < len) {
@@ -72,6 +87,8 @@ export class LineScanner {
     this.nextNccl = -1;
     this.nextVia = -1;
     this.nextGdr = -1;
+    this.hostAt = -1;
+    this.spaceAfter = -1;
     this.line(line, 0, line.length);
   }
 
@@ -82,10 +99,16 @@ export class LineScanner {
     if (end > start && s.charCodeAt(end - 1) === 109 /* m */) end = beforeColourReset(s, start, end);
     if (end === start) return;
     st.lines++;
+    this.lineEnd = endRaw;
     // pdsh/clush `host: ` first; then hostnames start with a letter: only other lines carry a launcher or time prefix.
-    const q = pdshPrefixed(s, start, end) ? indexInLine(s, " ", start, end) + 1 : start;
+    // The line's first space (one native search) serves both the pdsh check and, on the usual line, where its
+    // `host:pid:tid` ends (startOf).
+    const space = s.indexOf(" ", start);
+    const q = pdshPrefixed(s, start, end, space) ? space + 1 : start;
     const c0 = s.charCodeAt(q);
     const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
+    this.spaceAfter = start;
+    this.spaceAt = space;
     if (this.nextNccl < p) {
       // "] NCCL ": ']' is rare, so the search runs at memchr speed; WARN lines (`] file.cc:12 NCCL WARN`) and
       // other shapes are handled by plainLine.
@@ -112,8 +135,25 @@ export class LineScanner {
   /** Where the record starts: the usual line is `host:pid:tid [dev] NCCL …` from `p` (a space right before `[dev]`). */
   private startOf(s: string, p: number, k: number): number {
     const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
-    return open > p && s.charCodeAt(p) !== 91 && s.indexOf(" ", p) === open - 1 ? p : recordStart(s, p, k);
+    if (open <= p || s.charCodeAt(p) === 91) return recordStart(s, p, k);
+    return this.spaceFrom(s, p) === open - 1 ? p : recordStart(s, p, k);
   }
+
+  /** The first space in `s` at or after `p` (-1: none), kept for the last `p` asked (startOf and noteHost both ask). */
+  private spaceFrom(s: string, p: number): number {
+    // The first space after an earlier place is the first after `p` too when it lies at or after `p` (a line whose
+    // prefix has no space, `[1,0]<stdout>:host:…`, searches once).
+    if (p < this.spaceAfter || (this.spaceAt < p && this.spaceAt >= 0) || this.spaceAfter < 0) {
+      this.spaceAfter = p;
+      this.spaceAt = s.indexOf(" ", p);
+    }
+    return this.spaceAt;
+  }
+
+  private spaceAfter = -1;
+  private spaceAt = -1;
+  /** The end of the line being read (its newline, or the end of the text). */
+  private lineEnd = 0;
 
   /** A line holding several records (ranks interleaved mid-line): each is read on its own, in order. */
   private glued(s: string, start: number, p0: number, k0: number, end: number): void {
@@ -363,8 +403,8 @@ export class LineScanner {
         const slash = indexInLine(s, "/", n, end);
         bump(this.st.netNames, keep(s.slice(n, slash > 0 ? slash : end)));
       }
-    } else if (c === 80 /* P */ && within(s, "P2", t, end)) conn.p2p++;
-    else if (c === 83 /* S */ && within(s, "SH", t, end)) conn.shm++;
+    } else if (c === 80 /* P */ && t + 2 <= end && s.charCodeAt(t + 1) === 50 /* 2 */) conn.p2p++;
+    else if (c === 83 /* S */ && t + 2 <= end && s.charCodeAt(t + 1) === 72 /* H */) conn.shm++;
     else if (c === 100 /* d */ && within(s, "direct shared memory", t, end))
       conn.shm++; // NCCL < 2.5
     else conn.other++;
@@ -379,30 +419,47 @@ export class LineScanner {
    * line has no such prefix). The common case — the same host as the line before — allocates nothing.
    */
   private noteHost(s: string, p: number): string {
-    const last = this.lastHost;
-    if (last !== "" && s.startsWith(last, p) && s.charCodeAt(p + last.length) === 58 /* : */) return last;
+    // A record's host is asked for again by the reader of its message: the answer for the same place is kept.
+    if (p === this.hostAt) return this.hostThere;
+    this.hostAt = p;
+    this.hostThere = this.hostOfRecord(s, p);
+    return this.hostThere;
+  }
+
+  /** Where noteHost last looked in this chunk (-1: nowhere yet) and what it found there. */
+  private hostAt = -1;
+  private hostThere = "";
+
+  private hostOfRecord(s: string, p: number): string {
     // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …`.
     if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
-    let colon = -1;
-    for (let i = p; i < s.length && i - p < 256; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 58) {
-        colon = i;
-        break;
-      }
-      if (c === 32 || c === 10) return "";
-    }
+    // Native searches for the colon and the space (a loop over the host's characters costs several times more); the
+    // colon must come first, within the line and its first 256 characters.
+    const colon = s.indexOf(":", p);
+    if (colon <= p || colon >= this.lineEnd || colon - p >= 256) return "";
+    const space = this.spaceFrom(s, p);
+    if (space >= 0 && space < colon) return "";
     // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
     // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
     let q = colon + 1;
     for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
     if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) return "";
-    // A log interleaves its ranks' lines, so the host before is seldom this one: the hosts seen are kept in a small
-    // table by their last characters and length, so that a host seen before costs one comparison, no string made
-    // and no set lookup (a miss, or two hosts in one slot, only takes the path below).
-    const slot = (colon - p + s.charCodeAt(colon - 1) * 7 + s.charCodeAt(Math.max(colon - 2, p)) * 31) & 255;
+    // A log interleaves its ranks' lines, so the host before is seldom this one: the hosts seen are kept in a table by
+    // their length and last characters, so that a host seen before costs one comparison, no string made and no set
+    // lookup (a miss, or two hosts in one slot, only takes the path below).
+    const n = colon - p;
+    // Weights 1, 10, 100, 1000 on the last four characters: hosts numbered in decimal (`node-0017`, `gpu-node-127`) get
+    // slots of their own, up to ten thousand of them.
+    const slot =
+      (n * 131 +
+        s.charCodeAt(colon - 1) +
+        (n > 1 ? s.charCodeAt(colon - 2) * 10 : 0) +
+        (n > 2 ? s.charCodeAt(colon - 3) * 100 : 0) +
+        (n > 3 ? s.charCodeAt(colon - 4) * 1000 : 0) +
+        s.charCodeAt(p) * 17) &
+      (HOST_SLOTS - 1);
     const seen = this.hostSlots[slot];
-    if (seen !== undefined && seen.length === colon - p && s.startsWith(seen, p)) {
+    if (seen !== undefined && seen.length === n && sameAt(s, p, seen)) {
       this.lastHost = seen;
       return seen;
     }
@@ -412,8 +469,8 @@ export class LineScanner {
     return this.lastHost;
   }
 
-  /** Hosts seen, by a hash of their last two characters and length (noteHost). */
-  private readonly hostSlots: (string | undefined)[] = new Array(256).fill(undefined);
+  /** Hosts seen, by a hash of their length and some of their characters (hostOfRecord). */
+  private readonly hostSlots: (string | undefined)[] = new Array(HOST_SLOTS).fill(undefined);
 
   private forkHost(s: string, p: number): string {
     const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));
