@@ -1,21 +1,12 @@
-import { kubectlPrefixAt } from "../../core/line-prefixes.js";
+import { charIn, kubectlPrefixAt } from "../../core/line-prefixes.js";
+import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { causeOf } from "./causes.js";
-import {
-  beforeColourReset,
-  charIn,
-  hostOf,
-  indexInLine,
-  intAfter,
-  isDigit,
-  keep,
-  pdshPrefixed,
-  processKey,
-  skipPrefixes,
-} from "./line.js";
+import { hostOf, indexInLine, intAfter, isDigit, keep, processKey } from "./line.js";
 import { bannerAt, recordStart, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 
-export { indexInLine, keep, skipPrefixes } from "./line.js";
+export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
+export { indexInLine, keep } from "./line.js";
 
 /**
  * `text` is in `s` at `at` (`s` long enough). A loop of charCodeAt, which the compiler inlines: a call to startsWith
@@ -96,7 +87,7 @@ export class LineScanner {
     const st = this.st;
     let end = endRaw;
     if (end > start && s.charCodeAt(end - 1) === 13) end--;
-    if (end > start && s.charCodeAt(end - 1) === 109 /* m */) end = beforeColourReset(s, start, end);
+    if (end > start && s.charCodeAt(end - 1) === 109 /* m */) end = colourResetStart(s, start, end);
     if (end === start) return;
     st.lines++;
     this.lineEnd = endRaw;
@@ -104,9 +95,10 @@ export class LineScanner {
     // The line's first space (one native search) serves both the pdsh check and, on the usual line, where its
     // `host:pid:tid` ends (startOf).
     const space = s.indexOf(" ", start);
-    const q = pdshPrefixed(s, start, end, space) ? space + 1 : start;
+    const pdsh = pdshLaxAt(s, start, end, space);
+    const q = pdsh >= 0 ? pdsh : start;
     const c0 = s.charCodeAt(q);
-    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : skipPrefixes(s, q, end);
+    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : logLineStart(s, q, end);
     this.spaceAfter = start;
     this.spaceAt = space;
     if (this.nextNccl < p) {
