@@ -2,7 +2,7 @@ import { isDigit, keep } from "./line.js";
 import { type LogState, MAX_KEYS } from "./state.js";
 
 /** Slots of the table of hosts seen (a power of two). */
-const HOST_SLOTS = 16384;
+const HOST_SLOTS = 4096;
 
 /**
  * `text` is in `s` at `at` (`s` long enough). A loop of charCodeAt, which the compiler inlines: a call to startsWith
@@ -48,7 +48,7 @@ export class HostTable {
     // lookup (a miss, or two hosts in one slot, only takes the path below).
     const n = colon - p;
     // Weights 1, 10, 100, 1000 on the last four characters: hosts numbered in decimal (`node-0017`, `gpu-node-127`) get
-    // slots of their own, up to ten thousand of them.
+    // slots of their own (a thousand of them at least).
     const slot =
       (n * 131 +
         s.charCodeAt(colon - 1) +
