@@ -14,7 +14,8 @@
  * (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html); Python logging's
  * `%(asctime)s - %(name)s - %(levelname)s - ` (https://docs.python.org/3/library/logging.html#logrecord-attributes) and
  * glog's `I0611 09:12:01.118220 140211 file.py:757] `; pdsh/clush `HOST: ` (https://linux.die.net/man/1/pdsh); an
- * editor's gutter `  12 | `; C comment stars ` * `.
+ * editor's gutter `  12 | `; C comment stars ` * `. The wrappers only a log line carries, and the stacked reading of a
+ * log line, are in log-line-prefixes.ts.
  */
 
 export type WrapperName =
@@ -36,7 +37,14 @@ export type PrefixFamily = {
   fact?: { kind: "rank" | "task" | "host"; of: (s: string, i: number) => string };
 };
 
+/**
+ * The character code at `i` when it lies inside the line (`i < end`), else -1. A look past the line's end would see
+ * the next line when the text holds it and nothing when it ends there: a damaged line must read the same either way.
+ */
 const code = (s: string, i: number, end: number): number => (i < end ? s.charCodeAt(i) : -1);
+
+export { code as charIn };
+
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isWord = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95; /* _ */
@@ -326,7 +334,7 @@ function digitsBefore(s: string, i: number, stop: number): string {
 
 /**
  * The families a pasted capture's lines are checked for, in the order they are tried. A family is removed only when
- * the lines prove it (normalise.ts); the NCCL log reader removes them line by line (skipPrefixes).
+ * the lines prove it (normalise.ts); the NCCL log reader removes them line by line (logLineStart).
  */
 export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   {

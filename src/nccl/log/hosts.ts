@@ -1,0 +1,78 @@
+import { isDigit, keep } from "./line.js";
+import { type LogState, MAX_KEYS } from "./state.js";
+
+/** Slots of the table of hosts seen (a power of two). */
+const HOST_SLOTS = 4096;
+
+/**
+ * `text` is in `s` at `at` (`s` long enough). A loop of charCodeAt, which the compiler inlines: a call to startsWith
+ * costs more than comparing a host name's dozen characters (this runs once per record of multi-GB logs). From the end:
+ * names that differ differ in their last characters.
+ */
+function sameAt(s: string, at: number, text: string): boolean {
+  for (let i = text.length - 1; i >= 0; i--) if (s.charCodeAt(at + i) !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * The hosts of an NCCL log's records (`host:pid:tid [dev] NCCL …`, a fork's `[host:pid=N]`), added to the state's
+ * hosts as they are first seen. Every record names its host, so this runs once per record: a host seen before costs
+ * two native searches and one comparison, no string made and no set lookup.
+ */
+export class HostTable {
+  private lastHost = "";
+  /** Hosts seen, by a hash of their length and some of their characters. */
+  private readonly hostSlots: (string | undefined)[] = new Array(HOST_SLOTS).fill(undefined);
+
+  constructor(private readonly st: LogState) {}
+
+  /**
+   * The host of the record starting at `p` ("" when it has no `host:pid:tid` prefix), added to the hosts seen.
+   * `lineEnd` is where its line ends, `space` the first space at or after `p` (-1: none).
+   */
+  at(s: string, p: number, lineEnd: number, space: number): string {
+    // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …`.
+    if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
+    // A native search for the colon (a loop over the host's characters costs several times more); the colon must come
+    // first, within the line and its first 256 characters.
+    const colon = s.indexOf(":", p);
+    if (colon <= p || colon >= lineEnd || colon - p >= 256) return "";
+    if (space >= 0 && space < colon) return "";
+    // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
+    // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
+    let q = colon + 1;
+    for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
+    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) return "";
+    // A log interleaves its ranks' lines, so the host before is seldom this one: the hosts seen are kept in a table by
+    // their length and last characters, so that a host seen before costs one comparison, no string made and no set
+    // lookup (a miss, or two hosts in one slot, only takes the path below).
+    const n = colon - p;
+    // Weights 1, 10, 100, 1000 on the last four characters: hosts numbered in decimal (`node-0017`, `gpu-node-127`) get
+    // slots of their own (a thousand of them at least).
+    const slot =
+      (n * 131 +
+        s.charCodeAt(colon - 1) +
+        (n > 1 ? s.charCodeAt(colon - 2) * 10 : 0) +
+        (n > 2 ? s.charCodeAt(colon - 3) * 100 : 0) +
+        (n > 3 ? s.charCodeAt(colon - 4) * 1000 : 0) +
+        s.charCodeAt(p) * 17) &
+      (HOST_SLOTS - 1);
+    const seen = this.hostSlots[slot];
+    if (seen !== undefined && seen.length === n && sameAt(s, p, seen)) {
+      this.lastHost = seen;
+      return seen;
+    }
+    this.lastHost = keep(s.slice(p, colon));
+    this.hostSlots[slot] = this.lastHost;
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
+
+  private forkHost(s: string, p: number): string {
+    const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));
+    if (!m) return "";
+    this.lastHost = keep(m[1]!);
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
+}

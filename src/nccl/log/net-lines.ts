@@ -1,0 +1,106 @@
+import { hostOf, indexInLine, keep, processKey } from "./line.js";
+import { bump, type LogState, setCapped } from "./state.js";
+import { addWarning } from "./warnings.js";
+
+/**
+ * The `NET/…` INFO messages of an NCCL log (src/transport/net_ib.cc, net_socket.cc): the devices NCCL chose and their
+ * link layers, each NIC's speed, the out-of-band interface, no device found, GPUDirect RDMA turned off for an HCA.
+ * Every rank prints the same device list: each distinct list is parsed once.
+ */
+export class NetLines {
+  constructor(private readonly st: LogState) {}
+
+  /** A `NET/…` INFO message at `msg`, of the record whose host starts at `p` (`host` its host, `k` its marker). */
+  read(s: string, p: number, k: number, msg: number, end: number, host: string): void {
+    const st = this.st;
+    const socket = s.startsWith("NET/Socket", msg);
+    if (socket || s.startsWith("NET/IB : Using ", msg) || s.startsWith("NET/IB: Using ", msg)) {
+      let semi = indexInLine(s, "; OOB ", msg, end);
+      if (semi < 0) semi = end;
+      else this.oob(s, semi + 6, end);
+      // Every rank of every communicator prints the same list: parse each distinct list once.
+      const last = this.lastList;
+      if (last !== null && semi - msg === last.length && s.startsWith(last, msg)) {
+        bump(st.deviceLists, this.lastListNames);
+        return;
+      }
+      const list = keep(s.slice(msg, semi));
+      this.lastList = list;
+      this.lastListNames = keep(this.devicesOf(list, socket));
+      bump(st.deviceLists, this.lastListNames);
+      return;
+    }
+    if (s.startsWith("NET/IB: [", msg) || s.startsWith("NET/IB : [", msg)) {
+      this.nicSpeed(s, msg, end, host);
+      return;
+    }
+    if (s.startsWith("NET/IB : No device found", msg) || s.startsWith("NET/IB: No device found", msg)) {
+      st.noDeviceFound++;
+      addWarning(st, s.slice(msg, end), hostOf(processKey(s, p, k)));
+      return;
+    }
+    // INFO lines that explain a slow or socket run by themselves (src/transport/net_ib.cc, src/misc/param.cc):
+    // GPUDirect turned off for one HCA.
+    if (
+      s.startsWith("NET/IB : GPU Direct RDMA Disabled for HCA", msg) ||
+      s.startsWith("NET/IB: GPU Direct RDMA Disabled for HCA", msg)
+    ) {
+      addWarning(st, s.slice(msg, end), hostOf(processKey(s, p, k)));
+    }
+  }
+
+  /**
+   * One device per line: `NET/IB: [3] mlx5_4:uverbs4:1/RoCE provider=Mlx5 speed=200000 context=0x… pciPath=… ar=0`
+   * (NCCL ≥ 2.20), `NET/IB: [0] mlx5_1:1/IB` (NCCL 2.3).
+   */
+  private nicSpeed(s: string, msg: number, end: number, host: string): void {
+    const m = /\] ([^:\s]+):(?:[^:\s]*:)?(\d+)\/(IB|RoCE)\b(?:.*?\bspeed=(\d+))?/.exec(s.slice(msg, end));
+    if (!m) return;
+    const dev = `${m[1]}:${m[2]}`;
+    if (!this.st.devices.has(dev))
+      setCapped(this.st.devices, keep(dev), {
+        name: m[1]!,
+        port: Number(m[2]),
+        linkLayer: m[3] === "IB" ? "IB" : "RoCE",
+      });
+    if (m[4] === undefined) return;
+    const key = `${host}\t${dev}`;
+    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[4]));
+  }
+
+  private lastList: string | null = null;
+  private lastListNames = "";
+
+  private devicesOf(list: string, socket: boolean): string {
+    const st = this.st;
+    const names: string[] = [];
+    if (socket) {
+      for (const m of list.matchAll(/\[\d+\]([^:\s[\]]+):/g)) {
+        names.push(m[1]!);
+        setCapped(st.devices, `${m[1]}/Socket`, { name: m[1]!, port: 0, linkLayer: "Socket" });
+      }
+      return `socket:${names.join(",")}`;
+    }
+    for (const m of list.matchAll(/([A-Za-z0-9_.-]+):(\d+)(?::\d*)*\/(IB|RoCE)/g)) {
+      names.push(`${m[1]}:${m[2]}`);
+      const linkLayer = m[3] === "IB" ? "IB" : "RoCE";
+      setCapped(st.devices, `${m[1]}:${m[2]}`, { name: m[1]!, port: Number(m[2]), linkLayer });
+    }
+    return names.join(",");
+  }
+
+  /** `; OOB eth0:10.0.60.3<0>` → eth0. */
+  private oob(s: string, at: number, end: number): void {
+    let colon = indexInLine(s, ":", at, end);
+    if (colon < 0) colon = end;
+    const last = this.lastOob;
+    if (last !== null && colon - at === last.length && s.startsWith(last, at)) {
+      bump(this.st.oob, last);
+      return;
+    }
+    this.lastOob = keep(s.slice(at, colon));
+    bump(this.st.oob, this.lastOob);
+  }
+
+  private lastOob: string | null = null;
+}

@@ -1,0 +1,49 @@
+import { causeOf } from "./causes.js";
+import { hostOf, indexInLine, processKey } from "./line.js";
+import { type LogState, MAX_SAMPLES } from "./state.js";
+
+/** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
+const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
+
+/** A WARN record of line `s[start, end)`: its host's record starts at `p`, its message at `msg`. */
+export function warnRecord(st: LogState, s: string, start: number, p: number, msg: number, end: number): void {
+  const sp = indexInLine(s, " ", p, end);
+  const key = processKey(s, p, sp < 0 ? end : sp, end);
+  // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
+  if (IB_ACTIVITY.test(s.slice(p, end))) st.ibWarnings++;
+  else if (indexInLine(s, "net_socket.c", p, msg) >= 0) st.socketTransport++;
+  // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer
+  // a collective posted: the communicator had been built and was running.
+  if (indexInLine(s, "Got completion ", msg, end) >= 0) st.commRan++;
+  addWarning(st, s.slice(msg, end), hostOf(key), s.slice(start, end));
+}
+
+/** An application's report that an NCCL call failed: the whole line is the warning. */
+export function failureLine(st: LogState, s: string, start: number, end: number): void {
+  addWarning(st, s.slice(start, end).trim(), "");
+}
+
+/** Counts a warning under its cause, with a sample and the host it came from. */
+export function addWarning(st: LogState, text: string, host: string, sample = text): void {
+  const cause = causeOf(text, sample);
+  let agg = st.warnings.get(cause.id);
+  if (!agg) {
+    agg = {
+      id: cause.id,
+      severity: cause.severity,
+      cause: cause.cause,
+      fix: cause.fix,
+      followOn: cause.followOn === true,
+      count: 0,
+      samples: [],
+      hosts: new Set(),
+    };
+    st.warnings.set(cause.id, agg);
+  }
+  agg.count++;
+  if (st.initComplete === 0 && cause.severity === "error" && cause.followOn !== true) {
+    st.errorsBeforeInit++;
+  }
+  if (agg.samples.length < MAX_SAMPLES) agg.samples.push(sample.length > 400 ? `${sample.slice(0, 400)}…` : sample);
+  if (host && agg.hosts.size < 64) agg.hosts.add(host);
+}
