@@ -84,7 +84,9 @@ function hostileSnapshot(name: string): string {
   // The HCA, its interface (named by the GID table) and the hostname all carry the attack.
   let snap = renamed(base, "mlx5_3", name);
   snap = renamed(snap, "eth3", `eth3${name.slice(5)}`);
-  snap.files["/proc/sys/kernel/hostname"] = `node-1${name.slice(5)}\n`;
+  // A suffix keeps the hostile piece inside the hostname: a name whose only odd piece is a trailing line break would
+  // end the file the way the kernel's own newline does, and be read as the plain name before it.
+  snap.files["/proc/sys/kernel/hostname"] = `node-1${name.slice(5)}-x\n`;
   const file = join(dir, `s${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(snap));
   return file;
