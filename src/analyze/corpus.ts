@@ -26,8 +26,6 @@ export const KNOWN_MISSES = new Set<string>([
   // SkyPilot's Ray prefix `(head, rank=0, pid=21170) ` (a name, then `rank=`, before `pid=`) is not stripped by the
   // line reader, so nothing behind it is read.
   "nccl_tests/ray-head-prefix-every-line-two-nodes.txt",
-  // 128 ranks: busbw/algbw = 127/128 prints as 1, so the ratio reads sendrecv although the redop is `none`.
-  "nccl_tests/alltoall-128-ranks-dotted-rank-elision.txt",
   // `nvidia-smi -q` / `-a` text (`==============NVSMI LOG==============`) is not recognised.
   "nvidia_smi/q-text-vgpu-grid-450.txt",
   "nvidia_smi/q-text-geforce-460-arrow-prompt.txt",
