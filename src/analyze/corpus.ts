@@ -30,9 +30,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/q-text-vgpu-grid-450.txt",
   "nvidia_smi/q-text-geforce-460-arrow-prompt.txt",
   "nvidia_smi/q-text-k80-hyperv-domain-fenced.txt",
-  // `ethtool -S` without its `NIC statistics:` line (reduced by grep, or cut at the top) is not recognised.
-  "ethtool_stats/grep-pause-from-sos-report.txt",
-  "ethtool_stats/be2net-queue-prefixed-cut-top.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
