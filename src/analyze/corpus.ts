@@ -26,10 +26,6 @@ export const KNOWN_MISSES = new Set<string>([
   // SkyPilot's Ray prefix `(head, rank=0, pid=21170) ` (a name, then `rank=`, before `pid=`) is not stripped by the
   // line reader, so nothing behind it is read.
   "nccl_tests/ray-head-prefix-every-line-two-nodes.txt",
-  // `nvidia-smi -q` / `-a` text (`==============NVSMI LOG==============`) is not recognised.
-  "nvidia_smi/q-text-vgpu-grid-450.txt",
-  "nvidia_smi/q-text-geforce-460-arrow-prompt.txt",
-  "nvidia_smi/q-text-k80-hyperv-domain-fenced.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
