@@ -26,6 +26,10 @@ export const KNOWN_MISSES = new Set<string>([
   // SkyPilot's Ray prefix `(head, rank=0, pid=21170) ` (a name, then `rank=`, before `pid=`) is not stripped by the
   // line reader, so nothing behind it is read.
   "nccl_tests/ray-head-prefix-every-line-two-nodes.txt",
+  // Two header-less tables (one per NCCL version) under markdown headings are read as one run.
+  "nccl_tests/two-versions-rows-under-markdown-headings.txt",
+  // The ports are listed in natural order (mlx5_2 before mlx5_10), the paste in ibstat's lexical order.
+  "ibstat/lexical-order-cx7-roce-and-disabled-cx6dx.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
