@@ -72,7 +72,7 @@ function cellsOf(line: string): string[] | null {
   return inner.split("|").map((c) => c.trim());
 }
 
-function newGpu(index: number, name: string, busId: string): NvidiaSmiGpu {
+export function newGpu(index: number, name: string, busId: string): NvidiaSmiGpu {
   return {
     index,
     name,

@@ -2,6 +2,7 @@ import { finding } from "../../checks/catalogue.js";
 import { gpuMemoryFinding } from "../../checks/gpus.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
+import { NVSMI_LOG, parseNvidiaSmiQuery } from "../../parse/nvidia-smi-query.js";
 import { type NvidiaSmiTable, parseNvidiaSmiTable } from "../../parse/nvidia-smi-table.js";
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import { tally } from "../context.js";
@@ -71,10 +72,25 @@ export function gpuSummary(
   return [models || "no GPU", versions].filter(Boolean).join("; ");
 }
 
+/** `nvidia-smi -q` text: the versions from their own `Key : Value` lines, the GPUs from their blocks. */
+function analyzeQuery(text: string, ctx: AnalyzeContext) {
+  const parsed = withEvidence(parseNvidiaSmiQuery(text), (v) => ({
+    driverVersion: /^\s*(?:Driver|KMD) Version\s*:/m.test(text) ? "query_driver_version" : null,
+    cudaVersion: /^\s*CUDA (?:UMD )?Version\s*:/m.test(text) ? "query_cuda_version" : null,
+    gpus: v.gpus.length > 0 ? "query_gpu_blocks" : null,
+  }));
+  return outcomeOf(parsed, (value) => ({
+    findings: [...gpuFindings(value), ...nodeFindings(value, ctx)],
+    summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
+  }));
+}
+
 export const nvidiaSmiAnalyzer: AnalyzerKind = {
   kind: "nvidia_smi",
   detect(head) {
-    if (/<\?xml|<nvidia_smi_log>|NVSMI LOG/.test(head)) return 0;
+    if (/<\?xml|<nvidia_smi_log>/.test(head)) return 0;
+    // `nvidia-smi -q` text: its banner line, then the versions and GPU blocks.
+    if (NVSMI_LOG.test(head)) return 0.9;
     const header = /NVIDIA-SMI[ \t]+\d/.test(head);
     const driver = /(?:Driver|KMD) Version:/.test(head);
     if (header && driver) return 0.95;
@@ -84,6 +100,7 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
     return anyLine(head, /^[ \t]*No devices were found[ \t]*$/) ? 0.6 : 0;
   },
   analyze(text, ctx) {
+    if (NVSMI_LOG.test(text)) return analyzeQuery(text, ctx);
     // The header line (`NVIDIA-SMI … Driver Version: … CUDA Version: …`) is the only reading of the versions; a header
     // without a CUDA field (drivers before 410) leaves the CUDA version unknown.
     const parsed = withEvidence(parseNvidiaSmiTable(text), (v) => ({

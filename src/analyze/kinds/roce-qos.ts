@@ -35,6 +35,9 @@ export const mlnxQosAnalyzer: AnalyzerKind = {
 /** One `ethtool -S` counter line as the driver prints it: indented `name: integer` (trailing blanks allowed). */
 const STAT_LINE = /^\s+([A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
 
+/** A counter named by its direction (`rx_…`/`tx_…`), indented, optionally behind a queue prefix (`rxq0: `, `[0]: `). */
+const DIRECTIONAL = /^\s+(?:[A-Za-z0-9_[\]]+:\s+)?((?:rx|tx)_[A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
+
 export const ethtoolStatsAnalyzer: AnalyzerKind = {
   kind: "ethtool_stats",
   detect(head) {
@@ -46,7 +49,11 @@ export const ethtoolStatsAnalyzer: AnalyzerKind = {
     // driver prints, https://docs.kernel.org/networking/statistics.html) are among them.
     const names = new Set(lines.map((l) => STAT_LINE.exec(l)?.[1]).filter(Boolean));
     const totals = ["packets", "bytes"].some((x) => names.has(`rx_${x}`) && names.has(`tx_${x}`));
-    return totals && share >= 0.5 ? 0.5 + 0.3 * share : 0;
+    // Or reduced by grep, or cut above its totals: three counters named by direction (`rx_pause_frames`,
+    // `tx_pause_frames`, `rx_crc_errors`, also behind a queue prefix such as `rxq0: `), the way every driver names
+    // them (https://docs.kernel.org/networking/statistics.html), make up most of the lines.
+    const directional = new Set(lines.map((l) => DIRECTIONAL.exec(l)?.[1]).filter(Boolean));
+    return (totals || directional.size >= 3) && share >= 0.5 ? 0.5 + 0.3 * share : 0;
   },
   analyze(text) {
     return outcomeOf(parseEthtoolStats(text), (stats) => {

@@ -52,8 +52,25 @@ describe("alltoall from its column layout at scale", () => {
     expect(inferCollective(run([alltoallRow(1 << 30, 27.43, 27.0)])).name).toBe("alltoall");
   });
 
-  test("a ratio whose printed digits allow 1 is not taken for alltoall", () => {
-    expect(inferCollective(run([alltoallRow(1 << 20, 0.99, 0.99)])).name).toBe("sendrecv");
+  test("a ratio whose printed digits allow 1, with the whole size in each rank's count, is sendrecv", () => {
+    // sendrecv prints the count of the whole buffer: size = count × 4 (shape seen at
+    // https://github.com/NVIDIA/nccl-tests/issues/214).
+    expect(inferCollective(run([{ ...alltoallRow(1 << 20, 0.99, 0.99), count: (1 << 20) / 4 }])).name).toBe("sendrecv");
+  });
+
+  // 128 ranks: (n−1)/n = 0.992 prints as 1.00, so the ratio cannot tell alltoall from sendrecv; the count can, as
+  // alltoall prints it per rank (AlltoAllGetCollByteCount). Shape of a 16-node H20 run seen at
+  // https://github.com/NVIDIA/nccl/issues/1792; our own numbers.
+  test("a ratio that prints as 1 with a per-rank count (size = 128 × count × 4) is alltoall", () => {
+    const r = { ...alltoallRow(1 << 24, 1.25, 1.24), count: (1 << 24) / 4 / 128 };
+    expect(inferCollective(run([r])).name).toBe("alltoall");
+    expect(ranksFromTable(run([r]), "alltoall")).toBe(128);
+  });
+
+  test("without the unchecked in-place column, a per-rank count at a ratio of 1 is all_gather or alltoall", () => {
+    const r = alltoallRow(1 << 24, 1.25, 1.25);
+    const checked = { ...r, count: (1 << 24) / 4 / 256, inPlace: r.outOfPlace };
+    expect(inferCollective(run([checked])).candidates).toEqual(["all_gather", "alltoall"]);
   });
 });
 

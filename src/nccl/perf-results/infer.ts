@@ -73,9 +73,13 @@ export function inferCollective(run: PerfRun): CollectiveInference {
   const inPlaceUnchecked =
     run.rows.length > 0 &&
     run.rows.every((r) => typeof r.outOfPlace?.wrong === "number" && r.inPlace !== null && r.inPlace.wrong === null);
+  // Printed count per rank: size ÷ (count × type size) is the rank count for alltoall and all_gather (count is per
+  // rank) and 1 for sendrecv. At many ranks their factor (n−1)/n prints as 1, so the count tells them apart.
+  const perRank = countDivisor(run.rows);
+  const spread = perRank !== null && perRank >= 2;
   if (inPlaceUnchecked) {
-    if (one) return { name: "sendrecv", source: "ratio" };
-    if (below1) return { name: "alltoall", source: "ratio" };
+    if (one && !spread) return { name: "sendrecv", source: "ratio" };
+    if (below1 || spread) return { name: "alltoall", source: "ratio" };
   }
   const reducing = run.rows.some((r) => r.redop !== null && REDUCING.test(r.redop));
   const rooted = run.rows.some((r) => r.root !== null && r.root >= 0);
@@ -90,13 +94,25 @@ export function inferCollective(run: PerfRun): CollectiveInference {
     if (one) return pick("broadcast");
     return below1 ? { name: null, source: null, candidates: ["gather", "scatter"] } : { name: null, source: null };
   }
-  if (one) return pick("sendrecv");
-  if (below1) {
+  if (one && !spread) return pick("sendrecv");
+  if (below1 || spread) {
     // alltoall came with the redop/root columns: a table without a redop column is an old all_gather.
     if (run.redopColumn === false) return pick("all_gather");
     return { name: null, source: null, candidates: ["all_gather", "alltoall"] };
   }
   return { name: null, source: null };
+}
+
+/**
+ * size ÷ (count × type size) of the first row that says both (a whole number), or null. nccl-tests prints the count per
+ * rank: alltoall and all_gather rows divide the size by the rank count, sendrecv and all_reduce rows do not
+ * (AlltoAllGetCollByteCount, https://github.com/NVIDIA/nccl-tests/blob/master/src/alltoall.cu).
+ */
+function countDivisor(rows: readonly PerfRow[]): number | null {
+  const r = rows.find((x) => x.count > 0 && x.bytes > 0 && TYPE_BYTES[x.type] !== undefined);
+  if (!r) return null;
+  const n = r.bytes / (r.count * TYPE_BYTES[r.type]!);
+  return Number.isInteger(n) ? n : null;
 }
 
 /**
@@ -106,10 +122,8 @@ export function inferCollective(run: PerfRun): CollectiveInference {
  */
 export function ranksFromTable(run: PerfRun, collective: string | null): number | null {
   if (collective === "all_gather" || collective === "reduce_scatter" || collective === "alltoall") {
-    const r = run.rows.find((x) => x.count > 0 && TYPE_BYTES[x.type] !== undefined);
-    if (!r) return null;
-    const n = r.bytes / (r.count * TYPE_BYTES[r.type]!);
-    return Number.isInteger(n) && n >= 2 ? n : null;
+    const n = countDivisor(run.rows);
+    return n !== null && n >= 2 ? n : null;
   }
   if (collective === "all_reduce") {
     // n = 2 / (2 − busbw/algbw), the ratio being an interval (both columns carry two decimals): n only when exactly

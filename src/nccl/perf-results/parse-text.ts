@@ -289,6 +289,10 @@ export class PerfTextParser {
       inPlace: perfs[1] ?? null,
       line: this.lineNo,
     };
+    // nccl-tests prints one row per size, sizes rising, for each type and op in turn: a row of the same type, op and
+    // root smaller than the one before is the next invocation's sweep (tables pasted one after another, headers cut).
+    const prev = this.run.rows.at(-1);
+    if (prev && bytes < prev.bytes && prev.type === type && prev.redop === redop && prev.root === root) this.newRun();
     this.run.rows.push(row);
     return true;
   }

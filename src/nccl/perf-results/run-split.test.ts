@@ -1,0 +1,33 @@
+import { describe, expect, test } from "vitest";
+import { analyzeText } from "../../analyze/index.js";
+
+// nccl-tests prints one row per size, sizes rising, for each type and op in turn (the loops around TimeTest in
+// https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu). Shape seen at https://github.com/NVIDIA/nccl/issues/306:
+// header-less tables of two NCCL versions pasted one after the other under markdown headings. Rows are our own.
+const row = (size: number, t: number, alg: number, bus: number) =>
+  `${String(size).padStart(12)}  ${String(size / 4).padStart(12)}     float     sum  ${t.toFixed(1).padStart(7)}  ${alg.toFixed(2).padStart(6)}  ${bus.toFixed(2).padStart(6)}  1e-06  ${t.toFixed(1).padStart(7)}  ${alg.toFixed(2).padStart(6)}  ${bus.toFixed(2).padStart(6)}  1e-06`;
+const sweep = (alg: number) => [1 << 22, 1 << 24, 1 << 26].map((s) => row(s, s / (alg * 1e3), alg, alg * 1.875));
+
+type Runs = { runs: { rows: unknown[] }[] };
+
+describe("header-less tables one after another", () => {
+  test("a size smaller than the row before, same type and op, starts the next run", () => {
+    const text = ["#### v2.5.7", "```", ...sweep(4.1), "```", "#### v2.4.8", "```", ...sweep(5.3), "```"].join("\n");
+    const e = analyzeText("two.txt", `${text}\n`);
+    expect(e.kind).toBe("nccl_tests");
+    expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([3, 3]);
+  });
+
+  test("one sweep per op under one header (-o all) stays one run", () => {
+    const prod = sweep(4.1).map((l) => l.replace(" sum ", "prod "));
+    const e = analyzeText("ops.txt", `${[...sweep(4.1), ...prod].join("\n")}\n`);
+    expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([6]);
+  });
+
+  test("repeated zero-size rows at the start are one sweep", () => {
+    const zero =
+      "           0             0     float     sum      -1     5.70    0.00    0.00      0     5.54    0.00    0.00      0";
+    const e = analyzeText("zeros.txt", `${[zero, zero, zero].join("\n")}\n`);
+    expect((e.data as Runs).runs).toHaveLength(1);
+  });
+});
