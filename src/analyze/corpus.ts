@@ -23,9 +23,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
-  // SkyPilot's Ray prefix `(head, rank=0, pid=21170) ` (a name, then `rank=`, before `pid=`) is not stripped by the
-  // line reader, so nothing behind it is read.
-  "nccl_tests/ray-head-prefix-every-line-two-nodes.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -18,7 +18,7 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   bracket_datetime: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/,
   srun_label: /^ {0,3}(\d{1,5}): /,
   editor_line_number: /^ *\d{1,7} ?\| ?/,
-  ray_actor: /^(?:\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/,
+  ray_actor: /^(?:\((?:[\w.-]+ |[\w.-]+, rank=\d{1,9}, )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/,
   comment_star: /^ ?\* ?/,
   logger:
     /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
@@ -49,6 +49,11 @@ const SAMPLES = [
   "(RayWorkerWrapper pid=336, ip=10.1.2.3) (pid=12) gpu-a:1:2 [0] NCCL INFO x",
   "(pid=12)x",
   "(RayTrainWorker pid=7, ip=fe80::1) x",
+  // A launcher running one Ray task per node: https://github.com/skypilot-org/skypilot/pull/3217
+  "(head, rank=0, pid=21170) # nThread 1 nGpus 8",
+  "(worker1, rank=1, pid=20311, ip=10.164.0.23) 10.164.0.22",
+  "(head, rank=, pid=1) x",
+  "(head rank=0, pid=1) x",
   " * mlx5_0 1 3",
   "*x",
   "2025-06-11 09:12:05,301 - trainer - INFO - NCCL version 2.17.1",

@@ -206,12 +206,13 @@ export function editorLineNumberAt(s: string, i: number, end: number): number {
   return code(s, j + 1, end) === 32 ? j + 2 : j + 1;
 }
 
-/** One Ray actor prefix `(Name pid=336, ip=10.1.2.3)` (name and ip optional) and an optional space, or -1. */
+/** One Ray actor prefix `(Name pid=336, ip=10.1.2.3)` or `(name, rank=1, pid=336, ip=…)` (name, rank and ip optional) and an optional space, or -1. */
 function rayGroupAt(s: string, i: number, end: number): number {
   if (code(s, i, end) !== 40) return -1;
   let j = i + 1;
   while (j < end && (isWord(s.charCodeAt(j)) || s.charCodeAt(j) === 46 || s.charCodeAt(j) === 45)) j++;
   let pid = j > i + 1 && code(s, j, end) === 32 ? lit(s, j + 1, end, "pid=") : -1;
+  if (pid < 0 && j > i + 1) pid = rankThenPid(s, j, end);
   if (pid < 0) pid = lit(s, i + 1, end, "pid=");
   j = pid < 0 ? -1 : digitsTo(s, pid, end, 1, Number.MAX_SAFE_INTEGER);
   if (j < 0) return -1;
@@ -223,6 +224,14 @@ function rayGroupAt(s: string, i: number, end: number): number {
   }
   if (code(s, j, end) !== 41) return -1;
   return code(s, j + 1, end) === 32 ? j + 2 : j + 1;
+}
+
+/** `, rank=N, pid=` after a task's name (a launcher that runs one Ray task per node: `(head, rank=0, pid=21170)`): the index after `pid=`, or -1. */
+function rankThenPid(s: string, i: number, end: number): number {
+  const r = lit(s, i, end, ", rank=");
+  const k = r < 0 ? -1 : digitsTo(s, r, end, 1, 9);
+  const c = k < 0 ? -1 : lit(s, k, end, ", ");
+  return c < 0 ? -1 : lit(s, c, end, "pid=");
 }
 
 /** Ray's actor prefixes, nested ones too. */
