@@ -8,7 +8,7 @@
  * FABRIC_EVAL_FLEETS sets the random fleets per variant (default 5); FABRIC_EVAL_ONLY a substring of a name.
  * Round budget: at most 6 rounds per fleet (round 1: every node in a pair test inside its unit; round 2: re-tests
  * beside the spine sweep; rounds 3–6: suspects crossed alone, two waves, and group tests of every good node on the
- * rails whose leaves hold a hop in doubt, two waves).
+ * rails whose leaves hold a hop in doubt, two waves; four group waves instead where the NIC picks the ports).
  */
 import {
   type EvalRun,

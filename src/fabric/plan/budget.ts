@@ -2,7 +2,7 @@
  * The wall-time budget of a rail-aware run, printed before anything runs: round 1 (every node in a pair test inside
  * its unit, one wave), round 2 (the suspects' rail tests beside the spine sweep: enough waves for every uplink and
  * spine port to be crossed SWEEP_COVERAGE times at half a leaf's uplinks per wave), and what one more round of
- * isolation re-tests and group tests (two waves each) would add. Each wave lasts start-up + the sweep at the
+ * isolation re-tests and group tests (two waves each; four group waves where the NIC picks the ports) would add. Each wave lasts start-up + the sweep at the
  * expected bandwidth (a group wave at the share an oversubscribed uplink gives each flow). Pure.
  */
 import type { Budget } from "../bench/budget.js";
@@ -48,8 +48,10 @@ export function estimateRailBudget(
         Math.max(railJob, slowRailJob),
       ),
     );
-  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves).
-  const extra = { seconds: tenth(2 * slowRailJob + 2 * Math.max(slowRailJob, groupJob)) };
+  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves); where
+  // the NIC picks the source ports nothing can be crossed alone, and four group waves run instead (the longer).
+  const groupWave = Math.max(slowRailJob, groupJob);
+  const extra = { seconds: tenth(Math.max(2 * slowRailJob + 2 * groupWave, 4 * groupWave)) };
   return {
     seconds: tenth(rounds.reduce((s, r) => s + r.seconds, 0)),
     rounds,
@@ -58,7 +60,7 @@ export function estimateRailBudget(
       `${JOB_START_SECONDS.max} s to start each job (scheduling, sshd, NCCL init)`,
       `healthy pairs at ${expectedBusBw(view, "pair").toFixed(1)} GB/s busbw (${f.rails} × ${f.lineRateGBps} GB/s NICs at 95 %), one rail at ${expectedBusBw(view, "rail").toFixed(1)} GB/s`,
       `${f.units} unit(s) × ${f.rails} rail leaves, ${f.uplinksPerLeaf} uplinks per leaf (${f.oversubscription}:1) over ${f.spines} spine(s): the sweep runs ${waves} wave(s) of at most ${perWave} flows per leaf, each uplink and spine port crossed ${SWEEP_COVERAGE} times`,
-      `each further round (a suspected uplink or spine port crossed alone, two waves; group tests of every good node on the rails whose leaves hold a hop in doubt, two waves) adds up to ${extra.seconds} s`,
+      `each further round (a suspected uplink or spine port crossed alone, two waves, then group tests of every good node on the rails whose leaves hold a hop in doubt, two waves; four waves of group tests where the NIC picks the source ports) adds up to ${extra.seconds} s`,
     ],
   };
 }

@@ -1,0 +1,63 @@
+import { describe, expect, test } from "vitest";
+import type { BenchJob, JobResult } from "../types.js";
+import { portsHonoured } from "./planner.js";
+
+// A RoCE NIC derives each RC QP's UDP source port from its QP numbers (rdma_get_udp_sport / rdma_calc_flow_label in
+// https://github.com/torvalds/linux/blob/master/include/rdma/ib_verbs.h); nccl-tests has no option to set it
+// (https://github.com/NVIDIA/nccl-tests/blob/master/README.md lists none), so a read-back port differs from the
+// one a plan asked for unless the fabric honours requests (an idealised fabric or a test harness that sets them).
+const hops = { uplink: "unit0/leaf0/uplink1", spinePort: "spine1/port9" };
+const job = (sports: [number, number]): BenchJob => ({
+  id: "r2-1",
+  round: 2,
+  kind: "rails",
+  nodes: ["node-0001", "node-0300"],
+  why: "test",
+  routes: [{ rail: 0, sports, paths: [hops, hops] }],
+});
+const result = (asked: [number, number], seen: [number[], number[]]): JobResult => ({
+  job: job(asked),
+  ok: true,
+  seconds: 30,
+  tests: [{ hca: "mlx5_0", rows: [{ bytes: 1 << 26, busbw: 40 }] }],
+  flows: [{ rail: 0, sports: seen }],
+});
+
+describe("whether the fabric used the ports the plan asked for", () => {
+  test("every read-back port equal to the requested one (each QP of a rail): honoured", () => {
+    expect(
+      portsHonoured([
+        result(
+          [50001, 50002],
+          [
+            [50001, 50001],
+            [50002, 50002],
+          ],
+        ),
+      ]),
+    ).toBe(true);
+  });
+  test("one QP's port differs from the request: the NIC chose it, not honoured", () => {
+    const rs = [
+      result([50001, 50002], [[50001], [50002]]),
+      result(
+        [50003, 50004],
+        [
+          [50003, 61234],
+          [50004, 50004],
+        ],
+      ),
+    ];
+    expect(portsHonoured(rs)).toBe(false);
+  });
+  test("nothing read back (no collector) or no routes asked: nothing contradicts the plan", () => {
+    const bare: JobResult = {
+      job: job([50001, 50002]),
+      ok: true,
+      seconds: 30,
+      tests: [{ hca: "mlx5_0", rows: [{ bytes: 1 << 26, busbw: 40 }] }],
+    };
+    const failed: JobResult = { job: job([1, 2]), ok: false, seconds: 5, reason: "NCCL could not connect" };
+    expect(portsHonoured([bare, failed])).toBe(true);
+  });
+});
