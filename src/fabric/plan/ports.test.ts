@@ -1,6 +1,8 @@
 import { describe, expect, test } from "vitest";
+import { simulateRailFleet } from "../simulate/fleet.js";
 import type { BenchJob, JobResult } from "../types.js";
-import { portsHonoured } from "./planner.js";
+import { createRailPlanner, portsHonoured } from "./planner.js";
+import { runRailBench } from "./run.js";
 
 // A RoCE NIC derives each RC QP's UDP source port from its QP numbers (rdma_get_udp_sport / rdma_calc_flow_label in
 // https://github.com/torvalds/linux/blob/master/include/rdma/ib_verbs.h); nccl-tests has no option to set it
@@ -60,4 +62,28 @@ describe("whether the fabric used the ports the plan asked for", () => {
     const failed: JobResult = { job: job([1, 2]), ok: false, seconds: 5, reason: "NCCL could not connect" };
     expect(portsHonoured([bare, failed])).toBe(true);
   });
+});
+
+describe("where the NIC picks the ports, rounds after the sweep are group tests only", () => {
+  // The simulator (src/fabric/simulate, which the planner does not import) derives each QP's port from its QP
+  // numbers as Linux does and ignores the ports a job asks for: nothing can be steered through a chosen hop.
+  test("no job asks to cross a hop alone after round 2; four group waves per round; the planted uplink is named", async () => {
+    const sim = simulateRailFleet({
+      nodes: 128,
+      units: 4,
+      rails: 2,
+      oversubscription: 2,
+      badUplinks: 1,
+      noise: 0.03,
+      seed: 7,
+      nicPorts: true,
+    });
+    const planner = createRailPlanner(sim.view, sim.fabric, sim.oracle.trace, { seed: 7 });
+    const run = await runRailBench(planner, sim.oracle.measure, { maxRounds: 4 });
+    const later = run.results.filter((r) => r.job.round >= 3);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.filter((r) => r.job.why.startsWith("cross "))).toEqual([]);
+    expect(new Set(later.filter((r) => r.job.round === 3).map((r) => r.job.wave))).toEqual(new Set([0, 1, 2, 3]));
+    expect(run.state.spine.bad).toEqual(sim.truth.uplinks);
+  }, 60_000);
 });
