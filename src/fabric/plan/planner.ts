@@ -16,7 +16,8 @@
  *   at once, two waves with new unit matchings, so a fault that shows only under load shows and hops are crossed
  *   whether or not the fabric honours the requested ports. Once a port read back from a QP differs from the one
  *   asked for (the NIC picks them), nothing can be crossed alone: four group waves run instead, each a new random
- *   spread of flows over the hops. Two slow tests that blame a hop alone name it (hop-evidence.ts).
+ *   spread of flows over the hops (two where the runner started a round's waves together: four at once would load
+ *   each hop four-fold). Two slow tests that blame a hop alone name it (hop-evidence.ts).
  * Pure given the trace.
  */
 
@@ -83,6 +84,22 @@ export function portsHonoured(results: readonly JobResult[]): boolean {
     }
   }
   return true;
+}
+
+/**
+ * Whether the runner kept the waves of a round apart: false once two jobs of one round but different waves ran at
+ * overlapping times (their start times and durations, where the runner saw them); true until then.
+ */
+export function wavesKeptApart(results: readonly JobResult[]): boolean {
+  const spans = new Map<string, { start: number; end: number }>();
+  for (const r of results) {
+    if (!r.ok || r.startedAt === undefined) continue;
+    const key = `${r.job.round}/${r.job.wave ?? 0}`;
+    const s = spans.get(key) ?? { start: r.startedAt, end: r.startedAt + r.seconds };
+    spans.set(key, { start: Math.min(s.start, r.startedAt), end: Math.max(s.end, r.startedAt + r.seconds) });
+  }
+  const list = [...spans].map(([key, s]) => ({ round: key.split("/")[0], ...s }));
+  return !list.some((a, i) => list.slice(i + 1).some((b) => a.round === b.round && a.start < b.end && b.start < a.end));
 }
 
 export function createRailPlanner(
@@ -235,9 +252,11 @@ export function createRailPlanner(
       }
       // Where ports can be steered, each suspect crossed alone (waves 1–2), then the load tests (waves 3–4); where
       // the NIC picks them, a flow cannot be sent through a chosen hop: four waves of load tests instead.
+      // Runs without barriers start every wave at once: two group waves then, not four on top of each other.
       const steerable = portsHonoured(results);
       const alone = steerable ? isolateRound(isoCtx, round, st.spine, good, nodeJobs.length) : [];
-      const loaded = loadRound(round, st.spine, good, nodeJobs.length + alone.length, steerable ? 2 : 4).map((j) => ({
+      const groupWaves = steerable || !wavesKeptApart(results) ? 2 : 4;
+      const loaded = loadRound(round, st.spine, good, nodeJobs.length + alone.length, groupWaves).map((j) => ({
         ...j,
         wave: (j.wave ?? 0) + (steerable ? 2 : 0),
       }));

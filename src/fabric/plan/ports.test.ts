@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { simulateRailFleet } from "../simulate/fleet.js";
 import type { BenchJob, JobResult } from "../types.js";
-import { createRailPlanner, portsHonoured } from "./planner.js";
+import { createRailPlanner, portsHonoured, wavesKeptApart } from "./planner.js";
 import { runRailBench } from "./run.js";
 
 // A RoCE NIC derives each RC QP's UDP source port from its QP numbers (rdma_get_udp_sport / rdma_calc_flow_label in
@@ -86,4 +86,26 @@ describe("where the NIC picks the ports, rounds after the sweep are group tests 
     expect(new Set(later.filter((r) => r.job.round === 3).map((r) => r.job.wave))).toEqual(new Set([0, 1, 2, 3]));
     expect(run.state.spine.bad).toEqual(sim.truth.uplinks);
   }, 60_000);
+});
+
+describe("whether the runner kept a round's waves apart", () => {
+  const at = (round: number, wave: number, startedAt: number, seconds: number): JobResult => ({
+    job: { ...job([1, 2]), id: `r${round}-${wave}-${startedAt}`, round, wave },
+    ok: true,
+    seconds,
+    tests: [],
+    startedAt,
+  });
+  test("each wave starts after the previous one ended: kept apart", () => {
+    expect(wavesKeptApart([at(2, 0, 0, 40), at(2, 0, 3, 35), at(2, 1, 40, 30), at(3, 0, 0, 50)])).toBe(true);
+  });
+  test("a job of wave 2 started while wave 1 still ran (all started together, with skew): not kept apart", () => {
+    expect(wavesKeptApart([at(2, 0, 0, 40), at(2, 1, 7, 30)])).toBe(false);
+  });
+  test("overlap only across rounds, or no start times seen: nothing says the waves ran together", () => {
+    expect(wavesKeptApart([at(2, 0, 0, 40), at(3, 1, 5, 30)])).toBe(true);
+    expect(
+      wavesKeptApart([{ ...job([1, 2]), wave: 1 }].map((j) => ({ job: j, ok: false, seconds: 3, reason: "x" }))),
+    ).toBe(true);
+  });
 });
