@@ -8,7 +8,7 @@
  * FABRIC_EVAL_FLEETS sets the random fleets per variant (default 5); FABRIC_EVAL_ONLY a substring of a name.
  * Round budget: at most 6 rounds per fleet (round 1: every node in a pair test inside its unit; round 2: re-tests
  * beside the spine sweep; rounds 3–6: suspects crossed alone, two waves, and group tests of every good node on the
- * rails whose leaves hold a hop in doubt, two waves).
+ * rails whose leaves hold a hop in doubt, two waves; four group waves instead where the NIC picks the ports).
  */
 import {
   type EvalRun,
@@ -33,6 +33,14 @@ function range(runs: readonly EvalRun[], k: (typeof FAULT_KINDS)[number], subset
   return `${span(one.map((x) => x.recall))}, ${subset ? "–" : span(one.map((x) => x.precision))}`;
 }
 
+/** The not-cleared hops as a user meets them: leaves to look at, and how far their hops were proven. */
+function leafLine(runs: readonly EvalRun[]): string {
+  const ls = runs.map((r) => r.notClearedLeaves!);
+  const pcts = ls.flatMap((l) => l.provenPct).sort((a, b) => a - b);
+  const q = (p: number) => (pcts.length ? `${pcts[Math.min(pcts.length - 1, Math.floor(p * pcts.length))]}%` : "–");
+  return `  by leaf: ${Math.round(ls.reduce((s, l) => s + l.leaves, 0) / runs.length)} leaves per fleet on average (${ls.reduce((s, l) => s + l.pathsUnknown, 0)} in all with paths unknown); the least load a leaf's not-cleared hops carried, over leaves with known paths: median ${q(0.5)}, 10th percentile ${q(0.1)}`;
+}
+
 function table(title: string, runs: EvalRun[], ms: number): string {
   const t = totals(runs);
   const rounds = runs.map((r) => r.rounds);
@@ -40,6 +48,7 @@ function table(title: string, runs: EvalRun[], ms: number): string {
   const lines = [
     `${title}: ${runs.length} fleets, rounds ${Math.min(...rounds)}–${Math.max(...rounds)}, jobs ${Math.round(avg((r) => r.jobs))} on average, simulated ${(avg((r) => r.seconds) / 60).toFixed(1)} min on average, ${(ms / runs.length / 1000).toFixed(1)} s per fleet here`,
     `  hops reported not cleared: ${Math.round(avg((r) => r.notCleared))} per fleet on average (${Math.min(...runs.map((r) => r.notCleared))}–${Math.max(...runs.map((r) => r.notCleared))}), never crossed ${Math.round(avg((r) => r.neverCrossed))}; planted faults not found but listed there: ${runs.reduce((s, r) => s + r.plantedNotCleared, 0)}`,
+    leafLine(runs),
     "  kind        planted  found right  found wrong  recall  precision  per fleet: recall, precision (min–max)",
   ];
   for (const k of FAULT_KINDS) {

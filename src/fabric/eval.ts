@@ -27,6 +27,8 @@ export type EvalRun = {
   /** Of those, hops no traced flow ever crossed. */
   neverCrossed: number;
   plantedNotCleared: number;
+  /** Leaves holding a hop not cleared, and of those whose paths are known, the least load their hops carried (%). */
+  notClearedLeaves?: { leaves: number; pathsUnknown: number; provenPct: number[] };
 };
 
 /** Where a subset kind is found: load-only faults are uplinks, down NICs are NICs (rails). */
@@ -89,6 +91,11 @@ export async function evaluate(
     notCleared: notCleared.size,
     neverCrossed: [...notCleared].filter((h) => !run.state.spine.crossed.has(h)).length,
     plantedNotCleared: planted,
+    notClearedLeaves: {
+      leaves: run.state.spine.notClearedByLeaf.length,
+      pathsUnknown: run.state.spine.notClearedByLeaf.filter((l) => l.pathsUnknown).length,
+      provenPct: run.state.spine.notClearedByLeaf.filter((l) => !l.pathsUnknown).map((l) => l.provenPct),
+    },
   };
 }
 

@@ -44,6 +44,8 @@ export type NotClearedEvidence = {
     spinePorts: number;
     neverCrossed: number;
     pathsUnknown: boolean;
+    /** The least load (percent of line rate) any of these hops is proven to carry; 0 where one's flows were not placed. */
+    provenPct?: number;
   }[];
 };
 

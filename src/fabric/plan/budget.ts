@@ -2,7 +2,7 @@
  * The wall-time budget of a rail-aware run, printed before anything runs: round 1 (every node in a pair test inside
  * its unit, one wave), round 2 (the suspects' rail tests beside the spine sweep: enough waves for every uplink and
  * spine port to be crossed SWEEP_COVERAGE times at half a leaf's uplinks per wave), and what one more round of
- * isolation re-tests and group tests (two waves each) would add. Each wave lasts start-up + the sweep at the
+ * isolation re-tests and group tests (two waves each; four group waves where the NIC picks the ports) would add. Each wave lasts start-up + the sweep at the
  * expected bandwidth (a group wave at the share an oversubscribed uplink gives each flow). Pure.
  */
 import type { Budget } from "../bench/budget.js";
@@ -58,10 +58,12 @@ export function estimateRailBudget(
         : // The suspects' rail tests: as many jobs as round 1 can leave suspects, at most.
           round("2 (re-tests)", 0, 1, slowRailJob),
     );
-  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves); or,
+  // A further round: suspects crossed alone (two waves), then group tests on the rails in doubt (two waves); where
+  // the NIC picks the source ports nothing can be crossed alone, and four group waves run instead (the longer); or,
   // without spine tests, one wave of node re-tests.
+  const groupWave = Math.max(slowRailJob, groupJob);
   const extra = {
-    seconds: tenth(spineTests ? 2 * slowRailJob + 2 * Math.max(slowRailJob, groupJob) : slowRailJob),
+    seconds: tenth(spineTests ? Math.max(2 * slowRailJob + 2 * groupWave, 4 * groupWave) : slowRailJob),
   };
   return {
     seconds: tenth(rounds.reduce((s, r) => s + r.seconds, 0)),
@@ -74,7 +76,7 @@ export function estimateRailBudget(
         ? `${f.units} unit(s) × ${f.rails} rail leaves, ${f.uplinksPerLeaf} uplinks per leaf (${f.oversubscription}:1) over ${f.spines} spine(s): the sweep runs ${waves} wave(s) of at most ${perWave} flows per leaf, each uplink and spine port crossed ${SWEEP_COVERAGE} times`
         : `${f.units} unit(s) × ${f.rails} rail leaves: no spine tests (nothing traces a flow's path), so no sweep waves`,
       spineTests
-        ? `each further round (a suspected uplink or spine port crossed alone, two waves; group tests of every good node on the rails whose leaves hold a hop in doubt, two waves) adds up to ${extra.seconds} s`
+        ? `each further round (a suspected uplink or spine port crossed alone, two waves, then group tests of every good node on the rails whose leaves hold a hop in doubt, two waves; four waves of group tests where the NIC picks the source ports) adds up to ${extra.seconds} s`
         : `each further round (the suspects' rail tests, one wave) adds up to ${extra.seconds} s`,
     ],
   };

@@ -66,10 +66,31 @@ describe("group tests at full load", () => {
       ["unit1/leaf0/uplink2", "unit0/leaf1/uplink0", "spine3/port2", "unit1/leaf0/uplink3"],
       new Set(["unit1/leaf0/uplink2"]),
       new Set(["unit1/leaf0"]),
+      // What each hop carried: the spine port facing the leaf whose hash is unknown is placed from upstream, so its
+      // load counts; that leaf's own uplinks cannot be placed, whatever the trace said they carried.
+      new Map([
+        ["unit0/leaf1/uplink0", { single: 0 }],
+        ["spine3/port2", { single: 0.83 }],
+        ["unit1/leaf0/uplink2", { single: 0.95 }],
+      ]),
     );
     expect(g).toEqual([
-      { leaf: "unit0/leaf1", uplinks: 1, spinePorts: 0, neverCrossed: 1, pathsUnknown: false },
-      { leaf: "unit1/leaf0", uplinks: 2, spinePorts: 1, neverCrossed: 2, pathsUnknown: true },
+      { leaf: "unit0/leaf1", uplinks: 1, spinePorts: 0, neverCrossed: 1, pathsUnknown: false, provenPct: 0 },
+      { leaf: "unit1/leaf0", uplinks: 2, spinePorts: 1, neverCrossed: 2, pathsUnknown: true, provenPct: 0 },
+    ]);
+    // A leaf whose paths are known: the least its hops carried.
+    const known = groupByLeaf(
+      fabric,
+      ["spine3/port2", "spine1/port2"],
+      new Set(["spine3/port2", "spine1/port2"]),
+      new Set(),
+      new Map([
+        ["spine3/port2", { single: 0.83 }],
+        ["spine1/port2", { single: 0.71 }],
+      ]),
+    );
+    expect(known).toEqual([
+      { leaf: "unit1/leaf0", uplinks: 0, spinePorts: 2, neverCrossed: 0, pathsUnknown: false, provenPct: 71 },
     ]);
   });
 });

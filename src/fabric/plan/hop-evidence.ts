@@ -30,24 +30,41 @@ export type NotClearedLeaf = {
   spinePorts: number;
   neverCrossed: number;
   pathsUnknown: boolean;
+  /**
+   * The least, over these hops, of the load (percent of line rate) each is proven to carry (what the flows through
+   * it moved at once, as far as the traced paths place them): none of them can carry less. 0 where a hop's flows
+   * could not be placed or none crossed it.
+   */
+  provenPct: number;
 };
 
-/** Not-cleared hops grouped by leaf, in leaf order. Pure. */
+/** Not-cleared hops grouped by leaf, in leaf order; `proven`: per hop, the most load it carried (hop-judge.ts). Pure. */
 export function groupByLeaf(
   f: Pick<RailFabric, "rails" | "spines" | "uplinksPerLeaf">,
   hops: readonly string[],
   crossed: ReadonlySet<string>,
   unknown: ReadonlySet<string>,
+  proven: ReadonlyMap<string, { single: number }> = new Map(),
 ): NotClearedLeaf[] {
   const out = new Map<string, NotClearedLeaf>();
   for (const h of hops) {
     const w = leafOfHop(f, h);
     if (!w) continue;
     const leaf = leafId(w.unit, w.rail);
-    const x = out.get(leaf) ?? { leaf, uplinks: 0, spinePorts: 0, neverCrossed: 0, pathsUnknown: unknown.has(leaf) };
+    const x = out.get(leaf) ?? {
+      leaf,
+      uplinks: 0,
+      spinePorts: 0,
+      neverCrossed: 0,
+      pathsUnknown: unknown.has(leaf),
+      provenPct: 100,
+    };
     if (w.side === "uplink") x.uplinks++;
     else x.spinePorts++;
     if (!crossed.has(h)) x.neverCrossed++;
+    const pct =
+      unknown.has(leaf) && w.side === "uplink" ? 0 : Math.floor(100 * Math.min(1, proven.get(h)?.single ?? 0));
+    x.provenPct = Math.min(x.provenPct, pct);
     out.set(leaf, x);
   }
   const key = (l: string) => l.split(/\D+/).filter(Boolean).map(Number);
@@ -186,7 +203,7 @@ export function spineEvidence(
       .map(([h]) => h),
   );
   const notCleared = [...allUplinks(f), ...allSpinePorts(f)].filter((h) => !cleared.has(h) && !badSet.has(h));
-  const notClearedByLeaf = groupByLeaf(f, notCleared, crossed, distrust);
+  const notClearedByLeaf = groupByLeaf(f, notCleared, crossed, distrust, proven);
   return {
     cleared,
     crossed,

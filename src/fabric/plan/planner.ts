@@ -14,8 +14,10 @@
  *   again, alone among cleared hops, in two waves with different partners where the ports can be steered
  *   (isolate.ts); and group tests (group-waves.ts) load the rails whose leaves hold a hop in doubt, every good node
  *   at once, two waves with new unit matchings, so a fault that shows only under load shows and hops are crossed
- *   whether or not the fabric honours the requested ports. Two slow tests that blame a hop alone name it
- *   (hop-evidence.ts).
+ *   whether or not the fabric honours the requested ports. Once a port read back from a QP differs from the one
+ *   asked for (the NIC picks them), nothing can be crossed alone: four group waves run instead, each a new random
+ *   spread of flows over the hops (two where the runner started a round's waves together: four at once would load
+ *   each hop four-fold). Two slow tests that blame a hop alone name it (hop-evidence.ts).
  * Pure given the trace.
  */
 
@@ -65,6 +67,39 @@ export function railState(
     spine: spineEvidence(view, fabric, trace, results),
     downNics: downNics(view, results),
   };
+}
+
+/**
+ * Whether the fabric used the UDP source ports the tests asked for: false once a port read back from a QP differs
+ * from the one requested (the NIC picks them: nccl-tests and NCCL have no setting for it); true until then.
+ */
+export function portsHonoured(results: readonly JobResult[]): boolean {
+  for (const r of results) {
+    if (!r.ok || !r.job.routes || !r.flows) continue;
+    for (const seen of r.flows) {
+      const asked = r.job.routes.find((x) => x.rail === seen.rail);
+      if (!asked) continue;
+      if (seen.sports[0].some((p) => p !== asked.sports[0]) || seen.sports[1].some((p) => p !== asked.sports[1]))
+        return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether the runner kept the waves of a round apart: false once two jobs of one round but different waves ran at
+ * overlapping times (their start times and durations, where the runner saw them); true until then.
+ */
+export function wavesKeptApart(results: readonly JobResult[]): boolean {
+  const spans = new Map<string, { start: number; end: number }>();
+  for (const r of results) {
+    if (!r.ok || r.startedAt === undefined) continue;
+    const key = `${r.job.round}/${r.job.wave ?? 0}`;
+    const s = spans.get(key) ?? { start: r.startedAt, end: r.startedAt + r.seconds };
+    spans.set(key, { start: Math.min(s.start, r.startedAt), end: Math.max(s.end, r.startedAt + r.seconds) });
+  }
+  const list = [...spans].map(([key, s]) => ({ round: key.split("/")[0], ...s }));
+  return !list.some((a, i) => list.slice(i + 1).some((b) => a.round === b.round && a.start < b.end && b.start < a.end));
 }
 
 export function createRailPlanner(
@@ -180,10 +215,10 @@ export function createRailPlanner(
   };
 
   /** Group tests that load what is still in doubt, without needing the hash (group-waves.ts), in two waves. */
-  const loadRound = (round: number, s: SpineEvidence, good: readonly string[], start: number): BenchJob[] => {
+  const loadRound = (round: number, s: SpineEvidence, good: readonly string[], start: number, waves: number) => {
     const rails = doubtRails(s);
     const jobs: BenchJob[] = [];
-    for (let wave = 0; wave < 2; wave++)
+    for (let wave = 0; wave < waves; wave++)
       jobs.push(
         ...groupWave(waveCtx, {
           round,
@@ -215,11 +250,15 @@ export function createRailPlanner(
         swept = true;
         return [...nodeJobs, ...sweep(round, good, nodeJobs.length)];
       }
-      // Where ports can be steered, each suspect crossed alone (waves 1–2); then the load tests (waves 3–4).
-      const alone = isolateRound(isoCtx, round, st.spine, good, nodeJobs.length);
-      const loaded = loadRound(round, st.spine, good, nodeJobs.length + alone.length).map((j) => ({
+      // Where ports can be steered, each suspect crossed alone (waves 1–2), then the load tests (waves 3–4); where
+      // the NIC picks them, a flow cannot be sent through a chosen hop: four waves of load tests instead.
+      // Runs without barriers start every wave at once: two group waves then, not four on top of each other.
+      const steerable = portsHonoured(results);
+      const alone = steerable ? isolateRound(isoCtx, round, st.spine, good, nodeJobs.length) : [];
+      const groupWaves = steerable || !wavesKeptApart(results) ? 2 : 4;
+      const loaded = loadRound(round, st.spine, good, nodeJobs.length + alone.length, groupWaves).map((j) => ({
         ...j,
-        wave: (j.wave ?? 0) + 2,
+        wave: (j.wave ?? 0) + (steerable ? 2 : 0),
       }));
       return [...nodeJobs, ...alone, ...loaded];
     },
