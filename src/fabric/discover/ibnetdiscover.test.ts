@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { topologyFromAttachments } from "./from-wiring.js";
+import { hopsFromTrace, ibNames } from "./ib-paths.js";
 import { attachmentsFromWiring, parseIbnetdiscover, wiringFromLinks } from "./ibnetdiscover.js";
 import { parseIbtracert } from "./ibtracert.js";
 
@@ -102,5 +103,39 @@ describe("a LID pair's path from ibtracert", () => {
       /did not reach the destination: ibtracert: iberror/,
     );
     expect(parseIbtracert("hello", "h.txt")).toMatch(/h\.txt is not ibtracert output/);
+  });
+});
+
+describe("a traced path in the names fleet bench's findings use", () => {
+  const links = parseIbnetdiscover(fixture("ibnetdiscover-two-units.txt"), "fabric.txt");
+  if (typeof links === "string") throw new Error(links);
+  const wiring = wiringFromLinks(links);
+  const { byNode, tier } = attachmentsFromWiring(wiring);
+  const found = topologyFromAttachments(byNode, { tier, hint: "" });
+  if (typeof found === "string") throw new Error(found);
+
+  test("gpu-a rail 0 → gpu-c rail 0 leaves su0-leaf-r0 by port 34 (to spine-2) and spine-2 by port 3 (to su1-leaf-r0)", () => {
+    const names = ibNames(wiring, found);
+    if (typeof names === "string") throw new Error(names);
+    const path = parseIbtracert(fixture("ibtracert-cross-unit.txt"), "trace.txt");
+    if (typeof path === "string") throw new Error(path);
+    // 2 spines, 1 cable each: uplink j goes to spine j mod 2; port 34 reaches spine-2, the second spine → uplink1.
+    // spine-2's port 3 goes down to su1-leaf-r0's uplink1; the model numbers spine ports leaf by leaf:
+    // leaf index (unit 1 × 2 rails + rail 0) = 2 → spine1/port2.
+    expect(hopsFromTrace(names, path)).toEqual({ uplink: "unit0/leaf0/uplink1", spinePort: "spine1/port2" });
+  });
+
+  test("a path inside one leaf crosses nothing; a path that is not leaf → spine → leaf is said so", () => {
+    const names = ibNames(wiring, found);
+    if (typeof names === "string") throw new Error(names);
+    const hop = (name: string, inPort: number, outPort: number) => ({ guid: "1", name, lid: 1, inPort, outPort });
+    const end = { kind: "ca", guid: "2", lid: 101, desc: "" };
+    expect(hopsFromTrace(names, { from: end, to: end, hops: [hop("su0-leaf-r0", 1, 2)] })).toEqual({
+      uplink: null,
+      spinePort: null,
+    });
+    expect(
+      hopsFromTrace(names, { from: end, to: end, hops: [hop("su0-leaf-r0", 1, 33), hop("spine-1", 1, 2)] }),
+    ).toMatch(/2 switch\(es\) \(su0-leaf-r0 → spine-1\) is not leaf → spine → leaf/);
   });
 });
