@@ -153,7 +153,36 @@ describe("kube-rdma fleet topology --from-ibnetdiscover", () => {
     expect(r.out).toMatch(/^Usage: kube-rdma fleet topology/);
     expect(r.out).toContain("lldpcli show neighbors -f json");
     expect(r.out).toContain("ibnetdiscover > fabric.txt");
-    expect(r.out).toContain("ibtracert SRC_LID DST_LID");
+    expect(r.out).toContain("ibtracert SRC_LID DST_LID > trace.txt");
     expect(r.out).not.toMatch(/--simulate|--max-age/);
+  });
+});
+
+describe("kube-rdma fleet topology --trace", () => {
+  const TRACE = join(import.meta.dirname, "../src/fabric/discover/fixtures/ibtracert-cross-unit.txt");
+  test("an ibtracert path across units: the uplink and spine port it crosses, as fleet bench names them", async () => {
+    const r = await run("fleet", "topology", "--from-ibnetdiscover", IB_FIXTURE, "--trace", TRACE, "-o", "json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).paths).toEqual([
+      {
+        file: TRACE,
+        from: "gpu-a mlx5_0",
+        to: "gpu-c mlx5_0",
+        uplink: "unit0/leaf0/uplink1",
+        spinePort: "spine1/port2",
+      },
+    ]);
+    const yaml = await run("fleet", "topology", "--from-ibnetdiscover", IB_FIXTURE, "--trace", TRACE);
+    expect(yaml.out).toContain("# path gpu-a mlx5_0 → gpu-c mlx5_0: unit0/leaf0/uplink1, spine1/port2");
+  });
+
+  test("--trace without InfiniBand wiring, or a file that is not a trace: exit 2", async () => {
+    const dir = gathered({ "gpu-01": { ens1f0: ["u0-leaf-r0", "swp1"] } });
+    const noWiring = await run("fleet", "topology", "--from-lldp", dir, "--trace", TRACE);
+    expect(noWiring.code).toBe(2);
+    expect(noWiring.err).toMatch(/--trace reads ibtracert paths against InfiniBand wiring/);
+    const notTrace = await run("fleet", "topology", "--from-ibnetdiscover", IB_FIXTURE, "--trace", IB_FIXTURE);
+    expect(notTrace.code).toBe(2);
+    expect(notTrace.err).toMatch(/is not ibtracert output[\s\S]*ibtracert SRC_LID DST_LID > trace\.txt/);
   });
 });

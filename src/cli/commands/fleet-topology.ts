@@ -7,7 +7,14 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { type DiscoveredTopology, naturalOrder, topologyFromAttachments } from "../../fabric/discover/from-wiring.js";
-import { attachmentsFromWiring, parseIbnetdiscover, wiringFromLinks } from "../../fabric/discover/ibnetdiscover.js";
+import { hopsFromTrace, ibNames } from "../../fabric/discover/ib-paths.js";
+import {
+  attachmentsFromWiring,
+  type IbWiring,
+  parseIbnetdiscover,
+  wiringFromLinks,
+} from "../../fabric/discover/ibnetdiscover.js";
+import { parseIbtracert, type TracePath } from "../../fabric/discover/ibtracert.js";
 import { type LldpNeighbour, parseLldpJson } from "../../fabric/discover/lldp.js";
 import type { CommandContext, OptionSpec } from "../spec.js";
 import { str, strs, UsageError } from "../spec.js";
@@ -26,6 +33,13 @@ export const TOPOLOGY_OPTIONS: readonly OptionSpec[] = [
     valueName: "FILE",
     description:
       "topology: the output of `ibnetdiscover` (or `ibnetdiscover -p`) run on one InfiniBand host; - for stdin",
+  },
+  {
+    name: "trace",
+    type: "strings",
+    valueName: "FILE",
+    description:
+      "topology: with --from-ibnetdiscover, files of `ibtracert SRC_LID DST_LID` output: each path's leaf uplink and spine port, named as fleet bench names them",
   },
   {
     name: "nics",
@@ -49,8 +63,9 @@ scalable unit. From InfiniBand, spines (switches with only switches below them) 
 leaf's cabled HCA ports : its uplinks; port speeds are taken as equal) are read too; LLDP from the nodes shows
 neither, so give --oversubscription to fleet bench. What the wiring does not show — a node without a switch on
 some rail (left out of the units), a leaf with no uplink — is listed (YAML comments; notFound in JSON) and on
-stderr, never filled in. To see the path one flow takes on InfiniBand, run \`ibtracert SRC_LID DST_LID\` on a host:
-each switch, the port the flow enters by and the port the subnet manager's forwarding table sends it out of.`;
+stderr, never filled in. The path one flow takes on InfiniBand is the subnet manager's, not a guess: save
+\`ibtracert SRC_LID DST_LID > trace.txt\` on a host and add --trace trace.txt: each path's leaf uplink and spine
+port are printed in the names fleet bench's findings use (unit0/leaf3/uplink5, spine2/port7).`;
 
 /** NODE.json files: each named file, and the .json files of each named directory. */
 async function lldpFiles(paths: readonly string[], cwd: string): Promise<Map<string, string>> {
@@ -87,7 +102,11 @@ async function fromLldp(paths: readonly string[], nics: string[], cwd: string): 
   return found;
 }
 
-async function fromIbnetdiscover(file: string, nics: string[], ctx: CommandContext): Promise<DiscoveredTopology> {
+async function fromIbnetdiscover(
+  file: string,
+  nics: string[],
+  ctx: CommandContext,
+): Promise<DiscoveredTopology & { wiring: IbWiring }> {
   const text =
     file === "-"
       ? await ctx.io.readStdin()
@@ -104,15 +123,44 @@ async function fromIbnetdiscover(file: string, nics: string[], ctx: CommandConte
     hint: 'each HCA\'s node description should read "<host> <device>" (the default on Linux hosts).',
   });
   if (typeof found === "string") throw new UsageError(found, IB_HINT);
-  return { ...found, notFound: [...wiring.notFound, ...found.notFound] };
+  return { ...found, notFound: [...wiring.notFound, ...found.notFound], wiring };
 }
 
+/** One traced path: its ends and the uplink and spine port it crosses (null inside one leaf). */
+export type TracedPath = { file: string; from: string; to: string; uplink: string | null; spinePort: string | null };
+
+async function tracedPaths(
+  files: readonly string[],
+  found: DiscoveredTopology & { wiring: IbWiring },
+  cwd: string,
+): Promise<TracedPath[]> {
+  const names = ibNames(found.wiring, found);
+  if (typeof names === "string") throw new UsageError(`--trace: ${names}`);
+  const out: TracedPath[] = [];
+  for (const file of files) {
+    const text = await readFile(resolve(cwd, file), "utf8").catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(`--trace ${file}: cannot read it (${e.code ?? e.message}).`, TRACE_HINT);
+    });
+    const path = parseIbtracert(text, file);
+    if (typeof path === "string") throw new UsageError(path, TRACE_HINT);
+    const hops = hopsFromTrace(names, path);
+    if (typeof hops === "string") throw new UsageError(`--trace ${file}: ${hops}`, TRACE_HINT);
+    const end = (e: TracePath["from"]) => e.desc || `lid ${e.lid}`;
+    out.push({ file, from: end(path.from), to: end(path.to), ...hops });
+  }
+  return out;
+}
+
+const TRACE_HINT = "On an InfiniBand host: ibtracert SRC_LID DST_LID > trace.txt (LIDs from ibstat or ibnetdiscover).";
+
 /** The YAML `--topology FILE` reads, the units and what was not found as comments above it. */
-export function topologyYaml(found: DiscoveredTopology, source: string): string {
+export function topologyYaml(found: DiscoveredTopology, source: string, paths: readonly TracedPath[] = []): string {
   const lines = [`# generated by kube-rdma fleet topology from ${source}`, `# rails: ${found.rails.join(", ")}`];
   for (const [u, unit] of found.units.entries())
     lines.push(`# unit ${u}: leaves ${unit.leaves.join(", ")}; nodes ${unit.nodes.join(", ")}`);
   for (const n of found.notFound) lines.push(`# not found: ${n}`);
+  for (const p of paths)
+    lines.push(`# path ${p.from} → ${p.to}: ${p.uplink ? `${p.uplink}, ${p.spinePort}` : "inside one leaf"}`);
   return `${lines.join("\n")}\n${stringify(found.topology)}`;
 }
 
@@ -134,13 +182,21 @@ export async function fleetTopology(ctx: CommandContext): Promise<number> {
   const output = str(values, "output") ?? "text";
   if (output === "html") throw new UsageError("fleet topology prints YAML (-o yaml, the default) or JSON (-o json).");
   const nics = strs(values, "nics").flatMap((n) => n.split(",").filter(Boolean));
-  const found = ib !== undefined ? await fromIbnetdiscover(ib, nics, ctx) : await fromLldp(lldp, nics, io.cwd);
+  const traces = strs(values, "trace");
+  if (traces.length && ib === undefined)
+    throw new UsageError(
+      "--trace reads ibtracert paths against InfiniBand wiring: give --from-ibnetdiscover FILE too.",
+      TRACE_HINT,
+    );
+  const ibFound = ib !== undefined ? await fromIbnetdiscover(ib, nics, ctx) : undefined;
+  const found = ibFound ?? (await fromLldp(lldp, nics, io.cwd));
+  const paths = ibFound && traces.length ? await tracedPaths(traces, ibFound, io.cwd) : [];
   const source = ib !== undefined ? "ibnetdiscover" : "LLDP";
   for (const n of found.notFound) io.stderr(`not found: ${n}\n`);
   io.stdout(
     output === "json"
-      ? `${JSON.stringify({ source, topology: found.topology, rails: found.rails, units: found.units, notFound: found.notFound }, null, 2)}\n`
-      : topologyYaml(found, source),
+      ? `${JSON.stringify({ source, topology: found.topology, rails: found.rails, units: found.units, notFound: found.notFound, paths }, null, 2)}\n`
+      : topologyYaml(found, source, paths),
   );
   return 0;
 }

@@ -169,11 +169,11 @@ ${BENCH_DESCRIPTION}`,
     },
     topology: {
       usage:
-        "kube-rdma fleet topology --from-lldp PATH… | --from-ibnetdiscover FILE [--nics NAME,…] [-o yaml|json] > topology.yaml",
+        "kube-rdma fleet topology --from-lldp PATH… | --from-ibnetdiscover FILE [--trace FILE…] [--nics NAME,…] [-o yaml|json]",
       summary: "Write fleet bench's topology file from the fabric's own discovery",
       description: `
 ${TOPOLOGY_DESCRIPTION}`,
-      options: ["from-lldp", "from-ibnetdiscover", "nics", "output"],
+      options: ["from-lldp", "from-ibnetdiscover", "trace", "nics", "output"],
       examples: [
         [
           "kube-rdma fleet topology --from-lldp ./lldp > topology.yaml",
@@ -182,6 +182,10 @@ ${TOPOLOGY_DESCRIPTION}`,
         [
           "kube-rdma fleet topology --from-ibnetdiscover fabric.txt -o json",
           "InfiniBand: units, rails, spines and what was not found",
+        ],
+        [
+          "kube-rdma fleet topology --from-ibnetdiscover fabric.txt --trace trace.txt",
+          "InfiniBand: the leaf uplink and spine port one traced flow crosses",
         ],
         ["kube-rdma fleet bench -l pool=h100 --topology topology.yaml", "then bench with the discovered topology"],
       ],
