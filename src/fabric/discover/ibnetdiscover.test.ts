@@ -139,3 +139,20 @@ describe("a traced path in the names fleet bench's findings use", () => {
     ).toMatch(/2 switch\(es\) \(su0-leaf-r0 → spine-1\) is not leaf → spine → leaf/);
   });
 });
+
+test("an HCA whose description names no host (an adapter's factory text) is listed as not found, not guessed from", () => {
+  const text = [
+    "CA   101  1 0x0002c90300b0a001 4x NDR - SW    11  1 0x0002c90300a00000 ( 'gpu-a mlx5_0' - 'su0-leaf-r0' )",
+    "CA   107  1 0x0002c90300b0f001 4x NDR - SW    11  2 0x0002c90300a00000 ( 'HCA-1' - 'su0-leaf-r0' )",
+    "CA   108  1 0x0002c90300b0e001 4x NDR - SW    11  3 0x0002c90300a00000 ( 'Dual-port adapter card 7' - 'su0-leaf-r0' )",
+  ].join("\n");
+  const links = parseIbnetdiscover(text, "p.txt");
+  if (typeof links === "string") throw new Error(links);
+  const w = wiringFromLinks(links);
+  expect(w.hcas.map((h) => h.host)).toEqual(["gpu-a"]);
+  expect(w.notFound).toEqual([
+    'HCA 0x2c90300b0f001 port 1 (on su0-leaf-r0 port 2) is described as "HCA-1", not "<host> <device>": it is left out; run rdma-ndd on its host so that its description names it.',
+    'HCA 0x2c90300b0e001 port 1 (on su0-leaf-r0 port 3) is described as "Dual-port adapter card 7", not "<host> <device>": it is left out; run rdma-ndd on its host so that its description names it.',
+    "leaf su0-leaf-r0 shows no uplink to a spine: its nodes reach no other leaf in this wiring.",
+  ]);
+});

@@ -117,9 +117,13 @@ export function parseIbnetdiscover(text: string, source: string): IbLink[] | str
   return dedupe(links);
 }
 
-/** An HCA's node description, by convention "<host> <device>" (e.g. "gpu-07 mlx5_3"). */
+/**
+ * An HCA's node description as Linux hosts set it, "<host> <device>" (rdma-ndd's DEFAULT_ND_FORMAT "%h %d", the
+ * host name without its domain; github.com/linux-rdma/rdma-core rdma-ndd/rdma-ndd.c), e.g. "gpu-07
+ * mlx5_3"); a description of another shape (an adapter's factory text) names no host and is not guessed from.
+ */
 function hostAndHca(desc: string): { host: string; hca: string } | undefined {
-  const m = /^(\S+)\s+(\S+)/.exec(desc.trim());
+  const m = /^(\S+)\s+([a-z][a-z0-9_]*\d)$/.exec(desc.trim());
   return m ? { host: m[1]!, hca: m[2]! } : undefined;
 }
 
@@ -153,7 +157,9 @@ export function wiringFromLinks(links: readonly IbLink[]): IbWiring {
     }
     const who = hostAndHca(other.desc);
     if (!who) {
-      notFound.push(`HCA 0x${other.guid} port ${other.port} has no "<host> <device>" description; it is left out.`);
+      notFound.push(
+        `HCA 0x${other.guid} port ${other.port} (on ${name(sw)} port ${sw.port}) is described as ${JSON.stringify(other.desc)}, not "<host> <device>": it is left out; run rdma-ndd on its host so that its description names it.`,
+      );
       continue;
     }
     const h: HcaAttachment = { ...who, hcaPort: other.port, leaf: name(sw), leafGuid: sw.guid, leafPort: sw.port };
