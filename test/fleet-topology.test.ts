@@ -138,6 +138,19 @@ describe("kube-rdma fleet topology --from-ibnetdiscover", () => {
     });
   });
 
+  test("- reads the wiring from standard input: ibnetdiscover | kube-rdma fleet topology --from-ibnetdiscover -", async () => {
+    const { readFileSync } = await import("node:fs");
+    const io = captureIo(readFileSync(IB_FIXTURE, "utf8"));
+    expect(await main(["fleet", "topology", "--from-ibnetdiscover", "-", "-o", "json"], io)).toBe(0);
+    expect(JSON.parse(io.out).topology).toEqual({
+      layout: "rail-optimised",
+      units: 2,
+      rails: 2,
+      spines: 2,
+      oversubscription: 1,
+    });
+  });
+
   test("no source, both sources, a stray word, or -o html: exit 2 saying what is expected", async () => {
     expect((await run("fleet", "topology")).err).toMatch(/needs one source: --from-lldp PATH… \(RoCE\) or/);
     expect((await run("fleet", "topology", "--from-lldp", "a", "--from-ibnetdiscover", "b")).code).toBe(2);
