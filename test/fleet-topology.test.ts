@@ -199,3 +199,15 @@ describe("kube-rdma fleet topology --trace", () => {
     expect(notTrace.err).toMatch(/is not ibtracert output[\s\S]*ibtracert SRC_LID DST_LID > trace\.txt/);
   });
 });
+
+test("a node or switch name with a line break stays inside its comment: the file still reads as the same topology", async () => {
+  const dir = gathered({
+    "gpu-01": { ens1f0: ["u0-leaf-r0\nlayout: flat", "swp1"], ens2f0: ["u0-leaf-r1", "swp1"] },
+    "gpu-02": { ens1f0: ["u0-leaf-r0\nlayout: flat", "swp2"] },
+  });
+  const r = await run("fleet", "topology", "--from-lldp", dir);
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("leaves u0-leaf-r0\\u000alayout: flat, u0-leaf-r1");
+  expect(r.out.split("\n").filter((l) => l.startsWith("layout:"))).toEqual(["layout: rail-optimised"]);
+  expect(r.err.split("\n").filter(Boolean)).toHaveLength(1);
+});
