@@ -30,6 +30,7 @@ import { bool, type CommandSpec, num, str, strs, UsageError } from "../spec.js";
 import { FLEET_BENCH_OPTIONS, fleetBench } from "./fleet-bench.js";
 import { BENCH_DESCRIPTION, VERIFY_DESCRIPTION } from "./fleet-help.js";
 import { fleetFromSnapshots } from "./fleet-offline.js";
+import { fleetTopology, TOPOLOGY_DESCRIPTION, TOPOLOGY_OPTIONS } from "./fleet-topology.js";
 
 /** The collector pods' image: KUBE_RDMA_IMAGE (a mirror) or this release's image, the one deploy/ installs. */
 export const DEFAULT_COLLECTOR_IMAGE = KUBE_RDMA_IMAGE;
@@ -116,12 +117,14 @@ export const command: CommandSpec = {
   usage:
     "kube-rdma fleet verify [--node NAME…|-l SELECTOR] [--image IMAGE] [-n NS] [--dry-run] [-o text|json|yaml|html]\n" +
     "       kube-rdma fleet bench [--node NAME…|-l SELECTOR] [--plan adaptive|pairs] [--dry-run] [--save DIR] [-o text|json|yaml|html]\n" +
-    "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]",
+    "       kube-rdma fleet bench --simulate N [--bad-nodes K] [--bad-links L] [--bad-rails R] [--noise F] [--seed S]\n" +
+    "       kube-rdma fleet topology --from-lldp PATH… | --from-ibnetdiscover FILE [--nics NAME,…] [-o yaml|json]",
   description: `
-Two subcommands, each with its own help:
+Three subcommands, each with its own help:
   fleet verify   verify every RDMA GPU node (the agents' reports, or a collector pod per node) and compare them
   fleet bench    find the slow node, rail (node + HCA) or switch link in a few rounds of 2-node nccl-tests jobs
-Run \`kube-rdma fleet verify --help\` or \`kube-rdma fleet bench --help\`.`,
+  fleet topology write fleet bench's topology file from LLDP neighbours (RoCE) or ibnetdiscover (InfiniBand)
+Run \`kube-rdma fleet verify --help\`, \`kube-rdma fleet bench --help\` or \`kube-rdma fleet topology --help\`.`,
   subcommands: {
     verify: {
       usage:
@@ -162,6 +165,29 @@ ${BENCH_DESCRIPTION}`,
           "kube-rdma fleet bench --simulate 1024 --topology rail-optimised --units 4 --rails 8 --oversubscription 2 --bad-nodes 10 --bad-rails 2 --bad-uplinks 2 --bad-spine-ports 1 --noise 0.03 -o json",
           "a rail-optimised fabric of 4 units: nodes, NICs, leaf uplinks and spine ports found",
         ],
+      ],
+    },
+    topology: {
+      usage:
+        "kube-rdma fleet topology --from-lldp PATH… | --from-ibnetdiscover FILE [--trace FILE…] [--nics NAME,…] [-o yaml|json]",
+      summary: "Write fleet bench's topology file from the fabric's own discovery",
+      description: `
+${TOPOLOGY_DESCRIPTION}`,
+      options: ["from-lldp", "from-ibnetdiscover", "trace", "nics", "output"],
+      examples: [
+        [
+          "kube-rdma fleet topology --from-lldp ./lldp > topology.yaml",
+          "RoCE: one lldpcli JSON file per node in ./lldp",
+        ],
+        [
+          "kube-rdma fleet topology --from-ibnetdiscover fabric.txt -o json",
+          "InfiniBand: units, rails, spines and what was not found",
+        ],
+        [
+          "kube-rdma fleet topology --from-ibnetdiscover fabric.txt --trace trace.txt",
+          "InfiniBand: the leaf uplink and spine port one traced flow crosses",
+        ],
+        ["kube-rdma fleet bench -l pool=h100 --topology topology.yaml", "then bench with the discovered topology"],
       ],
     },
   },
@@ -255,6 +281,7 @@ ${BENCH_DESCRIPTION}`,
       description: "Progress bar on stderr (auto: when stderr is a terminal)",
     },
     ...FLEET_BENCH_OPTIONS,
+    ...TOPOLOGY_OPTIONS,
     { name: "save", type: "string", valueName: "DIR", description: "bench: keep every job's raw output under DIR" },
     ...KUBECONFIG_OPTIONS,
     REPORT_OUTPUT_OPTION,
@@ -281,9 +308,10 @@ ${BENCH_DESCRIPTION}`,
       );
     }
     if (sub === "bench") return fleetBench({ values, positionals, io });
+    if (sub === "topology") return fleetTopology({ values, positionals, io });
     if (sub !== "verify") {
       throw new UsageError(
-        `fleet needs a subcommand: verify or bench${sub ? `; got "${sub}"` : ""}.`,
+        `fleet needs a subcommand: verify, bench or topology${sub ? `; got "${sub}"` : ""}.`,
         "Example: kube-rdma fleet verify, or kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
       );
     }

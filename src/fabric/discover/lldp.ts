@@ -6,6 +6,7 @@
  * interfaces"; https://www.mankier.com/8/lldpcli). Pure: the caller runs the command on each node.
  */
 import type { TopologyFile } from "../topology-file.js";
+import { topologyFromAttachments } from "./from-wiring.js";
 
 /** One local interface and the switch port at its other end. */
 export type LldpNeighbour = { iface: string; switchName: string; switchPort: string };
@@ -78,45 +79,22 @@ export function parseLldpJson(raw: string, source: string): LldpNeighbour[] | st
 }
 
 /**
- * The rail-optimised shape of a fleet from each node's neighbours on its data NICs (`nics`, in rail order):
- * rail i of a node is the switch NIC i reaches; nodes whose NICs reach the same switches form one unit; the
- * switches of a unit must differ per rail. Returns the topology file's content, or what contradicts the shape.
+ * The rail-optimised shape of a fleet from each node's neighbours on its data NICs (`nics`, in rail order): rail i
+ * of a node is the switch NIC i reaches; nodes whose NICs reach the same switches form one unit (from-wiring.ts).
+ * Returns the topology file's content, or what contradicts the shape — here a node without a neighbour on a data
+ * NIC is one.
  */
 export function topologyFromLldp(
   byNode: ReadonlyMap<string, readonly LldpNeighbour[]>,
   nics: readonly string[],
 ): { topology: TopologyFile; unitOf: Map<string, number>; leaves: string[][] } | string {
-  const units = new Map<string, number>();
-  const leaves: string[][] = [];
-  const unitOf = new Map<string, number>();
+  const hint = "run lldpd on every node (and enable LLDP on the switch ports) so that each data NIC's switch is known.";
   for (const [node, neighbours] of byNode) {
-    const sw = nics.map((nic) => neighbours.find((n) => n.iface === nic)?.switchName);
-    const missing = nics.filter((_, i) => sw[i] === undefined);
-    if (missing.length)
-      return `${node}: no LLDP neighbour on ${missing.join(", ")}; run lldpd on every node (and enable LLDP on the switch ports) so that each data NIC's switch is known.`;
-    const key = sw.join("|");
-    let u = units.get(key);
-    if (u === undefined) {
-      u = leaves.length;
-      units.set(key, u);
-      leaves.push(sw as string[]);
-    }
-    unitOf.set(node, u);
+    const missing = nics.filter((nic) => !neighbours.some((n) => n.iface === nic));
+    if (missing.length) return `${node}: no LLDP neighbour on ${missing.join(", ")}; ${hint}`;
   }
-  const seen = new Map<string, number>();
-  for (const [u, sws] of leaves.entries())
-    for (const s of sws) {
-      const other = seen.get(s);
-      if (other !== undefined && other !== u)
-        return `switch ${s} serves nodes of two different switch sets: not a rail-optimised fabric with one leaf per rail and unit; describe it by hand (--topology FILE).`;
-      seen.set(s, u);
-    }
-  const flat = leaves.every((sws) => new Set(sws).size === 1);
-  return {
-    topology: flat
-      ? { layout: "flat", units: leaves.length }
-      : { layout: "rail-optimised", units: leaves.length, rails: nics.length },
-    unitOf,
-    leaves,
-  };
+  const found = topologyFromAttachments(byNode, { nics, hint });
+  if (typeof found === "string") return found;
+  const unitOf = new Map(found.units.flatMap((unit, u) => unit.nodes.map((n) => [n, u] as const)));
+  return { topology: found.topology, unitOf, leaves: found.units.map((unit) => unit.leaves) };
 }
