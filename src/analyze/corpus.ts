@@ -17,8 +17,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/old-allgather-hashless-1e00-failed-topo.txt",
   // Only `Reducing maxBytes` and `Test NCCL failure` lines behind host prefixes: not recognised as nccl-tests.
   "nccl_tests/maxbytes-reduced-many-ranks-cuda-failure.txt",
-  // Two hypercube_perf attempts, both failing: the collective named on the command lines is not taken.
-  "nccl_tests/hypercube-two-attempts-cuda-failures.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
   "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
