@@ -13,8 +13,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  // An nvidia-smi topo matrix pasted after hashless old nccl-tests output takes the whole paste as a topo capture.
-  "nccl_tests/old-allgather-hashless-1e00-failed-topo.txt",
   // Only the nvidia-smi banner line (driver and CUDA version) pasted: the versions are not read without a GPU table.
   "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
