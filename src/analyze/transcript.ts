@@ -21,10 +21,19 @@ export type TranscriptSegment = {
   text: string;
 };
 
+/**
+ * An nccl-tests binary as typed (`./build/all_gather_perf -g 8 -b 8 …`, behind `mpirun …` or not): its output is a
+ * capture too (the binaries are named `<collective>_perf`, https://github.com/NVIDIA/nccl-tests#usage).
+ */
+const PERF_LINE = /^(?:(?:mpirun|mpiexec|srun)\s.*?\s)?(?:\S*\/)?([a-z][a-z_]*_perf(?:_mpi)?)(?:\s+\S+)*\s*$/;
+
 /** The command a line runs, when the line is a capture command (with or without a prompt), else null. */
 export function commandOfLine(line: string): string | null {
-  const m = COMMAND_LINE.exec(stripPrompt(line).trim());
-  return m ? `${m[1]}${(m[2] ?? "").replace(/\s+/g, " ")}` : null;
+  const typed = stripPrompt(line).trim();
+  // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.
+  const m = COMMAND_LINE.exec(typed) ?? COMMAND_LINE.exec(typed.replace(/^[#$](?=[a-z])/, ""));
+  if (m) return `${m[1]}${(m[2] ?? "").replace(/\s+/g, " ")}`;
+  return PERF_LINE.test(typed) ? typed.replace(/\s+/g, " ") : null;
 }
 
 /** Segments of a transcript with at least two capture commands; null when the text is a single capture. */
@@ -33,16 +42,24 @@ export function splitTranscript(text: string): TranscriptSegment[] | null {
   const starts: { index: number; command: string }[] = [];
   lines.forEach((l, index) => {
     const command = commandOfLine(l);
-    if (command !== null) starts.push({ index, command });
+    if (command === null) return;
+    // Runs of nccl-tests typed one after another are one nccl-tests capture of several runs.
+    const perf = PERF_LINE.test(command);
+    const last = starts.at(-1);
+    if (perf && last && PERF_LINE.test(last.command)) return;
+    starts.push({ index, command });
   });
-  if (starts.length < 2) return null;
+  // nccl-tests runs alone are one capture: a session needs another capture command too.
+  if (starts.length < 2 || starts.every((s) => PERF_LINE.test(s.command))) return null;
   return starts.map((s, k) => {
     const end = starts[k + 1]?.index ?? lines.length;
     return {
       command: s.command,
       kind: kindOfCommand(s.command),
       line: s.index + 1,
-      text: lines.slice(s.index + 1, end).join("\n"),
+      // An nccl-tests command line names the collective its output ran (before nccl-tests 2.14, the only place that
+      // does): it stays with its output.
+      text: lines.slice(PERF_LINE.test(stripPrompt(lines[s.index]!).trim()) ? s.index : s.index + 1, end).join("\n"),
     };
   });
 }
@@ -53,5 +70,6 @@ export function kindOfCommand(command: string): string {
   if (name === "nvidia-smi")
     return args.includes("topo") ? "nvidia_smi_topo" : args.includes("-x") ? "nvidia_smi_xml" : "nvidia_smi";
   if (name === "ibstatus") return "ibstat";
+  if (PERF_LINE.test(command)) return "nccl_tests";
   return (name ?? "").replace(/-/g, "_");
 }

@@ -8,9 +8,11 @@ import {
   chooseAnalyzer,
   entryOf,
   finishStream,
+  mixedKinds,
   unknownEntry,
   utf16Entry,
 } from "../../analyze/index.js";
+import { normaliseCapture } from "../../analyze/normalise.js";
 import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
@@ -34,6 +36,10 @@ type InputOptions = { ctx: AnalyzeContext; kind: string | undefined; io: Io; ana
 
 /** Analyses one read input: a pasted session is cut into one entry per command (`analyzeTranscript`). */
 export async function analyzeInputs(input: Input, opts: InputOptions): Promise<AnalyzedInput[]> {
+  if (input.status === "large" && opts.kind === undefined) {
+    const kinds = mixedKinds(normaliseCapture(input.head).text, opts.analyzers ?? ANALYZERS);
+    if (kinds.length > 1) return analyzeLargeMixed(input, opts);
+  }
   if (input.status !== "whole") return [await analyzeInput(input, opts)];
   const analyzers = opts.analyzers ?? ANALYZERS;
   const entries = analyzeTranscript(input.file, input.text, opts.ctx, {
@@ -41,6 +47,22 @@ export async function analyzeInputs(input: Input, opts: InputOptions): Promise<A
     ...(opts.kind ? { kind: opts.kind } : {}),
   });
   return entries.map((e, i) => (i === entries.length - 1 ? noteInterruption(input, e) : e));
+}
+
+/**
+ * A large file that is both an nccl-tests output and an NCCL log gives the same two entries the same content small
+ * gives (`analyzeTranscript`): the test's results, then the NCCL verdict judged with the rows as proof that a
+ * communicator ran. A file can be read twice; standard input cannot, so a stream stays one entry.
+ */
+async function analyzeLargeMixed(
+  input: Extract<Input, { status: "large" }>,
+  opts: InputOptions,
+): Promise<AnalyzedInput[]> {
+  const tests = await analyzeInput(input, { ...opts, kind: "nccl_tests" });
+  const rows = (tests.data as { rows?: unknown } | null)?.rows;
+  const ran = Array.isArray(rows) && rows.length > 0;
+  const ctx: AnalyzeContext = ran ? { ...opts.ctx, communicatorRan: "nccl_tests_rows" } : opts.ctx;
+  return [tests, await analyzeInput(input, { ...opts, ctx, kind: "nccl_log" })];
 }
 
 /** Analyses one read input: whole text, or a large file or stream through the kind's stream when it has one. */

@@ -112,7 +112,7 @@ export async function analyzeNcclLogFile(
       const st = states.get(i);
       if (st) acc = mergeInto(acc, st);
     }
-    return reportLog(acc, ctx.inventory);
+    return reportLog(acc, ctx.inventory, ctx.communicatorRan);
   } finally {
     closeSync(fd);
   }

@@ -51,6 +51,16 @@ export type NcclLogData = {
      * built communicator prints: `Destroyed comm`, `Destroy COMPLETE`, a failed work completion); null when nothing does.
      */
     communicator: CommunicatorEvidence | null;
+    /**
+     * nNodes, strongest first: `comm_lines` (NCCL's own count, `comm 0x… rank R nRanks N nNodes M …`, src/init.cc),
+     * then `hosts` (distinct hosts of the log lines: only the hosts that logged); null when neither was seen.
+     */
+    nNodes?: "comm_lines" | "hosts" | null;
+    /**
+     * devices, strongest first: `using_lines` (`NET/IB : Using [0]mlx5_0:1/IB …`, the list NCCL chose,
+     * src/transport/net_ib.cc), then `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device); null when none.
+     */
+    devices?: "using_lines" | "device_lines" | null;
   };
 };
 
@@ -168,6 +178,9 @@ export function reportLog(
       ncclVersions: st.versionOf.size > 0 ? "version_lines" : null,
       ranks: st.completedRanks.size > 0 ? "init_complete" : st.nranks > 0 ? "comm_lines" : null,
       communicator,
+      nNodes: st.nNodes > 0 ? "comm_lines" : hostCount > 0 ? "hosts" : null,
+      devices:
+        st.deviceLists.size > 0 && devices.length > 0 ? "using_lines" : devices.length > 0 ? "device_lines" : null,
     },
   };
   const findings = [

@@ -112,5 +112,5 @@ export async function analyzeNcclLogChunks(
   } finally {
     await workers?.close();
   }
-  return reportLog(acc, ctx.inventory);
+  return reportLog(acc, ctx.inventory, ctx.communicatorRan);
 }

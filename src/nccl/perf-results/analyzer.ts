@@ -257,6 +257,21 @@ export function analyzeNcclTests(
   return s.end();
 }
 
+/**
+ * nccl-tests' own failure and set-up lines, as its src/common.h and src/common.cu print them
+ * (https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h: `HOST: Test NCCL failure common.cu:LINE '…'`,
+ * `Test CUDA failure …`; src/common.cu: `Reducing maxBytes to N due to memory limitation`). A run that failed before
+ * its header holds nothing else; two such lines (several ranks agree) name nccl-tests, one alone does not.
+ */
+const FAILURE_VOCABULARY =
+  /^(?:\S+: )?Test (?:NCCL|CUDA) failure [\w./-]+\.(?:cu|h|cc):\d+ |^(?:#\s*)?Reducing maxBytes to \d+ due to memory limitation/;
+
+function failureVocabularyScore(head: string): number {
+  let n = 0;
+  for (const line of head.split("\n")) if (FAILURE_VOCABULARY.test(line.trim()) && ++n >= 2) return 0.5;
+  return 0;
+}
+
 export const ncclTestsAnalyzer: AnalyzerKind = {
   kind: "nccl_tests",
   detect(head: string): number {
@@ -278,6 +293,7 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
     // Rows with no header at all (a paste of the table's body): three rows in nccl-tests' own layout say it.
     if (tableRows(head) >= 3) score += 0.4;
+    score += failureVocabularyScore(head);
     return Math.min(score, 0.95);
   },
   analyze: (text, ctx) => analyzeNcclTests(text, ctx),

@@ -97,7 +97,10 @@ export class PerfTextParser {
       // names the program.
       const cmd = COMMAND.exec(line);
       if (cmd) {
-        if (this.run.rows.length > 0) this.newRun();
+        // A run that printed rows or failed is over: a command typed after it starts the next run (a second attempt
+        // after a failed one) and names what follows it, never the run above it. A shell trace of another rank
+        // written after a banner (`set -x`) belongs to the run still starting.
+        if (this.run.rows.length > 0 || this.run.failures.length > 0) this.newRun();
         // The banner says what ran; a command line pasted beside it (what was asked) never overrides it.
         if (this.run.programSource !== "banner") {
           this.run.program = cmd[1]!;

@@ -1,0 +1,49 @@
+import { describe, expect, test } from "vitest";
+import { analyzeNcclTests } from "./analyzer.js";
+
+type Run = { collective: string | null; nranks: number | null; rows: unknown[] };
+
+/**
+ * A terminal paste of two attempts, each typed at a shell prompt, each failing before any row: the command line
+ * names the run that follows it. Shape seen in https://github.com/NVIDIA/nccl-tests/issues/289 (hosts, numbers
+ * and binaries here are this project's own); the header and `Test CUDA failure` lines as nccl-tests' src/common.cu
+ * prints them (https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu).
+ */
+const TWO_ATTEMPTS = [
+  "[admin@gpu7 build]$ ./all_gather_perf -b 512M -e 4G -f 2 -g 8",
+  "# nThread 1 nGpus 8 minBytes 536870912 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+  "#",
+  "# Using devices",
+  "gpu7: Test CUDA failure common.cu:990 'invalid device ordinal'",
+  " .. gpu7 pid 4411: Test failure common.cu:890",
+  "[admin@gpu7 build]$ ./alltoall_perf -b 512M -e 4G -f 2 -g 4",
+  "# nThread 1 nGpus 4 minBytes 536870912 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+  "#",
+  "# Using devices",
+  "#  Rank  0 Group  0 Pid   4502 on       gpu7 device  0 [0x19] NVIDIA A100-SXM4-80GB",
+  "#  Rank  1 Group  0 Pid   4502 on       gpu7 device  1 [0x3b] NVIDIA A100-SXM4-80GB",
+  "#  Rank  2 Group  0 Pid   4502 on       gpu7 device  2 [0x4c] NVIDIA A100-SXM4-80GB",
+  "#  Rank  3 Group  0 Pid   4502 on       gpu7 device  3 [0x5d] NVIDIA A100-SXM4-80GB",
+  "#",
+  "gpu7: Test NCCL failure alltoall.cu:60 'unhandled cuda error'",
+  " .. gpu7 pid 4502: Test failure common.cu:380",
+].join("\n");
+
+describe("a command line names the run that follows it", () => {
+  test("two failed attempts: the last run is the one typed last, with its own collective and ranks", () => {
+    const data = analyzeNcclTests(TWO_ATTEMPTS).data as Run;
+    expect([data.collective, data.nranks, data.rows.length]).toEqual(["alltoall", 4, 0]);
+  });
+
+  test("the first attempt alone keeps the collective of its own command line", () => {
+    const first = TWO_ATTEMPTS.split("\n").slice(0, 6).join("\n");
+    const data = analyzeNcclTests(first).data as Run;
+    expect([data.collective, data.rows.length]).toEqual(["all_gather", 0]);
+  });
+
+  test("a command line above the header still names its own run", () => {
+    const one = TWO_ATTEMPTS.split("\n").slice(6).join("\n");
+    const data = analyzeNcclTests(one).data as { collective: string | null; runs: Run[] };
+    expect(data.runs.map((r) => r.collective)).toEqual(["alltoall"]);
+  });
+});
