@@ -1,6 +1,6 @@
 import { fail, ok, type ParseResult, problem } from "../core/result.js";
 import { captureLines } from "./capture.js";
-import { type NvidiaSmiTable, newGpu } from "./nvidia-smi-table.js";
+import { emptyNvidiaSmiTable, type NvidiaSmiTable, newGpu } from "./nvidia-smi-table.js";
 
 /**
  * `nvidia-smi -q` (or `-a`) text: the `==============NVSMI LOG==============` banner, `Driver Version : …` and
@@ -23,15 +23,7 @@ function version(v: string): string | null {
 }
 
 export function parseNvidiaSmiQuery(text: string): ParseResult<NvidiaSmiTable> {
-  const out: NvidiaSmiTable = {
-    driverVersion: null,
-    cudaVersion: null,
-    smiVersion: null,
-    gpus: [],
-    gpuErrors: [],
-    noDevices: false,
-    processes: null,
-  };
+  const out = emptyNvidiaSmiTable();
   let banner = false;
   let section = "";
   for (const { text: line } of captureLines(text)) {

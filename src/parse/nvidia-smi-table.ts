@@ -141,14 +141,9 @@ function applySecondLine(gpu: NvidiaSmiGpu, cells: string[]): void {
   noteErr(gpu, "computeMode", util.slice(1).join(" "));
 }
 
-/**
- * Parses the default `nvidia-smi` table: the `NVIDIA-SMI … Driver Version … CUDA Version` header, then per GPU two
- * (old, no MIG column) or three lines between `+---+` borders, in the pre-2023 and 2023+ layouts, with the ASCII
- * borders as printed or pasted (collapsed spaces, indentation). `ERR!` and `N/A` cells become null plus `errCells`.
- */
-export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
-  const problems: Problem[] = [];
-  const out: NvidiaSmiTable = {
+/** A table with nothing read yet: no versions, no GPUs. */
+export function emptyNvidiaSmiTable(): NvidiaSmiTable {
+  return {
     driverVersion: null,
     cudaVersion: null,
     smiVersion: null,
@@ -157,6 +152,16 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
     noDevices: false,
     processes: null,
   };
+}
+
+/**
+ * Parses the default `nvidia-smi` table: the `NVIDIA-SMI … Driver Version … CUDA Version` header, then per GPU two
+ * (old, no MIG column) or three lines between `+---+` borders, in the pre-2023 and 2023+ layouts, with the ASCII
+ * borders as printed or pasted (collapsed spaces, indentation). `ERR!` and `N/A` cells become null plus `errCells`.
+ */
+export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
+  const problems: Problem[] = [];
+  const out = emptyNvidiaSmiTable();
   let current: NvidiaSmiGpu | null = null;
   let extraLines = 0;
   let inProcesses = false;
