@@ -98,6 +98,40 @@ describe("fleet bench ends on SIGINT/SIGTERM while an API call stalls", () => {
     expect(fake.requests.filter((r) => r.startsWith("DELETE") && r.includes("/mpijobs/")).length).toBe(2);
   }, 60_000);
 
+  test("SIGTERM, then a clean-up DELETE that stalls: that delete ends at its own deadline, the job is named as left behind, the other deleted, exit 143", async () => {
+    let stalledDelete: string | undefined;
+    api = await startFakeApi(seedCluster({ nodes }), {
+      intercept: stalling((r) => {
+        if (r.method === "GET" && r.plural === "mpijobs" && !r.name) return true;
+        if (r.method !== "DELETE" || r.plural !== "mpijobs" || !r.name) return false;
+        stalledDelete ??= r.name;
+        return r.name === stalledDelete;
+      }),
+    });
+    const fake = api;
+    const { child, exited } = startCli([
+      "fleet",
+      "bench",
+      "--timeout",
+      "600",
+      "--poll-interval",
+      "10",
+      "--kubeconfig",
+      fake.kubeconfig,
+    ]);
+    await until(() => held.length > 0 && (fake.store.get("mpijobs") ?? []).length === 2);
+    child.kill("SIGTERM");
+    const { code, err, ms } = await exited;
+    expect(code, err).toBe(143);
+    // Each clean-up request has its own 10 s deadline (the run's signal has already fired): bounded, not hung.
+    expect(ms).toBeGreaterThanOrEqual(9_000);
+    expect(ms).toBeLessThan(25_000);
+    expect(stalledDelete).toBeDefined();
+    expect(err).toContain(`could not delete ${stalledDelete}`);
+    const left = (fake.store.get("mpijobs") ?? []) as { metadata?: { name?: string } }[];
+    expect(left.map((j) => j.metadata?.name)).toEqual([stalledDelete]);
+  }, 60_000);
+
   test("SIGINT while the node list stalls: nothing was created, exit 130", async () => {
     api = await startFakeApi(seedCluster({ nodes }), {
       intercept: stalling((r) => r.method === "GET" && r.plural === "nodes"),
