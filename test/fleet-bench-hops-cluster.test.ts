@@ -15,23 +15,14 @@ import { command as fleetCommand } from "../src/cli/commands/fleet.js";
 import { runClusterBench } from "../src/cli/commands/fleet-bench-cluster.js";
 import { parseCommandArgs } from "../src/cli/parse-args.js";
 import { UsageError } from "../src/cli/spec.js";
-import { renderJobLog } from "../src/fabric/bench/job-log.js";
-import { unitIndex } from "../src/fabric/model.js";
 import { type RailSimulation, simulateRailFleet } from "../src/fabric/simulate/fleet.js";
-import type { BenchJob, JobResult, RailRoute } from "../src/fabric/types.js";
-import {
-  BENCH_JOB_LABEL,
-  BENCH_KIND_LABEL,
-  BENCH_NODES_ANNOTATION,
-  BENCH_ROUTES_ANNOTATION,
-  BENCH_WAVE_LABEL,
-  MPI_JOB_NAME_LABEL,
-  MPI_JOB_ROLE_LABEL,
-} from "../src/kube/bench/manifests.js";
+import type { BenchJob, JobResult } from "../src/fabric/types.js";
+import { MPI_JOB_NAME_LABEL } from "../src/kube/bench/manifests.js";
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
-import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
+import { seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
+import { benchJobOf, launcherLog, mpiJobPods, railClusterNodes } from "./support/kube/mpi-operator.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -40,8 +31,6 @@ afterEach(async () => {
 });
 
 const RAILS = 4;
-/** A driver of the R570 branch, as GPU Feature Discovery labels it (our own version string). */
-const DRIVER = "570.133.20";
 /** No job created for this long: the wave's jobs all exist (the runner creates them back to back). */
 const QUIET_MS = 300;
 
@@ -58,31 +47,8 @@ function fleet(seed: number) {
     noise: 0.02,
     seed,
   });
-  const unitOf = unitIndex(sim.fabric);
-  const nodes = sim.view.nodes.map((name) =>
-    node({
-      name,
-      gpus: RAILS,
-      rdma: "1k",
-      labels: { "network.topology/leaf": `unit${unitOf.get(name)}`, "nvidia.com/cuda.driver-version.full": DRIVER },
-    }),
-  );
+  const nodes = railClusterNodes(sim, RAILS);
   return { sim, nodes };
-}
-
-/** The job an MPIJob runs, from what its manifest says (labels and annotations the product writes). */
-function jobOf(obj: Obj): BenchJob {
-  const id = obj.metadata.labels[BENCH_JOB_LABEL] as string;
-  const routes = obj.metadata.annotations[BENCH_ROUTES_ANNOTATION] as string | undefined;
-  return {
-    id,
-    round: Number(/^r(\d+)-/.exec(id)?.[1] ?? 0),
-    kind: obj.metadata.labels[BENCH_KIND_LABEL],
-    nodes: (obj.metadata.annotations[BENCH_NODES_ANNOTATION] as string).split(",") as [string, string],
-    why: "",
-    wave: Number(obj.metadata.labels[BENCH_WAVE_LABEL]),
-    ...(routes ? { routes: JSON.parse(routes) as RailRoute[] } : {}),
-  };
 }
 
 /**
@@ -98,9 +64,7 @@ function operator(sim: RailSimulation, gpus: number, server: () => FakeApi) {
   let quiet: NodeJS.Timeout | undefined;
   const end = async (p: (typeof pending)[number], r: JobResult) => {
     const pod = `${p.name}-launcher`;
-    const log = r.ok
-      ? renderJobLog(r, gpus)
-      : `${r.job.nodes[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${r.reason}'\n`;
+    const log = launcherLog(r, gpus);
     const api = server();
     api.logs.set(`${p.namespace}/${pod}`, log);
     const exitCode = r.ok ? 0 : 1;
@@ -135,17 +99,11 @@ function operator(sim: RailSimulation, gpus: number, server: () => FakeApi) {
     onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
       if (plural !== "mpijobs") return undefined;
       const name = obj.metadata.name as string;
-      pending.push({ name, namespace: obj.metadata.namespace as string, job: jobOf(obj) });
+      pending.push({ name, namespace: obj.metadata.namespace as string, job: benchJobOf(obj) });
       clearTimeout(quiet);
       quiet = setTimeout(() => void measurePending(), QUIET_MS);
       quiet.unref();
-      const pod = (suffix: string, role: string) => ({
-        metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
-        spec: {
-          containers: [{ name: role, image: obj.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].image }],
-        },
-      });
-      return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
+      return mpiJobPods(obj);
     },
     onPodCreated(p: Obj) {
       return p.metadata.labels?.[MPI_JOB_NAME_LABEL] ? { phase: "Running" as const } : undefined;

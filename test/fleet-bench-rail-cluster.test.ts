@@ -8,21 +8,15 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { main } from "../src/cli/main.js";
-import { renderJobLog } from "../src/fabric/bench/job-log.js";
 import { unitIndex } from "../src/fabric/model.js";
 import { type RailSimulation, simulateRailFleet } from "../src/fabric/simulate/fleet.js";
-import type { BenchJob, JobResult } from "../src/fabric/types.js";
-import {
-  BENCH_JOB_LABEL,
-  BENCH_KIND_LABEL,
-  BENCH_NODES_ANNOTATION,
-  MPI_JOB_NAME_LABEL,
-  MPI_JOB_ROLE_LABEL,
-} from "../src/kube/bench/manifests.js";
+import type { JobResult } from "../src/fabric/types.js";
+import { BENCH_NODES_ANNOTATION, MPI_JOB_NAME_LABEL, MPI_JOB_ROLE_LABEL } from "../src/kube/bench/manifests.js";
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
-import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
+import { seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
+import { benchJobOf, launcherLog, mpiJobPods, railClusterNodes } from "./support/kube/mpi-operator.js";
 import { validateCustomResource } from "./support/kube/schemas.js";
 
 let api: FakeApi | undefined;
@@ -32,8 +26,6 @@ afterEach(async () => {
 });
 
 const RAILS = 4;
-/** A driver of the R570 branch, as GPU Feature Discovery labels it (our own version string). */
-const DRIVER = "570.133.20";
 
 function fleet(seed: number) {
   const sim = simulateRailFleet({
@@ -48,15 +40,7 @@ function fleet(seed: number) {
     noise: 0.02,
     seed,
   });
-  const unitOf = unitIndex(sim.fabric);
-  const nodes = sim.view.nodes.map((name) =>
-    node({
-      name,
-      gpus: RAILS,
-      rdma: "1k",
-      labels: { "network.topology/leaf": `unit${unitOf.get(name)}`, "nvidia.com/cuda.driver-version.full": DRIVER },
-    }),
-  );
+  const nodes = railClusterNodes(sim, RAILS);
   return { sim, nodes };
 }
 
@@ -74,22 +58,9 @@ function operator(sim: RailSimulation, gpus: number) {
       if (plural !== "mpijobs") return undefined;
       const name = obj.metadata.name as string;
       created.push(name);
-      const id = obj.metadata.labels[BENCH_JOB_LABEL] as string;
-      const job: BenchJob = {
-        id,
-        round: Number(/^r(\d+)-/.exec(id)?.[1] ?? 0),
-        kind: obj.metadata.labels[BENCH_KIND_LABEL],
-        nodes: (obj.metadata.annotations[BENCH_NODES_ANNOTATION] as string).split(",") as [string, string],
-        why: "",
-      };
+      const job = benchJobOf(obj);
       void sim.oracle.measure([job]).then(([r]) => result.set(name, r!));
-      const pod = (suffix: string, role: string) => ({
-        metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
-        spec: {
-          containers: [{ name: role, image: obj.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].image }],
-        },
-      });
-      return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
+      return mpiJobPods(obj);
     },
     onPodCreated(p: Obj) {
       const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string | undefined;
@@ -103,9 +74,7 @@ function operator(sim: RailSimulation, gpus: number) {
         get log() {
           const r = result.get(name);
           if (!r) return "";
-          return r.ok
-            ? renderJobLog(r, gpus)
-            : `${r.job.nodes[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${r.reason}'\n`;
+          return launcherLog(r, gpus);
         },
         afterMs: 200,
       };

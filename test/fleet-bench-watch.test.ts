@@ -27,6 +27,7 @@ import {
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type InterceptedRequest, type Obj, startFakeApi } from "./support/kube/fake-api.js";
+import { mpiJobPods } from "./support/kube/mpi-operator.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -83,11 +84,7 @@ function operator(intercept?: (req: InterceptedRequest, res: ServerResponse) => 
       if (plural !== "mpijobs") return undefined;
       const name = obj.metadata.name as string;
       hostsOf.set(name, (obj.metadata.annotations["kube-rdma.io/bench-nodes"] as string).split(","));
-      const pod = (suffix: string, role: string) => ({
-        metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
-        spec: { containers: [{ name: role, image: "nccl-tests" }] },
-      });
-      return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
+      return mpiJobPods(obj, "nccl-tests");
     },
     onPodCreated(p: Obj) {
       const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string;

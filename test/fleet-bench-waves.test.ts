@@ -22,6 +22,7 @@ import {
 } from "../src/kube/bench/index.js";
 import { node, seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, type PodOutcome, startFakeApi } from "./support/kube/fake-api.js";
+import { mpiJobPods } from "./support/kube/mpi-operator.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -74,11 +75,7 @@ function operator(outcome: (job: string, hosts: string[]) => PodOutcome, onJob?:
       const name = obj.metadata.name as string;
       onJob?.(name);
       hostsOf.set(name, (obj.metadata.annotations["kube-rdma.io/bench-nodes"] as string).split(","));
-      const pod = (suffix: string, role: string) => ({
-        metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
-        spec: { containers: [{ name: role, image: "nccl-tests" }] },
-      });
-      return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
+      return mpiJobPods(obj, "nccl-tests");
     },
     onPodCreated(p: Obj): PodOutcome | undefined {
       const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string;

@@ -1,0 +1,73 @@
+/**
+ * The pieces every fleet bench test's MPI operator stand-in shares: the pods an MPIJob gets (a launcher and two
+ * workers, labelled as the MPI operator labels them), the bench job an MPIJob runs (read back from the labels and
+ * annotations the product writes), the launcher's log for a simulated result, and a cluster's nodes for a simulated
+ * rail-optimised fleet (each labelled with its unit's leaf and a GPU driver as GPU Feature Discovery labels it).
+ */
+import { renderJobLog } from "../../../src/fabric/bench/job-log.js";
+import { unitIndex } from "../../../src/fabric/model.js";
+import type { RailSimulation } from "../../../src/fabric/simulate/fleet.js";
+import type { BenchJob, JobResult, RailRoute } from "../../../src/fabric/types.js";
+import {
+  BENCH_JOB_LABEL,
+  BENCH_KIND_LABEL,
+  BENCH_NODES_ANNOTATION,
+  BENCH_ROUTES_ANNOTATION,
+  BENCH_WAVE_LABEL,
+  MPI_JOB_NAME_LABEL,
+  MPI_JOB_ROLE_LABEL,
+} from "../../../src/kube/bench/manifests.js";
+import { node } from "./cluster-fixtures.js";
+import type { Obj } from "./fake-api.js";
+
+/** A driver of the R570 branch, as GPU Feature Discovery labels it (our own version string). */
+export const GFD_DRIVER = "570.133.20";
+
+/** The launcher and two workers the MPI operator creates for `mpiJob`, running its launcher's image (or `image`). */
+export function mpiJobPods(mpiJob: Obj, image?: string): Obj[] {
+  const name = mpiJob.metadata.name as string;
+  const img = image ?? mpiJob.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].image;
+  const pod = (suffix: string, role: string) => ({
+    metadata: { name: `${name}-${suffix}`, labels: { [MPI_JOB_NAME_LABEL]: name, [MPI_JOB_ROLE_LABEL]: role } },
+    spec: { containers: [{ name: role, image: img }] },
+  });
+  return [pod("launcher", "launcher"), pod("worker-0", "worker"), pod("worker-1", "worker")];
+}
+
+/** The bench job an MPIJob runs, from its labels and annotations (its wave and planned routes where it has them). */
+export function benchJobOf(mpiJob: Obj): BenchJob {
+  const labels = mpiJob.metadata.labels;
+  const annotations = mpiJob.metadata.annotations;
+  const id = labels[BENCH_JOB_LABEL] as string;
+  const routes = annotations[BENCH_ROUTES_ANNOTATION] as string | undefined;
+  const wave = labels[BENCH_WAVE_LABEL] as string | undefined;
+  return {
+    id,
+    round: Number(/^r(\d+)-/.exec(id)?.[1] ?? 0),
+    kind: labels[BENCH_KIND_LABEL],
+    nodes: (annotations[BENCH_NODES_ANNOTATION] as string).split(",") as [string, string],
+    why: "",
+    ...(wave !== undefined ? { wave: Number(wave) } : {}),
+    ...(routes ? { routes: JSON.parse(routes) as RailRoute[] } : {}),
+  };
+}
+
+/** The launcher's log for a simulated result: nccl-tests output, or the NCCL failure a down NIC on the path gives. */
+export function launcherLog(r: JobResult, gpus: number): string {
+  return r.ok
+    ? renderJobLog(r, gpus)
+    : `${r.job.nodes[0]}: Test NCCL failure common.cu:1146 'unhandled system error (run with NCCL_DEBUG=INFO for details) / ${r.reason}'\n`;
+}
+
+/** The cluster's nodes for a simulated rail-optimised fleet: GPUs per node = rails, a unit's leaf label, the driver. */
+export function railClusterNodes(sim: RailSimulation, rails: number) {
+  const unitOf = unitIndex(sim.fabric);
+  return sim.view.nodes.map((name) =>
+    node({
+      name,
+      gpus: rails,
+      rdma: "1k",
+      labels: { "network.topology/leaf": `unit${unitOf.get(name)}`, "nvidia.com/cuda.driver-version.full": GFD_DRIVER },
+    }),
+  );
+}
