@@ -168,6 +168,10 @@ describe("kube-rdma fleet topology --from-ibnetdiscover", () => {
     expect(r.out).toContain("ibnetdiscover > fabric.txt");
     expect(r.out).toContain("ibtracert SRC_LID DST_LID > trace.txt");
     expect(r.out).not.toMatch(/--simulate|--max-age/);
+    // -o names what this subcommand writes, not the report formats other fleet subcommands share.
+    const output = r.out.split("\n").find((l) => l.includes("--output FORMAT")) ?? "";
+    expect(output).toContain("one of: yaml, json, text; default: yaml");
+    expect(output).not.toContain("html");
   });
 });
 

@@ -123,7 +123,15 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     const { renderCommandHelp } = await import("./help.js");
     io.stdout(
       renderCommandHelp(
-        sub ? { ...command, ...sub, options: command.options.filter((o) => sub.options.includes(o.name)) } : command,
+        sub
+          ? {
+              ...command,
+              ...sub,
+              options: command.options
+                .filter((o) => sub.options.includes(o.name))
+                .map((o) => ({ ...o, ...sub.optionHelp?.[o.name] })),
+            }
+          : command,
       ),
     );
     return 0;

@@ -72,6 +72,11 @@ export type SubcommandHelp = {
   description: string;
   /** Names of the command's options this subcommand takes. */
   options: readonly string[];
+  /**
+   * How this subcommand reads a shared option, where it differs (`fleet topology -o` writes YAML or JSON, not the
+   * report formats): shown in its help instead of the command's text.
+   */
+  optionHelp?: Readonly<Record<string, Pick<OptionSpec, "description" | "choices" | "default">>>;
   examples: readonly (readonly [string, string])[];
 };
 

@@ -174,6 +174,13 @@ ${BENCH_DESCRIPTION}`,
       description: `
 ${TOPOLOGY_DESCRIPTION}`,
       options: ["from-lldp", "from-ibnetdiscover", "trace", "nics", "output"],
+      optionHelp: {
+        output: {
+          description: "yaml: the topology file itself (text is the same); json: units, rails, spines and notFound",
+          choices: ["yaml", "json", "text"],
+          default: "yaml",
+        },
+      },
       examples: [
         [
           "kube-rdma fleet topology --from-lldp ./lldp > topology.yaml",
