@@ -128,7 +128,7 @@ function hostAndHca(desc: string): { host: string; hca: string } | undefined {
 }
 
 /** Switches' descriptions may repeat (an unset description); the GUID then names the switch. */
-function switchNames(links: IbLink[]): (e: IbEnd) => string {
+export function switchNames(links: readonly IbLink[]): (e: IbEnd) => string {
   const guidsOf = new Map<string, Set<string>>();
   for (const l of links)
     for (const e of [l.a, l.b])
@@ -143,7 +143,7 @@ function switchNames(links: IbLink[]): (e: IbEnd) => string {
 
 /** Each HCA port's leaf and port, each leaf's uplinks, and what the wiring does not show. */
 export function wiringFromLinks(links: readonly IbLink[]): IbWiring {
-  const name = switchNames([...links]);
+  const name = switchNames(links);
   const hcas: HcaAttachment[] = [];
   const uplinks: Uplink[] = [];
   const notFound: string[] = [];
