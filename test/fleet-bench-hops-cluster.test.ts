@@ -16,13 +16,12 @@ import { runClusterBench } from "../src/cli/commands/fleet-bench-cluster.js";
 import { parseCommandArgs } from "../src/cli/parse-args.js";
 import { UsageError } from "../src/cli/spec.js";
 import { type RailSimulation, simulateRailFleet } from "../src/fabric/simulate/fleet.js";
-import type { BenchJob, JobResult } from "../src/fabric/types.js";
-import { MPI_JOB_NAME_LABEL } from "../src/kube/bench/manifests.js";
+import type { BenchJob } from "../src/fabric/types.js";
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
 import { seedCluster } from "./support/kube/cluster-fixtures.js";
-import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
-import { benchJobOf, launcherLog, mpiJobPods, railClusterNodes } from "./support/kube/mpi-operator.js";
+import { type FakeApi, startFakeApi } from "./support/kube/fake-api.js";
+import { railClusterNodes, waveOperator } from "./support/kube/mpi-operator.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -31,9 +30,6 @@ afterEach(async () => {
 });
 
 const RAILS = 4;
-/** No job created for this long: the wave's jobs all exist (the runner creates them back to back). */
-const QUIET_MS = 300;
-
 function fleet(seed: number) {
   const sim = simulateRailFleet({
     nodes: 32,
@@ -49,66 +45,6 @@ function fleet(seed: number) {
   });
   const nodes = railClusterNodes(sim, RAILS);
   return { sim, nodes };
-}
-
-/**
- * The MPI operator stand-in: an MPIJob gets a launcher and two workers, all Running. Once no job has been created
- * for QUIET_MS, every job created and not yet measured is measured together by the simulator (the jobs of one wave:
- * the runner creates a wave's jobs before it waits on any), and each launcher then ends through the API as a
- * kubelet's status update would (a merge patch of its status; the log set first). The batches are kept so the test
- * can check they were the waves, whole.
- */
-function operator(sim: RailSimulation, gpus: number, server: () => FakeApi) {
-  const pending: { name: string; namespace: string; job: BenchJob }[] = [];
-  const batches: BenchJob[][] = [];
-  let quiet: NodeJS.Timeout | undefined;
-  const end = async (p: (typeof pending)[number], r: JobResult) => {
-    const pod = `${p.name}-launcher`;
-    const log = launcherLog(r, gpus);
-    const api = server();
-    api.logs.set(`${p.namespace}/${pod}`, log);
-    const exitCode = r.ok ? 0 : 1;
-    const status = {
-      phase: r.ok ? "Succeeded" : "Failed",
-      containerStatuses: [
-        {
-          name: "launcher",
-          ready: false,
-          restartCount: 0,
-          image: "nccl-tests",
-          imageID: "",
-          state: { terminated: { exitCode, reason: r.ok ? "Completed" : "Error" } },
-        },
-      ],
-    };
-    await fetch(`${api.url}/api/v1/namespaces/${p.namespace}/pods/${pod}`, {
-      method: "PATCH",
-      headers: { "content-type": "application/merge-patch+json" },
-      body: JSON.stringify({ status }),
-    });
-  };
-  const measurePending = async () => {
-    const batch = pending.splice(0);
-    if (batch.length === 0) return;
-    batches.push(batch.map((b) => b.job));
-    const results = await sim.oracle.measure(batch.map((b) => b.job));
-    await Promise.all(results.map((r, i) => end(batch[i]!, r)));
-  };
-  return {
-    batches,
-    onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
-      if (plural !== "mpijobs") return undefined;
-      const name = obj.metadata.name as string;
-      pending.push({ name, namespace: obj.metadata.namespace as string, job: benchJobOf(obj) });
-      clearTimeout(quiet);
-      quiet = setTimeout(() => void measurePending(), QUIET_MS);
-      quiet.unref();
-      return mpiJobPods(obj);
-    },
-    onPodCreated(p: Obj) {
-      return p.metadata.labels?.[MPI_JOB_NAME_LABEL] ? { phase: "Running" as const } : undefined;
-    },
-  };
 }
 
 /** `fleet bench --topology rail-optimised` through the cluster path, with the calculator as its path source. */
@@ -145,7 +81,7 @@ describe("fleet bench --topology rail-optimised on a cluster whose flow paths ca
   for (const seed of [5, 6]) {
     test(`seed ${seed}: nodes, NICs, the planted leaf uplink and spine port found as the simulator planted them`, async () => {
       const { sim, nodes } = fleet(seed);
-      const op = operator(sim, RAILS, () => api!);
+      const op = waveOperator(sim, RAILS, () => api!);
       api = await startFakeApi(seedCluster({ nodes }), op);
       const io = captureIo();
       const code = await bench(io, sim, api.kubeconfig, String(sim.view.lineRateGBps));
@@ -186,7 +122,7 @@ describe("fleet bench --topology rail-optimised on a cluster whose flow paths ca
 
   test("a line rate round 1 contradicts (400 Gb/s NICs, the 200 Gb/s default assumed): exit 2 naming --line-rate before any hop test", async () => {
     const { sim, nodes } = fleet(5);
-    const op = operator(sim, RAILS, () => api!);
+    const op = waveOperator(sim, RAILS, () => api!);
     api = await startFakeApi(seedCluster({ nodes }), op);
     const io = captureIo();
     expect(sim.view.lineRateGBps).toBe(50);

@@ -22,6 +22,7 @@ import { FLEET_BENCH_REPORT, firstRoundPairs } from "../../report/kinds/fleet-be
 import { renderReport } from "../../report/registry.js";
 import { type CommandContext, num, type OptionSpec, type OptionValues, str, UsageError } from "../spec.js";
 import { readTopology, simulateRailBench } from "./fleet-bench-fabric.js";
+import { IB_ROUTE_OPTIONS, ibPathSource } from "./fleet-bench-ib.js";
 
 export const DEFAULT_BENCH_CONCURRENCY = 256;
 export const DEFAULT_MAX_ROUNDS = 5;
@@ -176,6 +177,7 @@ export const FLEET_BENCH_OPTIONS: readonly OptionSpec[] = [
     default: 0,
     description: "rail-optimised: bad spine ports to plant",
   },
+  ...IB_ROUTE_OPTIONS,
 ];
 
 function wholeAtLeast(values: OptionValues, name: string, min: number, fallback?: number): number {
@@ -364,6 +366,12 @@ async function simulateBench(ctx: CommandContext, nodes: number): Promise<number
 
 export async function fleetBench(ctx: CommandContext): Promise<number> {
   const simulate = num(ctx.values, "simulate");
+  const ibOption = ["ib-wiring", "ib-routes"].find((n) => str(ctx.values, n) !== undefined);
+  if (simulate !== undefined && ibOption)
+    throw new UsageError(
+      `--${ibOption} reads a real fabric's routes: it does not go with --simulate, whose fabric routes flows itself.`,
+      "Drop --simulate to bench the cluster, or --ib-wiring/--ib-routes to simulate.",
+    );
   if (simulate !== undefined) return simulateBench(ctx, simulate);
   const simOnly = ["bad-nodes", "bad-rails", "bad-links", "bad-uplinks", "bad-spine-ports", "flapping"].filter(
     (n) => (num(ctx.values, n) ?? 0) !== 0,
@@ -374,6 +382,12 @@ export async function fleetBench(ctx: CommandContext): Promise<number> {
       "kube-rdma fleet bench --simulate 1024 --bad-nodes 10",
     );
   }
+  const paths = await ibPathSource(ctx, benchSettings(ctx.values).hcas);
   const { runClusterBench } = await import("./fleet-bench-cluster.js");
-  return runClusterBench(ctx);
+  const code = await runClusterBench(ctx, paths);
+  if (paths?.problems.total)
+    ctx.io.stderr(
+      `kube-rdma fleet bench: ${paths.problems.total} flow(s) could not be traced through the forwarding tables, so no test judged their hops:\n${paths.problems.first.map((p) => `  ${p}\n`).join("")}`,
+    );
+  return code;
 }

@@ -51,4 +51,13 @@ NIC each GPU is nearest on PCIe (--node-model dgx-h100: mlx5_0,3,4,5,6,9,10,11),
 Identifiers: nodes node-0042, NICs node-0042/rail3 (the NIC of GPU 3), leaf uplinks unit1/leaf3/uplink5 (leaf 3
 = rail 3 of unit 1), spine ports spine2/port7; found and truth use the same names. Findings:
 FLEET_BAD_LEAF_UPLINK, FLEET_BAD_SPINE_PORT, FLEET_NIC_DOWN, FLEET_HOPS_NOT_CLEARED (hops no test cleared). Faults: --bad-nodes, --bad-rails (one NIC), --bad-uplinks,
---bad-spine-ports, --flapping; congestion is not planted: it comes from flows sharing a link fairly.`;
+--bad-spine-ports, --flapping; congestion is not planted: it comes from flows sharing a link fairly.
+
+On a cluster the hop tests need to know each flow's path. On InfiniBand the subnet manager's routes give it
+exactly (the source port plays no part): on a host with the fabric's management access run
+  ibnetdiscover > wiring.txt; dump_lfts.sh > lfts.txt
+then kube-rdma fleet topology --from-ibnetdiscover wiring.txt > topology.yaml, and bench with
+--topology topology.yaml --ib-wiring wiring.txt --ib-routes lfts.txt (--hcas in the same rail order). A flow the
+tables cannot route (a LID missing, a port without a cable, a loop) keeps unknown hops and is said so. On RoCE the
+NIC picks each flow's source port, so nothing here traces it: the node and NIC rounds run, and every leaf uplink
+and spine port is listed as not cleared.`;

@@ -24,7 +24,7 @@ import {
 } from "../types.js";
 import { type FabricTruth, type FaultCounts, plantFaults } from "./faults.js";
 import { pauseFactor, type Realism, roceSourcePort, START_SKEW_SECONDS } from "./realism.js";
-import { createRouter } from "./routing.js";
+import { createRouter, routerFrom } from "./routing.js";
 
 export type RailSimulationOptions = Partial<FaultCounts> &
   Realism & {
@@ -108,8 +108,8 @@ export function simulateRailFleet(o: RailSimulationOptions): RailSimulation {
       )
       .map((leaf) => [leaf, qpRnd.int(2 ** 31)] as const),
   );
-  const calculator = createRouter(fabric, unitOf, salt);
-  const router = hidden.size === 0 ? calculator : createRouter(fabric, unitOf, salt, hidden);
+  const calculator = o.forwarding ? routerFrom(o.forwarding) : createRouter(fabric, unitOf, salt);
+  const router = hidden.size === 0 || o.forwarding ? calculator : createRouter(fabric, unitOf, salt, hidden);
   const hcas = railNics(fabric.rails, o.nodeModel ?? "dgx-h100");
   const view: FabricView = {
     nodes: fabric.nodes,

@@ -2,6 +2,7 @@
  * What a real RoCE fabric does that a planner may not assume away. Each switch is a variant the evaluation scores
  * the planner on; the planner never imports this module (src/fabric/plan/import-graph.test.ts). Pure.
  */
+import type { Flow, FlowPath } from "../model.js";
 
 export type Realism = {
   /**
@@ -23,6 +24,12 @@ export type Realism = {
    * through, so other flows on that uplink slow down too (head-of-line blocking).
    */
   pfc?: boolean;
+  /**
+   * The path each flow takes, decided by the switches themselves rather than by the ECMP hash: on InfiniBand each
+   * switch's linear forwarding table sends a destination LID out of one port, whatever the source port. Given, it
+   * is both the truth and what the trace (the subnet manager's routes) reports.
+   */
+  forwarding?: (flow: Flow) => FlowPath;
 };
 
 /** Start-up skew of jobs started together (scheduling, image pulls, sshd): uniform over this many seconds. */

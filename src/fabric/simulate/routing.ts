@@ -119,3 +119,15 @@ export function createRouter(
     path: (fl) => hops(fl) ?? { uplink: null, spinePort: null },
   };
 }
+
+/** A router whose paths something else decides (the switches' forwarding tables): links from each flow's hops. */
+export function routerFrom(path: (f: Flow) => FlowPath): Router {
+  return {
+    links(fl) {
+      const h = path(fl);
+      const ends = [txLink(fl.src, fl.rail), rxLink(fl.dst, fl.rail)];
+      return h.uplink && h.spinePort ? [ends[0]!, upLink(h.uplink), downLink(h.spinePort), ends[1]!] : ends;
+    },
+    path,
+  };
+}

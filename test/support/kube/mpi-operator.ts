@@ -18,7 +18,7 @@ import {
   MPI_JOB_ROLE_LABEL,
 } from "../../../src/kube/bench/manifests.js";
 import { node } from "./cluster-fixtures.js";
-import type { Obj } from "./fake-api.js";
+import type { FakeApi, Obj } from "./fake-api.js";
 
 /** A driver of the R570 branch, as GPU Feature Discovery labels it (our own version string). */
 export const GFD_DRIVER = "570.133.20";
@@ -70,4 +70,67 @@ export function railClusterNodes(sim: RailSimulation, rails: number) {
       labels: { "network.topology/leaf": `unit${unitOf.get(name)}`, "nvidia.com/cuda.driver-version.full": GFD_DRIVER },
     }),
   );
+}
+
+/** No job created for this long: the wave's jobs all exist (the runner creates them back to back). */
+const QUIET_MS = 300;
+
+/**
+ * The MPI operator stand-in: an MPIJob gets a launcher and two workers, all Running. Once no job has been created
+ * for QUIET_MS, every job created and not yet measured is measured together by the simulator (the jobs of one wave:
+ * the runner creates a wave's jobs before it waits on any), and each launcher then ends through the API as a
+ * kubelet's status update would (a merge patch of its status; the log set first). The batches are kept so the test
+ * can check they were the waves, whole.
+ */
+export function waveOperator(sim: RailSimulation, gpus: number, server: () => FakeApi) {
+  const pending: { name: string; namespace: string; job: BenchJob }[] = [];
+  const batches: BenchJob[][] = [];
+  let quiet: NodeJS.Timeout | undefined;
+  const end = async (p: (typeof pending)[number], r: JobResult) => {
+    const pod = `${p.name}-launcher`;
+    const log = launcherLog(r, gpus);
+    const api = server();
+    api.logs.set(`${p.namespace}/${pod}`, log);
+    const exitCode = r.ok ? 0 : 1;
+    const status = {
+      phase: r.ok ? "Succeeded" : "Failed",
+      containerStatuses: [
+        {
+          name: "launcher",
+          ready: false,
+          restartCount: 0,
+          image: "nccl-tests",
+          imageID: "",
+          state: { terminated: { exitCode, reason: r.ok ? "Completed" : "Error" } },
+        },
+      ],
+    };
+    await fetch(`${api.url}/api/v1/namespaces/${p.namespace}/pods/${pod}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ status }),
+    });
+  };
+  const measurePending = async () => {
+    const batch = pending.splice(0);
+    if (batch.length === 0) return;
+    batches.push(batch.map((b) => b.job));
+    const results = await sim.oracle.measure(batch.map((b) => b.job));
+    await Promise.all(results.map((r, i) => end(batch[i]!, r)));
+  };
+  return {
+    batches,
+    onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
+      if (plural !== "mpijobs") return undefined;
+      const name = obj.metadata.name as string;
+      pending.push({ name, namespace: obj.metadata.namespace as string, job: benchJobOf(obj) });
+      clearTimeout(quiet);
+      quiet = setTimeout(() => void measurePending(), QUIET_MS);
+      quiet.unref();
+      return mpiJobPods(obj);
+    },
+    onPodCreated(p: Obj) {
+      return p.metadata.labels?.[MPI_JOB_NAME_LABEL] ? { phase: "Running" as const } : undefined;
+    },
+  };
 }

@@ -1,0 +1,133 @@
+/**
+ * `fleet bench` on an InfiniBand cluster, end to end from what the fabric's own tools print: `ibnetdiscover -p`
+ * (the cables) → `fleet topology --from-ibnetdiscover` (the topology file) → `fleet bench --topology FILE
+ * --ib-wiring … --ib-routes …` (each flow's path from `dump_lfts.sh`, the switches' forwarding tables) against the
+ * local API server. The MPI operator stand-in measures each wave's jobs together in the rail-optimised simulator,
+ * routed by the same forwarding tables (test/support/ib-fabric.ts writes both the text and the routes from one
+ * description of the fabric; the product reads only the text). Findings must equal the simulator's truth.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { command as fleetCommand } from "../src/cli/commands/fleet.js";
+import { main } from "../src/cli/main.js";
+import { parseCommandArgs } from "../src/cli/parse-args.js";
+import type { Flow, FlowPath } from "../src/fabric/model.js";
+import { simulateRailFleet } from "../src/fabric/simulate/fleet.js";
+import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
+import { type IbFabricText, ibFabric } from "./support/ib-fabric.js";
+import { captureIo } from "./support/io.js";
+import { seedCluster } from "./support/kube/cluster-fixtures.js";
+import { type FakeApi, startFakeApi } from "./support/kube/fake-api.js";
+import { railClusterNodes, waveOperator } from "./support/kube/mpi-operator.js";
+
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const RAILS = 4;
+
+function fleet(seed: number) {
+  let ib: IbFabricText | undefined;
+  const sim = simulateRailFleet({
+    nodes: 32,
+    units: 4,
+    rails: RAILS,
+    oversubscription: 2,
+    badNodes: 1,
+    badRails: 1,
+    badUplinks: 1,
+    badSpinePorts: 1,
+    noise: 0.02,
+    seed,
+    forwarding: (f: Flow): FlowPath => ib!.forward(f),
+  });
+  ib = ibFabric(sim.fabric, sim.view.hcas);
+  const dir = mkdtempSync(join(tmpdir(), "kube-rdma-ib-"));
+  writeFileSync(join(dir, "wiring.txt"), ib.wiring);
+  writeFileSync(join(dir, "lfts.txt"), ib.lfts);
+  return { sim, dir, nodes: railClusterNodes(sim, RAILS) };
+}
+
+type Finding = { code: string; evidence: { hops?: string[]; total?: number } };
+
+describe("fleet bench on an InfiniBand cluster, paths from the subnet manager's forwarding tables", () => {
+  for (const seed of [5, 7]) {
+    test(`seed ${seed}: topology discovered, every hop traced, the planted node, NIC, uplink and spine port found`, async () => {
+      const { sim, dir, nodes } = fleet(seed);
+      const hcas = sim.view.hcas.join(",");
+      const topo = captureIo();
+      const topoCode = await main(
+        ["fleet", "topology", "--from-ibnetdiscover", join(dir, "wiring.txt"), "--nics", hcas],
+        topo,
+      );
+      expect(topoCode, topo.err).toBe(0);
+      writeFileSync(join(dir, "topology.yaml"), topo.out);
+
+      const op = waveOperator(sim, RAILS, () => api!);
+      api = await startFakeApi(seedCluster({ nodes }), op);
+      const io = captureIo();
+      const args = [
+        "bench",
+        "--topology",
+        join(dir, "topology.yaml"),
+        "--ib-wiring",
+        join(dir, "wiring.txt"),
+        "--ib-routes",
+        join(dir, "lfts.txt"),
+        "--hcas",
+        hcas,
+        "--line-rate",
+        String(sim.view.lineRateGBps),
+        "--timeout",
+        "60",
+        "--poll-interval",
+        "50",
+        "-o",
+        "json",
+        "--kubeconfig",
+        api.kubeconfig,
+      ];
+      const { values, positionals } = parseCommandArgs(args, fleetCommand.options);
+      const code = await fleetCommand.run({ values, positionals, io });
+      expect(code, io.err).toBe(1);
+      expect(io.err).toContain("flow paths: traced by the switches' forwarding tables");
+      expect(io.err).not.toContain("could not be traced");
+      const report = JSON.parse(io.out);
+      // The hop rounds ran: jobs across the spine, beside the node and NIC tests.
+      expect(op.batches.flat().some((j) => j.routes)).toBe(true);
+      expect(report.found.nodes).toEqual(sim.truth.nodes);
+      expect(report.found.rails).toEqual([...sim.truth.rails].sort());
+      expect(report.found.uplinks).toEqual(sim.truth.uplinks);
+      expect(report.found.spinePorts).toEqual(sim.truth.spinePorts);
+      const notCleared = (report.findings as Finding[]).find((f) => f.code === "FLEET_HOPS_NOT_CLEARED");
+      const listed = notCleared?.evidence.hops ?? [];
+      for (const hop of [...sim.truth.uplinks, ...sim.truth.spinePorts]) expect(listed).not.toContain(hop);
+      // The routes are fixed per destination (no source port to steer), so some hops carry too few flows to clear:
+      // they are listed by name, each a hop of this fabric, never all of them.
+      for (const hop of listed) expect(hop).toMatch(/^(unit\d+\/leaf\d+\/uplink\d+|spine\d+\/port\d+)$/);
+      expect(listed.length).toBeLessThan(notCleared?.evidence.total ?? 1);
+      // Within the stated request rate: per round one list + one watch of MPIJobs and of launcher pods, at most 7
+      // requests per job besides (the operator's status updates are the kubelet's, not the run's).
+      const ours = api.requests.filter((r) => !r.startsWith("PATCH"));
+      const setup = ours.findIndex((r) => r.startsWith("POST"));
+      expect(ours.length - setup).toBeLessThanOrEqual(WATCH_START_REQUESTS * report.rounds.length + 7 * report.jobs);
+      expect(api.store.get("mpijobs")).toEqual([]);
+    }, 180_000);
+  }
+
+  test("--ib-routes without --ib-wiring, or with --simulate, is refused with what to run", async () => {
+    const io = captureIo();
+    expect(await main(["fleet", "bench", "--ib-routes", "lfts.txt", "--node", "a", "--node", "b"], io)).toBe(2);
+    expect(io.err).toMatch(/--ib-routes needs --ib-wiring too/);
+    expect(io.err).toMatch(/dump_lfts\.sh > lfts\.txt/);
+    const sim = captureIo();
+    expect(
+      await main(["fleet", "bench", "--simulate", "64", "--ib-wiring", "w.txt", "--ib-routes", "l.txt"], sim),
+    ).toBe(2);
+    expect(sim.err).toMatch(/does not go with --simulate/);
+  });
+});
