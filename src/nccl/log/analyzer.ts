@@ -45,24 +45,35 @@ const LOG_LINE =
 const NCCL_CALLER_LINE = /^\s*\[[EWI]\s?[\d :.-]*ProcessGroupNCCL\.cpp:\d+\]/;
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
+/**
+ * A framework's report of a failed NCCL call — the whole paste when NCCL_DEBUG was not set: PyTorch's
+ * `NCCL error in: <file>:<line>, <error>, NCCL version 2.21.5` (C10D_NCCL_CHECK with ncclGetErrorWithVersion,
+ * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch) and XLA's
+ * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201).
+ * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
+ */
+const ERROR_REPORT_LINE =
+  /NCCL error in: \S+:\d+, .*\bNCCL version \d+\.\d+\.\d+|NCCL operation nccl\w+\(.*\) failed: /;
 
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
  * (a README, a design note) has none of these shapes.
  */
-export function ncclLogLines(head: string): { log: number; banner: number; share: number } {
+export function ncclLogLines(head: string): { log: number; banner: number; report: number; share: number } {
   let lines = 0;
   let log = 0;
   let banner = 0;
   let caller = 0;
+  let report = 0;
   for (const line of head.split("\n")) {
     if (line.trim() === "") continue;
     lines++;
     if (LOG_LINE.test(line)) log++;
     else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
+    else if (ERROR_REPORT_LINE.test(line)) report++;
   }
-  return { log, banner, share: lines === 0 ? 0 : (log + banner + caller) / lines };
+  return { log, banner, report, share: lines === 0 ? 0 : (log + banner + caller) / lines };
 }
 
 /** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */
@@ -84,7 +95,11 @@ export const ncclLogAnalyzer: AnalyzerKind = {
   kind: "nccl_log",
   detect(head: string): number {
     const n = ncclLogLines(head);
-    if (!looksLikeNcclLog(n)) return n.banner > 0 && n.share >= 0.5 ? 0.5 : 0;
+    if (!looksLikeNcclLog(n)) {
+      if (n.banner > 0 && n.share >= 0.5) return 0.5;
+      // A traceback ending in the framework's report of the failed NCCL call: weak, any other kind's lines win.
+      return n.report > 0 ? 0.55 : 0;
+    }
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;
   },
