@@ -33,8 +33,6 @@ export const KNOWN_MISSES = new Set<string>([
   // log entry (may be unrelated) 'Cuda failure 2 'out of memory''`) is read as an NCCL log, but the WARN it quotes is
   // not read as one (line reader), so neither the failure nor its CUDA cause is stated.
   "nccl_log/xla-runtime-error-last-nccl-warning-cuda-oom.txt",
-  // `Bootstrap Root : rank 1 of 8 ranks has already checked in` (the root gives up) is not read as an error.
-  "nccl_log/bootstrap-root-already-checked-in-ib-8-ranks.txt",
   // Pre-2.7 `CUDA Dev 2[6], IB NIC distance :  SOC` names the network (`%s NIC distance`, ncclNetName()); not read.
   "nccl_log/old-ib-nic-distance-soc-comm-nvmldev-8-ranks.txt",
   // The `hca mlx5_14` suffix of the 2.2x completion WARN is not read as a device.

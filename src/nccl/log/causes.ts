@@ -227,6 +227,18 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "the network plugin (NET/OFI) reported a failure of its own: no usable fabric provider, or an endpoint, address vector or memory registration it could not create; the line gives the return code",
     fix: "Read the return code in the line (-22 EINVAL, 12 ENOMEM); check that the plugin and libfabric versions suit this NCCL version, that the fabric devices are in the pod and its locked-memory limit is unlimited (`kube-rdma verify --pod`).",
   },
+  // bootstrap.cc's root thread gives up (`goto out`: no rank gets the ring, init never completes) when a rank checks in
+  // twice, when the ranks disagree on the rank count, or when a rank is out of its range
+  // (https://github.com/NVIDIA/nccl/blob/master/src/bootstrap.cc; shape in
+  // https://github.com/Lightning-AI/pytorch-lightning/issues/14986).
+  {
+    id: "BOOTSTRAP_ROOT",
+    severity: "error",
+    test: /Bootstrap Root : (?:rank \d+ of \d+ ranks has already checked in|mismatch in (?:rank count|number of roots)|localId \d+ is out of range)/,
+    cause:
+      "the bootstrap root refused a rank: the same rank checked in twice, or the ranks disagree on how many there are — two processes were started with one rank, two jobs share one rendezvous (unique id, MASTER_ADDR:MASTER_PORT), or the world size differs between nodes",
+    fix: "Start each rank once with its own rank number and the same world size on every node; give each job its own rendezvous port (MASTER_PORT, NCCL_COMM_ID) and check no stale process of an earlier run still holds it.",
+  },
   // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17), `Net : Connect to %s failed : %s`
   // (before it) and `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (a connect that failed outright,
   // e.g. 113 No route to host), raised for the bootstrap's, the socket transport's and the proxy's own connections
