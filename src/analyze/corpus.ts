@@ -24,6 +24,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/socket-libibverbs-warn-bare-version-single-host-2.10.txt",
   "nccl_log/mixed-ib-roce-list-nvml-warn-own-gpu-2.12.txt",
   // NCCL 2.4 prints the bootstrap `NET/Socket : Using [0]ib0` list before `NET/IB : Using`: ib0 is read as a device.
+  // Listing only the RDMA devices of an RDMA network would contradict the facts of
+  // nccl_log/horovod-2.4-roce-list-empty-oob.txt, which count such socket interfaces as devices: left for review.
   "nccl_log/old-2.4-net-socket-ib0-then-net-ib-no-using-network.txt",
   // RCCL's `RCCL version : 2.22.3-HEAD:…` banner is not read as a version.
   "nccl_log/rccl-multiline-version-banner-iommu-warn-socket-veths-2.22.txt",
