@@ -43,18 +43,6 @@ export const KNOWN_MISSES = new Set<string>([
   // lose their host; behind a markdown `> ` quote they are not read at all (line reader).
   "nccl_log/old-2.2-warn-without-nccl-word-socket-creation-test-failure.txt",
   "nccl_log/markdown-quoted-old-internal-socket-proc-mounts-noise.txt",
-  // A second batch (12 captures, 12 sources new to the corpus) measured on the code after the fixes above: 4/12.
-  // Shared-memory failures (`Error while creating/attaching to shared memory segment`, `failed to extend /dev/shm`,
-  // `posix_fallocate failed : No space left on device`) are not a known cause: an unknown warning, not an init failure.
-  "nccl_log/hostless-shm-h-posix-fallocate-no-space-kubeflow-2.9.txt",
-  "nccl_log/date-prefixed-shmutils-extend-no-space-28-proxy-recv.txt",
-  "nccl_log/vllm-worker-attach-shm-segment-no-such-file.txt",
-  "nccl_log/old-ring-direct-shm-then-posix-fallocate-horovod.txt",
-  "nccl_log/long-pod-host-init-complete-then-shm-no-space-later.txt",
-  "nccl_log/gdrdma-shared-channel-then-shm-open-failed-attach.txt",
-  "nccl_log/vllm-tp8-late-rank-attach-size-0-unhandled-system.txt",
-  // Only hostless WARN lines that name their source (`[1] misc/shmutils.cc:103 NCCL WARN …`): not recognised.
-  "nccl_log/hostless-shmutils-cuda-invalid-argument-then-create-fail.txt",
   // JSON-lines log export (one Cloud Logging LogEntry per line, the NCCL line in `textPayload`): network read as
   // "mixed" (line reader: the JSON wrapper is not removed).
   "nccl_log/cloud-logging-jsonl-textpayload-ib-gdr-2.23.txt",

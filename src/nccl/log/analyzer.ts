@@ -32,12 +32,12 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
 /**
  * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
  * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
- * the host stripped (`[0] NCCL INFO …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
+ * the host stripped (`[0] NCCL INFO …`, `[1] misc/shmutils.cc:103 NCCL WARN …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
  * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`); a rendered paste
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
 /**
  * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
  * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.

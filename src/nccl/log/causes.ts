@@ -275,6 +275,19 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause: "a CUDA call failed (out of memory, a bad device, a driver problem)",
     fix: "Read the CUDA error text; check `nvidia-smi` on the node (`kube-rdma verify`).",
   },
+  // The shared-memory transport's segment in /dev/shm: src/misc/shmutils.cc `Error: failed to extend %s to %ld bytes`,
+  // `Error while creating shared memory segment %s (size %ld)`, `Error while attaching to shared memory segment …`;
+  // before NCCL 2.12 include/shm.h `Call to posix_fallocate failed : %s` (https://github.com/NVIDIA/nccl/blob/master/src/misc/shmutils.cc,
+  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory; shapes in
+  // https://github.com/NVIDIA/nccl/issues/525 and https://github.com/pytorch/ci-infra/pull/490).
+  {
+    id: "SHM",
+    severity: "error",
+    test: /shared memory segment|failed to extend \/dev\/shm|posix_fallocate failed/,
+    cause:
+      "NCCL could not create or attach the shared-memory segment its processes on a node share: /dev/shm is too small or full (a container gets 64 MiB by default), stale /dev/shm/nccl-* files fill it, or the segment was removed before a peer attached (the creating process exited, systemd's RemoveIPC)",
+    fix: "Give the pod a larger /dev/shm (an emptyDir with medium: Memory mounted at /dev/shm; outside Kubernetes --shm-size or --ipc=host), remove stale /dev/shm/nccl-* files; NCCL_SHM_DISABLE=1 avoids it at some cost to traffic inside the node.",
+  },
   {
     id: "TOPOLOGY",
     severity: "error",
