@@ -43,9 +43,6 @@ export const KNOWN_MISSES = new Set<string>([
   // lose their host; behind a markdown `> ` quote they are not read at all (line reader).
   "nccl_log/old-2.2-warn-without-nccl-word-socket-creation-test-failure.txt",
   "nccl_log/markdown-quoted-old-internal-socket-proc-mounts-noise.txt",
-  // A third batch (7 captures, 7 new sources), first contact on the code after the shared-memory fix: 6/7.
-  // `Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000` is not a known cause (an unknown warning).
-  "nccl_log/mpirun-tags-duplicate-gpu-every-rank-invalid-usage-chain.txt",
   // JSON-lines log export (one Cloud Logging LogEntry per line, the NCCL line in `textPayload`): network read as
   // "mixed" (line reader: the JSON wrapper is not removed).
   "nccl_log/cloud-logging-jsonl-textpayload-ib-gdr-2.23.txt",

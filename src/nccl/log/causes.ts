@@ -239,6 +239,17 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "the bootstrap root refused a rank: the same rank checked in twice, or the ranks disagree on how many there are — two processes were started with one rank, two jobs share one rendezvous (unique id, MASTER_ADDR:MASTER_PORT), or the world size differs between nodes",
     fix: "Start each rank once with its own rank number and the same world size on every node; give each job its own rendezvous port (MASTER_PORT, NCCL_COMM_ID) and check no stale process of an earlier run still holds it.",
   },
+  // init.cc `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, returned as ncclInvalidUsage
+  // (https://github.com/NVIDIA/nccl/blob/master/src/init.cc; shapes in https://github.com/horovod/horovod/issues/3929,
+  // https://github.com/NVIDIA/nccl/issues/1241).
+  {
+    id: "DUPLICATE_GPU",
+    severity: "error",
+    test: /Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device/,
+    cause:
+      "two ranks of one communicator run on the same GPU: every process sees the same device (CUDA_VISIBLE_DEVICES, a pod given one GPU for several ranks, a time-sliced or shared GPU), or the program does not select its local rank's device before NCCL starts",
+    fix: "Give every rank its own GPU: select the device from the local rank before creating the communicator (torch.cuda.set_device(local_rank)), launch as many ranks per node as the pod has GPUs (nvidia.com/gpu), and do not run one NCCL job's ranks on a shared or time-sliced GPU.",
+  },
   // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17), `Net : Connect to %s failed : %s`
   // (before it) and `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (a connect that failed outright,
   // e.g. 113 No route to host), raised for the bootstrap's, the socket transport's and the proxy's own connections
