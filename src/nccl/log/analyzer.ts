@@ -48,12 +48,13 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 /**
  * A framework's report of a failed NCCL call — the whole paste when NCCL_DEBUG was not set: PyTorch's
  * `NCCL error in: <file>:<line>, <error>, NCCL version 2.21.5` (C10D_NCCL_CHECK with ncclGetErrorWithVersion,
- * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch) and XLA's
+ * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch), its watchdog's
+ * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
  * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201).
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
 const ERROR_REPORT_LINE =
-  /NCCL error in: \S+:\d+, .*\bNCCL version \d+\.\d+\.\d+|NCCL operation nccl\w+\(.*\) failed: /;
+  /NCCL error(?: in: \S+:\d+,|:) .*\bNCCL version \d+\.\d+\.\d+|NCCL operation nccl\w+\(.*\) failed: /;
 
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
@@ -71,7 +72,8 @@ export function ncclLogLines(head: string): { log: number; banner: number; repor
     if (LOG_LINE.test(line)) log++;
     else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
-    else if (ERROR_REPORT_LINE.test(line)) report++;
+    // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.
+    if (ERROR_REPORT_LINE.test(line)) report++;
   }
   return { log, banner, report, share: lines === 0 ? 0 : (log + banner + caller) / lines };
 }

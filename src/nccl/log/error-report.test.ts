@@ -51,4 +51,17 @@ describe("the framework's report of a failed NCCL call", () => {
       "Rerun it with NCCL_DEBUG=INFO and attach the NCCL operation log.\n";
     expect(detectKind(prose, ANALYZERS).kind).toBe("unknown");
   });
+
+  // Shape seen at https://github.com/tatsu-lab/stanford_alpaca/issues/207: the watchdog's whole report on one line,
+  // quoting NCCL's last WARN. Operations ran ("Some NCCL operations have failed") and a failed completion needs a
+  // built communicator: not an init failure; the quoted WARN is IB evidence.
+  test("the watchdog's one-line `NCCL error: remote process exited …, NCCL version 2.14.3 … Last error: NET/IB : Got completion …`", () => {
+    const line =
+      "[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down. terminate called after throwing an instance of 'std::runtime_error' what(): NCCL error: remote process exited or there was a network error, NCCL version 2.14.3 ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely. Last error: NET/IB : Got completion from peer 10.9.4.12<41022> with error 12, opcode 0, len 0, vendor err 129";
+    expect(detectKind(line, ANALYZERS).kind).toBe("nccl_log");
+    const d = analyzeNcclLog(line).data;
+    expect(d).toMatchObject({ network: "IB", ncclVersions: ["2.14.3"] });
+    expect(d.verdict).not.toBe("init_failed");
+    expect(d.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_IB_RETRY_EXCEEDED"]);
+  });
 });
