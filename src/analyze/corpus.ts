@@ -43,9 +43,6 @@ export const KNOWN_MISSES = new Set<string>([
   // lose their host; behind a markdown `> ` quote they are not read at all (line reader).
   "nccl_log/old-2.2-warn-without-nccl-word-socket-creation-test-failure.txt",
   "nccl_log/markdown-quoted-old-internal-socket-proc-mounts-noise.txt",
-  // JSON-lines log export (one Cloud Logging LogEntry per line, the NCCL line in `textPayload`): network read as
-  // "mixed" (line reader: the JSON wrapper is not removed).
-  "nccl_log/cloud-logging-jsonl-textpayload-ib-gdr-2.23.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

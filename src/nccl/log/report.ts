@@ -73,10 +73,22 @@ export const VERDICT_TEXT: Record<NcclLogVerdict, string> = {
   unknown: "no network verdict (no inter-node connection in the log)",
 };
 
-function counts(m: ReadonlyMap<string, string>): Record<string, number> {
+function counts(m: ReadonlyMap<string, string>, name = (v: string) => v): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const v of m.values()) out[v] = (out[v] ?? 0) + 1;
+  for (const raw of m.values()) {
+    const v = name(raw);
+    out[v] = (out[v] ?? 0) + 1;
+  }
   return out;
+}
+
+/**
+ * The network a `Using network …` line names: letters, digits, `_ . / -` and spaces (`IB`, `IBext_v8`, `AWS Libfabric`),
+ * up to whatever a wrapper put after it on the same line — a JSON export's closing quote and fields
+ * (`IB", "timestamp": …`), an escaped newline (`IB\ngpu-b:…`): one network, not as many as there were lines.
+ */
+function networkName(raw: string): string {
+  return /^[A-Za-z][\w ./-]*/.exec(raw.trim())?.[0].trim() ?? raw.trim();
 }
 
 /**
@@ -134,7 +146,7 @@ export function reportLog(
   inventory?: NodeInventory,
   ran?: CommunicatorEvidence,
 ): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
-  const networks = counts(st.networkOf);
+  const networks = counts(st.networkOf, networkName);
   const versions = counts(st.versionOf);
   const net = networkOf(st, networks);
   const network = net.value;
