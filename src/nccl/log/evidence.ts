@@ -56,6 +56,25 @@ function fromConnections(st: LogState): string | null {
   return names.length === 1 ? names[0]! : "mixed";
 }
 
+/**
+ * The network a `Using network …` line names: letters, digits, `_ . / -` and spaces (`IB`, `IBext_v8`, `AWS Libfabric`),
+ * up to whatever a wrapper put after it on the same line — a JSON export's closing quote and fields
+ * (`IB", "timestamp": …`), an escaped newline (`IB\ngpu-b:…`): one network, not as many as there were lines.
+ */
+function networkName(raw: string): string {
+  return /^[A-Za-z][\w ./-]*/.exec(raw.trim())?.[0].trim() ?? raw.trim();
+}
+
+/** Network → the processes whose `Using network` line named it. */
+export function namedNetworks(st: LogState): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const raw of st.networkOf.values()) {
+    const name = networkName(raw);
+    out[name] = (out[name] ?? 0) + 1;
+  }
+  return out;
+}
+
 /** The network from the `Using network` lines (`counts`: network → processes that printed it), else the evidence. */
 export function networkOf(st: LogState, counts: Record<string, number>): Decided<string | null> {
   const said = Object.keys(counts);

@@ -8,7 +8,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
 import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
-import { fellBackToSocket, linkLayerOf, networkOf } from "./evidence.js";
+import { fellBackToSocket, linkLayerOf, namedNetworks, networkOf } from "./evidence.js";
 import { nicSpeedFindings, nicsPerNode } from "./nic-speeds.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
@@ -73,22 +73,10 @@ export const VERDICT_TEXT: Record<NcclLogVerdict, string> = {
   unknown: "no network verdict (no inter-node connection in the log)",
 };
 
-function counts(m: ReadonlyMap<string, string>, name = (v: string) => v): Record<string, number> {
+function counts(m: ReadonlyMap<string, string>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const raw of m.values()) {
-    const v = name(raw);
-    out[v] = (out[v] ?? 0) + 1;
-  }
+  for (const v of m.values()) out[v] = (out[v] ?? 0) + 1;
   return out;
-}
-
-/**
- * The network a `Using network …` line names: letters, digits, `_ . / -` and spaces (`IB`, `IBext_v8`, `AWS Libfabric`),
- * up to whatever a wrapper put after it on the same line — a JSON export's closing quote and fields
- * (`IB", "timestamp": …`), an escaped newline (`IB\ngpu-b:…`): one network, not as many as there were lines.
- */
-function networkName(raw: string): string {
-  return /^[A-Za-z][\w ./-]*/.exec(raw.trim())?.[0].trim() ?? raw.trim();
 }
 
 /**
@@ -146,7 +134,7 @@ export function reportLog(
   inventory?: NodeInventory,
   ran?: CommunicatorEvidence,
 ): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
-  const networks = counts(st.networkOf, networkName);
+  const networks = namedNetworks(st);
   const versions = counts(st.versionOf);
   const net = networkOf(st, networks);
   const network = net.value;
