@@ -29,8 +29,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/old-2.4-net-socket-ib0-then-net-ib-no-using-network.txt",
   // RCCL's `RCCL version : 2.22.3-HEAD:…` banner is not read as a version.
   "nccl_log/rccl-multiline-version-banner-iommu-warn-socket-veths-2.22.txt",
-  // A markdown backtick glued to the first host (`` `ns-4:``) makes a second host.
-  "nccl_log/accelerate-socket-no-ib-connect-no-route.txt",
   // XLA's one-line report (`NCCL operation ncclCommInitRank(…) failed: unhandled cuda error … Last NCCL warning(error)
   // log entry (may be unrelated) 'Cuda failure 2 'out of memory''`) is read as an NCCL log, but the WARN it quotes is
   // not read as one (line reader), so neither the failure nor its CUDA cause is stated.

@@ -101,3 +101,12 @@ export function linkLayerOf(st: LogState): Decided<string | null> {
   const roceGid = [...st.warnings.values()].some((w) => w.samples.some((s) => MAPPED_GID.test(s)));
   return roceGid ? { value: "RoCE", decidedBy: "gid_in_warnings" } : { value: null, decidedBy: null };
 }
+
+/**
+ * Hosts counted by name: a character no host name holds (RFC 1123: letters, digits, `-`, `.`) at either end is the
+ * paste's Markdown (a code span's backtick glued to the first line, https://github.com/NVIDIA/nccl/issues/1105), not
+ * another host.
+ */
+export function hostCountOf(st: LogState): number {
+  return new Set([...st.hosts].map((h) => h.replace(/^[`'"*]+|[`'"*]+$/g, ""))).size;
+}
