@@ -32,12 +32,12 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
 /**
  * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
  * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
- * the host stripped (`[0] NCCL INFO …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
+ * the host stripped (`[0] NCCL INFO …`, `[1] misc/shmutils.cc:103 NCCL WARN …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
  * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`); a rendered paste
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
 /**
  * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
  * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.
@@ -45,24 +45,37 @@ const LOG_LINE =
 const NCCL_CALLER_LINE = /^\s*\[[EWI]\s?[\d :.-]*ProcessGroupNCCL\.cpp:\d+\]/;
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
+/**
+ * A framework's report of a failed NCCL call — the whole paste when NCCL_DEBUG was not set: PyTorch's
+ * `NCCL error in: <file>:<line>, <error>, NCCL version 2.21.5` (C10D_NCCL_CHECK with ncclGetErrorWithVersion,
+ * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch), its watchdog's
+ * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
+ * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201).
+ * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
+ */
+const ERROR_REPORT_LINE =
+  /NCCL error(?: in: \S+:\d+,|:) .*\bNCCL version \d+\.\d+\.\d+|NCCL operation nccl\w+\(.*\) failed: /;
 
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
  * (a README, a design note) has none of these shapes.
  */
-export function ncclLogLines(head: string): { log: number; banner: number; share: number } {
+export function ncclLogLines(head: string): { log: number; banner: number; report: number; share: number } {
   let lines = 0;
   let log = 0;
   let banner = 0;
   let caller = 0;
+  let report = 0;
   for (const line of head.split("\n")) {
     if (line.trim() === "") continue;
     lines++;
     if (LOG_LINE.test(line)) log++;
     else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
+    // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.
+    if (ERROR_REPORT_LINE.test(line)) report++;
   }
-  return { log, banner, share: lines === 0 ? 0 : (log + banner + caller) / lines };
+  return { log, banner, report, share: lines === 0 ? 0 : (log + banner + caller) / lines };
 }
 
 /** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */
@@ -84,7 +97,11 @@ export const ncclLogAnalyzer: AnalyzerKind = {
   kind: "nccl_log",
   detect(head: string): number {
     const n = ncclLogLines(head);
-    if (!looksLikeNcclLog(n)) return n.banner > 0 && n.share >= 0.5 ? 0.5 : 0;
+    if (!looksLikeNcclLog(n)) {
+      if (n.banner > 0 && n.share >= 0.5) return 0.5;
+      // A traceback ending in the framework's report of the failed NCCL call: weak, any other kind's lines win.
+      return n.report > 0 ? 0.55 : 0;
+    }
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;
   },

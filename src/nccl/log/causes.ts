@@ -227,6 +227,29 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "the network plugin (NET/OFI) reported a failure of its own: no usable fabric provider, or an endpoint, address vector or memory registration it could not create; the line gives the return code",
     fix: "Read the return code in the line (-22 EINVAL, 12 ENOMEM); check that the plugin and libfabric versions suit this NCCL version, that the fabric devices are in the pod and its locked-memory limit is unlimited (`kube-rdma verify --pod`).",
   },
+  // bootstrap.cc's root thread gives up (`goto out`: no rank gets the ring, init never completes) when a rank checks in
+  // twice, when the ranks disagree on the rank count, or when a rank is out of its range
+  // (https://github.com/NVIDIA/nccl/blob/master/src/bootstrap.cc; shape in
+  // https://github.com/Lightning-AI/pytorch-lightning/issues/14986).
+  {
+    id: "BOOTSTRAP_ROOT",
+    severity: "error",
+    test: /Bootstrap Root : (?:rank \d+ of \d+ ranks has already checked in|mismatch in (?:rank count|number of roots)|localId \d+ is out of range)/,
+    cause:
+      "the bootstrap root refused a rank: the same rank checked in twice, or the ranks disagree on how many there are — two processes were started with one rank, two jobs share one rendezvous (unique id, MASTER_ADDR:MASTER_PORT), or the world size differs between nodes",
+    fix: "Start each rank once with its own rank number and the same world size on every node; give each job its own rendezvous port (MASTER_PORT, NCCL_COMM_ID) and check no stale process of an earlier run still holds it.",
+  },
+  // init.cc `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, returned as ncclInvalidUsage
+  // (https://github.com/NVIDIA/nccl/blob/master/src/init.cc; shapes in https://github.com/horovod/horovod/issues/3929,
+  // https://github.com/NVIDIA/nccl/issues/1241).
+  {
+    id: "DUPLICATE_GPU",
+    severity: "error",
+    test: /Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device/,
+    cause:
+      "two ranks of one communicator run on the same GPU: every process sees the same device (CUDA_VISIBLE_DEVICES, a pod given one GPU for several ranks, a time-sliced or shared GPU), or the program does not select its local rank's device before NCCL starts",
+    fix: "Give every rank its own GPU: select the device from the local rank before creating the communicator (torch.cuda.set_device(local_rank)), launch as many ranks per node as the pod has GPUs (nvidia.com/gpu), and do not run one NCCL job's ranks on a shared or time-sliced GPU.",
+  },
   // misc/socket.cc `socketStartConnect: Connect to %s failed : %s` (NCCL ≥ 2.17), `Net : Connect to %s failed : %s`
   // (before it) and `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (a connect that failed outright,
   // e.g. 113 No route to host), raised for the bootstrap's, the socket transport's and the proxy's own connections
@@ -262,6 +285,19 @@ export const LOG_CAUSES: readonly LogCause[] = [
     test: /Cuda failure|unhandled cuda error|CUDA error/i,
     cause: "a CUDA call failed (out of memory, a bad device, a driver problem)",
     fix: "Read the CUDA error text; check `nvidia-smi` on the node (`kube-rdma verify`).",
+  },
+  // The shared-memory transport's segment in /dev/shm: src/misc/shmutils.cc `Error: failed to extend %s to %ld bytes`,
+  // `Error while creating shared memory segment %s (size %ld)`, `Error while attaching to shared memory segment …`;
+  // before NCCL 2.12 include/shm.h `Call to posix_fallocate failed : %s` (https://github.com/NVIDIA/nccl/blob/master/src/misc/shmutils.cc,
+  // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory; shapes in
+  // https://github.com/NVIDIA/nccl/issues/525 and https://github.com/pytorch/ci-infra/pull/490).
+  {
+    id: "SHM",
+    severity: "error",
+    test: /shared memory segment|failed to extend \/dev\/shm|posix_fallocate failed/,
+    cause:
+      "NCCL could not create or attach the shared-memory segment its processes on a node share: /dev/shm is too small or full (a container gets 64 MiB by default), stale /dev/shm/nccl-* files fill it, or the segment was removed before a peer attached (the creating process exited, systemd's RemoveIPC)",
+    fix: "Give the pod a larger /dev/shm (an emptyDir with medium: Memory mounted at /dev/shm; outside Kubernetes --shm-size or --ipc=host), remove stale /dev/shm/nccl-* files; NCCL_SHM_DISABLE=1 avoids it at some cost to traffic inside the node.",
   },
   {
     id: "TOPOLOGY",

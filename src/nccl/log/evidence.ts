@@ -56,6 +56,25 @@ function fromConnections(st: LogState): string | null {
   return names.length === 1 ? names[0]! : "mixed";
 }
 
+/**
+ * The network a `Using network …` line names: letters, digits, `_ . / -` and spaces (`IB`, `IBext_v8`, `AWS Libfabric`),
+ * up to whatever a wrapper put after it on the same line — a JSON export's closing quote and fields
+ * (`IB", "timestamp": …`), an escaped newline (`IB\ngpu-b:…`): one network, not as many as there were lines.
+ */
+function networkName(raw: string): string {
+  return /^[A-Za-z][\w ./-]*/.exec(raw.trim())?.[0].trim() ?? raw.trim();
+}
+
+/** Network → the processes whose `Using network` line named it. */
+export function namedNetworks(st: LogState): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const raw of st.networkOf.values()) {
+    const name = networkName(raw);
+    out[name] = (out[name] ?? 0) + 1;
+  }
+  return out;
+}
+
 /** The network from the `Using network` lines (`counts`: network → processes that printed it), else the evidence. */
 export function networkOf(st: LogState, counts: Record<string, number>): Decided<string | null> {
   const said = Object.keys(counts);
@@ -81,4 +100,13 @@ export function linkLayerOf(st: LogState): Decided<string | null> {
   if (layers.size > 0) return { value: layers.size === 1 ? [...layers][0]! : "mixed", decidedBy: "device_suffix" };
   const roceGid = [...st.warnings.values()].some((w) => w.samples.some((s) => MAPPED_GID.test(s)));
   return roceGid ? { value: "RoCE", decidedBy: "gid_in_warnings" } : { value: null, decidedBy: null };
+}
+
+/**
+ * Hosts counted by name: a character no host name holds (RFC 1123: letters, digits, `-`, `.`) at either end is the
+ * paste's Markdown (a code span's backtick glued to the first line, https://github.com/NVIDIA/nccl/issues/1105), not
+ * another host.
+ */
+export function hostCountOf(st: LogState): number {
+  return new Set([...st.hosts].map((h) => h.replace(/^[`'"*]+|[`'"*]+$/g, ""))).size;
 }

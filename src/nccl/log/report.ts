@@ -8,7 +8,7 @@ import type { NodeInventory } from "../../inventory/types.js";
 import { deriveNcclEnv } from "../env.js";
 import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
-import { fellBackToSocket, linkLayerOf, networkOf } from "./evidence.js";
+import { fellBackToSocket, hostCountOf, linkLayerOf, namedNetworks, networkOf } from "./evidence.js";
 import { nicSpeedFindings, nicsPerNode } from "./nic-speeds.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
@@ -134,7 +134,7 @@ export function reportLog(
   inventory?: NodeInventory,
   ran?: CommunicatorEvidence,
 ): { data: NcclLogData; findings: Finding[]; problems: Problem[] } {
-  const networks = counts(st.networkOf);
+  const networks = namedNetworks(st);
   const versions = counts(st.versionOf);
   const net = networkOf(st, networks);
   const network = net.value;
@@ -151,7 +151,7 @@ export function reportLog(
     severity: w.severity,
     count: w.count,
   }));
-  const hostCount = st.hosts.size;
+  const hostCount = hostCountOf(st);
   const data: NcclLogData = {
     ncclVersions: Object.keys(versions).sort(naturalCompare),
     ranks: Math.max(st.nranks, st.completedRanks.size),

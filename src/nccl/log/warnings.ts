@@ -18,9 +18,19 @@ export function warnRecord(st: LogState, s: string, start: number, p: number, ms
   addWarning(st, s.slice(msg, end), hostOf(key), s.slice(start, end));
 }
 
-/** An application's report that an NCCL call failed: the whole line is the warning. */
+/** NCCL's IB transport quoted by an application (`Last error: NET/IB : Got completion from peer … with error 12`). */
+const QUOTED_IB = /\bNET\/IB ?: Got (?:completion|async event)\b/;
+
+/**
+ * An application's report that an NCCL call failed: the whole line is the warning. When it quotes NCCL's last WARN
+ * (PyTorch's `ncclRemoteError … Last error: NET/IB : Got completion …`, https://github.com/tatsu-lab/stanford_alpaca/issues/207)
+ * that WARN is the same evidence as on its own line: IB was in use, and a failed completion means the communicator ran.
+ */
 export function failureLine(st: LogState, s: string, start: number, end: number): void {
-  addWarning(st, s.slice(start, end).trim(), "");
+  const text = s.slice(start, end).trim();
+  if (QUOTED_IB.test(text)) st.ibWarnings++;
+  if (text.includes("Got completion ")) st.commRan++;
+  addWarning(st, text, "");
 }
 
 /** Counts a warning under its cause, with a sample and the host it came from. */

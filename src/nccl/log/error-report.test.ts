@@ -1,0 +1,67 @@
+/**
+ * A paste that holds no NCCL line but the framework's report of the failed NCCL call (the job ran without
+ * NCCL_DEBUG=INFO) is an NCCL failure: `analyze` reads it as an NCCL log, not as an unknown format.
+ */
+import { describe, expect, test } from "vitest";
+import { detectKind } from "../../analyze/detect.js";
+import { ANALYZERS } from "../../analyze/registry.js";
+import { analyzeNcclLog } from "./analyzer.js";
+
+// Shape seen at https://github.com/TaiMingLu/Della-Manual/issues/2 (a Lightning job, every line behind `[rank0]: `):
+// PyTorch's C10D_NCCL_CHECK text `NCCL error in: <file>:<line>, <error>, NCCL version <v>` and the detail after it
+// (torch/csrc/distributed/c10d/NCCLUtils.hpp, ncclGetErrorWithVersion / getNcclErrorDetailStr).
+const lightning = [
+  "[rank0]: Traceback (most recent call last):",
+  '[rank0]:   File "/home/u7/fit.py", line 40, in <module>',
+  "[rank0]:     trainer.fit(model)",
+  "[rank0]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
+  "[rank0]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.",
+  "[rank0]: Last error:",
+  "[rank0]: socketStartConnect: Connect to 10.8.1.4<51022> failed : Software caused connection abort",
+].join("\n");
+
+// Shape seen at https://github.com/NVIDIA/nccl/issues/827: a DeepSpeed traceback, `internal error` and nothing after
+// `Last error:`.
+const deepspeed = [
+  "[2024-01-09 10:02:11,017] [INFO] [comm.py:637:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl",
+  "Traceback (most recent call last):",
+  '  File "train.py", line 12, in <module>',
+  "    torch.distributed.barrier()",
+  "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1207, internal error, NCCL version 2.18.1",
+  "ncclInternalError: Internal check failed.",
+  "Last error:",
+  "",
+].join("\n");
+
+describe("the framework's report of a failed NCCL call", () => {
+  test("PyTorch's `NCCL error in: …, NCCL version 2.20.5` behind `[rank0]: ` → nccl_log, init failed, the version", () => {
+    expect(detectKind(lightning, ANALYZERS).kind).toBe("nccl_log");
+    const r = analyzeNcclLog(lightning);
+    expect(r.data).toMatchObject({ verdict: "init_failed", ncclVersions: ["2.20.5"] });
+  });
+
+  test("a DeepSpeed traceback ending in `internal error, NCCL version 2.18.1` → nccl_log, init failed", () => {
+    expect(detectKind(deepspeed, ANALYZERS).kind).toBe("nccl_log");
+    expect(analyzeNcclLog(deepspeed).data).toMatchObject({ verdict: "init_failed", ncclVersions: ["2.18.1"] });
+  });
+
+  test("prose about an NCCL error, without the report's shape, stays unknown", () => {
+    const prose =
+      "The job failed with an NCCL error in the barrier; NCCL version 2.18 was installed.\n" +
+      "Rerun it with NCCL_DEBUG=INFO and attach the NCCL operation log.\n";
+    expect(detectKind(prose, ANALYZERS).kind).toBe("unknown");
+  });
+
+  // Shape seen at https://github.com/tatsu-lab/stanford_alpaca/issues/207: the watchdog's whole report on one line,
+  // quoting NCCL's last WARN. Operations ran ("Some NCCL operations have failed") and a failed completion needs a
+  // built communicator: not an init failure; the quoted WARN is IB evidence.
+  test("the watchdog's one-line `NCCL error: remote process exited …, NCCL version 2.14.3 … Last error: NET/IB : Got completion …`", () => {
+    const line =
+      "[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down. terminate called after throwing an instance of 'std::runtime_error' what(): NCCL error: remote process exited or there was a network error, NCCL version 2.14.3 ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely. Last error: NET/IB : Got completion from peer 10.9.4.12<41022> with error 12, opcode 0, len 0, vendor err 129";
+    expect(detectKind(line, ANALYZERS).kind).toBe("nccl_log");
+    const d = analyzeNcclLog(line).data;
+    expect(d).toMatchObject({ network: "IB", ncclVersions: ["2.14.3"] });
+    expect(d.verdict).not.toBe("init_failed");
+    expect(d.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_IB_RETRY_EXCEEDED"]);
+  });
+});
