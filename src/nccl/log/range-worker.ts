@@ -1,7 +1,7 @@
 /** Worker thread of analyzeNcclLogFile: scans ranges of a log file from the shared queue and posts back their states. */
 import { closeSync, openSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
-import { type RangeQueue, scanQueued } from "./file.js";
+import { type RangeQueue, scanQueued } from "./ranges.js";
 
 parentPort?.once("message", (m: { path: string; queue: RangeQueue }) => {
   try {
