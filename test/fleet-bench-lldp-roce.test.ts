@@ -201,6 +201,9 @@ describe("fleet bench on RoCE from LLDP captures (local API server)", () => {
       const rounds = report.rounds.length;
       const setup = api.requests.findIndex((r) => r.startsWith("POST"));
       expect(report.jobs).toBe(op.created.length);
+      console.info(
+        `seed ${seed}: ${api.requests.length - setup} API requests after the first create for ${report.jobs} jobs in ${rounds} rounds (bound ${WATCH_START_REQUESTS * rounds + 7 * report.jobs}); ${setup} before`,
+      );
       expect(api.requests.length - setup).toBeLessThanOrEqual(WATCH_START_REQUESTS * rounds + 7 * report.jobs);
       expect(api.store.get("mpijobs")).toEqual([]);
     }, 120_000);
