@@ -9,14 +9,13 @@ import { afterEach, describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { main } from "../src/cli/main.js";
 import { unitIndex } from "../src/fabric/model.js";
-import { type RailSimulation, simulateRailFleet } from "../src/fabric/simulate/fleet.js";
-import type { JobResult } from "../src/fabric/types.js";
-import { BENCH_NODES_ANNOTATION, MPI_JOB_NAME_LABEL, MPI_JOB_ROLE_LABEL } from "../src/kube/bench/manifests.js";
+import { simulateRailFleet } from "../src/fabric/simulate/fleet.js";
+import { BENCH_NODES_ANNOTATION } from "../src/kube/bench/manifests.js";
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
 import { seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, type Obj, startFakeApi } from "./support/kube/fake-api.js";
-import { benchJobOf, launcherLog, mpiJobPods, railClusterNodes } from "./support/kube/mpi-operator.js";
+import { railClusterNodes, soloOperator } from "./support/kube/mpi-operator.js";
 import { validateCustomResource } from "./support/kube/schemas.js";
 
 let api: FakeApi | undefined;
@@ -44,49 +43,11 @@ function fleet(seed: number) {
   return { sim, nodes };
 }
 
-/**
- * The MPI operator stand-in: an MPIJob gets a launcher and two workers; the launcher ends with the simulator's
- * result for the job (its nccl-tests output, or the NCCL failure when a NIC on the path is down). Each job is
- * measured alone: the plan a cluster runs crosses no spine (nothing traces flows there), so jobs share no link.
- */
-function operator(sim: RailSimulation, gpus: number) {
-  const result = new Map<string, JobResult>();
-  const created: string[] = [];
-  return {
-    created,
-    onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
-      if (plural !== "mpijobs") return undefined;
-      const name = obj.metadata.name as string;
-      created.push(name);
-      const job = benchJobOf(obj);
-      void sim.oracle.measure([job]).then(([r]) => result.set(name, r!));
-      return mpiJobPods(obj);
-    },
-    onPodCreated(p: Obj) {
-      const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string | undefined;
-      if (!name) return undefined;
-      if (p.metadata.labels[MPI_JOB_ROLE_LABEL] !== "launcher") return { phase: "Running" as const };
-      // Read when the pod ends (a few ms later): by then the simulator has answered.
-      return {
-        get phase() {
-          return result.get(name)?.ok ? ("Succeeded" as const) : ("Failed" as const);
-        },
-        get log() {
-          const r = result.get(name);
-          if (!r) return "";
-          return launcherLog(r, gpus);
-        },
-        afterMs: 200,
-      };
-    },
-  };
-}
-
 describe("fleet bench --topology rail-optimised on a cluster (local API server)", () => {
   for (const seed of [5, 6]) {
     test(`seed ${seed}: nodes and NICs as the simulator planted them, every planted hop listed as not cleared, within 4 requests per round to follow the jobs`, async () => {
       const { sim, nodes } = fleet(seed);
-      const op = operator(sim, RAILS);
+      const op = soloOperator(sim, RAILS);
       api = await startFakeApi(seedCluster({ nodes }), op);
       const io = captureIo();
       const pollMs = 50;

@@ -59,7 +59,15 @@ describe("kube-rdma fleet topology --from-lldp", () => {
     const r = await run("fleet", "topology", "--from-lldp", dir);
     expect(r.code).toBe(0);
     expect(r.out).toContain("# unit 1: leaves u1-leaf-r0, u1-leaf-r1; nodes gpu-03, gpu-04");
-    expect(parseTopologyFile(r.out, "topology.yaml")).toEqual({ layout: "rail-optimised", units: 2, rails: 2 });
+    expect(parseTopologyFile(r.out, "topology.yaml")).toEqual({
+      layout: "rail-optimised",
+      units: 2,
+      rails: 2,
+      unitNodes: [
+        ["gpu-01", "gpu-02"],
+        ["gpu-03", "gpu-04"],
+      ],
+    });
     expect(r.err).toBe("");
 
     // the file drives fleet bench: LLDP does not show oversubscription, so the user gives it
@@ -135,6 +143,7 @@ describe("kube-rdma fleet topology --from-ibnetdiscover", () => {
       rails: 2,
       spines: 2,
       oversubscription: 1,
+      unitNodes: expect.any(Array),
     });
   });
 

@@ -8,6 +8,8 @@
  *   spines: 8                # optional (default 8, at most the uplinks of a leaf)
  *   nodeModel: dgx-h100      # optional: which NIC each GPU uses (src/fabric/rail-nics.ts)
  *   lineRateGBps: 50         # optional: one NIC, uplink or spine port
+ *   unitNodes:               # optional: the nodes of each unit, as discovery found them (fleet topology writes it)
+ *     - [gpu-01, gpu-02]
  *
  * Pure: the caller reads the file.
  */
@@ -22,10 +24,19 @@ export type TopologyFile = {
   spines?: number;
   nodeModel?: string;
   lineRateGBps?: number;
+  /** The nodes of each unit as discovered (LLDP or ibnetdiscover): on a cluster these are the units, not labels. */
+  unitNodes?: string[][];
 };
 
 const NUMBERS = ["units", "rails", "oversubscription", "spines", "lineRateGBps"] as const;
-const KNOWN = new Set<string>(["layout", "nodeModel", ...NUMBERS]);
+const KNOWN = new Set<string>(["layout", "nodeModel", "unitNodes", ...NUMBERS]);
+
+/** A list of lists of node names, or null. */
+function nodeLists(v: unknown): string[][] | null {
+  if (!Array.isArray(v) || v.length === 0) return null;
+  const ok = v.every((u) => Array.isArray(u) && u.length > 0 && u.every((n) => typeof n === "string" && n !== ""));
+  return ok ? (v as string[][]) : null;
+}
 
 /** The description, or a message saying what was expected. */
 export function parseTopologyFile(text: string, name: string): TopologyFile | string {
@@ -52,6 +63,16 @@ export function parseTopologyFile(text: string, name: string): TopologyFile | st
   if (d.nodeModel !== undefined) {
     if (typeof d.nodeModel !== "string") return `${name}: nodeModel should be a name like dgx-h100.`;
     out.nodeModel = d.nodeModel;
+  }
+  if (d.unitNodes !== undefined) {
+    const units = nodeLists(d.unitNodes);
+    if (!units) return `${name}: unitNodes should list each unit's node names, like [[gpu-01, gpu-02], [gpu-03]].`;
+    const seen = new Set<string>();
+    const twice = units.flat().find((n) => seen.size === seen.add(n).size);
+    if (twice) return `${name}: unitNodes names ${twice} in two units; a node belongs to one unit.`;
+    if (out.units !== undefined && out.units !== units.length)
+      return `${name}: units says ${out.units} but unitNodes lists ${units.length}.`;
+    out.unitNodes = units;
   }
   return out;
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { V1Node } from "@kubernetes/client-node";
 import { railFabricFromView } from "../../fabric/discover/rail-fabric.js";
+import { leavesFromUnits } from "../../fabric/discover/topology.js";
 import {
   type BenchJob,
   createPlanner,
@@ -92,7 +93,9 @@ export function clusterPlan(
 
   const facts = nodes.map((n) => ({ name: n.metadata?.name ?? "", labels: n.metadata?.labels ?? {} }));
   const leafLabel = str(values, "leaf-label");
-  const topology = discoverTopology(facts, { hyperNodes, ...(leafLabel ? { leafLabel } : {}) });
+  const fromFile = topologyFile?.unitNodes ? leavesFromUnits(topologyFile.unitNodes, facts) : null;
+  if (typeof fromFile === "string") throw new UsageError(fromFile);
+  const topology = fromFile ?? discoverTopology(facts, { hyperNodes, ...(leafLabel ? { leafLabel } : {}) });
   const baseView: FabricView = {
     nodes: facts.map((f) => f.name),
     leafOf: topology.leafOf,

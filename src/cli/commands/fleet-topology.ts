@@ -165,7 +165,9 @@ export function topologyYaml(found: DiscoveredTopology, source: string, paths: r
   for (const n of found.notFound) lines.push(`# not found: ${n}`);
   for (const p of paths)
     lines.push(`# path ${p.from} → ${p.to}: ${p.uplink ? `${p.uplink}, ${p.spinePort}` : "inside one leaf"}`);
-  return `${lines.map(oneLine).join("\n")}\n${stringify(found.topology)}`;
+  // The units' nodes go in the file too: on a cluster they are the units fleet bench plans with (no labels needed).
+  const file = { ...found.topology, unitNodes: found.units.map((unit) => unit.nodes) };
+  return `${lines.map(oneLine).join("\n")}\n${stringify(file, { collectionStyle: "block" })}`;
 }
 
 export async function fleetTopology(ctx: CommandContext): Promise<number> {

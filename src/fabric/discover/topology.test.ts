@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { discoverTopology } from "./topology.js";
+import { parseTopologyFile } from "../topology-file.js";
+import { discoverTopology, leavesFromUnits } from "./topology.js";
 
 const nodes = [
   { name: "gpu-a1", labels: { "network.topology/leaf": "leaf-1", "topology.kubernetes.io/zone": "z1" } },
@@ -47,5 +48,39 @@ describe("fleet bench topology: which leaf each node hangs off", () => {
     expect(new Set(t.leafOf.values())).toEqual(new Set(["fabric"]));
     expect(t.source).toMatch(/^unknown/);
     expect(discoverTopology(nodes, { leafLabel: "rack" }).source).toMatch(/^unknown/);
+  });
+});
+
+describe("units from a topology file's unitNodes (what fleet topology discovered)", () => {
+  test("each unit one leaf group, named so that they sort in the file's order past ten units; unselected nodes left out", () => {
+    const units = Array.from({ length: 12 }, (_, u) => [`gpu-u${u}a`, `gpu-u${u}b`]);
+    const selected = units.slice(0, 11).map((u) => ({ name: u[0]!, labels: {} }));
+    const t = leavesFromUnits(units, selected);
+    if (typeof t === "string") throw new Error(t);
+    const groups = [...new Set(t.leafOf.values())];
+    expect([...groups].sort()).toEqual(groups);
+    expect(t.leafOf.get("gpu-u10a")).toBe("unit10");
+    expect(t.leafOf.get("gpu-u2a")).toBe("unit02");
+    expect(t.leafOf.size).toBe(11);
+  });
+
+  test("a selected node the file does not list: a message naming it and what to do", () => {
+    const t = leavesFromUnits([["gpu-a1", "gpu-a2"]], nodes);
+    expect(t).toMatch(/do not list 1 selected node\(s\) \(gpu-b1\).*fleet topology/);
+  });
+
+  test("unitNodes that are not lists of names, name a node twice, or disagree with units: refused, saying what was expected", () => {
+    expect(parseTopologyFile("layout: flat\nunitNodes: [gpu-1, gpu-2]\n", "t.yaml")).toMatch(
+      /unitNodes should list each unit's node names/,
+    );
+    expect(parseTopologyFile("layout: flat\nunitNodes: [[a, b], [b]]\n", "t.yaml")).toMatch(/names b in two units/);
+    expect(parseTopologyFile("layout: flat\nunits: 3\nunitNodes: [[a], [b]]\n", "t.yaml")).toMatch(
+      /units says 3 but unitNodes lists 2/,
+    );
+    expect(parseTopologyFile("layout: flat\nunits: 2\nunitNodes: [[a], [b]]\n", "t.yaml")).toEqual({
+      layout: "flat",
+      units: 2,
+      unitNodes: [["a"], ["b"]],
+    });
   });
 });

@@ -134,3 +134,40 @@ export function waveOperator(sim: RailSimulation, gpus: number, server: () => Fa
     },
   };
 }
+
+/**
+ * An MPI operator stand-in that measures each MPIJob alone: it gets a launcher and two workers; the launcher ends
+ * (200 ms later) with the simulator's result for the job — its nccl-tests output, or the NCCL failure when a NIC on
+ * the path is down. Right where the plan crosses no spine (nothing traces flows), so jobs share no link.
+ */
+export function soloOperator(sim: RailSimulation, gpus: number) {
+  const result = new Map<string, JobResult>();
+  const created: string[] = [];
+  return {
+    created,
+    onObjectCreated(plural: string, obj: Obj): Obj[] | undefined {
+      if (plural !== "mpijobs") return undefined;
+      const name = obj.metadata.name as string;
+      created.push(name);
+      const job = benchJobOf(obj);
+      void sim.oracle.measure([job]).then(([r]) => result.set(name, r!));
+      return mpiJobPods(obj);
+    },
+    onPodCreated(p: Obj) {
+      const name = p.metadata.labels?.[MPI_JOB_NAME_LABEL] as string | undefined;
+      if (!name) return undefined;
+      if (p.metadata.labels[MPI_JOB_ROLE_LABEL] !== "launcher") return { phase: "Running" as const };
+      // Read when the pod ends (a few ms later): by then the simulator has answered.
+      return {
+        get phase() {
+          return result.get(name)?.ok ? ("Succeeded" as const) : ("Failed" as const);
+        },
+        get log() {
+          const r = result.get(name);
+          return r ? launcherLog(r, gpus) : "";
+        },
+        afterMs: 200,
+      };
+    },
+  };
+}
