@@ -17,6 +17,7 @@
  */
 import { allSpinePorts, allUplinks, type Flow, type FlowPath, leafId, leafOfHop, type RailFabric } from "../model.js";
 import type { FabricView, JobResult } from "../types.js";
+import { farSideBad } from "./far-side.js";
 import { FULL_LOAD, type HopCase, judge, type Probe, probesOf } from "./hop-judge.js";
 
 export { type HopCase, isSpineProbe, SLOW_RATIO } from "./hop-judge.js";
@@ -176,19 +177,25 @@ export function spineEvidence(
   const suspectedSpinePorts = new Set(
     [...second.cases.values()].filter((c) => c.alone.length > 0 && c.hop.startsWith("spine")).map((c) => c.hop),
   );
-  const { proven, crossed, cases } = suspectedSpinePorts.size
-    ? judge(f, probes, line, { distrust, suspectedSpinePorts })
-    : second;
+  const final = suspectedSpinePorts.size ? judge(f, probes, line, { distrust, suspectedSpinePorts }) : second;
+  const { proven, crossed } = final;
+  // Spine ports facing a leaf with unknown paths, slow beyond that leaf's base rate (far-side.ts): named too.
+  const far = farSideBad(final.farSide, f.uplinksPerLeaf);
+  const cases = new Map(final.cases);
+  for (const x of far)
+    if (!cases.get(x.hop)?.alone.length)
+      cases.set(x.hop, { hop: x.hop, alone: final.farSide.get(x.hop)!.blames, shared: 0 });
+  const farHops = new Set(far.map((x) => x.hop));
   // A distrusted leaf's uplinks cannot be placed; the spine ports facing it can (flows into it are traced upstream).
   const inDistrusted = (h: string) => {
     const w = leafOfHop(f, h);
     return w !== null && w.side === "uplink" && distrust.has(leafId(w.unit, w.rail));
   };
   const verdicts: HopVerdict[] = [...cases.values()]
-    .filter((c) => c.alone.length >= CONFIRMING_TESTS && !inDistrusted(c.hop))
+    .filter((c) => (c.alone.length >= CONFIRMING_TESTS || farHops.has(c.hop)) && !inDistrusted(c.hop))
     .map((c) => ({
       hop: c.hop,
-      confidence: c.alone.length >= 3 ? "high" : "medium",
+      confidence: c.alone.length >= 3 && !farHops.has(c.hop) ? "high" : "medium",
       loadOnly: c.alone.every((a) => a.loaded) && (proven.get(c.hop)?.single ?? 0) >= FULL_LOAD,
     }));
   const bad = verdicts.map((v) => v.hop).sort();

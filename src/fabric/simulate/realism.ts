@@ -23,6 +23,11 @@ export type Realism = {
    * through, so other flows on that uplink slow down too (head-of-line blocking).
    */
   pfc?: boolean;
+  /**
+   * A bad leaf uplink or spine port is a bad cable: it slows what both ends send (a lane down, a lower negotiated
+   * speed on the link), not only what its own end sends (one dirty fibre, one failing laser). Off: one way.
+   */
+  bothWays?: boolean;
 };
 
 /** Start-up skew of jobs started together (scheduling, image pulls, sshd): uniform over this many seconds. */
