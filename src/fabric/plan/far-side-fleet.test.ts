@@ -1,7 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { cableOf } from "../cables.js";
 import { simulateRailFleet } from "../simulate/fleet.js";
+import { DEFAULT_PAIR_SWEEP, DEFAULT_RAIL_SWEEP } from "../types.js";
+import { estimateRailBudget } from "./budget.js";
 import { createRailPlanner } from "./planner.js";
+import { buildRailReport } from "./report.js";
 import { runRailBench } from "./run.js";
 
 /**
@@ -48,6 +51,20 @@ describe("the far side of a leaf that hides its hash", () => {
       expect([...named].filter((c) => !truth.has(c))).toEqual([]);
       const accounted = new Set([...s.bad, ...s.notCleared].map(cable));
       for (const h of sim.truth.spinePorts) expect(accounted, h).toContain(cable(h));
+      // The finding names the cable, says it was placed from the far side, and is no more than medium sure.
+      const budget = estimateRailBudget(sim.view, sim.fabric, {
+        pairSweep: DEFAULT_PAIR_SWEEP,
+        railSweep: DEFAULT_RAIL_SWEEP,
+      });
+      const report = buildRailReport(sim.view, sim.fabric, run, budget);
+      const far = report.findings.find((x) => x.evidence && cable(x.subject) === cable(planted!));
+      expect(far?.code).toBe("FLEET_BAD_SPINE_PORT");
+      const e = far!.evidence as { cable: string; confidence: string; farSide: { crossed: number; slow: number } };
+      expect(e.cable).toBe(cable(planted!));
+      expect(e.confidence).toBe("medium");
+      expect(e.farSide.slow).toBeGreaterThanOrEqual(3);
+      expect(far!.message).toContain(`whose own hash the calculator does not know`);
+      expect(far!.message).toContain(planted!);
     }, 120_000);
 
     test(`seed ${seed}: bad one way, the hidden leaf's uplink is listed as not cleared; no clean hop named`, async () => {

@@ -17,7 +17,7 @@
  */
 import { allSpinePorts, allUplinks, type Flow, type FlowPath, leafId, leafOfHop, type RailFabric } from "../model.js";
 import type { FabricView, JobResult } from "../types.js";
-import { farSideBad } from "./far-side.js";
+import { type FarSideVerdict, farSideBad } from "./far-side.js";
 import { FULL_LOAD, type HopCase, judge, type Probe, probesOf } from "./hop-judge.js";
 
 export { type HopCase, isSpineProbe, SLOW_RATIO } from "./hop-judge.js";
@@ -75,7 +75,13 @@ export function groupByLeaf(
   });
 }
 
-export type HopVerdict = { hop: string; confidence: "high" | "medium"; loadOnly: boolean };
+export type HopVerdict = {
+  hop: string;
+  confidence: "high" | "medium";
+  loadOnly: boolean;
+  /** Named from the far side of a leaf whose paths are unknown (far-side.ts): its tally and the leaf's base rate. */
+  farSide?: FarSideVerdict;
+};
 
 export type SpineEvidence = {
   /** Hops a fast test carried at full load (alone and, where crossed so, with two or more flows). */
@@ -185,17 +191,19 @@ export function spineEvidence(
   for (const x of far)
     if (!cases.get(x.hop)?.alone.length)
       cases.set(x.hop, { hop: x.hop, alone: final.farSide.get(x.hop)!.blames, shared: 0 });
-  const farHops = new Set(far.map((x) => x.hop));
+  const farOf = new Map(far.map((x) => [x.hop, x]));
   // A distrusted leaf's uplinks cannot be placed; the spine ports facing it can (flows into it are traced upstream).
   const inDistrusted = (h: string) => {
     const w = leafOfHop(f, h);
     return w !== null && w.side === "uplink" && distrust.has(leafId(w.unit, w.rail));
   };
   const verdicts: HopVerdict[] = [...cases.values()]
-    .filter((c) => (c.alone.length >= CONFIRMING_TESTS || farHops.has(c.hop)) && !inDistrusted(c.hop))
+    .filter((c) => (c.alone.length >= CONFIRMING_TESTS || farOf.has(c.hop)) && !inDistrusted(c.hop))
     .map((c) => ({
       hop: c.hop,
-      confidence: c.alone.length >= 3 && !farHops.has(c.hop) ? "high" : "medium",
+      // From the far side the leaf's own uplink in each test is unplaced: never more than medium.
+      confidence: c.alone.length >= 3 && !farOf.has(c.hop) ? "high" : "medium",
+      ...(farOf.has(c.hop) ? { farSide: farOf.get(c.hop)! } : {}),
       loadOnly: c.alone.every((a) => a.loaded) && (proven.get(c.hop)?.single ?? 0) >= FULL_LOAD,
     }));
   const bad = verdicts.map((v) => v.hop).sort();
