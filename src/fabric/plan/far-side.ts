@@ -11,49 +11,30 @@
  */
 import type { AloneBlame } from "./hop-judge.js";
 
-/**
- * Per spine port facing a leaf with unknown paths: tests through it whose other traced hops were proven, and how
- * many were slow; per test, the group it ran in (tests that ran at the same time) and whether it was slow.
- */
-export type FarTally = {
-  leaf: string;
-  crossed: number;
-  slow: number;
-  blames: AloneBlame[];
-  tests: { group: string; slow: boolean }[];
-};
+/** Per spine port facing a leaf with unknown paths: tests through it whose other traced hops were proven, and how many were slow. */
+export type FarTally = { leaf: string; crossed: number; slow: number; blames: AloneBlame[] };
 
 /** Chance of a false naming per leaf, over all of its ports together. */
 export const FAR_SIDE_ALPHA = 1e-3;
 /** Slow tests a port needs at least, whatever the base rate. */
 export const FAR_SIDE_LEAST = 3;
 
-/**
- * P(X ≥ k) for X the number of successes of independent trials with chances `ps` (Poisson binomial), by dynamic
- * programming over the trials; with equal chances it is the binomial tail.
- */
-export function poissonBinomialTail(ps: readonly number[], k: number): number {
+/** P(X ≥ k) for X ~ Binomial(n, p), summed term by term (n is at most a few hundred). */
+export function binomialTail(n: number, k: number, p: number): number {
   if (k <= 0) return 1;
-  if (k > ps.length) return 0;
-  // dist[j]: chance of exactly j successes so far.
-  let dist = [1];
-  for (const p of ps) {
-    const next = new Array<number>(dist.length + 1).fill(0);
-    dist.forEach((x, j) => {
-      next[j]! += x * (1 - p);
-      next[j + 1]! += x * p;
-    });
-    dist = next;
+  if (k > n) return 0;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  // log C(n, i) + i log p + (n - i) log(1 - p), from i = k up.
+  let logC = 0;
+  for (let i = 1; i <= k; i++) logC += Math.log((n - k + i) / i);
+  let sum = 0;
+  for (let i = k; i <= n; i++) {
+    sum += Math.exp(logC + i * Math.log(p) + (n - i) * Math.log1p(-p));
+    logC += Math.log((n - i) / (i + 1));
   }
-  return Math.min(
-    1,
-    dist.slice(k).reduce((a, b) => a + b, 0),
-  );
+  return Math.min(1, sum);
 }
-
-/** P(X ≥ k) for X ~ Binomial(n, p). */
-export const binomialTail = (n: number, k: number, p: number) =>
-  poissonBinomialTail(new Array<number>(Math.max(0, n)).fill(Math.min(1, Math.max(0, p))), k);
 
 export type FarSideVerdict = { hop: string; leaf: string; crossed: number; slow: number; baseRate: number; p: number };
 
@@ -62,21 +43,13 @@ export type FarSideVerdict = { hop: string; leaf: string; crossed: number; slow:
  * how many spine ports face one leaf (the multiple tests).
  */
 export function farSideBad(tallies: ReadonlyMap<string, FarTally>, portsPerLeaf: number): FarSideVerdict[] {
-  // Per leaf and group: tests and slow tests, so that each test is held against the load it ran under (a round
-  // that sent few flows out of the leaf collides less there than one that loaded every uplink).
-  const perGroup = new Map<string, { crossed: number; slow: number }>();
   const perLeaf = new Map<string, { crossed: number; slow: number }>();
-  const add = (m: Map<string, { crossed: number; slow: number }>, key: string, slow: boolean, sign: 1 | -1) => {
-    const x = m.get(key) ?? { crossed: 0, slow: 0 };
-    x.crossed += sign;
-    if (slow) x.slow += sign;
-    m.set(key, x);
-  };
-  for (const t of tallies.values())
-    for (const x of t.tests) {
-      add(perGroup, `${t.leaf}|${x.group}`, x.slow, 1);
-      add(perLeaf, t.leaf, x.slow, 1);
-    }
+  for (const t of tallies.values()) {
+    const x = perLeaf.get(t.leaf) ?? { crossed: 0, slow: 0 };
+    x.crossed += t.crossed;
+    x.slow += t.slow;
+    perLeaf.set(t.leaf, x);
+  }
   const out: FarSideVerdict[] = [];
   for (const [hop, t] of tallies) {
     if (t.slow < FAR_SIDE_LEAST) continue;
@@ -85,27 +58,9 @@ export function farSideBad(tallies: ReadonlyMap<string, FarTally>, portsPerLeaf:
     // With nothing else to compare against there is no base rate: no naming.
     if (others <= 0) continue;
     const baseRate = (all.slow - t.slow) / others;
-    // Each test's chance of being slow anyway: the share slow through the leaf's other ports in its group, or the
-    // leaf's overall share where no other port was crossed in that group.
-    const own = new Map<string, { crossed: number; slow: number }>();
-    for (const x of t.tests) add(own, x.group, x.slow, 1);
-    const chances = t.tests.map((x) => {
-      const g = perGroup.get(`${t.leaf}|${x.group}`)!;
-      const mine = own.get(x.group)!;
-      const n = g.crossed - mine.crossed;
-      return n > 0 ? (g.slow - mine.slow) / n : baseRate;
-    });
-    const p = poissonBinomialTail(chances, t.slow);
+    const p = binomialTail(t.crossed, t.slow, baseRate);
     if (p * Math.max(1, portsPerLeaf) < FAR_SIDE_ALPHA)
       out.push({ hop, leaf: t.leaf, crossed: t.crossed, slow: t.slow, baseRate, p });
   }
   return out.sort((a, b) => a.hop.localeCompare(b.hop));
-}
-
-/** Ports facing a leaf with unknown paths slow in at least two tests and three in four: worth crossing again. */
-export function farSideSuspects(tallies: ReadonlyMap<string, FarTally>): string[] {
-  return [...tallies]
-    .filter(([, t]) => t.slow >= 2 && t.slow >= 0.75 * t.crossed)
-    .map(([h]) => h)
-    .sort();
 }

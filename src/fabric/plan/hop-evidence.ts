@@ -13,14 +13,11 @@
  *   then "paths unknown"; their flows neither clear nor blame, tests beside them on hops they may have loaded say
  *   nothing, and their uplinks are listed as not cleared (the spine ports facing them are traced from upstream).
  * - A spine port suspected bad may pause the uplinks feeding it (PFC): those are not blamed in that group.
- * - Flows into a leaf whose paths are unknown are still traced onto the spine ports facing it: a port whose tests
- *   are slow beyond the rate of the leaf's other ports is named, medium sure (far-side.ts). Where a cable is bad
- *   both ways this names a bad uplink of that leaf by its cable's spine end; one way, the uplink stays not cleared.
  * Pure given the trace.
  */
 import { allSpinePorts, allUplinks, type Flow, type FlowPath, leafId, leafOfHop, type RailFabric } from "../model.js";
 import type { FabricView, JobResult } from "../types.js";
-import { type FarSideVerdict, farSideBad, farSideSuspects } from "./far-side.js";
+import { type FarSideVerdict, farSideBad } from "./far-side.js";
 import { FULL_LOAD, type HopCase, judge, type Probe, probesOf } from "./hop-judge.js";
 
 export { type HopCase, isSpineProbe, SLOW_RATIO } from "./hop-judge.js";
@@ -211,14 +208,10 @@ export function spineEvidence(
     }));
   const bad = verdicts.map((v) => v.hop).sort();
   const badSet = new Set(bad);
-  // Far-side suspects are crossed again too (alone where ports can be steered): fewer flows out of their leaf
-  // beside them, fewer collisions there to hide behind.
-  const pending = [
-    ...new Set([
-      ...[...cases.values()].filter((c) => !badSet.has(c.hop) && !inDistrusted(c.hop)).map((c) => c.hop),
-      ...farSideSuspects(final.farSide).filter((h) => !badSet.has(h)),
-    ]),
-  ].sort();
+  const pending = [...cases.values()]
+    .filter((c) => !badSet.has(c.hop) && !inDistrusted(c.hop))
+    .map((c) => c.hop)
+    .sort();
   const cleared = new Set(
     [...proven]
       .filter(([h, x]) => x.single >= FULL_LOAD && x.multi >= FULL_LOAD && !inDistrusted(h) && !cases.has(h))

@@ -281,9 +281,8 @@ function tallyFarSide(
   const slow = ratio < SLOW_RATIO;
   if (slow && hops.some((h) => !facing(h[0]) && isOpen(h))) return;
   for (const [h, l] of ports) {
-    const t = out.get(h) ?? { leaf: leaf!, crossed: 0, slow: 0, blames: [], tests: [] };
+    const t = out.get(h) ?? { leaf: leaf!, crossed: 0, slow: 0, blames: [] };
     t.crossed++;
-    t.tests.push({ group: p.group, slow });
     if (slow) {
       t.slow++;
       t.blames.push({
