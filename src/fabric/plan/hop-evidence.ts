@@ -13,6 +13,9 @@
  *   then "paths unknown"; their flows neither clear nor blame, tests beside them on hops they may have loaded say
  *   nothing, and their uplinks are listed as not cleared (the spine ports facing them are traced from upstream).
  * - A spine port suspected bad may pause the uplinks feeding it (PFC): those are not blamed in that group.
+ * - Flows into a leaf whose paths are unknown are still traced onto the spine ports facing it: a port whose tests
+ *   are slow beyond the rate of the leaf's other ports is named, medium sure (far-side.ts). Where a cable is bad
+ *   both ways this names a bad uplink of that leaf by its cable's spine end; one way, the uplink stays not cleared.
  * Pure given the trace.
  */
 import { allSpinePorts, allUplinks, type Flow, type FlowPath, leafId, leafOfHop, type RailFabric } from "../model.js";
