@@ -2,7 +2,9 @@
  * `npm run bench:fabric`: the rail-aware fleet bench against the fabric simulator on 1,024 nodes (4 units × 256
  * nodes × 8 rails, 2:1; 10 bad nodes, 2 bad NICs, 2 bad leaf uplinks, 1 bad spine port, 3 % noise), under each
  * realism switch of the simulator on its own, the combination the targets name, and all together
- * (REALISM_VARIANTS in src/fabric/eval.ts). Prints recall and precision per fault kind, rounds, jobs, simulated
+ * (REALISM_VARIANTS in src/fabric/eval.ts). A fault is one way (what the leaf or spine end sends) unless the variant
+ * says a bad cable slows both ways; those variants are scored by cable: a planted fault counts as found when either
+ * end of its cable is named, a named hop as wrong when its cable holds no planted fault (scoreFabric). Prints recall and precision per fault kind, rounds, jobs, simulated
  * wall time, and how many hops each run reported as not cleared (and how many planted faults sat among them), with
  * the range over the fleets of each per-fleet figure.
  * FABRIC_EVAL_FLEETS sets the random fleets per variant (default 5); FABRIC_EVAL_ONLY a substring of a name.

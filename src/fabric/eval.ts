@@ -6,6 +6,7 @@
 
 import { foundOf } from "./bench/report.js";
 import { runFleetBench } from "./bench/run-bench.js";
+import { cableOf } from "./cables.js";
 import { adaptivePlanner } from "./plan/flat.js";
 import { createRailPlanner } from "./plan/planner.js";
 import { type FabricFound, fabricFound, runRailBench } from "./plan/run.js";
@@ -42,11 +43,30 @@ const FOUND_AS: Record<FaultKind, keyof FabricFound> = {
   downNics: "rails",
 };
 
-export function scoreFabric(found: FabricFound, truth: FabricTruth): Record<FaultKind, KindCount> {
+/**
+ * `cable`: where a bad cable slows both ways, the cable a leaf uplink or spine port is one end of (cables.ts); hops
+ * are then scored by cable: a planted fault is found when either end of its cable is named (from the results alone
+ * the two directions of one cable cannot be told apart, nor which end's optic failed), and a named hop is wrong when
+ * its cable holds no planted fault (a clean cable named by both ends counts once per kind named).
+ */
+export function scoreFabric(
+  found: FabricFound,
+  truth: FabricTruth,
+  cable?: (hop: string) => string,
+): Record<FaultKind, KindCount> {
   const out = {} as Record<FaultKind, KindCount>;
+  const hopKinds = new Set<keyof FabricFound>(["uplinks", "spinePorts"]);
+  const namedCables = new Set(cable ? [...found.uplinks, ...found.spinePorts].map(cable) : []);
+  const plantedCables = new Set(cable ? [...truth.uplinks, ...truth.spinePorts].map(cable) : []);
   for (const k of FAULT_KINDS) {
-    const t = new Set(truth[k]);
     const list = found[FOUND_AS[k]];
+    if (cable && hopKinds.has(FOUND_AS[k])) {
+      const tp = truth[k].filter((h) => namedCables.has(cable(h))).length;
+      const wrong = new Set(list.map(cable).filter((c) => !plantedCables.has(c)));
+      out[k] = { truePositives: tp, falsePositives: k === FOUND_AS[k] ? wrong.size : 0, planted: truth[k].length };
+      continue;
+    }
+    const t = new Set(truth[k]);
     const tp = list.filter((x) => t.has(x)).length;
     // A subset's false positives are its parent kind's: counted there only.
     const fp = k === FOUND_AS[k] ? list.length - tp : 0;
@@ -81,13 +101,14 @@ export async function evaluate(
   const p = createRailPlanner(sim.view, sim.fabric, sim.oracle.trace, o.seed === undefined ? {} : { seed: o.seed });
   const run = await runRailBench(p, sim.oracle.measure, { maxRounds: 6 });
   const found = fabricFound(sim.view, foundOf(run.diagnosis.verdicts), run.state.spine, run.state.downNics);
+  const byCable = o.bothWays ? (h: string) => cableOf(sim.fabric, h) : undefined;
   const notCleared = new Set(run.state.spine.notCleared);
   const planted = [...sim.truth.uplinks, ...sim.truth.spinePorts].filter((h) => notCleared.has(h)).length;
   return {
     rounds: run.rounds.length,
     jobs: run.jobs,
     seconds: run.seconds,
-    counts: scoreFabric(found, sim.truth),
+    counts: scoreFabric(found, sim.truth, byCable),
     notCleared: notCleared.size,
     neverCrossed: [...notCleared].filter((h) => !run.state.spine.crossed.has(h)).length,
     plantedNotCleared: planted,
@@ -142,6 +163,10 @@ export const REALISM_VARIANTS: readonly { name: string; options: Partial<RailSim
     options: { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1 },
   },
   {
+    name: "target, a bad cable slows both ways (scored by cable)",
+    options: { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1, bothWays: true },
+  },
+  {
     name: "all together",
     options: {
       nicPorts: true,
@@ -151,6 +176,19 @@ export const REALISM_VARIANTS: readonly { name: string; options: Partial<RailSim
       loadOnlyUplinks: 1,
       downNics: 1,
       pfc: true,
+    },
+  },
+  {
+    name: "all together, a bad cable slows both ways (scored by cable)",
+    options: {
+      nicPorts: true,
+      qpsPerConnection: 2,
+      unknownSeedLeaves: 4,
+      noBarriers: true,
+      loadOnlyUplinks: 1,
+      downNics: 1,
+      pfc: true,
+      bothWays: true,
     },
   },
 ];

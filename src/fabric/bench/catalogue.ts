@@ -26,6 +26,13 @@ export type HopEvidence = {
   confidence?: "high" | "medium";
   /** Fast with one flow through it, slow only with two or more. */
   loadOnly?: boolean;
+  /** The leaf–spine cable the hop is one end of (`unit1/leaf3/uplink5 ↔ spine5/port27`). */
+  cable?: string;
+  /**
+   * Named from the far side of a leaf whose paths are unknown: tests into that leaf through this port, how many
+   * were slow, the share slow through the leaf's other ports (percent), and the chance of so many at that share.
+   */
+  farSide?: { crossed: number; slow: number; baseRatePct: number; chance: number };
 };
 
 /** A NIC whose rail test failed while its partner connected on that HCA elsewhere. */
@@ -114,7 +121,9 @@ export const FLEET_BENCH_FINDINGS = defineCatalogue({
     severity: "error",
     title: "Slow spine port",
     message: (e: HopEvidence, hop: string) =>
-      `${hop} (towards ${e.leaf}): ${e.alone} test(s) whose every other hop reached full speed elsewhere were slow through it (${e.examples}).`,
+      e.farSide
+        ? `${hop} (towards ${e.leaf}, whose own hash the calculator does not know): ${e.farSide.slow} of ${e.farSide.crossed} test(s) into ${e.leaf} through it were slow while their other traced hops reached full speed elsewhere (${e.examples}), against ${e.farSide.baseRatePct}% through the leaf's other spine ports (chance ${e.farSide.chance.toExponential(1)}). The way back up leaves through an uplink of ${e.leaf} that cannot be traced: the cable ${e.cable ?? hop} is bad at least towards ${e.leaf}.`
+        : `${hop} (towards ${e.leaf}): ${e.alone} test(s) whose every other hop reached full speed elsewhere were slow through it (${e.examples}).`,
     fix: (e: HopEvidence, hop: string) =>
       `Check ${hop}, the spine's port towards ${e.leaf}: transceiver, cable and error counters, and the same link's leaf end; until fixed, shut it so that the spine sends flows to ${e.leaf} over its other ports. To see it again: steer one flow into ${e.leaf} through it from another unit on rail ${e.rail}.`,
   },

@@ -13,10 +13,14 @@
  *   then "paths unknown"; their flows neither clear nor blame, tests beside them on hops they may have loaded say
  *   nothing, and their uplinks are listed as not cleared (the spine ports facing them are traced from upstream).
  * - A spine port suspected bad may pause the uplinks feeding it (PFC): those are not blamed in that group.
+ * - Flows into a leaf whose paths are unknown are still traced onto the spine ports facing it: a port whose tests
+ *   are slow beyond the rate of the leaf's other ports is named, medium sure (far-side.ts). Where a cable is bad
+ *   both ways this names a bad uplink of that leaf by its cable's spine end; one way, the uplink stays not cleared.
  * Pure given the trace.
  */
 import { allSpinePorts, allUplinks, type Flow, type FlowPath, leafId, leafOfHop, type RailFabric } from "../model.js";
 import type { FabricView, JobResult } from "../types.js";
+import { type FarSideVerdict, farSideBad } from "./far-side.js";
 import { FULL_LOAD, type HopCase, judge, type Probe, probesOf } from "./hop-judge.js";
 
 export { type HopCase, isSpineProbe, SLOW_RATIO } from "./hop-judge.js";
@@ -74,7 +78,13 @@ export function groupByLeaf(
   });
 }
 
-export type HopVerdict = { hop: string; confidence: "high" | "medium"; loadOnly: boolean };
+export type HopVerdict = {
+  hop: string;
+  confidence: "high" | "medium";
+  loadOnly: boolean;
+  /** Named from the far side of a leaf whose paths are unknown (far-side.ts): its tally and the leaf's base rate. */
+  farSide?: FarSideVerdict;
+};
 
 export type SpineEvidence = {
   /** Hops a fast test carried at full load (alone and, where crossed so, with two or more flows). */
@@ -176,19 +186,27 @@ export function spineEvidence(
   const suspectedSpinePorts = new Set(
     [...second.cases.values()].filter((c) => c.alone.length > 0 && c.hop.startsWith("spine")).map((c) => c.hop),
   );
-  const { proven, crossed, cases } = suspectedSpinePorts.size
-    ? judge(f, probes, line, { distrust, suspectedSpinePorts })
-    : second;
+  const final = suspectedSpinePorts.size ? judge(f, probes, line, { distrust, suspectedSpinePorts }) : second;
+  const { proven, crossed } = final;
+  // Spine ports facing a leaf with unknown paths, slow beyond that leaf's base rate (far-side.ts): named too.
+  const far = farSideBad(final.farSide, f.uplinksPerLeaf);
+  const cases = new Map(final.cases);
+  for (const x of far)
+    if (!cases.get(x.hop)?.alone.length)
+      cases.set(x.hop, { hop: x.hop, alone: final.farSide.get(x.hop)!.blames, shared: 0 });
+  const farOf = new Map(far.map((x) => [x.hop, x]));
   // A distrusted leaf's uplinks cannot be placed; the spine ports facing it can (flows into it are traced upstream).
   const inDistrusted = (h: string) => {
     const w = leafOfHop(f, h);
     return w !== null && w.side === "uplink" && distrust.has(leafId(w.unit, w.rail));
   };
   const verdicts: HopVerdict[] = [...cases.values()]
-    .filter((c) => c.alone.length >= CONFIRMING_TESTS && !inDistrusted(c.hop))
+    .filter((c) => (c.alone.length >= CONFIRMING_TESTS || farOf.has(c.hop)) && !inDistrusted(c.hop))
     .map((c) => ({
       hop: c.hop,
-      confidence: c.alone.length >= 3 ? "high" : "medium",
+      // From the far side the leaf's own uplink in each test is unplaced: never more than medium.
+      confidence: c.alone.length >= 3 && !farOf.has(c.hop) ? "high" : "medium",
+      ...(farOf.has(c.hop) ? { farSide: farOf.get(c.hop)! } : {}),
       loadOnly: c.alone.every((a) => a.loaded) && (proven.get(c.hop)?.single ?? 0) >= FULL_LOAD,
     }));
   const bad = verdicts.map((v) => v.hop).sort();

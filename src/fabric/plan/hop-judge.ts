@@ -13,6 +13,7 @@
 import { maxMinRates } from "../fairshare.js";
 import { type Flow, type FlowPath, leafId, leafOfHop, type RailFabric } from "../model.js";
 import { type BenchJob, type FabricView, type JobResult, RING_EFFICIENCY } from "../types.js";
+import type { FarTally } from "./far-side.js";
 
 /** Under this fraction of what the test should reach beside its neighbours, it is slow. */
 export const SLOW_RATIO = 0.85;
@@ -214,15 +215,19 @@ export function judge(f: RailFabric, probes: readonly Probe[], line: number, d: 
   };
   const cases = new Map<string, HopCase>();
   const unexplained: Probe[] = [];
+  const farSide = new Map<string, FarTally>();
   for (const [group, ps] of groups) {
     const doubt = doubtedHops(f, ps, d);
     for (const p of ps) {
       const r = ratio(p);
-      if (r >= SLOW_RATIO) continue;
       const hops = [...exp.get(p)!.load];
+      const isOpen = ([h, l]: [string, { load: number; flows: number }]) =>
+        open(h, l) && !fastThrough.has(`${group}|${h}`);
+      tallyFarSide(f, p, hops, r, d, doubt.loadedUnseen, isOpen, farSide);
+      if (r >= SLOW_RATIO) continue;
       // Unseen flows in it, or beside it on one of its hops: its slowness may be theirs.
       if (p.flows.some((fl) => unseen(fl, d)) || hops.some(([h]) => doubt.loadedUnseen(h))) continue;
-      const openHops = hops.filter(([h, l]) => open(h, l) && !fastThrough.has(`${group}|${h}`));
+      const openHops = hops.filter(isOpen);
       const opened = openHops.filter(([h]) => !doubt.paused.has(h));
       if (opened.length === 0) {
         // Nothing unproven but a maybe-paused uplink: a victim of a pause, not evidence against the trace.
@@ -244,5 +249,50 @@ export function judge(f: RailFabric, probes: readonly Probe[], line: number, d: 
       }
     }
   }
-  return { proven, crossed, cases, unexplained };
+  return { proven, crossed, cases, unexplained, farSide };
+}
+
+type HopLoad = [string, { load: number; flows: number }];
+
+/**
+ * A test out of exactly one leaf whose paths are unknown, whose traced hops are the spine ports facing that leaf
+ * (flows in, traced upstream) and hops elsewhere: counted for each of those spine ports (far-side.ts) where nothing
+ * else could explain it: no other open traced hop, nothing loaded unseen beside it.
+ */
+function tallyFarSide(
+  f: RailFabric,
+  p: Probe,
+  hops: readonly HopLoad[],
+  ratio: number,
+  d: Doubt,
+  loadedUnseen: (h: string) => boolean,
+  isOpen: (h: HopLoad) => boolean,
+  out: Map<string, FarTally>,
+) {
+  const hidden = new Set(p.flows.filter((fl) => unseen(fl, d)).map((fl) => fl.srcLeaf));
+  if (hidden.size !== 1) return;
+  const [leaf] = hidden;
+  const facing = (h: string) => {
+    const w = leafOfHop(f, h);
+    return w !== null && w.side === "spinePort" && leafId(w.unit, w.rail) === leaf;
+  };
+  const ports = hops.filter(([h]) => facing(h));
+  if (ports.length === 0 || hops.some(([h]) => loadedUnseen(h))) return;
+  const slow = ratio < SLOW_RATIO;
+  if (slow && hops.some((h) => !facing(h[0]) && isOpen(h))) return;
+  for (const [h, l] of ports) {
+    const t = out.get(h) ?? { leaf: leaf!, crossed: 0, slow: 0, blames: [] };
+    t.crossed++;
+    if (slow) {
+      t.slow++;
+      t.blames.push({
+        job: p.job.id,
+        round: p.job.round,
+        pctOfExpected: Math.round(1000 * ratio) / 10,
+        partner: p.job.nodes[1],
+        loaded: l.flows >= 2,
+      });
+    }
+    out.set(h, t);
+  }
 }

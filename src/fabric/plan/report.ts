@@ -6,6 +6,7 @@ import { makeFinding, summarize } from "../../core/finding.js";
 import type { Budget } from "../bench/budget.js";
 import { FLEET_BENCH_FINDINGS as F } from "../bench/catalogue.js";
 import { buildBenchReport, type FleetBenchReport, foundOf } from "../bench/report.js";
+import { cableOf } from "../cables.js";
 import { leafId, leafOfHop, type RailFabric } from "../model.js";
 import type { FabricView } from "../types.js";
 import { fabricFound, type RailBenchRun } from "./run.js";
@@ -13,7 +14,7 @@ import { fabricFound, type RailBenchRun } from "./run.js";
 export function buildRailReport(view: FabricView, f: RailFabric, run: RailBenchRun, budget: Budget): FleetBenchReport {
   const base = buildBenchReport(view, run, "adaptive", budget);
   const spine = run.state.spine;
-  const hopFindings = spine.verdicts.map(({ hop, confidence, loadOnly }) => {
+  const hopFindings = spine.verdicts.map(({ hop, confidence, loadOnly, farSide }) => {
     const c = spine.cases.get(hop)!;
     const where = leafOfHop(f, hop)!;
     const evidence = {
@@ -27,6 +28,17 @@ export function buildRailReport(view: FabricView, f: RailFabric, run: RailBenchR
       rail: where.rail,
       confidence,
       loadOnly,
+      cable: cableOf(f, hop),
+      ...(farSide
+        ? {
+            farSide: {
+              crossed: farSide.crossed,
+              slow: farSide.slow,
+              baseRatePct: Math.round(1000 * farSide.baseRate) / 10,
+              chance: farSide.p,
+            },
+          }
+        : {}),
     };
     return makeFinding(F, where.side === "uplink" ? "FLEET_BAD_LEAF_UPLINK" : "FLEET_BAD_SPINE_PORT", hop, evidence);
   });

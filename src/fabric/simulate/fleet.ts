@@ -6,6 +6,7 @@
  * the truth. Imports nothing from any planner or diagnosis.
  */
 
+import { farEnd } from "../cables.js";
 import { maxMinRates } from "../fairshare.js";
 import { buildRailFabric, type FabricOracle, type Flow, leafId, type RailFabric, railId, unitIndex } from "../model.js";
 import { createRandom, type Random } from "../prng.js";
@@ -125,6 +126,11 @@ export function simulateRailFleet(o: RailSimulationOptions): RailSimulation {
   const rows = (peak: number, ranks: number, sweep: SweepSpec) =>
     sweepSizes(sweep).map((bytes) => ({ bytes, busbw: withNoise(busBwAt(bytes, peak, ranks), noise / 3) }));
   const f = (id: string) => faults.factor.get(id) ?? 1;
+  /** A hop's capacity factor, with its cable's other end where a bad cable slows both ways. */
+  const cableFactor = (hop: string) => {
+    const far = o.bothWays ? farEnd(fabric, hop) : null;
+    return Math.min(f(hop), far ? f(far) : 1);
+  };
   const isDown = (node: string, rail: number) => faults.down.has(railId(node, rail));
 
   /** The flows a job starts: per running rail and direction, one per QP, on the ports the NIC (or the test) set. */
@@ -152,8 +158,11 @@ export function simulateRailFleet(o: RailSimulationOptions): RailSimulation {
         const node = id.slice(0, id.indexOf("/"));
         return fabric.lineRateGBps * f(node) * f(id) * (flaps.has(id) ? FLAP.factor : 1);
       }
-      // A load-only fault shows while two or more flows cross the hop; a pause holds its sender back.
-      const fault = faults.loadOnly.has(id) && (load.get(link) ?? 0) < 2 ? 1 : f(id);
+      // A load-only fault shows while two or more flows cross the hop; a pause holds its sender back; a cable
+      // bad both ways slows this direction for a fault planted on its other end too.
+      const faultOf = (hop: string) => (faults.loadOnly.has(hop) && (load.get(link) ?? 0) < 2 ? 1 : f(hop));
+      const far = o.bothWays ? farEnd(fabric, id) : null;
+      const fault = Math.min(faultOf(id), far ? faultOf(far) : 1);
       return fabric.lineRateGBps * fault * (paused.get(link) ?? 1);
     };
 
@@ -166,9 +175,9 @@ export function simulateRailFleet(o: RailSimulationOptions): RailSimulation {
     if (!o.pfc) return rates;
     const paused = new Map<string, number>();
     for (const p of paths) {
-      const down = p.find((l) => l.startsWith("down ") && f(l.slice(5)) < 1);
+      const down = p.find((l) => l.startsWith("down ") && cableFactor(l.slice(5)) < 1);
       const up = p.find((l) => l.startsWith("up "));
-      if (down && up) paused.set(up, Math.min(paused.get(up) ?? 1, pauseFactor(f(down.slice(5)))));
+      if (down && up) paused.set(up, Math.min(paused.get(up) ?? 1, pauseFactor(cableFactor(down.slice(5)))));
     }
     return paused.size === 0 ? rates : maxMinRates(paths, capacityIn(flaps, load, paused));
   };

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { farEnd } from "../cables.js";
 import { type RailFabric, unitIndex } from "../model.js";
 import type { BenchJob, JobResult } from "../types.js";
 import { simulateRailFleet } from "./fleet.js";
@@ -93,6 +94,28 @@ describe("the simulator's realism, each switch on its own", () => {
     // Two healthy flows on one uplink would get half each; the fault takes them to 30–60 % of that.
     expect(top(x!)).toBeLessThan(0.35 * HEALTHY_RAIL);
     expect(top(y!)).toBeLessThan(0.35 * HEALTHY_RAIL);
+  });
+
+  test("a bad cable both ways: flows down into the leaf through the uplink's far end slow too; one way, they do not", async () => {
+    // base: 2 units of 4 nodes, 1 rail, 2:1 → 2 uplinks per leaf, each on its own spine.
+    const opts = { ...base, badUplinks: 1 };
+    const bad = simulateRailFleet(opts).truth.uplinks[0]!;
+    const spinePort = farEnd(simulateRailFleet(opts).fabric, bad)!;
+    const unit = Number(/^unit(\d)/.exec(bad)![1]);
+    const sim = simulateRailFleet(opts);
+    const near = sim.fabric.nodes.filter((_, i) => Math.floor(i / 4) === unit)[0]!;
+    const far = sim.fabric.nodes.filter((_, i) => Math.floor(i / 4) !== unit)[0]!;
+    const ports = Array.from({ length: 2000 }, (_, i) => 49152 + i);
+    const trace = (src: string, dst: string, p: number) => sim.oracle.trace({ src, dst, rail: 0, sport: p });
+    // Into the bad uplink's leaf through the spine port at the cable's far end; back up through the other uplink.
+    const inward = ports.find((p) => trace(far, near, p).spinePort === spinePort)!;
+    const outward = ports.find((p) => trace(near, far, p).uplink !== bad)!;
+    const job = railJob("1", far, near, [inward, outward]);
+    const [oneWay] = await sim.oracle.measure([job]);
+    const [bothWays] = await simulateRailFleet({ ...opts, bothWays: true }).oracle.measure([job]);
+    expect(top(oneWay!)).toBeGreaterThan(0.9 * HEALTHY_RAIL);
+    // The planted depth is 30–60 % of line rate.
+    expect(top(bothWays!)).toBeLessThan(0.65 * HEALTHY_RAIL);
   });
 
   test("without barriers the waves of a round run at once and share the uplink they land on", async () => {

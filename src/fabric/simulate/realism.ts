@@ -30,6 +30,11 @@ export type Realism = {
    * is both the truth and what the trace (the subnet manager's routes) reports.
    */
   forwarding?: (flow: Flow) => FlowPath;
+  /**
+   * A bad leaf uplink or spine port is a bad cable: it slows what both ends send (a lane down, a lower negotiated
+   * speed on the link), not only what its own end sends (one dirty fibre, one failing laser). Off: one way.
+   */
+  bothWays?: boolean;
 };
 
 /** Start-up skew of jobs started together (scheduling, image pulls, sshd): uniform over this many seconds. */
