@@ -14,6 +14,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -121,6 +122,42 @@ describe("the built CLI (bin/kube-rdma.js and the bundle)", () => {
     const built = runBuilt(["gids", "--snapshot", snap, "-o", "json"]);
     expect(built.status, built.err).toBe(0);
     expect(built.out).toBe((await runSource(["gids", "--snapshot", snap, "-o", "json"])).out);
+  });
+
+  test("damaged snapshot and capture files: the bundle's ahead-of-time checks say what the sources say", async () => {
+    const snap = findExample("a100-8x-roce")!.snapshot();
+    const bad = join(base, "bad.json");
+    writeFileSync(bad, JSON.stringify({ ...snap, dirRuns: { "/sys/x": { from: 0, to: 5000 } } }));
+    const tree = join(base, "bad-tree");
+    materializeSnapshot(snap, tree);
+    const captures = join(tree, ".kube-rdma", "commands.json");
+    writeFileSync(captures, JSON.stringify({ ibstat: { command: "ibstat", exitCode: "0", stdout: "", stderr: "" } }));
+    for (const args of [
+      ["gids", "--snapshot", bad],
+      ["verify", "--root", tree],
+    ]) {
+      const built = runBuilt(args);
+      expect(built.status, args.join(" ")).not.toBe(0);
+      expect(built.out + built.err, args.join(" ")).toMatch(/\$\.(?:dirRuns\["\/sys\/x"\]\.to|ibstat\.exitCode)/);
+      expect({ status: built.status, out: built.out, err: built.err }, args.join(" ")).toEqual(await runSource(args));
+    }
+  });
+
+  test("verify --root from the bundle loads no CommonJS package, ajv included (the schema checks are compiled in)", () => {
+    const tree = join(base, "clean-tree");
+    materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), tree);
+    const hook = join(base, "count-packages.cjs");
+    writeFileSync(
+      hook,
+      'const M = require("node:module"); const seen = new Set(); const r = M._resolveFilename;\n' +
+        'M._resolveFilename = function (...a) { const f = r.apply(this, a); if (f.includes("node_modules")) seen.add(f); return f; };\n' +
+        'process.on("exit", () => process.stderr.write("packages: " + seen.size + "\\n"));\n',
+    );
+    const r = spawnSync(process.execPath, ["-r", hook, cli, "verify", "--root", tree, "-o", "json"], {
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe("packages: 0\n");
   });
 
   test("analyze of a 65 MiB NCCL log file uses the range workers and reports what one pass reports", async () => {

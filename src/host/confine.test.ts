@@ -191,3 +191,59 @@ describe("gids over a tree with one over-size GID file", () => {
     expect(io.err).toMatch(/mlx5_3\/ports\/1\/gids\/2.*larger than a host file can be/);
   });
 });
+
+describe("directories already walked", () => {
+  test("a walk records the directories it passed (not links, not the last name) and resolves as without them", () => {
+    const t = tree("walked");
+    t.link("sys/class/infiniband/mlx5_0/device", "../../../devices/pci0000:00/0000:00:01.0");
+    t.put("sys/devices/pci0000:00/0000:00:01.0/numa_node", "0\n");
+    const dirs = new Set<string>();
+    const path = "/sys/class/infiniband/mlx5_0/device/numa_node";
+    const plain = resolveInRoot(t.root, path);
+    expect(resolveInRoot(t.root, path, dirs)).toEqual(plain);
+    expect(plain).toEqual({ ok: true, value: "/sys/devices/pci0000:00/0000:00:01.0/numa_node" });
+    expect([...dirs]).toEqual([
+      "/sys",
+      "/sys/class",
+      "/sys/class/infiniband",
+      "/sys/class/infiniband/mlx5_0",
+      "/sys/devices",
+      "/sys/devices/pci0000:00",
+      "/sys/devices/pci0000:00/0000:00:01.0",
+    ]);
+    // A second walk through the same directories gives the same answer.
+    expect(resolveInRoot(t.root, "/sys/class/infiniband/mlx5_0/ports/1/state", dirs)).toEqual({
+      ok: true,
+      value: "/sys/class/infiniband/mlx5_0/ports/1/state",
+    });
+  });
+
+  test("a directory named as walked is not looked at again (so the set must be dropped when the tree may change)", () => {
+    const t = tree("trusted");
+    const dirs = new Set(["/sys", "/sys/class", "/sys/class/net"]);
+    // /sys/class/net does not exist in this tree: without the set the walk says so, with it the walk trusts the set.
+    expect(resolveInRoot(t.root, "/sys/class/net/eth0/mtu")).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+    expect(resolveInRoot(t.root, "/sys/class/net/eth0/mtu", dirs)).toMatchObject({
+      ok: false,
+      error: { code: "ENOENT" },
+    });
+    expect(resolveInRoot(t.root, "/sys/class/net", dirs)).toEqual({ ok: true, value: "/sys/class/net" });
+  });
+});
+
+test("a long-running reader looks again at a directory that became a link out of the tree after an event-loop turn", async () => {
+  const t = tree("swapped");
+  const outside = join(base, "swapped", "outside", "1");
+  mkdirSync(outside, { recursive: true });
+  writeFileSync(join(outside, "state"), "outside the tree\n");
+  const reader = new FsHostReader(t.root);
+  expect(reader.readText("/sys/class/infiniband/mlx5_0/ports/1/state")).toEqual({ ok: true, value: "4: ACTIVE\n" });
+  await new Promise((r) => setImmediate(r));
+  rmSync(join(t.root, "sys/class/infiniband/mlx5_0/ports"), { recursive: true });
+  // An absolute target starts again at the tree's root: the tree has no /…/outside, the real file is never read.
+  symlinkSync(join(base, "swapped", "outside"), join(t.root, "sys/class/infiniband/mlx5_0/ports"));
+  expect(reader.readText("/sys/class/infiniband/mlx5_0/ports/1/state")).toMatchObject({
+    ok: false,
+    error: { code: "ENOENT" },
+  });
+});

@@ -14,8 +14,10 @@ export const MAX_LINKS = 40;
 /**
  * The host path `path` names inside `root` (a real directory without links in it), every link followed, the last
  * component's too; a missing last component is kept as named. Errors as the kernel gives them: ENOENT, ENOTDIR, ELOOP.
+ * `dirs`, when given, holds paths (inside the root, as walked) already seen to be directories and not links: they are
+ * not looked at again, and each directory this walk passes through is added.
  */
-export function resolveInRoot(root: string, path: string): ReadOutcome<string> {
+export function resolveInRoot(root: string, path: string, dirs?: Set<string>): ReadOutcome<string> {
   const done: string[] = [];
   // Components still to walk, the next one last (a link's target is pushed in front of what follows it).
   const todo = path.split("/").reverse();
@@ -29,6 +31,10 @@ export function resolveInRoot(root: string, path: string): ReadOutcome<string> {
     }
     const last = todo.every((n) => n === "" || n === ".");
     const candidate = `/${done.length ? `${done.join("/")}/` : ""}${name}`;
+    if (!last && dirs?.has(candidate)) {
+      done.push(name);
+      continue;
+    }
     let st: ReturnType<typeof lstatSync>;
     try {
       st = lstatSync(root + candidate, { throwIfNoEntry: false });
@@ -57,6 +63,7 @@ export function resolveInRoot(root: string, path: string): ReadOutcome<string> {
       continue;
     }
     if (!last && !st.isDirectory()) return { ok: false, error: readError("ENOTDIR", path) };
+    if (!last) dirs?.add(candidate);
     done.push(name);
   }
   return { ok: true, value: `/${done.join("/")}` };

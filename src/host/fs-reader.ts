@@ -51,6 +51,12 @@ export class FsHostReader implements HostReader {
    * between is still refused). Only the last listing is kept: reads of other directories look the kind up themselves.
    */
   private listed: { local: string; regular: Set<string> } | null = null;
+  /**
+   * Directories of the tree already walked (see resolveInRoot), kept only until the event loop turns: a run of
+   * synchronous reads (a GID table, a port's attributes) walks /sys/class/infiniband/… once, not once per file, and a
+   * long-running reader (the device plugin) never walks a directory it saw on an earlier turn without looking again.
+   */
+  private walkedDirs: Set<string> | null = null;
   /** Loaded captures, null when there are none, or the message saying why the file is unusable. */
   private captures: Record<string, CommandOutcome> | string | null | undefined;
 
@@ -85,8 +91,18 @@ export class FsHostReader implements HostReader {
   private located(path: string): ReadOutcome<string> {
     const p = normalizeHostPath(path);
     if (this.root === "/" || this.isOwnProc(p)) return { ok: true, value: p };
-    const r = resolveInRoot(this.root, p);
+    const r = resolveInRoot(this.root, p, this.dirsThisTurn());
     return r.ok ? { ok: true, value: this.root + (r.value === "/" ? "" : r.value) } : r;
+  }
+
+  private dirsThisTurn(): Set<string> {
+    if (this.walkedDirs === null) {
+      this.walkedDirs = new Set();
+      setImmediate(() => {
+        this.walkedDirs = null;
+      }).unref();
+    }
+    return this.walkedDirs;
   }
 
   /** A /proc path read from this process's own /proc (--own-proc): the kernel resolves it, not the tree. */

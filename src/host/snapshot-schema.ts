@@ -1,157 +1,26 @@
 /**
- * The one schema every snapshot (and every `--root` tree's command captures) is checked against before anything
- * reads it: every table, every value's type, every size and every range is bounded here, so that a damaged or
- * hostile snapshot is a clear problem with the JSON path of the bad value, never a crash deep in the analysis or a
- * run of 2^31 GID slots. `docs/snapshot.schema.json` is this schema, emitted by `npm run schema` (a test checks it
- * is current).
+ * Every snapshot (and every `--root` tree's command captures) is checked against its schema
+ * (src/host/snapshot-schema-defs.ts) before anything reads it, so that a damaged or hostile snapshot is a clear
+ * problem with the JSON path of the bad value, never a crash deep in the analysis or a run of 2^31 GID slots.
+ * `docs/snapshot.schema.json` is that schema, emitted by `npm run schema` (a test checks it is current).
  */
-import { createRequire } from "node:module";
-import type { ErrorObject, KeywordCxt, ValidateFunction } from "ajv";
-import { MAX_LISTING } from "./limits.js";
+import type { ErrorObject } from "ajv";
+import { validator } from "./snapshot-validators.js";
 
-/**
- * ajv is loaded on the first validation, not with this module: its ~40 CommonJS files cost every command that only
- * needs the limits below (`gids --root` reads no snapshot) a third of its start-up.
- */
-const loadAjv = () => createRequire(import.meta.url)("ajv") as typeof import("ajv");
-
-/** A file's text in a snapshot (sysfs attributes are ≤ 4 KiB; /proc/net/route on a big host is the largest). */
-export const MAX_FILE_BYTES = 1024 * 1024;
-/** A command's stdout or stderr (nvidia-smi -q -x of 8 GPUs is ~300 KB). */
-export const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
-/** The largest number a run of numbered files or names may reach (a GID table has at most 256 slots). */
-export const MAX_RUN_NUMBER = 4095;
-export { MAX_LISTING } from "./limits.js";
-/** Entries of one table (files, dirs, links, …). */
-export const MAX_TABLE = 1_000_000;
-/** A path or a command line. */
-export const MAX_PATH = 4096;
-/** A whole snapshot as JSON text (a healthy 8-GPU node writes ~300 KB). */
-export const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
-
-const shortText = { type: "string", maxLength: MAX_PATH } as const;
-const fileText = { type: "string", maxLength: MAX_FILE_BYTES } as const;
-const runNumber = { type: "integer", minimum: 0, maximum: MAX_RUN_NUMBER } as const;
-const table = (values: object) =>
-  ({
-    type: "object",
-    maxProperties: MAX_TABLE,
-    propertyNames: { type: "string", maxLength: MAX_PATH },
-    additionalProperties: values,
-  }) as const;
-
-const readError = {
-  type: "object",
-  required: ["code", "message"],
-  properties: { code: { type: "string", maxLength: 64 }, message: shortText },
-} as const;
-
-const capture = { type: "string", maxLength: MAX_CAPTURE_BYTES } as const;
-
-/** One command's outcome, as `collect` records it and a `--root` tree's `.kube-rdma/commands.json` holds it. */
-const commandOutcome = {
-  type: "object",
-  required: ["command", "exitCode", "stdout", "stderr"],
-  properties: {
-    command: shortText,
-    exitCode: { anyOf: [{ type: "integer", minimum: -(2 ** 31), maximum: 2 ** 31 }, { type: "null" }] },
-    stdout: capture,
-    stderr: capture,
-    error: readError,
-    durationMs: { type: "number", minimum: 0, maximum: 86_400_000 },
-    ranFrom: shortText,
-  },
-  // A command that never ran to completion (no exit code) says why.
-  if: { required: ["exitCode"], properties: { exitCode: { type: "null" } } },
-  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, never awaited
-  then: { required: ["error"], properties: { error: readError } },
-} as const;
-
-/** The command captures of a `--root` tree: `{"ofed_info -s": CommandOutcome, …}`. */
-export const COMMANDS_SCHEMA = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  title: "kube-rdma command captures",
-  ...table(commandOutcome),
-  maxProperties: 1024,
-} as const;
-
-/** A kube-rdma snapshot, versions 1, 2 and 3. */
-export const SNAPSHOT_SCHEMA = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  title: "kube-rdma snapshot",
-  description:
-    "What `kube-rdma collect` writes and `--snapshot FILE` / `fleet verify` read. Generated from src/host/snapshot-schema.ts.",
-  type: "object",
-  required: ["kind", "schemaVersion", "host", "files", "dirs", "links", "errors", "fsSizes", "commands"],
-  properties: {
-    kind: { const: "kube-rdma/snapshot" },
-    schemaVersion: { enum: [1, 2, 3] },
-    host: { type: "string", maxLength: 253 },
-    collectedAt: shortText,
-    tool: shortText,
-    root: shortText,
-    files: table(fileText),
-    fileGroups: table(table(fileText)),
-    fileRuns: {
-      type: "array",
-      maxItems: MAX_LISTING,
-      items: {
-        type: "object",
-        required: ["dir", "from", "to", "text"],
-        properties: { dir: shortText, from: runNumber, to: runNumber, text: fileText },
-      },
-    },
-    dirs: table({ type: "array", maxItems: MAX_LISTING, items: { type: "string", maxLength: 255 } }),
-    groupListings: { type: "array", maxItems: MAX_TABLE, items: shortText },
-    dirRuns: table({
-      type: "object",
-      required: ["from", "to"],
-      properties: { from: runNumber, to: runNumber },
-    }),
-    links: table(shortText),
-    errors: table(readError),
-    fsSizes: table({ type: "number", minimum: 0, maximum: 2 ** 53 }),
-    commands: { ...table(commandOutcome), maxProperties: 1024 },
-  },
-} as const;
+export {
+  COMMANDS_SCHEMA,
+  MAX_CAPTURE_BYTES,
+  MAX_FILE_BYTES,
+  MAX_LISTING,
+  MAX_PATH,
+  MAX_RUN_NUMBER,
+  MAX_SNAPSHOT_BYTES,
+  MAX_TABLE,
+  SNAPSHOT_SCHEMA,
+} from "./snapshot-schema-defs.js";
 
 /** A bad value: where it is (`$.dirs["/sys/class/infiniband"]`) and what was expected there. */
 export type SchemaProblem = { path: string; message: string };
-
-let ajvInstance: import("ajv").default | undefined;
-const compiled: { snapshot?: ValidateFunction; commands?: ValidateFunction } = {};
-
-/** The one ajv instance, with the size cap below; loaded on the first validation. */
-function ajv(): import("ajv").default {
-  if (!ajvInstance) {
-    const { _, Ajv, str } = loadAjv();
-    // The schemas are this module's constants: checking them against the draft-07 meta-schema at every start would
-    // cost more than compiling them (a test does it once: the meta-schema check beside this module's tests).
-    ajvInstance = new Ajv({ allErrors: false, strict: true, validateSchema: false });
-    // A cap counts UTF-16 units (String.length), not code points: ajv's own maxLength walks every string of every
-    // snapshot to count code points, a fifth of a fleet node's validation time; as a size cap the two agree enough.
-    ajvInstance.removeKeyword("maxLength");
-    ajvInstance.addKeyword({
-      keyword: "maxLength",
-      type: "string",
-      schemaType: "number",
-      code(cxt: KeywordCxt) {
-        cxt.fail(_`${cxt.data}.length > ${cxt.schema}`);
-      },
-      error: { message: ({ schema }) => str`must NOT have more than ${schema} characters` },
-    });
-  }
-  return ajvInstance;
-}
-
-/**
- * Each schema compiled when first needed: a `--root` tree's captures need only the small commands schema, and
- * compiling the whole snapshot schema too would cost `verify --root` more than all its file reads.
- */
-function validator(which: "snapshot" | "commands"): ValidateFunction {
-  compiled[which] ??= ajv().compile(which === "snapshot" ? SNAPSHOT_SCHEMA : COMMANDS_SCHEMA);
-  return compiled[which];
-}
 
 /** The problems of `value` as a snapshot (the first bad value, then ranges that run backwards); empty when valid. */
 export function snapshotSchemaProblems(value: unknown): SchemaProblem[] {
