@@ -5,10 +5,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { topologyFromAttachments } from "../../fabric/discover/from-wiring.js";
 import { ibNames } from "../../fabric/discover/ib-paths.js";
 import { routeTracer, tableTrace } from "../../fabric/discover/ib-route-trace.js";
-import { attachmentsFromWiring, parseIbnetdiscover, wiringFromLinks } from "../../fabric/discover/ibnetdiscover.js";
+import { ibFabricFromText } from "../../fabric/discover/ib-topology.js";
 import { parseForwardingTables } from "../../fabric/discover/lft.js";
 import { type CommandContext, type OptionSpec, str, UsageError } from "../spec.js";
 import type { PathSource } from "./fleet-bench-plan.js";
@@ -55,20 +54,12 @@ export async function ibPathSource(
       `--${wiringFile === undefined ? "ib-routes" : "ib-wiring"} needs --${wiringFile === undefined ? "ib-wiring" : "ib-routes"} too: the tables name ports, the wiring says where each port's cable goes.`,
       HINT,
     );
-  const links = parseIbnetdiscover(await readText("ib-wiring", wiringFile, ctx.io.cwd), wiringFile);
-  if (typeof links === "string") throw new UsageError(links, HINT);
+  const ib = ibFabricFromText(await readText("ib-wiring", wiringFile, ctx.io.cwd), wiringFile, hcas);
+  if (typeof ib === "string") throw new UsageError(ib, HINT);
   const tables = parseForwardingTables(await readText("ib-routes", routesFile, ctx.io.cwd), routesFile);
   if (typeof tables === "string") throw new UsageError(tables, HINT);
-  const wiring = wiringFromLinks(links);
-  const { byNode, tier } = attachmentsFromWiring(wiring);
-  const found = topologyFromAttachments(byNode, {
-    nics: [...hcas],
-    tier,
-    hint: 'each HCA\'s node description should read "<host> <device>" (the default on Linux hosts).',
-  });
-  if (typeof found === "string") throw new UsageError(`--ib-wiring ${wiringFile}: ${found}`, HINT);
-  const names = ibNames(wiring, found);
+  const names = ibNames(ib.wiring, ib.found);
   if (typeof names === "string") throw new UsageError(`--ib-wiring ${wiringFile}: ${names}`, HINT);
-  const { trace, problems } = tableTrace(routeTracer(links, tables), names, hcas);
+  const { trace, problems } = tableTrace(routeTracer(ib.links, tables), names, hcas);
   return { trace, name: `the switches' forwarding tables (${routesFile})`, problems };
 }

@@ -8,12 +8,8 @@ import { basename, join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { type DiscoveredTopology, naturalOrder, topologyFromAttachments } from "../../fabric/discover/from-wiring.js";
 import { hopsFromTrace, ibNames } from "../../fabric/discover/ib-paths.js";
-import {
-  attachmentsFromWiring,
-  type IbWiring,
-  parseIbnetdiscover,
-  wiringFromLinks,
-} from "../../fabric/discover/ibnetdiscover.js";
+import { ibFabricFromText } from "../../fabric/discover/ib-topology.js";
+import type { IbWiring } from "../../fabric/discover/ibnetdiscover.js";
 import { parseIbtracert, type TracePath } from "../../fabric/discover/ibtracert.js";
 import { type LldpNeighbour, parseLldpJson } from "../../fabric/discover/lldp.js";
 import type { CommandContext, OptionSpec } from "../spec.js";
@@ -113,17 +109,9 @@ async function fromIbnetdiscover(
       : await readFile(resolve(ctx.io.cwd, file), "utf8").catch((e: NodeJS.ErrnoException) => {
           throw new UsageError(`--from-ibnetdiscover ${file}: cannot read it (${e.code ?? e.message}).`, IB_HINT);
         });
-  const links = parseIbnetdiscover(text, file === "-" ? "standard input" : file);
-  if (typeof links === "string") throw new UsageError(links, IB_HINT);
-  const wiring = wiringFromLinks(links);
-  const { byNode, tier } = attachmentsFromWiring(wiring);
-  const found = topologyFromAttachments(byNode, {
-    nics,
-    tier,
-    hint: 'each HCA\'s node description should read "<host> <device>" (the default on Linux hosts).',
-  });
-  if (typeof found === "string") throw new UsageError(found, IB_HINT);
-  return { ...found, notFound: [...wiring.notFound, ...found.notFound], wiring };
+  const ib = ibFabricFromText(text, file === "-" ? "standard input" : file, nics);
+  if (typeof ib === "string") throw new UsageError(ib, IB_HINT);
+  return { ...ib.found, wiring: ib.wiring };
 }
 
 /** One traced path: its ends and the uplink and spine port it crosses (null inside one leaf). */

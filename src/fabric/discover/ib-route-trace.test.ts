@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { topologyFromAttachments } from "./from-wiring.js";
 import { hopsFromTrace, ibNames } from "./ib-paths.js";
 import { routeTracer, tableTrace } from "./ib-route-trace.js";
-import { attachmentsFromWiring, parseIbnetdiscover, wiringFromLinks } from "./ibnetdiscover.js";
+import { ibFabricFromText } from "./ib-topology.js";
 import { parseIbtracert } from "./ibtracert.js";
 import { parseForwardingTables } from "./lft.js";
 
@@ -19,17 +18,13 @@ import { parseForwardingTables } from "./lft.js";
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures", name), "utf8");
 
 function fabric() {
-  const links = parseIbnetdiscover(fixture("ibnetdiscover-two-units.txt"), "fabric.txt");
-  if (typeof links === "string") throw new Error(links);
+  const ib = ibFabricFromText(fixture("ibnetdiscover-two-units.txt"), "fabric.txt", []);
+  if (typeof ib === "string") throw new Error(ib);
   const tables = parseForwardingTables(fixture("lfts-two-units.txt"), "lfts.txt");
   if (typeof tables === "string") throw new Error(tables);
-  const wiring = wiringFromLinks(links);
-  const { byNode, tier } = attachmentsFromWiring(wiring);
-  const found = topologyFromAttachments(byNode, { tier, hint: "" });
-  if (typeof found === "string") throw new Error(found);
-  const names = ibNames(wiring, found);
+  const names = ibNames(ib.wiring, ib.found);
   if (typeof names === "string") throw new Error(names);
-  return { links, tables, names };
+  return { links: ib.links, tables, names };
 }
 
 describe("the switches' forwarding tables (ibroute, dump_lfts.sh)", () => {
