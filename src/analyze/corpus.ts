@@ -23,8 +23,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/rccl-side-by-side-before-after-pipe.txt",
   // Rows behind `mpirun` tags with wrong in-place values: the run gets a no-expectation warning the facts do not list.
   "nccl_tests/mpirun-tagged-old-alltoall-inplace-wrong.txt",
-  // A results table printed as one JSON object (`--json`, "nccl-tests structured output"): not recognised.
-  "nccl_tests/json-output-alltoall-three-sizes.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

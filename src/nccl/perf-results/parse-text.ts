@@ -1,6 +1,7 @@
 import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
+import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
 const RANK_LINE =
@@ -92,6 +93,7 @@ export class PerfTextParser {
     // message …` from the MPI launcher start with a digit too and are not nccl-tests output.
     if (c >= 48 && c <= 57) return ROW_START.test(line) ? this.row(line) : false;
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if (c === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
@@ -114,6 +116,21 @@ export class PerfTextParser {
       if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
     }
     return false;
+  }
+
+  /** The one-line JSON report some builds print in place of the table: its rows join the current run. */
+  private structured(line: string): boolean {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(line);
+    } catch {
+      return false;
+    }
+    const rows = structuredRows(doc);
+    if (!rows) return false;
+    if (this.run.rows.length > 0) this.newRun();
+    for (const r of rows) this.run.rows.push({ ...r, line: this.lineNo });
+    return true;
   }
 
   private newRun(): void {
