@@ -19,8 +19,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
-  // Two result tables pasted side by side (`before | after`): no row is read, each line holds two rows.
-  "nccl_tests/rccl-side-by-side-before-after-pipe.txt",
   // Rows behind `mpirun` tags with wrong in-place values: the run gets a no-expectation warning the facts do not list.
   "nccl_tests/mpirun-tagged-old-alltoall-inplace-wrong.txt",
 ]);

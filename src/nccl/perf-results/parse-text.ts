@@ -55,6 +55,20 @@ export function commandRanks(line: string, programAt: number, programLength: num
 }
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
+/**
+ * A line holding two lines of nccl-tests output side by side (a comparison pasted as `left  |  right`, as at
+ * https://github.com/ROCm/rccl/pull/1352): both halves a `#` header line or a result row. Null for any other line
+ * (a `docker compose logs` prefix `name  | …` has no output line on its left).
+ */
+function sideBySide(line: string): [string, string] | null {
+  const bar = line.indexOf("  |  ");
+  if (bar < 0) return null;
+  const left = line.slice(0, bar).trim();
+  const right = line.slice(bar + 5).trim();
+  const part = (t: string) => t.startsWith("#") || ROW_START.test(t);
+  return part(left) && part(right) && !right.includes("  |  ") ? [left, right] : null;
+}
+
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
   readonly problems: Problem[] = [];
@@ -79,8 +93,35 @@ export class PerfTextParser {
    */
   constructor(private readonly opts: { onRun?: (run: PerfRun) => void } = {}) {}
 
+  /** Right halves of side-by-side lines with their line numbers, read as the next run once the pairs end. */
+  private right: [number, string][] = [];
+
   /** Returns true when the line belonged to nccl-tests output (others may be NCCL log lines). */
   push(input: string): boolean {
+    const pair = sideBySide(input);
+    if (!pair) {
+      this.replayRight();
+      return this.pushOne(input);
+    }
+    this.right.push([this.lineNo + 1, pair[1]]);
+    return this.pushOne(pair[0]);
+  }
+
+  /** Two outputs pasted side by side (`before | after`) are two runs: the left one, then the right one. */
+  private replayRight(): void {
+    if (this.right.length === 0) return;
+    const pending = this.right;
+    this.right = [];
+    const lineNo = this.lineNo;
+    this.newRun();
+    for (const [n, text] of pending) {
+      this.lineNo = n - 1;
+      this.pushOne(text);
+    }
+    this.lineNo = lineNo;
+  }
+
+  private pushOne(input: string): boolean {
     this.lineNo++;
     const raw = withoutRankTags(input);
     const end = raw.endsWith("\r") ? raw.length - 1 : raw.length;
@@ -334,6 +375,7 @@ export class PerfTextParser {
   }
 
   end(): PerfRun[] {
+    this.replayRight();
     // Judged before it is handed over (a consumer may judge it at once): the last run is the current one when it
     // has anything, else the one flushed before it.
     const last = hasContent(this.run) ? this.run : this.lastFlushed;
