@@ -19,8 +19,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
-  // Rows behind `mpirun` tags with wrong in-place values: the run gets a no-expectation warning the facts do not list.
-  "nccl_tests/mpirun-tagged-old-alltoall-inplace-wrong.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
