@@ -17,7 +17,9 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * tools); first contact: nccl_tests 32/46, host tools 28/31. After the rank-count interval, topo and detection-head
  * fixes: nccl_tests 34/46, host tools 28/31; the rest are listed in KNOWN_MISSES with the reason each still misses.
  * A later round added 8 more from 8 sources new to the corpus (6 nccl-tests, 2 nvidia-smi topo); first contact:
- * nccl_tests 3/6, nvidia_smi_topo 2/2 (5/8).
+ * nccl_tests 3/6, nvidia_smi_topo 2/2 (5/8); then 2 more (hypercube behind srun and PMIx noise, footers grepped
+ * from several logs): 0/2 (the hypercube one's own numbers broke hypercube's busbw = algbw; the footers are not read).
+ * After the JSON-report and side-by-side fixes: nccl_tests 7/8, nvidia_smi_topo 2/2.
  */
 
 const cases = readCorpus();
