@@ -275,7 +275,8 @@ function failureVocabularyScore(head: string): number {
 export const ncclTestsAnalyzer: AnalyzerKind = {
   kind: "nccl_tests",
   detect(head: string): number {
-    if (/^\s*\{/.test(head)) return /"results"\s*:|"nccl_version"\s*:|"alg_bw"/.test(head) ? 0.95 : 0;
+    if (/^\s*\{/.test(head))
+      return /"results"\s*:|"nccl_version"\s*:|"alg_bw"|"nccl-tests structured output"/.test(head) ? 0.95 : 0;
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThreads?:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
@@ -288,6 +289,8 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
       score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
+    // The one-line JSON report a JSON-output build prints in place of its table names itself.
+    if (/^\{"identifier":\s*"nccl-tests structured output"/m.test(head)) score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))
       score += 0.2;
     if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;

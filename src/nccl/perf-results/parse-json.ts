@@ -30,6 +30,42 @@ function rank(v: unknown): RankInfo | null {
   };
 }
 
+/**
+ * The one-line report a JSON-output build of nccl-tests prints in place of its table
+ * (`{"identifier": "nccl-tests structured output", "version": …, "benchmark": [{"<bytes>": {count, type, redop, root,
+ * oop_time, oop_algbw, oop_busbw, oop_error, ip_…}}]}`, as posted with https://github.com/NVIDIA/nccl-tests/pull/318):
+ * its rows, or null when the object is not that report. `*_error` is the `#wrong` count; "N/A" reads as null.
+ */
+export function structuredRows(doc: unknown): PerfRow[] | null {
+  if (!isObj(doc) || doc.identifier !== "nccl-tests structured output" || !Array.isArray(doc.benchmark)) return null;
+  const side = (v: Json, p: string): Perf => ({
+    timeUs: numOr(v[`${p}_time`]),
+    algbw: numOr(v[`${p}_algbw`]),
+    busbw: numOr(v[`${p}_busbw`]),
+    wrong: numOr(v[`${p}_error`]),
+    maxError: null,
+  });
+  const rows: PerfRow[] = [];
+  for (const entry of doc.benchmark) {
+    if (!isObj(entry)) continue;
+    for (const [size, v] of Object.entries(entry)) {
+      if (!isObj(v) || !/^\d+$/.test(size)) continue;
+      const root = strOr(v.root)?.trim() ? Number(strOr(v.root)) : numOr(v.root);
+      rows.push({
+        bytes: Number(size),
+        count: numOr(v.count) ?? 0,
+        type: strOr(v.type) ?? "?",
+        redop: strOr(v.redop)?.trim() || null,
+        root: Number.isFinite(root) ? root : null,
+        outOfPlace: side(v, "oop"),
+        inPlace: side(v, "ip"),
+        line: 0,
+      });
+    }
+  }
+  return rows;
+}
+
 /** Parses the `-J FILE` report of nccl-tests (JSON file version 2: config, devices, results, out_of_bounds, …). */
 export function parsePerfJson(text: string): { runs: PerfRun[]; problems: Problem[] } {
   let doc: unknown;
@@ -45,6 +81,13 @@ export function parsePerfJson(text: string): { runs: PerfRun[]; problems: Proble
         }),
       ],
     };
+  }
+  const structured = structuredRows(doc);
+  if (structured) {
+    const run = emptyRun();
+    run.format = "json";
+    run.rows = structured;
+    return { runs: [run], problems: [] };
   }
   if (!isObj(doc) || !Array.isArray(doc.results)) {
     return {

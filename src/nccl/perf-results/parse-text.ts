@@ -1,6 +1,7 @@
 import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
+import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
 const RANK_LINE =
@@ -54,6 +55,20 @@ export function commandRanks(line: string, programAt: number, programLength: num
 }
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
+/**
+ * A line holding two lines of nccl-tests output side by side (a comparison pasted as `left  |  right`, as at
+ * https://github.com/ROCm/rccl/pull/1352): both halves a `#` header line or a result row. Null for any other line
+ * (a `docker compose logs` prefix `name  | …` has no output line on its left).
+ */
+function sideBySide(line: string): [string, string] | null {
+  const bar = line.indexOf("  |  ");
+  if (bar < 0) return null;
+  const left = line.slice(0, bar).trim();
+  const right = line.slice(bar + 5).trim();
+  const part = (t: string) => t.startsWith("#") || ROW_START.test(t);
+  return part(left) && part(right) && !right.includes("  |  ") ? [left, right] : null;
+}
+
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
   readonly problems: Problem[] = [];
@@ -78,8 +93,35 @@ export class PerfTextParser {
    */
   constructor(private readonly opts: { onRun?: (run: PerfRun) => void } = {}) {}
 
+  /** Right halves of side-by-side lines with their line numbers, read as the next run once the pairs end. */
+  private right: [number, string][] = [];
+
   /** Returns true when the line belonged to nccl-tests output (others may be NCCL log lines). */
   push(input: string): boolean {
+    const pair = sideBySide(input);
+    if (!pair) {
+      this.replayRight();
+      return this.pushOne(input);
+    }
+    this.right.push([this.lineNo + 1, pair[1]]);
+    return this.pushOne(pair[0]);
+  }
+
+  /** Two outputs pasted side by side (`before | after`) are two runs: the left one, then the right one. */
+  private replayRight(): void {
+    if (this.right.length === 0) return;
+    const pending = this.right;
+    this.right = [];
+    const lineNo = this.lineNo;
+    this.newRun();
+    for (const [n, text] of pending) {
+      this.lineNo = n - 1;
+      this.pushOne(text);
+    }
+    this.lineNo = lineNo;
+  }
+
+  private pushOne(input: string): boolean {
     this.lineNo++;
     const raw = withoutRankTags(input);
     const end = raw.endsWith("\r") ? raw.length - 1 : raw.length;
@@ -92,6 +134,7 @@ export class PerfTextParser {
     // message …` from the MPI launcher start with a digit too and are not nccl-tests output.
     if (c >= 48 && c <= 57) return ROW_START.test(line) ? this.row(line) : false;
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if (c === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
@@ -114,6 +157,21 @@ export class PerfTextParser {
       if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
     }
     return false;
+  }
+
+  /** The one-line JSON report some builds print in place of the table: its rows join the current run. */
+  private structured(line: string): boolean {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(line);
+    } catch {
+      return false;
+    }
+    const rows = structuredRows(doc);
+    if (!rows) return false;
+    if (this.run.rows.length > 0) this.newRun();
+    for (const r of rows) this.run.rows.push({ ...r, line: this.lineNo });
+    return true;
   }
 
   private newRun(): void {
@@ -317,6 +375,7 @@ export class PerfTextParser {
   }
 
   end(): PerfRun[] {
+    this.replayRight();
     // Judged before it is handed over (a consumer may judge it at once): the last run is the current one when it
     // has anything, else the one flushed before it.
     const last = hasContent(this.run) ? this.run : this.lastFlushed;
