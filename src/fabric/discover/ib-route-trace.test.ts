@@ -53,6 +53,20 @@ describe("the switches' forwarding tables (ibroute, dump_lfts.sh)", () => {
     expect(tables[0]!.dest.size).toBe(0);
   });
 
+  test("`ibroute -a` prints LIDs the switch has no route to as port 255: no route, not a port", () => {
+    const all = fixture("lfts-two-units.txt").replace(/^(0x0069) 034( : .*)$/m, "$1 255 : (illegal port)");
+    const tables = parseForwardingTables(all, "lfts.txt");
+    if (typeof tables === "string") throw new Error(tables);
+    expect(tables[0]!.out.has(0x69)).toBe(false);
+  });
+
+  test("spines are numbered in natural order (spine-2 before spine-10), as a person numbers them", () => {
+    const renamed = fixture("ibnetdiscover-two-units.txt").replaceAll('"spine-1"', '"spine-10"');
+    const ib = ibFabricFromText(renamed, "fabric.txt", []);
+    if (typeof ib === "string") throw new Error(ib);
+    expect(ib.wiring.spines).toEqual(["spine-2", "spine-10"]);
+  });
+
   test("text that holds no table says what to run", () => {
     expect(parseForwardingTables("ibroute: iberror: dump tables: node info failed", "x.txt")).toMatch(
       /x\.txt holds no forwarding table.*dump_lfts\.sh > lfts\.txt/,

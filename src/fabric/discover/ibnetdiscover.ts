@@ -5,7 +5,7 @@
  * `SW  lid port 0x<guid> 4x NDR - CA  lid port 0x<guid> ( 'desc' - 'peer desc' )`). Shapes from infiniband-diags'
  * ibnetdiscover.c (out_switch_port, out_ca_port, dump_ports_report) in github.com/linux-rdma/rdma-core. Pure.
  */
-import type { Attachment, SwitchTier } from "./from-wiring.js";
+import { type Attachment, naturalOrder, type SwitchTier } from "./from-wiring.js";
 
 export type IbNodeKind = "switch" | "ca" | "router";
 
@@ -173,7 +173,7 @@ export function wiringFromLinks(links: readonly IbLink[]): IbWiring {
     if (!leafSet.has(name(leaf)) || leafSet.has(name(spine))) continue; // spine to spine, or leaf to leaf
     uplinks.push({ leaf: name(leaf), leafPort: leaf.port, spine: name(spine), spinePort: spine.port });
   }
-  const spines = [...new Set(uplinks.map((u) => u.spine))].sort();
+  const spines = [...new Set(uplinks.map((u) => u.spine))].sort(naturalOrder); // spine-2 before spine-10
   for (const leaf of leaves)
     if (!uplinks.some((u) => u.leaf === leaf))
       notFound.push(`leaf ${leaf} shows no uplink to a spine: its nodes reach no other leaf in this wiring.`);

@@ -55,7 +55,9 @@ export function parseForwardingTables(text: string, source: string): ForwardingT
     const e = table ? ENTRY.exec(line) : null;
     if (!e || !table) continue;
     const lid = Number.parseInt(e[1]!, 16);
-    table.out.set(lid, Number(e[2]));
+    const port = Number(e[2]);
+    if (port === 255) continue; // `ibroute -a`: no route to this LID (an entry past the switch's ports)
+    table.out.set(lid, port);
     const d = e[3] ? DEST.exec(e[3]) : null;
     if (d) table.dest.set(lid, d[1]!);
   }
