@@ -28,6 +28,11 @@ describe("the normalisation layer hands parsers clean lines", () => {
     expect(n.text).toBe("hello\nworld\n");
   });
 
+  test("colour added after the CRLF (ESC[32m … CR ESC[0m LF) leaves one line per line, not two", () => {
+    const text = "\u001b[32m#  Rank  0 Group  0\r\u001b[0m\n\u001b[32m#  Rank  1 Group  0\r\u001b[0m\n";
+    expect(normaliseCapture(text).text).toBe("#  Rank  0 Group  0\n#  Rank  1 Group  0\n");
+  });
+
   test("pdsh host prefixes and a Markdown fence come off; the hosts are kept", () => {
     const n = normaliseCapture("```\nkr-b07: mlx5_0 port 1 ==> ib0 (Up)\nkr-b08: mlx5_0 port 1 ==> ib0 (Up)\n```");
     expect(n.removed).toEqual(["pdsh_host"]);

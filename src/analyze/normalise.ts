@@ -58,9 +58,11 @@ const FENCE = /^\s*```[\w-]*\s*$/;
 
 /** Removes CRLF, ANSI colour and every proven per-line wrapper (stacked ones too, outermost first). */
 export function normaliseCapture(text: string): Normalised {
+  // Colour first: a line coloured after its CRLF was added (`ESC[32m … CR ESC[0m LF`) would otherwise leave its CR
+  // alone, read as a line break of its own, and split every line in two.
   let lines = text
-    .replace(/\r\n?/g, "\n")
     .replace(ANSI, "")
+    .replace(/\r\n?/g, "\n")
     .replace(AUTOLINK, "$1")
     .split("\n")
     .filter((l) => !FENCE.test(l));
