@@ -25,12 +25,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/mpirun-tagged-allgather-kernel-one-row-2node.txt",
   // Two single-rank processes (binary without MPI) interleaving their rows: read as seven runs, not two.
   "nccl_tests/two-unlinked-single-rank-runs-interleaved.txt",
-  // A command line and one pre-2.x `NCCL failure common.cu:N` line only: not recognised.
-  "nccl_tests/ancient-failure-line-only-allreduce.txt",
   // Two tables side by side on each line (`before | after`): collective not read.
   "nccl_tests/side-by-side-before-after-allreduce-pipe.txt",
-  // An EFA device (transport unspecified, vendor 0x1d0f) that an old ibv_devinfo prints as link layer InfiniBand.
-  "ibv_devinfo/efa-old-rdma-core-says-infiniband-sysfs-unknown.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
