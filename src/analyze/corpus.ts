@@ -27,6 +27,9 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/two-unlinked-single-rank-runs-interleaved.txt",
   // Two tables side by side on each line (`before | after`): collective not read.
   "nccl_tests/side-by-side-before-after-allreduce-pipe.txt",
+  // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no
+  // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
+  "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
