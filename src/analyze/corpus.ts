@@ -13,10 +13,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  // Only the nvidia-smi banner line (driver and CUDA version) pasted. Kept as not analysed (exit 2, the problem names
-  // the driver): reporting data would make `analyze` PASS with an empty GPU list a script reads as "no GPU", since
-  // exit 2 rests on data being null. Reading the versions needs a "partly read" contract first.
-  "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
   // First contact with a fresh batch (nccl-tests and host tools), before any fix:
