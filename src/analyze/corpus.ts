@@ -19,8 +19,6 @@ export const KNOWN_MISSES = new Set<string>([
   // `[1,0]<stdout>:`-tagged MSCCL++ test tables (in-place first, no type/redop columns): not recognised.
   "nccl_tests/mpirun-tagged-inplace-first-allreduce-one-row.txt",
   "nccl_tests/mpirun-tagged-allgather-kernel-one-row-2node.txt",
-  // Two single-rank processes (binary without MPI) interleaving their rows: read as seven runs, not two.
-  "nccl_tests/two-unlinked-single-rank-runs-interleaved.txt",
   // Two tables side by side on each line (`before | after`): collective not read.
   "nccl_tests/side-by-side-before-after-allreduce-pipe.txt",
   // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no

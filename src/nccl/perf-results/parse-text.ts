@@ -59,6 +59,8 @@ export class PerfTextParser {
   readonly problems: Problem[] = [];
   private run: PerfRun = emptyRun();
   private lastHeader = new Map<string, string>();
+  /** Every `# Avg bus bandwidth` of the run, in order (processes that ran alone each print their own). */
+  private avgs: number[] = [];
   private metricCols = 8;
   private hasTimestamp = false;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
@@ -119,6 +121,7 @@ export class PerfTextParser {
   private newRun(): void {
     this.flush();
     this.run = emptyRun();
+    this.avgs = [];
     this.lastHeader = new Map();
     this.seenRanks = new Set();
   }
@@ -129,12 +132,13 @@ export class PerfTextParser {
 
   private flush(): void {
     const r = this.run;
-    if (hasContent(r)) {
-      this.lastFlushed = r;
-      if (this.opts.onRun) {
-        if (r !== this.handedOver) this.opts.onRun(r);
-        this.handedOver = r;
-      } else if (!this.runs.includes(r)) this.runs.push(r);
+    if (!hasContent(r)) return;
+    this.lastFlushed = r;
+    if (r === this.handedOver || this.runs.includes(r)) return;
+    this.handedOver = r;
+    for (const run of splitInterleaved(r, this.avgs)) {
+      if (this.opts.onRun) this.opts.onRun(run);
+      else this.runs.push(run);
     }
   }
 
@@ -194,6 +198,7 @@ export class PerfTextParser {
     if (avg) {
       const v = Number(avg[1]);
       this.run.avgBusBw = Number.isFinite(v) ? v : null;
+      if (Number.isFinite(v)) this.avgs.push(v);
       return true;
     }
     const error = /^error: (.*)$/.exec(body);
@@ -295,7 +300,11 @@ export class PerfTextParser {
     // nccl-tests prints one row per size, sizes rising, for each type and op in turn: a row of the same type, op and
     // root smaller than the one before is the next invocation's sweep (tables pasted one after another, headers cut).
     const prev = this.run.rows.at(-1);
-    if (prev && bytes < prev.bytes && prev.type === type && prev.redop === redop && prev.root === root) this.newRun();
+    if (prev && bytes < prev.bytes && prev.type === type && prev.redop === redop && prev.root === root) {
+      // Unless processes that each ran the test alone (their rank lines repeat) share the stream: their rows
+      // interleave, and a smaller size continues another process's sweep.
+      if (lanesOf([...this.run.rows, row]).length > this.run.duplicateRanks + 1) this.newRun();
+    }
     this.run.rows.push(row);
     return true;
   }
@@ -337,6 +346,37 @@ export class PerfTextParser {
     }
     return this.runs;
   }
+}
+
+/**
+ * The ascending sweeps a run's rows make, first fit: each row continues the first sweep whose last size is below it.
+ * One sweep for a run printed by one process.
+ */
+function lanesOf(rows: readonly PerfRow[]): PerfRow[][] {
+  const lanes: PerfRow[][] = [];
+  for (const r of rows) {
+    const lane = lanes.find((l) => l.at(-1)!.bytes < r.bytes);
+    if (lane) lane.push(r);
+    else lanes.push([r]);
+  }
+  return lanes;
+}
+
+/**
+ * A binary built without MPI and launched N times prints N whole runs into one stream: the same banner and rank 0
+ * N times, then the N tables' rows interleaved as the processes write them (shape seen at
+ * https://github.com/NVIDIA/nccl-tests/issues/182; NCCL_TESTS_NOT_MPI says why). Their rows are told apart as the
+ * ascending sweeps they make, one run each, each with its own footer when every process printed one.
+ */
+function splitInterleaved(run: PerfRun, avgs: readonly number[]): PerfRun[] {
+  if (run.duplicateRanks === 0 || run.rows.length < 2) return [run];
+  const lanes = lanesOf(run.rows);
+  if (lanes.length < 2 || lanes.length > run.duplicateRanks + 1) return [run];
+  return lanes.map((rows, i) => ({
+    ...run,
+    rows,
+    avgBusBw: avgs.length === lanes.length ? avgs[i]! : i === lanes.length - 1 ? run.avgBusBw : null,
+  }));
 }
 
 /** A run with anything of its own: rows, a thread line, a program name or rank lines. */
