@@ -30,13 +30,23 @@ describe("a capture cut before anything checkable is never a PASS", () => {
     expect(JSON.parse(json.out)[0]).toMatchObject({ kind: "nccl_log", data: null });
   });
 
-  test("nvidia-smi pasted up to its header only → not analysed, exit 2, and it says no GPU was checked", async () => {
+  test("nvidia-smi pasted up to its header only → read in part: the versions reported, exit 2, it says no GPU was checked", async () => {
     const io = captureIo();
-    const code = await main(["analyze", cutCapture("nvidia_smi", "a100-470", 3)], io);
+    const file = cutCapture("nvidia_smi", "a100-470", 3);
+    const code = await main(["analyze", file], io);
     expect(code).toBe(2);
     expect(io.out).toMatch(/problem nvidia_smi\.no_gpus: .*No GPU was checked/);
-    expect(io.out).toMatch(/^FAIL: .*1 not analysed$/m);
+    expect(io.out).toContain("GPU table not in the capture; driver 470.141.03, CUDA 11.4");
+    expect(io.out).toMatch(/^FAIL: .*1 read in part \(gpus not in the capture\)$/m);
     expect(io.out).not.toMatch(/^PASS/m);
+    // JSON: the versions in data, `unread` names what the capture did not hold (a script never reads "no GPU").
+    const json = captureIo();
+    expect(await main(["analyze", file, "-o", "json"], json)).toBe(2);
+    expect(JSON.parse(json.out)[0]).toMatchObject({
+      kind: "nvidia_smi",
+      data: { driverVersion: "470.141.03", cudaVersion: "11.4", gpus: [], gpuTableRead: false },
+      unread: ["gpus"],
+    });
   });
 
   test("nvidia-smi topo -m cut after GPU3's row → the summary speaks for GPU0–GPU3 only and names GPU4–GPU7 unchecked", async () => {

@@ -13,10 +13,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  // Only the nvidia-smi banner line (driver and CUDA version) pasted. Kept as not analysed (exit 2, the problem names
-  // the driver): reporting data would make `analyze` PASS with an empty GPU list a script reads as "no GPU", since
-  // exit 2 rests on data being null. Reading the versions needs a "partly read" contract first.
-  "nvidia_smi/r570-header-only-backticks.txt",
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
   // NCCL logs gathered for issue #36 from sources new to the corpus; first contact 46/61. Each still misses:
@@ -44,6 +40,13 @@ export const KNOWN_MISSES = new Set<string>([
   // Only `# Avg bus bandwidth` footers, grepped from several logs behind `FILE:` prefixes: not recognised, and a run
   // with a footer and no row is not yet a run the data can hold.
   "nccl_tests/grep-avg-footer-per-host-logs.txt",
+  // First contact with a fresh batch (nccl-tests and host tools), before any fix:
+  // `[1,0]<stdout>:`-tagged MSCCL++ test tables (in-place first, no type/redop columns): not recognised.
+  "nccl_tests/mpirun-tagged-inplace-first-allreduce-one-row.txt",
+  "nccl_tests/mpirun-tagged-allgather-kernel-one-row-2node.txt",
+  // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no
+  // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
+  "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

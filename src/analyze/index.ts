@@ -86,6 +86,7 @@ export function entryOf(
   const entry: AnalyzedInput = { file, kind, data: outcome.data, findings: outcome.findings };
   if (outcome.problems.length > 0) entry.problems = outcome.problems.map((p) => ({ path: file, ...p }));
   if (outcome.summary !== undefined) entry.summary = outcome.summary;
+  if (outcome.unread && outcome.unread.length > 0) entry.unread = [...outcome.unread];
   return entry;
 }
 

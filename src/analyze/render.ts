@@ -4,6 +4,22 @@ import { bytesText } from "../core/units.js";
 import { DEFAULT_TEXT_WIDTH, groupIdentical, summaryLine, wrap } from "../report/findings-text.js";
 import type { AnalyzedInput } from "./index.js";
 
+/** Not read at all (no data). */
+export const notRead = (e: AnalyzedInput): boolean => e.data === null;
+/** Read, but without facts its kind has (`unread`): what was read is reported, and it is never a PASS. */
+export const readInPart = (e: AnalyzedInput): boolean => e.data !== null && (e.unread?.length ?? 0) > 0;
+
+/** `; 1 not analysed; 1 read in part (gpus not in the capture)`, or nothing. */
+export function unreadScope(entries: readonly AnalyzedInput[], sep = "; "): string {
+  const none = entries.filter(notRead).length;
+  const part = entries.filter(readInPart);
+  const missing = [...new Set(part.flatMap((e) => e.unread ?? []))].join(", ");
+  return [
+    none ? `${sep}${none} not analysed` : "",
+    part.length ? `${sep}${part.length} read in part (${missing} not in the capture)` : "",
+  ].join("");
+}
+
 const LABEL: Record<Finding["severity"], string> = { error: "ERROR", warning: "WARN ", info: "info " };
 
 function renderFinding(f: Finding, width: number): string[] {
@@ -78,9 +94,9 @@ export function renderAnalyzeText(entries: readonly AnalyzedInput[], width = DEF
   }
   const s = summarize(entries.flatMap((e) => e.findings));
   const problems = entries.reduce((n, e) => n + (e.problems?.length ?? 0), 0);
-  // An input that could not be read or recognised was not checked: never a PASS.
-  const unread = entries.filter((e) => e.data === null).length;
-  const scope = `${entries.length} input(s), ${problems} problem(s)${unread ? `; ${unread} not analysed` : ""}`;
+  // An input that could not be read or recognised, or was read in part, was not (all) checked: never a PASS.
+  const unread = entries.filter((e) => notRead(e) || readInPart(e)).length;
+  const scope = `${entries.length} input(s), ${problems} problem(s)${unreadScope(entries)}`;
   out.push(summaryLine(failIfUnchecked(s, unread), scope));
   return `${out.join("\n")}\n`;
 }

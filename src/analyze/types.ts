@@ -25,6 +25,11 @@ export type AnalyzeOutcome = {
   problems: Problem[];
   /** One line for the text report ("9 devices, 36 GIDs; RoCE v2 IPv4 at index 3 on all"). */
   summary?: string;
+  /**
+   * Facts of this kind the input did not hold (an nvidia-smi paste cut after its header: `gpus`). The data holds what
+   * was read; the entry is read in part, and `analyze` exits 2 for it as for an input not read at all.
+   */
+  unread?: string[];
 };
 
 export type AnalyzeContext = {
@@ -78,6 +83,8 @@ export type AnalyzeEntry = {
   data: unknown;
   findings: Finding[];
   problems?: Problem[];
+  /** Facts of the kind the input did not hold (see AnalyzeOutcome.unread): read in part, never a PASS. */
+  unread?: string[];
   /** Per-line wrappers removed before parsing (Open MPI --tag-output, srun --label, pdsh/clush host:, kubectl --prefix/--timestamps), with the ranks or tasks they named. Absent for a clean capture. */
   wrappers?: { removed: string[]; ranks?: number[]; tasks?: number[]; hosts?: string[] };
 };

@@ -43,6 +43,27 @@ describe("ibv_devinfo", () => {
     expect(r.value.devices.find((d) => d.name === "mlx5_6")?.ports[0]?.rateGbps).toBe(100);
   });
 
+  test("transport `unspecified` (EFA): a printed `InfiniBand` link layer is not InfiniBand; an IB transport's is", () => {
+    // Old ibv_devinfo printed an unspecified link layer as InfiniBand; sysfs reads Unknown
+    // (https://github.com/linux-rdma/rdma-core/pull/884). Device values here are this project's own.
+    const block = (name: string, transport: string) =>
+      [
+        `hca_id:\t${name}`,
+        `\ttransport:\t\t\t${transport}`,
+        "\tvendor_id:\t\t\t0x1d0f",
+        "\tphys_port_cnt:\t\t\t1",
+        "\t\tport:\t1",
+        "\t\t\tstate:\t\t\tPORT_ACTIVE (4)",
+        "\t\t\tlink_layer:\t\tInfiniBand",
+      ].join("\n");
+    const r = parseIbvDevinfo(`${block("efa_1", "unspecified (4)")}\n\n${block("mlx5_4", "InfiniBand (0)")}`);
+    if (!r.ok) throw new Error("expected ok");
+    expect(r.value.devices.map((d) => `${d.name}:${d.ports[0]?.linkLayer}`)).toEqual([
+      "efa_1:Unknown",
+      "mlx5_4:InfiniBand",
+    ]);
+  });
+
   test("`No IB devices found` is a valid answer: no devices", () => {
     const r = parseIbvDevinfo("$ ibv_devinfo\nNo IB devices found\n");
     expect(r.ok && r.value).toMatchObject({ devices: [], noDevices: true });

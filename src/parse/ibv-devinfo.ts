@@ -162,6 +162,18 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
   const noPort = noPortReadProblem(devices, "ibv_devinfo.no_ports", "ibv_devinfo -v");
   if (noPort) return fail(...problems, noPort);
   problems.push(...missingPortProblems(devices, "ibv_devinfo.missing_ports"));
+  for (const d of devices) unspecifiedTransportLinkLayer(d);
   devices.sort((a, b) => naturalCompare(a.name, b.name));
   return ok({ devices, verbose, noDevices }, problems);
+}
+
+/**
+ * A device of transport `unspecified (4)` (AWS EFA: vendor 0x1d0f) has no InfiniBand link layer: rdma-core's
+ * ibv_devinfo before the fix printed its unspecified link layer as `InfiniBand` (`link_layer_str` mapped
+ * IBV_LINK_LAYER_UNSPECIFIED and IBV_LINK_LAYER_INFINIBAND alike), while sysfs reads `Unknown`
+ * (https://github.com/linux-rdma/rdma-core/pull/884). The printed word is not evidence of InfiniBand there.
+ */
+function unspecifiedTransportLinkLayer(dev: IbDeviceReport): void {
+  if (dev.transport?.toLowerCase() !== "unspecified") return;
+  for (const p of dev.ports) if (p.linkLayer === "InfiniBand") p.linkLayer = "Unknown";
 }

@@ -95,10 +95,11 @@ describe("nvidia-smi (default table)", () => {
     });
   }
 
-  test("a paste cut right after the header (driver 470) → not read: no_gpus says no GPU was checked, not 'no GPU'", () => {
+  test("a paste cut right after the header (driver 470) → the versions read, the GPU table not: no_gpus says no GPU was checked, not 'no GPU'", () => {
     const head = capture("nvidia_smi", "a100-470").split("\n").slice(0, 3).join("\n");
     const r = parseNvidiaSmiTable(head);
-    expect(r.ok).toBe(false);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value).toMatchObject({ driverVersion: "470.141.03", cudaVersion: "11.4", gpus: [], gpuTableRead: false });
     const p = r.problems.find((x) => x.code === "nvidia_smi.no_gpus");
     expect(p?.message).toMatch(/header \(driver 470\.141\.03\) was read but no GPU row.*No GPU was checked/);
   });

@@ -39,6 +39,8 @@ export type NvidiaSmiTable = {
   noDevices: boolean;
   /** The Processes table said `No running processes found`, or listed this many processes. */
   processes: number | null;
+  /** False when only the header was read (no GPU row, no `No devices were found`): `gpus` is then unread, not empty. */
+  gpuTableRead: boolean;
 };
 
 const HEADER = /NVIDIA-SMI\s+(\S+)/;
@@ -151,6 +153,7 @@ export function emptyNvidiaSmiTable(): NvidiaSmiTable {
     gpuErrors: [],
     noDevices: false,
     processes: null,
+    gpuTableRead: true,
   };
 }
 
@@ -246,18 +249,20 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
   }
   if (out.smiVersion !== null && out.gpus.length === 0 && out.gpuErrors.length === 0 && !out.noDevices) {
     // Neither a GPU nor `No devices were found`: nothing about the GPUs was read, so nothing can be judged (a
-    // capture cut after the header, or a table layout this parser does not know). Not an answer of "no GPU".
+    // capture cut after the header, or a table layout this parser does not know). Not an answer of "no GPU": the
+    // versions a whole header line holds (its `Driver Version:`) are read, the GPU list is not (`gpuTableRead` false:
+    // an empty list that means unread). Without that field (`NVIDIA-SMI has failed …`) nothing was read at all.
     const driver = out.driverVersion ? ` (driver ${out.driverVersion})` : "";
-    return fail(
-      ...problems,
-      problem(
-        "nvidia_smi.no_gpus",
-        `The header${driver} was read but no GPU row after it, and no "No devices were found": the capture was cut after the header, or its table is laid out in a way kube-rdma does not read. No GPU was checked.`,
-        {
-          hint: "Paste the whole nvidia-smi output, or capture `nvidia-smi -q -x > nvidia-smi.xml` (--kind nvidia_smi_xml).",
-        },
-      ),
+    const noGpus = problem(
+      "nvidia_smi.no_gpus",
+      `The header${driver} was read but no GPU row after it, and no "No devices were found": the capture was cut after the header, or its table is laid out in a way kube-rdma does not read. No GPU was checked.`,
+      {
+        hint: "Paste the whole nvidia-smi output, or capture `nvidia-smi -q -x > nvidia-smi.xml` (--kind nvidia_smi_xml).",
+      },
     );
+    if (out.driverVersion === null) return fail(...problems, noGpus);
+    out.gpuTableRead = false;
+    return ok(out, [...problems, noGpus]);
   }
   return ok(out, problems);
 }

@@ -39,6 +39,8 @@ function gpuFindings(table: NvidiaSmiTable): Finding[] {
 }
 
 function nodeFindings(table: NvidiaSmiTable, ctx: AnalyzeContext): Finding[] {
+  // Only the header read: the GPU list is unread, so neither a count nor a model can be judged.
+  if (table.gpuTableRead === false) return [];
   const out: Finding[] = [];
   if (table.noDevices && table.gpus.length === 0) out.push(makeFinding(C, "NO_GPU", "node", {}));
   return [...out, ...gpuSetFindings(table.gpus, ctx)];
@@ -108,9 +110,14 @@ export const nvidiaSmiAnalyzer: AnalyzerKind = {
       cudaVersion: v.smiVersion !== null && /CUDA (?:UMD )?Version:/.test(text) ? "header_line" : null,
       gpus: v.gpus.length > 0 ? "gpu_rows" : v.noDevices ? "no_devices_line" : null,
     }));
-    return outcomeOf(parsed, (value) => ({
+    const out = outcomeOf(parsed, (value) => ({
       findings: [...gpuFindings(value), ...nodeFindings(value, ctx)],
-      summary: gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
+      summary:
+        value.gpuTableRead === false
+          ? gpuSummary([], value.driverVersion, value.cudaVersion).replace(/^no GPU/, "GPU table not in the capture")
+          : gpuSummary(value.gpus, value.driverVersion, value.cudaVersion),
     }));
+    // A paste cut after the header: its versions are reported, its GPUs are not read (never a PASS on "no GPU").
+    return parsed.ok && parsed.value.gpuTableRead === false ? { ...out, unread: ["gpus"] } : out;
   },
 };

@@ -13,6 +13,7 @@ import {
   utf16Entry,
 } from "../../analyze/index.js";
 import { normaliseCapture } from "../../analyze/normalise.js";
+import { notRead as entryNotRead, readInPart } from "../../analyze/render.js";
 import type { AnalyzeContext, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "../../analyze/types.js";
 import { exitCodeFor } from "../../core/finding.js";
 import { problem } from "../../core/result.js";
@@ -214,9 +215,12 @@ function tooLarge(file: string, kind: AnalyzeKindName): AnalyzedInput {
   };
 }
 
-/** An input whose every entry parsed nothing: unreadable, of no known kind, or not the kind --kind forced. */
+/**
+ * An input with an entry that parsed nothing (unreadable, of no known kind, or not the kind --kind forced), or that
+ * was read in part (facts of its kind missing from the capture): not all checked.
+ */
 function notRead(entries: readonly AnalyzedInput[]): boolean {
-  return entries.some((e) => e.data === null);
+  return entries.some((e) => entryNotRead(e) || readInPart(e));
 }
 
 /**
@@ -333,12 +337,14 @@ export const command: CommandSpec = {
     if (entries[0]) entries[0].findings.push(...uncheckedExpectations(entries, ctx));
     io.stdout(await renderReport(ANALYZE_REPORT, entries, str(values, "output") ?? "text", { width: textWidth(io) }));
     // One part of a pasted session that could not be analysed is not analysed: named, and exit 2, like a whole file.
-    const unread = entries.filter((e) => e.data === null).map((e) => e.file);
+    const unread = entries.filter(entryNotRead).map((e) => e.file);
     if (unread.length > 0) {
       io.stderr(
         `kube-rdma analyze: could not read or recognise ${unread.join(", ")} (see the problem above); exit 2.\n`,
       );
     }
+    const part = entries.filter(readInPart).map((e) => `${e.file} (${(e.unread ?? []).join(", ")} not in it)`);
+    if (part.length > 0) io.stderr(`kube-rdma analyze: read in part: ${part.join(", ")}; exit 2.\n`);
     return exitCode(inputs, values.strict === true);
   },
 };

@@ -260,15 +260,26 @@ export function analyzeNcclTests(
 /**
  * nccl-tests' own failure and set-up lines, as its src/common.h and src/common.cu print them
  * (https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h: `HOST: Test NCCL failure common.cu:LINE '…'`,
- * `Test CUDA failure …`; src/common.cu: `Reducing maxBytes to N due to memory limitation`). A run that failed before
- * its header holds nothing else; two such lines (several ranks agree) name nccl-tests, one alone does not.
+ * `Test CUDA failure …`; src/common.cu: `Reducing maxBytes to N due to memory limitation`). Before 2019 the harness
+ * printed `NCCL failure common.cu:908 'unhandled cuda error'.` without `Test ` (shape seen at
+ * https://github.com/NVIDIA/nccl-tests/issues/6). A run that failed before its header holds nothing else; two such
+ * lines (several ranks agree) name nccl-tests, one alone does not — one beside the `*_perf` command line that ran does.
  */
 const FAILURE_VOCABULARY =
-  /^(?:\S+: )?Test (?:NCCL|CUDA) failure [\w./-]+\.(?:cu|h|cc):\d+ |^(?:#\s*)?Reducing maxBytes to \d+ due to memory limitation/;
+  /^(?:\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\w./-]+\.(?:cu|h|cc):\d+ '|^(?:#\s*)?Reducing maxBytes to \d+ due to memory limitation/;
+
+/** An nccl-tests binary as typed, behind a prompt or a launcher (`$ mpirun -np 2 ./build/all_reduce_perf -b 8 …`). */
+const PERF_COMMAND =
+  /^(?:.{0,80}?[$#>]\s*)?(?:\S+=\S+\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?\s)?(?:\S*\/)?[a-z][a-z_]*_perf(?:_mpi)?(?:\s|$)/;
 
 function failureVocabularyScore(head: string): number {
   let n = 0;
-  for (const line of head.split("\n")) if (FAILURE_VOCABULARY.test(line.trim()) && ++n >= 2) return 0.5;
+  let command = false;
+  for (const line of head.split("\n")) {
+    const l = line.trim();
+    if (PERF_COMMAND.test(l)) command = true;
+    else if (FAILURE_VOCABULARY.test(l) && (++n >= 2 || command)) return 0.5;
+  }
   return 0;
 }
 

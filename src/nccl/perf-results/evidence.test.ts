@@ -108,8 +108,12 @@ describe("nccl-tests facts with the evidence that decided each", () => {
 
   test("rows alone: the collective from the column layout, no average without the footer", () => {
     const d = analyse(rows({ factor: 1.75, peak: 45 }));
-    expect(d).toMatchObject({ collective: "all_reduce", nranks: 8, avgBusBw: null, wrongResults: false });
+    // Clean rows without the footer do not prove the rows after them clean: wrong results unknown, not "none".
+    expect(d).toMatchObject({ collective: "all_reduce", nranks: 8, avgBusBw: null, wrongResults: null });
     expect(d.evidence).toMatchObject({ collective: "column_layout", nranks: "column_layout", avgBusBw: null });
+    expect(analyse([...rows({ factor: 1.75, peak: 45 }), ...FOOTER]).wrongResults).toBe(false);
+    const bad = analyse(rows({ factor: 1.75, peak: 45, last: (i) => (i === 1 ? "3" : "0") }));
+    expect([bad.wrongResults, bad.evidence.wrongResults]).toEqual([true, "wrong_column"]);
   });
 
   test("validation off (#wrong N/A): wrong results unknown, even beside the footer's `0 OK` (nothing was checked)", () => {

@@ -37,14 +37,20 @@ export type WrongResults = { value: boolean | null; decidedBy: NcclTestsEvidence
  */
 export function wrongResultsOf(run: PerfRun, errorBeyondTolerance: boolean | null): WrongResults {
   const perfs = run.rows.flatMap((r) => [r.outOfPlace, r.inPlace]);
+  // Clean rows say nothing of the rows not printed: "no wrong result" needs the finished run (its footer, or the -J
+  // file); a wrong row is one whatever follows.
+  const finished = run.format === "json" || run.outOfBounds !== null || run.avgBusBw !== null;
+  const unlessUnfinished = (w: WrongResults): WrongResults =>
+    w.value === false && !finished ? { value: null, decidedBy: null } : w;
   const counts = perfs.map((p) => p?.wrong).filter((w): w is number => typeof w === "number");
-  if (counts.length > 0) return { value: counts.some((w) => w > 0), decidedBy: "wrong_column" };
+  if (counts.length > 0) return unlessUnfinished({ value: counts.some((w) => w > 0), decidedBy: "wrong_column" });
   // nccl-tests prints `Out of bounds values : 0 OK` whatever it checked: with validation off (`-c 0`, every row's
   // check `N/A`) or no row run, that zero checked nothing. A count above zero is a failed check whenever printed.
   const checked = run.validation !== false && perfs.some((p) => p?.maxError != null);
   const oob = run.outOfBounds;
   if (oob && (checked || !oob.ok)) return { value: !oob.ok, decidedBy: "out_of_bounds_line" };
-  if (errorBeyondTolerance !== null) return { value: errorBeyondTolerance, decidedBy: "error_column" };
+  if (errorBeyondTolerance !== null)
+    return unlessUnfinished({ value: errorBeyondTolerance, decidedBy: "error_column" });
   return { value: null, decidedBy: null };
 }
 

@@ -32,6 +32,22 @@ describe("a failure-only nccl-tests paste is recognised by nccl-tests' own failu
     expect(analyzeText("paste.txt", prefixed.join("\n")).kind).toBe("nccl_tests");
   });
 
+  test("before 2019 the line read `NCCL failure common.cu:N '…'`: one of them under the *_perf command that ran", () => {
+    // Shape seen at https://github.com/NVIDIA/nccl-tests/issues/6 (the harness's print before `Test ` was added);
+    // the host and line numbers here are this project's own.
+    const old = [
+      "gpu-w3$ ./build/all_gather_perf -b 8 -e 64M -f 2 -g 2",
+      "NCCL failure common.cu:913 'unhandled system error'.",
+    ];
+    const e = analyzeText("paste.txt", old.join("\n"));
+    expect(e.kind).toBe("nccl_tests");
+    const d = e.data as { collective: string | null; rows: unknown[] };
+    expect([d.collective, d.rows.length]).toEqual(["all_gather", 0]);
+    expect(e.findings.map((f) => f.code)).toContain("NCCL_TESTS_RUN_FAILED");
+    // The same line under prose, with no command, still names nothing.
+    expect(ncclTestsAnalyzer.detect(["It crashed:", old[1]].join("\n"))).toBeLessThan(0.5);
+  });
+
   test("one such line alone, in other text, does not name nccl-tests", () => {
     const prose = ["The job failed with:", FAILED[2], "and we retried on another node."].join("\n");
     expect(ncclTestsAnalyzer.detect(prose)).toBeLessThan(0.5);

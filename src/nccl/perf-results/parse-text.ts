@@ -1,6 +1,7 @@
 import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
+import { lanesOf, splitInterleaved } from "./interleaved.js";
 import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
@@ -74,6 +75,8 @@ export class PerfTextParser {
   readonly problems: Problem[] = [];
   private run: PerfRun = emptyRun();
   private lastHeader = new Map<string, string>();
+  /** Every `# Avg bus bandwidth` of the run, in order (processes that ran alone each print their own). */
+  private avgs: number[] = [];
   private metricCols = 8;
   private hasTimestamp = false;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
@@ -177,6 +180,7 @@ export class PerfTextParser {
   private newRun(): void {
     this.flush();
     this.run = emptyRun();
+    this.avgs = [];
     this.lastHeader = new Map();
     this.seenRanks = new Set();
   }
@@ -187,12 +191,13 @@ export class PerfTextParser {
 
   private flush(): void {
     const r = this.run;
-    if (hasContent(r)) {
-      this.lastFlushed = r;
-      if (this.opts.onRun) {
-        if (r !== this.handedOver) this.opts.onRun(r);
-        this.handedOver = r;
-      } else if (!this.runs.includes(r)) this.runs.push(r);
+    if (!hasContent(r)) return;
+    this.lastFlushed = r;
+    if (r === this.handedOver || this.runs.includes(r)) return;
+    this.handedOver = r;
+    for (const run of splitInterleaved(r, this.avgs)) {
+      if (this.opts.onRun) this.opts.onRun(run);
+      else this.runs.push(run);
     }
   }
 
@@ -252,6 +257,7 @@ export class PerfTextParser {
     if (avg) {
       const v = Number(avg[1]);
       this.run.avgBusBw = Number.isFinite(v) ? v : null;
+      if (Number.isFinite(v)) this.avgs.push(v);
       return true;
     }
     const error = /^error: (.*)$/.exec(body);
@@ -353,7 +359,11 @@ export class PerfTextParser {
     // nccl-tests prints one row per size, sizes rising, for each type and op in turn: a row of the same type, op and
     // root smaller than the one before is the next invocation's sweep (tables pasted one after another, headers cut).
     const prev = this.run.rows.at(-1);
-    if (prev && bytes < prev.bytes && prev.type === type && prev.redop === redop && prev.root === root) this.newRun();
+    if (prev && bytes < prev.bytes && prev.type === type && prev.redop === redop && prev.root === root) {
+      // Unless processes that each ran the test alone (their rank lines repeat) share the stream: their rows
+      // interleave, and a smaller size continues another process's sweep.
+      if (lanesOf([...this.run.rows, row]).length > this.run.duplicateRanks + 1) this.newRun();
+    }
     this.run.rows.push(row);
     return true;
   }

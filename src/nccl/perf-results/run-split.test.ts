@@ -31,3 +31,34 @@ describe("header-less tables one after another", () => {
     expect((e.data as Runs).runs).toHaveLength(1);
   });
 });
+
+// A binary built without MPI launched by mpirun twice: both processes print the banner and a rank 0, then their rows
+// interleave in the one stream (shape seen at https://github.com/NVIDIA/nccl-tests/issues/182; hosts and numbers ours).
+describe("processes that each ran the test alone, their rows interleaved", () => {
+  const banner = "# nThread 1 nGpus 1 minBytes 4194304 maxBytes 67108864 step: 2(factor) warmup iters: 5 iters: 20";
+  const rank = (host: string, pid: number) =>
+    `#  Rank  0 Group  0 Pid ${pid} on ${host} device  0 [0x3b] NVIDIA A100-SXM4-80GB`;
+  const [a, b] = [sweep(4.1), sweep(3.9)];
+  const head = [banner, banner, "# Using devices", rank("gpu-a", 5120), rank("gpu-b", 7311)];
+
+  test("rank 0 twice: the rows are told apart as two ascending sweeps, one run each", () => {
+    const rows = [a[0]!, b[0]!, a[1]!, a[2]!, b[1]!, b[2]!];
+    const e = analyzeText("two.txt", `${[...head, ...rows].join("\n")}\n`);
+    const d = e.data as Runs & { nranks: number };
+    expect(d.runs.map((r) => r.rows.length)).toEqual([3, 3]);
+    expect(d.nranks).toBe(1);
+    expect(e.findings.map((f) => f.code)).toContain("NCCL_TESTS_NOT_MPI");
+  });
+
+  test("one process (rank 0 once): a smaller size still starts the next run", () => {
+    const e = analyzeText("one.txt", `${[banner, rank("gpu-a", 5120), ...a, ...b].join("\n")}\n`);
+    expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([3, 3]);
+  });
+
+  test("a sweep beyond the processes' count starts the next run (both processes had finished theirs)", () => {
+    const c = sweep(4.4);
+    const rows = [a[0]!, b[0]!, a[1]!, b[1]!, a[2]!, b[2]!, ...c];
+    const e = analyzeText("three.txt", `${[...head, ...rows].join("\n")}\n`);
+    expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([3, 3, 3]);
+  });
+});

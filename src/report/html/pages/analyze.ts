@@ -3,7 +3,7 @@
  * section per input with its findings and a picture of its kind (GID table, GPU↔NIC distances, NCCL log facts).
  */
 import type { AnalyzedInput } from "../../../analyze/index.js";
-import { fallbackSummary } from "../../../analyze/render.js";
+import { fallbackSummary, notRead, readInPart, unreadScope } from "../../../analyze/render.js";
 import { failIfUnchecked, summarize } from "../../../core/finding.js";
 import type { NcclLogData } from "../../../nccl/log/report.js";
 import { VERDICT_TEXT } from "../../../nccl/log/report.js";
@@ -162,9 +162,9 @@ export function renderHtml(entries: readonly AnalyzedInput[]): string {
   const findings = entries.flatMap((e) => e.findings);
   const runs = runsOf(entries);
   const problems = entries.reduce((n, e) => n + (e.problems?.length ?? 0), 0);
-  const unread = entries.filter((e) => e.data === null).length;
+  const unread = entries.filter((e) => notRead(e) || readInPart(e)).length;
   const s = statusOf(failIfUnchecked(summarize(findings), unread));
-  const text = `${s.text}, ${count(problems, "problem")}${unread ? `, ${unread} not analysed` : ""}`;
+  const text = `${s.text}, ${count(problems, "problem")}${unreadScope(entries, ", ")}`;
   return page({
     title: `kube-rdma analyze: ${count(entries.length, "input")}`,
     subtitle: inputsLine(entries),
