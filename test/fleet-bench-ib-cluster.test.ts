@@ -3,7 +3,7 @@
  * (the cables) → `fleet topology --from-ibnetdiscover` (the topology file) → `fleet bench --topology FILE
  * --ib-wiring … --ib-routes …` (each flow's path from `dump_lfts.sh`, the switches' forwarding tables) against the
  * local API server. The MPI operator stand-in measures each wave's jobs together in the rail-optimised simulator,
- * routed by the same forwarding tables (test/support/ib-fabric.ts writes both the text and the routes from one
+ * routed by the same forwarding tables (src/fabric/simulate/ib-fabric.ts writes both the text and the routes from one
  * description of the fabric; the product reads only the text). Findings must equal the simulator's truth.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -15,8 +15,8 @@ import { main } from "../src/cli/main.js";
 import { parseCommandArgs } from "../src/cli/parse-args.js";
 import type { Flow, FlowPath } from "../src/fabric/model.js";
 import { simulateRailFleet } from "../src/fabric/simulate/fleet.js";
+import { type IbFabricText, ibFabric } from "../src/fabric/simulate/ib-fabric.js";
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
-import { type IbFabricText, ibFabric } from "./support/ib-fabric.js";
 import { captureIo } from "./support/io.js";
 import { seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, startFakeApi } from "./support/kube/fake-api.js";
@@ -118,6 +118,39 @@ describe("fleet bench on an InfiniBand cluster, paths from the subnet manager's 
       expect(api.store.get("mpijobs")).toEqual([]);
     }, 180_000);
   }
+
+  test("a topology that is not the wiring's (two nodes swapped between units, or another oversubscription) is refused before any job, naming the nodes and how to write the right file", async () => {
+    const { sim, dir, nodes } = fleet(5);
+    const hcas = sim.view.hcas.join(",");
+    const topo = captureIo();
+    expect(
+      await main(["fleet", "topology", "--from-ibnetdiscover", join(dir, "wiring.txt"), "--nics", hcas], topo),
+    ).toBe(0);
+    const [a, b] = [sim.fabric.nodes[0]!, sim.fabric.nodes.at(-1)!];
+    const swapped = topo.out
+      .replace(`- ${a}\n`, "- SWAP\n")
+      .replace(`- ${b}\n`, `- ${a}\n`)
+      .replace("- SWAP\n", `- ${b}\n`);
+    const denser = topo.out.replace(/^oversubscription: 2$/m, "oversubscription: 4");
+    api = await startFakeApi(seedCluster({ nodes }));
+    for (const [file, text, says] of [
+      ["swapped.yaml", swapped, /2 node\(s\) are in another unit than their HCAs' leaves in the wiring/],
+      [
+        "denser.yaml",
+        denser,
+        /the wiring shows 4 uplink\(s\) per leaf over 4 spine\(s\); the topology and flags give 2 over 2/,
+      ],
+    ] as const) {
+      writeFileSync(join(dir, file), text);
+      const io = captureIo();
+      const args = ["fleet", "bench", "--topology", join(dir, file), "--ib-wiring", join(dir, "wiring.txt")];
+      args.push("--ib-routes", join(dir, "lfts.txt"), "--hcas", hcas, "--kubeconfig", api.kubeconfig);
+      expect(await main(args, io)).toBe(2);
+      expect(io.err).toMatch(says);
+      expect(io.err).toContain("kube-rdma fleet topology --from-ibnetdiscover");
+      expect(api.store.get("mpijobs") ?? []).toEqual([]);
+    }
+  }, 60_000);
 
   test("--ib-routes without --ib-wiring, or with --simulate, is refused with what to run", async () => {
     const io = captureIo();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type EvalRun, evaluate, REFERENCE_SCENARIO, totals } from "./eval.js";
+import { type EvalRun, evaluate, INFINIBAND_SHAPE, REFERENCE_SCENARIO, totals } from "./eval.js";
 
 describe("fleet bench on a rail-optimised fabric: what the rail-aware planner finds", () => {
   // Four random fleets (about 95 s on a shared 2-core machine); bench/fabric-eval.ts runs ten per oversubscription.
@@ -30,4 +30,27 @@ describe("fleet bench on a rail-optimised fabric: what the rail-aware planner fi
     const wrong = (x: typeof flat) => x.nodes.falsePositives + x.rails.falsePositives + x.links.falsePositives;
     expect(wrong(flat)).toBeGreaterThan(wrong(rail));
   }, 180_000);
+
+  test("on InfiniBand the planner traces every flow from the forwarding tables as dump_lfts.sh prints them (no hash, no steering): 256 nodes (4 units × 64 × 4 rails), the planted node, NIC, uplink and spine port found and nothing else named", async () => {
+    const r = await evaluate({
+      ...INFINIBAND_SHAPE,
+      units: 4,
+      nodes: 256,
+      rails: 4,
+      oversubscription: 2,
+      badNodes: 2,
+      badRails: 1,
+      badUplinks: 1,
+      badSpinePorts: 1,
+      noise: 0.03,
+      seed: 3,
+      infiniband: true,
+    });
+    const t = totals([r]);
+    for (const k of ["nodes", "rails", "uplinks", "spinePorts"] as const) {
+      expect(t[k].recall, `${k} recall`).toBe(1);
+      expect(t[k].falsePositives, `${k} named wrongly`).toBe(0);
+    }
+    expect(r.plantedNotCleared).toBe(0);
+  }, 120_000);
 });

@@ -7,11 +7,14 @@
 import { foundOf } from "./bench/report.js";
 import { runFleetBench } from "./bench/run-bench.js";
 import { cableOf } from "./cables.js";
+import { ibRoutesFromText } from "./discover/ib-routes.js";
+import type { Flow, FlowPath } from "./model.js";
 import { adaptivePlanner } from "./plan/flat.js";
 import { createRailPlanner } from "./plan/planner.js";
 import { type FabricFound, fabricFound, runRailBench } from "./plan/run.js";
 import type { FabricTruth } from "./simulate/faults.js";
 import { type RailSimulationOptions, simulateRailFleet } from "./simulate/fleet.js";
+import { type IbFabricText, ibFabric } from "./simulate/ib-fabric.js";
 
 /** Kinds scored: the five a finding names, and two subsets (load-only uplinks, down NICs) scored for recall. */
 export const FAULT_KINDS = ["nodes", "rails", "uplinks", "spinePorts", "links", "loadOnly", "downNics"] as const;
@@ -75,12 +78,34 @@ export function scoreFabric(
   return out;
 }
 
+/**
+ * `infiniband`: the fabric routes as a subnet manager's forwarding tables do (a destination LID leaves each switch by
+ * one port, whatever the source port or QP), and the planner traces flows from the text those tables and the wiring
+ * print as (`dump_lfts.sh`, `ibnetdiscover -p`), read by the reader `fleet bench --ib-routes --ib-wiring` runs.
+ */
+export type EvalOptions = RailSimulationOptions & { infiniband?: boolean };
+
+/** The simulated fleet and the planner's trace: the hash calculator, or on InfiniBand the tables read from text. */
+function simulate(o: EvalOptions): ReturnType<typeof simulateRailFleet> & { trace: (f: Flow) => FlowPath } {
+  if (!o.infiniband) {
+    const sim = simulateRailFleet(o);
+    return { ...sim, trace: sim.oracle.trace };
+  }
+  let text: IbFabricText | undefined;
+  const sim = simulateRailFleet({ ...o, forwarding: (f) => text!.forward(f) });
+  text = ibFabric(sim.fabric, sim.view.hcas);
+  const routes = ibRoutesFromText(
+    { text: text.wiring, source: "ibnetdiscover.txt" },
+    { text: text.lfts, source: "lfts.txt" },
+    sim.view.hcas,
+  );
+  if ("message" in routes) throw new Error(`the simulated InfiniBand fabric's text did not read: ${routes.message}`);
+  return { ...sim, trace: routes.trace };
+}
+
 /** `rail-aware`: the planner of src/fabric/plan. `flat`: the leaf-per-group planner, told each unit is one leaf. */
-export async function evaluate(
-  o: RailSimulationOptions,
-  planner: "rail-aware" | "flat" = "rail-aware",
-): Promise<EvalRun> {
-  const sim = simulateRailFleet(o);
+export async function evaluate(o: EvalOptions, planner: "rail-aware" | "flat" = "rail-aware"): Promise<EvalRun> {
+  const sim = simulate(o);
   if (planner === "flat") {
     const run = await runFleetBench(sim.view, adaptivePlanner(sim.view, o.seed), sim.oracle.measure, {
       maxRounds: 6,
@@ -98,7 +123,7 @@ export async function evaluate(
       plantedNotCleared: 0,
     };
   }
-  const p = createRailPlanner(sim.view, sim.fabric, sim.oracle.trace, o.seed === undefined ? {} : { seed: o.seed });
+  const p = createRailPlanner(sim.view, sim.fabric, sim.trace, o.seed === undefined ? {} : { seed: o.seed });
   const run = await runRailBench(p, sim.oracle.measure, { maxRounds: 6 });
   const found = fabricFound(sim.view, foundOf(run.diagnosis.verdicts), run.state.spine, run.state.downNics);
   const byCable = o.bothWays ? (h: string) => cableOf(sim.fabric, h) : undefined;
@@ -146,10 +171,17 @@ export const REFERENCE_SCENARIO = {
 } as const satisfies RailSimulationOptions;
 
 /**
+ * The reference scenario's 1,024 nodes shaped as a two-tier InfiniBand fabric can be: a switch port number is 8 bits,
+ * so 256 nodes cannot hang off one leaf. 64 nodes and 32 uplinks per leaf (96 ports), 128 leaves on 32 spines of
+ * 128 ports each (director-class spines).
+ */
+export const INFINIBAND_SHAPE = { units: 16, spines: 32 } as const satisfies Partial<RailSimulationOptions>;
+
+/**
  * The realism switches the planner is scored under, one at a time, the combination the targets name (NIC-chosen
  * ports, 2 QPs, one leaf with a hash seed the calculator does not know) and all together (one leaf in eight).
  */
-export const REALISM_VARIANTS: readonly { name: string; options: Partial<RailSimulationOptions> }[] = [
+export const REALISM_VARIANTS: readonly { name: string; options: Partial<EvalOptions> }[] = [
   { name: "idealised (steerable ports, 1 QP, known hash seeds, barriers)", options: {} },
   { name: "NIC-chosen source ports", options: { nicPorts: true } },
   { name: "2 QPs per rail connection", options: { qpsPerConnection: 2 } },
@@ -189,6 +221,21 @@ export const REALISM_VARIANTS: readonly { name: string; options: Partial<RailSim
       downNics: 1,
       pfc: true,
       bothWays: true,
+    },
+  },
+  {
+    name: "InfiniBand (16 units × 64 nodes, 32 spines): paths from the switches' forwarding tables, read from text",
+    options: { ...INFINIBAND_SHAPE, infiniband: true },
+  },
+  {
+    name: "InfiniBand, 2 QPs, no wave barriers, +1 load-only uplink, +1 down NIC",
+    options: {
+      ...INFINIBAND_SHAPE,
+      infiniband: true,
+      qpsPerConnection: 2,
+      noBarriers: true,
+      loadOnlyUplinks: 1,
+      downNics: 1,
     },
   },
 ];

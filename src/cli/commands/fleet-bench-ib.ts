@@ -5,10 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ibNames } from "../../fabric/discover/ib-paths.js";
-import { routeTracer, tableTrace } from "../../fabric/discover/ib-route-trace.js";
-import { ibFabricFromText } from "../../fabric/discover/ib-topology.js";
-import { parseForwardingTables } from "../../fabric/discover/lft.js";
+import { ibRoutesFromText } from "../../fabric/discover/ib-routes.js";
 import { type CommandContext, type OptionSpec, str, UsageError } from "../spec.js";
 import type { PathSource } from "./fleet-bench-plan.js";
 
@@ -54,12 +51,18 @@ export async function ibPathSource(
       `--${wiringFile === undefined ? "ib-routes" : "ib-wiring"} needs --${wiringFile === undefined ? "ib-wiring" : "ib-routes"} too: the tables name ports, the wiring says where each port's cable goes.`,
       HINT,
     );
-  const ib = ibFabricFromText(await readText("ib-wiring", wiringFile, ctx.io.cwd), wiringFile, hcas);
-  if (typeof ib === "string") throw new UsageError(ib, HINT);
-  const tables = parseForwardingTables(await readText("ib-routes", routesFile, ctx.io.cwd), routesFile);
-  if (typeof tables === "string") throw new UsageError(tables, HINT);
-  const names = ibNames(ib.wiring, ib.found);
-  if (typeof names === "string") throw new UsageError(`--ib-wiring ${wiringFile}: ${names}`, HINT);
-  const { trace, problems } = tableTrace(routeTracer(ib.links, tables), names, hcas);
-  return { trace, name: `the switches' forwarding tables (${routesFile})`, problems };
+  const read = ibRoutesFromText(
+    { text: await readText("ib-wiring", wiringFile, ctx.io.cwd), source: wiringFile },
+    { text: await readText("ib-routes", routesFile, ctx.io.cwd), source: routesFile },
+    hcas,
+  );
+  if ("message" in read)
+    throw new UsageError(
+      read.unsourced
+        ? `--ib-${read.input} ${read.input === "wiring" ? wiringFile : routesFile}: ${read.message}`
+        : read.message,
+      HINT,
+    );
+  const { trace, problems, shape } = read;
+  return { trace, name: `the switches' forwarding tables (${routesFile})`, problems, shape, wiringFile };
 }

@@ -1,6 +1,7 @@
 /** The plan of a `fleet bench` cluster run: resources, image, leaves or units, planner and budget. */
 import { randomBytes } from "node:crypto";
 import type { V1Node } from "@kubernetes/client-node";
+import { type IbShape, wiringMismatch } from "../../fabric/discover/ib-routes.js";
 import { railFabricFromView } from "../../fabric/discover/rail-fabric.js";
 import { leavesFromUnits } from "../../fabric/discover/topology.js";
 import {
@@ -33,7 +34,13 @@ const unknownPath = () => ({ uplink: null, spinePort: null });
  * switches' hash calculator), and in words where it comes from. With one the cluster runs every round the rail-aware
  * planner has (spine sweep, hops crossed alone, group tests); without, only the node and NIC rounds.
  */
-export type PathSource = { trace: Trace; name: string };
+export type PathSource = {
+  trace: Trace;
+  name: string;
+  /** The fabric the paths were traced over, to hold the topology to (InfiniBand: the ibnetdiscover wiring). */
+  shape?: IbShape;
+  wiringFile?: string;
+};
 
 /** The rail-aware planner without its spine tests (they steer flows onto hops that nothing here can trace). */
 function withoutSpineTests(p: RailPlanner): RailPlanner {
@@ -109,6 +116,12 @@ export function clusterPlan(
       })
     : null;
   if (typeof cluster === "string") throw new UsageError(cluster);
+  const mismatch = cluster && paths?.shape ? wiringMismatch(paths.shape, cluster.fabric) : null;
+  if (mismatch)
+    throw new UsageError(
+      `--ib-wiring ${paths?.wiringFile ?? ""} and the topology disagree: ${mismatch} Traced hops would name other cables than the ones the flows crossed.`,
+      `Write the topology from the same wiring: kube-rdma fleet topology --from-ibnetdiscover ${paths?.wiringFile ?? "wiring.txt"} -o yaml > topology.yaml, then --topology topology.yaml.`,
+    );
   const view = cluster?.view ?? baseView;
   const maxRounds = railAware && num(values, "max-rounds") === undefined ? DEFAULT_RAIL_MAX_ROUNDS : s.maxRounds;
   const budget = cluster

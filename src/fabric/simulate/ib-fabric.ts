@@ -8,6 +8,7 @@
  * github.com/linux-rdma/rdma-core. Names, GUIDs and LIDs made up here.
  */
 import {
+  cablesPerSpine,
   type Flow,
   type FlowPath,
   type RailFabric,
@@ -15,7 +16,7 @@ import {
   spinePortOf,
   unitIndex,
   uplinkId,
-} from "../../src/fabric/model.js";
+} from "../model.js";
 
 const mix = (a: number, b: number) => {
   let x = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35);
@@ -47,7 +48,12 @@ export function ibFabric(f: RailFabric, hcas: readonly string[]): IbFabricText {
   const hcaGuid = (node: string, r: number) => 0x0002c90300b00000 + nodeIndex.get(node)! * 16 + r;
   /** A node's port on its rail leaf: its place in the unit, from 1. */
   const downPort = (node: string) => membersOf.get(unitOf.get(node)!)!.indexOf(node) + 1;
-  const upPort = (j: number) => 200 + j;
+  /** Uplinks after the largest leaf's node ports; a switch port number is 8 bits, 255 meaning none. */
+  const perLeaf = Math.max(...[...membersOf.values()].map((m) => m.length));
+  const upPort = (j: number) => perLeaf + 1 + j;
+  const widest = Math.max(perLeaf + U, f.units * f.rails * cablesPerSpine(f));
+  if (widest > 254)
+    throw new Error(`an InfiniBand switch has at most 254 ports; this fabric needs ${widest} on one switch.`);
   const spinePhysPort = (u: number, r: number, j: number) => spinePortOf(f, u, r, j).port + 1;
   /** The uplink a leaf sends a remote LID out of, and the cable a spine reaches a leaf over. */
   const upFor = (u: number, r: number, lid: number) => mix(lid, leafIndex(u, r)) % U;
