@@ -6,7 +6,7 @@
  * routed by the same forwarding tables (src/fabric/simulate/ib-fabric.ts writes both the text and the routes from one
  * description of the fabric; the product reads only the text). Findings must equal the simulator's truth.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -69,7 +69,9 @@ describe("fleet bench on an InfiniBand cluster, paths from the subnet manager's 
 
       const op = waveOperator(sim, RAILS, () => api!);
       api = await startFakeApi(seedCluster({ nodes }), op);
-      const io = captureIo();
+      // One run reads the tables from a pipe (`dump_lfts.sh | kube-rdma fleet bench … --ib-routes -`).
+      const piped = seed === 7;
+      const io = captureIo(piped ? readFileSync(join(dir, "lfts.txt"), "utf8") : "");
       const args = [
         "bench",
         "--topology",
@@ -77,7 +79,7 @@ describe("fleet bench on an InfiniBand cluster, paths from the subnet manager's 
         "--ib-wiring",
         join(dir, "wiring.txt"),
         "--ib-routes",
-        join(dir, "lfts.txt"),
+        piped ? "-" : join(dir, "lfts.txt"),
         "--hcas",
         hcas,
         "--line-rate",
@@ -94,7 +96,9 @@ describe("fleet bench on an InfiniBand cluster, paths from the subnet manager's 
       const { values, positionals } = parseCommandArgs(args, fleetCommand.options);
       const code = await fleetCommand.run({ values, positionals, io });
       expect(code, io.err).toBe(1);
-      expect(io.err).toContain("flow paths: traced by the switches' forwarding tables");
+      expect(io.err).toContain(
+        `flow paths: traced by the switches' forwarding tables (${piped ? "standard input" : join(dir, "lfts.txt")})`,
+      );
       expect(io.err).not.toContain("could not be traced");
       const report = JSON.parse(io.out);
       // The hop rounds ran: jobs across the spine, beside the node and NIC tests.
@@ -162,5 +166,10 @@ describe("fleet bench on an InfiniBand cluster, paths from the subnet manager's 
       await main(["fleet", "bench", "--simulate", "64", "--ib-wiring", "w.txt", "--ib-routes", "l.txt"], sim),
     ).toBe(2);
     expect(sim.err).toMatch(/does not go with --simulate/);
+    const both = captureIo();
+    expect(
+      await main(["fleet", "bench", "--ib-wiring", "-", "--ib-routes", "-", "--node", "a", "--node", "b"], both),
+    ).toBe(2);
+    expect(both.err).toMatch(/cannot both read standard input/);
   });
 });

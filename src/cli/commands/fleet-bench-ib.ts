@@ -15,25 +15,29 @@ export const IB_ROUTE_OPTIONS: readonly OptionSpec[] = [
     type: "string",
     valueName: "FILE",
     description:
-      "InfiniBand: the fabric's cables, `ibnetdiscover > wiring.txt` on a host with the fabric's management access (with --ib-routes)",
+      "InfiniBand: the fabric's cables, `ibnetdiscover > wiring.txt` on a host with the fabric's management access (with --ib-routes; - reads standard input)",
   },
   {
     name: "ib-routes",
     type: "string",
     valueName: "FILE",
     description:
-      "InfiniBand: the switches' forwarding tables, `dump_lfts.sh > lfts.txt` (ibroute for every switch) on the same host: every flow's uplink and spine port, so hop tests run (with --ib-wiring and a rail-optimised --topology)",
+      "InfiniBand: the switches' forwarding tables, `dump_lfts.sh > lfts.txt` (ibroute for every switch) on the same host: every flow's uplink and spine port, so hop tests run (with --ib-wiring and a rail-optimised --topology; - reads standard input)",
   },
 ];
 
 const HINT =
   "On a host with an InfiniBand port and the management device (/dev/infiniband/umad*): ibnetdiscover > wiring.txt; dump_lfts.sh > lfts.txt; then pass --ib-wiring wiring.txt --ib-routes lfts.txt.";
 
-async function readText(option: string, file: string, cwd: string): Promise<string> {
-  return readFile(resolve(cwd, file), "utf8").catch((e: NodeJS.ErrnoException) => {
+/** A file's text, or standard input's for `-`. */
+async function readText(option: string, file: string, ctx: CommandContext): Promise<string> {
+  if (file === "-") return ctx.io.readStdin();
+  return readFile(resolve(ctx.io.cwd, file), "utf8").catch((e: NodeJS.ErrnoException) => {
     throw new UsageError(`--${option} ${file}: cannot read it (${e.code ?? e.message}).`, HINT);
   });
 }
+
+const sourceName = (file: string) => (file === "-" ? "standard input" : file);
 
 /**
  * The path source the two files give, or undefined when neither is given. `hcas`: rail r's HCA name. Problems with
@@ -51,9 +55,11 @@ export async function ibPathSource(
       `--${wiringFile === undefined ? "ib-routes" : "ib-wiring"} needs --${wiringFile === undefined ? "ib-wiring" : "ib-routes"} too: the tables name ports, the wiring says where each port's cable goes.`,
       HINT,
     );
+  if (wiringFile === "-" && routesFile === "-")
+    throw new UsageError("--ib-wiring - and --ib-routes - cannot both read standard input.", HINT);
   const read = ibRoutesFromText(
-    { text: await readText("ib-wiring", wiringFile, ctx.io.cwd), source: wiringFile },
-    { text: await readText("ib-routes", routesFile, ctx.io.cwd), source: routesFile },
+    { text: await readText("ib-wiring", wiringFile, ctx), source: sourceName(wiringFile) },
+    { text: await readText("ib-routes", routesFile, ctx), source: sourceName(routesFile) },
     hcas,
   );
   if ("message" in read)
@@ -64,5 +70,5 @@ export async function ibPathSource(
       HINT,
     );
   const { trace, problems, shape } = read;
-  return { trace, name: `the switches' forwarding tables (${routesFile})`, problems, shape, wiringFile };
+  return { trace, name: `the switches' forwarding tables (${sourceName(routesFile)})`, problems, shape, wiringFile };
 }
