@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { hopsFromTrace, ibNames } from "./ib-paths.js";
 import { routeTracer, tableTrace } from "./ib-route-trace.js";
 import { ibFabricFromText } from "./ib-topology.js";
+import type { IbEnd } from "./ibnetdiscover.js";
 import { parseIbtracert } from "./ibtracert.js";
 import { parseForwardingTables } from "./lft.js";
 
@@ -122,5 +123,34 @@ describe("a flow's path from the forwarding tables", () => {
     expect(loop.trace(flow)).toEqual(unknown);
     expect(loop.problems.first[0]).toMatch(/more than 16 switches: a loop/);
     expect(loop.problems.total).toBe(1);
+  });
+
+  // NCCL addresses a peer by its port's base LID (`devInfo->lid = ibDev->portAttr.lid`) and sets no path bits
+  // (`qpAttr.ah_attr.src_path_bits = 0`): NVIDIA/nccl src/transport/net_ib/connect.cc. With LMC > 0 the subnet manager
+  // gives a port 2^LMC LIDs and may route each differently; NCCL's traffic follows the base LID's route only.
+  test("a port with several LIDs (LMC > 0) and no LID in the wiring: the flow follows its base LID, the lowest", () => {
+    const { links, names } = fabric();
+    const trace = (lfts: string, wiring: typeof links) => {
+      const tables = parseForwardingTables(lfts, "lfts.txt");
+      if (typeof tables === "string") throw new Error(tables);
+      return tableTrace(routeTracer(wiring, tables), names, ["mlx5_0", "mlx5_1"]);
+    };
+    const flow = { src: "gpu-a", dst: "gpu-c", rail: 0, sport: 49152 };
+    const base = trace(fixture("lfts-two-units.txt"), links).trace(flow);
+    // A second LID of gpu-c mlx5_0, routed by every switch out of another port than its base LID 0x69.
+    const lmc = fixture("lfts-two-units.txt").replace(
+      /^0x0069 (\d{3}) : (\(Channel Adapter portguid \S+ 'gpu-c mlx5_0'\))$/gm,
+      (line, port: string, dest: string) =>
+        `${line}\n0x0070 ${port === "034" ? "033" : port === "033" ? "034" : port} : ${dest}`,
+    );
+    const withoutLid = (e: IbEnd): IbEnd => {
+      if (e.desc !== "gpu-c mlx5_0") return e;
+      const { lid: _, ...rest } = e;
+      return rest;
+    };
+    const noLid = links.map((l) => ({ a: withoutLid(l.a), b: withoutLid(l.b) }));
+    const got = trace(lmc, noLid);
+    expect(got.trace(flow)).toEqual(base);
+    expect(got.problems.total).toBe(0);
   });
 });

@@ -37,9 +37,15 @@ export function routeTracer(links: readonly IbLink[], tables: readonly Forwardin
     }
   }
   const tableOf = new Map(tables.map((t) => [t.guid, t]));
-  // A LID the wiring did not print is read from what the tables resolved it to.
+  // A LID the wiring did not print is read from what the tables resolved it to. A port with LMC > 0 has 2^LMC LIDs
+  // from its base LID up; NCCL sends to the base LID with no path bits (src/transport/net_ib/connect.cc), so the
+  // lowest is the one its traffic follows.
   const lidOf = new Map<string, number>();
-  for (const t of tables) for (const [lid, d] of t.dest) lidOf.set(d.trim().replace(/\s+/g, " "), lid);
+  for (const t of tables)
+    for (const [lid, d] of t.dest) {
+      const key = d.trim().replace(/\s+/g, " ");
+      if (!(lidOf.get(key)! <= lid)) lidOf.set(key, lid);
+    }
   const name = switchNames(links);
   return {
     path(src, dst, hca) {
