@@ -6,8 +6,9 @@ import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
 import { keep } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
 import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
+import { withoutRankTags } from "./line-shapes.js";
 import { parsePerfJson } from "./parse-json.js";
-import { PerfTextParser, withoutRankTags } from "./parse-text.js";
+import { PerfTextParser } from "./parse-text.js";
 import type { PerfRun } from "./types.js";
 
 /** `analyze` data for kind `nccl_tests` (design.md contract: the judged run's fields at the top, every run in `runs`). */

@@ -2,6 +2,7 @@ import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
+import { commandRanks, ROW_START, sideBySide, withoutRankTags } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
@@ -11,8 +12,6 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 /** The old error column's value as nccl-tests printed it (`%.0e`, rccl-tests adds `*` to a failed one). */
 const OLD_ERROR = /^\d[eE][-+]\d\d\*?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
-/** A table row begins with two whole numbers (a row cut after its first number is still a row, reported as cut). */
-const ROW_START = /^\d+(?:\s+\d|$)/;
 /**
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
  * the first letter so that the NCCL log lines of a run.log meet no regex here.
@@ -25,51 +24,7 @@ const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
 
-// The launcher's process count, before the program: Open MPI/MPICH `-n N`, `-np N`, `--np N`, `-c N`; Slurm `-n N`,
-// `--ntasks=N` (https://www.open-mpi.org/doc/current/man1/mpirun.1.php, https://slurm.schedmd.com/srun.html).
-const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntasks(?:=|\s+))\s*(\d+)(?=\s)/;
-// After the program, nccl-tests' own `-t`/`--nthreads` and `-g`/`--ngpus` (its `-n` is the iteration count).
-const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
-const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
-
-/**
- * A launcher that tags each write of a rank with `[N]` tags every piece of a row nccl-tests printed in several
- * writes: `[0]      524288 … sum      -1[0]   104.45 …       0[0]   109.85 …` (shape seen at
- * https://github.com/NVIDIA/nccl/issues/1453). A line that starts with `[N]` loses that tag wherever it recurs; the
- * pieces keep a space between them. Other lines are returned as they are.
- */
-export function withoutRankTags(raw: string): string {
-  if (raw.charCodeAt(0) !== 91) return raw;
-  const tag = /^\[\d{1,6}\]/.exec(raw);
-  return tag ? raw.slice(tag[0].length).split(tag[0]).join(" ") : raw;
-}
-
-/** Ranks a `mpirun -n P … X_perf -t T -g G` command line asks for: P × T × G; null without a launcher count. */
-export function commandRanks(line: string, programAt: number, programLength: number): number | null {
-  const launcher = LAUNCHER.exec(line.slice(0, programAt));
-  if (!launcher) return null;
-  const args = ` ${line.slice(programAt + programLength)}`;
-  const threads = Number(THREADS.exec(args)?.[1] ?? 1);
-  const gpus = Number(GPUS.exec(args)?.[1] ?? 1);
-  const n = Number(launcher[1]) * threads * gpus;
-  return n >= 1 ? n : null;
-}
-
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
-/**
- * A line holding two lines of nccl-tests output side by side (a comparison pasted as `left  |  right`, as at
- * https://github.com/ROCm/rccl/pull/1352): both halves a `#` header line or a result row. Null for any other line
- * (a `docker compose logs` prefix `name  | …` has no output line on its left).
- */
-function sideBySide(line: string): [string, string] | null {
-  const bar = line.indexOf("  |  ");
-  if (bar < 0) return null;
-  const left = line.slice(0, bar).trim();
-  const right = line.slice(bar + 5).trim();
-  const part = (t: string) => t.startsWith("#") || ROW_START.test(t);
-  return part(left) && part(right) && !right.includes("  |  ") ? [left, right] : null;
-}
-
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
   readonly problems: Problem[] = [];

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { analyzeText } from "../../analyze/index.js";
 import { analyzeNcclTests } from "./analyzer.js";
-import { commandRanks, withoutRankTags } from "./parse-text.js";
+import { commandRanks, withoutRankTags } from "./line-shapes.js";
 
 const capture = (name: string) => readFileSync(`fixtures/captures/nccl_tests/${name}`, "utf8");
 
