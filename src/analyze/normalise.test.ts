@@ -33,6 +33,35 @@ describe("the normalisation layer hands parsers clean lines", () => {
     expect(normaliseCapture(text).text).toBe("#  Rank  0 Group  0\n#  Rank  1 Group  0\n");
   });
 
+  test("what services put in front of a job's lines comes off: docker compose, journalctl, ts, torchrun, an indented block", () => {
+    const lines = [
+      "#  Rank  0 Group  0 Pid  70112 on     kr-a01 device  0 [0x18] NVIDIA H100 80GB HBM3",
+      "#",
+      "# Out of bounds values : 0 OK",
+    ];
+    const cases: [string, (l: string, i: number) => string, string[]][] = [
+      ["docker compose", (l) => `bench-1  | ${l}`, ["compose_service"]],
+      ["journalctl", (l, i) => `Dec 05 12:00:0${i} kr-a01 all_reduce_perf[70112]: ${l}`, ["syslog"]],
+      ["moreutils ts", (l, i) => `Dec  5 12:00:0${i} ${l}`, ["time_of_day"]],
+      ["torchrun --tee", (l, i) => `[default${i}]:${l}`, ["torchrun_rank"]],
+      ["a Markdown code block around srun --label", (l, i) => `    ${i}: ${l}`, ["srun_label"]],
+      ["a tab inside kubectl's prefix", (l) => `[pod/bench-0/worker] \t${l}`, ["kubectl_prefix"]],
+    ];
+    for (const [what, wrap, removed] of cases) {
+      const n = normaliseCapture(lines.map(wrap).join("\n"));
+      expect([what, n.removed, n.text]).toEqual([what, removed, lines.join("\n")]);
+    }
+  });
+
+  test("a bare time before a line's own `Key word: value` takes only the time (ts, not syslog)", () => {
+    const text = ["CA 'mlx5_0'", "\tCA type: MT4129", "\tLink layer: InfiniBand"].map(
+      (l, i) => `Dec  5 12:00:0${i} ${l}`,
+    );
+    const n = normaliseCapture(text.join("\n"));
+    expect(n.removed).toEqual(["time_of_day"]);
+    expect(n.text.split("\n")[2]).toBe("\tLink layer: InfiniBand");
+  });
+
   test("pdsh host prefixes and a Markdown fence come off; the hosts are kept", () => {
     const n = normaliseCapture("```\nkr-b07: mlx5_0 port 1 ==> ib0 (Up)\nkr-b08: mlx5_0 port 1 ==> ib0 (Up)\n```");
     expect(n.removed).toEqual(["pdsh_host"]);

@@ -7,6 +7,7 @@
  * (src/core/line-prefixes.ts) that the NCCL log's scanner uses too.
  */
 import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
+import { dedent } from "../core/text.js";
 
 export type { WrapperName };
 
@@ -66,6 +67,9 @@ export function normaliseCapture(text: string): Normalised {
     .replace(AUTOLINK, "$1")
     .split("\n")
     .filter((l) => !FENCE.test(l));
+  // Indentation may wrap the other wrappers (a Markdown code block around a launcher's log) or sit inside them: it
+  // goes first, and again after them.
+  lines = dedent(lines);
   const out: Normalised = { text: "", removed: [] };
   // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
   // output relayed by another `srun -l`): each pass removes the first proven one; the outermost one's facts are kept.
@@ -76,14 +80,19 @@ export function normaliseCapture(text: string): Normalised {
     if (w.fact?.kind === "task") out.tasks ??= numbersOf(lines, w);
     if (w.fact?.kind === "host") out.hosts ??= capturedBy(lines, w).sort();
     if (!out.removed.includes(w.name)) out.removed.push(w.name);
-    // A fence can sit inside a wrapper (a launcher that printed a Markdown block): it goes before the next proof.
-    lines = lines
-      .map((l) => {
-        const at = prefixEnd(l, w);
-        return at >= 0 ? l.slice(at) : l;
-      })
-      .filter((l) => !FENCE.test(l));
+    // A fence can sit inside a wrapper (a launcher that printed a Markdown block), and so can indentation: both go
+    // before the next proof.
+    lines = dedent(
+      lines
+        .map((l) => {
+          const at = prefixEnd(l, w);
+          return at >= 0 ? l.slice(at) : l;
+        })
+        .filter((l) => !FENCE.test(l)),
+    );
   }
-  out.text = lines.join("\n");
+  // A capture indented as a whole (a Markdown code block by four spaces, a tab-indented paste): the common indentation
+  // goes, the capture's own nesting stays.
+  out.text = dedent(lines).join("\n");
   return out;
 }

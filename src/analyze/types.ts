@@ -85,6 +85,6 @@ export type AnalyzeEntry = {
   problems?: Problem[];
   /** Facts of the kind the input did not hold (see AnalyzeOutcome.unread): read in part, never a PASS. */
   unread?: string[];
-  /** Per-line wrappers removed before parsing (Open MPI --tag-output, srun --label, pdsh/clush host:, kubectl --prefix/--timestamps), with the ranks or tasks they named. Absent for a clean capture. */
+  /** Per-line wrappers removed before parsing (Open MPI --tag-output, srun --label, pdsh/clush host:, kubectl --prefix/--timestamps, docker compose, syslog/journalctl, ts, torchrun, …: the names in src/core/line-prefixes.ts), with the ranks, tasks or hosts they named. Absent for a clean capture. */
   wrappers?: { removed: string[]; ranks?: number[]; tasks?: number[]; hosts?: string[] };
 };

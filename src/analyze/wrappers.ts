@@ -38,6 +38,17 @@ export const WRAPS: readonly Wrap[] = [
   },
   { name: "C comment stars", apply: (t) => perLine(t, (l) => ` * ${l}`) },
   { name: "Python logger", apply: (t) => perLine(t, (l) => `2026-03-13 22:26:02,118 - trainer - INFO - ${l}`) },
+  // Shapes: docker compose logs https://docs.docker.com/reference/cli/docker/compose/logs/ ; journalctl's short format
+  // https://man7.org/linux/man-pages/man1/journalctl.1.html ; moreutils ts https://manpages.debian.org/moreutils/ts.1.en.html ;
+  // torchrun --tee https://docs.pytorch.org/docs/stable/elastic/run.html ; a Markdown indented code block
+  // https://spec.commonmark.org/0.31.2/#indented-code-blocks ; a tab-indented paste.
+  { name: "docker compose", apply: (t) => perLine(t, (l) => `trainer-1  | ${l}`) },
+  { name: "journalctl", apply: (t) => perLine(t, (l, i) => `Dec 05 12:00:0${i % 10} gpu-node-7 python3[4121]: ${l}`) },
+  { name: "moreutils ts", apply: (t) => perLine(t, (l, i) => `Dec  5 12:00:${String(i % 60).padStart(2, "0")} ${l}`) },
+  { name: "torchrun --tee", apply: (t) => perLine(t, (l, i) => `[default${i % 2}]:${l}`) },
+  { name: "PyTorch rank", apply: (t) => perLine(t, (l, i) => `[rank${i % 2}]: ${l}`) },
+  { name: "Markdown indented code", apply: (t) => perLine(t, (l) => `    ${l}`) },
+  { name: "tab indent", apply: (t) => perLine(t, (l) => `\t${l}`) },
 ];
 
 /** Every wrapper alone and every ordered pair of different wrappers (the inner one applied first). */

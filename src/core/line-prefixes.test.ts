@@ -9,7 +9,10 @@ import { PREFIX_FAMILIES, type WrapperName } from "./line-prefixes.js";
  * https://slurm.schedmd.com/srun.html#OPT_label ; kubectl logs --prefix/--timestamps
  * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_logs/ ; Ray
  * https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html ; Python logging
- * https://docs.python.org/3/library/logging.html#logrecord-attributes ; pdsh https://linux.die.net/man/1/pdsh
+ * https://docs.python.org/3/library/logging.html#logrecord-attributes ; pdsh https://linux.die.net/man/1/pdsh ; docker
+ * compose logs https://docs.docker.com/reference/cli/docker/compose/logs/ ; journalctl
+ * https://man7.org/linux/man-pages/man1/journalctl.1.html and moreutils ts https://manpages.debian.org/moreutils/ts.1.en.html ;
+ * torchrun https://docs.pytorch.org/docs/stable/elastic/run.html
  */
 const PATTERNS: Record<WrapperName, RegExp> = {
   tag_output: /^[ \t]*\[\d+,(\d+)\]<std(?:out|err)>:[ \t]?/,
@@ -23,6 +26,11 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   logger:
     /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
   pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}): /,
+  compose_service: /^[A-Za-z0-9][\w.-]* +\|(?: |$)/,
+  syslog:
+    /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})? [^\s:[]+ [\w./-]+(?:\[\d{1,10}\])?: /,
+  time_of_day: /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})? /,
+  torchrun_rank: /^\[(?:default|rank)\d{1,6}\]: ?/,
 };
 
 const byPattern = (name: WrapperName, line: string): number => {
@@ -70,6 +78,21 @@ const SAMPLES = [
   "",
   "[1,0]<stdout",
   "2026-03-13T22:26:02Z",
+  "trainer-1  | gpu-a:1:2 [0] NCCL INFO x",
+  "trainer_1  |",
+  "bench.worker-0 | #  Rank  0 Group  0",
+  "_x  | x",
+  "GPU0|x",
+  "Dec  5 12:00:01 gpu-node-7 python3[4121]: gpu-a:1:2 [0] NCCL INFO x",
+  "Dec 05 12:00:01.123456 gpu-node-7 kernel: mlx5_core 0000:17:00.0: x",
+  "Dec 5 12:00:01 gpu-a:1:2 [0] NCCL INFO x",
+  "Dec 05 12:00:01 ",
+  "Dec 05 12:00:01 host prog[x]: y",
+  "Decx 5 12:00:01 y",
+  "[default0]:gpu-a:1:2 [0] NCCL INFO x",
+  "[rank12]: Traceback (most recent call last):",
+  "[rank]: x",
+  "[default1234567]:x",
 ];
 
 describe("each wrapper family is read by index exactly where its pattern matches", () => {
@@ -118,6 +141,11 @@ describe("each wrapper family is read by index exactly where its pattern matches
       "\t",
       "kr-node",
       "_",
+      "Dec",
+      "default",
+      "rank",
+      "trainer-1",
+      "python3",
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 16 }), (parts) => {

@@ -18,6 +18,9 @@
  * log line, are in log-line-prefixes.ts.
  */
 
+import { code, digitRun, digitsTo, isDigit, isWord, lit, time } from "./char-scan.js";
+import { composeServiceAt, syslogAt, timeOfDayAt, torchrunRankAt } from "./service-prefixes.js";
+
 export type WrapperName =
   | "tag_output"
   | "srun_label"
@@ -28,7 +31,11 @@ export type WrapperName =
   | "editor_line_number"
   | "ray_actor"
   | "comment_star"
-  | "logger";
+  | "logger"
+  | "compose_service"
+  | "syslog"
+  | "time_of_day"
+  | "torchrun_rank";
 
 /** A wrapper family: where its prefix at `i` ends (-1: none there), and the fact the prefix names, if any. */
 export type PrefixFamily = {
@@ -37,17 +44,8 @@ export type PrefixFamily = {
   fact?: { kind: "rank" | "task" | "host"; of: (s: string, i: number) => string };
 };
 
-/**
- * The character code at `i` when it lies inside the line (`i < end`), else -1. A look past the line's end would see
- * the next line when the text holds it and nothing when it ends there: a damaged line must read the same either way.
- */
-const code = (s: string, i: number, end: number): number => (i < end ? s.charCodeAt(i) : -1);
-
 export { code as charIn };
 
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-const isWord = (c: number): boolean =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95; /* _ */
 /** A regular expression's `\s`. */
 const isSpace = (c: number): boolean =>
   c === 32 ||
@@ -61,24 +59,6 @@ const isSpace = (c: number): boolean =>
   c === 0x205f ||
   c === 0x3000 ||
   c === 0xfeff;
-
-/** The end of the run of digits that starts at `i` (`i` itself when there is none). */
-function digitRun(s: string, i: number, end: number): number {
-  let j = i;
-  while (j < end && isDigit(s.charCodeAt(j))) j++;
-  return j;
-}
-
-/** The end of a run of `min` to `max` digits from `i`, or -1 (a longer run is no match either). */
-function digitsTo(s: string, i: number, end: number, min: number, max: number): number {
-  const j = digitRun(s, i, end);
-  return j - i >= min && j - i <= max ? j : -1;
-}
-
-/** `text` at `i`, wholly inside the line: the index after it, or -1. */
-function lit(s: string, i: number, end: number, text: string): number {
-  return i >= 0 && i + text.length <= end && s.startsWith(text, i) ? i + text.length : -1;
-}
 
 /** Not a digit at `k` (a code below '0' wraps to a large unsigned number). */
 const nd = (s: string, k: number): boolean => (s.charCodeAt(k) - 48) >>> 0 > 9;
@@ -99,13 +79,6 @@ function dateTimeAt(s: string, i: number, end: number, sep: number): number {
   if (nd(s, i + 8) || nd(s, i + 9) || nd(s, i + 11) || nd(s, i + 12) || nd(s, i + 14) || nd(s, i + 15)) return -1;
   if (nd(s, i + 17) || nd(s, i + 18)) return -1;
   return i + 19;
-}
-
-/** `\d\d:\d\d:\d\d` at `i`: the index after it, or -1. */
-function time(s: string, i: number, end: number): number {
-  if (i < 0 || i + 8 > end || s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return -1;
-  for (const k of [0, 1, 3, 4, 6, 7]) if (!isDigit(s.charCodeAt(i + k))) return -1;
-  return i + 8;
 }
 
 /** An optional `[.,]\d+` (or `.\d+` when `comma` is false) at `i`: the index after it, else `i`. */
@@ -360,4 +333,8 @@ export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   { name: "comment_star", at: commentStarAt },
   { name: "logger", at: loggerAt },
   { name: "pdsh_host", at: pdshHostAt, fact: { kind: "host", of: (s, i) => s.slice(i, s.indexOf(":", i)) } },
+  { name: "compose_service", at: composeServiceAt },
+  { name: "syslog", at: syslogAt },
+  { name: "time_of_day", at: timeOfDayAt },
+  { name: "torchrun_rank", at: torchrunRankAt },
 ];

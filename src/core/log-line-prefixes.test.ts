@@ -28,6 +28,7 @@ describe("log-only wrappers", () => {
     expect(tableBarAt(`| ${REC}`, 0, 99)).toBe(2);
     expect(indentAt(`    ${REC}`, 0, 99)).toBe(4);
     expect(indentAt("   12: x", 0, 8)).toBe(-1);
+    expect(indentAt(`\t\t${REC}`, 0, 99)).toBe(2);
     expect(bareDatetimeAt(`2026-11-30 07:41:09 ${REC}`, 0, 99)).toBe(20);
     expect(pdshLaxAt(`node-07: ${REC}`, 0, 99)).toBe(9);
     expect(pdshLaxAt(REC, 0, REC.length)).toBe(-1);
@@ -41,6 +42,7 @@ describe("log-only wrappers", () => {
       `2026-11-30T07:41:09.204518733Z [2026-11-30 07:41:09] ${REC}`,
       `\u001b[36m[default1]:\u001b[0m  ${REC}`,
       `[pod/trainer-3/worker] 2026-11-30T07:41:09+01:00 [1,12]<stderr>: ${REC}`,
+      `\t${REC}`,
     ];
     for (const line of stacks) expect(line.slice(logLineStart(line, 0, line.length))).toBe(REC);
   });

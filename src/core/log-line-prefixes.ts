@@ -79,10 +79,10 @@ export function tableBarAt(s: string, i: number, end: number): number {
   return charIn(s, i, end) === 124 && charIn(s, i + 1, end) === 32 ? i + 2 : -1;
 }
 
-/** Indentation: spaces not followed by a digit (that is a label or a line number). */
+/** Indentation: spaces or tabs not followed by a digit (that is a label or a line number). */
 export function indentAt(s: string, i: number, end: number): number {
   let j = i;
-  while (j < end && s.charCodeAt(j) === 32) j++;
+  while (j < end && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j++;
   return j > i && !isDigit(charIn(s, j, end)) ? j : -1;
 }
 
@@ -126,7 +126,7 @@ function numberPrefixEnd(s: string, i: number, end: number): number {
   if (known < 0 && !dated) known = commentStarAt(s, i, end);
   if (known >= 0) return known;
   const indent = indentAt(s, i, end);
-  if (indent >= 0 || s.charCodeAt(i) === 32) return indent;
+  if (indent >= 0 || s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) return indent;
   return bareDatetimeAt(s, i, end);
 }
 
@@ -144,7 +144,7 @@ export function logLineStart(s: string, start: number, end: number): number {
     else if (c === 40 /* ( */) j = rayActorAt(s, i, end);
     else if (c === 42 /* * */) j = commentStarAt(s, i, end);
     else if (c === 124 /* | */) j = tableBarAt(s, i, end);
-    else if (c === 32 || isDigit(c)) j = numberPrefixEnd(s, i, end);
+    else if (c === 32 || c === 9 || isDigit(c)) j = numberPrefixEnd(s, i, end);
     if (j <= i) return i;
     i = j;
   }

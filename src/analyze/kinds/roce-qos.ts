@@ -32,11 +32,15 @@ export const mlnxQosAnalyzer: AnalyzerKind = {
   },
 };
 
-/** One `ethtool -S` counter line as the driver prints it: indented `name: integer` (trailing blanks allowed). */
-const STAT_LINE = /^\s+([A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
+/**
+ * One `ethtool -S` counter line: `name: integer` (trailing blanks allowed). The driver indents it, but a capture
+ * indented as a whole loses that indentation to the normaliser (which keeps only nesting), so it is not required:
+ * the counters' own names are the evidence below.
+ */
+const STAT_LINE = /^\s*([A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
 
-/** A counter named by its direction (`rx_…`/`tx_…`), indented, optionally behind a queue prefix (`rxq0: `, `[0]: `). */
-const DIRECTIONAL = /^\s+(?:[A-Za-z0-9_[\]]+:\s+)?((?:rx|tx)_[A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
+/** A counter named by its direction (`rx_…`/`tx_…`), optionally behind a queue prefix (`rxq0: `, `[0]: `). */
+const DIRECTIONAL = /^\s*(?:[A-Za-z0-9_[\]]+:\s+)?((?:rx|tx)_[A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
 
 export const ethtoolStatsAnalyzer: AnalyzerKind = {
   kind: "ethtool_stats",
@@ -44,7 +48,7 @@ export const ethtoolStatsAnalyzer: AnalyzerKind = {
     const lines = headLines(head, 10);
     const share = lineShare(head, STAT_LINE);
     if (lines.some((l) => /^\s*NIC statistics:\s*$/.test(l))) return Math.min(0.95, 0.6 + share);
-    // Pasted without its `NIC statistics:` header: most lines are indented `name: integer` counters, and both
+    // Pasted without its `NIC statistics:` header: most lines are `name: integer` counters, and both
     // directions of the netdev's own totals (`rx_packets`/`tx_packets` or `rx_bytes`/`tx_bytes`, the names every
     // driver prints, https://docs.kernel.org/networking/statistics.html) are among them.
     const names = new Set(lines.map((l) => STAT_LINE.exec(l)?.[1]).filter(Boolean));

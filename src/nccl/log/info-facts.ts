@@ -1,4 +1,5 @@
 import { kubectlPrefixAt } from "../../core/line-prefixes.js";
+import { composeServiceAt } from "../../core/service-prefixes.js";
 import { intAfter } from "./line.js";
 import { type LogState, setCapped } from "./state.js";
 import { addWarning } from "./warnings.js";
@@ -20,7 +21,12 @@ export function noteVersion(st: LogState, s: string, at: number, end: number, ke
   const tag = key.replace(COLOUR, "").trim();
   // A prefix with no letter or digit (C comment stars, a bar) names no process either, nor does kubectl's
   // `[pod/NAME/CONTAINER]` (one container runs several processes).
-  const anonymous = TIME_STAMP.test(tag) || !/[A-Za-z0-9]/.test(tag) || kubectlPrefixAt(tag, 0, tag.length) >= 0;
+  // docker compose's `service-1  |` names a container, not a process.
+  const anonymous =
+    TIME_STAMP.test(tag) ||
+    !/[A-Za-z0-9]/.test(tag) ||
+    kubectlPrefixAt(tag, 0, tag.length) >= 0 ||
+    composeServiceAt(tag, 0, tag.length) >= 0;
   const k = (anonymous ? "" : tag) || `unattributed#${st.unattributed++}`;
   setCapped(st.versionOf, k, v);
 }
