@@ -32,10 +32,26 @@ const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 /** Where the family's prefix ends on `l`, or -1. */
 const prefixEnd = (l: string, w: PrefixFamily): number => w.at(l, 0, l.length);
 
-function proven(lines: readonly string[], w: PrefixFamily): boolean {
+/**
+ * The family the lines prove: of those that most lines carry (PROOF), the one that explains the most lines, the
+ * earlier in PREFIX_FAMILIES on a tie. Two families can read one prefix (`2:        transport:` is Slurm's `2: ` and
+ * grep's `2:`): the one that also reads the lines the other cannot (`1:hca_id: …`) is the wrapper.
+ */
+function provenFamily(lines: readonly string[]): PrefixFamily | undefined {
   const filled = lines.filter((l) => l.trim() !== "");
-  if (filled.length === 0) return false;
-  return filled.filter((l) => prefixEnd(l, w) >= 0).length >= Math.ceil(filled.length * PROOF);
+  if (filled.length === 0) return undefined;
+  const least = Math.ceil(filled.length * PROOF);
+  let best: PrefixFamily | undefined;
+  let most = 0;
+  for (const w of PREFIX_FAMILIES) {
+    let n = 0;
+    for (const l of filled) if (prefixEnd(l, w) >= 0) n++;
+    if (n >= least && n > most) {
+      best = w;
+      most = n;
+    }
+  }
+  return best;
 }
 
 function capturedBy(lines: readonly string[], w: PrefixFamily): string[] {
@@ -74,7 +90,7 @@ export function normaliseCapture(text: string): Normalised {
   // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
   // output relayed by another `srun -l`): each pass removes the first proven one; the outermost one's facts are kept.
   for (let pass = 0; pass < 2 * PREFIX_FAMILIES.length; pass++) {
-    const w = PREFIX_FAMILIES.find((x) => proven(lines, x));
+    const w = provenFamily(lines);
     if (!w) break;
     if (w.fact?.kind === "rank") out.ranks ??= numbersOf(lines, w);
     if (w.fact?.kind === "task") out.tasks ??= numbersOf(lines, w);

@@ -49,6 +49,17 @@ export const WRAPS: readonly Wrap[] = [
   { name: "PyTorch rank", apply: (t) => perLine(t, (l, i) => `[rank${i % 2}]: ${l}`) },
   { name: "Markdown indented code", apply: (t) => perLine(t, (l) => `    ${l}`) },
   { name: "tab indent", apply: (t) => perLine(t, (l) => `\t${l}`) },
+  // Shapes: Horovod's {time}[{rank}]<{prefix}>: (horovod/runner/common/util/safe_shell_exec.py); Intel MPI's
+  // -prepend-rank; grep -H https://www.gnu.org/software/grep/manual/grep.html#Output-Line-Prefix-Control ; cat -n.
+  {
+    name: "Horovod",
+    apply: (t) => perLine(t, (l, i) => `Sat Dec  5 12:00:0${i % 10} 2026[${2 + (i % 2)}]<stdout>:${l}`),
+  },
+  // Ranks 4 and 5: a capture that already carries a launcher's `[0]` on each piece of a row (rank-tag-mid-row-…) cannot
+  // tell that tag from an outer `[0] ` of the same rank; an outer launcher of other ranks it can.
+  { name: "-prepend-rank", apply: (t) => perLine(t, (l, i) => `[${4 + (i % 2)}] ${l}`) },
+  { name: "grep -H", apply: (t) => perLine(t, (l) => `logs/worker-0.log:${l}`) },
+  { name: "cat -n", apply: (t) => perLine(t, (l, i) => `${String(i + 1).padStart(6)}\t${l}`) },
 ];
 
 /** Every wrapper alone and every ordered pair of different wrappers (the inner one applied first). */

@@ -31,6 +31,12 @@ const PATTERNS: Record<WrapperName, RegExp> = {
     /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})? [^\s:[]+ [\w./-]+(?:\[\d{1,10}\])?: /,
   time_of_day: /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})? /,
   torchrun_rank: /^\[(?:default|rank)\d{1,6}\]: ?/,
+  horovod_tag:
+    /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})? \d{4})?\[(\d{1,9})\]<std(?:out|err)>:/,
+  prepend_rank: /^\[(\d{1,6})\] (?!NCCL (?:INFO|WARN|TRACE|CALL))(?!.*[^ \t]\[\1\] +\d)/,
+  grep_prefix:
+    /^(?:\d{1,9}:(?!\d)|(?![\w./-]*\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|py):)(?:[\w.-]*\/[\w./-]*|[\w./-]*\.(?:log|txt|out|err)(?:\.\d+)?):(?:\d{1,9}:(?!\d))?)/,
+  cat_number: /^ *\d{1,9}\t/,
 };
 
 const byPattern = (name: WrapperName, line: string): number => {
@@ -93,6 +99,29 @@ const SAMPLES = [
   "[rank12]: Traceback (most recent call last):",
   "[rank]: x",
   "[default1234567]:x",
+  "[0]<stdout>:gpu-a:1:2 [0] NCCL INFO x",
+  "Sat Dec  5 12:00:01 2026[1]<stderr>:# nThread 1",
+  "Sat Dec  5 12:00:01 2026 [1]<stderr>:x",
+  "[3] gpu-a:1:2 [0] NCCL INFO x",
+  "[3] NCCL INFO x",
+  "[5] NCCL failure common.cu:908 'unhandled cuda error'.",
+  "[4] h200-b:5012:5594 [3] NCCL INFO Channel 08/0 : 12[4] -> 11[3] via P2P/CUMEM",
+  "logs/rank0.log:gpu-a:1:2 [0] NCCL INFO x",
+  "rank0.log:12:gpu-a:1:2 [0] NCCL INFO x",
+  "slurm-4412.out:# nThread 1",
+  "train.log.1:x",
+  "gpu-a.example.com:1:2 [0] NCCL INFO x",
+  "12:gpu-a:1:2 [0] NCCL INFO x",
+  "12:00:01 gpu-a:1:2 [0] NCCL INFO x",
+  "     1\tNCCL version 2.21.5",
+  "12\tx",
+  "include/socket.h:344 WARN Socket creation failed",
+  "include/socket.h:344WARN x",
+  "logs/worker-0.log:1048576        262144     float",
+  "src/transport/net_ib.cc:123 NCCL WARN x",
+  "[0]      524288   131072   float   sum   -1[0]   104.45",
+  "[0] gpu-a:1:2 [0] NCCL INFO x",
+  "[1] Sat Dec  5 12:00:01 2026[1]<stdout>:x",
 ];
 
 describe("each wrapper family is read by index exactly where its pattern matches", () => {
@@ -146,6 +175,12 @@ describe("each wrapper family is read by index exactly where its pattern matches
       "rank",
       "trainer-1",
       "python3",
+      "<stdout>:",
+      "Sat",
+      "2026",
+      "log",
+      ".log",
+      "\t",
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 16 }), (parts) => {

@@ -19,7 +19,16 @@
  */
 
 import { code, digitRun, digitsTo, isDigit, isWord, lit, time } from "./char-scan.js";
-import { composeServiceAt, syslogAt, timeOfDayAt, torchrunRankAt } from "./service-prefixes.js";
+import {
+  catNumberAt,
+  composeServiceAt,
+  grepPrefixAt,
+  horovodTagAt,
+  prependRankAt,
+  syslogAt,
+  timeOfDayAt,
+  torchrunRankAt,
+} from "./service-prefixes.js";
 
 export type WrapperName =
   | "tag_output"
@@ -35,7 +44,11 @@ export type WrapperName =
   | "compose_service"
   | "syslog"
   | "time_of_day"
-  | "torchrun_rank";
+  | "torchrun_rank"
+  | "horovod_tag"
+  | "prepend_rank"
+  | "grep_prefix"
+  | "cat_number";
 
 /** A wrapper family: where its prefix at `i` ends (-1: none there), and the fact the prefix names, if any. */
 export type PrefixFamily = {
@@ -337,4 +350,16 @@ export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   { name: "syslog", at: syslogAt },
   { name: "time_of_day", at: timeOfDayAt },
   { name: "torchrun_rank", at: torchrunRankAt },
+  {
+    name: "horovod_tag",
+    at: horovodTagAt,
+    fact: { kind: "rank", of: (s, i) => digitsBefore(s, i, s.indexOf("]", i)) },
+  },
+  {
+    name: "prepend_rank",
+    at: prependRankAt,
+    fact: { kind: "rank", of: (s, i) => digitsBefore(s, i, s.indexOf("]", i)) },
+  },
+  { name: "grep_prefix", at: grepPrefixAt },
+  { name: "cat_number", at: catNumberAt },
 ];

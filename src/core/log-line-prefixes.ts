@@ -20,6 +20,7 @@ import {
   srunLabelAt,
   tagOutputAt,
 } from "./line-prefixes.js";
+import { catNumberAt } from "./service-prefixes.js";
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
@@ -124,6 +125,7 @@ function numberPrefixEnd(s: string, i: number, end: number): number {
   // A log export that glues its RFC 3339 time to the line (`…05.612-08:00host:1:2 [0] NCCL …`): the time alone.
   if (known < 0 && dated) known = rfc3339End(s, i, end);
   if (known < 0 && !dated) known = commentStarAt(s, i, end);
+  if (known < 0 && !dated) known = catNumberAt(s, i, end);
   if (known >= 0) return known;
   const indent = indentAt(s, i, end);
   if (indent >= 0 || s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) return indent;

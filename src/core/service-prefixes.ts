@@ -7,7 +7,12 @@
  *   (default format `%b %d %H:%M:%S `), the time alone
  *   (https://man7.org/linux/man-pages/man1/journalctl.1.html, https://manpages.debian.org/moreutils/ts.1.en.html);
  * - torchrun's `[default0]:` (`--tee`/`--redirects`, the local rank) and `[rank0]:` (the global rank PyTorch puts on
- *   each line of a worker's failure) (https://docs.pytorch.org/docs/stable/elastic/run.html).
+ *   each line of a worker's failure) (https://docs.pytorch.org/docs/stable/elastic/run.html);
+ * - Horovod's `[0]<stdout>:`, after `time.asctime()` when asked for (`Sat Dec  5 12:00:01 2026[0]<stdout>:`,
+ *   `{time}[{rank}]<{prefix}>:` in horovod/runner/common/util/safe_shell_exec.py);
+ * - Intel MPI's and MPICH's `-prepend-rank` `[0] ` (https://www.intel.com/content/www/us/en/docs/mpi-library/developer-reference-linux/2021-8/global-hydra-options.html);
+ * - grep's `-H` file name and `-n` line number (`logs/rank0.log:12:`, `12:`), cat -n's and nl's `     1<TAB>`
+ *   (https://www.gnu.org/software/grep/manual/grep.html#Output-Line-Prefix-Control).
  * Pure.
  */
 import { code, digitsTo, isDigit, isWord, lit, time } from "./char-scan.js";
@@ -73,4 +78,85 @@ export function torchrunRankAt(s: string, i: number, end: number): number {
   j = j < 0 ? -1 : digitsTo(s, j, end, 1, 6);
   if (j < 0 || code(s, j, end) !== 93 || code(s, j + 1, end) !== 58) return -1;
   return code(s, j + 2, end) === 32 ? j + 3 : j + 2;
+}
+
+const DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+
+/** `Sat Dec  5 12:00:01 2026` (C's asctime): the index after it, or -1. */
+function asctimeAt(s: string, i: number, end: number): number {
+  if (!DAYS.some((d) => s.startsWith(d, i)) || code(s, i + 3, end) !== 32) return -1;
+  const t = timeOfDayAt(s, i + 4, end);
+  return t < 0 ? -1 : digitsTo(s, t, end, 4, 4);
+}
+
+/** Horovod's `[RANK]<stdout>:` or `<stderr>:`, after an asctime when there. */
+export function horovodTagAt(s: string, i: number, end: number): number {
+  const t = asctimeAt(s, i, end);
+  let j = t < 0 ? i : t;
+  if (code(s, j, end) !== 91) return -1;
+  j = digitsTo(s, j + 1, end, 1, 9);
+  if (j < 0) return -1;
+  const out = lit(s, j, end, "]<stdout>:");
+  return out >= 0 ? out : lit(s, j, end, "]<stderr>:");
+}
+
+/** NCCL's own levels after its `[dev] ` (a record whose host a collector dropped). */
+const NCCL_LEVELS = ["NCCL INFO", "NCCL WARN", "NCCL TRACE", "NCCL CALL"];
+
+/**
+ * `[RANK] ` before a line that is not NCCL's own `[dev] NCCL INFO …`. A tag that comes back glued to the text before it
+ * and followed by spaces and a number (`…  -1[0]   104.45`: a launcher that tagged each write of a row printed in
+ * pieces) is left to the reader of that output, which takes every one out; NCCL's own ` [0] ` device after a space,
+ * or `12[4] -> 11[3]` in a channel line, is not such a tag.
+ */
+export function prependRankAt(s: string, i: number, end: number): number {
+  if (code(s, i, end) !== 91) return -1;
+  const j = digitsTo(s, i + 1, end, 1, 6);
+  if (j < 0 || code(s, j, end) !== 93 || code(s, j + 1, end) !== 32) return -1;
+  if (NCCL_LEVELS.some((l) => lit(s, j + 2, end, l) >= 0)) return -1;
+  const tag = s.slice(i, j + 1);
+  for (let k = s.indexOf(tag, j + 1); k >= 0 && k < end; k = s.indexOf(tag, k + 1)) {
+    const glued = s.charCodeAt(k - 1) !== 32 && s.charCodeAt(k - 1) !== 9;
+    let n = k + tag.length;
+    while (code(s, n, end) === 32) n++;
+    if (glued && n > k + tag.length && isDigit(code(s, n, end))) return -1;
+  }
+  return j + 2;
+}
+
+/** A line number and a colon not followed by a digit (`12:` but not a time's `12:00`). */
+function lineNumberColonAt(s: string, i: number, end: number): number {
+  const j = digitsTo(s, i, end, 1, 9);
+  return j >= 0 && code(s, j, end) === 58 && !isDigit(code(s, j + 1, end)) ? j + 1 : -1;
+}
+
+/**
+ * grep's `-H` file name (`logs/rank0.log:`), then its `-n` line number when there; or the line number alone. A file
+ * name has a `/` or ends in `.log`, `.txt`, `.out` or `.err` (a number after allowed, `.log.1`): a host name never has a
+ * slash, and NCCL's `host.domain:pid:tid` has no such ending.
+ */
+export function grepPrefixAt(s: string, i: number, end: number): number {
+  const n = lineNumberColonAt(s, i, end);
+  if (n >= 0) return n;
+  let j = i;
+  let slash = false;
+  for (let c = code(s, j, end); isWord(c) || c === 45 || c === 46 || c === 47; c = code(s, ++j, end))
+    if (c === 47) slash = true;
+  if (j === i || code(s, j, end) !== 58) return -1;
+  const tail = s.slice(Math.max(i, j - 12), j);
+  if (!slash && !/\.(?:log|txt|out|err)(?:\.\d+)?$/.test(tail)) return -1;
+  // `include/socket.h:344 WARN …`: a source file and line, as NCCL prints them, not a file grep named.
+  if (SOURCE_FILE.test(tail)) return -1;
+  const line = lineNumberColonAt(s, j + 1, end);
+  return line >= 0 ? line : j + 1;
+}
+
+const SOURCE_FILE = /\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|py)$/;
+
+/** cat -n's and nl's right-aligned number and a tab. */
+export function catNumberAt(s: string, i: number, end: number): number {
+  let j = i;
+  while (code(s, j, end) === 32) j++;
+  j = digitsTo(s, j, end, 1, 9);
+  return j >= 0 && code(s, j, end) === 9 ? j + 1 : -1;
 }

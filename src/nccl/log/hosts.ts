@@ -1,3 +1,5 @@
+import { logLineStart } from "../../core/log-line-prefixes.js";
+import { grepPrefixAt } from "../../core/service-prefixes.js";
 import { isDigit, keep } from "./line.js";
 import { type LogState, MAX_KEYS } from "./state.js";
 
@@ -21,6 +23,8 @@ function sameAt(s: string, at: number, text: string): boolean {
  */
 export class HostTable {
   private lastHost = "";
+  /** Where the host of the last record asked for starts (after a grep file name, when one was before it). */
+  start = 0;
   /** Hosts seen, by a hash of their length and some of their characters. */
   private readonly hostSlots: (string | undefined)[] = new Array(HOST_SLOTS).fill(undefined);
 
@@ -42,7 +46,15 @@ export class HostTable {
     // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
     let q = colon + 1;
     for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
-    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) return "";
+    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) {
+      // grep -H's file name before the record (`logs/rank0.log:host:pid:tid [0] …`): the record starts after it.
+      const g = grepPrefixAt(s, p, lineEnd);
+      if (g <= p) return "";
+      // Other wrappers may follow the file name (`rank0.log:[1,0]<stdout>:host:…`).
+      const r = logLineStart(s, g, lineEnd);
+      return this.at(s, r, lineEnd, s.indexOf(" ", r));
+    }
+    this.start = p;
     // A log interleaves its ranks' lines, so the host before is seldom this one: the hosts seen are kept in a table by
     // their length and last characters, so that a host seen before costs one comparison, no string made and no set
     // lookup (a miss, or two hosts in one slot, only takes the path below).

@@ -1,5 +1,5 @@
 import { kubectlPrefixAt } from "../../core/line-prefixes.js";
-import { composeServiceAt } from "../../core/service-prefixes.js";
+import { composeServiceAt, grepPrefixAt } from "../../core/service-prefixes.js";
 import { intAfter } from "./line.js";
 import { type LogState, setCapped } from "./state.js";
 import { addWarning } from "./warnings.js";
@@ -18,7 +18,10 @@ export function noteVersion(st: LogState, s: string, at: number, end: number, ke
   const v = given ?? /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end))?.[1];
   if (v === undefined) return;
   // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
-  const tag = key.replace(COLOUR, "").trim();
+  const raw = key.replace(COLOUR, "").trim();
+  // grep -H's file name names a file, not a process: what follows it may.
+  const file = grepPrefixAt(raw, 0, raw.length);
+  const tag = file > 0 ? raw.slice(file).trim() : raw;
   // A prefix with no letter or digit (C comment stars, a bar) names no process either, nor does kubectl's
   // `[pod/NAME/CONTAINER]` (one container runs several processes).
   // docker compose's `service-1  |` names a container, not a process.

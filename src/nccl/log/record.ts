@@ -134,8 +134,9 @@ export function bannerAt(text: string): number {
   let j = at;
   while (j > 0 && text.charCodeAt(j - 1) === SPACE) j--;
   if (j === 0) return at;
-  // After a punctuation mark ending a wrapper, or after a time of day (`Dec  5 12:00:01 `, moreutils' ts).
-  return "-]):>,|*".includes(text[j - 1]!) || CLOCK_BEFORE.test(text.slice(Math.max(0, j - 16), j)) ? at : -1;
+  // After a punctuation mark ending a wrapper (grep -H's `file.log:` too), or after a time of day (`Dec  5 12:00:01 `,
+  // moreutils' ts).
+  return "-]):>,|*:".includes(text[j - 1]!) || CLOCK_BEFORE.test(text.slice(Math.max(0, j - 16), j)) ? at : -1;
 }
 
 /** A time of day at the end of what precedes the banner: `12:00:01` or `12:00:01.123456`. */

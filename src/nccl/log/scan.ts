@@ -153,10 +153,11 @@ export class LineScanner {
   }
 
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
-  private record(s: string, start: number, p: number, k: number, end: number): void {
+  private record(s: string, start: number, p0: number, k: number, end: number): void {
     this.st.ncclLines++;
-    // Every record names its host, whatever it says (a host may print only Trees, comm or WARN lines).
-    this.noteHost(s, p);
+    // Every record names its host, whatever it says (a host may print only Trees, comm or WARN lines); a grep file
+    // name before it is not part of the record.
+    const p = this.noteHost(s, p0) === "" ? p0 : this.hostStart;
     const lvl = k + 6;
     const c = s.charCodeAt(lvl);
     if (c === 73 /* I */ && s.charCodeAt(lvl + 1) === 78 /* N */) {
@@ -347,8 +348,11 @@ export class LineScanner {
     if (p === this.hostAt) return this.hostThere;
     this.hostAt = p;
     this.hostThere = this.hosts.at(s, p, this.lineEnd, this.spaceFrom(s, p));
+    this.hostStart = this.hostThere === "" ? p : this.hosts.start;
     return this.hostThere;
   }
+  /** Where the host noteHost last found starts. */
+  private hostStart = 0;
 
   private readonly hosts: HostTable;
   private readonly net: NetLines;
