@@ -20,10 +20,6 @@ export const KNOWN_MISSES = new Set<string>([
   // Listing only the RDMA devices of an RDMA network would contradict the facts of
   // nccl_log/horovod-2.4-roce-list-empty-oob.txt, which count such socket interfaces as devices: left for review.
   "nccl_log/old-2.4-net-socket-ib0-then-net-ib-no-using-network.txt",
-  // XLA's one-line report (`NCCL operation ncclCommInitRank(…) failed: unhandled cuda error … Last NCCL warning(error)
-  // log entry (may be unrelated) 'Cuda failure 2 'out of memory''`) is read as an NCCL log, but the WARN it quotes is
-  // not read as one (line reader), so neither the failure nor its CUDA cause is stated.
-  "nccl_log/xla-runtime-error-last-nccl-warning-cuda-oom.txt",
   // Only `# Avg bus bandwidth` footers, grepped from several logs behind `FILE:` prefixes: not recognised, and a run
   // with a footer and no row is not yet a run the data can hold.
   "nccl_tests/grep-avg-footer-per-host-logs.txt",

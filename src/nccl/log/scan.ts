@@ -12,8 +12,16 @@ import { addWarning, failureLine, warnRecord } from "./warnings.js";
 export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
-/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`). */
-const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure/;
+/**
+ * An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's
+ * `file:line: NCCL operation ncclCommInitRank(…) failed: unhandled cuda error (…). Last NCCL warning(error) log entry
+ * (may be unrelated) '…'.` (ToStatus of its NCCL wrapper, https://github.com/openxla/xla/pull/7201: the call,
+ * ncclGetErrorString, then ncclGetLastError, which is NCCL's last WARN message).
+ */
+const FAILURE_LINE =
+  /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|NCCL operation nccl\w+\(.*\) failed: /;
+/** XLA's report names the NCCL call and quotes NCCL's own error and last WARN: a line of NCCL's, relayed. */
+const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
@@ -229,7 +237,10 @@ export class LineScanner {
       return;
     }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (FAILURE_LINE.test(text)) failureLine(this.st, s, p, end);
+    else if (FAILURE_LINE.test(text)) {
+      if (CALL_REPORT.test(text)) st.ncclLines++;
+      failureLine(this.st, s, p, end);
+    }
   }
 
   private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
