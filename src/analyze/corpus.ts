@@ -16,10 +16,6 @@ export const KNOWN_MISSES = new Set<string>([
   // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
   "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
   // NCCL logs gathered for issue #36 from sources new to the corpus; first contact 46/61. Each still misses:
-  // NCCL 2.4 prints the bootstrap `NET/Socket : Using [0]ib0` list before `NET/IB : Using`: ib0 is read as a device.
-  // Listing only the RDMA devices of an RDMA network would contradict the facts of
-  // nccl_log/horovod-2.4-roce-list-empty-oob.txt, which count such socket interfaces as devices: left for review.
-  "nccl_log/old-2.4-net-socket-ib0-then-net-ib-no-using-network.txt",
   // Only `# Avg bus bandwidth` footers, grepped from several logs behind `FILE:` prefixes: not recognised, and a run
   // with a footer and no row is not yet a run the data can hold.
   "nccl_tests/grep-avg-footer-per-host-logs.txt",

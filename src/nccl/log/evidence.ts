@@ -144,12 +144,23 @@ export type DeviceEvidence = "using_lines" | "device_lines" | "completion_warn";
  * src/transport/net_ib.cc), `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device), then `completion_warn`
  * (the `hca mlx5_14` a failed completion's WARN ends with, NCCL ≥ 2.22: one device the run used, its port unsaid and
  * its link layer the log's, from the WARN's GIDs). A WARN's HCA is used only when no line lists devices.
+ *
+ * A socket interface (`NET/Socket : Using [0]ib0:…`) is a device of the run only where sockets carried data: the
+ * network is Socket or mixed (a socket list alone decides no network, so it names no device either). NCCL 2.4.2–2.4.7
+ * initialised the socket transport for the bootstrap before any other (`// Always initialize sockets as we use it for
+ * bootstrap`, initNet in src/init.cc at v2.4.7-1, init.cu at v2.4.2-1), so every process printed its socket list even
+ * when it went on to use IB; from 2.4.8 the bootstrap prints its own `Bootstrap : Using` line and a `NET/Socket` list
+ * means the socket transport was chosen.
  */
 export function devicesOf(
   st: LogState,
   linkLayer: string | null,
+  network: string | null,
 ): { value: LogDevice[]; decidedBy: DeviceEvidence | null } {
-  const listed = [...st.devices.values()].sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
+  const sockets = network === "Socket" || network === "mixed";
+  const listed = [...st.devices.values()]
+    .filter((d) => sockets || d.linkLayer !== "Socket")
+    .sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
   if (listed.length > 0) return { value: listed, decidedBy: st.deviceLists.size > 0 ? "using_lines" : "device_lines" };
   if (st.warnHcas.size === 0) return { value: [], decidedBy: null };
   const layer: LogDevice["linkLayer"] = linkLayer === "IB" || linkLayer === "RoCE" ? linkLayer : null;

@@ -152,7 +152,7 @@ export function reportLog(
   const communicator = communicatorOf(st, ran);
   const verdict = verdictOf(st, network, communicator);
   const faults = faultsOf(st);
-  const { value: devices, decidedBy: devicesFrom } = devicesOf(st, linkLayer.value);
+  const { value: devices, decidedBy: devicesFrom } = devicesOf(st, linkLayer.value, network);
   const warnings = faults.map((w) => ({
     code: `NCCL_WARN_${w.id}`,
     text: w.samples[0] ?? "",
