@@ -13,8 +13,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
-  "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
   // NCCL logs gathered for issue #36 from sources new to the corpus; first contact 46/61. Each still misses:
   // Only `# Avg bus bandwidth` footers, grepped from several logs behind `FILE:` prefixes: not recognised, and a run
   // with a footer and no row is not yet a run the data can hold.

@@ -1,5 +1,6 @@
 import { charIn } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
+import { BARE_INFO } from "./bare-messages.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
@@ -230,6 +231,12 @@ export class LineScanner {
     const other = OTHER_VERSION.exec(text);
     if (other) {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
+      return;
+    }
+    // An INFO message kept without its record's prefix and level (`Using network IBext_v8`): read as that record.
+    if (BARE_INFO.test(text)) {
+      st.ncclLines++;
+      this.info(s, p, p, p, end);
       return;
     }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
