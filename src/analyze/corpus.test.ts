@@ -33,6 +33,11 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * on first contact: 26/32, 6/7, 2/2 (34/41). After the fixes (the pre-2019 failure line, old rdma-core's transport,
  * an nvidia-smi header read in part, processes that each ran the test alone interleaving their rows, side-by-side
  * tables): 38/41.
+ * Every NCCL-log known miss then fixed (ranks from whole ring order lines, RCCL's version banner, NCCL 2.4's NIC distance
+ * line naming the network, a failed completion's `hca`, NCCL 2.2 lines' hosts and Markdown-quoted captures, XLA's
+ * report quoting NCCL's last WARN, NCCL 2.4's bootstrap socket list not counted as devices of an IB run, with the
+ * horovod-2.4 capture's devices corrected to the RDMA list by the same source, a log stripped to its messages) took
+ * nccl_log from 253/263 to `nccl_log 263/263 100 %` (all 537/551 → 547/551).
  */
 
 const cases = readCorpus();

@@ -13,30 +13,7 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  * must get every fact right, and the property tests leave these out.
  */
 export const KNOWN_MISSES = new Set<string>([
-  // Not recognised as an NCCL log: every line stripped to its message (no host, device or `NCCL INFO`).
-  "nccl_log/prefix-stripped-ibext-v8-single-node-2.24.txt",
   // NCCL logs gathered for issue #36 from sources new to the corpus; first contact 46/61. Each still misses:
-  // Rank count stated only by the ring lists (`Channel 00/02 :    0   1   2`), no `comm … nranks` line.
-  "nccl_log/socket-libibverbs-warn-bare-version-single-host-2.10.txt",
-  "nccl_log/mixed-ib-roce-list-nvml-warn-own-gpu-2.12.txt",
-  // NCCL 2.4 prints the bootstrap `NET/Socket : Using [0]ib0` list before `NET/IB : Using`: ib0 is read as a device.
-  // Listing only the RDMA devices of an RDMA network would contradict the facts of
-  // nccl_log/horovod-2.4-roce-list-empty-oob.txt, which count such socket interfaces as devices: left for review.
-  "nccl_log/old-2.4-net-socket-ib0-then-net-ib-no-using-network.txt",
-  // RCCL's `RCCL version : 2.22.3-HEAD:…` banner is not read as a version.
-  "nccl_log/rccl-multiline-version-banner-iommu-warn-socket-veths-2.22.txt",
-  // XLA's one-line report (`NCCL operation ncclCommInitRank(…) failed: unhandled cuda error … Last NCCL warning(error)
-  // log entry (may be unrelated) 'Cuda failure 2 'out of memory''`) is read as an NCCL log, but the WARN it quotes is
-  // not read as one (line reader), so neither the failure nor its CUDA cause is stated.
-  "nccl_log/xla-runtime-error-last-nccl-warning-cuda-oom.txt",
-  // Pre-2.7 `CUDA Dev 2[6], IB NIC distance :  SOC` names the network (`%s NIC distance`, ncclNetName()); not read.
-  "nccl_log/old-ib-nic-distance-soc-comm-nvmldev-8-ranks.txt",
-  // The `hca mlx5_14` suffix of the 2.2x completion WARN is not read as a device.
-  "nccl_log/timestamped-pod-warn-completion-status12-hca-suffix.txt",
-  // NCCL 2.2/2.3 lines without the word NCCL (`[0] misc/ibvwrap.cu:61 WARN …`, `[0] INFO Using internal Network Socket`)
-  // lose their host; behind a markdown `> ` quote they are not read at all (line reader).
-  "nccl_log/old-2.2-warn-without-nccl-word-socket-creation-test-failure.txt",
-  "nccl_log/markdown-quoted-old-internal-socket-proc-mounts-noise.txt",
   // Only `# Avg bus bandwidth` footers, grepped from several logs behind `FILE:` prefixes: not recognised, and a run
   // with a footer and no row is not yet a run the data can hold.
   "nccl_tests/grep-avg-footer-per-host-logs.txt",

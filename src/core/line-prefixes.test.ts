@@ -23,6 +23,8 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   editor_line_number: /^ *\d{1,7} ?\| ?/,
   ray_actor: /^(?:\((?:[\w.-]+ |[\w.-]+, rank=\d{1,9}, )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/,
   comment_star: /^ ?\* ?/,
+  // CommonMark block quotes: https://spec.commonmark.org/0.31.2/#block-quotes
+  markdown_quote: /^ {0,3}> ?/,
   logger:
     /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ - (?:[\w.-]+ - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] )/,
   pdsh_host: /^([A-Za-z][\w-]*[\d.-][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}): /,
@@ -69,6 +71,10 @@ const SAMPLES = [
   "(head, rank=, pid=1) x",
   "(head rank=0, pid=1) x",
   " * mlx5_0 1 3",
+  "> gpu-a:1:2 [0] INFO Using internal Network Socket",
+  "   >x",
+  "    > four spaces: code, not a quote",
+  ">",
   "*x",
   "2025-06-11 09:12:05,301 - trainer - INFO - NCCL version 2.17.1",
   "2025-06-11 09:12:05.301 - ERROR - boom",

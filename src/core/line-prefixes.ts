@@ -14,7 +14,7 @@
  * (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html); Python logging's
  * `%(asctime)s - %(name)s - %(levelname)s - ` (https://docs.python.org/3/library/logging.html#logrecord-attributes) and
  * glog's `I0611 09:12:01.118220 140211 file.py:757] `; pdsh/clush `HOST: ` (https://linux.die.net/man/1/pdsh); an
- * editor's gutter `  12 | `; C comment stars ` * `. The wrappers only a log line carries, and the stacked reading of a
+ * editor's gutter `  12 | `; C comment stars ` * `; a Markdown blockquote's `> `. The wrappers only a log line carries, and the stacked reading of a
  * log line, are in log-line-prefixes.ts.
  */
 
@@ -48,7 +48,8 @@ export type WrapperName =
   | "horovod_tag"
   | "prepend_rank"
   | "grep_prefix"
-  | "cat_number";
+  | "cat_number"
+  | "markdown_quote";
 
 /** A wrapper family: where its prefix at `i` ends (-1: none there), and the fact the prefix names, if any. */
 export type PrefixFamily = {
@@ -228,6 +229,17 @@ export function rayActorAt(s: string, i: number, end: number): number {
   return j;
 }
 
+/**
+ * A Markdown blockquote's marker: up to three spaces, `>`, an optional space (CommonMark, Block quotes:
+ * https://spec.commonmark.org/0.31.2/#block-quotes). A quoted paste carries it on every line; a nested quote twice.
+ */
+export function markdownQuoteAt(s: string, i: number, end: number): number {
+  let j = i;
+  while (j - i < 3 && code(s, j, end) === 32) j++;
+  if (code(s, j, end) !== 62 /* > */) return -1;
+  return code(s, j + 1, end) === 32 ? j + 2 : j + 1;
+}
+
 /** C comment stars: an optional space, `*`, an optional space. */
 export function commentStarAt(s: string, i: number, end: number): number {
   const j = code(s, i, end) === 32 ? i + 1 : i;
@@ -362,4 +374,5 @@ export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   },
   { name: "grep_prefix", at: grepPrefixAt },
   { name: "cat_number", at: catNumberAt },
+  { name: "markdown_quote", at: markdownQuoteAt },
 ];

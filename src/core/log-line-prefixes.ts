@@ -3,7 +3,7 @@
  * the wrapper families of line-prefixes.ts, stacked, and the wrappers only a log line carries, each one function
  * `(s, i, end) → where it ends, or -1`: ANSI colour (ECMA-48 CSI), torchrun's `[default0]:`, a launcher's rank
  * `[3] `, a table's or gutter's bar `| `, a bare `%F %T ` time stamp (NCCL_DEBUG_TIMESTAMP_FORMAT, src/debug.cc in
- * https://github.com/NVIDIA/nccl), indentation, and pdsh/clush's `host: ` read laxly (any first word ending in a
+ * https://github.com/NVIDIA/nccl), indentation, a Markdown quote's `> `, and pdsh/clush's `host: ` read laxly (any first word ending in a
  * colon). A pasted capture is normalised only for the families its lines prove (src/analyze/normalise.ts); a log's
  * line loses these wherever they appear.
  */
@@ -15,6 +15,7 @@ import {
   kubectlPrefixAt,
   kubectlTimestampAt,
   loggerAt,
+  markdownQuoteAt,
   rayActorAt,
   rfc3339End,
   srunLabelAt,
@@ -146,6 +147,7 @@ export function logLineStart(s: string, start: number, end: number): number {
     else if (c === 40 /* ( */) j = rayActorAt(s, i, end);
     else if (c === 42 /* * */) j = commentStarAt(s, i, end);
     else if (c === 124 /* | */) j = tableBarAt(s, i, end);
+    else if (c === 62 /* > */) j = markdownQuoteAt(s, i, end);
     else if (c === 32 || c === 9 || isDigit(c)) j = numberPrefixEnd(s, i, end);
     if (j <= i) return i;
     i = j;

@@ -1,4 +1,5 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
+import { BARE_INFO } from "./bare-messages.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { type NcclLogData, reportLog } from "./report.js";
@@ -60,8 +61,16 @@ const ERROR_REPORT_LINE =
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
  * (a README, a design note) has none of these shapes.
  */
-export function ncclLogLines(head: string): { log: number; banner: number; report: number; share: number } {
+export function ncclLogLines(head: string): {
+  log: number;
+  banner: number;
+  report: number;
+  share: number;
+  bare: number;
+  bareShare: number;
+} {
   let lines = 0;
+  let bare = 0;
   let log = 0;
   let banner = 0;
   let caller = 0;
@@ -72,10 +81,12 @@ export function ncclLogLines(head: string): { log: number; banner: number; repor
     if (LOG_LINE.test(line)) log++;
     else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
+    else if (BARE_INFO.test(line.trimStart())) bare++;
     // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.
     if (ERROR_REPORT_LINE.test(line)) report++;
   }
-  return { log, banner, report, share: lines === 0 ? 0 : (log + banner + caller) / lines };
+  const share = lines === 0 ? 0 : (log + banner + caller) / lines;
+  return { log, banner, report, share, bare, bareShare: lines === 0 ? 0 : (log + banner + bare) / lines };
 }
 
 /** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */
@@ -100,7 +111,9 @@ export const ncclLogAnalyzer: AnalyzerKind = {
     if (!looksLikeNcclLog(n)) {
       if (n.banner > 0 && n.share >= 0.5) return 0.5;
       // A traceback ending in the framework's report of the failed NCCL call: weak, any other kind's lines win.
-      return n.report > 0 ? 0.55 : 0;
+      if (n.report > 0) return 0.55;
+      // INFO messages stripped of their prefix and level (bare-messages.ts): at least 3, and most of the text.
+      return n.bare >= 3 && n.bareShare >= 0.5 ? 0.7 : 0;
     }
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;

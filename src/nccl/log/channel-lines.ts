@@ -31,7 +31,10 @@ export class ChannelLines {
       this.nextVia = at < 0 ? s.length : at;
     }
     const via = this.nextVia;
-    if (via >= end) return; // ring order line
+    if (via >= end) {
+      ringOrder(this.st, s, msg, end);
+      return;
+    }
     const t = via + 4;
     // Every look stays inside the line: a chunk holds the lines after it, and a damaged line ("via N" then a newline)
     // must read the same whether its chunk ends there or not.
@@ -68,4 +71,32 @@ export class ChannelLines {
       conn.shm++; // NCCL < 2.5
     else conn.other++;
   }
+}
+
+/**
+ * A ring order line (`Channel 00/02 :    0   1   2`; `Channel 00 :` in NCCL 2.4, `Ring 00 :` before): NCCL's rank 0 prints each
+ * ring of the communicator, and a ring holds every rank once (ncclBuildRings checks it), so a whole line counts the
+ * ranks. Before 2.23 dumpLine printed at most 20 values, each as ` %3d`; since, each as ` %*d` with the width of
+ * `nranks-1`, and a line cut at 128 characters ends in `...` (src/graph/rings.cc; src/init.cc in 2.4, src/init.cu before; in
+ * https://github.com/NVIDIA/nccl). Read only when the line is whole: no `...`, the values are 0…n-1 each once, and
+ * either fewer than 20 or spaced as only a whole line of 2.23+ is.
+ */
+export function ringOrder(st: LogState, s: string, msg: number, end: number): void {
+  const colon = indexInLine(s, ":", msg, end);
+  if (colon < 0) return;
+  const rest = s.slice(colon + 1, end).trimEnd();
+  if (!/^(?: +\d+)+$/.test(rest)) return;
+  const values = rest.trim().split(/ +/).map(Number);
+  const n = values.length;
+  if (n <= st.ringRanks) return;
+  const seen = new Uint8Array(n);
+  for (const v of values) {
+    if (v >= n || seen[v]) return;
+    seen[v] = 1;
+  }
+  if (n >= 20) {
+    const width = String(n - 1).length;
+    if (width >= 3 || rest !== values.map((v) => ` ${String(v).padStart(width)}`).join("")) return;
+  }
+  st.ringRanks = n;
 }

@@ -64,4 +64,23 @@ describe("the framework's report of a failed NCCL call", () => {
     expect(d.verdict).not.toBe("init_failed");
     expect(d.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_IB_RETRY_EXCEEDED"]);
   });
+
+  // XLA's wrapper turns a failed NCCL call into `<file>:<line>: NCCL operation <call> failed: <ncclGetErrorString>.
+  // Last NCCL warning(error) log entry (may be unrelated) '<ncclGetLastError>'.` (https://github.com/openxla/xla/pull/7201);
+  // the quoted text is NCCL's own last WARN, here `Cuda failure %d '%s'` (CUCHECK, src/include/cudawrap.h at v2.19.1-1 in
+  // https://github.com/NVIDIA/nccl).
+  test("XLA's one-line report quoting NCCL's last WARN `Cuda failure 2 'out of memory'` → init failed, the CUDA cause", () => {
+    const text = [
+      "Traceback (most recent call last):",
+      '  File "/srv/job/step.py", line 88, in <module>',
+      "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: xla/service/gpu/nccl_api.cc:120: NCCL operation " +
+        "ncclCommInitRankConfig(&comm, nranks, id, rank, &config) failed: unhandled cuda error (run with NCCL_DEBUG=INFO " +
+        "for details). Last NCCL warning(error) log entry (may be unrelated) 'Cuda failure 2 'out of memory''.",
+    ].join("\n");
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    const d = analyzeNcclLog(text).data;
+    expect(d.verdict).toBe("init_failed");
+    expect(d.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_CUDA"]);
+    expect(d.warnings[0]!.text).toContain("'Cuda failure 2 'out of memory''");
+  });
 });

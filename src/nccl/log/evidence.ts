@@ -1,4 +1,5 @@
-import type { LogState } from "./state.js";
+import { naturalCompare } from "../../core/natural.js";
+import type { LogDevice, LogState } from "./state.js";
 
 /**
  * The network and link layer of an NCCL log, each from every piece of evidence the log holds, in order of strength:
@@ -8,16 +9,18 @@ import type { LogState } from "./state.js";
  * Network, strongest first (what NCCL prints: src/init.cc, src/transport/net_ib.cc, src/transport/net_socket.cc,
  * src/bootstrap.cc in https://github.com/NVIDIA/nccl):
  * 1. `using_network`: `Using network IB` (`Using internal Network IB` before NCCL 2.4) — NCCL's own choice.
- * 2. `connections`: the channel connections, `via NET/IB/0/GDRDMA`, `via NET/Socket/1`.
- * 3. `rdma_device_list`: an RDMA device list, `NET/IB : Using [0]mlx5_0:1/IB`, or one device per line
+ * 2. `nic_distance`: NCCL 2.4's `CUDA Dev 0[0], IB NIC distance :  PIX`, which names the network in use
+ *    (ncclNetName(), src/transport/net.cc at v2.4.8-1).
+ * 3. `connections`: the channel connections, `via NET/IB/0/GDRDMA`, `via NET/Socket/1`.
+ * 4. `rdma_device_list`: an RDMA device list, `NET/IB : Using [0]mlx5_0:1/IB`, or one device per line
  *    (`NET/IB: [0] mlx5_1:1/IB`, `NET/IB: [3] mlx5_4:uverbs4:1/RoCE … speed=`).
- * 4. `socket_fallback`: a `NET/Socket : Using …` list after no usable RDMA device (`NET/IB : No device found`, no
+ * 5. `socket_fallback`: a `NET/Socket : Using …` list after no usable RDMA device (`NET/IB : No device found`, no
  *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`).
- * 5. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
+ * 6. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
  *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`), unless the log says RDMA is unavailable.
- * 6. `socket_transport`: a return chain or WARN from inside the socket transport (`transport/net_socket.cc:118 -> 2`),
+ * 7. `socket_transport`: a return chain or WARN from inside the socket transport (`transport/net_socket.cc:118 -> 2`),
  *    with no RDMA device listed: sockets carried the connections.
- * 7. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
+ * 8. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
  *    before any IB line: the run never got past sockets.
  *
  * Link layer, strongest first:
@@ -28,6 +31,7 @@ import type { LogState } from "./state.js";
  */
 export type NetworkEvidence =
   | "using_network"
+  | "nic_distance"
   | "connections"
   | "rdma_device_list"
   | "socket_fallback"
@@ -39,7 +43,8 @@ export type Decided<T> = { value: T; decidedBy: NetworkEvidence | "device_suffix
 
 const rdmaList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k !== "" && !k.startsWith("socket:"));
 const socketList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k.startsWith("socket:"));
-const rdmaDevices = (st: LogState) => [...st.devices.values()].filter((d) => d.linkLayer !== "Socket");
+const rdmaDevices = (st: LogState) =>
+  [...st.devices.values()].filter((d) => d.linkLayer === "IB" || d.linkLayer === "RoCE");
 
 /** The log says RDMA is unavailable: no device, no libibverbs, or IB turned off. */
 const noRdma = (st: LogState) =>
@@ -79,6 +84,8 @@ export function namedNetworks(st: LogState): Record<string, number> {
 export function networkOf(st: LogState, counts: Record<string, number>): Decided<string | null> {
   const said = Object.keys(counts);
   if (said.length > 0) return { value: said.length === 1 ? said[0]! : "mixed", decidedBy: "using_network" };
+  const distance = [...st.distanceNets.keys()];
+  if (distance.length > 0) return { value: distance.length === 1 ? distance[0]! : "mixed", decidedBy: "nic_distance" };
   const conn = fromConnections(st);
   if (conn !== null) return { value: conn, decidedBy: "connections" };
   if (rdmaList(st) || rdmaDevices(st).length > 0) return { value: "IB", decidedBy: "rdma_device_list" };
@@ -109,4 +116,54 @@ export function linkLayerOf(st: LogState): Decided<string | null> {
  */
 export function hostCountOf(st: LogState): number {
   return new Set([...st.hosts].map((h) => h.replace(/^[`'"*]+|[`'"*]+$/g, ""))).size;
+}
+
+/**
+ * The communicator's rank count, strongest first:
+ * 1. `init_complete`: the ranks NCCL said completed their init (`… rank 3 nranks 8 … - Init COMPLETE`), or the count
+ *    such a line states, whichever is larger.
+ * 2. `comm_lines`: the count NCCL states (`comm 0x… rank 3 nRanks 8 …`, `ncclCommInitRank … nranks 8`, NCCL 2.3's
+ *    `rank 0 nranks 4`, a collective's trace `[nranks=8]`; src/init.cc, src/enqueue.cc).
+ * 3. `ring_lists`: the ranks of a whole ring order line (`Channel 00/02 :    0   1   2`, src/graph/rings.cc): each
+ *    ring lists every rank once. Used only when no line states the count.
+ */
+export function ranksOf(st: LogState): {
+  value: number;
+  decidedBy: "init_complete" | "comm_lines" | "ring_lists" | null;
+} {
+  const stated = Math.max(st.nranks, st.completedRanks.size);
+  if (stated > 0) return { value: stated, decidedBy: st.completedRanks.size > 0 ? "init_complete" : "comm_lines" };
+  if (st.ringRanks > 0) return { value: st.ringRanks, decidedBy: "ring_lists" };
+  return { value: 0, decidedBy: null };
+}
+
+export type DeviceEvidence = "using_lines" | "device_lines" | "completion_warn";
+
+/**
+ * The devices of the log, strongest first: `using_lines` (`NET/IB : Using [0]mlx5_0:1/IB …`, the list NCCL chose,
+ * src/transport/net_ib.cc), `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device), then `completion_warn`
+ * (the `hca mlx5_14` a failed completion's WARN ends with, NCCL ≥ 2.22: one device the run used, its port unsaid and
+ * its link layer the log's, from the WARN's GIDs). A WARN's HCA is used only when no line lists devices.
+ *
+ * A socket interface (`NET/Socket : Using [0]ib0:…`) is a device of the run only where sockets carried data: the
+ * network is Socket or mixed (a socket list alone decides no network, so it names no device either). NCCL 2.4.2–2.4.7
+ * initialised the socket transport for the bootstrap before any other (`// Always initialize sockets as we use it for
+ * bootstrap`, initNet in src/init.cc at v2.4.7-1, init.cu at v2.4.2-1), so every process printed its socket list even
+ * when it went on to use IB; from 2.4.8 the bootstrap prints its own `Bootstrap : Using` line and a `NET/Socket` list
+ * means the socket transport was chosen.
+ */
+export function devicesOf(
+  st: LogState,
+  linkLayer: string | null,
+  network: string | null,
+): { value: LogDevice[]; decidedBy: DeviceEvidence | null } {
+  const sockets = network === "Socket" || network === "mixed";
+  const listed = [...st.devices.values()]
+    .filter((d) => sockets || d.linkLayer !== "Socket")
+    .sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
+  if (listed.length > 0) return { value: listed, decidedBy: st.deviceLists.size > 0 ? "using_lines" : "device_lines" };
+  if (st.warnHcas.size === 0) return { value: [], decidedBy: null };
+  const layer: LogDevice["linkLayer"] = linkLayer === "IB" || linkLayer === "RoCE" ? linkLayer : null;
+  const named = [...st.warnHcas].sort(naturalCompare).map((name) => ({ name, port: 0, linkLayer: layer }));
+  return { value: named, decidedBy: "completion_warn" };
 }

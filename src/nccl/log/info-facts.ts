@@ -1,7 +1,7 @@
 import { kubectlPrefixAt } from "../../core/line-prefixes.js";
 import { composeServiceAt, grepPrefixAt } from "../../core/service-prefixes.js";
 import { intAfter } from "./line.js";
-import { type LogState, setCapped } from "./state.js";
+import { bump, type LogState, setCapped } from "./state.js";
 import { addWarning } from "./warnings.js";
 
 /** The facts of single INFO messages that need no memory of the lines before: versions, settings, sizes. */
@@ -63,4 +63,14 @@ export function initComplete(st: LogState, s: string, msg: number, end: number):
   if (rank < 0 || nranks < 0) return;
   if (nranks > st.nranks) st.nranks = nranks;
   if (st.completedRanks.size < 1 << 20) st.completedRanks.add(rank);
+}
+
+/**
+ * NCCL 2.4's `CUDA Dev 2[6], IB NIC distance :  SOC`: the distances from the GPU to the NICs of the network in use,
+ * named by ncclNetName() (`"CUDA Dev %d[%d], %s NIC distance : "`, src/transport/net.cc at v2.4.8-1 in
+ * https://github.com/NVIDIA/nccl): the network NCCL chose, as `Using network` names it in later versions.
+ */
+export function nicDistance(st: LogState, s: string, msg: number, end: number): void {
+  const m = /^CUDA Dev \d+\[\d+\], ([A-Za-z][\w ./-]*?) NIC distance :/.exec(s.slice(msg, end));
+  if (m) bump(st.distanceNets, m[1]!);
 }

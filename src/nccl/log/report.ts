@@ -5,10 +5,18 @@ import { makeFinding, withConfidence } from "../../core/finding.js";
 import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
 import type { NodeInventory } from "../../inventory/types.js";
-import { deriveNcclEnv } from "../env.js";
-import { impossibleOnPodNetwork, networkModeOfLog, podInterfaceNames, socketIfnameEntries } from "../network-mode.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
-import { fellBackToSocket, hostCountOf, linkLayerOf, namedNetworks, networkOf } from "./evidence.js";
+import { deviceFindings } from "./device-findings.js";
+import {
+  type DeviceEvidence,
+  devicesOf,
+  fellBackToSocket,
+  hostCountOf,
+  linkLayerOf,
+  namedNetworks,
+  networkOf,
+  ranksOf,
+} from "./evidence.js";
 import { nicSpeedFindings, nicsPerNode } from "./nic-speeds.js";
 import type { Connections, LogDevice, LogState, WarnAggregate } from "./state.js";
 
@@ -58,9 +66,10 @@ export type NcclLogData = {
     nNodes?: "comm_lines" | "hosts" | null;
     /**
      * devices, strongest first: `using_lines` (`NET/IB : Using [0]mlx5_0:1/IB …`, the list NCCL chose,
-     * src/transport/net_ib.cc), then `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device); null when none.
+     * src/transport/net_ib.cc), then `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device), then
+     * `completion_warn` (the `hca mlx5_14` of a failed completion's WARN); null when none (evidence.ts, devicesOf).
      */
-    devices?: "using_lines" | "device_lines" | null;
+    devices?: DeviceEvidence | null;
   };
 };
 
@@ -139,10 +148,11 @@ export function reportLog(
   const net = networkOf(st, networks);
   const network = net.value;
   const linkLayer = linkLayerOf(st);
+  const ranks = ranksOf(st);
   const communicator = communicatorOf(st, ran);
   const verdict = verdictOf(st, network, communicator);
   const faults = faultsOf(st);
-  const devices = [...st.devices.values()].sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
+  const { value: devices, decidedBy: devicesFrom } = devicesOf(st, linkLayer.value, network);
   const warnings = faults.map((w) => ({
     code: `NCCL_WARN_${w.id}`,
     text: w.samples[0] ?? "",
@@ -154,7 +164,7 @@ export function reportLog(
   const hostCount = hostCountOf(st);
   const data: NcclLogData = {
     ncclVersions: Object.keys(versions).sort(naturalCompare),
-    ranks: Math.max(st.nranks, st.completedRanks.size),
+    ranks: ranks.value,
     nNodes: st.nNodes || hostCount,
     network,
     followOnWarnings: st.warnings.size - faults.length,
@@ -176,11 +186,10 @@ export function reportLog(
       network: net.decidedBy,
       linkLayer: linkLayer.decidedBy,
       ncclVersions: st.versionOf.size > 0 ? "version_lines" : null,
-      ranks: st.completedRanks.size > 0 ? "init_complete" : st.nranks > 0 ? "comm_lines" : null,
+      ranks: ranks.decidedBy,
       communicator,
       nNodes: st.nNodes > 0 ? "comm_lines" : hostCount > 0 ? "hosts" : null,
-      devices:
-        st.deviceLists.size > 0 && devices.length > 0 ? "using_lines" : devices.length > 0 ? "device_lines" : null,
+      devices: devicesFrom,
     },
   };
   const findings = [
@@ -302,52 +311,6 @@ function warningFindings(faults: readonly WarnAggregate[], st: LogState, inv?: N
       evidence: { ...evidence, samples: w.samples },
     });
   }
-  return out;
-}
-
-/** NCCL's device list against what `nccl-env` would choose on this node. */
-function deviceFindings(st: LogState, d: NcclLogData, inv?: NodeInventory): Finding[] {
-  const out: Finding[] = [];
-  const variants = [...st.deviceLists.keys()].filter((v) => v !== "" && !v.startsWith("socket:"));
-  if (variants.length > 1)
-    out.push(makeFinding(F, "NCCL_LOG_DEVICE_LISTS_DIFFER", "log", { variants: variants.slice(0, 4) }));
-  const rdma = d.devices.filter((x) => x.linkLayer !== "Socket");
-  if (rdma.length === 0) return out;
-  if (!inv) {
-    if (st.localRanks > 0 && rdma.length > st.localRanks && rdma.length % 2 === 1) {
-      out.push(makeFinding(F, "NCCL_LOG_EXTRA_NIC", "log", { devices: rdma.length, localRanks: st.localRanks }));
-    }
-    return out;
-  }
-  // The log's NCCL_SOCKET_IFNAME is judged in the network the job ran on: a pod's eth0 is right on the pod network
-  // even where the node's default route is bond0; on the host network the node's default-route interface is.
-  const usedIfname = st.env.get("NCCL_SOCKET_IFNAME");
-  const logged = [...st.bootstrap.keys(), ...d.oobInterfaces];
-  const network = networkModeOfLog([...logged, ...socketIfnameEntries(usedIfname ?? "")], inv);
-  const env = deriveNcclEnv(inv, { network });
-  const fitsThePod = (value: string) => impossibleOnPodNetwork(value, podInterfaceNames(undefined)).length === 0;
-  const hcaVar = env.env.NCCL_IB_HCA ?? null;
-  const byName = new Map(inv.hcas.map((h) => [h.name, h]));
-  for (const dev of new Set(rdma.map((x) => x.name))) {
-    const h = byName.get(dev);
-    if (!h) continue;
-    if (h.role === "management" || inv.roles.managementHca === dev) {
-      out.push(makeFinding(F, h.isBond ? "NCCL_LOG_BOND_NIC" : "NCCL_LOG_MGMT_NIC", dev, { device: dev, hcaVar }));
-    } else if (h.isBond && h.role !== "data") {
-      out.push(makeFinding(F, "NCCL_LOG_BOND_NIC", dev, { device: dev, hcaVar }));
-    }
-  }
-  for (const name of ["NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME"]) {
-    const used = st.env.get(name);
-    const derived = env.env[name] ?? null;
-    if (name === "NCCL_SOCKET_IFNAME" && network.kind === "pod" && used !== undefined && fitsThePod(used)) continue;
-    if (used !== undefined && used !== derived) {
-      out.push(makeFinding(F, "NCCL_LOG_ENV_DIFFERS", name, { name, used, derived }));
-    }
-  }
-  const listed = new Set(rdma.map((x) => x.name));
-  const missing = env.dataHcas.filter((h) => !listed.has(h));
-  if (missing.length) out.push(makeFinding(F, "NCCL_LOG_NIC_UNUSED", missing.join(","), { devices: missing }));
   return out;
 }
 

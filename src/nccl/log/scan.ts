@@ -1,8 +1,9 @@
 import { charIn } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
+import { BARE_INFO } from "./bare-messages.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
-import { commSummary, envLine, initComplete, noteVersion } from "./info-facts.js";
+import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { hostOf, indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
 import { bannerAt, recordStart, splitPoint } from "./record.js";
@@ -12,11 +13,19 @@ import { addWarning, failureLine, warnRecord } from "./warnings.js";
 export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
-/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`). */
-const FAILURE_LINE = /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure/;
+/**
+ * An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's
+ * `file:line: NCCL operation ncclCommInitRank(…) failed: unhandled cuda error (…). Last NCCL warning(error) log entry
+ * (may be unrelated) '…'.` (ToStatus of its NCCL wrapper, https://github.com/openxla/xla/pull/7201: the call,
+ * ncclGetErrorString, then ncclGetLastError, which is NCCL's last WARN message).
+ */
+const FAILURE_LINE =
+  /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|NCCL operation nccl\w+\(.*\) failed: /;
+/** XLA's report names the NCCL call and quotes NCCL's own error and last WARN: a line of NCCL's, relayed. */
+const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
-/** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner), `… is using nccl==2.20.5` (vLLM, SGLang). */
-const OTHER_VERSION = /^\s*RCCL version\s*:\s*(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
+/** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
+const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
 const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
 const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
@@ -202,6 +211,8 @@ export class LineScanner {
     const old = OLD_LINE.exec(text);
     if (old) {
       st.ncclLines++;
+      // Its `host:pid:tid` names the host, as on every later record.
+      this.noteHost(s, p);
       const lvl = p + old[0].length - 5;
       if (old[1] === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
       else warnRecord(this.st, s, start, p, lvl + 5, end);
@@ -223,12 +234,21 @@ export class LineScanner {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
       return;
     }
+    // An INFO message kept without its record's prefix and level (`Using network IBext_v8`): read as that record.
+    if (BARE_INFO.test(text)) {
+      st.ncclLines++;
+      this.info(s, p, p, p, end);
+      return;
+    }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {
       st.ncclLines++;
       return;
     }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (FAILURE_LINE.test(text)) failureLine(this.st, s, p, end);
+    else if (FAILURE_LINE.test(text)) {
+      if (CALL_REPORT.test(text)) st.ncclLines++;
+      failureLine(this.st, s, p, end);
+    }
   }
 
   private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
@@ -237,10 +257,18 @@ export class LineScanner {
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
       if (s.charCodeAt(msg + 1) === 104 /* h */ && charIn(s, msg + 7, end) === 32) this.channelLine(s, p, msg, end);
+      else if (s.startsWith("CUDA Dev ", msg)) nicDistance(st, s, msg, end);
       return;
     }
     // NCCL_DEBUG_SUBSYS=COLL: `AllReduce: opCount 0 sendbuff … comm 0x… [nranks=8] stream …` (src/enqueue.cc).
     if (c !== 67 && c >= 65 && c <= 83 && this.collTrace(s, msg, end)) return;
+    // RCCL's banner inside its INFO record (`RCCL version : 2.22.3-HEAD:5a1b9c0`, `RCCL version 2.20.5+hip6.2 HEAD`
+    // in rocm-6.2.2; src/init.cc, VERSION_STRING, in https://github.com/ROCm/rccl): the NCCL version it is built from.
+    if (c === 82 /* R */ && s.startsWith("RCCL version ", msg)) {
+      const v = /^(?:: )?(\d+\.\d+\.\d+)/.exec(s.slice(msg + 13, end))?.[1];
+      if (v !== undefined) noteVersion(this.st, s, msg, end, processKey(s, p, k), v);
+      return;
+    }
     // Before NCCL 2.7 connections were printed as `Ring 00 : 0[0] -> 1[1] via P2P/IPC` (`Ring 00 : 0 1 2 3` is the order).
     if (c === 82 /* R */) {
       if (s.charCodeAt(msg + 1) === 105 /* i */ && charIn(s, msg + 4, end) === 32) this.channelLine(s, p, msg, end);

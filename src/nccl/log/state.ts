@@ -5,7 +5,8 @@ import type { Severity } from "../../core/finding.js";
 export const MAX_SAMPLES = 3;
 export const MAX_KEYS = 4096;
 
-export type LogDevice = { name: string; port: number; linkLayer: "IB" | "RoCE" | "Socket" };
+/** An RDMA or socket device of the log; `port` 0 and `linkLayer` null where the line that named it does not say. */
+export type LogDevice = { name: string; port: number; linkLayer: "IB" | "RoCE" | "Socket" | null };
 
 export type WarnAggregate = {
   id: string;
@@ -38,10 +39,14 @@ export class LogState {
   /** Process key (`host:pid`, or a launcher tag for bare lines) → NCCL version. */
   readonly versionOf = new Map<string, string>();
   readonly networkOf = new Map<string, string>();
+  /** Network → NCCL 2.4 `CUDA Dev 0[0], IB NIC distance : …` lines that named it. */
+  readonly distanceNets = new Map<string, number>();
   /** Distinct device lists (`mlx5_1:1,mlx5_2:1`, `socket:eth0`) → lines that printed them. */
   readonly deviceLists = new Map<string, number>();
   readonly hosts = new Set<string>();
   readonly devices = new Map<string, LogDevice>();
+  /** HCAs named by a failed completion's WARN (`… hca mlx5_14`, NCCL ≥ 2.22): weaker than the lists above. */
+  readonly warnHcas = new Set<string>();
   /** `host\tmlx5_4:1` → the speed NCCL found for that port, in Mb/s (`NET/IB: [3] mlx5_4:uverbs4:1/RoCE … speed=200000`). */
   readonly nicSpeeds = new Map<string, number>();
   readonly oob = new Map<string, number>();
@@ -70,6 +75,8 @@ export class LogState {
   errorsBeforeInit = 0;
   readonly completedRanks = new Set<number>();
   nranks = 0;
+  /** The ranks of the largest whole ring order line (`Channel 00/02 :    0   1   2`): weaker than `nranks`. */
+  ringRanks = 0;
   nNodes = 0;
   localRanks = 0;
   unattributed = 0;
@@ -113,9 +120,11 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   }
   a.unattributed += b.unattributed;
   for (const [k, v] of b.networkOf) setCapped(a.networkOf, k, v);
+  for (const [k, v] of b.distanceNets) bump(a.distanceNets, k, v);
   for (const [k, v] of b.deviceLists) bump(a.deviceLists, k, v);
   unionCapped(a.hosts, b.hosts, MAX_KEYS);
   for (const [k, v] of b.devices) setCapped(a.devices, k, v);
+  unionCapped(a.warnHcas, b.warnHcas, MAX_KEYS);
   for (const [k, v] of b.nicSpeeds) if (!a.nicSpeeds.has(k)) setCapped(a.nicSpeeds, k, v);
   for (const [k, v] of b.oob) bump(a.oob, k, v);
   for (const [k, v] of b.bootstrap) bump(a.bootstrap, k, v);
@@ -146,6 +155,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.commRan += b.commRan;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);
+  a.ringRanks = Math.max(a.ringRanks, b.ringRanks);
   a.nNodes = Math.max(a.nNodes, b.nNodes);
   a.localRanks = Math.max(a.localRanks, b.localRanks);
   return a;

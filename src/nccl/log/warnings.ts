@@ -1,6 +1,6 @@
 import { causeOf } from "./causes.js";
 import { hostOf, indexInLine, processKey } from "./line.js";
-import { type LogState, MAX_SAMPLES } from "./state.js";
+import { type LogState, MAX_KEYS, MAX_SAMPLES } from "./state.js";
 
 /** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
 const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
@@ -14,7 +14,10 @@ export function warnRecord(st: LogState, s: string, start: number, p: number, ms
   else if (indexInLine(s, "net_socket.c", p, msg) >= 0) st.socketTransport++;
   // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer
   // a collective posted: the communicator had been built and was running.
-  if (indexInLine(s, "Got completion ", msg, end) >= 0) st.commRan++;
+  if (indexInLine(s, "Got completion ", msg, end) >= 0) {
+    st.commRan++;
+    completionHca(st, s.slice(msg, end));
+  }
   addWarning(st, s.slice(msg, end), hostOf(key), s.slice(start, end));
 }
 
@@ -29,8 +32,21 @@ const QUOTED_IB = /\bNET\/IB ?: Got (?:completion|async event)\b/;
 export function failureLine(st: LogState, s: string, start: number, end: number): void {
   const text = s.slice(start, end).trim();
   if (QUOTED_IB.test(text)) st.ibWarnings++;
-  if (text.includes("Got completion ")) st.commRan++;
+  if (text.includes("Got completion ")) {
+    st.commRan++;
+    completionHca(st, text);
+  }
   addWarning(st, text, "");
+}
+
+/**
+ * The HCA of a failed work completion: since NCCL 2.22 the WARN ends `… (Send) localGid … remoteGids… hca mlx5_14`
+ * (`"NET/IB: Got completion from peer %s with status=%d … %s%s%s%s hca %s"`, src/transport/net_ib.cc at v2.22.3-1,
+ * src/transport/net_ib/p2p.cc at v2.29.7-1, in https://github.com/NVIDIA/nccl): the device the failed transfer used.
+ */
+function completionHca(st: LogState, text: string): void {
+  const m = /\bGot completion from peer .*? hca ([A-Za-z0-9][\w.-]*)/.exec(text);
+  if (m && st.warnHcas.size < MAX_KEYS) st.warnHcas.add(m[1]!);
 }
 
 /** Counts a warning under its cause, with a sample and the host it came from. */

@@ -1,0 +1,45 @@
+/**
+ * An NCCL INFO log pasted with only each record's message (no `host:pid:tid [dev] NCCL INFO`): the messages whose
+ * openings NCCL's own formats print (bare-messages.ts cites them, v2.24.3-1) are read as those records.
+ */
+import { describe, expect, test } from "vitest";
+import { detectKind } from "../../analyze/detect.js";
+import { ANALYZERS } from "../../analyze/registry.js";
+import { analyzeNcclLog } from "./analyzer.js";
+
+const STRIPPED = [
+  "NCCL_IB_HCA set by environment to =mlx5_0,mlx5_1",
+  "Bootstrap: Using bond0:10.60.2.7<0>",
+  "NCCL version 2.24.3+cuda12.6",
+  "NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+  "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB bond0:10.60.2.7<0>",
+  "Using network IB",
+  "comm 0x55aa01 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+  "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+  "ncclCommInitRank comm 0x55aa01 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x77 - Init COMPLETE",
+];
+
+describe("an NCCL log stripped to its messages", () => {
+  test("is recognised as an NCCL log, and its messages give the facts their records would", () => {
+    const text = `${STRIPPED.join("\n")}\n`;
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    const d = analyzeNcclLog(text).data;
+    expect(d).toMatchObject({ network: "IB", linkLayer: "RoCE", ranks: 2, nNodes: 1, ncclVersions: ["2.24.3"] });
+    expect(d.devices.map((x) => x.name)).toEqual(["mlx5_0", "mlx5_1"]);
+    expect(d.connections.p2p).toBe(1);
+    expect(d.env.NCCL_IB_HCA).toBe("=mlx5_0,mlx5_1");
+  });
+
+  test("a text with a few such lines among more of its own is not an NCCL log", () => {
+    const notes = [
+      "Cluster notes for the March run.",
+      "Using network IB was expected on every node.",
+      "NET/IB : Using [0]mlx5_0:1/IB is what rank 0 printed.",
+      "comm 0x1 rank 0 nRanks 2 nNodes 1 was the only communicator.",
+      "The job was restarted twice; the second attempt ran to completion.",
+      "Nothing else changed between the attempts.",
+      "Next: rerun with NCCL_DEBUG=INFO on all nodes.",
+    ].join("\n");
+    expect(detectKind(notes, ANALYZERS).kind).toBe("unknown");
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * NCCL INFO messages with nothing before them: a paste or a collector that kept only each record's message
+ * (`Using network IBext_v8`, no `host:pid:tid [dev] NCCL INFO`). Only openings NCCL's own formats print are read so
+ * (v2.24.3-1 in https://github.com/NVIDIA/nccl): src/init.cc `"Using network %s"`, `"comm %p rank %d nRanks %d nNodes
+ * %d localRanks %d …"`, `"%s comm %p rank %d nranks %d cudaDev %d … - Init COMPLETE"`; src/bootstrap.cc `"Bootstrap:
+ * Using%s"` (`Bootstrap : Using` before 2.23); src/net.cc `"NET/Plugin: …"`; src/transport/net_ib.cc and
+ * net_socket.cc `"NET/IB : Using%s …"`, `"NET/Socket : Using%s"`; the transports' `"Channel %02d/%d : %d[%d] -> %d[%d]
+ * via …"`; and `"%s set by environment to %s"` (src/misc/param.cc).
+ */
+export const BARE_INFO =
+  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|Bootstrap ?: Using |comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes \d+|nccl\w*CommInit\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;

@@ -1,0 +1,56 @@
+/**
+ * NCCL 2.2's lines, which carry no `NCCL` before the level (`host:pid:tid [0] INFO …`, `host:pid:tid [0] file.cu:61
+ * WARN …`), keep the host their `host:pid:tid` names: the same prefix every later release prints before `[dev]`
+ * (`"%s:%d:%d [%d] %s:%d NCCL WARN "`, src/include/debug.h at v2.3.5-5, the first open-source NCCL 2 release, in
+ * https://github.com/NVIDIA/nccl; 2.0–2.2 were released as binaries only). A whole capture quoted in Markdown
+ * (`> ` on every line, https://spec.commonmark.org/0.31.2/#block-quotes) is read as the capture itself.
+ */
+import { describe, expect, test } from "vitest";
+import { analyzeTranscript } from "../../analyze/index.js";
+import { normaliseCapture } from "../../analyze/normalise.js";
+import { analyzeNcclLog } from "./analyzer.js";
+
+const OLD = [
+  "rig-4:301:330 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]",
+  "rig-4:301:330 [0] INFO Using internal Network Socket",
+  "rig-4:301:330 [0] INFO NET : Using interface eno2:10.8.0.4<0>",
+  "NCCL version 2.2.13+cuda9.2",
+];
+
+describe("NCCL 2.2 lines without the word NCCL", () => {
+  test("a lone `rig-4:301:330 [0] include/socket.h:311 WARN …` counts its host", () => {
+    const d = analyzeNcclLog("rig-4:301:330 [0] include/socket.h:311 WARN Socket creation failed : Bad address\n").data;
+    expect(d.hosts).toBe(1);
+  });
+
+  test("the WARN and the INFO lines give the host, the socket network and the missing libibverbs", () => {
+    const d = analyzeNcclLog(`${OLD.join("\n")}\n`).data;
+    expect(d.hosts).toBe(1);
+    expect(d.network).toBe("Socket");
+    expect(d.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_NO_LIBIBVERBS"]);
+  });
+});
+
+describe("a capture quoted in Markdown", () => {
+  const quoted = OLD.map((l) => `> ${l}`).join("\n");
+
+  test("`> ` before every line is a wrapper, removed like a launcher's prefix", () => {
+    const n = normaliseCapture(`${quoted}\n>\n> rig-4:301:330 [0] INFO Ring 00 : 0 -> 1 via P2P/IPC`);
+    expect(n.removed).toEqual(["markdown_quote"]);
+    expect(n.text.split("\n")[0]).toBe(OLD[0]);
+  });
+
+  test("the quoted log gives the facts of the log itself", () => {
+    const [entry] = analyzeTranscript("pasted.md", `${quoted}\n`);
+    const d = entry!.data as ReturnType<typeof analyzeNcclLog>["data"];
+    expect(entry!.kind).toBe("nccl_log");
+    expect([d.hosts, d.network, d.ncclVersions]).toEqual([1, "Socket", ["2.2.13"]]);
+  });
+
+  test("a quote inside a quote, or behind a launcher's tag, comes off too", () => {
+    const nested = analyzeNcclLog(OLD.map((l) => `> > ${l}`).join("\n")).data;
+    expect(nested.network).toBe("Socket");
+    const tagged = analyzeNcclLog(OLD.map((l, i) => `[1,${i % 2}]<stdout>:> ${l}`).join("\n")).data;
+    expect([tagged.hosts, tagged.network]).toEqual([1, "Socket"]);
+  });
+});
