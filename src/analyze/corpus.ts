@@ -47,6 +47,27 @@ export const KNOWN_MISSES = new Set<string>([
   // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no
   // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
   "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
+  // A fresh batch for issue #36 (26 captures, 26 sources new to the corpus: gists, pastebins, file viewers, vendor
+  // pages, issues); first contact 14/26. Each still misses:
+  // The rank count is stated only by the ring lists (`Channel 00/04 :    0   1   2   3   4`).
+  "nccl_log/ray-train-worker-prefix-with-and-without-ip-split-line-five-ranks.txt",
+  // `NCCL version 2.7.8+cuda10.2` glued to the next rank's first line: `cuda10.2gpunode031` is read as a third host.
+  "nccl_log/slurm-traceback-first-ib-disabled-version-glued-to-next-line-2.7.txt",
+  // Each node's NCCL lines flattened into one paragraph: not recognised as an NCCL log.
+  "nccl_log/vendor-page-node-logs-flattened-into-one-paragraph-gdr-on-one-node.txt",
+  // The rank count is stated only by the 2.22 `Init timings: rank 5 nranks 8 total …` lines.
+  "nccl_log/init-timings-lines-only-in-backtick-span-eight-ranks-2.22.txt",
+  // Every line behind a Markdown list's `- ` with its columns collapsed to single spaces: not recognised.
+  "nccl_tests/markdown-dash-list-collapsed-before-after-allreduce-2gpu.txt",
+  // A gist page's ` | |` left on every line (and columns collapsed): the rows are not read.
+  "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-2node-efa.txt",
+  "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
+  "nccl_tests/gist-pipe-suffix-collapsed-allreduce-8node-efa-copy-cut-mid-row.txt",
+  "nccl_tests/gist-pipe-suffix-nccl-2.4-era-bytes-n-op-res-header-rank-after-header.txt",
+  "nccl_tests/gist-pipe-suffix-trace-socket-log-single-1g-row-2.4.txt",
+  "nccl_tests/gist-pipe-suffix-two-nccl-versions-four-threads-one-row-each.txt",
+  // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
+  "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
