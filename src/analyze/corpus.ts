@@ -51,12 +51,8 @@ export const KNOWN_MISSES = new Set<string>([
   // pages, issues); first contact 14/26. Each still misses:
   // The rank count is stated only by the ring lists (`Channel 00/04 :    0   1   2   3   4`).
   "nccl_log/ray-train-worker-prefix-with-and-without-ip-split-line-five-ranks.txt",
-  // `NCCL version 2.7.8+cuda10.2` glued to the next rank's first line: `cuda10.2gpunode031` is read as a third host.
-  "nccl_log/slurm-traceback-first-ib-disabled-version-glued-to-next-line-2.7.txt",
   // Each node's NCCL lines flattened into one paragraph: not recognised as an NCCL log.
   "nccl_log/vendor-page-node-logs-flattened-into-one-paragraph-gdr-on-one-node.txt",
-  // The rank count is stated only by the 2.22 `Init timings: rank 5 nranks 8 total …` lines.
-  "nccl_log/init-timings-lines-only-in-backtick-span-eight-ranks-2.22.txt",
   // All-reduce's busbw/algbw of its widest row fits 32 or 33 ranks (two decimals each) and no rank line says which:
   // only the title's four nodes would.
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",

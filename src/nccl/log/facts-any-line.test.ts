@@ -219,3 +219,15 @@ describe("NCCL's banner beside PyTorch's ProcessGroupNCCL lines", () => {
     expect(detectKind(`${watchdog}\n${watchdog}\n`, ANALYZERS).kind).not.toBe("nccl_log");
   });
 });
+
+// `Init timings: rank %d nranks %d total …` (src/init.cc of v2.22.3-1) and `Init timings - %s: rank %d nranks %d …`
+// (v2.23.4-1 on), https://github.com/NVIDIA/nccl. A paste of only these lines was seen at
+// https://github.com/NVIDIA/nccl/issues/534; hosts and pids are ours.
+describe("the rank count from NCCL's init timings", () => {
+  test("both layouts of the line give the communicator's size", () => {
+    const timing = (layout: string, rank: number) =>
+      `trainbox:${4100 + rank}:${4200 + rank} [0] NCCL INFO Init timings${layout}: rank ${rank} nranks 8 total 2.46 (kernels 0.18, bootstrap 1.60, allgathers 0.00, topo 0.52, graphs 0.01, connections 0.12, rest 0.02)`;
+    expect(data([timing("", 0), timing("", 5)]).ranks).toBe(8);
+    expect(data([timing(" - ncclCommInitRank", 3)]).ranks).toBe(8);
+  });
+});
