@@ -51,8 +51,6 @@ export const KNOWN_MISSES = new Set<string>([
   // pages, issues); first contact 14/26. Each still misses:
   // The rank count is stated only by the ring lists (`Channel 00/04 :    0   1   2   3   4`).
   "nccl_log/ray-train-worker-prefix-with-and-without-ip-split-line-five-ranks.txt",
-  // Each node's NCCL lines flattened into one paragraph: not recognised as an NCCL log.
-  "nccl_log/vendor-page-node-logs-flattened-into-one-paragraph-gdr-on-one-node.txt",
   // All-reduce's busbw/algbw of its widest row fits 32 or 33 ranks (two decimals each) and no rank line says which:
   // only the title's four nodes would.
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",

@@ -38,6 +38,8 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  */
 const LOG_LINE =
   /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+/** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
+const RECORDS = /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
 /**
  * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
  * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.
@@ -69,8 +71,13 @@ export function ncclLogLines(head: string): { log: number; banner: number; repor
   for (const line of head.split("\n")) {
     if (line.trim() === "") continue;
     lines++;
-    if (LOG_LINE.test(line)) log++;
-    else if (BANNER_LINE.test(line)) banner++;
+    if (LOG_LINE.test(line)) {
+      // A line holding several records (a page that flattened a node's log into one paragraph, ranks writing into one
+      // line) counts as the lines it holds.
+      const records = line.match(RECORDS)?.length ?? 1;
+      log += Math.max(1, records);
+      lines += Math.max(1, records) - 1;
+    } else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.
     if (ERROR_REPORT_LINE.test(line)) report++;
