@@ -56,10 +56,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
   // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
-  // A second batch of 3 from 3 new sources, on the code after the first batch's fixes: 2/3. Still misses:
-  // vLLM's pynccl `RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)` with no
-  // version and no NCCL line: not recognised as an NCCL failure.
-  "nccl_log/vllm-worker-tp-pid-prefix-traceback-pynccl-init-unhandled-system-error.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -1,6 +1,7 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
+import { NCCL_ERROR_STRING } from "./record.js";
 import { type NcclLogData, reportLog } from "./report.js";
 import { analyzeNcclLogChunks } from "./segments.js";
 import { LogState } from "./state.js";
@@ -52,11 +53,13 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
  * `NCCL error in: <file>:<line>, <error>, NCCL version 2.21.5` (C10D_NCCL_CHECK with ncclGetErrorWithVersion,
  * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch), its watchdog's
  * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
- * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201).
+ * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201),
+ * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts).
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
-const ERROR_REPORT_LINE =
-  /NCCL error(?: in: \S+:\d+,|:) .*\bNCCL version \d+\.\d+\.\d+|NCCL operation nccl\w+\(.*\) failed: /;
+const ERROR_REPORT_LINE = new RegExp(
+  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}`,
+);
 
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"

@@ -157,3 +157,11 @@ export function gluedBannerEnd(s: string, p: number, end: number, hosts: Readonl
   for (let n = m[1]!.length; n >= 1; n--) if (hosts.has(s.slice(digitsAt + n, colon))) return digitsAt + n;
   return digitsAt + 1;
 }
+
+/**
+ * `NCCL error: ` and one of NCCL's own error strings, whole (ncclGetErrorString in src/init.cc,
+ * https://github.com/NVIDIA/nccl): how a framework reports the NCCL call that failed (vLLM's pynccl raises exactly
+ * this, with no version). A sentence that names an error without NCCL's wording is not one.
+ */
+export const NCCL_ERROR_STRING =
+  /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)/;

@@ -5,7 +5,7 @@ import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, noteVersion } from "./info-facts.js";
 import { hostOf, indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
-import { bannerAt, gluedBannerEnd, recordStart, splitPoint } from "./record.js";
+import { bannerAt, gluedBannerEnd, NCCL_ERROR_STRING, recordStart, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 import { addWarning, failureLine, warnRecord } from "./warnings.js";
 
@@ -236,7 +236,11 @@ export class LineScanner {
       return;
     }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (FAILURE_LINE.test(text)) failureLine(this.st, s, p, end);
+    else if (FAILURE_LINE.test(text)) {
+      // A framework's report of the NCCL call that failed, in NCCL's own words: a line of this NCCL log.
+      if (NCCL_ERROR_STRING.test(text)) st.ncclLines++;
+      failureLine(this.st, s, p, end);
+    }
   }
 
   private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
