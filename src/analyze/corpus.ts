@@ -48,8 +48,9 @@ export const KNOWN_MISSES = new Set<string>([
   // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
   "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
   // A fresh batch for issue #36 (26 captures, 26 sources new to the corpus: gists, pastebins, file viewers, vendor
-  // pages, issues); first contact 14/26. Each still misses:
-  // The rank count is stated only by the ring lists (`Channel 00/04 :    0   1   2   3   4`).
+  // pages, issues); first contact 14/26, then 23/26. Each still misses:
+  // The rank count is stated only by the ring lists (`Channel 00/04 :    0   1   2   3   4`), as for the two NCCL logs
+  // listed first above.
   "nccl_log/ray-train-worker-prefix-with-and-without-ip-split-line-five-ranks.txt",
   // All-reduce's busbw/algbw of its widest row fits 32 or 33 ranks (two decimals each) and no rank line says which:
   // only the title's four nodes would.
