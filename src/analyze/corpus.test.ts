@@ -38,6 +38,14 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * report quoting NCCL's last WARN, NCCL 2.4's bootstrap socket list not counted as devices of an IB run, with the
  * horovod-2.4 capture's devices corrected to the RDMA list by the same source, a log stripped to its messages) took
  * nccl_log from 253/263 to `nccl_log 263/263 100 %` (all 537/551 → 547/551).
+ * Then 29 from 29 sources new to the corpus (gists, pastebins, file viewers, vendor pages and issues: 17 NCCL logs, 9
+ * nccl-tests, 3 host tools), in two batches measured on first contact: nccl_log 12/17, nccl_tests 2/9, host tools 2/3
+ * (16/29); after the fixes (a page's ` | |` cells and `- ` bullets, early nccl-tests due their footer, the version banner
+ * glued to a record, Init timings, paragraphs of records, pynccl's error string): nccl_log 16/17, nccl_tests 8/9, host
+ * tools 2/3 (26/29); with the ring-list rank count above, nccl_log 17/17 (27/29).
+ * Behind the wrappers services and tools add (docker compose, journalctl, ts, torchrun/PyTorch, Horovod, -prepend-rank,
+ * grep -H/-n, cat -n, a tab or Markdown code block), before their families were read: 246, 250, 177, 391/535, 255, 409,
+ * 149/178, 92 and 409 of 537 captures right; after: every capture, alone and two deep (wrapped-captures.test.ts).
  */
 
 const cases = readCorpus();

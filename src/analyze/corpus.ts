@@ -24,6 +24,13 @@ export const KNOWN_MISSES = new Set<string>([
   // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no
   // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
   "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
+  // A fresh batch for issue #36 (26 captures, 26 sources new to the corpus: gists, pastebins, file viewers, vendor
+  // pages, issues); first contact 14/26, then 23/26. Each still misses:
+  // All-reduce's busbw/algbw of its widest row fits 32 or 33 ranks (two decimals each) and no rank line says which:
+  // only the title's four nodes would.
+  "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
+  // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
+  "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -96,6 +96,33 @@ describe("the normalisation layer hands parsers clean lines", () => {
   });
 });
 
+// Pastes copied from a page keep the page's wrapping on every line: a file viewer's empty cells (a gist page,
+// https://gist.github.com/jacobkahn/a92f4425abf831ac0799fabe9079263d) or a Markdown list (a pastebin whose every line
+// is a bullet, https://pastebin.com/ne4ipn6K).
+describe("a page's wrapping of every line comes off when the lines prove it", () => {
+  test("a file viewer's trailing ` | |` comes off every line", () => {
+    const n = normaliseCapture(
+      "# (B) (elements) (us) | |\n8 2 float sum 163.4 0.00 0.00 2e-07 | |\n\n16 4 float sum 162.9 | |",
+    );
+    expect(n.text).toBe("# (B) (elements) (us)\n8 2 float sum 163.4 0.00 0.00 2e-07\n\n16 4 float sum 162.9");
+    expect(n.removed).toEqual(["viewer_cells"]);
+  });
+
+  test("a Markdown list's `- ` comes off every line, under the viewer's cells too", () => {
+    const n = normaliseCapture("- Before: | |\n- # nThread 1 nGpus 2 | |\n- 8 2 float sum -1 6.21 | |");
+    expect(n.text).toBe("Before:\n# nThread 1 nGpus 2\n8 2 float sum -1 6.21");
+    expect(n.removed).toEqual(["viewer_cells", "markdown_list"]);
+  });
+
+  test("an nvidia-smi box (every line ending in a cell's `|`) and a few bullets are left alone", () => {
+    const box =
+      "| GPU  Name        Persistence-M |   Bus-Id        Disp.A |\n|   0  NVIDIA H100 80GB    On   |   00000000:18:00.0 Off |";
+    expect(normaliseCapture(box)).toEqual({ text: box, removed: [] });
+    const notes = "Steps:\n- load the module\nmlx5_0 port 1 ==> ib0 (Up)\nmlx5_1 port 1 ==> ib1 (Up)";
+    expect(normaliseCapture(notes)).toEqual({ text: notes, removed: [] });
+  });
+});
+
 // GitHub's renderer turns file names and addresses in a quoted log into links to themselves; a copy of the rendered
 // issue keeps them as `[net_ib.cc:101](http://net_ib.cc:101/)` (seen in https://github.com/NVIDIA/nccl/issues/1710).
 describe("Markdown links to themselves are the word that was printed", () => {

@@ -11,13 +11,20 @@ import { dedent } from "../core/text.js";
 
 export type { WrapperName };
 
+/**
+ * What a web page wraps around each line of a capture pasted into it (read here only, on a whole paste): a Markdown
+ * list item's `- ` (a paste turned into a bulleted list, every line one item), and a file viewer's two empty table
+ * cells ` | |` after the text (a gist or blob page copied with its line-number and code columns).
+ */
+export type PageWrapperName = "markdown_list" | "viewer_cells";
+
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
 
 export type Normalised = {
   text: string;
   /** The wrappers removed, outermost first. */
-  removed: WrapperName[];
+  removed: (WrapperName | PageWrapperName)[];
   /** Open MPI ranks seen in `[JOB,RANK]` tags, sorted. */
   ranks?: number[];
   /** Slurm task numbers seen in `srun --label` prefixes, sorted. */
@@ -73,6 +80,18 @@ const AUTOLINK = /\[([^\]\s()]+)\]\(https?:\/\/\1\/?\)/g;
 // Markdown code fences around a pasted capture (```text … ```).
 const FENCE = /^\s*```[\w-]*\s*$/;
 
+/** A Markdown list item's bullet `- ` and its indentation (`* ` is read as a comment star). */
+const LIST_ITEM = /^ {0,3}- /;
+/** Two empty table cells after the text, as a file viewer's columns leave them: ` | |`. */
+const VIEWER_CELLS = / \| \|[ \t]*$/;
+
+/** Removes a page wrapper from every line when the lines prove it (as PROOF of them carry it), else returns null. */
+function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | null {
+  const filled = lines.filter((l) => l.trim() !== "");
+  if (filled.length === 0 || filled.filter((l) => shape.test(l)).length < Math.ceil(filled.length * PROOF)) return null;
+  return lines.map((l) => l.replace(shape, ""));
+}
+
 /** Removes CRLF, ANSI colour and every proven per-line wrapper (stacked ones too, outermost first). */
 export function normaliseCapture(text: string): Normalised {
   // Colour first: a line coloured after its CRLF was added (`ESC[32m … CR ESC[0m LF`) would otherwise leave its CR
@@ -87,9 +106,22 @@ export function normaliseCapture(text: string): Normalised {
   // goes first, and again after them.
   lines = dedent(lines);
   const out: Normalised = { text: "", removed: [] };
+  // A page's wrapping is outermost: the paste was made from the page, around whatever the launcher had put there.
+  const cells = pageWrapperOff(lines, VIEWER_CELLS);
+  if (cells) {
+    lines = cells;
+    out.removed.push("viewer_cells");
+  }
   // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
   // output relayed by another `srun -l`): each pass removes the first proven one; the outermost one's facts are kept.
   for (let pass = 0; pass < 2 * PREFIX_FAMILIES.length; pass++) {
+    // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).
+    const listed = out.removed.includes("markdown_list") ? null : pageWrapperOff(lines, LIST_ITEM);
+    if (listed) {
+      lines = dedent(listed.filter((l) => !FENCE.test(l)));
+      out.removed.push("markdown_list");
+      continue;
+    }
     const w = provenFamily(lines);
     if (!w) break;
     if (w.fact?.kind === "rank") out.ranks ??= numbersOf(lines, w);

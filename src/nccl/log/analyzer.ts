@@ -2,6 +2,7 @@ import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence
 import { BARE_INFO } from "./bare-messages.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
+import { NCCL_ERROR_STRING } from "./record.js";
 import { type NcclLogData, reportLog } from "./report.js";
 import { analyzeNcclLogChunks } from "./segments.js";
 import { LogState } from "./state.js";
@@ -39,6 +40,8 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  */
 const LOG_LINE =
   /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+/** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
+const RECORDS = /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
 /**
  * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
  * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.
@@ -51,11 +54,13 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
  * `NCCL error in: <file>:<line>, <error>, NCCL version 2.21.5` (C10D_NCCL_CHECK with ncclGetErrorWithVersion,
  * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch), its watchdog's
  * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
- * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201).
+ * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201),
+ * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts).
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
-const ERROR_REPORT_LINE =
-  /NCCL error(?: in: \S+:\d+,|:) .*\bNCCL version \d+\.\d+\.\d+|NCCL operation nccl\w+\(.*\) failed: /;
+const ERROR_REPORT_LINE = new RegExp(
+  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}`,
+);
 
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
@@ -78,8 +83,13 @@ export function ncclLogLines(head: string): {
   for (const line of head.split("\n")) {
     if (line.trim() === "") continue;
     lines++;
-    if (LOG_LINE.test(line)) log++;
-    else if (BANNER_LINE.test(line)) banner++;
+    if (LOG_LINE.test(line)) {
+      // A line holding several records (a page that flattened a node's log into one paragraph, ranks writing into one
+      // line) counts as the lines it holds.
+      const records = line.match(RECORDS)?.length ?? 1;
+      log += Math.max(1, records);
+      lines += Math.max(1, records) - 1;
+    } else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     else if (BARE_INFO.test(line.trimStart())) bare++;
     // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.

@@ -84,3 +84,27 @@ describe("the framework's report of a failed NCCL call", () => {
     expect(d.warnings[0]!.text).toContain("'Cuda failure 2 'out of memory''");
   });
 });
+
+// vLLM's pynccl raises `RuntimeError(f"NCCL error: {error_str}")`, error_str being ncclGetErrorString (src/init.cc,
+// https://github.com/NVIDIA/nccl) with no version; shape seen at https://github.com/vllm-project/vllm/issues/39774
+// (every line behind the worker's `(Worker_TP1 pid=…) ERROR … [file.py:857]`). Pids and paths are ours.
+describe("a framework's `NCCL error: <NCCL's own error string>` with no version", () => {
+  const pynccl = [
+    "(Worker_TP0 pid=4410) INFO 04-14 13:46:58 [pynccl.py:103] vLLM is using nccl==2.27.5",
+    "(Worker_TP0 pid=4410) ERROR 04-14 13:46:59 [multiproc_executor.py:857]     self.comm: ncclComm_t = self.nccl.ncclCommInitRank(",
+    '(Worker_TP0 pid=4410) ERROR 04-14 13:46:59 [multiproc_executor.py:857]     raise RuntimeError(f"NCCL error: {error_str}")',
+    "(Worker_TP0 pid=4410) ERROR 04-14 13:46:59 [multiproc_executor.py:857] RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+  ].join("\n");
+
+  test("is an NCCL failure, with the version the framework named", () => {
+    expect(detectKind(pynccl, ANALYZERS).kind).toBe("nccl_log");
+    const r = analyzeNcclLog(`${pynccl}\n`);
+    expect([r.data.verdict, r.data.ncclVersions]).toEqual(["init_failed", ["2.27.5"]]);
+  });
+
+  test("a sentence that names an NCCL error in other words is not a report", () => {
+    const prose =
+      "If you see NCCL error: unhandled system error, rerun with NCCL_DEBUG=INFO.\nThen read the WARN lines.";
+    expect(detectKind(prose, ANALYZERS).kind).toBe("unknown");
+  });
+});

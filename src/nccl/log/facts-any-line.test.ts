@@ -219,3 +219,42 @@ describe("NCCL's banner beside PyTorch's ProcessGroupNCCL lines", () => {
     expect(detectKind(`${watchdog}\n${watchdog}\n`, ANALYZERS).kind).not.toBe("nccl_log");
   });
 });
+
+// `Init timings: rank %d nranks %d total …` (src/init.cc of v2.22.3-1) and `Init timings - %s: rank %d nranks %d …`
+// (v2.23.4-1 on), https://github.com/NVIDIA/nccl. A paste of only these lines was seen at
+// https://github.com/NVIDIA/nccl/issues/534; hosts and pids are ours.
+describe("the rank count from NCCL's init timings", () => {
+  test("both layouts of the line give the communicator's size", () => {
+    const timing = (layout: string, rank: number) =>
+      `trainbox:${4100 + rank}:${4200 + rank} [0] NCCL INFO Init timings${layout}: rank ${rank} nranks 8 total 2.46 (kernels 0.18, bootstrap 1.60, allgathers 0.00, topo 0.52, graphs 0.01, connections 0.12, rest 0.02)`;
+    expect(data([timing("", 0), timing("", 5)]).ranks).toBe(8);
+    expect(data([timing(" - ncclCommInitRank", 3)]).ranks).toBe(8);
+  });
+});
+
+// A vendor's troubleshooting page that flattened each node's log into one paragraph (shape seen at
+// https://support.huaweicloud.com/intl/en-us/trouble-modelarts/modelarts_trouble_0111.html; hosts and pids are ours):
+// a line holding several `host:pid:tid [dev] NCCL INFO` records counts as the records it holds.
+describe("a paragraph of NCCL records is an NCCL log", () => {
+  const rec = (h: string, pid: number, dev: number, msg: string) => `${h}:${pid}:${pid + 60} [${dev}] NCCL INFO ${msg}`;
+  const a = [
+    rec("job-w1", 1136, 2, "Channel 00 : 3[5f000] -> 10[5b000] [receive] via NET/IB/0/GDRDMA"),
+    rec("job-w1", 1140, 6, "Channel 00 : 14[e1000] -> 15[e9000] via P2P/IPC"),
+    rec("job-w1", 1137, 3, "Channel 00 : 11[5f000] -> 16[2d000] [send] via NET/IB/0/GDRDMA"),
+  ];
+  const b = [
+    rec("job-w2", 1139, 2, "Channel 00 : 18[5b000] -> 19[5f000] via P2P/IPC"),
+    rec("job-w2", 1138, 1, "Channel 00 : 11[5f000] -> 16[2d000] [receive] via NET/IB/0"),
+  ];
+  const text = [
+    "Symptom",
+    "Some nodes print GDR information and some do not.",
+    `# Node A ${a.join(" ")} # Node B ${b.join(" ")}`,
+  ];
+
+  test("detected, and each record read on its own", () => {
+    expect(detectKind(text.join("\n"), ANALYZERS).kind).toBe("nccl_log");
+    const d = data(text);
+    expect([d.hosts, d.verdict, d.connections.net, d.connections.netGdr]).toEqual([2, "rdma_partial_gdr", 3, 2]);
+  });
+});

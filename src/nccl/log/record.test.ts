@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { analyzeNcclLog } from "./analyzer.js";
-import { bannerAt, recordStart, splitPoint } from "./record.js";
+import { bannerAt, gluedBannerEnd, recordStart, splitPoint } from "./record.js";
 
 /** The record `line` holds, from where recordStart puts its start (k: the space before `NCCL`). */
 function record(line: string): string {
@@ -112,5 +112,39 @@ describe("hosts of interleaved ranks", () => {
     }
     const r = analyzeNcclLog(`${lines.join("\n")}\n`);
     expect(r.data.hosts).toBe(hosts.length);
+  });
+});
+
+// Rank 0 printf()s `NCCL version 2.7.8+cuda10.2` to stdout (VERSION_STRING in src/init.cc of v2.7.8-1,
+// https://github.com/NVIDIA/nccl) while the other ranks write to stderr: a paste of both can lose the banner's newline.
+// Shape seen at https://gist.github.com/djberenberg/bf9551ab1bda8797caff6d48d51c5374; hosts and pids are ours.
+describe("the version banner with another rank's record glued to it", () => {
+  const glued = (host: string) => `NCCL version 2.7.8+cuda10.2${host}:771303:771303 [1] NCCL INFO Using network Socket`;
+
+  test("ends after CUDA's minor: the host after it is the record's", () => {
+    const line = glued("gpunode031");
+    expect(line.slice(gluedBannerEnd(line, 0, line.length, new Set()))).toMatch(/^gpunode031:771303/);
+  });
+
+  test("a host made of digits: a known one is kept whole, else one minor digit ends the banner", () => {
+    const line = glued("10-7-6-170");
+    expect(line.slice(gluedBannerEnd(line, 0, line.length, new Set(["10-7-6-170"])))).toMatch(/^10-7-6-170:/);
+    expect(line.slice(gluedBannerEnd(line, 0, line.length, new Set()))).toMatch(/^10-7-6-170:/);
+  });
+
+  test("the banner alone, or followed by prose, is not glued to a record", () => {
+    for (const line of ["NCCL version 2.7.8+cuda10.2", "NCCL version 2.7.8+cuda10.2 loaded: ok"])
+      expect(gluedBannerEnd(line, 0, line.length, new Set())).toBe(-1);
+  });
+
+  test("in a log: the version is read and the glued record's host is the one host it names", () => {
+    const log = [
+      "gpunode031:771302:771302 [0] NCCL INFO Using network Socket",
+      glued("gpunode031"),
+      "gpunode032:40911:40911 [0] NCCL INFO Using network Socket",
+    ].join("\n");
+    const r = analyzeNcclLog(`${log}\n`);
+    expect(r.data.hosts).toBe(2);
+    expect(r.data.ncclVersions).toEqual(["2.7.8"]);
   });
 });

@@ -141,3 +141,32 @@ export function bannerAt(text: string): number {
 
 /** A time of day at the end of what precedes the banner: `12:00:01` or `12:00:01.123456`. */
 const CLOCK_BEFORE = /(?:^|\s)\d\d:\d\d:\d\d(?:\.\d{1,9})?$/;
+
+/**
+ * The end of an `NCCL version X.Y.Z+cudaA.B` banner with another record glued to it (`NCCL version
+ * 2.7.8+cuda10.2gpunode031:771303:771303 [1] NCCL INFO …`: rank 0 printf()s the banner to stdout while the others
+ * write their records to stderr, and a paste of both streams loses the newline), or -1 when `s` at `p` is no such
+ * banner. The banner is `"NCCL version " STR(NCCL_MAJOR) "." STR(NCCL_MINOR) "." STR(NCCL_PATCH) NCCL_SUFFIX "+cuda"
+ * STR(CUDA_MAJOR) "." STR(CUDA_MINOR)` (VERSION_STRING in src/init.cc, v2.7.8-1 to today,
+ * https://github.com/NVIDIA/nccl): CUDA's minor ends it. A host made of digits could continue those digits; the
+ * split leaves a known host when one fits, else one minor digit (every CUDA release so far, 10.0 to 13.0, has one).
+ */
+export function gluedBannerEnd(s: string, p: number, end: number, hosts: ReadonlySet<string>): number {
+  const m = /^NCCL version \d+\.\d+\.\d+[^\s+]*\+cuda\d+\.(\d+)/.exec(s.slice(p, Math.min(end, p + 64)));
+  if (!m) return -1;
+  const digitsAt = p + m[0].length - m[1]!.length;
+  const colon = s.indexOf(":", p + m[0].length);
+  const space = s.indexOf(" ", p + m[0].length);
+  // A record follows at once: `host:pid:tid [dev]` with its first colon before any space.
+  if (colon < 0 || colon >= end || (space >= 0 && space < colon)) return -1;
+  for (let n = m[1]!.length; n >= 1; n--) if (hosts.has(s.slice(digitsAt + n, colon))) return digitsAt + n;
+  return digitsAt + 1;
+}
+
+/**
+ * `NCCL error: ` and one of NCCL's own error strings, whole (ncclGetErrorString in src/init.cc,
+ * https://github.com/NVIDIA/nccl): how a framework reports the NCCL call that failed (vLLM's pynccl raises exactly
+ * this, with no version). A sentence that names an error without NCCL's wording is not one.
+ */
+export const NCCL_ERROR_STRING =
+  /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)/;

@@ -6,7 +6,7 @@ import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { hostOf, indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
-import { bannerAt, recordStart, splitPoint } from "./record.js";
+import { bannerAt, gluedBannerEnd, NCCL_ERROR_STRING, recordStart, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
 import { addWarning, failureLine, warnRecord } from "./warnings.js";
 
@@ -89,7 +89,16 @@ export class LineScanner {
     const pdsh = pdshLaxAt(s, start, end, space);
     const q = pdsh >= 0 ? pdsh : start;
     const c0 = s.charCodeAt(q);
-    const p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : logLineStart(s, q, end);
+    let p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : logLineStart(s, q, end);
+    // Rank 0's banner with another rank's record glued to it: the banner is read, the record after it on its own.
+    if (s.charCodeAt(p) === 78 /* N */) {
+      const banner = gluedBannerEnd(s, p, end, st.hosts);
+      if (banner > p) {
+        st.ncclLines++;
+        noteVersion(st, s, p, banner, s.slice(start, p));
+        p = banner;
+      }
+    }
     this.spaceAfter = start;
     this.spaceAt = space;
     if (this.nextNccl < p) {
@@ -246,7 +255,9 @@ export class LineScanner {
     }
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
     else if (FAILURE_LINE.test(text)) {
-      if (CALL_REPORT.test(text)) st.ncclLines++;
+      // A framework's report of the NCCL call that failed (XLA's `NCCL operation ncclX(…) failed: `, or NCCL's own
+      // words after `NCCL error: `): a line of this NCCL log.
+      if (CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
       failureLine(this.st, s, p, end);
     }
   }
@@ -291,6 +302,14 @@ export class LineScanner {
     }
     // `ncclCommInitRank comm 0x… rank 4 nranks 16 cudaDev 4 … - Init START` (src/init.cc), also for a failed init.
     if (c === 110 /* n */ && s.startsWith("ncclCommInit", msg)) {
+      const nr = intAfter(s, " nranks ", msg, end);
+      if (nr > st.nranks) st.nranks = nr;
+      return;
+    }
+    // `Init timings: rank 5 nranks 8 total 2.46 (kernels …)` (NCCL 2.22) and `Init timings - ncclCommInitRank: rank 5
+    // nranks 8 total …` (2.23 on), src/init.cc of v2.22.3-1 and v2.23.4-1 (https://github.com/NVIDIA/nccl): the
+    // communicator's size, when a paste kept only these lines.
+    if (c === 73 /* I */ && s.startsWith("Init timings", msg)) {
       const nr = intAfter(s, " nranks ", msg, end);
       if (nr > st.nranks) st.nranks = nr;
       return;

@@ -38,7 +38,7 @@ export class PerfTextParser {
   private errorColumn = false;
   /** Whether a column header said what the columns are (rows pasted without one are read by their values). */
   private columnsSeen = false;
-  /** NCCL 1.x tests print no footer: a run without one is whole. */
+  /** NCCL 1.x's own tests print no footer: a run of theirs without one is whole. */
   private legacy = false;
   private lineNo = 0;
   private seenRanks = new Set<number>();
@@ -262,7 +262,11 @@ export class PerfTextParser {
     this.hasTimestamp = cols.includes("timestamp");
     // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
     this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
-    this.legacy = cols[0] === "bytes";
+    // NCCL 1.x's own tests print no footer. nccl-tests printed this header too until 2019 (the resync with NCCL 2.4),
+    // and its ` Avg bus bandwidth` footer from its first commit (src/common.cu b188a15 prints `nThread %d nGpus %d …`
+    // first and ` Avg bus bandwidth    : %g` last, https://github.com/NVIDIA/nccl-tests): with that banner the footer is
+    // due, and a run without it was cut.
+    this.legacy = cols[0] === "bytes" && this.run.nThread === null;
     this.run.redopColumn = cols.includes("redop") || cols.includes("op");
     this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
