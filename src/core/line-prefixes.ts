@@ -339,16 +339,15 @@ function digitsBefore(s: string, i: number, stop: number): string {
   return s.slice(k, stop);
 }
 
+/** The rank a launcher's tag names: the digits before its first `]` (`[1,12]<stdout>:`, `[3]<stdout>:`, `[3] `). */
+const RANK_IN_BRACKETS: PrefixFamily["fact"] = { kind: "rank", of: (s, i) => digitsBefore(s, i, s.indexOf("]", i)) };
+
 /**
  * The families a pasted capture's lines are checked for, in the order they are tried. A family is removed only when
  * the lines prove it (normalise.ts); the NCCL log reader removes them line by line (logLineStart).
  */
 export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
-  {
-    name: "tag_output",
-    at: tagOutputAt,
-    fact: { kind: "rank", of: (s, i) => digitsBefore(s, i, s.indexOf("]", i)) },
-  },
+  { name: "tag_output", at: tagOutputAt, fact: RANK_IN_BRACKETS },
   { name: "kubectl_prefix", at: kubectlPrefixAt },
   { name: "kubectl_timestamp", at: kubectlTimestampAt },
   { name: "bracket_datetime", at: bracketDatetimeAt },
@@ -362,16 +361,8 @@ export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   { name: "syslog", at: syslogAt },
   { name: "time_of_day", at: timeOfDayAt },
   { name: "torchrun_rank", at: torchrunRankAt },
-  {
-    name: "horovod_tag",
-    at: horovodTagAt,
-    fact: { kind: "rank", of: (s, i) => digitsBefore(s, i, s.indexOf("]", i)) },
-  },
-  {
-    name: "prepend_rank",
-    at: prependRankAt,
-    fact: { kind: "rank", of: (s, i) => digitsBefore(s, i, s.indexOf("]", i)) },
-  },
+  { name: "horovod_tag", at: horovodTagAt, fact: RANK_IN_BRACKETS },
+  { name: "prepend_rank", at: prependRankAt, fact: RANK_IN_BRACKETS },
   { name: "grep_prefix", at: grepPrefixAt },
   { name: "cat_number", at: catNumberAt },
   { name: "markdown_quote", at: markdownQuoteAt },
