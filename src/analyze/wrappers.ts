@@ -60,6 +60,8 @@ export const WRAPS: readonly Wrap[] = [
   { name: "-prepend-rank", apply: (t) => perLine(t, (l, i) => `[${4 + (i % 2)}] ${l}`) },
   { name: "grep -H", apply: (t) => perLine(t, (l) => `logs/worker-0.log:${l}`) },
   { name: "cat -n", apply: (t) => perLine(t, (l, i) => `${String(i + 1).padStart(6)}\t${l}`) },
+  // vLLM's worker processes: https://github.com/vllm-project/vllm/issues/17756
+  { name: "vLLM worker", apply: (t) => perLine(t, (l, i) => `(VllmWorker rank=${i % 2} pid=40${i % 2}) ${l}`) },
   // A Markdown block quote around a paste: https://spec.commonmark.org/0.31.2/#block-quotes
   { name: "Markdown quote", apply: (t) => perLine(t, (l) => `> ${l}`) },
 ];

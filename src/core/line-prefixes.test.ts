@@ -21,7 +21,7 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   bracket_datetime: /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?/,
   srun_label: /^ {0,3}(\d{1,5}): /,
   editor_line_number: /^ *\d{1,7} ?\| ?/,
-  ray_actor: /^(?:\((?:[\w.-]+ |[\w.-]+, rank=\d{1,9}, )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/,
+  ray_actor: /^(?:\((?:[\w.-]+ |[\w.-]+ [\w.=-]+ |[\w.-]+, rank=\d{1,9}, )?pid=\d+(?:, ip=[\d.a-f:]+)?\) ?)+/,
   comment_star: /^ ?\* ?/,
   // CommonMark block quotes: https://spec.commonmark.org/0.31.2/#block-quotes
   markdown_quote: /^ {0,3}> ?/,
@@ -69,6 +69,10 @@ const SAMPLES = [
   "(head, rank=0, pid=21170) # nThread 1 nGpus 8",
   "(worker1, rank=1, pid=20311, ip=10.164.0.23) 10.164.0.22",
   "(head, rank=, pid=1) x",
+  // vLLM's worker processes: https://github.com/vllm-project/vllm/issues/17756
+  "(VllmWorker rank=0 pid=403) gpu-a:403:403 [0] NCCL INFO x",
+  "(VllmWorker TP1 pid=404) x",
+  "(a b c pid=1) x",
   "(head rank=0, pid=1) x",
   " * mlx5_0 1 3",
   "> gpu-a:1:2 [0] INFO Using internal Network Socket",

@@ -199,6 +199,7 @@ function rayGroupAt(s: string, i: number, end: number): number {
   let j = i + 1;
   while (j < end && (isWord(s.charCodeAt(j)) || s.charCodeAt(j) === 46 || s.charCodeAt(j) === 45)) j++;
   let pid = j > i + 1 && code(s, j, end) === 32 ? lit(s, j + 1, end, "pid=") : -1;
+  if (pid < 0 && j > i + 1 && code(s, j, end) === 32) pid = secondWordThenPid(s, j + 1, end);
   if (pid < 0 && j > i + 1) pid = rankThenPid(s, j, end);
   if (pid < 0) pid = lit(s, i + 1, end, "pid=");
   j = pid < 0 ? -1 : digitsTo(s, pid, end, 1, Number.MAX_SAFE_INTEGER);
@@ -211,6 +212,16 @@ function rayGroupAt(s: string, i: number, end: number): number {
   }
   if (code(s, j, end) !== 41) return -1;
   return code(s, j + 1, end) === 32 ? j + 2 : j + 1;
+}
+
+/**
+ * One more word between the name and `pid=`, as vLLM's worker processes put it (`(VllmWorker rank=0 pid=403)`,
+ * `(VllmWorker TP0 pid=403)`, seen at https://github.com/vllm-project/vllm/issues/17756): the index after `pid=`, or -1.
+ */
+function secondWordThenPid(s: string, i: number, end: number): number {
+  let k = i;
+  for (let c = code(s, k, end); isWord(c) || c === 46 || c === 45 || c === 61; c = code(s, ++k, end));
+  return k > i && code(s, k, end) === 32 ? lit(s, k + 1, end, "pid=") : -1;
 }
 
 /** `, rank=N, pid=` after a task's name (a launcher that runs one Ray task per node: `(head, rank=0, pid=21170)`): the index after `pid=`, or -1. */
