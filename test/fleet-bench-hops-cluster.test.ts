@@ -21,7 +21,7 @@ import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
 import { seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, startFakeApi } from "./support/kube/fake-api.js";
-import { railClusterNodes, waveOperator } from "./support/kube/mpi-operator.js";
+import { CLUSTER_FLEET, railClusterNodes, waveOperator } from "./support/kube/mpi-operator.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -29,20 +29,9 @@ afterEach(async () => {
   api = undefined;
 });
 
-const RAILS = 4;
+const RAILS = CLUSTER_FLEET.rails;
 function fleet(seed: number) {
-  const sim = simulateRailFleet({
-    nodes: 32,
-    units: 4,
-    rails: RAILS,
-    oversubscription: 2,
-    badNodes: 1,
-    badRails: 1,
-    badUplinks: 1,
-    badSpinePorts: 1,
-    noise: 0.02,
-    seed,
-  });
+  const sim = simulateRailFleet({ ...CLUSTER_FLEET, seed });
   const nodes = railClusterNodes(sim, RAILS);
   return { sim, nodes };
 }

@@ -13,14 +13,12 @@ import { afterEach, describe, expect, test } from "vitest";
 import { command as fleetCommand } from "../src/cli/commands/fleet.js";
 import { main } from "../src/cli/main.js";
 import { parseCommandArgs } from "../src/cli/parse-args.js";
-import type { Flow, FlowPath } from "../src/fabric/model.js";
-import { simulateRailFleet } from "../src/fabric/simulate/fleet.js";
-import { type IbFabricText, ibFabric } from "../src/fabric/simulate/ib-fabric.js";
+import { simulateInfinibandFleet } from "../src/fabric/simulate/ib-fabric.js";
 import { WATCH_START_REQUESTS } from "../src/kube/bench/watch.js";
 import { captureIo } from "./support/io.js";
 import { seedCluster } from "./support/kube/cluster-fixtures.js";
 import { type FakeApi, startFakeApi } from "./support/kube/fake-api.js";
-import { railClusterNodes, waveOperator } from "./support/kube/mpi-operator.js";
+import { CLUSTER_FLEET, railClusterNodes, waveOperator } from "./support/kube/mpi-operator.js";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -28,24 +26,11 @@ afterEach(async () => {
   api = undefined;
 });
 
-const RAILS = 4;
+const RAILS = CLUSTER_FLEET.rails;
 
 function fleet(seed: number) {
-  let ib: IbFabricText | undefined;
-  const sim = simulateRailFleet({
-    nodes: 32,
-    units: 4,
-    rails: RAILS,
-    oversubscription: 2,
-    badNodes: 1,
-    badRails: 1,
-    badUplinks: 1,
-    badSpinePorts: 1,
-    noise: 0.02,
-    seed,
-    forwarding: (f: Flow): FlowPath => ib!.forward(f),
-  });
-  ib = ibFabric(sim.fabric, sim.view.hcas);
+  const sim = simulateInfinibandFleet({ ...CLUSTER_FLEET, seed });
+  const { ib } = sim;
   const dir = mkdtempSync(join(tmpdir(), "kube-rdma-ib-"));
   writeFileSync(join(dir, "wiring.txt"), ib.wiring);
   writeFileSync(join(dir, "lfts.txt"), ib.lfts);

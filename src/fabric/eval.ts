@@ -14,7 +14,7 @@ import { createRailPlanner } from "./plan/planner.js";
 import { type FabricFound, fabricFound, runRailBench } from "./plan/run.js";
 import type { FabricTruth } from "./simulate/faults.js";
 import { type RailSimulationOptions, simulateRailFleet } from "./simulate/fleet.js";
-import { type IbFabricText, ibFabric } from "./simulate/ib-fabric.js";
+import { simulateInfinibandFleet } from "./simulate/ib-fabric.js";
 
 /** Kinds scored: the five a finding names, and two subsets (load-only uplinks, down NICs) scored for recall. */
 export const FAULT_KINDS = ["nodes", "rails", "uplinks", "spinePorts", "links", "loadOnly", "downNics"] as const;
@@ -91,12 +91,10 @@ function simulate(o: EvalOptions): ReturnType<typeof simulateRailFleet> & { trac
     const sim = simulateRailFleet(o);
     return { ...sim, trace: sim.oracle.trace };
   }
-  let text: IbFabricText | undefined;
-  const sim = simulateRailFleet({ ...o, forwarding: (f) => text!.forward(f) });
-  text = ibFabric(sim.fabric, sim.view.hcas);
+  const sim = simulateInfinibandFleet(o);
   const routes = ibRoutesFromText(
-    { text: text.wiring, source: "ibnetdiscover.txt" },
-    { text: text.lfts, source: "lfts.txt" },
+    { text: sim.ib.wiring, source: "ibnetdiscover.txt" },
+    { text: sim.ib.lfts, source: "lfts.txt" },
     sim.view.hcas,
   );
   if ("message" in routes) throw new Error(`the simulated InfiniBand fabric's text did not read: ${routes.message}`);
@@ -181,6 +179,18 @@ export const INFINIBAND_SHAPE = { units: 16, spines: 32 } as const satisfies Par
  * The realism switches the planner is scored under, one at a time, the combination the targets name (NIC-chosen
  * ports, 2 QPs, one leaf with a hash seed the calculator does not know) and all together (one leaf in eight).
  */
+/** The combination the targets name: NIC-chosen ports, 2 QPs, one leaf with a hash seed the calculator does not know. */
+const TARGET = { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1 } as const;
+/** Every realism switch at once (one leaf in eight hidden). */
+const ALL_TOGETHER = {
+  ...TARGET,
+  unknownSeedLeaves: 4,
+  noBarriers: true,
+  loadOnlyUplinks: 1,
+  downNics: 1,
+  pfc: true,
+} as const;
+
 export const REALISM_VARIANTS: readonly { name: string; options: Partial<EvalOptions> }[] = [
   { name: "idealised (steerable ports, 1 QP, known hash seeds, barriers)", options: {} },
   { name: "NIC-chosen source ports", options: { nicPorts: true } },
@@ -190,38 +200,12 @@ export const REALISM_VARIANTS: readonly { name: string; options: Partial<EvalOpt
   { name: "+1 load-only uplink", options: { loadOnlyUplinks: 1 } },
   { name: "+1 down NIC", options: { downNics: 1 } },
   { name: "PFC spreading", options: { pfc: true } },
-  {
-    name: "target: NIC ports + 2 QPs + one leaf with an unknown hash seed",
-    options: { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1 },
-  },
-  {
-    name: "target, a bad cable slows both ways (scored by cable)",
-    options: { nicPorts: true, qpsPerConnection: 2, unknownSeedLeaves: 1, bothWays: true },
-  },
-  {
-    name: "all together",
-    options: {
-      nicPorts: true,
-      qpsPerConnection: 2,
-      unknownSeedLeaves: 4,
-      noBarriers: true,
-      loadOnlyUplinks: 1,
-      downNics: 1,
-      pfc: true,
-    },
-  },
+  { name: "target: NIC ports + 2 QPs + one leaf with an unknown hash seed", options: TARGET },
+  { name: "target, a bad cable slows both ways (scored by cable)", options: { ...TARGET, bothWays: true } },
+  { name: "all together", options: ALL_TOGETHER },
   {
     name: "all together, a bad cable slows both ways (scored by cable)",
-    options: {
-      nicPorts: true,
-      qpsPerConnection: 2,
-      unknownSeedLeaves: 4,
-      noBarriers: true,
-      loadOnlyUplinks: 1,
-      downNics: 1,
-      pfc: true,
-      bothWays: true,
-    },
+    options: { ...ALL_TOGETHER, bothWays: true },
   },
   {
     name: "InfiniBand (16 units × 64 nodes, 32 spines): paths from the switches' forwarding tables, read from text",

@@ -30,6 +30,15 @@ export type HopCase = {
   shared: number;
 };
 
+/** A slow test's blame on a hop: which test, how slow, with whom, and whether two or more flows crossed the hop. */
+const blameOf = (p: Probe, ratio: number, flows: number): AloneBlame => ({
+  job: p.job.id,
+  round: p.job.round,
+  pctOfExpected: Math.round(1000 * ratio) / 10,
+  partner: p.job.nodes[1],
+  loaded: flows >= 2,
+});
+
 export const isSpineProbe = (job: BenchJob) => job.routes !== undefined;
 
 export type ProbeFlow = { flow: Flow; path: FlowPath; srcLeaf: string; dstLeaf: string };
@@ -236,14 +245,7 @@ export function judge(f: RailFabric, probes: readonly Probe[], line: number, d: 
       }
       for (const [h, l] of opened) {
         const c = cases.get(h) ?? { hop: h, alone: [], shared: 0 };
-        if (opened.length === 1)
-          c.alone.push({
-            job: p.job.id,
-            round: p.job.round,
-            pctOfExpected: Math.round(1000 * r) / 10,
-            partner: p.job.nodes[1],
-            loaded: l.flows >= 2,
-          });
+        if (opened.length === 1) c.alone.push(blameOf(p, r, l.flows));
         else c.shared++;
         cases.set(h, c);
       }
@@ -285,13 +287,7 @@ function tallyFarSide(
     t.crossed++;
     if (slow) {
       t.slow++;
-      t.blames.push({
-        job: p.job.id,
-        round: p.job.round,
-        pctOfExpected: Math.round(1000 * ratio) / 10,
-        partner: p.job.nodes[1],
-        loaded: l.flows >= 2,
-      });
+      t.blames.push(blameOf(p, ratio, l.flows));
     }
     out.set(h, t);
   }

@@ -17,6 +17,7 @@ import {
   unitIndex,
   uplinkId,
 } from "../model.js";
+import { type RailSimulation, type RailSimulationOptions, simulateRailFleet } from "./fleet.js";
 
 const mix = (a: number, b: number) => {
   let x = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35);
@@ -132,4 +133,16 @@ export function ibFabric(f: RailFabric, hcas: readonly string[]): IbFabricText {
     return { uplink: uplinkId(u, fl.rail, j), spinePort: spinePortId(p.spine, p.port) };
   };
   return { wiring: `${ports.join("\n")}\n`, lfts: `${tables.join("\n")}\n`, forward };
+}
+
+/**
+ * A simulated rail-optimised fleet routed by its subnet manager's forwarding tables (`forwarding` realism), with the
+ * text its tools would print: the one way the evaluation and the cluster tests build an InfiniBand fleet.
+ */
+export function simulateInfinibandFleet(o: RailSimulationOptions): RailSimulation & { ib: IbFabricText } {
+  let ib: IbFabricText | undefined;
+  // The routes need the fabric the simulation builds; the simulation asks for them only once it runs jobs.
+  const sim = simulateRailFleet({ ...o, forwarding: (f) => ib!.forward(f) });
+  ib = ibFabric(sim.fabric, sim.view.hcas);
+  return { ...sim, ib };
 }

@@ -60,6 +60,19 @@ export function launcherLog(r: JobResult, gpus: number): string {
 }
 
 /** The cluster's nodes for a simulated rail-optimised fleet: GPUs per node = rails, a unit's leaf label, the driver. */
+/** The small fleet the cluster tests run: 32 nodes in 4 units of 4 rails, 2:1, one bad node, NIC, uplink and spine port. */
+export const CLUSTER_FLEET = {
+  nodes: 32,
+  units: 4,
+  rails: 4,
+  oversubscription: 2,
+  badNodes: 1,
+  badRails: 1,
+  badUplinks: 1,
+  badSpinePorts: 1,
+  noise: 0.02,
+} as const;
+
 export function railClusterNodes(sim: RailSimulation, rails: number) {
   const unitOf = unitIndex(sim.fabric);
   return sim.view.nodes.map((name) =>
