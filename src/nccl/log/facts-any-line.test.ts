@@ -179,6 +179,16 @@ describe("a fork's `[host:pid=N] NCCL WARN` lines", () => {
     expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
     expect(data(lines).hosts).toBe(2);
   });
+
+  test("after a usual record in the same text, a fork's record is read from its own bracket, not the line before", () => {
+    const mixed = [
+      "gpu-a:11:12 [0] NCCL INFO Using network IB",
+      "[init.cc:100] [hz7:pid=4410] NCCL INFO Using network IB",
+      "[init.cc:100] [hz8:pid=5120] NCCL INFO Using network IB",
+    ];
+    const d = data(mixed);
+    expect([d.hosts, d.processes, d.network]).toEqual([3, 3, "IB"]);
+  });
 });
 
 // NCCL 2.3 printed WARNs as `host:pid:tid [dev] include/socket.h:344 WARN …` (no `NCCL`, src/include/debug.h of v2.3);

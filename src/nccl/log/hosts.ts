@@ -35,6 +35,7 @@ export class HostTable {
    * `lineEnd` is where its line ends, `space` the first space at or after `p` (-1: none).
    */
   at(s: string, p: number, lineEnd: number, space: number): string {
+    this.start = p;
     // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …`.
     if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
     // A native search for the colon (a loop over the host's characters costs several times more); the colon must come
@@ -54,7 +55,6 @@ export class HostTable {
       const r = logLineStart(s, g, lineEnd);
       return this.at(s, r, lineEnd, s.indexOf(" ", r));
     }
-    this.start = p;
     // A log interleaves its ranks' lines, so the host before is seldom this one: the hosts seen are kept in a table by
     // their length and last characters, so that a host seen before costs one comparison, no string made and no set
     // lookup (a miss, or two hosts in one slot, only takes the path below).

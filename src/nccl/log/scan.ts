@@ -4,25 +4,25 @@ import { BARE_INFO } from "./bare-messages.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
-import { hostOf, indexInLine, intAfter, keep, processKey } from "./line.js";
+import { indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
 import { bannerAt, gluedBannerEnd, NCCL_ERROR_STRING, recordStart, splitPoint } from "./record.js";
-import { bump, type LogState, MAX_KEYS, MAX_SAMPLES, setCapped } from "./state.js";
+import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
 import { addWarning, failureLine, warnRecord } from "./warnings.js";
 
 export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
 /**
- * An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's
- * `file:line: NCCL operation ncclCommInitRank(…) failed: unhandled cuda error (…). Last NCCL warning(error) log entry
- * (may be unrelated) '…'.` (ToStatus of its NCCL wrapper, https://github.com/openxla/xla/pull/7201: the call,
- * ncclGetErrorString, then ncclGetLastError, which is NCCL's last WARN message).
+ * XLA's `file:line: NCCL operation ncclCommInitRank(…) failed: unhandled cuda error (…). Last NCCL warning(error) log
+ * entry (may be unrelated) '…'.` (ToStatus of its NCCL wrapper, https://github.com/openxla/xla/pull/7201: the call,
+ * ncclGetErrorString, then ncclGetLastError, which is NCCL's last WARN message): a line of NCCL's, relayed.
  */
-const FAILURE_LINE =
-  /unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|NCCL operation nccl\w+\(.*\) failed: /;
-/** XLA's report names the NCCL call and quotes NCCL's own error and last WARN: a line of NCCL's, relayed. */
 const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
+/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's too. */
+const FAILURE_LINE = new RegExp(
+  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}`,
+);
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
@@ -355,8 +355,8 @@ export class LineScanner {
             ? "Socket"
             : s.slice(n, end).trim();
       if (st.networkOf.get(key) !== net) {
+        // The record's host is already among the hosts (noteHost): the key may hold a fork's bracket or nothing.
         setCapped(st.networkOf, keep(key), keep(net));
-        if (st.hosts.size < MAX_KEYS) st.hosts.add(keep(hostOf(key)));
       }
       return;
     }
