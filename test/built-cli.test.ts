@@ -143,9 +143,8 @@ describe("the built CLI (bin/kube-rdma.js and the bundle)", () => {
     }
   });
 
-  test("verify --root from the bundle loads no CommonJS package, ajv included (the schema checks are compiled in)", () => {
-    const tree = join(base, "clean-tree");
-    materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), tree);
+  /** The packages (files under node_modules) a run of the built CLI loads through require, as a count on stderr. */
+  function packagesLoaded(args: readonly string[]): { status: number | null; err: string } {
     const hook = join(base, "count-packages.cjs");
     writeFileSync(
       hook,
@@ -153,11 +152,26 @@ describe("the built CLI (bin/kube-rdma.js and the bundle)", () => {
         'M._resolveFilename = function (...a) { const f = r.apply(this, a); if (f.includes("node_modules")) seen.add(f); return f; };\n' +
         'process.on("exit", () => process.stderr.write("packages: " + seen.size + "\\n"));\n',
     );
-    const r = spawnSync(process.execPath, ["-r", hook, cli, "verify", "--root", tree, "-o", "json"], {
-      encoding: "utf8",
-    });
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toBe("packages: 0\n");
+    const r = spawnSync(process.execPath, ["-r", hook, cli, ...args], { encoding: "utf8" });
+    return { status: r.status, err: r.stderr };
+  }
+
+  test("verify --root from the bundle loads no CommonJS package, ajv included (the schema checks are compiled in)", () => {
+    const tree = join(base, "clean-tree");
+    materializeSnapshot(findExample("a100-8x-roce")!.snapshot(), tree);
+    const r = packagesLoaded(["verify", "--root", tree, "-o", "json"]);
+    expect(r.status, r.err).toBe(0);
+    expect(r.err).toBe("packages: 0\n");
+  });
+
+  test("analyze of a log loads no package for text or JSON output (the YAML writer loads only for -o yaml)", () => {
+    const file = join(base, "one-line.log");
+    writeFileSync(file, "gpu-a:1:2 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n");
+    for (const format of ["text", "json"]) {
+      const r = packagesLoaded(["analyze", file, "-o", format]);
+      expect(r.err, format).toBe("packages: 0\n");
+    }
+    expect(packagesLoaded(["analyze", file, "-o", "yaml"]).err).not.toBe("packages: 0\n");
   });
 
   test("analyze of a 65 MiB NCCL log file uses the range workers and reports what one pass reports", async () => {

@@ -1,4 +1,5 @@
-import { ncclLogAnalyzer, ncclTestsAnalyzer } from "../nccl/index.js";
+import { ncclLogAnalyzer } from "../nccl/log/analyzer.js";
+import { ncclTestsAnalyzer } from "../nccl/perf-results/analyzer.js";
 import { ibdev2netdevAnalyzer } from "./kinds/ibdev2netdev.js";
 import { ibstatAnalyzer } from "./kinds/ibstat.js";
 import { ibvDevinfoAnalyzer } from "./kinds/ibv-devinfo.js";
