@@ -168,10 +168,15 @@ export function pdshLaxAt(s: string, start: number, end: number, space = s.index
   return (bracket < 0 || bracket > space) && (newline < 0 || newline > space) ? space + 1 : -1;
 }
 
-/** Where a line ends without the ANSI colour reset (`ESC[0m`) a coloured log puts after it. */
+/**
+ * Where a line ends without the ANSI colour reset (`ESC[0m`) a coloured log puts after it. The reset is looked for in
+ * the line's last 8 characters only: a search back from the line's end (lastIndexOf) would walk through every line
+ * before it in the chunk whenever none is there, so a log whose lines end in `m` without colour read in quadratic time.
+ */
 export function colourResetStart(s: string, start: number, end: number): number {
   const from = Math.max(start, end - 8);
-  const esc = s.lastIndexOf("\u001b[", end - 1);
+  let esc = end - 2;
+  while (esc >= from && !(s.charCodeAt(esc) === 27 && s.charCodeAt(esc + 1) === 91)) esc--;
   if (esc < from) return end;
   for (let i = esc + 2; i < end - 1; i++) {
     const c = s.charCodeAt(i);
