@@ -31,6 +31,20 @@ export class HostTable {
   constructor(private readonly st: LogState) {}
 
   /**
+   * Where the last colon search started and the colon it found (the text's length: none to its end). Its answer serves
+   * every record starting between the two: records are read left to right, so no search runs over the same characters
+   * twice (a line of many glued records and no colon would otherwise search to its end once per record: quadratic).
+   */
+  private colonFrom = 0;
+  private colonFound = -1;
+
+  /** A new text (chunk or line): the kept colon was in the one before. */
+  reset(): void {
+    this.colonFrom = 0;
+    this.colonFound = -1;
+  }
+
+  /**
    * The host of the record starting at `p` ("" when it has no `host:pid:tid` prefix), added to the hosts seen.
    * `lineEnd` is where its line ends, `space` the first space at or after `p` (-1: none).
    */
@@ -40,7 +54,13 @@ export class HostTable {
     if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
     // A native search for the colon (a loop over the host's characters costs several times more); the colon must come
     // first, within the line and its first 256 characters.
-    const colon = s.indexOf(":", p);
+    let colon = this.colonFound;
+    if (colon < p || p < this.colonFrom) {
+      colon = s.indexOf(":", p);
+      if (colon < 0) colon = s.length;
+      this.colonFrom = p;
+      this.colonFound = colon;
+    }
     if (colon <= p || colon >= lineEnd || colon - p >= 256) return "";
     if (space >= 0 && space < colon) return "";
     // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.

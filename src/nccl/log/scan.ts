@@ -51,6 +51,7 @@ export class LineScanner {
     this.chunk = s;
     this.nextNccl = -1;
     this.channels.reset();
+    this.hosts.reset();
     this.hostAt = -1;
     this.spaceAfter = -1;
     let pos = from;
@@ -69,6 +70,7 @@ export class LineScanner {
     this.chunk = line;
     this.nextNccl = -1;
     this.channels.reset();
+    this.hosts.reset();
     this.hostAt = -1;
     this.spaceAfter = -1;
     this.line(line, 0, line.length);
