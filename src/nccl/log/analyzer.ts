@@ -1,5 +1,6 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { BARE_INFO } from "./bare-messages.js";
+import { NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { NCCL_ERROR_STRING } from "./record.js";
@@ -55,11 +56,12 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
  * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch), its watchdog's
  * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
  * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201),
- * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts).
+ * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts), and
+ * PyTorch's watchdog timing out an NCCL collective (NCCL_WATCHDOG_LINE, caller-lines.ts).
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
 const ERROR_REPORT_LINE = new RegExp(
-  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}`,
+  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}`,
 );
 
 /**

@@ -1,6 +1,7 @@
 import { charIn } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO } from "./bare-messages.js";
+import { NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
@@ -259,7 +260,7 @@ export class LineScanner {
       // words after `NCCL error: `): a line of this NCCL log.
       if (CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
       failureLine(this.st, s, p, end);
-    }
+    } else if (NCCL_WATCHDOG_LINE.test(text)) st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
   }
 
   private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {

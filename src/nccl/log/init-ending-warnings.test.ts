@@ -1,0 +1,74 @@
+/**
+ * WARNs NCCL prints on its way out of ncclCommInitRank, and the results it hands back to the program, read by what they
+ * mean for the run whatever network was chosen. Sources: src/init.cc `Invalid rank requested : %d/%d` (returns
+ * ncclInvalidArgument), src/graph/paths.cc `Failed to find reverse path from remNode …` (ncclInternalError) and
+ * src/misc/utils.cc ncclGetErrorString ("remote process exited or there was a network error", "invalid argument"), in
+ * https://github.com/NVIDIA/nccl. The lines are written here in the shapes seen in the issues named beside each.
+ */
+import { describe, expect, test } from "vitest";
+import { analyzeNcclLog } from "./analyzer.js";
+
+const socketStart = (host: string, ip: string) => [
+  `${host}:25:25 [0] NCCL INFO Bootstrap : Using [0]eth0:${ip}<0>`,
+  `${host}:25:25 [0] NCCL INFO NET/IB : No device found.`,
+  `${host}:25:25 [0] NCCL INFO NET/Socket : Using [0]eth0:${ip}<0>`,
+];
+
+describe("a rank outside the communicator (https://github.com/Azure/AML-Kubernetes/issues/58)", () => {
+  const log = [
+    ...socketStart("trainjob-worker-1", "10.40.3.17"),
+    "trainjob-worker-1:25:25 [0] init.cc:981 NCCL WARN Invalid rank requested : 2/2",
+    "RuntimeError: NCCL error in: /opt/torch/lib/c10d/ProcessGroupNCCL.cpp:518, invalid argument, NCCL version 2.4.8",
+  ].join("\n");
+
+  test("its own cause, an error, and the socket run never started", () => {
+    const r = analyzeNcclLog(log);
+    expect(r.data.network).toBe("Socket");
+    expect(r.data.verdict).toBe("init_failed");
+    const codes = r.data.warnings.map((w) => w.code);
+    expect(codes).toContain("NCCL_WARN_INVALID_RANK");
+    expect(codes).not.toContain("NCCL_WARN_OTHER");
+    expect(r.findings.find((f) => f.code === "NCCL_WARN_INVALID_RANK")?.severity).toBe("error");
+  });
+
+  test("a socket run whose only warnings say IB is absent still ran over sockets", () => {
+    const r = analyzeNcclLog(
+      [
+        ...socketStart("trainjob-worker-1", "10.40.3.17"),
+        "trainjob-worker-1:25:25 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]",
+      ].join("\n"),
+    );
+    expect(r.data.verdict).toBe("socket");
+  });
+});
+
+describe("a topology path NCCL cannot build (https://github.com/ROCm/rccl/issues/1728)", () => {
+  const log = [
+    "node-7:18802:18813 [0] NCCL INFO NET/Socket : Using [0]eth0:10.64.12.75<0>",
+    "node-7:18802:18813 [0] NCCL INFO Using network Socket",
+    "node-7:18802:18813 [0] graph/paths.cc:153 NCCL WARN Failed to find reverse path from remNode 0/200000 nlinks 3 to node 0/700000",
+  ].join("\n");
+
+  test("a known error cause, and the init failed", () => {
+    const r = analyzeNcclLog(log);
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_TOPOLOGY_PATH"]);
+    expect(r.data.verdict).toBe("init_failed");
+  });
+});
+
+describe("the result a framework reports after NCCL's own WARN (https://github.com/PrimeIntellect-ai/verifiers/issues/78)", () => {
+  test("`remote process exited or there was a network error` follows the socket WARN, not an unknown warning", () => {
+    const r = analyzeNcclLog(
+      [
+        "rl-a:8213:8301 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.12.0.4<51216> failed : Connection refused",
+        "2025-06-19 16:59:51 - server - ERROR - [INIT_COMMUNICATOR] failed: NCCL error: remote process exited or there was a network error",
+      ].join("\n"),
+    );
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_SOCKET_CONNECT"]);
+  });
+
+  test("alone, the result is still an error the program got back", () => {
+    const r = analyzeNcclLog("RuntimeError: NCCL error: remote process exited or there was a network error");
+    expect(r.data.warnings.map((w) => [w.code, w.severity])).toEqual([["NCCL_WARN_NCCL_ERROR_RESULT", "error"]]);
+  });
+});
