@@ -31,9 +31,7 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
   // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
-  // Another NCCL-log batch (43 captures, 43 sources new to the corpus); first contact 31/43, then 40/43. Each still misses:
-  // A lone `[date time] host:pid:tid [0] func:line NCCL WARN NET/OFI …` (a plugin function, no source file): not read.
-  "nccl_log/ofi-rdma-init-fi-getinfo-warn-only-bracket-timestamp.txt",
+  // Another NCCL-log batch (43 captures, 43 sources new to the corpus); first contact 31/43, then 41/43. Each still misses:
   // NCCL 2.1's `host [0] misc/ibvwrap.cu:269 WARN …` (no pid:tid, no `NCCL`) and a test's `Failed, NCCL error …`.
   "nccl_log/nccl-2.1-redacted-host-ibvwrap-cu-create-qp-test-failed-line.txt",
   // `host [dev] NCCL INFO` (no pid:tid) behind timestamps: no host read (the host reader is the line scanner's).

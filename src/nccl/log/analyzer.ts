@@ -122,8 +122,10 @@ export const ncclLogAnalyzer: AnalyzerKind = {
     const n = ncclLogLines(head);
     if (!looksLikeNcclLog(n)) {
       if (n.banner > 0 && n.share >= 0.5) return 0.5;
-      // A traceback ending in the framework's report of the failed NCCL call: weak, any other kind's lines win.
-      if (n.report > 0) return 0.55;
+      // A traceback ending in the framework's report of the failed NCCL call, or one NCCL record quoted amid prose
+      // (`[date] host:pid:tid [0] func:line NCCL WARN NET/OFI …`, all an issue shows of the run): weak, any other
+      // kind's lines win.
+      if (n.report > 0 || n.log > 0) return 0.55;
       // INFO messages stripped of their prefix and level (bare-messages.ts): at least 3, and most of the text.
       return n.bare >= 3 && n.bareShare >= 0.5 ? 0.7 : 0;
     }
