@@ -36,9 +36,7 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/nccl-2.1-redacted-host-ibvwrap-cu-create-qp-test-failed-line.txt",
   // `host [dev] NCCL INFO` (no pid:tid) behind timestamps: no host read (the host reader is the line scanner's).
   "nccl_log/kubectl-timestamps-nccl-timestamp-host-only-bootstrap-reset-by-peer.txt",
-  // A second batch (9 captures, 9 sources new to the corpus); first contact 7/9. Each still misses:
-  // XLA's `NCCL operation ncclCommInitRank(…) failed:` after a CUDA WARN on a socket run: read as a socket run.
-  "nccl_log/jaxlib-bundled-2.7.3-alloc-warn-out-of-memory-two-2080ti.txt",
+  // A second batch (9 captures, 9 sources new to the corpus); first contact 7/9, then 8/9. Each still misses:
   // PyTorch's glog `ProcessGroupNCCL.cpp:980] … ProcessGroupNCCL environments: NCCL version: 2.25.1`: not read.
   "nccl_log/glog-processgroupnccl-environments-line-names-nccl-version-only.txt",
 ]);

@@ -72,3 +72,23 @@ describe("the result a framework reports after NCCL's own WARN (https://github.c
     expect(r.data.warnings.map((w) => [w.code, w.severity])).toEqual([["NCCL_WARN_NCCL_ERROR_RESULT", "error"]]);
   });
 });
+
+describe("XLA's report that the init call failed (https://github.com/jax-ml/jax/issues/4950)", () => {
+  const start = [
+    "c0ffee:559:653 [1] NCCL INFO NET/Socket : Using [0]eth0:172.17.0.2<0>",
+    "c0ffee:559:653 [1] NCCL INFO Using network Socket",
+    "c0ffee:559:654 [0] external/nccl_archive/src/include/alloc.h:34 NCCL WARN Cuda failure 'out of memory'",
+  ];
+  const report =
+    "E external/xla/pjrt/pjrt_client.cc:1847] Execution of replica 0 failed: Internal: external/xla/service/gpu/nccl_utils.cc:304: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error";
+
+  test("a socket run whose ncclCommInitRank the framework reports failed never started", () => {
+    expect(analyzeNcclLog([...start, report].join("\n")).data.verdict).toBe("init_failed");
+  });
+
+  test("after an Init COMPLETE the same report is of another communicator: the run had started", () => {
+    const done =
+      "c0ffee:559:654 [0] NCCL INFO comm 0x55d4c1a0e2f0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE";
+    expect(analyzeNcclLog([...start.slice(0, 2), done, start[2], report].join("\n")).data.verdict).toBe("socket");
+  });
+});
