@@ -39,6 +39,10 @@ export const KNOWN_MISSES = new Set<string>([
   // A second batch (9 captures, 9 sources new to the corpus); first contact 7/9, then 8/9. Each still misses:
   // PyTorch's glog `ProcessGroupNCCL.cpp:980] … ProcessGroupNCCL environments: NCCL version: 2.25.1`: not read.
   "nccl_log/glog-processgroupnccl-environments-line-names-nccl-version-only.txt",
+  // A third batch (7 captures, 7 sources new to the corpus); first contact 6/7. Each still misses:
+  // A bare `show_gids` line and its table, then `training_log.txt:` and an NCCL log: read as one show_gids capture;
+  // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.
+  "nccl_log/exports-then-show-gids-table-then-roce-log-gdr-disabled.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
