@@ -43,10 +43,6 @@ export const KNOWN_MISSES = new Set<string>([
   // A bare `show_gids` line and its table, then `training_log.txt:` and an NCCL log: read as one show_gids capture;
   // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.
   "nccl_log/exports-then-show-gids-table-then-roce-log-gdr-disabled.txt",
-  // A fourth batch (7 captures, 7 sources new to the corpus); first contact 6/7. Each still misses:
-  // Old vLLM's pynccl `RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'` (NCCL's error
-  // string with no `NCCL error:` before it): the line scanner does not read it as a failure, so nothing is read.
-  "nccl_log/collect-env-wsl2-then-worker-traceback-unhandled-cuda-error.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

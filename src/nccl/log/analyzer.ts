@@ -64,6 +64,9 @@ const ERROR_REPORT_LINE = new RegExp(
   `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}`,
 );
 
+/** nccl-tests' failure line (`Test NCCL failure common.cu:1188 '…'`, src/common.h of https://github.com/NVIDIA/nccl-tests). */
+const NCCL_TESTS_FAILURE = /\bTest NCCL failure \S+:\d+ /;
+
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
  * (a README, a design note) has none of these shapes.
@@ -94,8 +97,9 @@ export function ncclLogLines(head: string): {
     } else if (BANNER_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     else if (BARE_INFO.test(line.trimStart())) bare++;
-    // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.
-    if (ERROR_REPORT_LINE.test(line)) report++;
+    // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both. nccl-tests' own
+    // `Test NCCL failure common.cu:N '<NCCL's error string> / '` belongs to nccl-tests' output, not to an NCCL log.
+    if (ERROR_REPORT_LINE.test(line) && !NCCL_TESTS_FAILURE.test(line)) report++;
   }
   const share = lines === 0 ? 0 : (log + banner + caller) / lines;
   return { log, banner, report, share, bare, bareShare: lines === 0 ? 0 : (log + banner + bare) / lines };

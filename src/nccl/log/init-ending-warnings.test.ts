@@ -92,3 +92,22 @@ describe("XLA's report that the init call failed (https://github.com/jax-ml/jax/
     expect(analyzeNcclLog([...start.slice(0, 2), done, start[2], report].join("\n")).data.verdict).toBe("socket");
   });
 });
+
+describe("NCCL's error string raised with nothing before it (https://github.com/vllm-project/vllm/issues/4411)", () => {
+  test("`RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'` is a CUDA failure of init", () => {
+    const r = analyzeNcclLog(
+      [
+        "INFO 04-27 10:11:03 pynccl.py:65] vLLM is using nccl==2.18.1",
+        "ERROR 04-27 10:11:04 worker_base.py:157] RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'",
+      ].join("\n"),
+    );
+    expect(r.data.ncclVersions).toEqual(["2.18.1"]);
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_CUDA"]);
+    expect(r.data.verdict).toBe("init_failed");
+  });
+
+  test("a sentence naming the error in other words is not NCCL's string", () => {
+    const r = analyzeNcclLog("the job died with an unhandled cuda error, see the attached log");
+    expect(r.data.warnings).toEqual([]);
+  });
+});

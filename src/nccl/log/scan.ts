@@ -22,7 +22,7 @@ export { indexInLine, keep } from "./line.js";
 const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 /** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's too. */
 const FAILURE_LINE = new RegExp(
-  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}`,
+  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
