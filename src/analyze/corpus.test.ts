@@ -50,7 +50,7 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * rewritten in the corpus's natural device order): 41/43. A second batch of 9 from 9 new sources: 7/9, then 8/9 (XLA's
  * report that ncclCommInitRank failed). A third batch of 7 from 7 new sources: 6/7 on first contact;
  * a fourth of 7 from 7 more: 6/7, then 7/7 (NCCL's own error strings read
- * without `NCCL error:` before them).
+ * without `NCCL error:` before them). A fifth of 3 from 3 more: 3/3.
  * Behind the wrappers services and tools add (docker compose, journalctl, ts, torchrun/PyTorch, Horovod, -prepend-rank,
  * grep -H/-n, cat -n, a tab or Markdown code block), before their families were read: 246, 250, 177, 391/535, 255, 409,
  * 149/178, 92 and 409 of 537 captures right; after: every capture, alone and two deep (wrapped-captures.test.ts).
