@@ -36,9 +36,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/nccl-2.1-redacted-host-ibvwrap-cu-create-qp-test-failed-line.txt",
   // `host [dev] NCCL INFO` (no pid:tid) behind timestamps: no host read (the host reader is the line scanner's).
   "nccl_log/kubectl-timestamps-nccl-timestamp-host-only-bootstrap-reset-by-peer.txt",
-  // A second batch (9 captures, 9 sources new to the corpus); first contact 7/9, then 8/9. Each still misses:
-  // PyTorch's glog `ProcessGroupNCCL.cpp:980] … ProcessGroupNCCL environments: NCCL version: 2.25.1`: not read.
-  "nccl_log/glog-processgroupnccl-environments-line-names-nccl-version-only.txt",
   // A third batch (7 captures, 7 sources new to the corpus); first contact 6/7. Each still misses:
   // A bare `show_gids` line and its table, then `training_log.txt:` and an NCCL log: read as one show_gids capture;
   // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.

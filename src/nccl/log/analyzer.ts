@@ -1,6 +1,6 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { BARE_INFO } from "./bare-messages.js";
-import { NCCL_WATCHDOG_LINE } from "./caller-lines.js";
+import { NCCL_CALLER_LINE, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { NCCL_ERROR_STRING } from "./record.js";
@@ -43,11 +43,8 @@ const LOG_LINE =
   /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
 const RECORDS = /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
-/**
- * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
- * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.
- */
-const NCCL_CALLER_LINE = /^\s*\[[EWI]\s?[\d :.-]*ProcessGroupNCCL\.cpp:\d+\]/;
+// PyTorch's own NCCL layer (NCCL_CALLER_LINE, caller-lines.ts): no NCCL line by itself, but beside NCCL's banner (or
+// the process group's own naming of the NCCL version, NCCL_PG_VERSION) it is the rest of that NCCL log.
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 /**
@@ -94,7 +91,7 @@ export function ncclLogLines(head: string): {
       const records = line.match(RECORDS)?.length ?? 1;
       log += Math.max(1, records);
       lines += Math.max(1, records) - 1;
-    } else if (BANNER_LINE.test(line)) banner++;
+    } else if (BANNER_LINE.test(line) || NCCL_PG_VERSION.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     else if (BARE_INFO.test(line.trimStart())) bare++;
     // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both. nccl-tests' own

@@ -40,3 +40,26 @@ describe("a paste of PyTorch's NCCL watchdog only", () => {
     expect(kindAndData(text).kind).not.toBe("nccl_log");
   });
 });
+
+// PyTorch's process group naming the NCCL it loaded (ProcessGroupNCCL.cpp's `ProcessGroupNCCL environments: NCCL
+// version: …`), in glog's layout as seen at https://github.com/meta-pytorch/torchforge/pull/55; pids and times ours.
+describe("PyTorch's NCCL process group naming the NCCL version", () => {
+  const glog = [
+    "I0820 14:27:21.482718 4030958 ProcessGroupNCCL.cpp:980] [PG ID 1 PG GUID 1 Rank 1] ProcessGroupNCCL environments: NCCL version: 2.25.1, TORCH_NCCL_ASYNC_ERROR_HANDLING: 3, TORCH_NCCL_BLOCKING_WAIT: 0",
+    "W0820 14:27:21.486436 4030959 ProcessGroupNCCL.cpp:915] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now.",
+    "I0820 14:27:21.486558 4030959 ProcessGroupNCCL.cpp:971] [PG ID 0 PG GUID 0 Rank 0] ProcessGroupNCCL environments: NCCL version: 2.25.1, TORCH_NCCL_ASYNC_ERROR_HANDLING: 3",
+    "I0820 14:27:21.512101 4030959 ProcessGroupNCCL.cpp:2589] [PG ID 0 PG GUID 0 Rank 0] ProcessGroupNCCL created ncclComm_ 0x55a1d7e03b90 on CUDA device: 0",
+  ].join("\n");
+
+  test("its lines alone are an NCCL log whose version is the one they name", () => {
+    const [e] = analyzeTranscript("pg.log", glog);
+    expect(e?.kind).toBe("nccl_log");
+    expect((e?.data as { ncclVersions?: string[] } | undefined)?.ncclVersions).toEqual(["2.25.1"]);
+  });
+
+  test("beside NCCL's own lines the version is the same one, read once", () => {
+    const text = `${glog}\ntrn-3:4030958:4030990 [1] NCCL INFO Using network IB\nNCCL version 2.25.1+cuda12.8\n`;
+    const [e] = analyzeTranscript("pg.log", text);
+    expect((e?.data as { ncclVersions?: string[] } | undefined)?.ncclVersions).toEqual(["2.25.1"]);
+  });
+});

@@ -1,7 +1,7 @@
 import { charIn } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO } from "./bare-messages.js";
-import { NCCL_WATCHDOG_LINE } from "./caller-lines.js";
+import { NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
@@ -239,6 +239,13 @@ export class LineScanner {
     }
     // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
     // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
+    // PyTorch's NCCL process group naming the NCCL it loaded (caller-lines.ts): a line of the NCCL log.
+    const pg = NCCL_PG_VERSION.exec(text);
+    if (pg) {
+      st.ncclLines++;
+      noteVersion(this.st, s, p + pg.index, end, s.slice(start, p + pg.index), pg[1]);
+      return;
+    }
     const other = OTHER_VERSION.exec(text);
     if (other) {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
