@@ -237,8 +237,6 @@ export class LineScanner {
       if (FAILURE_LINE.test(text)) failureLine(this.st, s, p, end);
       return;
     }
-    // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
-    // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
     // PyTorch's NCCL process group naming the NCCL it loaded (caller-lines.ts): a line of the NCCL log.
     const pg = NCCL_PG_VERSION.exec(text);
     if (pg) {
@@ -246,6 +244,8 @@ export class LineScanner {
       noteVersion(this.st, s, p + pg.index, end, s.slice(start, p + pg.index), pg[1]);
       return;
     }
+    // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
+    // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
     const other = OTHER_VERSION.exec(text);
     if (other) {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
