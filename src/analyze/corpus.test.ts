@@ -43,6 +43,14 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * (16/29); after the fixes (a page's ` | |` cells and `- ` bullets, early nccl-tests due their footer, the version banner
  * glued to a record, Init timings, paragraphs of records, pynccl's error string): nccl_log 16/17, nccl_tests 8/9, host
  * tools 2/3 (26/29); with the ring-list rank count above, nccl_log 17/17 (27/29).
+ * Then 43 NCCL logs from 43 sources new to the corpus (vLLM, sglang, TensorRT-LLM, Megatron, Paddle, RCCL, EFA/OFI,
+ * kubeflow, KServe, Azure ML, SkyPilot, TensorFlow/XLA, PyTorch watchdogs; NCCL 2.1–2.27): first contact 31/43. After
+ * the fixes (PyTorch's watchdog alone is an NCCL log, init-ending WARNs fail a socket run's init, ncclRemoteError and
+ * ncclInvalidArgument as follow-on results, a topology path NCCL cannot build, one record quoted amid prose; one fact
+ * rewritten in the corpus's natural device order): 41/43. A second batch of 9 from 9 new sources: 7/9, then 9/9 (XLA's
+ * report that ncclCommInitRank failed; PyTorch's process group naming the NCCL version). A third batch of 7 from 7 new sources: 6/7 on first contact;
+ * a fourth of 7 from 7 more: 6/7, then 7/7 (NCCL's own error strings read
+ * without `NCCL error:` before them). A fifth of 3 from 3 more: 3/3.
  * Behind the wrappers services and tools add (docker compose, journalctl, ts, torchrun/PyTorch, Horovod, -prepend-rank,
  * grep -H/-n, cat -n, a tab or Markdown code block), before their families were read: 246, 250, 177, 391/535, 255, 409,
  * 149/178, 92 and 409 of 537 captures right; after: every capture, alone and two deep (wrapped-captures.test.ts).

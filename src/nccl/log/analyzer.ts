@@ -1,5 +1,6 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { BARE_INFO } from "./bare-messages.js";
+import { NCCL_CALLER_LINE, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { NCCL_ERROR_STRING } from "./record.js";
@@ -42,11 +43,8 @@ const LOG_LINE =
   /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|^\s*NCCL (?:INFO|WARN) \S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
 const RECORDS = /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
-/**
- * PyTorch's own NCCL layer (`[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout …`):
- * no NCCL line by itself, but beside NCCL's banner it is the rest of that NCCL log.
- */
-const NCCL_CALLER_LINE = /^\s*\[[EWI]\s?[\d :.-]*ProcessGroupNCCL\.cpp:\d+\]/;
+// PyTorch's own NCCL layer (NCCL_CALLER_LINE, caller-lines.ts): no NCCL line by itself, but beside NCCL's banner (or
+// the process group's own naming of the NCCL version, NCCL_PG_VERSION) it is the rest of that NCCL log.
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
 const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
 /**
@@ -55,12 +53,16 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
  * torch/csrc/distributed/c10d/NCCLUtils.hpp, https://github.com/pytorch/pytorch), its watchdog's
  * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
  * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201),
- * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts).
+ * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts), and
+ * PyTorch's watchdog timing out an NCCL collective (NCCL_WATCHDOG_LINE, caller-lines.ts).
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
 const ERROR_REPORT_LINE = new RegExp(
-  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}`,
+  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}`,
 );
+
+/** nccl-tests' failure line (`Test NCCL failure common.cu:1188 '…'`, src/common.h of https://github.com/NVIDIA/nccl-tests). */
+const NCCL_TESTS_FAILURE = /\bTest NCCL failure \S+:\d+ /;
 
 /**
  * How many of the non-empty lines of `head` are NCCL log lines, and their share. Prose that mentions "NCCL INFO"
@@ -89,11 +91,12 @@ export function ncclLogLines(head: string): {
       const records = line.match(RECORDS)?.length ?? 1;
       log += Math.max(1, records);
       lines += Math.max(1, records) - 1;
-    } else if (BANNER_LINE.test(line)) banner++;
+    } else if (BANNER_LINE.test(line) || NCCL_PG_VERSION.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     else if (BARE_INFO.test(line.trimStart())) bare++;
-    // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both.
-    if (ERROR_REPORT_LINE.test(line)) report++;
+    // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both. nccl-tests' own
+    // `Test NCCL failure common.cu:N '<NCCL's error string> / '` belongs to nccl-tests' output, not to an NCCL log.
+    if (ERROR_REPORT_LINE.test(line) && !NCCL_TESTS_FAILURE.test(line)) report++;
   }
   const share = lines === 0 ? 0 : (log + banner + caller) / lines;
   return { log, banner, report, share, bare, bareShare: lines === 0 ? 0 : (log + banner + bare) / lines };
@@ -120,8 +123,10 @@ export const ncclLogAnalyzer: AnalyzerKind = {
     const n = ncclLogLines(head);
     if (!looksLikeNcclLog(n)) {
       if (n.banner > 0 && n.share >= 0.5) return 0.5;
-      // A traceback ending in the framework's report of the failed NCCL call: weak, any other kind's lines win.
-      if (n.report > 0) return 0.55;
+      // A traceback ending in the framework's report of the failed NCCL call, or one NCCL record quoted amid prose
+      // (`[date] host:pid:tid [0] func:line NCCL WARN NET/OFI …`, all an issue shows of the run): weak, any other
+      // kind's lines win.
+      if (n.report > 0 || n.log > 0) return 0.55;
       // INFO messages stripped of their prefix and level (bare-messages.ts): at least 3, and most of the text.
       return n.bare >= 3 && n.bareShare >= 0.5 ? 0.7 : 0;
     }

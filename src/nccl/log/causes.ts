@@ -15,6 +15,12 @@ export type LogCause = {
   followOn?: true;
   /** `test` reads the whole line (its `file.cc:123` source location), not only the message after `NCCL WARN`. */
   inLine?: true;
+  /**
+   * NCCL prints it on the way out of communicator init, returning an error from ncclCommInitRank (an invalid rank, a
+   * duplicate GPU, a bootstrap root refusing a rank, a topology it cannot build): where no communicator completed, the
+   * init failed, whatever network was chosen.
+   */
+  endsInit?: true;
 };
 
 export const LOG_CAUSES: readonly LogCause[] = [
@@ -234,6 +240,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "BOOTSTRAP_ROOT",
     severity: "error",
+    endsInit: true,
     test: /Bootstrap Root : (?:rank \d+ of \d+ ranks has already checked in|mismatch in (?:rank count|number of roots)|localId \d+ is out of range)/,
     cause:
       "the bootstrap root refused a rank: the same rank checked in twice, or the ranks disagree on how many there are — two processes were started with one rank, two jobs share one rendezvous (unique id, MASTER_ADDR:MASTER_PORT), or the world size differs between nodes",
@@ -245,6 +252,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "DUPLICATE_GPU",
     severity: "error",
+    endsInit: true,
     test: /Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device/,
     cause:
       "two ranks of one communicator run on the same GPU: every process sees the same device (CUDA_VISIBLE_DEVICES, a pod given one GPU for several ranks, a time-sliced or shared GPU), or the program does not select its local rank's device before NCCL starts",
@@ -299,12 +307,36 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "NCCL could not create or attach the shared-memory segment its processes on a node share: /dev/shm is too small or full (a container gets 64 MiB by default), stale /dev/shm/nccl-* files fill it, or the segment was removed before a peer attached (the creating process exited, systemd's RemoveIPC)",
     fix: "Give the pod a larger /dev/shm (an emptyDir with medium: Memory mounted at /dev/shm; outside Kubernetes --shm-size or --ipc=host), remove stale /dev/shm/nccl-* files; NCCL_SHM_DISABLE=1 avoids it at some cost to traffic inside the node.",
   },
+  // init.cc `WARN("Invalid rank requested : %d/%d", myrank, nranks)` before returning ncclInvalidArgument from
+  // ncclCommInitRank (src/init.cc, https://github.com/NVIDIA/nccl; shape in https://github.com/Azure/AML-Kubernetes/issues/58).
+  {
+    id: "INVALID_RANK",
+    severity: "error",
+    endsInit: true,
+    test: /Invalid rank requested : -?\d+\/\d+/,
+    cause:
+      "a process asked to join the communicator with a rank that is not below the number of ranks: the launcher's RANK/WORLD_SIZE (or the job's replica and GPU counts) disagree with each other",
+    fix: "Make the world size the launcher passes equal the number of processes it starts (replicas × processes per replica), and give each process a distinct rank below it.",
+  },
   {
     id: "TOPOLOGY",
     severity: "error",
+    endsInit: true,
     test: /does not loop back|does not contain rank/,
     cause: "ranks disagree on the topology (different NCCL settings or hardware across nodes)",
     fix: "Give every rank the same NCCL variables and NCCL version; compare `kube-rdma nccl-env` across nodes.",
+  },
+  // graph/paths.cc `WARN("Failed to find reverse path from remNode %d/%lx nlinks %d to node %d/%lx")`, returning
+  // ncclInternalError (src/graph/paths.cc, https://github.com/NVIDIA/nccl; RCCL prints the same, shape in
+  // https://github.com/ROCm/rccl/issues/1728): a link of the topology graph NCCL read has no way back.
+  {
+    id: "TOPOLOGY_PATH",
+    severity: "error",
+    endsInit: true,
+    test: /Failed to find reverse path from remNode\b/,
+    cause:
+      "NCCL could not compute the paths of its topology graph: a device it found has a link with no link back, as when the devices a process may see (CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, a container's device list) or a virtual machine's PCI tree hide part of the topology, or NCCL_TOPO_FILE describes other hardware",
+    fix: "Give every process the same view of the node's GPUs and NICs (select GPUs by the visibility variable the runtime documents rather than hiding devices from it), and drop or regenerate NCCL_TOPO_FILE if one is set.",
   },
   {
     id: "PROXY_ERROR",
@@ -323,16 +355,18 @@ export const LOG_CAUSES: readonly LogCause[] = [
     fix: "Re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of the failing rank.",
   },
   // The result NCCL hands back when a call fails without a system error: ncclInternalError ("internal error - please
-  // report this issue to the NCCL developers") and ncclInvalidUsage ("invalid usage"), as the caller prints it
+  // report this issue to the NCCL developers"), ncclInvalidArgument ("invalid argument"), ncclInvalidUsage ("invalid
+  // usage") and ncclRemoteError ("remote process exited or there was a network error"), as the caller prints it
   // (src/misc/utils.cc ncclGetErrorString, https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc; shapes in
-  // https://github.com/Azure/msccl/issues/26 and https://github.com/NVIDIA/nccl/issues/1837).
+  // https://github.com/Azure/msccl/issues/26, https://github.com/NVIDIA/nccl/issues/1837 and
+  // https://github.com/PrimeIntellect-ai/verifiers/issues/78).
   {
     id: "NCCL_ERROR_RESULT",
     severity: "error",
     followOn: true,
-    test: /\binternal error\b|ncclInternalError|\binvalid usage\b|ncclInvalidUsage/,
+    test: /\binternal error\b|ncclInternalError|\binvalid (?:usage|argument)\b|ncclInvalid(?:Usage|Argument)|\bremote process exited or there was a network error\b|ncclRemoteError/,
     cause:
-      "an NCCL call returned an error (internal error or invalid usage) to the program; the WARN lines before it say why",
+      "an NCCL call returned an error (internal error, invalid argument or usage, a remote process gone) to the program; the WARN lines before it say why",
     fix: "Read the first WARN of the failing rank; for invalid usage check the NCCL variables and the order of NCCL calls in the program.",
   },
   {
@@ -357,4 +391,9 @@ export const LOG_CAUSES: readonly LogCause[] = [
 export function causeOf(text: string, line = text): LogCause {
   for (const c of LOG_CAUSES) if (c.test.test(c.inLine ? line : text)) return c;
   return LOG_CAUSES[LOG_CAUSES.length - 1]!;
+}
+
+/** Whether warnings of cause `id` end a communicator's init (LogCause.endsInit). */
+export function endsInit(id: string): boolean {
+  return LOG_CAUSES.some((c) => c.id === id && c.endsInit === true);
 }

@@ -166,7 +166,9 @@ export function gluedBannerEnd(s: string, p: number, end: number, hosts: Readonl
 /**
  * `NCCL error: ` and one of NCCL's own error strings, whole (ncclGetErrorString in src/init.cc,
  * https://github.com/NVIDIA/nccl): how a framework reports the NCCL call that failed (vLLM's pynccl raises exactly
- * this, with no version). A sentence that names an error without NCCL's wording is not one.
+ * this, with no version). The strings that end `(run with NCCL_DEBUG=… for details)` are NCCL's even alone (older
+ * pynccl raised `RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'`, shape in
+ * https://github.com/vllm-project/vllm/issues/4411). A sentence that names an error without NCCL's wording is not one.
  */
 export const NCCL_ERROR_STRING =
-  /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)/;
+  /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)|\b(?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\))/;

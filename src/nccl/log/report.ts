@@ -6,6 +6,7 @@ import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
+import { endsInit } from "./causes.js";
 import { deviceFindings } from "./device-findings.js";
 import {
   type DeviceEvidence,
@@ -108,7 +109,8 @@ function verdictOf(st: LogState, network: string | null, communicator: Communica
   const completed = communicator !== null;
   if (network === "Socket" || st.conn.socket > 0) {
     // Sockets were chosen, and their connections failed before any rank finished its init: the run never started.
-    const failed = st.initChainFailed > 0 || SOCKET_FAILURES.some((id) => st.warnings.has(id));
+    const failed =
+      st.initChainFailed > 0 || [...st.warnings.keys()].some((id) => SOCKET_FAILURES.includes(id) || endsInit(id));
     return failed && !completed ? "init_failed" : "socket";
   }
   // Channels printed `via NET/IB/…/GDRDMA`, but registering the GPU buffers failed: the connections never carried

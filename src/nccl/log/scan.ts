@@ -1,6 +1,7 @@
 import { charIn } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO } from "./bare-messages.js";
+import { NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
@@ -21,7 +22,7 @@ export { indexInLine, keep } from "./line.js";
 const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 /** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's too. */
 const FAILURE_LINE = new RegExp(
-  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}`,
+  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
 /** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
@@ -238,6 +239,13 @@ export class LineScanner {
       if (FAILURE_LINE.test(text)) failureLine(this.st, s, p, end);
       return;
     }
+    // PyTorch's NCCL process group naming the NCCL it loaded (caller-lines.ts): a line of the NCCL log.
+    const pg = NCCL_PG_VERSION.exec(text);
+    if (pg) {
+      st.ncclLines++;
+      noteVersion(this.st, s, p + pg.index, end, s.slice(start, p + pg.index), pg[1]);
+      return;
+    }
     // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
     // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
     const other = OTHER_VERSION.exec(text);
@@ -261,7 +269,7 @@ export class LineScanner {
       // words after `NCCL error: `): a line of this NCCL log.
       if (CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
       failureLine(this.st, s, p, end);
-    }
+    } else if (NCCL_WATCHDOG_LINE.test(text)) st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
   }
 
   private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {

@@ -69,7 +69,10 @@ export class LogState {
   initComplete = 0;
   /** Lines only a communicator that was built prints: `Destroyed comm`, `… Destroy COMPLETE`, `Got completion …`. */
   commRan = 0;
-  /** `init.cc:N -> code` return chains (an error returned through the communicator's init) before any Init COMPLETE. */
+  /**
+   * `init.cc:N -> code` return chains (an error returned through the communicator's init), or a framework's report
+   * that the init call failed (`NCCL operation ncclCommInitRank(…) failed: …`), before any Init COMPLETE.
+   */
   initChainFailed = 0;
   /** Error WARNs (not follow-ons) seen before the first `Init COMPLETE` line of the log. */
   errorsBeforeInit = 0;

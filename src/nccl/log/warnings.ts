@@ -21,6 +21,12 @@ export function warnRecord(st: LogState, s: string, start: number, p: number, ms
   addWarning(st, s.slice(msg, end), hostOf(key), s.slice(start, end));
 }
 
+/**
+ * XLA's report of a failed communicator init: `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …`
+ * (https://github.com/openxla/xla/pull/7201; shape in https://github.com/jax-ml/jax/issues/4950).
+ */
+const INIT_CALL_FAILED = /\bNCCL operation ncclCommInit\w*\(.*\) failed: /;
+
 /** NCCL's IB transport quoted by an application (`Last error: NET/IB : Got completion from peer … with error 12`). */
 const QUOTED_IB = /\bNET\/IB ?: Got (?:completion|async event)\b/;
 
@@ -32,6 +38,8 @@ const QUOTED_IB = /\bNET\/IB ?: Got (?:completion|async event)\b/;
 export function failureLine(st: LogState, s: string, start: number, end: number): void {
   const text = s.slice(start, end).trim();
   if (QUOTED_IB.test(text)) st.ibWarnings++;
+  // The report names the init call that failed: before any Init COMPLETE, the communicator was never built.
+  if (st.initComplete === 0 && INIT_CALL_FAILED.test(text)) st.initChainFailed++;
   if (text.includes("Got completion ")) {
     st.commRan++;
     completionHca(st, text);

@@ -1,0 +1,113 @@
+/**
+ * WARNs NCCL prints on its way out of ncclCommInitRank, and the results it hands back to the program, read by what they
+ * mean for the run whatever network was chosen. Sources: src/init.cc `Invalid rank requested : %d/%d` (returns
+ * ncclInvalidArgument), src/graph/paths.cc `Failed to find reverse path from remNode …` (ncclInternalError) and
+ * src/misc/utils.cc ncclGetErrorString ("remote process exited or there was a network error", "invalid argument"), in
+ * https://github.com/NVIDIA/nccl. The lines are written here in the shapes seen in the issues named beside each.
+ */
+import { describe, expect, test } from "vitest";
+import { analyzeNcclLog } from "./analyzer.js";
+
+const socketStart = (host: string, ip: string) => [
+  `${host}:25:25 [0] NCCL INFO Bootstrap : Using [0]eth0:${ip}<0>`,
+  `${host}:25:25 [0] NCCL INFO NET/IB : No device found.`,
+  `${host}:25:25 [0] NCCL INFO NET/Socket : Using [0]eth0:${ip}<0>`,
+];
+
+describe("a rank outside the communicator (https://github.com/Azure/AML-Kubernetes/issues/58)", () => {
+  const log = [
+    ...socketStart("trainjob-worker-1", "10.40.3.17"),
+    "trainjob-worker-1:25:25 [0] init.cc:981 NCCL WARN Invalid rank requested : 2/2",
+    "RuntimeError: NCCL error in: /opt/torch/lib/c10d/ProcessGroupNCCL.cpp:518, invalid argument, NCCL version 2.4.8",
+  ].join("\n");
+
+  test("its own cause, an error, and the socket run never started", () => {
+    const r = analyzeNcclLog(log);
+    expect(r.data.network).toBe("Socket");
+    expect(r.data.verdict).toBe("init_failed");
+    const codes = r.data.warnings.map((w) => w.code);
+    expect(codes).toContain("NCCL_WARN_INVALID_RANK");
+    expect(codes).not.toContain("NCCL_WARN_OTHER");
+    expect(r.findings.find((f) => f.code === "NCCL_WARN_INVALID_RANK")?.severity).toBe("error");
+  });
+
+  test("a socket run whose only warnings say IB is absent still ran over sockets", () => {
+    const r = analyzeNcclLog(
+      [
+        ...socketStart("trainjob-worker-1", "10.40.3.17"),
+        "trainjob-worker-1:25:25 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]",
+      ].join("\n"),
+    );
+    expect(r.data.verdict).toBe("socket");
+  });
+});
+
+describe("a topology path NCCL cannot build (https://github.com/ROCm/rccl/issues/1728)", () => {
+  const log = [
+    "node-7:18802:18813 [0] NCCL INFO NET/Socket : Using [0]eth0:10.64.12.75<0>",
+    "node-7:18802:18813 [0] NCCL INFO Using network Socket",
+    "node-7:18802:18813 [0] graph/paths.cc:153 NCCL WARN Failed to find reverse path from remNode 0/200000 nlinks 3 to node 0/700000",
+  ].join("\n");
+
+  test("a known error cause, and the init failed", () => {
+    const r = analyzeNcclLog(log);
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_TOPOLOGY_PATH"]);
+    expect(r.data.verdict).toBe("init_failed");
+  });
+});
+
+describe("the result a framework reports after NCCL's own WARN (https://github.com/PrimeIntellect-ai/verifiers/issues/78)", () => {
+  test("`remote process exited or there was a network error` follows the socket WARN, not an unknown warning", () => {
+    const r = analyzeNcclLog(
+      [
+        "rl-a:8213:8301 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.12.0.4<51216> failed : Connection refused",
+        "2025-06-19 16:59:51 - server - ERROR - [INIT_COMMUNICATOR] failed: NCCL error: remote process exited or there was a network error",
+      ].join("\n"),
+    );
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_SOCKET_CONNECT"]);
+  });
+
+  test("alone, the result is still an error the program got back", () => {
+    const r = analyzeNcclLog("RuntimeError: NCCL error: remote process exited or there was a network error");
+    expect(r.data.warnings.map((w) => [w.code, w.severity])).toEqual([["NCCL_WARN_NCCL_ERROR_RESULT", "error"]]);
+  });
+});
+
+describe("XLA's report that the init call failed (https://github.com/jax-ml/jax/issues/4950)", () => {
+  const start = [
+    "c0ffee:559:653 [1] NCCL INFO NET/Socket : Using [0]eth0:172.17.0.2<0>",
+    "c0ffee:559:653 [1] NCCL INFO Using network Socket",
+    "c0ffee:559:654 [0] external/nccl_archive/src/include/alloc.h:34 NCCL WARN Cuda failure 'out of memory'",
+  ];
+  const report =
+    "E external/xla/pjrt/pjrt_client.cc:1847] Execution of replica 0 failed: Internal: external/xla/service/gpu/nccl_utils.cc:304: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error";
+
+  test("a socket run whose ncclCommInitRank the framework reports failed never started", () => {
+    expect(analyzeNcclLog([...start, report].join("\n")).data.verdict).toBe("init_failed");
+  });
+
+  test("after an Init COMPLETE the same report is of another communicator: the run had started", () => {
+    const done =
+      "c0ffee:559:654 [0] NCCL INFO comm 0x55d4c1a0e2f0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE";
+    expect(analyzeNcclLog([...start.slice(0, 2), done, start[2], report].join("\n")).data.verdict).toBe("socket");
+  });
+});
+
+describe("NCCL's error string raised with nothing before it (https://github.com/vllm-project/vllm/issues/4411)", () => {
+  test("`RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'` is a CUDA failure of init", () => {
+    const r = analyzeNcclLog(
+      [
+        "INFO 04-27 10:11:03 pynccl.py:65] vLLM is using nccl==2.18.1",
+        "ERROR 04-27 10:11:04 worker_base.py:157] RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'",
+      ].join("\n"),
+    );
+    expect(r.data.ncclVersions).toEqual(["2.18.1"]);
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_CUDA"]);
+    expect(r.data.verdict).toBe("init_failed");
+  });
+
+  test("a sentence naming the error in other words is not NCCL's string", () => {
+    const r = analyzeNcclLog("the job died with an unhandled cuda error, see the attached log");
+    expect(r.data.warnings).toEqual([]);
+  });
+});
