@@ -47,6 +47,15 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
   // ethtool -S counters under an indented reStructuredText code block, the command line indented too: not recognised.
   "ethtool_stats/rst-code-block-indented-rdma-counters.txt",
+  // Second part of the same batch (4 nccl-tests, 3 host tools; first contact 2/7). Each still misses:
+  // A documentation viewer's line numbers glued to every line (`12#  Rank ...`, `1mlx5_0 port 1 ==> ...`).
+  "nccl_tests/docs-viewer-line-numbers-glued-allreduce-32-ranks-b200.txt",
+  "ibdev2netdev/docs-viewer-line-numbers-glued-four-ib-ports.txt",
+  // A Markdown table of nccl-tests rows (`| 16777216 | 4194304 | float | ...`): not recognised.
+  "nccl_tests/markdown-table-broadcast-eight-gpus-units-in-header.txt",
+  // A page's list bullet (`  • `) before every line: not recognised.
+  "nccl_tests/page-bullets-before-every-line-allreduce-four-l40s.txt",
+  "ibv_devinfo/page-bullets-before-every-line-bnxt-roce.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
