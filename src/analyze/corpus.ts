@@ -31,31 +31,14 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
   // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
-  // A fresh batch (17 nccl-tests, 8 host tools; first contact 16/25). Each still misses:
-  // `stern` output: every line behind the same pod and container names: not recognised (or the pod read as a device).
-  "nccl_tests/stern-pod-container-prefix-allgather-16-ranks.txt",
-  "ibdev2netdev/stern-pod-container-prefix-sriov-vf-netdevs.txt",
-  // `parallel --tag`: every line behind its host name and a tab: not recognised.
-  "nccl_tests/parallel-tag-two-hosts-single-node-allreduce-eight-gpus.txt",
+  // A fresh batch (21 nccl-tests, 10 host tools; first contact 17/31, then 27/31). Each still misses:
   // A web table flattened to one cell per line, each ending ` |`: not recognised.
   "nccl_tests/html-table-one-cell-per-line-pipe-suffix-reduce-scatter.txt",
   "show_gids/html-table-one-cell-per-line-pipe-suffix-four-gids.txt",
-  // A file viewer's line number and one space before every line (`12 #  Rank ...`): not recognised.
-  "nccl_tests/gitweb-numbered-lines-old-broadcast-root-column-four-gpus.txt",
-  "ofed_info/gitweb-numbered-lines-short-version.txt",
   // A whole page collapsed onto one line, the output between inline ``` fences: not recognised.
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
   // ethtool -S counters under an indented reStructuredText code block, the command line indented too: not recognised.
   "ethtool_stats/rst-code-block-indented-rdma-counters.txt",
-  // Second part of the same batch (4 nccl-tests, 3 host tools; first contact 2/7). Each still misses:
-  // A documentation viewer's line numbers glued to every line (`12#  Rank ...`, `1mlx5_0 port 1 ==> ...`).
-  "nccl_tests/docs-viewer-line-numbers-glued-allreduce-32-ranks-b200.txt",
-  "ibdev2netdev/docs-viewer-line-numbers-glued-four-ib-ports.txt",
-  // A Markdown table of nccl-tests rows (`| 16777216 | 4194304 | float | ...`): not recognised.
-  "nccl_tests/markdown-table-broadcast-eight-gpus-units-in-header.txt",
-  // A page's list bullet (`  • `) before every line: not recognised.
-  "nccl_tests/page-bullets-before-every-line-allreduce-four-l40s.txt",
-  "ibv_devinfo/page-bullets-before-every-line-bnxt-roce.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
