@@ -40,6 +40,14 @@ export const KNOWN_MISSES = new Set<string>([
   // A bare `show_gids` line and its table, then `training_log.txt:` and an NCCL log: read as one show_gids capture;
   // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.
   "nccl_log/exports-then-show-gids-table-then-roce-log-gdr-disabled.txt",
+  // A fresh batch (21 nccl-tests, 10 host tools; first contact 17/31, then 27/31). Each still misses:
+  // A web table flattened to one cell per line, each ending ` |`: not recognised.
+  "nccl_tests/html-table-one-cell-per-line-pipe-suffix-reduce-scatter.txt",
+  "show_gids/html-table-one-cell-per-line-pipe-suffix-four-gids.txt",
+  // A whole page collapsed onto one line, the output between inline ``` fences: not recognised.
+  "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
+  // ethtool -S counters under an indented reStructuredText code block, the command line indented too: not recognised.
+  "ethtool_stats/rst-code-block-indented-rdma-counters.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -102,11 +102,17 @@ export function analyzeText(
   const utf16 = utf16Entry(file, text);
   if (utf16) return utf16;
   // Parsers never see a wrapper: the normalisation layer hands them clean lines.
-  const clean = normaliseCapture(text);
+  const clean = normaliseCapture(text, { recognised: recognisedBy(analyzers) });
   const analyzer = chooseAnalyzer(clean.text, opts.kind, analyzers);
   if (!analyzer) return withWrappers(unknownEntry(file, analyzers), clean);
   return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, ctx)), clean);
 }
+
+/** Whether a text reads as one of the analyzers' records (for the prefixes only a record proves). */
+const recognisedBy =
+  (analyzers: readonly AnalyzerKind[]) =>
+  (text: string): boolean =>
+    chooseAnalyzer(text, undefined, analyzers) !== null;
 
 /** Keeps what the normalisation layer removed as facts on the entry (only when it removed something). */
 function withWrappers(entry: AnalyzedInput, clean: Normalised): AnalyzedInput {
@@ -151,7 +157,7 @@ export function analyzeTranscript(
   opts: { kind?: string; analyzers?: readonly AnalyzerKind[] } = {},
 ): AnalyzedInput[] {
   const analyzers = opts.analyzers ?? ANALYZERS;
-  const clean = opts.kind === undefined ? normaliseCapture(text).text : null;
+  const clean = opts.kind === undefined ? normaliseCapture(text, { recognised: recognisedBy(analyzers) }).text : null;
   const segments = clean === null ? null : splitTranscript(clean);
   if (segments === null) {
     const kinds = clean === null ? [] : mixedKinds(clean, analyzers);

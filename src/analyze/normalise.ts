@@ -8,15 +8,27 @@
  */
 import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
 import { dedent } from "../core/text.js";
+import { gutterLinesOff, markdownTablesOff, pageBulletsOff, viewerLineNumbersOff } from "./page-wrappers.js";
+import { recordPrefixOff } from "./record-prefixes.js";
 
 export type { WrapperName };
 
 /**
  * What a web page wraps around each line of a capture pasted into it (read here only, on a whole paste): a Markdown
  * list item's `- ` (a paste turned into a bulleted list, every line one item), and a file viewer's two empty table
- * cells ` | |` after the text (a gist or blob page copied with its line-number and code columns).
+ * cells ` | |` after the text (a gist or blob page copied with its line-number and code columns); and those read in
+ * page-wrappers.ts: a rendered list's `• `, a source view's lone `|` gutter lines, a viewer's line numbers counting up
+ * (glued or with a space), a Markdown table.
  */
-export type PageWrapperName = "markdown_list" | "viewer_cells";
+export type PageWrapperName =
+  | "markdown_list"
+  | "viewer_cells"
+  | "page_bullets"
+  | "viewer_gutter_lines"
+  | "viewer_line_numbers"
+  | "markdown_table"
+  | "stern"
+  | "parallel_tag";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -44,7 +56,7 @@ const prefixEnd = (l: string, w: PrefixFamily): number => w.at(l, 0, l.length);
  * earlier in PREFIX_FAMILIES on a tie. Two families can read one prefix (`2:        transport:` is Slurm's `2: ` and
  * grep's `2:`): the one that also reads the lines the other cannot (`1:hca_id: …`) is the wrapper.
  */
-function provenFamily(lines: readonly string[]): PrefixFamily | undefined {
+function provenFamily(lines: readonly string[]): { w: PrefixFamily; n: number } | undefined {
   const filled = lines.filter((l) => l.trim() !== "");
   if (filled.length === 0) return undefined;
   const least = Math.ceil(filled.length * PROOF);
@@ -58,7 +70,7 @@ function provenFamily(lines: readonly string[]): PrefixFamily | undefined {
       most = n;
     }
   }
-  return best;
+  return best ? { w: best, n: most } : undefined;
 }
 
 function capturedBy(lines: readonly string[], w: PrefixFamily): string[] {
@@ -92,8 +104,11 @@ function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | nul
   return lines.map((l) => l.replace(shape, ""));
 }
 
-/** Removes CRLF, ANSI colour and every proven per-line wrapper (stacked ones too, outermost first). */
-export function normaliseCapture(text: string): Normalised {
+/**
+ * Removes CRLF, ANSI colour and every proven per-line wrapper (stacked ones too, outermost first). `recognised` (does
+ * a text read as a known record?) lets the prefixes that only a record can prove (record-prefixes.ts) come off too.
+ */
+export function normaliseCapture(text: string, opts: { recognised?: (text: string) => boolean } = {}): Normalised {
   // Colour first: a line coloured after its CRLF was added (`ESC[32m … CR ESC[0m LF`) would otherwise leave its CR
   // alone, read as a line break of its own, and split every line in two.
   let lines = text
@@ -106,24 +121,52 @@ export function normaliseCapture(text: string): Normalised {
   // goes first, and again after them.
   lines = dedent(lines);
   const out: Normalised = { text: "", removed: [] };
-  // A page's wrapping is outermost: the paste was made from the page, around whatever the launcher had put there.
-  const cells = pageWrapperOff(lines, VIEWER_CELLS);
-  if (cells) {
-    lines = cells;
-    out.removed.push("viewer_cells");
-  }
-  // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
-  // output relayed by another `srun -l`): each pass removes the first proven one; the outermost one's facts are kept.
-  for (let pass = 0; pass < 2 * PREFIX_FAMILIES.length; pass++) {
+  // A page's wrapping is usually outermost (the paste was made from the page, around whatever the launcher had put
+  // there), but a launcher can relay a paste too: each pass removes the first proven wrapper of either sort; the
+  // outermost launcher's facts are kept.
+  const page: [PageWrapperName, (l: readonly string[]) => string[] | null][] = [
+    ["viewer_gutter_lines", gutterLinesOff],
+    ["viewer_cells", (l) => pageWrapperOff(l, VIEWER_CELLS)],
+    ["markdown_table", markdownTablesOff],
     // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).
-    const listed = out.removed.includes("markdown_list") ? null : pageWrapperOff(lines, LIST_ITEM);
-    if (listed) {
-      lines = dedent(listed.filter((l) => !FENCE.test(l)));
-      out.removed.push("markdown_list");
+    ["markdown_list", (l) => pageWrapperOff(l, LIST_ITEM)],
+    ["page_bullets", pageBulletsOff],
+  ];
+  /** The first page shape the lines prove, with how many lines it changes. */
+  const pageShape = () => {
+    for (const [name, off] of page) {
+      const next = off(lines);
+      if (!next) continue;
+      const changed =
+        next.length !== lines.length ? lines.length - next.length : next.filter((l, i) => l !== lines[i]).length;
+      return { name, next, changed };
+    }
+    return null;
+  };
+  const take = (name: PageWrapperName, next: readonly string[]) => {
+    lines = dedent(next.filter((l) => !FENCE.test(l)));
+    if (!out.removed.includes(name)) out.removed.push(name);
+  };
+  // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
+  // output relayed by another `srun -l`). Each pass takes the reading that explains the most lines: a page's shape or
+  // a viewer's line numbers over a launcher's prefix only when it changes more lines (a launcher relaying a page's
+  // paste prints its prefix before the page's own ` | |` on every line, its lone `|` lines too).
+  for (let pass = 0; pass < 2 * (PREFIX_FAMILIES.length + page.length + 1); pass++) {
+    const proven = provenFamily(lines);
+    const shape = pageShape();
+    if (shape && shape.changed > (proven?.n ?? 0)) {
+      take(shape.name, shape.next);
       continue;
     }
-    const w = provenFamily(lines);
-    if (!w) break;
+    // cat -n's `2<TAB>` is a glued number before a tab-indented line too: numbers that run over every line are the
+    // viewer's.
+    const numbered = viewerLineNumbersOff(lines);
+    if (numbered && numbered.numbered > (proven?.n ?? 0)) {
+      take("viewer_line_numbers", numbered.lines);
+      continue;
+    }
+    if (!proven) break;
+    const w = proven.w;
     if (w.fact?.kind === "rank") out.ranks ??= numbersOf(lines, w);
     if (w.fact?.kind === "task") out.tasks ??= numbersOf(lines, w);
     if (w.fact?.kind === "host") out.hosts ??= capturedBy(lines, w).sort();
@@ -138,6 +181,25 @@ export function normaliseCapture(text: string): Normalised {
         })
         .filter((l) => !FENCE.test(l)),
     );
+  }
+  // A prefix only a record proves (stern's pod and container, parallel's tag), judged on the text with every other
+  // wrapper under it removed too; those under it come off after it.
+  const recognised = opts.recognised;
+  const record = recognised
+    ? recordPrefixOff(dedent(lines), {
+        // The text under the prefix is shorter: its own normalisation ends.
+        without: (t) => recognised(normaliseCapture(t, opts).text),
+        with: recognised,
+      })
+    : null;
+  if (record) {
+    const inner = normaliseCapture(record.lines.join("\n"), opts);
+    out.removed.push(record.name, ...inner.removed.filter((n) => !out.removed.includes(n)));
+    const hosts = record.hosts ?? inner.hosts;
+    if (hosts) out.hosts ??= hosts;
+    if (inner.ranks) out.ranks ??= inner.ranks;
+    if (inner.tasks) out.tasks ??= inner.tasks;
+    lines = inner.text.split("\n");
   }
   // A capture indented as a whole (a Markdown code block by four spaces, a tab-indented paste): the common indentation
   // goes, the capture's own nesting stays.

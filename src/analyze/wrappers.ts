@@ -66,8 +66,33 @@ export const WRAPS: readonly Wrap[] = [
   { name: "Markdown quote", apply: (t) => perLine(t, (l) => `> ${l}`) },
 ];
 
+/**
+ * Wrappers read only on a whole paste (src/analyze/page-wrappers.ts, record-prefixes.ts), not by the line reader a big
+ * log streams through: in the stacks below, not in the big-log test.
+ */
+export const PAGE_WRAPS: readonly Wrap[] = [
+  // Pages and viewers: line numbers glued to the text (a docs site's code block,
+  // https://docs.nvidia.com/cluster-readiness-engine/how-to-guides/run-nccl-benchmarks); a forge's source view, a lone
+  // `|` after every line (https://code.badstorm.xyz/AI/rocm-systems/src/commit/130ee246e21d3f73c977eda496ac9c90c3aa520b/src/all_gather.cu);
+  // a rendered list's bullet (https://excel.kuizhiqing.cn/nccl/nccl.html); stern's pod and container
+  // (https://github.com/felipecrs/stern).
+  { name: "viewer line numbers (glued)", apply: (t) => perLine(t, (l, i) => `${i + 1}${l}`) },
+  {
+    name: "source view gutter",
+    apply: (t) =>
+      t
+        .split("\n")
+        .flatMap((l) => [l, "|"])
+        .join("\n"),
+  },
+  { name: "page bullets", apply: (t) => perLine(t, (l) => `  • ${l}`) },
+  { name: "stern", apply: (t) => perLine(t, (l) => `trainer-0-x8k2p worker ${l}`) },
+];
+
+const ALL_WRAPS = [...WRAPS, ...PAGE_WRAPS];
+
 /** Every wrapper alone and every ordered pair of different wrappers (the inner one applied first). */
 export const WRAP_STACKS: readonly (readonly Wrap[])[] = [
-  ...WRAPS.map((w) => [w]),
-  ...WRAPS.flatMap((a) => WRAPS.filter((b) => b !== a).map((b) => [a, b])),
+  ...ALL_WRAPS.map((w) => [w]),
+  ...ALL_WRAPS.flatMap((a) => ALL_WRAPS.filter((b) => b !== a).map((b) => [a, b])),
 ];

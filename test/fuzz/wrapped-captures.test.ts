@@ -20,5 +20,5 @@ test("every capture behind every wrapper stack gives the clean capture's key fac
     }
   }
   expect(wrong).toEqual([]);
-  // Every capture × every stack (some 390,000 analyses, about 100 s on two idle cores): minutes on a loaded machine.
+  // Every capture × every stack (some 535,000 analyses, about 140 s on two idle cores): minutes on a loaded machine.
 }, 600_000);

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "vitest";
+import { normaliseCapture } from "./normalise.js";
+import { gutterLinesOff, markdownTablesOff, pageBulletsOff, viewerLineNumbersOff } from "./page-wrappers.js";
+
+// Rows in nccl-tests' own layout (src/common.cu's PrintLine: size, count, type, redop, root, then time, algbw, busbw,
+// #wrong for out-of-place and in-place), https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu ; own hosts.
+const CAPTURE = [
+  "#  Rank  0 Group  0 Pid  41120 on    gb-n01 device  0 [0000:18:00] NVIDIA B200",
+  "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+  "   134217728      33554432     float     sum      -1    412.3  325.53  610.37      0    415.0  323.42  606.41      0",
+  "   268435456      67108864     float     sum      -1    801.9  334.75  627.66      0    806.2  332.97  624.31      0",
+];
+
+describe("a viewer's line numbers count up by one and come off", () => {
+  // Glued to the text: a documentation site's code block copied with its gutter (`1spec:` `2 categories:`),
+  // https://docs.nvidia.com/cluster-readiness-engine/how-to-guides/run-nccl-benchmarks
+  test("glued numbers come off, and only the line's own number (a row's leading spaces stay)", () => {
+    const glued = ["View as Markdown", ...CAPTURE.map((l, i) => `${i + 1}${l}`)];
+    expect(viewerLineNumbersOff(glued)?.lines).toEqual(["View as Markdown", ...CAPTURE]);
+  });
+
+  // With one space: a gitweb blob view (`12 text`), https://git.droids-corp.org/?p=dpdk.git;a=blob;f=doc/guides/nics/mlx5.rst
+  test("a number and one space come off every line, from any first number (a paste cut from the middle)", () => {
+    const spaced = ["$ ofed_info -s", "MLNX_OFED_LINUX-23.10-1.1.9.0:"].map((l, i) => `${37 + i} ${l}`);
+    expect(viewerLineNumbersOff(spaced)?.lines).toEqual(["$ ofed_info -s", "MLNX_OFED_LINUX-23.10-1.1.9.0:"]);
+  });
+
+  test("a number glued to a line that starts with digits is read as the count goes, not as the digits", () => {
+    const csv = ["0, NVIDIA H100 80GB HBM3, 00000000:18:00.0", "1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0"];
+    const glued = csv.map((l, i) => `${12 + i}${l}`);
+    expect(viewerLineNumbersOff(glued)?.lines).toEqual(csv);
+  });
+
+  test("a blank line between numbered ones (a stray carriage return) and a line whose number another wrapper took", () => {
+    const split = CAPTURE.flatMap((l, i) => [`${i + 1}${l}`, ""]);
+    expect(viewerLineNumbersOff(split)?.lines).toEqual(CAPTURE.flatMap((l) => [l, ""]));
+    const twice = [...CAPTURE, ...CAPTURE];
+    const taken = twice.map((l, i) => (i === 2 ? l : `${i + 1}${l}`));
+    expect(viewerLineNumbersOff(taken)?.lines).toEqual(twice);
+  });
+
+  test("numbers that do not count up, a numbered list and `ip link`'s `1: lo:` are not a gutter", () => {
+    expect(viewerLineNumbersOff(CAPTURE)).toBeNull();
+    expect(viewerLineNumbersOff(["8 2 float sum", "16 4 float sum", "32 8 float sum"])).toBeNull();
+    expect(viewerLineNumbersOff(["1. load the module", "2. run the test", "3. read busbw"])).toBeNull();
+    expect(viewerLineNumbersOff(["1: lo: <LOOPBACK,UP> mtu 65536", "2: ens1f0np0: <BROADCAST> mtu 9000"])).toBeNull();
+    // A single numbered line among plain ones proves nothing.
+    expect(viewerLineNumbersOff(["1 mlx5_0 port 1 ==> ib0 (Up)", "mlx5_1 port 1 ==> ib1 (Up)"])).toBeNull();
+  });
+});
+
+describe("a source view's gutter lines, a page's bullets and a Markdown table", () => {
+  // A Gitea/Forgejo file view copied with its gutter: a lone `|` line after every line,
+  // https://code.badstorm.xyz/AI/rocm-systems/src/commit/130ee246e21d3f73c977eda496ac9c90c3aa520b/src/all_gather.cu
+  test("lone `|` lines between the lines come off; a table's own bars do not", () => {
+    const viewed = CAPTURE.flatMap((l) => [l, "|", "|"]);
+    expect(gutterLinesOff(viewed)).toEqual(CAPTURE);
+    expect(gutterLinesOff(["| GPU  Name |", "|   0  H100 |"])).toBeNull();
+    expect(gutterLinesOff([...CAPTURE, "|"])).toBeNull();
+  });
+
+  // A rendered list (`  • ` before each item) copied as text, https://excel.kuizhiqing.cn/nccl/nccl.html
+  test("a page's `• ` before every line comes off; a few bullets among plain lines stay", () => {
+    expect(pageBulletsOff(CAPTURE.map((l) => `  • ${l}`))).toEqual(CAPTURE);
+    expect(pageBulletsOff(["Steps:", "  • load the module", ...CAPTURE])).toBeNull();
+  });
+
+  // GitHub-flavoured Markdown tables, https://github.github.com/gfm/#tables-extension- ; a results table in a page of
+  // checks, https://facebookresearch.github.io/gcm/docs/GCM_Health_Checks/health_checks/check-nccl
+  test("a Markdown table's rows read as the text they were made from; an nvidia-smi box is no table", () => {
+    const md = [
+      "### broadcast_perf",
+      "| size | count | type | redop | root | time | algbw | busbw | #wrong |",
+      "|---|---:|---|---|---|---|---|---|---|",
+      "| 16777216 | 4194304 | float | none | 0 | 95.1 | 176.42 | 176.42 | 0 |",
+      "| 67108864 | 16777216 | float | none | 0 | 352.0 | 190.65 | 190.65 | |",
+    ];
+    expect(markdownTablesOff(md)).toEqual([
+      "### broadcast_perf",
+      "size  count  type  redop  root  time  algbw  busbw  #wrong",
+      "16777216  4194304  float  none  0  95.1  176.42  176.42  0",
+      "67108864  16777216  float  none  0  352.0  190.65  190.65  -",
+    ]);
+    const box = [
+      "+-----------------------------------------------------------------------------+",
+      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+      "|===============================+======================+======================|",
+      "|   0  NVIDIA H100 80GB    On   | 00000000:18:00.0 Off |                    0 |",
+    ];
+    expect(markdownTablesOff(box)).toBeNull();
+  });
+
+  test("the normalisation layer names each page shape it removed", () => {
+    const n = normaliseCapture(
+      CAPTURE.map((l, i) => `${i + 1}${l}`)
+        .flatMap((l) => [l, "|"])
+        .join("\n"),
+    );
+    expect(n.removed).toEqual(["viewer_gutter_lines", "viewer_line_numbers"]);
+    expect(n.text).toBe(CAPTURE.join("\n"));
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * What a web page leaves around a capture copied from it, read on the whole paste (never line by line: each shape is
+ * proven only by the lines together). Pure.
+ * - A page's list bullet `• ` (or `◦ `, `▪ `) before every line: a paste rendered as a list, every line one item.
+ * - A forge's source view copied with its gutter: every line followed by lines that hold only `|`
+ *   (a Gitea/Forgejo file view, seen in https://code.badstorm.xyz/AI/rocm-systems/src/commit/130ee246e21d3f73c977eda496ac9c90c3aa520b/src/all_gather.cu).
+ * - A viewer's line numbers before every line, with one space (a gitweb blob view,
+ *   https://git.droids-corp.org/?p=dpdk.git;a=blob;f=doc/guides/nics/mlx5.rst) or glued to the text (a documentation
+ *   site's code block, `1spec:` `2 categories:`, https://docs.nvidia.com/cluster-readiness-engine/how-to-guides/run-nccl-benchmarks):
+ *   proven by the numbers counting up by one from line to line, and only the expected number is taken off.
+ * - A Markdown table (`| a | b |` rows under a `|---|---|` rule, https://spec.commonmark.org/0.31.2/ tables extension,
+ *   https://github.github.com/gfm/#tables-extension-): its rows read as the space-separated text they were made from.
+ */
+
+/** Share of non-blank lines a shape must hold on for the paste to carry it. */
+const PROOF = 0.8;
+
+const filledOf = (lines: readonly string[]) => lines.filter((l) => l.trim() !== "");
+
+/** A rendered list's bullet and its indentation (`-` is Markdown's own list, read by the normalisation layer). */
+const PAGE_BULLET = /^[ \t]{0,4}[•◦▪‣] /;
+
+/** Removes a page's list bullet from every line when the lines prove it, else null. */
+export function pageBulletsOff(lines: readonly string[]): string[] | null {
+  const filled = filledOf(lines);
+  if (filled.length < 2 || filled.filter((l) => PAGE_BULLET.test(l)).length < Math.ceil(filled.length * PROOF))
+    return null;
+  return lines.map((l) => l.replace(PAGE_BULLET, ""));
+}
+
+const GUTTER_LINE = /^[ \t]*\|[ \t]*$/;
+
+/**
+ * Removes the lines that hold only `|` when they are the gutter of a source view: at least as many as the lines of
+ * text (each line is followed by one or two), else null. No tool prints a line of a lone bar between its lines.
+ */
+export function gutterLinesOff(lines: readonly string[]): string[] | null {
+  const filled = filledOf(lines);
+  const bars = filled.filter((l) => GUTTER_LINE.test(l)).length;
+  const text = filled.length - bars;
+  if (text < 1 || bars < text) return null;
+  return lines.filter((l) => !GUTTER_LINE.test(l));
+}
+
+/** The leading digits of a line (at most 7). */
+const leadingDigits = (l: string): string => /^\d{1,7}/.exec(l)?.[0] ?? "";
+
+/**
+ * The lines from `from` that start with `n`, `n+1`, … in turn (a line may be the number alone): a blank line holds no
+ * number and does not count (a line split by a stray carriage return), and a line without its number still counts
+ * (another wrapper read it as its own, grep's `-n`); two such lines in a row end the run.
+ */
+function runFrom(lines: readonly string[], from: number, n: number): { end: number; numbered: number[] } {
+  const numbered: number[] = [];
+  let expected = n;
+  let misses = 0;
+  let j = from;
+  for (; j < lines.length && misses < 2; j++) {
+    const l = lines[j]!;
+    if (l.trim() === "") continue;
+    if (l.startsWith(String(expected))) {
+      numbered.push(j);
+      misses = 0;
+    } else misses++;
+    expected++;
+  }
+  return { end: j, numbered };
+}
+
+/** What follows a number that is no viewer's gutter: a list's or `ip`'s punctuation and a space. */
+const NOT_A_GUTTER = /^[.:)] /;
+
+/**
+ * Removes a viewer's line numbers when they count up by one over the lines (PROOF of the non-blank lines, at least
+ * two): from each line of the run only its own number is taken off, then one space when every line had one. The
+ * first number is any prefix of the first line's digits, so a number glued to text that starts with a digit is read
+ * the same. A numbered list (`1. `, `2) `) or `ip`'s `1: lo:` is not a gutter: its number is followed by punctuation
+ * and a space (an NCCL line whose host was dropped, `:4121:4188 [0]`, has no space after its colon). `numbered` is how
+ * many lines carried their number (the caller weighs it against a launcher's numbered prefix).
+ */
+export function viewerLineNumbersOff(lines: readonly string[]): { lines: string[]; numbered: number } | null {
+  const filled = filledOf(lines).length;
+  let best: { n: number; numbered: number[] } = { n: 0, numbered: [] };
+  for (let i = 0; i < lines.length; i++) {
+    const digits = leadingDigits(lines[i]!);
+    let end = i;
+    for (let d = 1; d <= digits.length; d++) {
+      const n = Number(digits.slice(0, d));
+      if (n === 0) continue;
+      const run = runFrom(lines, i, n);
+      end = Math.max(end, run.numbered.at(-1) ?? i);
+      if (run.numbered.length > best.numbered.length) best = { n, numbered: run.numbered };
+    }
+    // No run is longer from inside one already counted: each line is counted once.
+    i = end;
+  }
+  const count = best.numbered.length;
+  if (count < 2 || count < Math.ceil(filled * PROOF)) return null;
+  const first = best.numbered[0]!;
+  const own = new Map(best.numbered.map((j) => [j, String(best.n + countBefore(lines, first, j))]));
+  const texts = best.numbered.map((j) => lines[j]!.slice(own.get(j)!.length)).filter((l) => l !== "");
+  if (texts.filter((l) => NOT_A_GUTTER.test(l)).length * 2 >= texts.length) return null;
+  const spaced = texts.every((l) => l.startsWith(" "));
+  const out = lines.map((l, j) => {
+    const num = own.get(j);
+    if (num === undefined) return l;
+    const rest = l.slice(num.length);
+    return spaced ? rest.slice(1) : rest;
+  });
+  return { lines: out, numbered: count };
+}
+
+/** How many non-blank lines lie from `first` up to (not including) `j`: the count a viewer's number has reached. */
+function countBefore(lines: readonly string[], first: number, j: number): number {
+  let k = 0;
+  for (let i = first; i < j; i++) if (lines[i]!.trim() !== "") k++;
+  return k;
+}
+
+/** A Markdown table's rule under its header row: `|---|:--:|` (two cells or more). */
+const TABLE_RULE = /^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|){2,}[ \t]*(?::?-{3,}:?[ \t]*)?$/;
+const TABLE_ROW = /^[ \t]*\|.*\|[ \t]*$/;
+
+/** A table row's cells joined by spaces (an empty cell stays a `-`, so the columns keep their places). */
+const rowText = (l: string): string =>
+  l
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((c) => c.trim() || "-")
+    .join("  ");
+
+/**
+ * Rewrites every Markdown table (a `|`-bounded header row, its `|---|` rule, the `|`-bounded rows under it) as the
+ * text it was made from, one row to a line and the rule left out; null when there is none. An nvidia-smi box has no
+ * such rule (its rules are `|===|` and `+---+`), so it is left alone.
+ */
+export function markdownTablesOff(lines: readonly string[]): string[] | null {
+  let found = false;
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (TABLE_ROW.test(l) && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]!)) {
+      found = true;
+      out.push(rowText(l));
+      i++;
+      while (i + 1 < lines.length && TABLE_ROW.test(lines[i + 1]!)) out.push(rowText(lines[++i]!));
+      continue;
+    }
+    out.push(l);
+  }
+  return found ? out : null;
+}

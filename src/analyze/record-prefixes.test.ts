@@ -1,0 +1,84 @@
+import { describe, expect, test } from "vitest";
+import { analyzeTranscript } from "./index.js";
+
+// nccl-tests' own lines (src/common.cu, https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu); own hosts.
+const TEST_OUTPUT = [
+  "# nThread 1 nGpus 1 minBytes 16777216 maxBytes 33554432 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+  "#",
+  "# Using devices",
+  "#  Rank  0 Group  0 Pid   4100 on ngt-worker-0 device  0 [0000:18:00] NVIDIA H100 80GB HBM3",
+  "#  Rank  1 Group  0 Pid   4200 on ngt-worker-1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3",
+  "#",
+  "#                                                              out-of-place                       in-place",
+  "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+  "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+  "    16777216       2097152     float    none      -1    801.2   20.94   10.47      0    799.8   20.98   10.49      0",
+  "    33554432       4194304     float    none      -1   1580.3   21.23   10.62      0   1579.1   21.25   10.62      0",
+  "# Out of bounds values : 0 OK",
+  "# Avg bus bandwidth    : 10.55 ",
+];
+
+const only = (file: string, text: string) => {
+  const entries = analyzeTranscript(file, text);
+  expect(entries).toHaveLength(1);
+  return entries[0]!;
+};
+
+// stern tails pods and prints `POD CONTAINER message` (https://github.com/felipecrs/stern,
+// https://pkg.go.dev/github.com/henriknelson/stern), colour removed first.
+describe("stern's pod and container come off when the rest reads as a record", () => {
+  test("nccl-tests behind one pod and container (coloured) reads as nccl-tests", () => {
+    const text = TEST_OUTPUT.map((l) => `\u001b[32mngt-launcher-x8k2p\u001b[0m \u001b[34mlauncher\u001b[0m ${l}`).join(
+      "\n",
+    );
+    const e = only("stern.txt", text);
+    expect(e.kind).toBe("nccl_tests");
+    expect(e.wrappers?.removed).toEqual(["stern"]);
+    expect((e.data as { rows: unknown[] }).rows).toHaveLength(2);
+  });
+
+  test("ibdev2netdev behind a pod and container names the devices, not the pod", () => {
+    const text = ["mlx5_10 port 1 ==> net1 (Up)", "mlx5_11 port 1 ==> net2 (Down)"]
+      .map((l) => `rdma-diag-7f9c5 rdma-tools ${l}`)
+      .join("\n");
+    const e = only("stern-ibdev.txt", text);
+    const mappings = (e.data as { mappings: { device: string; netdev: string }[] }).mappings;
+    expect(mappings.map((m) => `${m.device}=${m.netdev}`)).toEqual(["mlx5_10=net1", "mlx5_11=net2"]);
+  });
+
+  test("two-word starts of real tools' lines are not stern's (an underscore, a colon, different words)", () => {
+    // One device, two ports: every line starts `mlx5_0 port` (ibdev2netdev's own words; `_` is no pod name).
+    const ib = "mlx5_0 port 1 ==> ens1f0np0 (Up)\nmlx5_0 port 2 ==> ens1f1np1 (Down)";
+    expect(only("ib.txt", ib).wrappers).toBeUndefined();
+    // A plain text of two-word lines that share their start is no record: nothing comes off.
+    const notes = "gpu-node-1 ok: 8 GPUs\ngpu-node-1 ok: 4 NICs\ngpu-node-1 ok: done";
+    const e = only("notes.txt", notes);
+    expect([e.kind, e.wrappers]).toEqual(["unknown", undefined]);
+  });
+});
+
+// GNU parallel --tag puts the argument and a tab before each line of a job's output
+// (https://www.gnu.org/software/parallel/man.html#tag).
+describe("parallel --tag's argument comes off when the rest reads as a record", () => {
+  test("two hosts' runs read as nccl-tests, the hosts kept", () => {
+    const text = ["gpu-n11", "gpu-n12"].flatMap((h) => TEST_OUTPUT.map((l) => `${h}\t${l}`)).join("\n");
+    const e = only("tagged.txt", text);
+    expect(e.kind).toBe("nccl_tests");
+    expect(e.wrappers).toEqual({ removed: ["parallel_tag"], hosts: ["gpu-n11", "gpu-n12"] });
+  });
+
+  test("a tab-separated tool output (nvidia-smi topo -m) is left as it is", () => {
+    // nvidia-smi topo -m's matrix: each row's label and a tab (https://docs.nvidia.com/deploy/nvidia-smi/index.html).
+    const topo = [
+      "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity",
+      "GPU0\t X \tNV18\t0-47\t0",
+      "GPU1\tNV18\t X \t0-47\t0",
+      "",
+      "Legend:",
+      "  X    = Self",
+      "  NV#  = Connection traversing a bonded set of # NVLinks",
+    ].join("\n");
+    const e = only("topo.txt", topo);
+    expect([e.kind, e.wrappers]).toEqual(["nvidia_smi_topo", undefined]);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * Prefixes whose shape alone proves too little: a word or two before every line is also how many tools' own lines
+ * begin. Each is removed only when the lines carry it together AND the text without it reads as a known record (the
+ * caller's `recognised`). Pure.
+ * - stern's `POD CONTAINER message` (https://github.com/stern/stern, its README's output; forks such as
+ *   https://github.com/felipecrs/stern): the same pod name (a Kubernetes object name: lower-case letters, digits, `-`
+ *   and `.`, with a `-` as generated names have) and container name (a DNS-1123 label) before every line
+ *   (https://kubernetes.io/docs/concepts/overview/working-with-objects/names/).
+ * - GNU parallel's `--tag`: the argument and a tab before every line of its job (https://www.gnu.org/software/parallel/man.html#tag).
+ */
+
+const PROOF = 0.8;
+
+const POD = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/;
+const CONTAINER = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
+const STERN = /^(\S+) (\S+) /;
+
+/** The pod and container a stern line starts with, or null. */
+function sternPair(l: string): string | null {
+  const m = STERN.exec(l);
+  if (!m) return null;
+  const [, pod, container] = m;
+  return POD.test(pod!) && pod!.includes("-") && CONTAINER.test(container!) ? `${pod} ${container} ` : null;
+}
+
+/** A `--tag` argument: no blank in it, then a tab. */
+const TAG = /^([^\s]{1,80})\t/;
+
+export type RecordPrefix = { name: "stern" | "parallel_tag"; lines: string[]; hosts?: string[] };
+
+/** stern's prefix when every line (PROOF of them) carries one same pod and container: the lines without it. */
+function sternOff(lines: readonly string[], filled: readonly string[]): RecordPrefix | null {
+  const pair = sternPair(filled[0]!);
+  if (!pair || filled.filter((l) => l.startsWith(pair)).length < Math.ceil(filled.length * PROOF)) return null;
+  return { name: "stern", lines: lines.map((l) => (l.startsWith(pair) ? l.slice(pair.length) : l)) };
+}
+
+/**
+ * parallel's `--tag` when every line (PROOF of them) starts with an argument and a tab, and the arguments are few
+ * (each job's output is many lines: at most one argument for every three lines).
+ */
+function tagOff(lines: readonly string[], filled: readonly string[]): RecordPrefix | null {
+  const tags = filled.map((l) => TAG.exec(l)?.[1]);
+  const carried = tags.filter((t): t is string => t !== undefined);
+  const distinct = [...new Set(carried)];
+  if (carried.length < Math.ceil(filled.length * PROOF) || distinct.length * 3 > carried.length) return null;
+  return { name: "parallel_tag", lines: lines.map((l) => l.replace(TAG, "")), hosts: distinct.sort() };
+}
+
+/**
+ * The record prefix the lines carry, when the text without it is recognised; else null. A tag (any word before a tab)
+ * is shaped like a tab-separated tool's first column, so it comes off only when the text with it is not recognised;
+ * stern's two names are shaped like no tool's line (no `_`, `:` or capital in either, the same two on every line).
+ * `recognised.without` reads the text under the prefix (its own wrappers removed too), `recognised.with` the text as
+ * it is; each is asked only when a prefix's shape holds on the lines.
+ */
+export function recordPrefixOff(
+  lines: readonly string[],
+  recognised: { without: (text: string) => boolean; with: (text: string) => boolean },
+): RecordPrefix | null {
+  const filled = lines.filter((l) => l.trim() !== "");
+  if (filled.length < 2) return null;
+  const stern = sternOff(lines, filled);
+  if (stern && recognised.without(stern.lines.join("\n"))) return stern;
+  const tag = tagOff(lines, filled);
+  if (tag && recognised.without(tag.lines.join("\n")) && !recognised.with(lines.join("\n"))) return tag;
+  return null;
+}
