@@ -55,7 +55,7 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/heldout-stripped-ansi-reset-prefix-rank-headings-socket-2.7.txt",
   // A host name cut at its first character on the first line (`m-ds-v25-0` for `llm-ds-v25-0`) is counted as a second host.
   "nccl_log/heldout-rayworker-pid-only-prefix-host-cut-first-line-ipc-read-gdrdma.txt",
-  // Only `Assigned NET plugin IB to comm` and `Connected all rings, use ring PXN 0 GDR 1` name the network: network null.
+  // Network IB from `Assigned NET plugin IB to comm` now; the verdict would rest on `use ring PXN 0 GDR 1` alone: unknown.
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
   // `ncclCommSplit comm … rank 1 nranks 16` glued mid-line between other ranks' records: ranks 0.
   "nccl_log/heldout-mid-line-glued-ranks-commsplit-nvls-tree-service-thread-closed-gdrdma.txt",

@@ -370,6 +370,18 @@ export class LineScanner {
       }
       return;
     }
+    // `Assigned NET plugin IB to comm` (src/plugin/net.cc in https://github.com/NVIDIA/nccl, recent releases): the name
+    // of the network plugin the communicator was given, `ncclNet->name`, the same name `Using network` prints.
+    if (c === 65 /* A */ && s.startsWith("Assigned NET plugin ", msg)) {
+      const n = msg + 20;
+      const to = indexInLine(s, " to comm", n, end);
+      if (to > n) {
+        const key = processKey(s, p, k);
+        const net = s.slice(n, to);
+        if (st.networkOf.get(key) !== net) setCapped(st.networkOf, keep(key), keep(net));
+      }
+      return;
+    }
     // `bootstrap.cc:77 -> 2`: the bootstrap (always over sockets) failed.
     if (c === 98 /* b */ && s.startsWith("bootstrap.cc:", msg)) {
       if (indexInLine(s, " -> ", msg, end) > 0) st.bootstrapFailed++;
