@@ -5,6 +5,7 @@ import {
   indentAt,
   launcherRankAt,
   logLineStart,
+  lostEscapeColourAt,
   PLAIN_SHAPES,
   pdshLaxAt,
   plainShapeAt,
@@ -34,6 +35,17 @@ describe("log-only wrappers", () => {
     expect(pdshLaxAt(REC, 0, REC.length)).toBe(-1);
     const coloured = `\u001b[32m${REC}\u001b[0m`;
     expect(colourResetStart(coloured, 0, coloured.length)).toBe(coloured.length - 4);
+  });
+
+  // A coloured log whose ESC characters were dropped (`[0m ` before every line), shape seen in
+  // https://github.com/pytorch/pytorch/issues/68893.
+  it("a colour sequence that lost its ESC is a wrapper; a host-stripped record's `[0] ` is not", () => {
+    expect(lostEscapeColourAt(`[0m ${REC}`, 0, 99)).toBe(3);
+    expect(lostEscapeColourAt(`[1;32m${REC}`, 0, 99)).toBe(6);
+    expect(lostEscapeColourAt("[0] NCCL INFO x", 0, 15)).toBe(-1);
+    expect(lostEscapeColourAt("[mlx5_0] x", 0, 10)).toBe(-1);
+    const line = `[0m ${REC}`;
+    expect(line.slice(logLineStart(line, 0, line.length))).toBe(REC);
   });
 
   it("stacked wrappers are all skipped, and the line starts at its record", () => {

@@ -62,6 +62,19 @@ export function ansiEscapeAt(s: string, i: number, end: number): number {
   return j + 1;
 }
 
+/**
+ * A colour sequence whose ESC was lost on the way (`[0m `, `[36m`, `[1;32m`: a terminal's log copied as text, a
+ * collector that drops control characters): the rest of an SGR sequence, digits and `;` then `m`. No record starts
+ * so (a host-stripped record is `[0] NCCL …`).
+ */
+export function lostEscapeColourAt(s: string, i: number, end: number): number {
+  if (charIn(s, i, end) !== 91 /* [ */) return -1;
+  let j = i + 1;
+  while (j < end && j - i < 12 && (s.charCodeAt(j) === 59 || isDigit(s.charCodeAt(j)))) j++;
+  // At least one digit: a bare `[m` would take `[mlx5_0]`.
+  return j > i + 1 && j < end && s.charCodeAt(j) === 109 /* m */ ? j + 1 : -1;
+}
+
 /** torchrun's `[default0]:` (its `--tee`/`--redirects` local rank tag); not `[0]: NCCL …`. */
 export function torchrunTagAt(s: string, i: number, end: number): number {
   const close = indexIn(s, "]", i, Math.min(end, i + 41));
@@ -109,6 +122,8 @@ function bracketPrefixEnd(s: string, i: number, end: number): number {
   known = dated ? bracketDatetimeAt(s, i, end) : tagOutputAt(s, i, end);
   if (known < 0 && !dated) known = kubectlPrefixAt(s, i, end);
   if (known >= 0) return known;
+  const lost = lostEscapeColourAt(s, i, end);
+  if (lost >= 0) return lost;
   const torchrun = torchrunTagAt(s, i, end);
   return torchrun >= 0 ? torchrun : launcherRankAt(s, i, end);
 }
