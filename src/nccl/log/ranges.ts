@@ -6,25 +6,34 @@
 import { readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { ChunkFeeder } from "./feeder.js";
+import { lineFilter } from "./filter/line-filter.js";
 import { LogState } from "./state.js";
 
 const READ_BYTES = 64 << 10;
 
 export type ByteRange = { start: number; end: number };
 
-/** Scans bytes [start, end) of an open file (UTF-8, split sequences handled) into a fresh state. */
+/**
+ * Scans bytes [start, end) of an open file (UTF-8, split sequences handled) into a fresh state. The bytes are read
+ * into the line filter's memory, and only the lines it passes through are decoded and scanned.
+ */
 export function scanRange(fd: number, range: ByteRange): LogState {
-  const feeder = new ChunkFeeder(new LogState());
+  const st = new LogState();
+  const feeder = new ChunkFeeder(st);
   const decoder = new StringDecoder("utf8");
-  const buf = Buffer.allocUnsafe(READ_BYTES);
+  const filter = lineFilter();
+  filter?.reset();
+  const buf = filter ? filter.input : Buffer.allocUnsafe(READ_BYTES);
   for (let pos = range.start; pos < range.end; ) {
     const n = readSync(fd, buf, 0, Math.min(buf.length, range.end - pos), pos);
     if (n === 0) break;
     pos += n;
-    feeder.write(decoder.write(n === buf.length ? buf : buf.subarray(0, n)));
+    const bytes = filter ? filter.run(n) : n === buf.length ? buf : buf.subarray(0, n);
+    feeder.write(decoder.write(bytes));
   }
   const tail = decoder.end();
   if (tail) feeder.write(tail);
+  filter?.addCountsTo(st);
   return feeder.finish();
 }
 

@@ -1,5 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import { ChunkFeeder } from "./feeder.js";
+import { lineFilter } from "./filter/line-filter.js";
 import { LogState } from "./state.js";
 
 /**
@@ -13,12 +14,21 @@ const PIECE_BYTES = 64 << 10;
  * scanner, not the report.
  */
 export function scanSegment(lines: Uint8Array): LogState {
-  const feeder = new ChunkFeeder(new LogState());
+  const st = new LogState();
+  const feeder = new ChunkFeeder(st);
   const decoder = new StringDecoder("utf8");
   const bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
-  for (let at = 0; at < bytes.length; at += PIECE_BYTES)
-    feeder.write(decoder.write(bytes.subarray(at, at + PIECE_BYTES)));
+  // The line filter (filter/line-filter.ts) counts the bulk lines; the scanner reads the rest.
+  const filter = lineFilter();
+  filter?.reset();
+  const piece = filter ? filter.pieceBytes : PIECE_BYTES;
+  for (let at = 0; at < bytes.length; at += piece) {
+    const part = bytes.subarray(at, at + piece);
+    if (filter) part.copy(filter.input);
+    feeder.write(decoder.write(filter ? filter.run(part.length) : part));
+  }
   const tail = decoder.end();
   if (tail) feeder.write(tail);
+  filter?.addCountsTo(st);
   return feeder.finish();
 }
