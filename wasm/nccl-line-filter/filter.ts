@@ -27,33 +27,51 @@ const C_NET_GDR = 4;
 const C_NET_RECV = 5;
 const C_NET_RECV_GDR = 6;
 const C_IB = 7;
+// Maxima: nNodes, localRanks, nRanks of the `comm 0x…` lines dropped.
+const C_NNODES = 8;
+const C_LOCAL_RANKS = 9;
+const C_NRANKS = 10;
 
 /** The largest piece `run` takes, in bytes. */
 const PIECE: i32 = 65536;
-/** Host table: open addressing, a slot is (offset into STORE + 1, length) as two u32; 0 is empty. */
+/**
+ * Two sets of byte strings (the hosts noted; the processes whose network the scanner was last given as IB), each a
+ * table of SLOTS_N slots of 16 bytes (u32 generation, u32 offset into its store, u32 length, u32 hash) and a store.
+ * A slot counts only in the set's current generation, so a set is emptied by a new generation, not by clearing memory.
+ */
 const SLOT_BITS: u32 = 12;
 const SLOTS_N: u32 = 1 << SLOT_BITS;
-/** Hosts kept at most (the table stays under three quarters full); past that lines of new hosts go through. */
-const HOSTS_MAX: u32 = 3000;
+/** Entries kept at most per set (the table stays under three quarters full); past that new lines go through. */
+const ENTRIES_MAX: u32 = 3000;
 const STORE_BYTES: u32 = 65536;
+/** A set's header: u32 generation, u32 entries, u32 store bytes used. */
+const HOSTS: usize = memory.data(16, 16);
+const HOST_SLOTS: usize = memory.data(SLOTS_N * 16, 16);
+const HOST_STORE: usize = memory.data(STORE_BYTES, 16);
+const PROCS: usize = memory.data(16, 16);
+const PROC_SLOTS: usize = memory.data(SLOTS_N * 16, 16);
+const PROC_STORE: usize = memory.data(STORE_BYTES, 16);
 
 const COUNTS: usize = memory.data(64, 16);
-const SLOTS: usize = memory.data(SLOTS_N * 8, 16);
-const STORE: usize = memory.data(STORE_BYTES, 16);
 // 16 bytes of slack after each buffer: the last block's load may read past the piece (those bytes are masked).
 const IN: usize = memory.data(PIECE + 32, 16);
 const OUT: usize = memory.data(PIECE + 32, 16);
 
-let hosts: u32 = 0;
-let storeUsed: u32 = 0;
 /** The last piece ended inside a line: the next piece's bytes up to its first newline finish it (passed through). */
 let midLine: bool = false;
+/** Bytes of an unfinished line kept at IN from the last piece. */
+let carried: usize = 0;
 let outLen: usize = 0;
 /** Start of the run of passed-through bytes not yet copied to OUT. */
 let keepFrom: usize = 0;
 
-export function inputPtr(): usize {
-  return IN;
+/** Where the next piece goes: after the line the last piece ended in. */
+export function roomPtr(): usize {
+  return IN + carried;
+}
+/** How many bytes the next piece may have. */
+export function roomBytes(): i32 {
+  return PIECE - <i32>carried;
 }
 export function outputPtr(): usize {
   return OUT;
@@ -61,17 +79,21 @@ export function outputPtr(): usize {
 export function countsPtr(): usize {
   return COUNTS;
 }
-export function pieceBytes(): i32 {
-  return PIECE;
-}
 
 /** A new state: no host noted, no count, no line open. */
 export function reset(): void {
-  memory.fill(SLOTS, 0, SLOTS_N * 8);
+  emptySet(HOSTS);
+  emptySet(PROCS);
   memory.fill(COUNTS, 0, 64);
-  hosts = 0;
-  storeUsed = 0;
   midLine = false;
+  carried = 0;
+}
+
+/** A new generation of the set at `set`: its entries no longer count. */
+function emptySet(set: usize): void {
+  store<u32>(set, load<u32>(set) + 1);
+  store<u32>(set, 0, 4);
+  store<u32>(set, 0, 8);
 }
 
 @inline function at(p: usize): u32 {
@@ -159,64 +181,126 @@ function mpiTagBefore(a: usize, e: usize): bool {
   return p == a || at(p - 1) == 32;
 }
 
-/** FNV-1a over [p, p + n). */
+/** The first `n` bytes (n < 8) of the little-endian word `w`. */
+@inline function low(w: u64, n: usize): u64 {
+  return n >= 8 ? w : w & ((<u64>1 << (<u64>n << 3)) - 1);
+}
+
+/** A hash of the host [p, p + n), n < 48: its bytes as words, multiplied and mixed (no loop over bytes). */
 function hashOf(p: usize, n: usize): u32 {
-  let h: u32 = 2166136261;
-  for (let i: usize = 0; i < n; i++) h = (h ^ at(p + i)) * 16777619;
-  return h;
+  let h: u64 = <u64>n * 0x9e3779b97f4a7c15;
+  for (let i: usize = 0; i < n; i += 8) {
+    h = (h ^ low(load<u64>(p + i), n - i)) * 0xff51afd7ed558ccd;
+    h ^= h >> 29;
+  }
+  return <u32>(h >> 32);
 }
 
 /**
- * Looks the host [p, p + n) up; adds it when `add`. True when it was there before this call.
- * A full table or store adds nothing (the host's later lines then go through).
+ * Looks [p, p + n) up in the set at `set` (its slots and store follow as `slots`, `store`); adds it when `add`. True
+ * when it was there before this call. A full set adds nothing (the lines it would let drop then go through).
  */
-function hostSeen(p: usize, n: usize, add: bool): bool {
-  let slot = hashOf(p, n) & (SLOTS_N - 1);
+function inSet(set: usize, slots: usize, store_: usize, p: usize, n: usize, add: bool): bool {
+  const gen = load<u32>(set);
+  const h = hashOf(p, n);
+  let slot = h & (SLOTS_N - 1);
   for (;;) {
-    const s = SLOTS + (<usize>slot << 3);
-    const off = load<u32>(s);
-    if (off == 0) break;
-    if (load<u32>(s, 4) == <u32>n && memory.compare(STORE + <usize>off - 1, p, n) == 0) return true;
+    const s = slots + (<usize>slot << 4);
+    if (load<u32>(s) != gen) break;
+    if (load<u32>(s, 12) == h && load<u32>(s, 8) == <u32>n && memory.compare(store_ + <usize>load<u32>(s, 4), p, n) == 0)
+      return true;
     slot = (slot + 1) & (SLOTS_N - 1);
   }
-  if (add && hosts < HOSTS_MAX && storeUsed + <u32>n <= STORE_BYTES) {
-    const s = SLOTS + (<usize>slot << 3);
-    memory.copy(STORE + storeUsed, p, n);
-    store<u32>(s, storeUsed + 1);
-    store<u32>(s, <u32>n, 4);
-    storeUsed += <u32>n;
-    hosts++;
+  const entries = load<u32>(set, 4);
+  const used = load<u32>(set, 8);
+  if (add && entries < ENTRIES_MAX && used + <u32>n <= STORE_BYTES) {
+    const s = slots + (<usize>slot << 4);
+    memory.copy(store_ + <usize>used, p, n);
+    store<u32>(s, gen);
+    store<u32>(s, used, 4);
+    store<u32>(s, <u32>n, 8);
+    store<u32>(s, h, 12);
+    store<u32>(set, entries + 1, 4);
+    store<u32>(set, used + <u32>n, 8);
   }
   return false;
+}
+
+/** Bit i set when byte i of `v` may be part of a `host:pid:tid` word: a letter, a digit, `:`, `.`, `_` or `-`. */
+@inline function wordBytes(v: v128): u32 {
+  const alpha = i8x16.lt_u(i8x16.sub(v128.or(v, i8x16.splat(32)), i8x16.splat(97)), i8x16.splat(26));
+  const digitOrColon = i8x16.lt_u(i8x16.sub(v, i8x16.splat(48)), i8x16.splat(11));
+  const punct = v128.or(
+    v128.or(i8x16.eq(v, i8x16.splat(46)), i8x16.eq(v, i8x16.splat(95))),
+    i8x16.eq(v, i8x16.splat(45)),
+  );
+  return <u32>i8x16.bitmask(v128.or(v128.or(alpha, digitOrColon), punct));
 }
 
 /**
  * The host of the record whose `[d]` opens at `open` in the line starting at `a`: its `host:pid:tid` (host a letter
  * then letters, digits, `.`, `_`, `-`; pid and tid digits) ends at the space before `open`. Returns the host's start
  * and sets hostLen, or 0 when the record is not that shape or stands after anything but the line's start, a space or
- * an Open MPI tag.
+ * an Open MPI tag. The word is classified 16 bytes at a time over the 48 bytes before its end; a longer word is not
+ * read (its line goes through).
  */
 let hostLen: usize = 0;
+/** The length of its `host:pid` (the scanner's process key). */
+let processLen: usize = 0;
 function hostOfRecord(a: usize, open: usize): usize {
   const te = open - 1;
-  // tid, then pid: digits back to a colon each.
-  let p = te;
-  for (let part = 0; part < 2; part++) {
-    const stop = p;
-    while (p > a && isDigit(at(p - 1))) p--;
-    if (p == stop || p <= a || at(p - 1) != 58) return 0;
-    p--;
+  const lo = te - 48;
+  const v0 = v128.load(lo);
+  const v1 = v128.load(lo, 16);
+  const v2 = v128.load(lo, 32);
+  const word = <u64>wordBytes(v0) | (<u64>wordBytes(v1) << 16) | (<u64>wordBytes(v2) << 32);
+  const stops = ~word & 0xffffffffffff;
+  if (stops == 0) return 0;
+  // The word starts after the last byte that cannot be in it (or at the line's start).
+  let t = lo + 64 - <usize>clz(stops);
+  if (t < a) t = a;
+  // `[1,3]<stdout>:host:…`: the tag's colon is not the host's (as the scanner's tokenStart skips it).
+  const glued = t < te && at(t) == 58;
+  if (glued) t++;
+  if (t >= te) return 0;
+  const colons = bytesEqual(v0, v1, v2, 58) & ~((<u64>1 << <u64>(t - lo)) - 1);
+  if (popcnt(colons) != 2) return 0;
+  const c1 = lo + <usize>ctz(colons);
+  const c2 = lo + 63 - <usize>clz(colons);
+  if (c2 <= c1 + 1 || c2 + 1 >= te) return 0;
+  // pid and tid: digits only.
+  const numbers = ~((<u64>2 << <u64>(c1 - lo)) - 1) & ~(<u64>1 << <u64>(c2 - lo)) & 0xffffffffffff;
+  if ((digitBytes(v0, v1, v2) & numbers) != numbers) return 0;
+  if ((at(t) | 32) - 97 >= 26) return 0;
+  if (t > a) {
+    if (glued) {
+      if (!mpiTagBefore(a, t)) return 0;
+    } else if (at(t - 1) != 32) return 0;
   }
-  const hostEnd = p;
-  while (p > a && isHostChar(at(p - 1))) p--;
-  const n = hostEnd - p;
-  if (n == 0 || n > 255 || (at(p) | 32) - 97 >= 26) return 0;
-  if (p > a && at(p - 1) != 32) {
-    // Only an Open MPI tag may be glued to the host (`[1,3]<stdout>:host:…`).
-    if (at(p - 1) != 58 || !mpiTagBefore(a, p)) return 0;
-  }
-  hostLen = n;
-  return p;
+  hostLen = c1 - t;
+  processLen = c2 - t;
+  return t;
+}
+
+/** Bit i set when byte i of the 48 bytes `v0 v1 v2` is `c`. */
+@inline function bytesEqual(v0: v128, v1: v128, v2: v128, c: u8): u64 {
+  const x = i8x16.splat(c);
+  return (
+    <u64>i8x16.bitmask(i8x16.eq(v0, x)) |
+    (<u64>i8x16.bitmask(i8x16.eq(v1, x)) << 16) |
+    (<u64>i8x16.bitmask(i8x16.eq(v2, x)) << 32)
+  );
+}
+
+/** Bit i set when byte i of the 48 bytes `v0 v1 v2` is a digit. */
+@inline function digitBytes(v0: v128, v1: v128, v2: v128): u64 {
+  const ten = i8x16.splat(10);
+  const zero = i8x16.splat(48);
+  return (
+    <u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v0, zero), ten)) |
+    (<u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v1, zero), ten)) << 16) |
+    (<u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v2, zero), ten)) << 32)
+  );
 }
 
 /** Messages (after `NCCL INFO `) that name no fact the scanner keeps: it only counts their lines. */
@@ -277,10 +361,57 @@ function connection(msg: usize, e: usize): bool {
 }
 
 /**
+ * The integer after the first `label` in [from, to), as the scanner's intAfter reads it: -1 when there is none (or no
+ * digit follows), -2 when it has more than 9 digits (the line then goes through).
+ */
+function intAfter(from: usize, to: usize, label: string): i32 {
+  const at_ = find(from, to, label);
+  if (at_ == 0) return -1;
+  let p = at_ + <usize>label.length;
+  let n: i32 = 0;
+  let digits = 0;
+  for (; p < to && isDigit(at(p)); p++) {
+    if (++digits > 9) return -2;
+    n = n * 10 + <i32>(at(p) - 48);
+  }
+  return digits == 0 ? -1 : n;
+}
+
+@inline function raise(i: i32, v: i32): void {
+  const at_ = COUNTS + (<usize>i << 2);
+  if (v > load<i32>(at_)) store<i32>(at_, v);
+}
+
+/**
+ * `comm 0x… rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0` (src/init.cc): the scanner's commSummary keeps
+ * the largest node, local rank and rank counts; so does this (the maxima are merged into the state).
+ */
+function commLine(msg: usize, e: usize): bool {
+  if (!textAt(msg, e, "comm 0x")) return false;
+  const nn = intAfter(msg, e, " nNodes ");
+  const lr = intAfter(msg, e, " localRanks ");
+  let nr = intAfter(msg, e, " nRanks ");
+  if (nr == -1) nr = intAfter(msg, e, " nranks ");
+  if (nn == -2 || lr == -2 || nr == -2) return false;
+  raise(C_NNODES, nn);
+  raise(C_LOCAL_RANKS, lr);
+  raise(C_NRANKS, nr);
+  return true;
+}
+
+/**
+ * Set by readLine: the line, if it goes through, cannot change the network the scanner holds for any process (a
+ * well-formed INFO record whose message is not `Using …` or `Assigned …`). Any other line that goes through empties
+ * the set of processes known to be on IB.
+ */
+let harmless = false;
+
+/**
  * Reads the whole line [a, e) (e is its newline) whose only `] NCCL ` is at `k - 1`: true when it is counted and may
  * be dropped. Notes the host of any well-formed INFO record, so that its later records may be dropped.
  */
 function readLine(a: usize, k: usize, e: usize): bool {
+  harmless = false;
   const lvl = k + 6;
   // "INFO " after "NCCL "
   if (lvl + 5 > e || load<u32>(lvl) != 0x4f464e49 || at(lvl + 4) != 32) return false;
@@ -296,10 +427,24 @@ function readLine(a: usize, k: usize, e: usize): bool {
   if (!isDigit(at(open + 1)) || open < a + 6 || at(open - 1) != 32) return false;
   const host = hostOfRecord(a, open);
   if (host == 0) return false;
-  if (!hostSeen(host, hostLen, true)) return false;
-  if (last == 69) return false; // `E`: maybe `Init COMPLETE`, read from the line's end
+  const seen = inSet(HOSTS, HOST_SLOTS, HOST_STORE, host, hostLen, true);
   if (msg >= e) return false;
-  if (connection(msg, e)) return true;
+  const c = at(msg);
+  if (c == 85 || c == 65) {
+    // `Using network IB` (src/init.cc): the scanner sets the process's network to IB, which it holds already when
+    // an earlier line of the process that went through said so. Any other `Using …`/`Assigned NET plugin …` may
+    // set another network: no process is known any more.
+    if (c == 85 && e == msg + 16 && textAt(msg, e, "Using network IB")) {
+      harmless = true;
+      return inSet(PROCS, PROC_SLOTS, PROC_STORE, host, processLen, true) && seen;
+    }
+    return false;
+  }
+  harmless = true;
+  if (!seen) return false;
+  if (last == 69) return false; // `E`: maybe `Init COMPLETE`, read from the line's end
+  if (c == 67 && connection(msg, e)) return true;
+  if (c == 99) return commLine(msg, e);
   return noFact(msg, e);
 }
 
@@ -313,11 +458,13 @@ function readLine(a: usize, k: usize, e: usize): bool {
 }
 
 /**
- * Filters the `n` bytes at IN (a piece of the log, n ≤ PIECE); the kept bytes are at OUT. Returns their length.
- * Lines cut by the piece's end go through whole, across pieces.
+ * Filters the `n` bytes put at roomPtr() (a piece of the log, after the line the last piece ended in); the kept bytes
+ * are at OUT. Returns their length. The piece's last, unfinished line is kept back for the next piece (so that no
+ * line is read in two halves), unless it is longer than half a piece: then it goes through as it comes.
  */
 export function run(n: i32): i32 {
-  const end = IN + <usize>n;
+  const end = IN + carried + <usize>n;
+  carried = 0;
   outLen = 0;
   keepFrom = IN;
   let a = IN; // the line's start
@@ -342,11 +489,12 @@ export function run(n: i32): i32 {
       const p = b + <usize>i;
       const bit = 1 << i;
       if (newlines & bit) {
+        harmless = false;
         if (!open && clean && records == 1 && readLine(a, k, p)) {
           bump(C_LINES);
           flushKept(a);
           keepFrom = p + 1;
-        }
+        } else if (!harmless) emptySet(PROCS);
         a = p + 1;
         k = 0;
         records = 0;
@@ -360,7 +508,22 @@ export function run(n: i32): i32 {
       }
     }
   }
-  midLine = a < end;
-  flushKept(end);
+  if (!open && end - a <= <usize>(PIECE >> 1)) {
+    flushKept(a);
+    carried = end - a;
+    memory.copy(IN, a, carried);
+    midLine = false;
+  } else {
+    flushKept(end);
+    midLine = a < end;
+  }
   return <i32>outLen;
+}
+
+/** The line kept back at the end (the text ended without a newline), moved to OUT for the scanner. Returns its length. */
+export function flush(): i32 {
+  memory.copy(OUT, IN, carried);
+  const n = carried;
+  carried = 0;
+  return <i32>n;
 }

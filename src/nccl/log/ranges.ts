@@ -22,18 +22,28 @@ export function scanRange(fd: number, range: ByteRange): LogState {
   const feeder = new ChunkFeeder(st);
   const decoder = new StringDecoder("utf8");
   const filter = lineFilter();
-  filter?.reset();
-  const buf = filter ? filter.input : Buffer.allocUnsafe(READ_BYTES);
-  for (let pos = range.start; pos < range.end; ) {
-    const n = readSync(fd, buf, 0, Math.min(buf.length, range.end - pos), pos);
-    if (n === 0) break;
-    pos += n;
-    const bytes = filter ? filter.run(n) : n === buf.length ? buf : buf.subarray(0, n);
-    feeder.write(decoder.write(bytes));
+  if (filter) {
+    filter.reset();
+    for (let pos = range.start; pos < range.end; ) {
+      const room = filter.room();
+      const n = readSync(fd, room, 0, Math.min(room.length, range.end - pos), pos);
+      if (n === 0) break;
+      pos += n;
+      feeder.write(decoder.write(filter.run(n)));
+    }
+    feeder.write(decoder.write(filter.flush()));
+    filter.addCountsTo(st);
+  } else {
+    const buf = Buffer.allocUnsafe(READ_BYTES);
+    for (let pos = range.start; pos < range.end; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, range.end - pos), pos);
+      if (n === 0) break;
+      pos += n;
+      feeder.write(decoder.write(n === buf.length ? buf : buf.subarray(0, n)));
+    }
   }
   const tail = decoder.end();
   if (tail) feeder.write(tail);
-  filter?.addCountsTo(st);
   return feeder.finish();
 }
 

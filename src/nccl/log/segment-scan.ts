@@ -20,15 +20,21 @@ export function scanSegment(lines: Uint8Array): LogState {
   const bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
   // The line filter (filter/line-filter.ts) counts the bulk lines; the scanner reads the rest.
   const filter = lineFilter();
-  filter?.reset();
-  const piece = filter ? filter.pieceBytes : PIECE_BYTES;
-  for (let at = 0; at < bytes.length; at += piece) {
-    const part = bytes.subarray(at, at + piece);
-    if (filter) part.copy(filter.input);
-    feeder.write(decoder.write(filter ? filter.run(part.length) : part));
+  if (filter) {
+    filter.reset();
+    for (let at = 0; at < bytes.length; ) {
+      const room = filter.room();
+      const n = bytes.copy(room, 0, at, Math.min(bytes.length, at + room.length));
+      at += n;
+      feeder.write(decoder.write(filter.run(n)));
+    }
+    feeder.write(decoder.write(filter.flush()));
+    filter.addCountsTo(st);
+  } else {
+    for (let at = 0; at < bytes.length; at += PIECE_BYTES)
+      feeder.write(decoder.write(bytes.subarray(at, at + PIECE_BYTES)));
   }
   const tail = decoder.end();
   if (tail) feeder.write(tail);
-  filter?.addCountsTo(st);
   return feeder.finish();
 }

@@ -9,28 +9,31 @@ import { FILTER_WASM_BASE64 } from "./wasm-bytes.js";
 
 type Exports = {
   memory: { buffer: ArrayBuffer };
-  inputPtr(): number;
+  roomPtr(): number;
+  roomBytes(): number;
   outputPtr(): number;
   countsPtr(): number;
-  pieceBytes(): number;
   reset(): void;
   run(n: number): number;
+  flush(): number;
 };
 
-/** One thread's filter: `input` takes a piece of the log, `run` returns the bytes to scan (valid until the next run). */
+/**
+ * One thread's filter: the next piece of the log goes into `room()`, `run` returns the lines to scan (a view,
+ * overwritten by the next run), and `flush` the last line when the text ends without a newline.
+ */
 export class LineFilter {
-  /** Where a piece of up to `pieceBytes` bytes is put before `run`. */
-  readonly input: Buffer;
-  readonly pieceBytes: number;
   private readonly out: number;
   private readonly counts: Int32Array;
 
   constructor(private readonly x: Exports) {
-    this.pieceBytes = x.pieceBytes();
-    const buf = x.memory.buffer;
-    this.input = Buffer.from(buf, x.inputPtr(), this.pieceBytes);
     this.out = x.outputPtr();
-    this.counts = new Int32Array(buf, x.countsPtr(), 8);
+    this.counts = new Int32Array(x.memory.buffer, x.countsPtr(), 11);
+  }
+
+  /** Where the next piece of the log goes (after the unfinished line the last one ended in), as long as it may be. */
+  room(): Buffer {
+    return Buffer.from(this.x.memory.buffer, this.x.roomPtr(), this.x.roomBytes());
   }
 
   /** A new state: the hosts noted and the counts start again (one filter serves one LogState at a time). */
@@ -38,10 +41,14 @@ export class LineFilter {
     this.x.reset();
   }
 
-  /** Filters the first `n` bytes of `input`; the lines to scan, in order (a view, overwritten by the next run). */
+  /** Filters the first `n` bytes put in `room()`; the lines to scan, in order (a view, overwritten by the next run). */
   run(n: number): Buffer {
-    const kept = this.x.run(n);
-    return Buffer.from(this.x.memory.buffer, this.out, kept);
+    return Buffer.from(this.x.memory.buffer, this.out, this.x.run(n));
+  }
+
+  /** The line kept back from the last piece, to scan when the text ends (empty when it ended in a newline). */
+  flush(): Buffer {
+    return Buffer.from(this.x.memory.buffer, this.out, this.x.flush());
   }
 
   /** Adds what the dropped lines counted to `st` (once, after the last piece of the state). */
@@ -56,6 +63,10 @@ export class LineFilter {
     st.conn.netRecv += c[5]!;
     st.conn.netRecvGdr += c[6]!;
     st.ibConns += c[7]!;
+    // The largest counts of the `comm 0x…` lines dropped (commSummary keeps maxima).
+    if (c[8]! > st.nNodes) st.nNodes = c[8]!;
+    if (c[9]! > st.localRanks) st.localRanks = c[9]!;
+    if (c[10]! > st.nranks) st.nranks = c[10]!;
   }
 }
 
