@@ -31,6 +31,9 @@ const C_IB = 7;
 const C_NNODES = 8;
 const C_LOCAL_RANKS = 9;
 const C_NRANKS = 10;
+// `Init COMPLETE` lines dropped, and how many ranks they named that were not named before (listed at RANKS).
+const C_INIT_COMPLETE = 11;
+const C_NEW_RANKS = 12;
 
 /** The largest piece `run` takes, in bytes. */
 const PIECE: i32 = 65536;
@@ -53,6 +56,13 @@ const PROC_SLOTS: usize = memory.data(SLOTS_N * 16, 16);
 const PROC_STORE: usize = memory.data(STORE_BYTES, 16);
 
 const COUNTS: usize = memory.data(64, 16);
+/** Ranks whose `Init COMPLETE` was dropped, one bit each (ranks below 2^20); the new ones of a piece at RANKS. */
+const RANK_LIMIT: u32 = 1 << 20;
+const RANK_BITS: usize = memory.data(RANK_LIMIT >> 3, 16);
+const RANKS_MAX: i32 = 2048;
+const RANKS: usize = memory.data(RANKS_MAX * 4, 16);
+/** An `Init COMPLETE` went through since the last reset (the scanner's count is no longer 0). */
+let initSeen: bool = false;
 // 16 bytes of slack after each buffer: the last block's load may read past the piece (those bytes are masked).
 const IN: usize = memory.data(PIECE + 32, 16);
 const OUT: usize = memory.data(PIECE + 32, 16);
@@ -79,14 +89,19 @@ export function outputPtr(): usize {
 export function countsPtr(): usize {
   return COUNTS;
 }
+export function ranksPtr(): usize {
+  return RANKS;
+}
 
 /** A new state: no host noted, no count, no line open. */
 export function reset(): void {
   emptySet(HOSTS);
   emptySet(PROCS);
   memory.fill(COUNTS, 0, 64);
+  memory.fill(RANK_BITS, 0, RANK_LIMIT >> 3);
   midLine = false;
   carried = 0;
+  initSeen = false;
 }
 
 /** A new generation of the set at `set`: its entries no longer count. */
@@ -400,6 +415,38 @@ function commLine(msg: usize, e: usize): bool {
 }
 
 /**
+ * `ncclCommInitRank comm 0x… rank 3 nranks 16 … - Init COMPLETE` (src/init.cc): the scanner's initComplete counts it,
+ * keeps the largest rank count and adds the rank to the ranks whose init completed. Only after one such line went
+ * through: the scanner reads some WARNs differently while none has (an error before any init completed).
+ */
+function initComplete(msg: usize, e: usize): bool {
+  if (!initSeen) {
+    initSeen = textAt(e - 13, e, "Init COMPLETE");
+    return false;
+  }
+  if (!textAt(msg, e, "ncclCommInitRank ") || !textAt(e - 13, e, "Init COMPLETE")) return false;
+  const rank = intAfter(msg - 1, e, " rank ");
+  const nranks = intAfter(msg, e, " nranks ");
+  if (rank == -2 || nranks == -2) return false;
+  const counted = rank >= 0 && nranks >= 0;
+  if (counted) {
+    if (<u32>rank >= RANK_LIMIT) return false;
+    const byte = RANK_BITS + (<usize>rank >> 3);
+    const bit = <u32>1 << (<u32>rank & 7);
+    if ((at(byte) & bit) == 0) {
+      const n = load<i32>(COUNTS + (C_NEW_RANKS << 2));
+      if (n >= RANKS_MAX) return false;
+      store<u8>(byte, <u8>(at(byte) | bit));
+      store<i32>(RANKS + (<usize>n << 2), rank);
+      store<i32>(COUNTS + (C_NEW_RANKS << 2), n + 1);
+    }
+    raise(C_NRANKS, nranks);
+  }
+  bump(C_INIT_COMPLETE);
+  return true;
+}
+
+/**
  * Set by readLine: the line, if it goes through, cannot change the network the scanner holds for any process (a
  * well-formed INFO record whose message is not `Using …` or `Assigned …`). Any other line that goes through empties
  * the set of processes known to be on IB.
@@ -442,10 +489,31 @@ function readLine(a: usize, k: usize, e: usize): bool {
   }
   harmless = true;
   if (!seen) return false;
-  if (last == 69) return false; // `E`: maybe `Init COMPLETE`, read from the line's end
+  if (last == 69) return c == 110 && initComplete(msg, e); // `E`: maybe `Init COMPLETE`, read from the line's end
   if (c == 67 && connection(msg, e)) return true;
   if (c == 99) return commLine(msg, e);
   return noFact(msg, e);
+}
+
+/**
+ * The line [a, e) holds `Using ` or `Assigned NET plugin `: the words of every message from which the scanner sets a
+ * process's network (`Using network X`, `Using internal Network X`, `Assigned NET plugin X to comm`), whatever is
+ * around them. Looked for 16 bytes at a time.
+ */
+function mayNameNetwork(a: usize, e: usize): bool {
+  const u = i8x16.splat(85);
+  const A = i8x16.splat(65);
+  for (let b = a; b < e; b += 16) {
+    const v = v128.load(b);
+    let m = i8x16.bitmask(v128.or(i8x16.eq(v, u), i8x16.eq(v, A)));
+    if (b + 16 > e) m &= (1 << <i32>(e - b)) - 1;
+    while (m != 0) {
+      const p = b + <usize>ctz(m);
+      m &= m - 1;
+      if (textAt(p, e, "Using ") || textAt(p, e, "Assigned NET plugin ")) return true;
+    }
+  }
+  return false;
 }
 
 /** Copies the kept run [keepFrom, to) to OUT. */
@@ -494,7 +562,7 @@ export function run(n: i32): i32 {
           bump(C_LINES);
           flushKept(a);
           keepFrom = p + 1;
-        } else if (!harmless) emptySet(PROCS);
+        } else if (!harmless && mayNameNetwork(a, p)) emptySet(PROCS);
         a = p + 1;
         k = 0;
         records = 0;

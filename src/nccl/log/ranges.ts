@@ -23,7 +23,7 @@ export function scanRange(fd: number, range: ByteRange): LogState {
   const decoder = new StringDecoder("utf8");
   const filter = lineFilter();
   if (filter) {
-    filter.reset();
+    filter.begin(st);
     for (let pos = range.start; pos < range.end; ) {
       const room = filter.room();
       const n = readSync(fd, room, 0, Math.min(room.length, range.end - pos), pos);
@@ -32,7 +32,7 @@ export function scanRange(fd: number, range: ByteRange): LogState {
       feeder.write(decoder.write(filter.run(n)));
     }
     feeder.write(decoder.write(filter.flush()));
-    filter.addCountsTo(st);
+    filter.finish();
   } else {
     const buf = Buffer.allocUnsafe(READ_BYTES);
     for (let pos = range.start; pos < range.end; ) {

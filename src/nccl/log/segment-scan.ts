@@ -21,7 +21,7 @@ export function scanSegment(lines: Uint8Array): LogState {
   // The line filter (filter/line-filter.ts) counts the bulk lines; the scanner reads the rest.
   const filter = lineFilter();
   if (filter) {
-    filter.reset();
+    filter.begin(st);
     for (let at = 0; at < bytes.length; ) {
       const room = filter.room();
       const n = bytes.copy(room, 0, at, Math.min(bytes.length, at + room.length));
@@ -29,7 +29,7 @@ export function scanSegment(lines: Uint8Array): LogState {
       feeder.write(decoder.write(filter.run(n)));
     }
     feeder.write(decoder.write(filter.flush()));
-    filter.addCountsTo(st);
+    filter.finish();
   } else {
     for (let at = 0; at < bytes.length; at += PIECE_BYTES)
       feeder.write(decoder.write(bytes.subarray(at, at + PIECE_BYTES)));

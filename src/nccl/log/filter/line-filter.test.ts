@@ -6,7 +6,7 @@ import { compileFilter } from "../../../../wasm/build.mjs";
 import { CAPTURES, readCorpus } from "../../../analyze/corpus.js";
 import { WRAPS } from "../../../analyze/wrappers.js";
 import { scanSegment } from "../segment-scan.js";
-import type { LogState } from "../state.js";
+import { LogState } from "../state.js";
 import { lineFilter } from "./line-filter.js";
 import { FILTER_WASM_BASE64 } from "./wasm-bytes.js";
 
@@ -56,7 +56,7 @@ describe("the NCCL log line filter", () => {
     ];
     const text = `${lines.join("\n")}\n`;
     const filter = lineFilter()!;
-    filter.reset();
+    filter.begin(new LogState());
     const bytes = Buffer.from(text);
     bytes.copy(filter.room());
     const kept = filter.run(bytes.length).toString() + filter.flush().toString();
@@ -91,6 +91,8 @@ describe("the NCCL log line filter", () => {
     "",
     "",
     "",
+    "Using network Socket ",
+    "Assigned NET plugin Socket to comm ",
     "2026-12-04T18:02:07.123456789Z ",
     "[2026-12-04 18:02:07] ",
     "[1,5]<stdout>:",
@@ -181,6 +183,7 @@ describe("the NCCL log line filter", () => {
     "ncclCommInitRank comm 0x7f01 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 3b000 commId 0x1 - Init COMPLETE",
     "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ; OOB eth0:10.0.0.3<0>",
     "NCCL version 2.23.4+cuda12.6",
+    "NET/IB : Got async event : port error",
     "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM/read\u001b[0m",
     "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM/read\r",
     "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM/read[0m",
@@ -188,6 +191,15 @@ describe("the NCCL log line filter", () => {
     "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM/read gpu-a18:3301:3390 [0] NCCL INFO Connected all rings",
     "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM/readgpu-a18:3301:3390 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1",
     "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM/read Init COMPLETE",
+    "ncclCommInitRank comm 0x7f01 rank 5 nranks 16 cudaDev 5 nvmlDev 5 busId 5b000 commId 0x1 - Init COMPLETE",
+    "ncclCommInitRank comm 0x7f01 rank 7 nranks 32 cudaDev 7 busId 7b000 - Init COMPLETE",
+    "ncclCommInitRank comm 0x7f01 rank 2000000 nranks 2000001 cudaDev 7 busId 7b000 - Init COMPLETE",
+    "ncclCommInitRank comm 0x7f01 rank 12345678901 nranks 16 - Init COMPLETE",
+    "ncclCommInitRank comm 0x7f01 - Init COMPLETE",
+    "nvls comm 0x7f01 rank 7 nranks 64 - Init COMPLETE",
+    "ncclCommInitRank comm 0x7f01 rank 3 nranks 16 cudaDev 3 - Init START",
+    "init.cc:1303 -> 2",
+    "Using network Socket gpu-a17:2201:2290 [3] NCCL INFO Using network Socket",
     "Channel 00/0 : 3[3] → 4[4] via P2P/CUMEM/read",
     "",
   );
@@ -203,6 +215,50 @@ describe("the NCCL log line filter", () => {
         expectSameState(lines.join("\n") + (newlineAtEnd ? "\n" : ""));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  // What the filter remembers between lines (a process's network, whether an init completed) changed by other lines.
+  const stateful = fc
+    .tuple(
+      fc.constantFrom("", "", "[1,5]<stdout>:", "2026-12-04T18:02:07.123456789Z "),
+      fc.constantFrom("gpu-a17:2201:2290 [3] NCCL ", "gpu-a17:2202:2291 [4] NCCL "),
+      fc.constantFrom(
+        "INFO Using network IB",
+        "INFO Using network IB",
+        "INFO Using network Socket",
+        "INFO Using internal Network Socket",
+        "INFO Assigned NET plugin Socket to comm",
+        "INFO Assigned NET plugin IB to comm",
+        "INFO Channel 02/0 : 15[7] -> 8[0] [receive] via NET/IB/2/GDRDMA",
+        "INFO ncclCommInitRank comm 0x7f01 rank 5 nranks 16 cudaDev 5 busId 5b000 - Init COMPLETE",
+        "INFO ncclCommInitRank comm 0x7f01 rank 6 nranks 16 cudaDev 6 busId 6b000 - Init COMPLETE",
+        "INFO comm 0x7f01 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0",
+        "WARN Call to ibv_create_qp failed",
+        "WARN NET/IB : Got async event : port error",
+        "INFO init.cc:1303 -> 2",
+      ),
+    )
+    .map(([p, r, m]) => `${p}${r}${m}`);
+  const other = fc.constantFrom(
+    "",
+    "epoch 1 step 20 loss 2.31",
+    "Using network Socket",
+    "gpu-a17:2201:2290 [3] INFO Using network Socket",
+    "job log: Assigned NET plugin Socket to comm",
+    "gpu-a17:2201:2290 [3] NCCL INFO Using network Sockets\u001b[0m",
+    "x gpu-a17:2201:2290 [3] NCCL INFO Using network IBgpu-a17:2201:2290 [3] NCCL INFO Using network Socket",
+  );
+
+  test("what the filter remembers between lines follows the lines that change it", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof({ arbitrary: stateful, weight: 5 }, other), { minLength: 2, maxLength: 40 }),
+        (lines) => {
+          expectSameState(`${lines.join("\n")}\n`);
+        },
+      ),
+      { numRuns: 600 },
     );
   });
 

@@ -13,6 +13,7 @@ type Exports = {
   roomBytes(): number;
   outputPtr(): number;
   countsPtr(): number;
+  ranksPtr(): number;
   reset(): void;
   run(n: number): number;
   flush(): number;
@@ -25,10 +26,13 @@ type Exports = {
 export class LineFilter {
   private readonly out: number;
   private readonly counts: Int32Array;
+  private readonly ranks: Int32Array;
+  private st: LogState | null = null;
 
   constructor(private readonly x: Exports) {
     this.out = x.outputPtr();
-    this.counts = new Int32Array(x.memory.buffer, x.countsPtr(), 11);
+    this.counts = new Int32Array(x.memory.buffer, x.countsPtr(), 13);
+    this.ranks = new Int32Array(x.memory.buffer, x.ranksPtr(), 2048);
   }
 
   /** Where the next piece of the log goes (after the unfinished line the last one ended in), as long as it may be. */
@@ -36,14 +40,30 @@ export class LineFilter {
     return Buffer.from(this.x.memory.buffer, this.x.roomPtr(), this.x.roomBytes());
   }
 
-  /** A new state: the hosts noted and the counts start again (one filter serves one LogState at a time). */
-  reset(): void {
+  /** Starts on a new state: the hosts noted and the counts start again (one filter serves one state at a time). */
+  begin(st: LogState): void {
     this.x.reset();
+    this.st = st;
   }
 
   /** Filters the first `n` bytes put in `room()`; the lines to scan, in order (a view, overwritten by the next run). */
   run(n: number): Buffer {
-    return Buffer.from(this.x.memory.buffer, this.out, this.x.run(n));
+    const kept = this.x.run(n);
+    this.takeRanks();
+    return Buffer.from(this.x.memory.buffer, this.out, kept);
+  }
+
+  /**
+   * The ranks of the `Init COMPLETE` lines dropped from the last piece, not named by one before: added to the state's
+   * completed ranks (a set: only its size is read; the filter drops only ranks below 2^20, so the set's cap of 2^20 is
+   * reached the same way only by a log of over a million ranks).
+   */
+  private takeRanks(): void {
+    const n = this.counts[12]!;
+    if (n === 0) return;
+    const done = this.st!.completedRanks;
+    for (let i = 0; i < n; i++) if (done.size < 1 << 20) done.add(this.ranks[i]!);
+    this.counts[12] = 0;
   }
 
   /** The line kept back from the last piece, to scan when the text ends (empty when it ended in a newline). */
@@ -51,9 +71,12 @@ export class LineFilter {
     return Buffer.from(this.x.memory.buffer, this.out, this.x.flush());
   }
 
-  /** Adds what the dropped lines counted to `st` (once, after the last piece of the state). */
-  addCountsTo(st: LogState): void {
+  /** Adds what the dropped lines counted to the state (once, after the last piece of the state). */
+  finish(): void {
+    const st = this.st!;
+    this.st = null;
     const c = this.counts;
+    st.initComplete += c[11]!;
     st.lines += c[0]!;
     st.ncclLines += c[0]!;
     st.conn.p2p += c[1]!;
