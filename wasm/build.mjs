@@ -14,7 +14,18 @@ export const SOURCE = join(root, "wasm", "nccl-line-filter", "filter.ts");
 export const TARGET = join(root, "src", "nccl", "log", "filter", "wasm-bytes.ts");
 
 /** The compiler's flags: no garbage collector (the module allocates nothing), SIMD, no abort import. */
-const FLAGS = ["--runtime", "stub", "-O3", "--noAssert", "--enable", "simd", "--use", "abort=", "--initialMemory", "12"];
+const FLAGS = [
+  "--runtime",
+  "stub",
+  "-O3",
+  "--noAssert",
+  "--enable",
+  "simd",
+  "--use",
+  "abort=",
+  "--initialMemory",
+  "12",
+];
 
 /** The WebAssembly bytes `filter.ts` compiles to. */
 export async function compileFilter() {
