@@ -201,7 +201,7 @@ function mpiTagBefore(a: usize, e: usize): bool {
   return n >= 8 ? w : w & ((<u64>1 << (<u64>n << 3)) - 1);
 }
 
-/** A hash of the host [p, p + n), n < 48: its bytes as words, multiplied and mixed (no loop over bytes). */
+/** A hash of the host [p, p + n), n < 64: its bytes as words, multiplied and mixed (no loop over bytes). */
 function hashOf(p: usize, n: usize): u32 {
   let h: u64 = <u64>n * 0x9e3779b97f4a7c15;
   for (let i: usize = 0; i < n; i += 8) {
@@ -256,7 +256,7 @@ function inSet(set: usize, slots: usize, store_: usize, p: usize, n: usize, add:
  * The host of the record whose `[d]` opens at `open` in the line starting at `a`: its `host:pid:tid` (host a letter
  * then letters, digits, `.`, `_`, `-`; pid and tid digits) ends at the space before `open`. Returns the host's start
  * and sets hostLen, or 0 when the record is not that shape or stands after anything but the line's start, a space or
- * an Open MPI tag. The word is classified 16 bytes at a time over the 48 bytes before its end; a longer word is not
+ * an Open MPI tag. The word is classified 16 bytes at a time over the 64 bytes before its end; a longer word is not
  * read (its line goes through).
  */
 let hostLen: usize = 0;
@@ -264,12 +264,17 @@ let hostLen: usize = 0;
 let processLen: usize = 0;
 function hostOfRecord(a: usize, open: usize): usize {
   const te = open - 1;
-  const lo = te - 48;
+  const lo = te - 64;
   const v0 = v128.load(lo);
   const v1 = v128.load(lo, 16);
   const v2 = v128.load(lo, 32);
-  const word = <u64>wordBytes(v0) | (<u64>wordBytes(v1) << 16) | (<u64>wordBytes(v2) << 32);
-  const stops = ~word & 0xffffffffffff;
+  const v3 = v128.load(lo, 48);
+  const stops = ~(
+    <u64>wordBytes(v0) |
+    (<u64>wordBytes(v1) << 16) |
+    (<u64>wordBytes(v2) << 32) |
+    (<u64>wordBytes(v3) << 48)
+  );
   if (stops == 0) return 0;
   // The word starts after the last byte that cannot be in it (or at the line's start).
   let t = lo + 64 - <usize>clz(stops);
@@ -278,14 +283,14 @@ function hostOfRecord(a: usize, open: usize): usize {
   const glued = t < te && at(t) == 58;
   if (glued) t++;
   if (t >= te) return 0;
-  const colons = bytesEqual(v0, v1, v2, 58) & ~((<u64>1 << <u64>(t - lo)) - 1);
+  const colons = bytesEqual(v0, v1, v2, v3, 58) & ~((<u64>1 << <u64>(t - lo)) - 1);
   if (popcnt(colons) != 2) return 0;
   const c1 = lo + <usize>ctz(colons);
   const c2 = lo + 63 - <usize>clz(colons);
   if (c2 <= c1 + 1 || c2 + 1 >= te) return 0;
   // pid and tid: digits only.
-  const numbers = ~((<u64>2 << <u64>(c1 - lo)) - 1) & ~(<u64>1 << <u64>(c2 - lo)) & 0xffffffffffff;
-  if ((digitBytes(v0, v1, v2) & numbers) != numbers) return 0;
+  const numbers = ~((<u64>2 << <u64>(c1 - lo)) - 1) & ~(<u64>1 << <u64>(c2 - lo));
+  if ((digitBytes(v0, v1, v2, v3) & numbers) != numbers) return 0;
   if ((at(t) | 32) - 97 >= 26) return 0;
   if (t > a) {
     if (glued) {
@@ -297,24 +302,26 @@ function hostOfRecord(a: usize, open: usize): usize {
   return t;
 }
 
-/** Bit i set when byte i of the 48 bytes `v0 v1 v2` is `c`. */
-@inline function bytesEqual(v0: v128, v1: v128, v2: v128, c: u8): u64 {
+/** Bit i set when byte i of the 64 bytes `v0 v1 v2 v3` is `c`. */
+@inline function bytesEqual(v0: v128, v1: v128, v2: v128, v3: v128, c: u8): u64 {
   const x = i8x16.splat(c);
   return (
     <u64>i8x16.bitmask(i8x16.eq(v0, x)) |
     (<u64>i8x16.bitmask(i8x16.eq(v1, x)) << 16) |
-    (<u64>i8x16.bitmask(i8x16.eq(v2, x)) << 32)
+    (<u64>i8x16.bitmask(i8x16.eq(v2, x)) << 32) |
+    (<u64>i8x16.bitmask(i8x16.eq(v3, x)) << 48)
   );
 }
 
-/** Bit i set when byte i of the 48 bytes `v0 v1 v2` is a digit. */
-@inline function digitBytes(v0: v128, v1: v128, v2: v128): u64 {
+/** Bit i set when byte i of the 64 bytes `v0 v1 v2 v3` is a digit. */
+@inline function digitBytes(v0: v128, v1: v128, v2: v128, v3: v128): u64 {
   const ten = i8x16.splat(10);
   const zero = i8x16.splat(48);
   return (
     <u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v0, zero), ten)) |
     (<u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v1, zero), ten)) << 16) |
-    (<u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v2, zero), ten)) << 32)
+    (<u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v2, zero), ten)) << 32) |
+    (<u64>i8x16.bitmask(i8x16.lt_u(i8x16.sub(v3, zero), ten)) << 48)
   );
 }
 

@@ -114,7 +114,12 @@ describe("the NCCL log line filter", () => {
   const usually = <T>(usual: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
     fc.oneof({ arbitrary: usual, weight: 6 }, { arbitrary: rare, weight: 1 });
   const host = usually(
-    fc.constantFrom("gpu-a17:2201:2290", "gpu-a18:3301:3390"),
+    fc.constantFrom(
+      "gpu-a17:2201:2290",
+      "gpu-a18:3301:3390",
+      "pretrain-llama-70b-worker-12-7d9f8b6c4-x2k9p:1234:5678",
+      "pretrain-llama-70b-worker-12-7d9f8b6c4-x2k9p.train.svc:1234:5678",
+    ),
     fc.constantFrom(
       "Node-7:11:12",
       "n.example-1_x:5:6",
