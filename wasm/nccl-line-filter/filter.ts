@@ -196,6 +196,18 @@ function mpiTagBefore(a: usize, e: usize): bool {
   return p == a || at(p - 1) == 32;
 }
 
+/**
+ * `[default0]:` or `[rank3]:` ends at `e` (torchrun's `--tee` tag, a launcher's rank): `[`, a letter, then up to 31
+ * letters, digits or `_`, `]:`, at `a` or after a space. (A leading digit could be a colour whose ESC was lost.)
+ */
+function launcherTagBefore(a: usize, e: usize): bool {
+  if (e < a + 4 || at(e - 1) != 58 || at(e - 2) != 93) return false;
+  let p = e - 3;
+  while (p > a && p + 34 > e && ((at(p) | 32) - 97 < 26 || isDigit(at(p)) || at(p) == 95)) p--;
+  if (at(p) != 91 || p + 4 > e || (at(p + 1) | 32) - 97 >= 26) return false;
+  return p == a || at(p - 1) == 32;
+}
+
 /** The first `n` bytes (n < 8) of the little-endian word `w`. */
 @inline function low(w: u64, n: usize): u64 {
   return n >= 8 ? w : w & ((<u64>1 << (<u64>n << 3)) - 1);
@@ -294,7 +306,7 @@ function hostOfRecord(a: usize, open: usize): usize {
   if ((at(t) | 32) - 97 >= 26) return 0;
   if (t > a) {
     if (glued) {
-      if (!mpiTagBefore(a, t)) return 0;
+      if (!mpiTagBefore(a, t) && !launcherTagBefore(a, t)) return 0;
     } else if (at(t - 1) != 32) return 0;
   }
   hostLen = c1 - t;
