@@ -34,6 +34,8 @@ const C_NRANKS = 10;
 // `Init COMPLETE` lines dropped, and how many ranks they named that were not named before (listed at RANKS).
 const C_INIT_COMPLETE = 11;
 const C_NEW_RANKS = 12;
+// Connections over NET/Socket dropped.
+const C_SOCKET = 13;
 
 /** The largest piece `run` takes, in bytes. */
 const PIECE: i32 = 65536;
@@ -54,6 +56,8 @@ const HOST_STORE: usize = memory.data(STORE_BYTES, 16);
 const PROCS: usize = memory.data(16, 16);
 const PROC_SLOTS: usize = memory.data(SLOTS_N * 16, 16);
 const PROC_STORE: usize = memory.data(STORE_BYTES, 16);
+/** The network the scanner holds for each process of PROCS, by slot: u32 offset into PROC_STORE, u32 length. */
+const PROC_VALUES: usize = memory.data(SLOTS_N * 8, 16);
 
 const COUNTS: usize = memory.data(64, 16);
 /** Ranks whose `Init COMPLETE` was dropped, one bit each (ranks below 2^20); the new ones of a piece at RANKS. */
@@ -61,6 +65,35 @@ const RANK_LIMIT: u32 = 1 << 20;
 const RANK_BITS: usize = memory.data(RANK_LIMIT >> 3, 16);
 const RANKS_MAX: i32 = 2048;
 const RANKS: usize = memory.data(RANKS_MAX * 4, 16);
+/**
+ * Networks other than the internal IB one named by connection lines: up to NETS_MAX entries of (u32 length, i32
+ * connections dropped, the name's bytes), each added when a line naming it went through.
+ */
+const NETS_MAX: i32 = 8;
+const NET_NAME_MAX: usize = 40;
+const NET_ENTRY: usize = 48;
+const NETS: usize = memory.data(NETS_MAX * <i32>NET_ENTRY, 16);
+let nets: i32 = 0;
+
+/**
+ * The entry of the network named [p, p + n) when a line naming it went through before (0 otherwise: it is added, and
+ * this line goes through, for the scanner to take the name).
+ */
+function netNamed(p: usize, n: usize): usize {
+  for (let i = 0; i < nets; i++) {
+    const entry = NETS + <usize>i * NET_ENTRY;
+    if (load<u32>(entry) == <u32>n && memory.compare(entry + 8, p, n) == 0) return entry;
+  }
+  if (nets < NETS_MAX) {
+    const entry = NETS + <usize>nets * NET_ENTRY;
+    store<u32>(entry, <u32>n);
+    store<i32>(entry, 0, 4);
+    memory.copy(entry + 8, p, n);
+    nets++;
+  }
+  return 0;
+}
+
 /** An `Init COMPLETE` went through since the last reset (the scanner's count is no longer 0). */
 let initSeen: bool = false;
 // 16 bytes of slack after each buffer: the last block's load may read past the piece (those bytes are masked).
@@ -92,6 +125,12 @@ export function countsPtr(): usize {
 export function ranksPtr(): usize {
   return RANKS;
 }
+export function netsPtr(): usize {
+  return NETS;
+}
+export function netsUsed(): i32 {
+  return nets;
+}
 
 /** A new state: no host noted, no count, no line open. */
 export function reset(): void {
@@ -102,6 +141,7 @@ export function reset(): void {
   midLine = false;
   carried = 0;
   initSeen = false;
+  nets = 0;
 }
 
 /** A new generation of the set at `set`: its entries no longer count. */
@@ -234,8 +274,10 @@ function inSet(set: usize, slots: usize, store_: usize, p: usize, n: usize, add:
   for (;;) {
     const s = slots + (<usize>slot << 4);
     if (load<u32>(s) != gen) break;
-    if (load<u32>(s, 12) == h && load<u32>(s, 8) == <u32>n && memory.compare(store_ + <usize>load<u32>(s, 4), p, n) == 0)
+    if (load<u32>(s, 12) == h && load<u32>(s, 8) == <u32>n && memory.compare(store_ + <usize>load<u32>(s, 4), p, n) == 0) {
+      lastSlot = s;
       return true;
+    }
     slot = (slot + 1) & (SLOTS_N - 1);
   }
   const entries = load<u32>(set, 4);
@@ -249,7 +291,32 @@ function inSet(set: usize, slots: usize, store_: usize, p: usize, n: usize, add:
     store<u32>(s, h, 12);
     store<u32>(set, entries + 1, 4);
     store<u32>(set, used + <u32>n, 8);
-  }
+    lastSlot = s;
+  } else lastSlot = 0;
+  return false;
+}
+
+/** The slot inSet found or filled (0: the set was full and nothing was added). */
+let lastSlot: usize = 0;
+
+/**
+ * The process [p, p + n) (`host:pid`, the scanner's key) was last given the network [q, q + m) by a line that went
+ * through: the scanner holds that network for it. Otherwise this network is noted as the one it will hold.
+ */
+function sameNetwork(p: usize, n: usize, q: usize, m: usize): bool {
+  const known = inSet(PROCS, PROC_SLOTS, PROC_STORE, p, n, true);
+  const slot = lastSlot;
+  if (slot == 0) return false;
+  const value = PROC_VALUES + ((slot - PROC_SLOTS) >> 1);
+  if (known && load<u32>(value, 4) == <u32>m && memory.compare(PROC_STORE + <usize>load<u32>(value), q, m) == 0)
+    return true;
+  const used = load<u32>(PROCS, 8);
+  if (used + <u32>m <= STORE_BYTES) {
+    memory.copy(PROC_STORE + <usize>used, q, m);
+    store<u32>(value, used);
+    store<u32>(value, <u32>m, 4);
+    store<u32>(PROCS, used + <u32>m, 8);
+  } else store<u32>(value, 0xffffffff, 4); // not kept: never the same
   return false;
 }
 
@@ -378,13 +445,27 @@ function connection(msg: usize, e: usize): bool {
   } else if (c == 78) {
     if (t + 4 > e || at(t + 3) != 47) return false;
     const n = t + 4;
-    if (n + 3 > e || (load<u32>(n) & 0xffffff) != 0x2f4249) return false; // not "IB/": the scanner keeps the name
+    if (textAt(n, e, "Socket")) {
+      bump(C_SOCKET);
+      return true;
+    }
+    // The internal IB network is counted apart; another network (a plugin: `NET/AWS Libfabric/0`, `NET/IBext_v8/0`)
+    // by its name, up to the next `/`, once the scanner holds that name (a line naming it went through).
+    let net: usize = 0;
+    if (n + 3 > e || (load<u32>(n) & 0xffffff) != 0x2f4249) {
+      const slash = find(n, e, "/");
+      const len = (slash != 0 ? slash : e) - n;
+      if (len == 0 || len > NET_NAME_MAX) return false;
+      net = netNamed(n, len);
+      if (net == 0) return false;
+    }
     const gdr = find(n, e, "GDRDMA") != 0;
     // "[receive] " right before `via`, else anywhere before it
     const tagged = via >= msg + 10 && load<u64>(via - 10) == 0x657669656365725b && load<u16>(via - 2) == 0x205d;
     const recv = tagged || find(msg, via, "[receive]") != 0;
     bump(C_NET);
-    bump(C_IB);
+    if (net == 0) bump(C_IB);
+    else store<i32>(net, load<i32>(net, 4) + 1, 4);
     if (gdr) bump(C_NET_GDR);
     if (recv) {
       bump(C_NET_RECV);
@@ -497,14 +578,26 @@ function readLine(a: usize, k: usize, e: usize): bool {
   if (msg >= e) return false;
   const c = at(msg);
   if (c == 85 || c == 65) {
-    // `Using network IB` (src/init.cc): the scanner sets the process's network to IB, which it holds already when
-    // an earlier line of the process that went through said so. Any other `Using …`/`Assigned NET plugin …` may
-    // set another network: no process is known any more.
-    if (c == 85 && e == msg + 16 && textAt(msg, e, "Using network IB")) {
-      harmless = true;
-      return inSet(PROCS, PROC_SLOTS, PROC_STORE, host, processLen, true) && seen;
+    // `Using network IB` (src/init.cc) and `Assigned NET plugin IB to comm` (src/plugin/net.cc): the scanner sets the
+    // process's network, which it holds already when the process's last such line that went through named the same.
+    // Any other `Using …`/`Assigned …` may set a network this filter cannot follow: no process is known any more.
+    let q: usize = 0;
+    let m: usize = 0;
+    if (c == 85 && textAt(msg, e, "Using network ")) {
+      // the scanner trims the name
+      q = msg + 14;
+      let z = e;
+      while (q < z && at(q) == 32) q++;
+      while (z > q && at(z - 1) == 32) z--;
+      m = z - q;
+    } else if (c == 65 && textAt(msg, e, "Assigned NET plugin ")) {
+      q = msg + 20;
+      const to = find(q, e, " to comm");
+      if (to > q) m = to - q;
     }
-    return false;
+    if (m == 0 || m > NET_NAME_MAX) return false;
+    harmless = true;
+    return sameNetwork(host, processLen, q, m) && seen;
   }
   harmless = true;
   if (!seen) return false;

@@ -14,6 +14,8 @@ type Exports = {
   outputPtr(): number;
   countsPtr(): number;
   ranksPtr(): number;
+  netsPtr(): number;
+  netsUsed(): number;
   reset(): void;
   run(n: number): number;
   flush(): number;
@@ -31,7 +33,7 @@ export class LineFilter {
 
   constructor(private readonly x: Exports) {
     this.out = x.outputPtr();
-    this.counts = new Int32Array(x.memory.buffer, x.countsPtr(), 13);
+    this.counts = new Int32Array(x.memory.buffer, x.countsPtr(), 14);
     this.ranks = new Int32Array(x.memory.buffer, x.ranksPtr(), 2048);
   }
 
@@ -71,6 +73,22 @@ export class LineFilter {
     return Buffer.from(this.x.memory.buffer, this.out, this.x.flush());
   }
 
+  /**
+   * Connections over other networks, by name: each name went through on a line first, so the scanner holds it unless
+   * its map was full (then it would not have counted the dropped lines either).
+   */
+  private addNetNames(st: LogState): void {
+    const mem = this.x.memory.buffer;
+    const base = this.x.netsPtr();
+    for (let i = 0; i < this.x.netsUsed(); i++) {
+      const entry = new DataView(mem, base + i * 48, 48);
+      const count = entry.getInt32(4, true);
+      const name = Buffer.from(mem, base + i * 48 + 8, entry.getUint32(0, true)).toString("latin1");
+      const held = st.netNames.get(name);
+      if (count > 0 && held !== undefined) st.netNames.set(name, held + count);
+    }
+  }
+
   /** Adds what the dropped lines counted to the state (once, after the last piece of the state). */
   finish(): void {
     const st = this.st!;
@@ -86,6 +104,8 @@ export class LineFilter {
     st.conn.netRecv += c[5]!;
     st.conn.netRecvGdr += c[6]!;
     st.ibConns += c[7]!;
+    st.conn.socket += c[13]!;
+    this.addNetNames(st);
     // The largest counts of the `comm 0x…` lines dropped (commSummary keeps maxima).
     if (c[8]! > st.nNodes) st.nNodes = c[8]!;
     if (c[9]! > st.localRanks) st.localRanks = c[9]!;
