@@ -11,11 +11,17 @@
  *
  * A line is dropped only when the scanner's reading of it is known in full:
  * - it is one whole record, `host:pid:tid [d] NCCL INFO …`, pure printable ASCII, at the start of the line or after a
- *   space or an Open MPI `[j,r]<stdout>:` tag, with no other `] NCCL ` in the line and no colour at its end;
+ *   space, an Open MPI `[j,r]<stdout>:` tag or a launcher's `[default0]:`, with no other `] NCCL ` in the line and no
+ *   colour at its end;
  * - its host was already named by a line passed through since the last `reset` (the scanner noted it there: dropping
  *   a later record of the same host changes no set of hosts);
- * - its message is a connection line over P2P, SHM or the internal IB network, or one of the set-up lines in NO_FACT.
- * Every other line, a line cut by the end of a piece included, goes through: keeping a line is always right.
+ * - its message is a connection line over P2P, SHM, sockets, the internal IB network or a network whose name a line
+ *   passed through already gave the scanner; a set-up line that names no fact (noFact); a `comm 0x…` line (its
+ *   counts are kept as maxima); an `Init COMPLETE` after the first (counted, its rank kept); or a process's `Using
+ *   network X` / `Assigned NET plugin X` naming the network the scanner already holds for it.
+ * What the filter remembers follows the lines it passes: a line that may name another network, in a form it does not
+ * read, makes it forget every process's network. Every other line, and a line longer than half a piece, goes
+ * through: keeping a line is always right.
  */
 
 // Counts, as i32 at COUNTS: the fields of LogState they are added to (src/nccl/log/filter/line-filter.ts).
