@@ -41,13 +41,8 @@ export const KNOWN_MISSES = new Set<string>([
   // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.
   "nccl_log/exports-then-show-gids-table-then-roce-log-gdr-disabled.txt",
   // A fresh batch (21 nccl-tests, 10 host tools; first contact 17/31, then 27/31). Each still misses:
-  // A web table flattened to one cell per line, each ending ` |`: not recognised.
-  "nccl_tests/html-table-one-cell-per-line-pipe-suffix-reduce-scatter.txt",
-  "show_gids/html-table-one-cell-per-line-pipe-suffix-four-gids.txt",
   // A whole page collapsed onto one line, the output between inline ``` fences: not recognised.
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
-  // ethtool -S counters under an indented reStructuredText code block, the command line indented too: not recognised.
-  "ethtool_stats/rst-code-block-indented-rdma-counters.txt",
   // A blind held-out batch (40 captures, 40 sources new to the corpus), scored once on first contact: 29/40, then 31/40 with the fixes made since. Each misses:
   // NCCL 2.3's per-device `NET/IB: [N] mlx5_3:1/IB` lines: devices come back sorted, not in NCCL's index order.
   "nccl_log/heldout-2.3-per-device-net-ib-lines-between-program-output.txt",
@@ -62,10 +57,6 @@ export const KNOWN_MISSES = new Set<string>([
   // MSCCL++ test tables (in-place first, no type/redop/root columns), one row filled on one side only: not recognised.
   "nccl_tests/heldout-mscclpp-test-inplace-columns-first-one-row-2n-16p.txt",
   "nccl_tests/heldout-mscclpp-test-tagged-out-of-place-only-row-alltoall-2n.txt",
-  // `ethtool -S` after `ethtool -i`, behind a `user@host:~$` prompt (sfc `port_*` counters): not recognised.
-  "ethtool_stats/heldout-user-prompt-sfc-port-counters-after-ethtool-i.txt",
-  // `# ethtool -i` / `# ethtool -S` root prompts with no fence, igb counters: not recognised.
-  "ethtool_stats/heldout-root-hash-prompt-unfenced-igb-after-ethtool-i.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

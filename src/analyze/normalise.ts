@@ -8,7 +8,13 @@
  */
 import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
 import { dedent } from "../core/text.js";
-import { gutterLinesOff, markdownTablesOff, pageBulletsOff, viewerLineNumbersOff } from "./page-wrappers.js";
+import {
+  flattenedTablesOff,
+  gutterLinesOff,
+  markdownTablesOff,
+  pageBulletsOff,
+  viewerLineNumbersOff,
+} from "./page-wrappers.js";
 import { recordPrefixOff } from "./record-prefixes.js";
 
 export type { WrapperName };
@@ -27,6 +33,7 @@ export type PageWrapperName =
   | "viewer_gutter_lines"
   | "viewer_line_numbers"
   | "markdown_table"
+  | "flattened_table"
   | "stern"
   | "parallel_tag";
 
@@ -128,6 +135,7 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     ["viewer_gutter_lines", gutterLinesOff],
     ["viewer_cells", (l) => pageWrapperOff(l, VIEWER_CELLS)],
     ["markdown_table", markdownTablesOff],
+    ["flattened_table", flattenedTablesOff],
     // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).
     ["markdown_list", (l) => pageWrapperOff(l, LIST_ITEM)],
     ["page_bullets", pageBulletsOff],
@@ -137,8 +145,13 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     for (const [name, off] of page) {
       const next = off(lines);
       if (!next) continue;
+      // A shape that removes or joins lines changes every line that is not in its result as it was (a flattened
+      // table's cell lines, a gutter's bars).
+      const kept = new Set(next);
       const changed =
-        next.length !== lines.length ? lines.length - next.length : next.filter((l, i) => l !== lines[i]).length;
+        next.length !== lines.length
+          ? lines.filter((l) => !kept.has(l)).length
+          : next.filter((l, i) => l !== lines[i]).length;
       return { name, next, changed };
     }
     return null;

@@ -151,3 +151,62 @@ export function markdownTablesOff(lines: readonly string[]): string[] | null {
   }
   return found ? out : null;
 }
+
+/** A table cell a page's copy left alone on its line, its column's bar after it (`4194304 |`, an empty cell `|`). */
+const CELL_LINE = /^[ \t]*(?:(\S(?:.*\S)?)[ \t]+)?\|[ \t]*$/;
+/** A cell that holds a number (or nccl-tests' `N/A` in place of one). */
+const NUMERIC_CELL = /^(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|N\/A)$/;
+
+/**
+ * The row width that reads `cells` as a header row and rows under it: the narrowest (three cells or more) that the
+ * cells fill exactly, with a header row of names (no empty or numeric cell) and two rows at least under it, every
+ * column of those rows all numbers or all words (an empty cell fits either) and one column of numbers at least; 0 when
+ * none does (lines of text that each end in a bar, a viewer's cells, are no table).
+ */
+function flattenedWidth(cells: readonly string[]): number {
+  for (let w = 3; w * 3 <= cells.length; w++) {
+    if (cells.length % w !== 0) continue;
+    // The header names every column (no empty or numeric cell), and one column of numbers at least is under it.
+    if (cells.slice(0, w).some((c) => c === "" || NUMERIC_CELL.test(c))) continue;
+    let consistent = true;
+    let numeric = false;
+    for (let col = 0; col < w && consistent; col++) {
+      const kinds = new Set<boolean>();
+      for (let at = w + col; at < cells.length; at += w) if (cells[at] !== "") kinds.add(NUMERIC_CELL.test(cells[at]!));
+      consistent = kinds.size <= 1;
+      if (kinds.has(true)) numeric = true;
+    }
+    if (consistent && numeric) return w;
+  }
+  return 0;
+}
+
+/**
+ * Rewrites a web table flattened to one cell per line, each ending in its column's bar (` |`, a table copied out of a
+ * rendered page, seen at https://yundeesoft.com/160641.html), as the rows it was made from: cells joined by two spaces
+ * (an empty cell stays empty, as the tool's own blank column). The row width is read from the cells themselves (see
+ * flattenedWidth); a run of six cell lines at least; null when there is none.
+ */
+export function flattenedTablesOff(lines: readonly string[]): string[] | null {
+  const out: string[] = [];
+  let found = false;
+  for (let i = 0; i < lines.length; ) {
+    let j = i;
+    const cells: string[] = [];
+    for (; j < lines.length; j++) {
+      const m = CELL_LINE.exec(lines[j]!);
+      if (!m) break;
+      cells.push(m[1] ?? "");
+    }
+    const w = cells.length >= 6 ? flattenedWidth(cells) : 0;
+    if (w === 0) {
+      out.push(...lines.slice(i, Math.max(j, i + 1)));
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    found = true;
+    for (let at = 0; at < cells.length; at += w) out.push(cells.slice(at, at + w).join("  "));
+    i = j;
+  }
+  return found ? out : null;
+}
