@@ -18,9 +18,6 @@ export const KNOWN_MISSES = new Set<string>([
   // with a footer and no row is not yet a run the data can hold.
   "nccl_tests/grep-avg-footer-per-host-logs.txt",
   // First contact with a fresh batch (nccl-tests and host tools), before any fix:
-  // `[1,0]<stdout>:`-tagged MSCCL++ test tables (in-place first, no type/redop columns): not recognised.
-  "nccl_tests/mpirun-tagged-inplace-first-allreduce-one-row.txt",
-  "nccl_tests/mpirun-tagged-allgather-kernel-one-row-2node.txt",
   // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no
   // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
   "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
@@ -54,9 +51,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/heldout-mid-line-glued-ranks-commsplit-nvls-tree-service-thread-closed-gdrdma.txt",
   // A four-column table (`size time algbw busbw`) with a footer, after an all_gather_perf command: not recognised.
   "nccl_tests/heldout-four-column-table-size-time-algbw-busbw-allgather-after-command.txt",
-  // MSCCL++ test tables (in-place first, no type/redop/root columns), one row filled on one side only: not recognised.
-  "nccl_tests/heldout-mscclpp-test-inplace-columns-first-one-row-2n-16p.txt",
-  "nccl_tests/heldout-mscclpp-test-tagged-out-of-place-only-row-alltoall-2n.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

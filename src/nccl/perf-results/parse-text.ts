@@ -40,6 +40,12 @@ export class PerfTextParser {
   private columnsSeen = false;
   /** NCCL 1.x's own tests print no footer: a run of theirs without one is whole. */
   private legacy = false;
+  /**
+   * MSCCL++'s test harness (microsoft/mscclpp test/mscclpp-test/common.cc, `BaseTestEngine::runTest`) prints
+   * `size count time algbw busbw #wrong` twice, in-place first, with no type, redop or root column, and each row fills
+   * one side only: an out-of-place row is padded by 33 spaces where the in-place figures would be.
+   */
+  private untyped = false;
   private lineNo = 0;
   private seenRanks = new Set<number>();
   private badRows = 0;
@@ -199,7 +205,7 @@ export class PerfTextParser {
       this.rankLine([old[0], old[1], undefined, "", old[2], old[3], old[4]] as unknown as RegExpExecArray);
       return true;
     }
-    if (/^(?:size\s+count|bytes\s+N)\s+type/.test(body)) {
+    if (/^(?:size\s+count|bytes\s+N)\s+type|^size\s+count\s+time\s+algbw/.test(body)) {
       this.columns(body);
       return true;
     }
@@ -258,7 +264,8 @@ export class PerfTextParser {
     if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
     const cols = body.split(/\s+/);
-    const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
+    this.untyped = cols[2] === "time";
+    const after = this.untyped ? 2 : cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
     // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
     this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
@@ -274,6 +281,7 @@ export class PerfTextParser {
   }
 
   private row(line: string): boolean {
+    if (this.untyped) return this.untypedRow(line);
     const tokens = line.split(/\s+/);
     while (tokens.length > 3 && DATE.test(tokens[tokens.length - 1]!)) tokens.pop();
     const bytes = Number(tokens[0]);
@@ -324,6 +332,34 @@ export class PerfTextParser {
       if (lanesOf([...this.run.rows, row]).length > this.run.duplicateRanks + 1) this.newRun();
     }
     this.run.rows.push(row);
+    return true;
+  }
+
+  /**
+   * An MSCCL++ test row (see `untyped`): `size count` then one side's `time algbw busbw [#wrong]` (the count is left
+   * out when the harness checks nothing), in-place unless a wide gap after the count stands for the in-place figures
+   * left blank; or both sides.
+   */
+  private untypedRow(line: string): boolean {
+    const m = /^(\d+)\s+(\d+)(\s+)(.*)$/.exec(line);
+    const rest = m ? m[4]!.split(/\s+/) : [];
+    const group = this.metricCols / 2;
+    const sides = rest.length > group ? [rest.slice(0, group), rest.slice(group)] : [rest];
+    const perfs = sides.map((g) => (g.length === group - 1 ? [...g, "N/A"] : g)).map((g) => perfOf(g, false));
+    if (!m || rest.length < group - 1 || rest.length > 2 * group || perfs.some((x) => x === undefined))
+      return this.badRow(line);
+    const outOfPlaceOnly = sides.length === 1 && m[3]!.length > 20;
+    this.run.rows.push({
+      bytes: Number(m[1]),
+      count: Number(m[2]),
+      // The harness moves `int` data (BaseTestColl::setupCollTest: `typeSize_ = sizeof(int)`; checkData compares ints).
+      type: "int32",
+      redop: null,
+      root: null,
+      inPlace: outOfPlaceOnly ? null : (perfs[0] ?? null),
+      outOfPlace: outOfPlaceOnly ? (perfs[0] ?? null) : (perfs[1] ?? null),
+      line: this.lineNo,
+    });
     return true;
   }
 

@@ -1,0 +1,63 @@
+import { describe, expect, test } from "vitest";
+import { analyzeTranscript } from "../../analyze/index.js";
+
+// MSCCL++'s test harness output, in the layout its source prints (microsoft/mscclpp test/mscclpp-test/common.cc,
+// BaseTestEngine::runTest: a three-line header with in-place first and no type/redop/root columns, each row
+// `setw(12) size  setw(12) count`, then 33 spaces when the run is out-of-place, then `time algbw busbw #wrong`). Shapes
+// pasted as at https://github.com/microsoft/mscclpp/pull/114 and /pull/87 (behind `[1,0]<stdout>:` tags). Our numbers.
+const HEADER = [
+  "#",
+  "#                                        in-place                       out-of-place",
+  "#       size         count     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong",
+  "#        (B)    (elements)     (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)",
+];
+const size = (b: number) => `${String(b).padStart(12)}  ${String(b / 4).padStart(12)}`;
+const side = (t: string, a: string, b: string, w = "0") =>
+  `  ${t.padStart(7)}  ${a.padStart(6)}  ${b.padStart(6)}  ${w.padStart(5)}`;
+const FOOTER = ["", "# Out of bounds values : 0 OK", "#"];
+
+type Data = {
+  collective: string | null;
+  nranks: number | null;
+  rows: { bytes: number; inPlace: { busbw: number } | null; outOfPlace: { busbw: number } | null }[];
+  peak: { busbw: number } | null;
+};
+
+describe("MSCCL++ test tables", () => {
+  test("in-place rows under an mpirun command: collective and ranks from the command, each row on its side", () => {
+    const text = [
+      "$ mpirun -np 8 --hostfile hosts -npernode 4 ./build/test/mscclpp-test/allreduce_test_perf -b 1G -e 2G -f 2",
+      ...HEADER,
+      size(1073741824) + side("9120", "117.74", "206.04"),
+      size(2147483648) + side("17702", "121.31", "212.29"),
+      ...FOOTER,
+    ].join("\n");
+    const [e] = analyzeTranscript("m.txt", text);
+    expect(e!.kind).toBe("nccl_tests");
+    const d = e!.data as Data;
+    expect(d.collective).toBe("all_reduce");
+    expect(d.nranks).toBe(8);
+    expect(d.rows.map((r) => r.inPlace?.busbw)).toEqual([206.04, 212.29]);
+    expect(d.rows.every((r) => r.outOfPlace === null)).toBe(true);
+    expect(d.peak?.busbw).toBe(212.29);
+  });
+
+  test("an out-of-place row padded where the in-place figures would be, behind rank tags", () => {
+    const text = [...HEADER, size(536870912) + " ".repeat(33) + side("12410", "43.26", "37.85"), ...FOOTER]
+      .map((l) => `[1,0]<stdout>:${l}`)
+      .join("\n");
+    const [e] = analyzeTranscript("m.txt", text);
+    expect(e!.kind).toBe("nccl_tests");
+    const d = e!.data as Data;
+    expect(d.rows).toHaveLength(1);
+    expect(d.rows[0]!.inPlace).toBeNull();
+    expect(d.rows[0]!.outOfPlace?.busbw).toBe(37.85);
+  });
+
+  test("a row that is not `size count time algbw busbw [#wrong]` is reported, not read", () => {
+    const text = [...HEADER, `${size(1048576)}  12.5  fast  0`, ...FOOTER].join("\n");
+    const [e] = analyzeTranscript("m.txt", text);
+    expect((e!.data as Data | null)?.rows ?? []).toHaveLength(0);
+    expect((e!.problems ?? []).map((p) => p.code)).toContain("nccl_tests.bad_row");
+  });
+});
