@@ -49,8 +49,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
   // `ncclCommSplit comm … rank 1 nranks 16` glued mid-line between other ranks' records: ranks 0.
   "nccl_log/heldout-mid-line-glued-ranks-commsplit-nvls-tree-service-thread-closed-gdrdma.txt",
-  // A four-column table (`size time algbw busbw`) with a footer, after an all_gather_perf command: not recognised.
-  "nccl_tests/heldout-four-column-table-size-time-algbw-busbw-allgather-after-command.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -300,8 +300,9 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     )
       score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
-    // MSCCL++'s test header (microsoft/mscclpp test/mscclpp-test/common.cc): no type column, its own layout.
-    if (/^(?:.{0,40}?[:\]>])?\s*#\s*size\s+count\s+time\s+algbw\s+busbw\s+#wrong\s+time/m.test(head)) score += 0.5;
+    // MSCCL++'s test header (microsoft/mscclpp test/mscclpp-test/common.cc): no type column, its own layout; or a
+    // table trimmed to `size time algbw busbw`.
+    if (/^(?:.{0,40}?[:\]>])?\s*#\s*size\s+(?:count\s+)?time\s+algbw\s+busbw\b/m.test(head)) score += 0.5;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
     // The one-line JSON report a JSON-output build prints in place of its table names itself.
     if (/^\{"identifier":\s*"nccl-tests structured output"/m.test(head)) score += 0.6;

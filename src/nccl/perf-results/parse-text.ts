@@ -43,9 +43,17 @@ export class PerfTextParser {
   /**
    * MSCCL++'s test harness (microsoft/mscclpp test/mscclpp-test/common.cc, `BaseTestEngine::runTest`) prints
    * `size count time algbw busbw #wrong` twice, in-place first, with no type, redop or root column, and each row fills
-   * one side only: an out-of-place row is padded by 33 spaces where the in-place figures would be.
+   * one side only: an out-of-place row is padded by 33 spaces where the in-place figures would be. A table trimmed
+   * to the columns a page wanted (`size time algbw busbw`, one side, shape seen at
+   * https://github.com/elizabetht/spark/blob/HEAD/infiniband-tutorial/LINKEDIN_ARTICLE.md) is read the same way, by
+   * the names its header gives.
    */
   private untyped = false;
+  /** The command typed so far when the line before ended in `\` (a continuation), else null. */
+  private continued: string | null = null;
+  /** With `untyped`: whether the rows hold a count column, and how many figures one side's group has. */
+  private untypedCount = true;
+  private untypedGroup = 4;
   private lineNo = 0;
   private seenRanks = new Set<number>();
   private badRows = 0;
@@ -99,10 +107,14 @@ export class PerfTextParser {
     if (c >= 48 && c <= 57) return ROW_START.test(line) ? this.row(line) : false;
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
     if (c === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
+    // A command typed over several lines, each but the last ending in `\` (POSIX shell line continuation,
+    // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01): read as one line.
+    const typed = this.continued === null ? line : `${this.continued} ${line}`;
+    this.continued = line.endsWith("\\") ? typed.slice(0, -1).trimEnd() : null;
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
-      const cmd = COMMAND.exec(line);
+      const cmd = COMMAND.exec(typed);
       if (cmd) {
         // A run that printed rows or failed is over: a command typed after it starts the next run (a second attempt
         // after a failed one) and names what follows it, never the run above it. A shell trace of another rank
@@ -113,7 +125,7 @@ export class PerfTextParser {
           this.run.program = cmd[1]!;
           this.run.programSource = "command_line";
         }
-        this.run.commandRanks ??= commandRanks(line, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
+        this.run.commandRanks ??= commandRanks(typed, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
         return false;
       }
     }
@@ -205,7 +217,7 @@ export class PerfTextParser {
       this.rankLine([old[0], old[1], undefined, "", old[2], old[3], old[4]] as unknown as RegExpExecArray);
       return true;
     }
-    if (/^(?:size\s+count|bytes\s+N)\s+type|^size\s+count\s+time\s+algbw/.test(body)) {
+    if (/^(?:size\s+count|bytes\s+N)\s+type|^size\s+(?:count\s+)?time\s+algbw\s+busbw/.test(body)) {
       this.columns(body);
       return true;
     }
@@ -264,7 +276,13 @@ export class PerfTextParser {
     if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
     const cols = body.split(/\s+/);
-    this.untyped = cols[2] === "time";
+    this.untyped = cols[1] === "time" || cols[2] === "time";
+    if (this.untyped) {
+      this.untypedCount = cols[1] === "count";
+      const figures = cols.length - (this.untypedCount ? 2 : 1);
+      const sides = Math.max(1, cols.filter((c) => c === "time").length);
+      this.untypedGroup = figures % sides === 0 && figures / sides >= 3 ? figures / sides : 4;
+    }
     const after = this.untyped ? 2 : cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
     // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
@@ -341,17 +359,25 @@ export class PerfTextParser {
    * left blank; or both sides.
    */
   private untypedRow(line: string): boolean {
-    const m = /^(\d+)\s+(\d+)(\s+)(.*)$/.exec(line);
+    const m = (this.untypedCount ? /^(\d+)\s+(\d+)(\s+)(.*)$/ : /^(\d+)()(\s+)(.*)$/).exec(line);
     const rest = m ? m[4]!.split(/\s+/) : [];
-    const group = this.metricCols / 2;
+    const group = this.untypedGroup;
     const sides = rest.length > group ? [rest.slice(0, group), rest.slice(group)] : [rest];
-    const perfs = sides.map((g) => (g.length === group - 1 ? [...g, "N/A"] : g)).map((g) => perfOf(g, false));
-    if (!m || rest.length < group - 1 || rest.length > 2 * group || perfs.some((x) => x === undefined))
+    // A side without its #wrong figure checked nothing: N/A.
+    const perfs = sides.map((g) => (g.length === 3 ? [...g, "N/A"] : g)).map((g) => perfOf(g, false));
+    if (
+      !m ||
+      rest.length < 3 ||
+      rest.length > 2 * group ||
+      sides.some((g) => g.length > 4) ||
+      perfs.some((x) => x === undefined)
+    )
       return this.badRow(line);
     const outOfPlaceOnly = sides.length === 1 && m[3]!.length > 20;
     this.run.rows.push({
       bytes: Number(m[1]),
-      count: Number(m[2]),
+      // No count column: the size in the harness's 4-byte elements.
+      count: this.untypedCount ? Number(m[2]) : Math.floor(Number(m[1]) / 4),
       // The harness moves `int` data (BaseTestColl::setupCollTest: `typeSize_ = sizeof(int)`; checkData compares ints).
       type: "int32",
       redop: null,

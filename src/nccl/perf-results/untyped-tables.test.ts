@@ -61,3 +61,31 @@ describe("MSCCL++ test tables", () => {
     expect((e!.problems ?? []).map((p) => p.code)).toContain("nccl_tests.bad_row");
   });
 });
+
+// A table trimmed on a page to `size time algbw busbw`, under a launcher command typed over several lines with `\`
+// continuations (shape seen at https://github.com/elizabetht/spark/blob/HEAD/infiniband-tutorial/LINKEDIN_ARTICLE.md;
+// continuation: https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01). Our numbers.
+describe("a table trimmed to the columns a page wanted", () => {
+  test("rows read by the header's names; ranks from the continued command", () => {
+    const text = [
+      "mpirun -np 4 -H 10.4.0.11:2,10.4.0.12:2 \\",
+      "    -x NCCL_IB_HCA=mlx5_1 \\",
+      "    ./nccl-tests/build/reduce_scatter_perf -b 1G -e 4G -f 2",
+      "",
+      "#       size      time   algbw   busbw",
+      "#        (B)      (us)  (GB/s)  (GB/s)",
+      "  1073741824     30120   35.65   26.74",
+      "  2147483648     59881   35.86   26.90",
+      "  4294967296    119410   35.97   26.98",
+      "# Avg bus bandwidth    : 26.8733",
+    ].join("\n");
+    const [e] = analyzeTranscript("t.txt", text);
+    expect(e!.kind).toBe("nccl_tests");
+    const d = e!.data as Data & { avgBusBw: number | null };
+    expect(d.collective).toBe("reduce_scatter");
+    expect(d.nranks).toBe(4);
+    expect(d.rows.map((r) => r.bytes)).toEqual([1073741824, 2147483648, 4294967296]);
+    expect(d.peak?.busbw).toBe(26.98);
+    expect(d.avgBusBw).toBeCloseTo(26.8733, 4);
+  });
+});
