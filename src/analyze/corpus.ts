@@ -18,9 +18,6 @@ export const KNOWN_MISSES = new Set<string>([
   // with a footer and no row is not yet a run the data can hold.
   "nccl_tests/grep-avg-footer-per-host-logs.txt",
   // First contact with a fresh batch (nccl-tests and host tools), before any fix:
-  // An nccl-tests failure line under its command, then an nvidia-smi table labelled in prose (`nvidia-smi:`, no
-  // command line): read as one nvidia-smi capture; the transcript splitter needs the typed command to cut it.
-  "nccl_tests/cuda-unknown-error-line-then-nvidia-smi.txt",
   // A fresh batch for issue #36 (26 captures, 26 sources new to the corpus: gists, pastebins, file viewers, vendor
   // pages, issues); first contact 14/26, then 23/26. Each still misses:
   // All-reduce's busbw/algbw of its widest row fits 32 or 33 ranks (two decimals each) and no rank line says which:
@@ -33,10 +30,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/nccl-2.1-redacted-host-ibvwrap-cu-create-qp-test-failed-line.txt",
   // `host [dev] NCCL INFO` (no pid:tid) behind timestamps: no host read (the host reader is the line scanner's).
   "nccl_log/kubectl-timestamps-nccl-timestamp-host-only-bootstrap-reset-by-peer.txt",
-  // A third batch (7 captures, 7 sources new to the corpus); first contact 6/7. Each still misses:
-  // A bare `show_gids` line and its table, then `training_log.txt:` and an NCCL log: read as one show_gids capture;
-  // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.
-  "nccl_log/exports-then-show-gids-table-then-roce-log-gdr-disabled.txt",
   // A fresh batch (21 nccl-tests, 10 host tools; first contact 17/31, then 27/31). Each still misses:
   // A whole page collapsed onto one line, the output between inline ``` fences: not recognised.
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",

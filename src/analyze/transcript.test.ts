@@ -82,3 +82,51 @@ describe("a pasted session with several commands", () => {
     );
   });
 });
+
+// A tool labelled in prose (`nvidia-smi:` over its table, shape seen at https://github.com/NVIDIA/nccl-tests/issues/66)
+// and a file named as a label over its contents (`training_log.txt:` after a bare `show_gids`, shape seen at
+// https://github.com/NVIDIA/nccl/issues/1510). Our hosts and numbers.
+describe("labels that cut a session", () => {
+  test("`nvidia-smi:` alone on its line is that command", () => {
+    expect(commandOfLine("nvidia-smi:")).toBe("nvidia-smi");
+    expect(commandOfLine("nvidia-smi: the GPUs below")).toBeNull();
+  });
+
+  test("a failed test's line, then an nvidia-smi table labelled in prose: two entries", () => {
+    const text = [
+      "all_reduce_perf -b 8 -e 128M -f 2 -g 1",
+      "",
+      "Test CUDA failure common.cu:892 'unknown error'",
+      "",
+      "nvidia-smi:",
+      "+-----------------------------------------------------------------------------+",
+      "| NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |",
+      "|-------------------------------+----------------------+----------------------+",
+      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+      "|===============================+======================+======================|",
+      "|   0  NVIDIA A10          On   | 00000000:17:00.0 Off |                    0 |",
+      "+-------------------------------+----------------------+----------------------+",
+    ].join("\n");
+    expect(analyzeTranscript("s.txt", text).map((e) => e.kind)).toEqual(["nccl_tests", "nvidia_smi"]);
+  });
+
+  test("a file label after a capture command starts the file's own entry", () => {
+    const text = [
+      "show_gids",
+      "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+      "---     ----    -----   ---                                     ------------    ---     ---",
+      "mlx5_2  1       3       0000:0000:0000:0000:0000:ffff:0a21:0007 10.33.0.7       v2      eth2",
+      "",
+      "run.log:",
+      "gx-7:201:201 [0] NCCL INFO Bootstrap : Using eth2:10.33.0.7<0>",
+      "NCCL version 2.21.5+cuda12.4",
+      "gx-7:201:330 [0] NCCL INFO NET/IB : Using [0]mlx5_2:1/RoCE [RO]; OOB eth2:10.33.0.7<0>",
+      "gx-7:201:330 [0] NCCL INFO Using network IB",
+    ].join("\n");
+    expect(analyzeTranscript("s.txt", text).map((e) => e.kind)).toEqual(["show_gids", "nccl_log"]);
+  });
+
+  test("a file label with no capture command beside it cuts nothing", () => {
+    expect(splitTranscript("all_reduce_perf -b 8\nout.log:\n# nThread 1 nGpus 1\n")).toBeNull();
+  });
+});
