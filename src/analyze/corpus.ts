@@ -14,9 +14,6 @@ export const CAPTURES = join(import.meta.dirname, "..", "..", "fixtures", "captu
  */
 export const KNOWN_MISSES = new Set<string>([
   // NCCL logs gathered for issue #36 from sources new to the corpus; first contact 46/61. Each still misses:
-  // Only `# Avg bus bandwidth` footers, grepped from several logs behind `FILE:` prefixes: not recognised, and a run
-  // with a footer and no row is not yet a run the data can hold.
-  "nccl_tests/grep-avg-footer-per-host-logs.txt",
   // First contact with a fresh batch (nccl-tests and host tools), before any fix:
   // A fresh batch for issue #36 (26 captures, 26 sources new to the corpus: gists, pastebins, file viewers, vendor
   // pages, issues); first contact 14/26, then 23/26. Each still misses:

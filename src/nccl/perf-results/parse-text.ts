@@ -228,6 +228,9 @@ export class PerfTextParser {
     }
     const avg = /^Avg bus bandwidth\s*:\s*(\S+)/.exec(body);
     if (avg) {
+      // A footer after a footer with no row between them closes the run before it (footers grepped from several
+      // logs, one run each).
+      if (this.run.avgBusBw !== null && this.run.rows.length === 0) this.newRun();
       const v = Number(avg[1]);
       this.run.avgBusBw = Number.isFinite(v) ? v : null;
       if (Number.isFinite(v)) this.avgs.push(v);
@@ -429,9 +432,16 @@ export class PerfTextParser {
   }
 }
 
-/** A run with anything of its own: rows, a thread line, a program name or rank lines. */
+/** A run with anything of its own: rows, a footer, a thread line, a program name or rank lines. */
 function hasContent(r: PerfRun): boolean {
-  return r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0 || r.testsVersion !== null;
+  return (
+    r.rows.length > 0 ||
+    r.avgBusBw !== null ||
+    r.nThread !== null ||
+    r.program !== null ||
+    r.ranks.length > 0 ||
+    r.testsVersion !== null
+  );
 }
 
 function num(t: string | undefined): number | null | undefined {

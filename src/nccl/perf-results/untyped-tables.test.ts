@@ -89,3 +89,28 @@ describe("a table trimmed to the columns a page wanted", () => {
     expect(d.avgBusBw).toBeCloseTo(26.8733, 4);
   });
 });
+
+// `# Avg bus bandwidth` footers grepped from one log per host, behind grep's file-name prefixes (shape seen at
+// https://github.com/FlagOpen/FlagPerf/blob/main/base/toolkits/interconnect-MPI_intraserver/dcu/BW/main.sh; the footer
+// is nccl-tests' `# Avg bus bandwidth    : %g`, https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu). Our hosts.
+describe("footers alone, one per log", () => {
+  test("each footer is a run of its own; the figure judged is the last", () => {
+    const text = [
+      '$ grep "# Avg bus bandwidth" node*_nccl_log',
+      "node7_nccl_log:# Avg bus bandwidth    : 41.2203 ",
+      "node8_nccl_log:# Avg bus bandwidth    : 12.0871 ",
+      "node9_nccl_log:# Avg bus bandwidth    : 40.9518 ",
+      "node10_nccl_log:# Avg bus bandwidth    : 41.0032 ",
+    ].join("\n");
+    const [e] = analyzeTranscript("f.txt", text);
+    expect(e!.kind).toBe("nccl_tests");
+    const d = e!.data as { runs: { avgBusBw: number | null }[]; avgBusBw: number | null };
+    expect(d.runs.map((r) => r.avgBusBw)).toEqual([41.2203, 12.0871, 40.9518, 41.0032]);
+    expect(d.avgBusBw).toBe(41.0032);
+  });
+
+  test("one footer in prose is not claimed as a test's output", () => {
+    const [e] = analyzeTranscript("f.txt", "We got\n# Avg bus bandwidth : 41.2\nlast week.\n");
+    expect(e!.kind).not.toBe("nccl_tests");
+  });
+});
