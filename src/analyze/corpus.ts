@@ -43,15 +43,10 @@ export const KNOWN_MISSES = new Set<string>([
   // a forge's source view, a repository's notes and scripts); first contact 10/20. Each misses:
   // `./build/sendrecv_perf … -g 8` typed with no launcher: 8 ranks, but the command is read only behind a launcher.
   "nccl_tests/notes-sendrecv-g8-command-header-no-banner-inplace-na.txt",
-  // rccl-tests rows with trailing `algo proto nchannels` columns: rows not understood.
-  "nccl_tests/rccl-rows-trailing-algo-proto-nchannels-allreduce.txt",
-  "nccl_tests/rccl-rows-trailing-algo-proto-nchannels-allgather.txt",
   // A gist page's ` | |` cells on fewer than 80 % of the lines (page chrome around them): not removed, rows not read.
   "nccl_tests/gist-viewer-cells-commands-then-output-2node-g4.txt",
   // `mpirun -np 16 … \` continued over lines, banner `nGpus 1`, no rank lines: ranks 1 instead of 16.
   "nccl_tests/hpcx-script-continued-mpirun-then-output-no-rank-lines.txt",
-  // A sentence's full stop glued to the last row's netdev (`net1.`): read as part of the name.
-  "show_gids/two-tab-tables-prose-between-period-glued-to-last-netdev.txt",
   // `ibv_devinfo -d DEV -v` named in prose, then only its port's `phys_state` and `GID[ n]` lines: not recognised.
   "ibv_devinfo/verbose-fragment-gid-lines-device-from-command.txt",
   // `ofed_info`'s version line quoted (`> MLNX_OFED_LINUX-… (OFED-…):`) amid prose: not recognised.

@@ -11,6 +11,8 @@ const RANK_LINE =
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 /** The old error column's value as nccl-tests printed it (`%.0e`, rccl-tests adds `*` to a failed one). */
 const OLD_ERROR = /^\d[eE][-+]\d\d\*?$/;
+/** Header columns after the figures that name a row's tuning, not a figure (see PerfTextParser.trailing). */
+const TRAILING_COLUMNS = new Set(["algo", "proto", "nchannels"]);
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
 /**
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
@@ -49,6 +51,12 @@ export class PerfTextParser {
    * the names its header gives.
    */
   private untyped = false;
+  /**
+   * Columns a header names after the #wrong ones that are no figure of either side: rccl-tests' `algo proto
+   * nchannels` (the tuning each size ran with, seen at https://github.com/ROCm/rocm-systems/pull/8273). Their values
+   * are left off the end of each row.
+   */
+  private trailing = 0;
   /** The command typed so far when the line before ended in `\` (a continuation), else null. */
   private continued: string | null = null;
   /** With `untyped`: whether the rows hold a count column, and how many figures one side's group has. */
@@ -288,6 +296,8 @@ export class PerfTextParser {
     }
     const after = this.untyped ? 2 : cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
+    this.trailing = 0;
+    while (this.trailing < cols.length && TRAILING_COLUMNS.has(cols[cols.length - 1 - this.trailing]!)) this.trailing++;
     // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
     this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
     // NCCL 1.x's own tests print no footer. nccl-tests printed this header too until 2019 (the resync with NCCL 2.4),
@@ -296,7 +306,7 @@ export class PerfTextParser {
     // due, and a run without it was cut.
     this.legacy = cols[0] === "bytes" && this.run.nThread === null;
     this.run.redopColumn = cols.includes("redop") || cols.includes("op");
-    this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
+    this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0) - this.trailing;
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
     this.tableLines++;
   }
@@ -304,6 +314,7 @@ export class PerfTextParser {
   private row(line: string): boolean {
     if (this.untyped) return this.untypedRow(line);
     const tokens = line.split(/\s+/);
+    if (this.trailing > 0 && tokens.length > 3 + this.trailing) tokens.length -= this.trailing;
     while (tokens.length > 3 && DATE.test(tokens[tokens.length - 1]!)) tokens.pop();
     const bytes = Number(tokens[0]);
     const count = Number(tokens[1]);

@@ -114,3 +114,23 @@ describe("footers alone, one per log", () => {
     expect(e!.kind).not.toBe("nccl_tests");
   });
 });
+
+// rccl-tests rows with the tuning each size ran with after the figures, `algo proto nchannels` (shape seen at
+// https://github.com/ROCm/rocm-systems/pull/8273); our numbers.
+describe("trailing tuning columns", () => {
+  test("are left off each row; the figures stay where the header puts them", () => {
+    const text = [
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong   algo  proto  nchannels",
+      "     1048576        262144     float     sum      -1    49.00   21.40   37.45      0    49.50   21.18   37.07      0  RING  LL128    32",
+      "    16777216       4194304     float     sum      -1    163.5  102.61  179.57      0    165.1  101.62  177.84      0  RING  SIMPLE   64",
+      "# Out of bounds values : 0 OK",
+      "# Avg bus bandwidth    : 108.51 ",
+    ].join("\n");
+    const [e] = analyzeTranscript("r.txt", text);
+    const d = e!.data as Data;
+    expect(d.rows.map((r) => [r.outOfPlace?.busbw, r.inPlace?.busbw])).toEqual([
+      [37.45, 37.07],
+      [179.57, 177.84],
+    ]);
+  });
+});
