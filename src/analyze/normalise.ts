@@ -13,6 +13,7 @@ import {
   gutterLinesOff,
   markdownTablesOff,
   pageBulletsOff,
+  viewerCellsOff,
   viewerLineNumbersOff,
 } from "./page-wrappers.js";
 import { recordPrefixOff } from "./record-prefixes.js";
@@ -101,8 +102,6 @@ const FENCE = /^\s*```[\w-]*\s*$/;
 
 /** A Markdown list item's bullet `- ` and its indentation (`* ` is read as a comment star). */
 const LIST_ITEM = /^ {0,3}- /;
-/** Two empty table cells after the text, as a file viewer's columns leave them: ` | |`. */
-const VIEWER_CELLS = / \| \|[ \t]*$/;
 
 /** Removes a page wrapper from every line when the lines prove it (as PROOF of them carry it), else returns null. */
 function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | null {
@@ -133,7 +132,7 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   // outermost launcher's facts are kept.
   const page: [PageWrapperName, (l: readonly string[]) => string[] | null][] = [
     ["viewer_gutter_lines", gutterLinesOff],
-    ["viewer_cells", (l) => pageWrapperOff(l, VIEWER_CELLS)],
+    ["viewer_cells", viewerCellsOff],
     ["markdown_table", markdownTablesOff],
     ["flattened_table", flattenedTablesOff],
     // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).

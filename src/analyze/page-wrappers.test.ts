@@ -6,6 +6,7 @@ import {
   gutterLinesOff,
   markdownTablesOff,
   pageBulletsOff,
+  viewerCellsOff,
   viewerLineNumbersOff,
 } from "./page-wrappers.js";
 
@@ -146,5 +147,32 @@ describe("a web table flattened to one cell per line", () => {
   test("cells whose columns mix numbers and words at every width are left alone", () => {
     const lines = ["a |", "1 |", "b |", "c |", "2 |", "3 |", "d |", "4 |", "e |"];
     expect(flattenedTablesOff(lines)).toBeNull();
+  });
+});
+
+// A gist page copied whole: its title and notice lines, then the file with a viewer's two empty cells after each line
+// and one after the last, then the sign-up line (shape seen at https://gist.github.com/huseinzol05/04f93dfb57c463eb968f2162761e9540).
+describe("a file viewer's empty cells amid the page around the file", () => {
+  test("five lines in a row carrying ` | |` prove them; the last line's lone ` |` comes off too", () => {
+    const file = CAPTURE.slice(0, 3);
+    const page = [
+      "Created",
+      "March 3, 2026 10:12",
+      "nccl run on two nodes",
+      "This file contains bidirectional Unicode text.",
+      "make MPI=1 | |",
+      "./build/all_reduce_perf -g 8 | |",
+      ...file.map((l) => `${l} | |`),
+      `${CAPTURE[3]} |`,
+      "Sign up for free",
+    ];
+    const out = viewerCellsOff(page)!;
+    expect(out.slice(4, 10)).toEqual(["make MPI=1", "./build/all_reduce_perf -g 8", ...CAPTURE]);
+    expect(out.at(-1)).toBe("Sign up for free");
+  });
+
+  test("a few lines ending in ` | |` among many others are no viewer's", () => {
+    const lines = ["a | |", "b", "c | |", "d", "e", "f", "g", "h"];
+    expect(viewerCellsOff(lines)).toBeNull();
   });
 });

@@ -210,3 +210,38 @@ export function flattenedTablesOff(lines: readonly string[]): string[] | null {
   }
   return found ? out : null;
 }
+
+/** Two empty table cells after the text, as a file viewer's columns leave them: ` | |`. */
+const VIEWER_CELLS = / \| \|[ \t]*$/;
+/** The last line of a file in such a viewer keeps one empty cell: ` |`. */
+const LAST_VIEWER_CELL = / \|[ \t]*$/;
+/** Consecutive lines that carry the cells, enough to prove them amid a page's own text around the file. */
+const VIEWER_RUN = 5;
+
+/**
+ * Removes a file viewer's two empty cells (` | |`) after each line of a file copied from a gist or blob page: proven
+ * when PROOF of the non-blank lines carry them, or when VIEWER_RUN lines in a row do (the page's own title, notice and
+ * sign-up lines around the file carry none, shape seen at https://gist.github.com/huseinzol05/04f93dfb57c463eb968f2162761e9540).
+ * The line after the last one that carries them keeps one cell (` |`, the file's last line): it comes off too.
+ * Null when the lines prove no such cells.
+ */
+export function viewerCellsOff(lines: readonly string[]): string[] | null {
+  const filled = filledOf(lines);
+  const carrying = filled.filter((l) => VIEWER_CELLS.test(l)).length;
+  let run = 0;
+  let longest = 0;
+  for (const l of lines) {
+    if (l.trim() === "") continue;
+    run = VIEWER_CELLS.test(l) ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  if (filled.length === 0 || (carrying < Math.ceil(filled.length * PROOF) && longest < VIEWER_RUN)) return null;
+  let last = -1;
+  lines.forEach((l, i) => {
+    if (VIEWER_CELLS.test(l)) last = i;
+  });
+  return lines.map((l, i) => {
+    if (VIEWER_CELLS.test(l)) return l.replace(VIEWER_CELLS, "");
+    return i === last + 1 ? l.replace(LAST_VIEWER_CELL, "") : l;
+  });
+}

@@ -143,13 +143,11 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const findings: Finding[] = [];
   const coll = inferCollective(run);
   const ranksListed = rankLinesCount(run);
-  const perProcess = run.nThread && run.nGpus ? run.nThread * run.nGpus : null;
-  // The banner's nThread × nGpus counts one process's ranks: with the launcher's process count pasted beside it
-  // (`mpirun -np 16 …`, banner `nGpus 1`), every process's.
-  const launched = !ranksListed && perProcess && run.commandProcesses ? run.commandProcesses * perProcess : null;
-  const listed = ranksListed || (launched ? null : perProcess);
-  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic.
-  const asked = listed ? null : (launched ?? run.commandRanks);
+  const listed = ranksListed || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
+  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic. The
+  // banner's nThread × nGpus (one process's ranks) stays before the launcher's count: a build without MPI run by
+  // `mpirun -np 16` is 16 tests of one rank each, and a paste cut after the first one's banner cannot tell.
+  const asked = listed ? null : run.commandRanks;
   const fromTable = listed || asked ? null : ranksFromTable(run, coll.name);
   const nranks = listed ?? asked ?? fromTable;
   const nranksSource = run.ranks.length

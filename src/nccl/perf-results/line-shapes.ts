@@ -34,19 +34,13 @@ const DIRECT = /^(?:\S+=\S+\s+)*(?:\S*\/)?$/;
  */
 export function commandRanks(line: string, programAt: number, programLength: number): number | null {
   const before = line.slice(0, programAt);
-  const processes = commandProcesses(line, programAt) ?? (DIRECT.test(before) ? 1 : null);
+  const launcher = LAUNCHER.exec(before);
+  const processes = launcher ? Number(launcher[1]) : DIRECT.test(before) ? 1 : null;
   if (processes === null) return null;
   const args = ` ${line.slice(programAt + programLength)}`;
   const threads = Number(THREADS.exec(args)?.[1] ?? 1);
   const gpus = Number(GPUS.exec(args)?.[1] ?? 1);
   const n = processes * threads * gpus;
-  return n >= 1 ? n : null;
-}
-
-/** The launcher's process count before the program (`mpirun -np 16 …`), or null. */
-export function commandProcesses(line: string, programAt: number): number | null {
-  const launcher = LAUNCHER.exec(line.slice(0, programAt));
-  const n = launcher ? Number(launcher[1]) : 0;
   return n >= 1 ? n : null;
 }
 

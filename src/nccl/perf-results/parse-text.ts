@@ -2,7 +2,7 @@ import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
-import { commandProcesses, commandRanks, ROW_START, sideBySide, withoutRankTags } from "./line-shapes.js";
+import { commandRanks, ROW_START, sideBySide, withoutRankTags } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
@@ -133,9 +133,7 @@ export class PerfTextParser {
           this.run.program = cmd[1]!;
           this.run.programSource = "command_line";
         }
-        const at = cmd.index + cmd[0].indexOf(cmd[1]!);
-        this.run.commandRanks ??= commandRanks(typed, at, cmd[1]!.length);
-        this.run.commandProcesses ??= commandProcesses(typed, at);
+        this.run.commandRanks ??= commandRanks(typed, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
         return false;
       }
     }

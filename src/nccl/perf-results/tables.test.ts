@@ -92,9 +92,10 @@ describe("the rank count a pasted command line asks for", () => {
     expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
   });
 
-  // The banner's `nThread 1 nGpus 1` is one process's count; the launcher's `-np 16` says how many processes (shape
-  // seen at https://github.com/NVIDIA/nccl/issues/1017: a script's `mpirun … \` continued over lines, no rank lines).
-  test("the banner's threads × GPUs times the launcher's processes, the command continued over lines", () => {
+  // The banner's `nThread 1 nGpus 1` is one process's count, and it stays before the launcher's `-np 16`: a build
+  // without MPI run that way is 16 tests of one rank, and a paste cut after the first banner cannot tell (shape seen
+  // at https://github.com/NVIDIA/nccl/issues/1017: a script's `mpirun … \` continued over lines, no rank lines).
+  test("the banner's threads × GPUs before a launcher count continued over lines", () => {
     const text = [
       "mpirun -np 16 -N 8 -hostfile hosts \\",
       "    --bind-to none -x NCCL_DEBUG=WARN \\",
@@ -102,10 +103,15 @@ describe("the rank count a pasted command line asks for", () => {
       "# nThread 1 nGpus 1 minBytes 67108864 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
       "    67108864      16777216     float     sum      -1    770.1   87.14  163.39      0    772.0   86.93  162.99      0",
-      "   134217728      33554432     float     sum      -1   1490.2   90.07  168.88      0   1493.1   89.89  168.54      0",
-      "# Avg bus bandwidth    : 165.9",
+      "# Avg bus bandwidth    : 163.39",
     ].join("\n");
-    expect(analyzeNcclTests(text).data).toMatchObject({ nranks: 16, nranksSource: "command_line" });
+    expect(analyzeNcclTests(text).data).toMatchObject({ nranks: 1, nranksSource: "threads" });
+    // Without the banner, the continued command decides.
+    const noBanner = text
+      .split("\n")
+      .filter((l) => !l.startsWith("# nThread"))
+      .join("\n");
+    expect(analyzeNcclTests(noBanner).data).toMatchObject({ nranks: 16, nranksSource: "command_line" });
   });
 });
 

@@ -61,8 +61,6 @@ export type PerfRun = {
    * × the test's `-t` threads × `-g` GPUs per process (each GPU of each thread is one rank). Null without one.
    */
   commandRanks: number | null;
-  /** The launcher's process count alone (`mpirun -np 16`); null without a launcher. */
-  commandProcesses: number | null;
 };
 
 export function emptyRun(): PerfRun {
@@ -85,7 +83,6 @@ export function emptyRun(): PerfRun {
     failures: [],
     incomplete: false,
     commandRanks: null,
-    commandProcesses: null,
   };
 }
 
