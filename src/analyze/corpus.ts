@@ -50,8 +50,6 @@ export const KNOWN_MISSES = new Set<string>([
   "ofed_info/markdown-quoted-full-version-line-in-prose.txt",
   // `ibv_devinfo -l`'s `4 HCAs found:` list amid a script's other output: not recognised.
   "ibv_devinfo/run-script-log-device-list-between-gpu-list-and-dev-listing.txt",
-  // `$ nvidia-smi topo -m` then `Failed to run topology matrix`: unknown, where the command says what failed.
-  "nvidia_smi_topo/failed-to-run-topology-matrix-exit-255.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

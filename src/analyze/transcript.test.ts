@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { splitLines } from "../core/text.js";
 import { analyzeTranscript } from "./index.js";
-import { commandOfLine, splitTranscript } from "./transcript.js";
+import { commandOfLine, soleCommandKind, splitTranscript } from "./transcript.js";
 
 /** The seed's 环境验证 section as an operator pastes it: three commands, prose between them. */
 const SEED_SESSION = [
@@ -128,5 +128,21 @@ describe("labels that cut a session", () => {
 
   test("a file label with no capture command beside it cuts nothing", () => {
     expect(splitTranscript("all_reduce_perf -b 8\nout.log:\n# nThread 1 nGpus 1\n")).toBeNull();
+  });
+});
+
+// A tool that printed no output of its own under its typed command (`Failed to run topology matrix`, shape seen at
+// https://github.com/NVIDIA/NVSentinel/issues/1485): the command says which tool failed.
+describe("one capture command over output no format recognises", () => {
+  test("is that command's kind, with the problem its analyser finds", () => {
+    const [e] = analyzeTranscript("t.txt", "$ nvidia-smi topo -m\nFailed to run topology matrix\n$ echo $?\n255\n");
+    expect(e!.kind).toBe("nvidia_smi_topo");
+    expect((e!.problems ?? []).length).toBeGreaterThan(0);
+  });
+
+  test("two commands, or an nccl-tests binary, decide nothing this way", () => {
+    expect(soleCommandKind("$ ibstat\n$ nvidia-smi\n")).toBeNull();
+    expect(soleCommandKind("$ ./build/all_reduce_perf -g 8\nsegfault\n")).toBeNull();
+    expect(soleCommandKind("$ ibstat\nibpanic: no IB device\n")).toBe("ibstat");
   });
 });

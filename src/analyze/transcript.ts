@@ -76,6 +76,22 @@ export function splitTranscript(text: string): TranscriptSegment[] | null {
   });
 }
 
+/**
+ * The kind the text's one capture command prints (`$ nvidia-smi topo -m` above whatever it printed), when exactly one
+ * capture command (no nccl-tests binary) is typed in it; else null. What that command printed may be no output at all
+ * (`Failed to run topology matrix`): the command still says which tool failed.
+ */
+export function soleCommandKind(text: string): string | null {
+  let found: string | null = null;
+  for (const l of splitLines(text)) {
+    const command = commandOfLine(l);
+    if (command === null) continue;
+    if (PERF_LINE.test(command) || found !== null) return null;
+    found = command;
+  }
+  return found === null ? null : kindOfCommand(found);
+}
+
 /** The analyze kind a capture command prints. */
 export function kindOfCommand(command: string): string {
   const [name, ...args] = command.split(" ");
