@@ -86,15 +86,6 @@ export const PAGE_WRAPS: readonly Wrap[] = [
         .join("\n"),
   },
   { name: "page bullets", apply: (t) => perLine(t, (l) => `  • ${l}`) },
-  // A gist's viewer: two empty cells after every line, one after the last
-  // (https://gist.github.com/huseinzol05/04f93dfb57c463eb968f2162761e9540).
-  {
-    name: "gist viewer cells",
-    apply: (t) => {
-      const lines = t.split("\n");
-      return lines.map((l, i) => (i === lines.length - 1 ? `${l} |` : `${l} | |`)).join("\n");
-    },
-  },
   { name: "stern", apply: (t) => perLine(t, (l) => `trainer-0-x8k2p worker ${l}`) },
 ];
 
