@@ -46,8 +46,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/hpcx-script-continued-mpirun-then-output-no-rank-lines.txt",
   // `ibv_devinfo -d DEV -v` named in prose, then only its port's `phys_state` and `GID[ n]` lines: not recognised.
   "ibv_devinfo/verbose-fragment-gid-lines-device-from-command.txt",
-  // `ofed_info`'s version line quoted (`> MLNX_OFED_LINUX-… (OFED-…):`) amid prose: not recognised.
-  "ofed_info/markdown-quoted-full-version-line-in-prose.txt",
   // `ibv_devinfo -l`'s `4 HCAs found:` list amid a script's other output: not recognised.
   "ibv_devinfo/run-script-log-device-list-between-gpu-list-and-dev-listing.txt",
 ]);
