@@ -112,7 +112,9 @@ export function analyzeText(
 const recognisedBy =
   (analyzers: readonly AnalyzerKind[]) =>
   (text: string): boolean =>
-    chooseAnalyzer(text, undefined, analyzers) !== null;
+    chooseAnalyzer(text, undefined, analyzers) !== null ||
+    // A tool's failure under its one typed command is a record too (its kind comes from the command).
+    (soleCommandKind(text) !== null && findAnalyzer(soleCommandKind(text)!, analyzers) !== undefined);
 
 /** Keeps what the normalisation layer removed as facts on the entry (only when it removed something). */
 function withWrappers(entry: AnalyzedInput, clean: Normalised): AnalyzedInput {

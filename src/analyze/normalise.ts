@@ -149,7 +149,7 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
       const kept = new Set(next);
       const changed =
         next.length !== lines.length
-          ? lines.filter((l) => !kept.has(l)).length
+          ? Math.max(lines.length - next.length, lines.filter((l) => !kept.has(l)).length)
           : next.filter((l, i) => l !== lines[i]).length;
       return { name, next, changed };
     }
@@ -166,13 +166,18 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   for (let pass = 0; pass < 2 * (PREFIX_FAMILIES.length + page.length + 1); pass++) {
     const proven = provenFamily(lines);
     const shape = pageShape();
+    // cat -n's `2<TAB>` is a glued number before a tab-indented line too: numbers that run over every line are the
+    // viewer's.
+    const numbered = viewerLineNumbersOff(lines);
+    // A viewer's numbers glued to a flattened table's cells (`14194304 |`) come off before the cells are joined.
+    if (shape?.name === "flattened_table" && numbered && numbered.numbered > (proven?.n ?? 0)) {
+      take("viewer_line_numbers", numbered.lines);
+      continue;
+    }
     if (shape && shape.changed > (proven?.n ?? 0)) {
       take(shape.name, shape.next);
       continue;
     }
-    // cat -n's `2<TAB>` is a glued number before a tab-indented line too: numbers that run over every line are the
-    // viewer's.
-    const numbered = viewerLineNumbersOff(lines);
     if (numbered && numbered.numbered > (proven?.n ?? 0)) {
       take("viewer_line_numbers", numbered.lines);
       continue;

@@ -176,3 +176,18 @@ describe("a file viewer's empty cells amid the page around the file", () => {
     expect(viewerCellsOff(lines)).toBeNull();
   });
 });
+
+// A source view's gutter (one `|` after every line, blank ones too; shape seen at
+// https://code.badstorm.xyz/AI/rocm-systems/src/commit/130ee246e21d3f73c977eda496ac9c90c3aa520b/src/all_gather.cu) over
+// a file whose own lines include a lone `|` (a table's empty cell copied one cell to a line).
+describe("a gutter of one width over a file with lone bars of its own", () => {
+  test("exactly the gutter's bars come off; the file's own `|` stays", () => {
+    const file = ["mlx5_0 |", "|", "v2 |", ""];
+    expect(gutterLinesOff(file.flatMap((l) => [l, "|"]))).toEqual(file);
+  });
+
+  test("two bars after every line come off as two", () => {
+    const file = ["# Avg bus bandwidth : 9.1", "|", "done"];
+    expect(gutterLinesOff(file.flatMap((l) => [l, "|", "|"]))).toEqual(file);
+  });
+});

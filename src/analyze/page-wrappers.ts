@@ -39,7 +39,39 @@ export function gutterLinesOff(lines: readonly string[]): string[] | null {
   const bars = filled.filter((l) => GUTTER_LINE.test(l)).length;
   const text = filled.length - bars;
   if (text < 1 || bars < text) return null;
-  return lines.filter((l) => !GUTTER_LINE.test(l));
+  return gutterByWidth(lines) ?? lines.filter((l) => !GUTTER_LINE.test(l));
+}
+
+/**
+ * When every line of the file (a blank one too) is followed by the same number of gutter bars (one or two: the fewest
+ * after any line), exactly those come off: a line of the file that is itself a lone `|` (a table's empty cell copied
+ * one cell to a line) stays. Null when the lines do not keep to one width.
+ */
+function gutterByWidth(lines: readonly string[]): string[] | null {
+  // Every line of the file has its gutter, a blank one too.
+  const at = lines.map((_, i) => i);
+  const bar = (k: number) => k < at.length && GUTTER_LINE.test(lines[at[k]!]!);
+  let k = 0;
+  while (bar(k)) k++;
+  // The gutter's width: the fewest bars after any line that is no bar (a run after one is longer when the file's
+  // own lone `|` lines follow it).
+  let width = Number.POSITIVE_INFINITY;
+  for (let i = k; i < at.length; i++) {
+    if (bar(i)) continue;
+    let run = 0;
+    while (bar(i + 1 + run)) run++;
+    if (i + 1 + run < at.length || run > 0) width = Math.min(width, run);
+  }
+  if (!Number.isFinite(width) || width === 0) return null;
+  const drop = new Set(at.slice(0, k));
+  for (let i = k; i < at.length; i += 1 + width) {
+    for (let j = 1; j <= width; j++) {
+      if (i + j >= at.length) break;
+      if (!bar(i + j)) return null;
+      drop.add(at[i + j]!);
+    }
+  }
+  return lines.filter((_, i) => !drop.has(i));
 }
 
 /** The leading digits of a line (at most 7). */
