@@ -63,7 +63,9 @@ function gutterByWidth(lines: readonly string[]): string[] | null {
     if (i + 1 + run < at.length || run > 0) width = Math.min(width, run);
   }
   if (!Number.isFinite(width) || width === 0) return null;
+  // Bars before the first line and after the last are the gutter's (of lines taken off before, a code fence's).
   const drop = new Set(at.slice(0, k));
+  for (let e = at.length - 1; e > k && (bar(e) || lines[at[e]!]!.trim() === ""); e--) if (bar(e)) drop.add(at[e]!);
   for (let i = k; i < at.length; i += 1 + width) {
     for (let j = 1; j <= width; j++) {
       if (i + j >= at.length) break;
