@@ -51,6 +51,13 @@ import { KNOWN_MISSES, readCorpus, scoreCase, scoreTable } from "./corpus.js";
  * report that ncclCommInitRank failed; PyTorch's process group naming the NCCL version). A third batch of 7 from 7 new sources: 6/7 on first contact;
  * a fourth of 7 from 7 more: 6/7, then 7/7 (NCCL's own error strings read
  * without `NCCL error:` before them). A fifth of 3 from 3 more: 3/3.
+ * The known misses of the nccl-tests and host-tool batches then fixed as general rules (ethtool -S named by its command
+ * or header further down, a web table flattened to one cell per line, MSCCL++ test tables, a table trimmed to named
+ * columns, a command continued over lines, footers grepped from one log per host, a tool labelled in prose, a file label
+ * after a capture command). A further batch of 20 (10 nccl-tests, 10 host tools) from 18 sources new to the corpus:
+ * first contact 10/20; after the fixes (rccl-tests' trailing tuning columns, a sentence's full stop on a netdev, a
+ * binary typed with no launcher, a viewer's cells amid page text, one command over a failed tool's output, a quoted
+ * ofed_info line): 17/20.
  * Behind the wrappers services and tools add (docker compose, journalctl, ts, torchrun/PyTorch, Horovod, -prepend-rank,
  * grep -H/-n, cat -n, a tab or Markdown code block), before their families were read: 246, 250, 177, 391/535, 255, 409,
  * 149/178, 92 and 409 of 537 captures right; after: every capture, alone and two deep (wrapped-captures.test.ts).

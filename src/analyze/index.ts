@@ -2,7 +2,7 @@ import { type Problem, problem } from "../core/result.js";
 import { DETECT_HEAD_BYTES, DETECT_THRESHOLD, detectKind, unknownKindMessage } from "./detect.js";
 import { type Normalised, normaliseCapture } from "./normalise.js";
 import { ANALYZERS } from "./registry.js";
-import { splitTranscript } from "./transcript.js";
+import { soleCommandKind, splitTranscript } from "./transcript.js";
 import type { AnalyzeContext, AnalyzeEntry, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "./types.js";
 
 export { ANALYZERS } from "./registry.js";
@@ -112,7 +112,9 @@ export function analyzeText(
 const recognisedBy =
   (analyzers: readonly AnalyzerKind[]) =>
   (text: string): boolean =>
-    chooseAnalyzer(text, undefined, analyzers) !== null;
+    chooseAnalyzer(text, undefined, analyzers) !== null ||
+    // A tool's failure under its one typed command is a record too (its kind comes from the command).
+    (soleCommandKind(text) !== null && findAnalyzer(soleCommandKind(text)!, analyzers) !== undefined);
 
 /** Keeps what the normalisation layer removed as facts on the entry (only when it removed something). */
 function withWrappers(entry: AnalyzedInput, clean: Normalised): AnalyzedInput {
@@ -161,7 +163,14 @@ export function analyzeTranscript(
   const segments = clean === null ? null : splitTranscript(clean);
   if (segments === null) {
     const kinds = clean === null ? [] : mixedKinds(clean, analyzers);
-    if (kinds.length < 2) return [analyzeText(file, text, ctx, opts)];
+    if (kinds.length < 2) {
+      // Output no format recognises under the one capture command typed above it: that command's kind, whose
+      // analyser says what it could not read.
+      const typed =
+        clean !== null && chooseAnalyzer(clean, undefined, analyzers) === null ? soleCommandKind(clean) : null;
+      const kind = typed !== null && findAnalyzer(typed, analyzers) ? typed : undefined;
+      return [analyzeText(file, text, ctx, kind ? { ...opts, kind } : opts)];
+    }
     const tests = analyzeText(file, text, ctx, { analyzers, kind: "nccl_tests" });
     // The test's result rows prove a communicator ran: the NCCL lines beside them are judged with that.
     const ran = resultRows(tests) > 0 ? { ...ctx, communicatorRan: "nccl_tests_rows" as const } : ctx;

@@ -8,7 +8,14 @@
  */
 import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
 import { dedent } from "../core/text.js";
-import { gutterLinesOff, markdownTablesOff, pageBulletsOff, viewerLineNumbersOff } from "./page-wrappers.js";
+import {
+  flattenedTablesOff,
+  gutterLinesOff,
+  markdownTablesOff,
+  pageBulletsOff,
+  viewerCellsOff,
+  viewerLineNumbersOff,
+} from "./page-wrappers.js";
 import { recordPrefixOff } from "./record-prefixes.js";
 
 export type { WrapperName };
@@ -27,6 +34,7 @@ export type PageWrapperName =
   | "viewer_gutter_lines"
   | "viewer_line_numbers"
   | "markdown_table"
+  | "flattened_table"
   | "stern"
   | "parallel_tag";
 
@@ -94,8 +102,6 @@ const FENCE = /^\s*```[\w-]*\s*$/;
 
 /** A Markdown list item's bullet `- ` and its indentation (`* ` is read as a comment star). */
 const LIST_ITEM = /^ {0,3}- /;
-/** Two empty table cells after the text, as a file viewer's columns leave them: ` | |`. */
-const VIEWER_CELLS = / \| \|[ \t]*$/;
 
 /** Removes a page wrapper from every line when the lines prove it (as PROOF of them carry it), else returns null. */
 function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | null {
@@ -126,8 +132,9 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   // outermost launcher's facts are kept.
   const page: [PageWrapperName, (l: readonly string[]) => string[] | null][] = [
     ["viewer_gutter_lines", gutterLinesOff],
-    ["viewer_cells", (l) => pageWrapperOff(l, VIEWER_CELLS)],
+    ["viewer_cells", viewerCellsOff],
     ["markdown_table", markdownTablesOff],
+    ["flattened_table", flattenedTablesOff],
     // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).
     ["markdown_list", (l) => pageWrapperOff(l, LIST_ITEM)],
     ["page_bullets", pageBulletsOff],
@@ -137,8 +144,13 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     for (const [name, off] of page) {
       const next = off(lines);
       if (!next) continue;
+      // A shape that removes or joins lines changes every line that is not in its result as it was (a flattened
+      // table's cell lines, a gutter's bars).
+      const kept = new Set(next);
       const changed =
-        next.length !== lines.length ? lines.length - next.length : next.filter((l, i) => l !== lines[i]).length;
+        next.length !== lines.length
+          ? Math.max(lines.length - next.length, lines.filter((l) => !kept.has(l)).length)
+          : next.filter((l, i) => l !== lines[i]).length;
       return { name, next, changed };
     }
     return null;
@@ -154,13 +166,18 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   for (let pass = 0; pass < 2 * (PREFIX_FAMILIES.length + page.length + 1); pass++) {
     const proven = provenFamily(lines);
     const shape = pageShape();
+    // cat -n's `2<TAB>` is a glued number before a tab-indented line too: numbers that run over every line are the
+    // viewer's.
+    const numbered = viewerLineNumbersOff(lines);
+    // A viewer's numbers glued to a flattened table's cells (`14194304 |`) come off before the cells are joined.
+    if (shape?.name === "flattened_table" && numbered && numbered.numbered > (proven?.n ?? 0)) {
+      take("viewer_line_numbers", numbered.lines);
+      continue;
+    }
     if (shape && shape.changed > (proven?.n ?? 0)) {
       take(shape.name, shape.next);
       continue;
     }
-    // cat -n's `2<TAB>` is a glued number before a tab-indented line too: numbers that run over every line are the
-    // viewer's.
-    const numbered = viewerLineNumbersOff(lines);
     if (numbered && numbered.numbered > (proven?.n ?? 0)) {
       take("viewer_line_numbers", numbered.lines);
       continue;

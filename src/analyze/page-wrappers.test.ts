@@ -1,6 +1,14 @@
 import { describe, expect, test } from "vitest";
+import { analyzeText } from "./index.js";
 import { normaliseCapture } from "./normalise.js";
-import { gutterLinesOff, markdownTablesOff, pageBulletsOff, viewerLineNumbersOff } from "./page-wrappers.js";
+import {
+  flattenedTablesOff,
+  gutterLinesOff,
+  markdownTablesOff,
+  pageBulletsOff,
+  viewerCellsOff,
+  viewerLineNumbersOff,
+} from "./page-wrappers.js";
 
 // Rows in nccl-tests' own layout (src/common.cu's PrintLine: size, count, type, redop, root, then time, algbw, busbw,
 // #wrong for out-of-place and in-place), https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu ; own hosts.
@@ -98,5 +106,88 @@ describe("a source view's gutter lines, a page's bullets and a Markdown table", 
     );
     expect(n.removed).toEqual(["viewer_gutter_lines", "viewer_line_numbers"]);
     expect(n.text).toBe(CAPTURE.join("\n"));
+  });
+});
+
+// A web table copied out of a rendered page, one cell per line, each ending in its column's bar (shape seen at
+// https://yundeesoft.com/160641.html); the columns are nccl-tests' (https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu)
+// and show_gids' (DEV PORT INDEX GID IPv4 VER DEV). Our own numbers and addresses.
+describe("a web table flattened to one cell per line", () => {
+  const cellsOf = (rows: string[][]) => rows.flat().map((c) => (c ? `${c} |` : "|"));
+  test("rows rebuilt at the width the cells prove, an empty cell kept empty", () => {
+    const rows = [
+      ["DEV", "PORT", "INDEX", "GID", "IPv4", "VER"],
+      ["mlx5_2", "1", "0", "fe80::1", "", "v1"],
+      ["mlx5_2", "1", "3", "::ffff:10.9.0.4", "10.9.0.4", "v2"],
+    ];
+    const out = flattenedTablesOff(["show_gids here:", ...cellsOf(rows), "done"]);
+    expect(out).toEqual([
+      "show_gids here:",
+      "DEV  PORT  INDEX  GID  IPv4  VER",
+      "mlx5_2  1  0  fe80::1    v1",
+      "mlx5_2  1  3  ::ffff:10.9.0.4  10.9.0.4  v2",
+      "done",
+    ]);
+  });
+
+  test("an nccl-tests table read back as rows by analyze", () => {
+    const side = ["time", "algbw", "busbw", "#wrong"];
+    const header = ["size", "count", "type", "redop", "root", ...side, ...side];
+    const rows = [
+      ["1048576", "262144", "float", "sum", "-1", "40.1", "26.15", "45.76", "0", "40.9", "25.64", "44.87", "0"],
+      ["2097152", "524288", "float", "sum", "-1", "58.3", "35.97", "62.95", "0", "59.0", "35.54", "62.20", "0"],
+      ["4194304", "1048576", "float", "sum", "-1", "91.0", "46.09", "80.66", "0", "92.2", "45.49", "79.61", "0"],
+    ];
+    const entry = analyzeText("t.txt", ["all_reduce_perf -g 8 (8 GPUs):", ...cellsOf([header, ...rows])].join("\n"));
+    expect(entry.kind).toBe("nccl_tests");
+    expect((entry.data as { rows: unknown[] }).rows).toHaveLength(3);
+    expect((entry.data as { peak: { busbw: number } }).peak.busbw).toBe(80.66);
+  });
+
+  test("cells whose columns mix numbers and words at every width are left alone", () => {
+    const lines = ["a |", "1 |", "b |", "c |", "2 |", "3 |", "d |", "4 |", "e |"];
+    expect(flattenedTablesOff(lines)).toBeNull();
+  });
+});
+
+// A gist page copied whole: its title and notice lines, then the file with a viewer's two empty cells after each line
+// and one after the last, then the sign-up line (shape seen at https://gist.github.com/huseinzol05/04f93dfb57c463eb968f2162761e9540).
+describe("a file viewer's empty cells amid the page around the file", () => {
+  test("five lines in a row carrying ` | |` prove them; the last line's lone ` |` comes off too", () => {
+    const file = CAPTURE.slice(0, 3);
+    const page = [
+      "Created",
+      "March 3, 2026 10:12",
+      "nccl run on two nodes",
+      "This file contains bidirectional Unicode text.",
+      "make MPI=1 | |",
+      "./build/all_reduce_perf -g 8 | |",
+      ...file.map((l) => `${l} | |`),
+      `${CAPTURE[3]} |`,
+      "Sign up for free",
+    ];
+    const out = viewerCellsOff(page)!;
+    expect(out.slice(4, 10)).toEqual(["make MPI=1", "./build/all_reduce_perf -g 8", ...CAPTURE]);
+    expect(out.at(-1)).toBe("Sign up for free");
+  });
+
+  test("a few lines ending in ` | |` among many others are no viewer's", () => {
+    const lines = ["a | |", "b", "c | |", "d", "e", "f", "g", "h"];
+    expect(viewerCellsOff(lines)).toBeNull();
+  });
+});
+
+// A source view's gutter (one `|` after every line, blank ones too; shape seen at
+// https://code.badstorm.xyz/AI/rocm-systems/src/commit/130ee246e21d3f73c977eda496ac9c90c3aa520b/src/all_gather.cu) over
+// a file whose own lines include a lone `|` (a table's empty cell copied one cell to a line).
+describe("a gutter of one width over a file with lone bars of its own", () => {
+  test("exactly the gutter's bars come off; the file's own `|` stays", () => {
+    const file = ["mlx5_0 |", "|", "v2 |", ""];
+    expect(gutterLinesOff(file.flatMap((l) => [l, "|"]))).toEqual(file);
+  });
+
+  test("two bars after every line come off as two", () => {
+    const file = ["# Avg bus bandwidth : 9.1", "|", "done"];
+    expect(gutterLinesOff(file.flatMap((l) => [l, "|", "|"]))).toEqual(file);
   });
 });

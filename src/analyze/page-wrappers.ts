@@ -39,7 +39,41 @@ export function gutterLinesOff(lines: readonly string[]): string[] | null {
   const bars = filled.filter((l) => GUTTER_LINE.test(l)).length;
   const text = filled.length - bars;
   if (text < 1 || bars < text) return null;
-  return lines.filter((l) => !GUTTER_LINE.test(l));
+  return gutterByWidth(lines) ?? lines.filter((l) => !GUTTER_LINE.test(l));
+}
+
+/**
+ * When every line of the file (a blank one too) is followed by the same number of gutter bars (one or two: the fewest
+ * after any line), exactly those come off: a line of the file that is itself a lone `|` (a table's empty cell copied
+ * one cell to a line) stays. Null when the lines do not keep to one width.
+ */
+function gutterByWidth(lines: readonly string[]): string[] | null {
+  // Every line of the file has its gutter, a blank one too.
+  const at = lines.map((_, i) => i);
+  const bar = (k: number) => k < at.length && GUTTER_LINE.test(lines[at[k]!]!);
+  let k = 0;
+  while (bar(k)) k++;
+  // The gutter's width: the fewest bars after any line that is no bar (a run after one is longer when the file's
+  // own lone `|` lines follow it).
+  let width = Number.POSITIVE_INFINITY;
+  for (let i = k; i < at.length; i++) {
+    if (bar(i)) continue;
+    let run = 0;
+    while (bar(i + 1 + run)) run++;
+    if (i + 1 + run < at.length || run > 0) width = Math.min(width, run);
+  }
+  if (!Number.isFinite(width) || width === 0) return null;
+  // Bars before the first line and after the last are the gutter's (of lines taken off before, a code fence's).
+  const drop = new Set(at.slice(0, k));
+  for (let e = at.length - 1; e > k && (bar(e) || lines[at[e]!]!.trim() === ""); e--) if (bar(e)) drop.add(at[e]!);
+  for (let i = k; i < at.length; i += 1 + width) {
+    for (let j = 1; j <= width; j++) {
+      if (i + j >= at.length) break;
+      if (!bar(i + j)) return null;
+      drop.add(at[i + j]!);
+    }
+  }
+  return lines.filter((_, i) => !drop.has(i));
 }
 
 /** The leading digits of a line (at most 7). */
@@ -150,4 +184,98 @@ export function markdownTablesOff(lines: readonly string[]): string[] | null {
     out.push(l);
   }
   return found ? out : null;
+}
+
+/** A table cell a page's copy left alone on its line, its column's bar after it (`4194304 |`, an empty cell `|`). */
+const CELL_LINE = /^[ \t]*(?:(\S(?:.*\S)?)[ \t]+)?\|[ \t]*$/;
+/** A cell that holds a number (or nccl-tests' `N/A` in place of one). */
+const NUMERIC_CELL = /^(?:[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|N\/A)$/;
+
+/**
+ * The row width that reads `cells` as a header row and rows under it: the narrowest (three cells or more) that the
+ * cells fill exactly, with a header row of names (no empty or numeric cell) and two rows at least under it, every
+ * column of those rows all numbers or all words (an empty cell fits either) and one column of numbers at least; 0 when
+ * none does (lines of text that each end in a bar, a viewer's cells, are no table).
+ */
+function flattenedWidth(cells: readonly string[]): number {
+  for (let w = 3; w * 3 <= cells.length; w++) {
+    if (cells.length % w !== 0) continue;
+    // The header names every column (no empty or numeric cell), and one column of numbers at least is under it.
+    if (cells.slice(0, w).some((c) => c === "" || NUMERIC_CELL.test(c))) continue;
+    let consistent = true;
+    let numeric = false;
+    for (let col = 0; col < w && consistent; col++) {
+      const kinds = new Set<boolean>();
+      for (let at = w + col; at < cells.length; at += w) if (cells[at] !== "") kinds.add(NUMERIC_CELL.test(cells[at]!));
+      consistent = kinds.size <= 1;
+      if (kinds.has(true)) numeric = true;
+    }
+    if (consistent && numeric) return w;
+  }
+  return 0;
+}
+
+/**
+ * Rewrites a web table flattened to one cell per line, each ending in its column's bar (` |`, a table copied out of a
+ * rendered page, seen at https://yundeesoft.com/160641.html), as the rows it was made from: cells joined by two spaces
+ * (an empty cell stays empty, as the tool's own blank column). The row width is read from the cells themselves (see
+ * flattenedWidth); a run of six cell lines at least; null when there is none.
+ */
+export function flattenedTablesOff(lines: readonly string[]): string[] | null {
+  const out: string[] = [];
+  let found = false;
+  for (let i = 0; i < lines.length; ) {
+    let j = i;
+    const cells: string[] = [];
+    for (; j < lines.length; j++) {
+      const m = CELL_LINE.exec(lines[j]!);
+      if (!m) break;
+      cells.push(m[1] ?? "");
+    }
+    const w = cells.length >= 6 ? flattenedWidth(cells) : 0;
+    if (w === 0) {
+      out.push(...lines.slice(i, Math.max(j, i + 1)));
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    found = true;
+    for (let at = 0; at < cells.length; at += w) out.push(cells.slice(at, at + w).join("  "));
+    i = j;
+  }
+  return found ? out : null;
+}
+
+/** Two empty table cells after the text, as a file viewer's columns leave them: ` | |`. */
+const VIEWER_CELLS = / \| \|[ \t]*$/;
+/** The last line of a file in such a viewer keeps one empty cell: ` |`. */
+const LAST_VIEWER_CELL = / \|[ \t]*$/;
+/** Consecutive lines that carry the cells, enough to prove them amid a page's own text around the file. */
+const VIEWER_RUN = 5;
+
+/**
+ * Removes a file viewer's two empty cells (` | |`) after each line of a file copied from a gist or blob page: proven
+ * when PROOF of the non-blank lines carry them, or when VIEWER_RUN lines in a row do (the page's own title, notice and
+ * sign-up lines around the file carry none, shape seen at https://gist.github.com/huseinzol05/04f93dfb57c463eb968f2162761e9540).
+ * The line after the last one that carries them keeps one cell (` |`, the file's last line): it comes off too.
+ * Null when the lines prove no such cells.
+ */
+export function viewerCellsOff(lines: readonly string[]): string[] | null {
+  const filled = filledOf(lines);
+  const carrying = filled.filter((l) => VIEWER_CELLS.test(l)).length;
+  let run = 0;
+  let longest = 0;
+  for (const l of lines) {
+    if (l.trim() === "") continue;
+    run = VIEWER_CELLS.test(l) ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  if (filled.length === 0 || (carrying < Math.ceil(filled.length * PROOF) && longest < VIEWER_RUN)) return null;
+  let last = -1;
+  lines.forEach((l, i) => {
+    if (VIEWER_CELLS.test(l)) last = i;
+  });
+  return lines.map((l, i) => {
+    if (VIEWER_CELLS.test(l)) return l.replace(VIEWER_CELLS, "");
+    return i === last + 1 ? l.replace(LAST_VIEWER_CELL, "") : l;
+  });
 }

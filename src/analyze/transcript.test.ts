@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { splitLines } from "../core/text.js";
 import { analyzeTranscript } from "./index.js";
-import { commandOfLine, splitTranscript } from "./transcript.js";
+import { commandOfLine, soleCommandKind, splitTranscript } from "./transcript.js";
 
 /** The seed's 环境验证 section as an operator pastes it: three commands, prose between them. */
 const SEED_SESSION = [
@@ -80,5 +80,69 @@ describe("a pasted session with several commands", () => {
         });
       }),
     );
+  });
+});
+
+// A tool labelled in prose (`nvidia-smi:` over its table, shape seen at https://github.com/NVIDIA/nccl-tests/issues/66)
+// and a file named as a label over its contents (`training_log.txt:` after a bare `show_gids`, shape seen at
+// https://github.com/NVIDIA/nccl/issues/1510). Our hosts and numbers.
+describe("labels that cut a session", () => {
+  test("`nvidia-smi:` alone on its line is that command", () => {
+    expect(commandOfLine("nvidia-smi:")).toBe("nvidia-smi");
+    expect(commandOfLine("nvidia-smi: the GPUs below")).toBeNull();
+  });
+
+  test("a failed test's line, then an nvidia-smi table labelled in prose: two entries", () => {
+    const text = [
+      "all_reduce_perf -b 8 -e 128M -f 2 -g 1",
+      "",
+      "Test CUDA failure common.cu:892 'unknown error'",
+      "",
+      "nvidia-smi:",
+      "+-----------------------------------------------------------------------------+",
+      "| NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |",
+      "|-------------------------------+----------------------+----------------------+",
+      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+      "|===============================+======================+======================|",
+      "|   0  NVIDIA A10          On   | 00000000:17:00.0 Off |                    0 |",
+      "+-------------------------------+----------------------+----------------------+",
+    ].join("\n");
+    expect(analyzeTranscript("s.txt", text).map((e) => e.kind)).toEqual(["nccl_tests", "nvidia_smi"]);
+  });
+
+  test("a file label after a capture command starts the file's own entry", () => {
+    const text = [
+      "show_gids",
+      "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+      "---     ----    -----   ---                                     ------------    ---     ---",
+      "mlx5_2  1       3       0000:0000:0000:0000:0000:ffff:0a21:0007 10.33.0.7       v2      eth2",
+      "",
+      "run.log:",
+      "gx-7:201:201 [0] NCCL INFO Bootstrap : Using eth2:10.33.0.7<0>",
+      "NCCL version 2.21.5+cuda12.4",
+      "gx-7:201:330 [0] NCCL INFO NET/IB : Using [0]mlx5_2:1/RoCE [RO]; OOB eth2:10.33.0.7<0>",
+      "gx-7:201:330 [0] NCCL INFO Using network IB",
+    ].join("\n");
+    expect(analyzeTranscript("s.txt", text).map((e) => e.kind)).toEqual(["show_gids", "nccl_log"]);
+  });
+
+  test("a file label with no capture command beside it cuts nothing", () => {
+    expect(splitTranscript("all_reduce_perf -b 8\nout.log:\n# nThread 1 nGpus 1\n")).toBeNull();
+  });
+});
+
+// A tool that printed no output of its own under its typed command (`Failed to run topology matrix`, shape seen at
+// https://github.com/NVIDIA/NVSentinel/issues/1485): the command says which tool failed.
+describe("one capture command over output no format recognises", () => {
+  test("is that command's kind, with the problem its analyser finds", () => {
+    const [e] = analyzeTranscript("t.txt", "$ nvidia-smi topo -m\nFailed to run topology matrix\n$ echo $?\n255\n");
+    expect(e!.kind).toBe("nvidia_smi_topo");
+    expect((e!.problems ?? []).length).toBeGreaterThan(0);
+  });
+
+  test("two commands, or an nccl-tests binary, decide nothing this way", () => {
+    expect(soleCommandKind("$ ibstat\n$ nvidia-smi\n")).toBeNull();
+    expect(soleCommandKind("$ ./build/all_reduce_perf -g 8\nsegfault\n")).toBeNull();
+    expect(soleCommandKind("$ ibstat\nibpanic: no IB device\n")).toBe("ibstat");
   });
 });

@@ -8,7 +8,7 @@ import { splitLines, stripPrompt } from "../core/text.js";
 /** Commands whose output `analyze` knows, as typed at a prompt. */
 const CAPTURE_COMMANDS = ["ofed_info", "nvidia-smi", "show_gids", "ibv_devinfo", "ibstat", "ibstatus", "ibdev2netdev"];
 const COMMAND_LINE = new RegExp(
-  `^(?:sudo\\s+)?(?:\\S*/)?(${CAPTURE_COMMANDS.join("|").replace(/-/g, "\\-")})((?:\\s+-{1,2}[\\w=.-]+|\\s+mlx5_\\w+|\\s+topo|\\s+-q)*)\\s*(?:#.*)?$`,
+  `^(?:sudo\\s+)?(?:\\S*/)?(${CAPTURE_COMMANDS.join("|").replace(/-/g, "\\-")})((?:\\s+-{1,2}[\\w=.-]+|\\s+mlx5_\\w+|\\s+topo|\\s+-q)*)\\s*:?\\s*(?:#.*)?$`,
 );
 
 export type TranscriptSegment = {
@@ -27,7 +27,16 @@ export type TranscriptSegment = {
  */
 const PERF_LINE = /^(?:(?:mpirun|mpiexec|srun)\s.*?\s)?(?:\S*\/)?([a-z][a-z_]*_perf(?:_mpi)?)(?:\s+\S+)*\s*$/;
 
-/** The command a line runs, when the line is a capture command (with or without a prompt), else null. */
+/**
+ * A file named alone as a label over what follows (`training_log.txt:`, `nccl.log:`): the paste shows that file's
+ * contents next. A cut between captures only in a session that a capture command already makes one.
+ */
+const FILE_LABEL = /^[\w.-]+\.(?:txt|log|out|err)\s*:\s*$/;
+
+/**
+ * The command a line runs, when the line is a capture command (with or without a prompt, or labelled in prose as
+ * `nvidia-smi:`), else null.
+ */
 export function commandOfLine(line: string): string | null {
   const typed = stripPrompt(line).trim();
   // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.
@@ -40,8 +49,11 @@ export function commandOfLine(line: string): string | null {
 export function splitTranscript(text: string): TranscriptSegment[] | null {
   const lines = splitLines(text);
   const starts: { index: number; command: string }[] = [];
+  const commands = lines.map((l) => commandOfLine(l));
+  const toolCommand = commands.some((c) => c !== null && !PERF_LINE.test(c));
   lines.forEach((l, index) => {
-    const command = commandOfLine(l);
+    const command =
+      commands[index] ?? (toolCommand && FILE_LABEL.test(l.trim()) ? l.trim().replace(/\s*:$/, "") : null);
     if (command === null) return;
     // Runs of nccl-tests typed one after another are one nccl-tests capture of several runs.
     const perf = PERF_LINE.test(command);
@@ -62,6 +74,22 @@ export function splitTranscript(text: string): TranscriptSegment[] | null {
       text: lines.slice(PERF_LINE.test(stripPrompt(lines[s.index]!).trim()) ? s.index : s.index + 1, end).join("\n"),
     };
   });
+}
+
+/**
+ * The kind the text's one capture command prints (`$ nvidia-smi topo -m` above whatever it printed), when exactly one
+ * capture command (no nccl-tests binary) is typed in it; else null. What that command printed may be no output at all
+ * (`Failed to run topology matrix`): the command still says which tool failed.
+ */
+export function soleCommandKind(text: string): string | null {
+  let found: string | null = null;
+  for (const l of splitLines(text)) {
+    const command = commandOfLine(l);
+    if (command === null) continue;
+    if (PERF_LINE.test(command) || found !== null) return null;
+    found = command;
+  }
+  return found === null ? null : kindOfCommand(found);
 }
 
 /** The analyze kind a capture command prints. */

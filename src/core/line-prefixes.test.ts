@@ -37,7 +37,7 @@ const PATTERNS: Record<WrapperName, RegExp> = {
     /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})? \d{4})?\[(\d{1,9})\]<std(?:out|err)>:/,
   prepend_rank: /^\[(\d{1,6})\] (?!NCCL (?:INFO|WARN|TRACE|CALL))(?!.*[^ \t]\[\1\] +\d)/,
   grep_prefix:
-    /^(?:\d{1,9}:(?!\d)|(?![\w./-]*\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|py):)(?:[\w.-]*\/[\w./-]*|[\w./-]*\.(?:log|txt|out|err)(?:\.\d+)?):(?:\d{1,9}:(?!\d))?)/,
+    /^(?:\d{1,9}:(?!\d)|(?![\w./-]*\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|py):)(?:[\w.-]*\/[\w./-]*|[\w./-]*\.(?:log|txt|out|err)(?:\.\d+)?|[\w./-]*[_-]log):(?:\d{1,9}:(?!\d))?)/,
   cat_number: /^ *\d{1,9}\t/,
 };
 
@@ -74,6 +74,11 @@ const SAMPLES = [
   "(VllmWorker TP1 pid=404) x",
   "(a b c pid=1) x",
   "(head rank=0, pid=1) x",
+  // Files named `…_log` grepped together (shape seen at
+  // https://github.com/FlagOpen/FlagPerf/blob/main/base/toolkits/interconnect-MPI_intraserver/dcu/BW/main.sh).
+  "10.20.1.11_run_log:# Avg bus bandwidth    : 182.417",
+  "worker-log:12:x",
+  "catalog:x",
   " * mlx5_0 1 3",
   "> gpu-a:1:2 [0] INFO Using internal Network Socket",
   "   >x",

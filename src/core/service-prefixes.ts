@@ -144,7 +144,9 @@ export function grepPrefixAt(s: string, i: number, end: number): number {
     if (c === 47) slash = true;
   if (j === i || code(s, j, end) !== 58) return -1;
   const tail = s.slice(Math.max(i, j - 12), j);
-  if (!slash && !/\.(?:log|txt|out|err)(?:\.\d+)?$/.test(tail)) return -1;
+  // A log file's name: `….log`, `….txt`, `….out`, `….err` (rotated `.1` too), or one that ends in `log` after a
+  // separator (`10.20.1.11_run_log`, `worker-log`).
+  if (!slash && !/(?:\.(?:log|txt|out|err)(?:\.\d+)?|[_-]log)$/.test(tail)) return -1;
   // `include/socket.h:344 WARN …`: a source file and line, as NCCL prints them, not a file grep named.
   if (SOURCE_FILE.test(tail)) return -1;
   const line = lineNumberColonAt(s, j + 1, end);

@@ -98,3 +98,17 @@ describe("show_gids", () => {
     );
   });
 });
+
+// A row pasted at the end of a sentence, its full stop glued to the last column (shape seen at
+// https://github.com/k8snetworkplumbingwg/multus-cni/issues/1100); our own addresses.
+describe("show_gids rows in prose", () => {
+  test("a full stop glued to the netdev is the sentence's, not the name's", () => {
+    const text = [
+      "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV",
+      "---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---",
+      "mlx5_3\t1\t6\t0000:0000:0000:0000:0000:ffff:0a0b:0c0d\t10.11.12.13  \tv2\teth0.100.",
+    ].join("\n");
+    const r = parseShowGids(text);
+    expect(r.ok && r.value.gids.map((g) => g.netdev)).toEqual(["eth0.100"]);
+  });
+});

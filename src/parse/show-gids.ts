@@ -65,7 +65,11 @@ function parseRow(text: string, line: number): RowParse {
     if (IPV4.test(t) && ipv4 === null) ipv4 = t;
     else if (/^\d[\d.]*$/.test(t)) return { error: `the IPv4 column "${t}" is not an address` };
     else if (VERSION.test(t) && version === null) version = t.toLowerCase() === "v2" ? "v2" : "v1";
-    else if (netdev === null) netdev = t;
+    // A full stop or comma of the sentence the row was pasted into, glued to the last column (`net1.`, seen at
+    // https://github.com/k8snetworkplumbingwg/multus-cni/issues/1100). The kernel would accept a name ending in a dot
+    // (dev_valid_name in net/core/dev.c refuses only `.`, `..`, `/`, `:` and blanks), but the names udev, VLANs
+    // (`eth0.100`) and CNI plugins give never end in one: the mark is read as the sentence's.
+    else if (netdev === null) netdev = t.replace(/[.,;]$/, "");
     else return { error: `unexpected extra column "${t}"` };
   }
   const mapped = ipv4OfGid(gid);

@@ -40,3 +40,54 @@ describe("ethtool -S without its `NIC statistics:` line", () => {
     ).not.toBe("ethtool_stats");
   });
 });
+
+// `ethtool -S` named by its command or header further down a paste: after `ethtool -i` at a prompt (shapes seen at
+// https://github.com/isc-projects/ethq/issues/19 and https://github.com/isc-projects/ethq/issues/4), or in an indented
+// reStructuredText code block with the command piped to grep
+// (https://awsdocs-neuron.readthedocs-hosted.com/en/v2.29.0/_sources/tools/neuron-sys-tools/nccom-test.rst). Our hosts
+// and numbers; the command is https://man7.org/linux/man-pages/man8/ethtool.8.html.
+describe("ethtool -S named further down a paste", () => {
+  const info = ["driver: ixgbe", "version: 5.1.0-k", "bus-info: 0000:3b:00.0", "supports-statistics: yes"];
+  test.each([
+    ["a user prompt", "dev@rack4-n2:~$ ethtool -S ens2"],
+    ["a root prompt", "# ethtool -S ens2"],
+  ])("after `ethtool -i` behind %s", (_, command) => {
+    const text = [
+      "Driver info first:",
+      command.replace("-S", "-i"),
+      ...info,
+      command,
+      "NIC statistics:",
+      "     rx_packets: 7712",
+      "     tx_packets: 6120",
+      "     rx_errors: 0",
+    ].join("\n");
+    const entry = analyzeText("s.txt", `${text}\n`);
+    expect(entry.kind).toBe("ethtool_stats");
+    expect(entry.data).toMatchObject({ rx_packets: 7712, tx_packets: 6120 });
+  });
+
+  test("an indented code block under prose, the command piped to grep", () => {
+    const text = [
+      "Look at the drops:",
+      "",
+      ".. code-block::",
+      "",
+      '    ethtool -S ens9np0 | grep -E "out_of_buffer|discards"',
+      "         rx_out_of_buffer: 310",
+      "         rx_discards_phy: 2",
+      "",
+      "Meaning",
+      "^^^^^^^",
+    ].join("\n");
+    const entry = analyzeText("rst.txt", `${text}\n`);
+    expect(entry.kind).toBe("ethtool_stats");
+    expect(entry.data).toMatchObject({ rx_out_of_buffer: 310, rx_discards_phy: 2 });
+  });
+
+  test("the command with fewer than two counters under it is not claimed", () => {
+    expect(detectKind("Run this:\n$ ethtool -S eth0\nthen look at rx_crc_errors.\n", ANALYZERS).kind).not.toBe(
+      "ethtool_stats",
+    );
+  });
+});

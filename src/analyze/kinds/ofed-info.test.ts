@@ -16,3 +16,23 @@ describe("ofed_info pasted after other lines", () => {
     expect(JSON.stringify(out)).toContain("DOCA-OFED 24.07-0.3.5.0.110");
   });
 });
+
+// The full version line quoted in prose with a Markdown block quote's `> ` (shape seen at
+// https://github.com/cisco-system-traffic-generator/trex-core/pull/1046); our own version.
+describe("ofed_info's version line quoted in prose", () => {
+  it("is recognised behind `> ` among sentences, and read", () => {
+    const paste = [
+      "The check only takes one digit, so it misses",
+      "",
+      "> MLNX_OFED_LINUX-23.10-2.1.3.1 (OFED-23.10-2.1.3):",
+      "",
+      "and falls back to the defaults.",
+    ].join("\n");
+    expect(ofedInfoAnalyzer.detect(paste)).toBeGreaterThan(0.9);
+    expect(JSON.stringify(ofedInfoAnalyzer.analyze(paste, {}).data)).toContain('"version":"23.10-2.1.3.1"');
+  });
+
+  it("a sentence that only names OFED is not the version line", () => {
+    expect(ofedInfoAnalyzer.detect("> we run MLNX_OFED_LINUX 23.10 on all nodes\n")).toBe(0);
+  });
+});

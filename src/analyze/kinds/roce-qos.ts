@@ -3,6 +3,7 @@
 import { finding } from "../../checks/catalogue.js";
 import type { Finding } from "../../core/finding.js";
 import { makeFinding } from "../../core/finding.js";
+import { stripPrompt } from "../../core/text.js";
 import { type PauseCounters, parseEthtoolStats, parseMlnxQos, pauseCountersOf } from "../../parse/roce-qos.js";
 import { ANALYZE_CATALOGUE as C } from "../catalogue.js";
 import type { AnalyzerKind } from "../types.js";
@@ -42,9 +43,28 @@ const STAT_LINE = /^\s*([A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
 /** A counter named by its direction (`rx_…`/`tx_…`), optionally behind a queue prefix (`rxq0: `, `[0]: `). */
 const DIRECTIONAL = /^\s*(?:[A-Za-z0-9_[\]]+:\s+)?((?:rx|tx)_[A-Za-z0-9_.[\]-]+):\s+\d+\s*$/;
 
+/**
+ * What names the counters below it: `NIC statistics:`, or the command typed at a prompt or bare (`$ ethtool -S eth2`,
+ * `# ethtool -S eth1`, `ethtool -S ens1f0 | grep -E "…"`, https://man7.org/linux/man-pages/man8/ethtool.8.html).
+ */
+const STATS_HEAD = /^(?:NIC statistics:|(?:sudo\s+)?(?:\S*\/)?ethtool\s+(?:-S|--statistics)\s+\S+(?:\s*\|.*)?)\s*$/;
+
+/**
+ * Whether a `NIC statistics:` line or an `ethtool -S IF` command line anywhere in the head has at least two counter
+ * lines right under it: a session that printed `ethtool -i` (or prose) first still holds the counters.
+ */
+export function namedStatsBlock(lines: readonly string[]): boolean {
+  for (let i = 0; i < lines.length; i++) {
+    if (!STATS_HEAD.test(stripPrompt(lines[i]!).trim())) continue;
+    if (lines.slice(i + 1, i + 3).filter((l) => STAT_LINE.test(l)).length === 2) return true;
+  }
+  return false;
+}
+
 export const ethtoolStatsAnalyzer: AnalyzerKind = {
   kind: "ethtool_stats",
   detect(head) {
+    if (namedStatsBlock(headLines(head, 200))) return 0.9;
     const lines = headLines(head, 10);
     const share = lineShare(head, STAT_LINE);
     if (lines.some((l) => /^\s*NIC statistics:\s*$/.test(l))) return Math.min(0.95, 0.6 + share);

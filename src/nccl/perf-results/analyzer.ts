@@ -100,8 +100,9 @@ class RunCollector {
   headerOnly: PerfRun | null = null;
 
   add(run: PerfRun): void {
-    if (run.rows.length === 0) {
-      // The header (banner, thread line, rank lines) and no row: a run that produced no results.
+    if (run.rows.length === 0 && run.avgBusBw === null) {
+      // The header (banner, thread line, rank lines) and no row: a run that produced no results. (A footer and no row
+      // is a run whose rows were left out, footers grepped from several logs: its figure is a run's.)
       this.headerOnly = run;
       return;
     }
@@ -300,7 +301,13 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     )
       score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
+    // MSCCL++'s test header (microsoft/mscclpp test/mscclpp-test/common.cc): no type column, its own layout; or a
+    // table trimmed to `size time algbw busbw`.
+    if (/^(?:.{0,40}?[:\]>])?\s*#\s*size\s+(?:count\s+)?time\s+algbw\s+busbw\b/m.test(head)) score += 0.5;
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
+    // Footers alone, several (grepped from one log per host): nccl-tests' own line, `# Avg bus bandwidth    : %g`
+    // (src/common.cu, https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu).
+    if ((head.match(/^(?:.{0,60}?[:\]>])?\s*#?\s*Avg bus bandwidth\s*:\s*\d/gm)?.length ?? 0) >= 2) score += 0.4;
     // The one-line JSON report a JSON-output build prints in place of its table names itself.
     if (/^\{"identifier":\s*"nccl-tests structured output"/m.test(head)) score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))

@@ -144,7 +144,9 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const coll = inferCollective(run);
   const ranksListed = rankLinesCount(run);
   const listed = ranksListed || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
-  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic.
+  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic. The
+  // banner's nThread × nGpus (one process's ranks) stays before the launcher's count: a build without MPI run by
+  // `mpirun -np 16` is 16 tests of one rank each, and a paste cut after the first one's banner cannot tell.
   const asked = listed ? null : run.commandRanks;
   const fromTable = listed || asked ? null : ranksFromTable(run, coll.name);
   const nranks = listed ?? asked ?? fromTable;

@@ -24,14 +24,23 @@ export function withoutRankTags(raw: string): string {
   return tag ? raw.slice(tag[0].length).split(tag[0]).join(" ") : raw;
 }
 
-/** Ranks a `mpirun -n P … X_perf -t T -g G` command line asks for: P × T × G; null without a launcher count. */
+/** What runs a test binary directly: environment assignments and the binary's path (`NCCL_ALGO=RING ./build/`). */
+const DIRECT = /^(?:\S+=\S+\s+)*(?:\S*\/)?$/;
+
+/**
+ * Ranks a `mpirun -n P … X_perf -t T -g G` command line asks for: P × T × G. A binary typed with no launcher
+ * (`./build/sendrecv_perf -g 8`) is one process: T × G. Null when a launcher names no count (or something else runs
+ * the binary).
+ */
 export function commandRanks(line: string, programAt: number, programLength: number): number | null {
-  const launcher = LAUNCHER.exec(line.slice(0, programAt));
-  if (!launcher) return null;
+  const before = line.slice(0, programAt);
+  const launcher = LAUNCHER.exec(before);
+  const processes = launcher ? Number(launcher[1]) : DIRECT.test(before) ? 1 : null;
+  if (processes === null) return null;
   const args = ` ${line.slice(programAt + programLength)}`;
   const threads = Number(THREADS.exec(args)?.[1] ?? 1);
   const gpus = Number(GPUS.exec(args)?.[1] ?? 1);
-  const n = Number(launcher[1]) * threads * gpus;
+  const n = processes * threads * gpus;
   return n >= 1 ? n : null;
 }
 

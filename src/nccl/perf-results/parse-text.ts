@@ -11,6 +11,8 @@ const RANK_LINE =
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 /** The old error column's value as nccl-tests printed it (`%.0e`, rccl-tests adds `*` to a failed one). */
 const OLD_ERROR = /^\d[eE][-+]\d\d\*?$/;
+/** Header columns after the figures that name a row's tuning, not a figure (see PerfTextParser.trailing). */
+const TRAILING_COLUMNS = new Set(["algo", "proto", "nchannels"]);
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
 /**
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
@@ -40,6 +42,26 @@ export class PerfTextParser {
   private columnsSeen = false;
   /** NCCL 1.x's own tests print no footer: a run of theirs without one is whole. */
   private legacy = false;
+  /**
+   * MSCCL++'s test harness (microsoft/mscclpp test/mscclpp-test/common.cc, `BaseTestEngine::runTest`) prints
+   * `size count time algbw busbw #wrong` twice, in-place first, with no type, redop or root column, and each row fills
+   * one side only: an out-of-place row is padded by 33 spaces where the in-place figures would be. A table trimmed
+   * to the columns a page wanted (`size time algbw busbw`, one side, shape seen at
+   * https://github.com/elizabetht/spark/blob/HEAD/infiniband-tutorial/LINKEDIN_ARTICLE.md) is read the same way, by
+   * the names its header gives.
+   */
+  private untyped = false;
+  /**
+   * Columns a header names after the #wrong ones that are no figure of either side: rccl-tests' `algo proto
+   * nchannels` (the tuning each size ran with, seen at https://github.com/ROCm/rocm-systems/pull/8273). Their values
+   * are left off the end of each row.
+   */
+  private trailing = 0;
+  /** The command typed so far when the line before ended in `\` (a continuation), else null. */
+  private continued: string | null = null;
+  /** With `untyped`: whether the rows hold a count column, and how many figures one side's group has. */
+  private untypedCount = true;
+  private untypedGroup = 4;
   private lineNo = 0;
   private seenRanks = new Set<number>();
   private badRows = 0;
@@ -93,10 +115,14 @@ export class PerfTextParser {
     if (c >= 48 && c <= 57) return ROW_START.test(line) ? this.row(line) : false;
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
     if (c === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
+    // A command typed over several lines, each but the last ending in `\` (POSIX shell line continuation,
+    // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01): read as one line.
+    const typed = this.continued === null ? line : `${this.continued} ${line}`;
+    this.continued = line.endsWith("\\") ? typed.slice(0, -1).trimEnd() : null;
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
-      const cmd = COMMAND.exec(line);
+      const cmd = COMMAND.exec(typed);
       if (cmd) {
         // A run that printed rows or failed is over: a command typed after it starts the next run (a second attempt
         // after a failed one) and names what follows it, never the run above it. A shell trace of another rank
@@ -107,7 +133,7 @@ export class PerfTextParser {
           this.run.program = cmd[1]!;
           this.run.programSource = "command_line";
         }
-        this.run.commandRanks ??= commandRanks(line, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
+        this.run.commandRanks ??= commandRanks(typed, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
         return false;
       }
     }
@@ -199,7 +225,7 @@ export class PerfTextParser {
       this.rankLine([old[0], old[1], undefined, "", old[2], old[3], old[4]] as unknown as RegExpExecArray);
       return true;
     }
-    if (/^(?:size\s+count|bytes\s+N)\s+type/.test(body)) {
+    if (/^(?:size\s+count|bytes\s+N)\s+type|^size\s+(?:count\s+)?time\s+algbw\s+busbw/.test(body)) {
       this.columns(body);
       return true;
     }
@@ -210,6 +236,9 @@ export class PerfTextParser {
     }
     const avg = /^Avg bus bandwidth\s*:\s*(\S+)/.exec(body);
     if (avg) {
+      // A footer after a footer with no row between them closes the run before it (footers grepped from several
+      // logs, one run each).
+      if (this.run.avgBusBw !== null && this.run.rows.length === 0) this.newRun();
       const v = Number(avg[1]);
       this.run.avgBusBw = Number.isFinite(v) ? v : null;
       if (Number.isFinite(v)) this.avgs.push(v);
@@ -258,8 +287,17 @@ export class PerfTextParser {
     if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
     const cols = body.split(/\s+/);
-    const after = cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
+    this.untyped = cols[1] === "time" || cols[2] === "time";
+    if (this.untyped) {
+      this.untypedCount = cols[1] === "count";
+      const figures = cols.length - (this.untypedCount ? 2 : 1);
+      const sides = Math.max(1, cols.filter((c) => c === "time").length);
+      this.untypedGroup = figures % sides === 0 && figures / sides >= 3 ? figures / sides : 4;
+    }
+    const after = this.untyped ? 2 : cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
     this.hasTimestamp = cols.includes("timestamp");
+    this.trailing = 0;
+    while (this.trailing < cols.length && TRAILING_COLUMNS.has(cols[cols.length - 1 - this.trailing]!)) this.trailing++;
     // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
     this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
     // NCCL 1.x's own tests print no footer. nccl-tests printed this header too until 2019 (the resync with NCCL 2.4),
@@ -268,13 +306,15 @@ export class PerfTextParser {
     // due, and a run without it was cut.
     this.legacy = cols[0] === "bytes" && this.run.nThread === null;
     this.run.redopColumn = cols.includes("redop") || cols.includes("op");
-    this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0);
+    this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0) - this.trailing;
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
     this.tableLines++;
   }
 
   private row(line: string): boolean {
+    if (this.untyped) return this.untypedRow(line);
     const tokens = line.split(/\s+/);
+    if (this.trailing > 0 && tokens.length > 3 + this.trailing) tokens.length -= this.trailing;
     while (tokens.length > 3 && DATE.test(tokens[tokens.length - 1]!)) tokens.pop();
     const bytes = Number(tokens[0]);
     const count = Number(tokens[1]);
@@ -327,6 +367,42 @@ export class PerfTextParser {
     return true;
   }
 
+  /**
+   * An MSCCL++ test row (see `untyped`): `size count` then one side's `time algbw busbw [#wrong]` (the count is left
+   * out when the harness checks nothing), in-place unless a wide gap after the count stands for the in-place figures
+   * left blank; or both sides.
+   */
+  private untypedRow(line: string): boolean {
+    const m = (this.untypedCount ? /^(\d+)\s+(\d+)(\s+)(.*)$/ : /^(\d+)()(\s+)(.*)$/).exec(line);
+    const rest = m ? m[4]!.split(/\s+/) : [];
+    const group = this.untypedGroup;
+    const sides = rest.length > group ? [rest.slice(0, group), rest.slice(group)] : [rest];
+    // A side without its #wrong figure checked nothing: N/A.
+    const perfs = sides.map((g) => (g.length === 3 ? [...g, "N/A"] : g)).map((g) => perfOf(g, false));
+    if (
+      !m ||
+      rest.length < 3 ||
+      rest.length > 2 * group ||
+      sides.some((g) => g.length > 4) ||
+      perfs.some((x) => x === undefined)
+    )
+      return this.badRow(line);
+    const outOfPlaceOnly = sides.length === 1 && m[3]!.length > 20;
+    this.run.rows.push({
+      bytes: Number(m[1]),
+      // No count column: the size in the harness's 4-byte elements.
+      count: this.untypedCount ? Number(m[2]) : Math.floor(Number(m[1]) / 4),
+      // The harness moves `int` data (BaseTestColl::setupCollTest: `typeSize_ = sizeof(int)`; checkData compares ints).
+      type: "int32",
+      redop: null,
+      root: null,
+      inPlace: outOfPlaceOnly ? null : (perfs[0] ?? null),
+      outOfPlace: outOfPlaceOnly ? (perfs[0] ?? null) : (perfs[1] ?? null),
+      line: this.lineNo,
+    });
+    return true;
+  }
+
   private badRow(line: string): boolean {
     this.badRows++;
     if (this.badRows <= 5) {
@@ -367,9 +443,16 @@ export class PerfTextParser {
   }
 }
 
-/** A run with anything of its own: rows, a thread line, a program name or rank lines. */
+/** A run with anything of its own: rows, a footer, a thread line, a program name or rank lines. */
 function hasContent(r: PerfRun): boolean {
-  return r.rows.length > 0 || r.nThread !== null || r.program !== null || r.ranks.length > 0 || r.testsVersion !== null;
+  return (
+    r.rows.length > 0 ||
+    r.avgBusBw !== null ||
+    r.nThread !== null ||
+    r.program !== null ||
+    r.ranks.length > 0 ||
+    r.testsVersion !== null
+  );
 }
 
 function num(t: string | undefined): number | null | undefined {

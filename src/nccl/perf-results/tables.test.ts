@@ -72,7 +72,12 @@ describe("the rank count a pasted command line asks for", () => {
     expect(at("mpirun -n 32 -npernode 8 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1 -n 50")).toBe(32);
     expect(at("mpirun -np 4 --hostfile h ./build/all_gather_perf -t 2 -g 2")).toBe(16);
     expect(at("srun --ntasks=16 --mpi=pmix /opt/nccl-tests/build/alltoall_perf -b 1M")).toBe(16);
-    expect(at("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8 -n 20")).toBeNull();
+    // A binary typed with no launcher runs as one process: its ranks are its threads × GPUs (the README's "total
+    // number of ranks = processes × threads × GPUs per thread", https://github.com/NVIDIA/nccl-tests#usage).
+    expect(at("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8 -n 20")).toBe(8);
+    expect(at("NCCL_ALGO=RING ./build/sendrecv_perf -t 2 -g 4")).toBe(8);
+    // Something else runs the binary (a container runtime, a wrapper script): its process count is unknown.
+    expect(at("singularity run --nv img.sif /tests/all_reduce_perf -g 8")).toBeNull();
   });
 
   test("without rank lines, the command line decides nranks (and says so) before the table's arithmetic", () => {
@@ -85,6 +90,28 @@ describe("the rank count a pasted command line asks for", () => {
     ].join("\n");
     const r = analyzeNcclTests(text);
     expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
+  });
+
+  // The banner's `nThread 1 nGpus 1` is one process's count, and it stays before the launcher's `-np 16`: a build
+  // without MPI run that way is 16 tests of one rank, and a paste cut after the first banner cannot tell (shape seen
+  // at https://github.com/NVIDIA/nccl/issues/1017: a script's `mpirun … \` continued over lines, no rank lines).
+  test("the banner's threads × GPUs before a launcher count continued over lines", () => {
+    const text = [
+      "mpirun -np 16 -N 8 -hostfile hosts \\",
+      "    --bind-to none -x NCCL_DEBUG=WARN \\",
+      "    ./build/all_reduce_perf -b 64M -e 128M -f 2 -g 1",
+      "# nThread 1 nGpus 1 minBytes 67108864 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+      "    67108864      16777216     float     sum      -1    770.1   87.14  163.39      0    772.0   86.93  162.99      0",
+      "# Avg bus bandwidth    : 163.39",
+    ].join("\n");
+    expect(analyzeNcclTests(text).data).toMatchObject({ nranks: 1, nranksSource: "threads" });
+    // Without the banner, the continued command decides.
+    const noBanner = text
+      .split("\n")
+      .filter((l) => !l.startsWith("# nThread"))
+      .join("\n");
+    expect(analyzeNcclTests(noBanner).data).toMatchObject({ nranks: 16, nranksSource: "command_line" });
   });
 });
 

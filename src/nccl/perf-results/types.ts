@@ -137,10 +137,20 @@ export function impossibleBandwidth(p: Perf, bytes: number, factor: number | nul
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-/** `./build/all_reduce_perf_mpi` → `all_reduce`. */
+const MSCCLPP_NAMES: Record<string, string> = {
+  allreduce: "all_reduce",
+  allgather: "all_gather",
+  reducescatter: "reduce_scatter",
+};
+
+/** `./build/all_reduce_perf_mpi` → `all_reduce`; MSCCL++'s `allgather_test_perf` → `all_gather`. */
 export function collectiveOf(program: string | null): string | null {
   if (!program) return null;
   const base = program.split("/").pop() ?? program;
   const m = /^([a-z_]+?)_perf(?:_\w+)?$/.exec(base);
-  return m ? m[1]! : null;
+  if (!m) return null;
+  // MSCCL++'s test binaries (`allreduce_test_perf`, `allgather_test_perf`, microsoft/mscclpp
+  // test/mscclpp-test/CMakeLists.txt) name the same collectives without the underscore.
+  const name = m[1]!.replace(/_test$/, "");
+  return MSCCLPP_NAMES[name] ?? name;
 }
