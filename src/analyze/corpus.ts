@@ -55,8 +55,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_log/heldout-rayworker-pid-only-prefix-host-cut-first-line-ipc-read-gdrdma.txt",
   // Network IB from `Assigned NET plugin IB to comm` now; the verdict would rest on `use ring PXN 0 GDR 1` alone: unknown.
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
-  // `ncclCommSplit comm … rank 1 nranks 16` glued mid-line between other ranks' records: ranks 0.
-  "nccl_log/heldout-mid-line-glued-ranks-commsplit-nvls-tree-service-thread-closed-gdrdma.txt",
   // A four-column table (`size time algbw busbw`) with a footer, after an all_gather_perf command: not recognised.
   "nccl_tests/heldout-four-column-table-size-time-algbw-busbw-allgather-after-command.txt",
   // MSCCL++ test tables (in-place first, no type/redop/root columns), one row filled on one side only: not recognised.

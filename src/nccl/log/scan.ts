@@ -310,8 +310,10 @@ export class LineScanner {
       else if (s.startsWith("NCCL_", msg)) envLine(this.st, s, msg, end);
       return;
     }
-    // `ncclCommInitRank comm 0x… rank 4 nranks 16 cudaDev 4 … - Init START` (src/init.cc), also for a failed init.
-    if (c === 110 /* n */ && s.startsWith("ncclCommInit", msg)) {
+    // `%s comm %p rank %d nranks %d cudaDev %d …- Init START` (src/init.cc), `%s` the API that made the communicator:
+    // `ncclCommInitRank`, `ncclCommInitRankConfig`, `ncclCommSplit` (v2.18 on: `… parent %p color %d key %d`),
+    // `ncclCommShrink`; also for a failed init.
+    if (c === 110 /* n */ && s.startsWith("ncclComm", msg)) {
       const nr = intAfter(s, " nranks ", msg, end);
       if (nr > st.nranks) st.nranks = nr;
       return;
