@@ -51,8 +51,6 @@ export const KNOWN_MISSES = new Set<string>([
   // A blind held-out batch (40 captures, 40 sources new to the corpus), scored once on first contact: 29/40, then 31/40 with the fixes made since. Each misses:
   // NCCL 2.3's per-device `NET/IB: [N] mlx5_3:1/IB` lines: devices come back sorted, not in NCCL's index order.
   "nccl_log/heldout-2.3-per-device-net-ib-lines-between-program-output.txt",
-  // A host name cut at its first character on the first line (`m-ds-v25-0` for `llm-ds-v25-0`) is counted as a second host.
-  "nccl_log/heldout-rayworker-pid-only-prefix-host-cut-first-line-ipc-read-gdrdma.txt",
   // Network IB from `Assigned NET plugin IB to comm` now; the verdict would rest on `use ring PXN 0 GDR 1` alone: unknown.
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
   // A four-column table (`size time algbw busbw`) with a footer, after an all_gather_perf command: not recognised.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { analyzeNcclLog } from "./analyzer.js";
 import { ChunkFeeder } from "./feeder.js";
 import { LogState } from "./state.js";
 
@@ -31,5 +32,39 @@ describe("the host table", () => {
         "trainer-3:XXXXXX:40112 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/IPC\n",
     );
     expect([...hosts]).toEqual(["trainer-3"]);
+  });
+});
+
+/**
+ * A paste that starts mid-line cuts the first record's host (`m-ds-v25-0:733:733` for `llm-ds-v25-0:733:733`; shape
+ * seen in a Ray worker's pasted log, https://github.com/vllm-project/vllm/issues/15100). NCCL's prefix is `"%s:%d:%d"` of hostname, pid and tid (src/debug.cc in https://github.com/NVIDIA/nccl), so a
+ * host whose name ends another host's and whose first record has the same pid:tid is that host, cut.
+ */
+describe("a host name cut at the start of a paste", () => {
+  const count = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data.hosts;
+
+  it("is not a second host when its first record's pid:tid is the longer name's", () => {
+    expect(
+      count([
+        "(RayWorkerWrapper pid=412) e-7b:412:412 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+        "(RayWorkerWrapper pid=412) node-7b:412:412 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/IPC",
+        "(RayWorkerWrapper pid=413) node-7b:413:413 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC",
+      ]),
+    ).toBe(1);
+  });
+
+  it("stays a host of its own with another process, or when no longer name ends with it", () => {
+    expect(
+      count([
+        "a-1:412:412 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+        "gpu-a-1:977:977 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] via P2P/IPC",
+      ]),
+    ).toBe(2);
+    expect(
+      count([
+        "hostb:412:412 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+        "hosta:412:412 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] via P2P/IPC",
+      ]),
+    ).toBe(2);
   });
 });

@@ -1,7 +1,7 @@
 import { logLineStart } from "../../core/log-line-prefixes.js";
 import { grepPrefixAt } from "../../core/service-prefixes.js";
 import { isDigit, keep } from "./line.js";
-import { type LogState, MAX_KEYS } from "./state.js";
+import { type LogState, MAX_KEYS, setCapped } from "./state.js";
 
 /** Slots of the table of hosts seen (a power of two). */
 const HOST_SLOTS = 4096;
@@ -97,6 +97,11 @@ export class HostTable {
     this.lastHost = keep(s.slice(p, colon));
     this.hostSlots[slot] = this.lastHost;
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    if (!this.st.hostFirstProcess.has(this.lastHost)) {
+      let t = q + 1;
+      for (let c = s.charCodeAt(t); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++t));
+      setCapped(this.st.hostFirstProcess, this.lastHost, keep(s.slice(colon + 1, t)));
+    }
     return this.lastHost;
   }
 
