@@ -68,3 +68,33 @@ describe("a host name cut at the start of a paste", () => {
     ).toBe(2);
   });
 });
+
+/**
+ * Records whose prefix kept the host and lost `:pid:tid` (`gpu-node117 [5] NCCL INFO …` behind kubectl and logger
+ * timestamps, shape seen in https://github.com/NVIDIA/nccl/issues/1920). The host word must be a host name right
+ * before ` [dev] `; a timestamp or a bracketed logger field is not one.
+ */
+describe("a record with a host and no pid:tid", () => {
+  const hostsIn = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data.hosts;
+
+  it("counts its host, behind timestamps too, and two such hosts are two", () => {
+    expect(
+      hostsIn([
+        "2026-03-14T02:11:09.000000001Z [2026-03-14 10:11:09] rig-a04 [2] NCCL INFO Bootstrap: Using eth0:10.9.0.4<0>",
+        "2026-03-14T02:11:09.000000002Z [2026-03-14 10:11:09] rig-a04 [2] NCCL INFO NCCL version 2.26.2+cuda12.8",
+        "rig-a04 [2] NCCL INFO misc/socket.cc:64 -> 6",
+      ]),
+    ).toBe(1);
+    expect(
+      hostsIn([
+        "rig-a04 [2] NCCL INFO NCCL version 2.26.2+cuda12.8",
+        "rig-a05.cluster [0] NCCL INFO NCCL version 2.26.2+cuda12.8",
+      ]),
+    ).toBe(2);
+  });
+
+  it("takes no word that is not a host name as one", () => {
+    expect(hostsIn(["[2026-03-14 10:11:09] [2] NCCL INFO NCCL version 2.26.2+cuda12.8"])).toBe(0);
+    expect(hostsIn(["12345 [2] NCCL INFO NCCL version 2.26.2+cuda12.8"])).toBe(0);
+  });
+});

@@ -61,8 +61,8 @@ export class HostTable {
       this.colonFrom = p;
       this.colonFound = colon;
     }
+    if (space > p && (space < colon || colon >= lineEnd)) return this.bareHost(s, p, space, lineEnd);
     if (colon <= p || colon >= lineEnd || colon - p >= 256) return "";
-    if (space >= 0 && space < colon) return "";
     // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
     // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
     let q = colon + 1;
@@ -104,6 +104,32 @@ export class HostTable {
     }
     return this.lastHost;
   }
+
+  /**
+   * `host [dev] NCCL INFO …`: a record whose prefix kept the host and lost `:pid:tid` (a custom NCCL_DEBUG prefix or a
+   * collector that drops them, https://github.com/NVIDIA/nccl/issues/1920; NCCL 2.1 printed `host [0] misc/ibvwrap.cu:269
+   * WARN …`). The word must be a host name (RFC 1123: letters, digits, `-`, `.`, with a letter) right before ` [dev] `.
+   */
+  private bareHost(s: string, p: number, space: number, lineEnd: number): string {
+    const n = space - p;
+    if (n > 63 || s.charCodeAt(space + 1) !== 91 /* [ */ || !isDigit(s.charCodeAt(space + 2))) return "";
+    const close = s.indexOf("] ", space + 2);
+    if (close < 0 || close > space + 5 || close >= lineEnd) return "";
+    for (let i = space + 2; i < close; i++) if (!isDigit(s.charCodeAt(i))) return "";
+    const last = this.lastBare;
+    if (last.length === n && sameAt(s, p, last)) {
+      this.lastHost = last;
+      return last;
+    }
+    const word = s.slice(p, space);
+    if (!/^[A-Za-z0-9][A-Za-z0-9.-]*$/.test(word) || !/[A-Za-z]/.test(word)) return "";
+    this.lastHost = keep(word);
+    this.lastBare = this.lastHost;
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
+
+  private lastBare = "";
 
   private forkHost(s: string, p: number): string {
     const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));
