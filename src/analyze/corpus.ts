@@ -32,8 +32,6 @@ export const KNOWN_MISSES = new Set<string>([
   // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
   // Another NCCL-log batch (43 captures, 43 sources new to the corpus); first contact 31/43, then 41/43. Each still misses:
-  // NCCL 2.1's `host [0] misc/ibvwrap.cu:269 WARN …` (no pid:tid, no `NCCL`) and a test's `Failed, NCCL error …`.
-  "nccl_log/nccl-2.1-redacted-host-ibvwrap-cu-create-qp-test-failed-line.txt",
   // A third batch (7 captures, 7 sources new to the corpus); first contact 6/7. Each still misses:
   // A bare `show_gids` line and its table, then `training_log.txt:` and an NCCL log: read as one show_gids capture;
   // the transcript splitter needs a prompt or a cut it knows to give the log its own entry.

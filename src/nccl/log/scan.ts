@@ -24,12 +24,16 @@ const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 const FAILURE_LINE = new RegExp(
   `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
-/** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
 const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
-const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
+/**
+ * NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `; a WARN also with the host
+ * alone (`host [0] misc/ibvwrap.cu:269 WARN `, NCCL 2.1 in https://github.com/horovod/horovod/issues/98): its source
+ * file names it NCCL's.
+ */
+const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\] [\w./-]+\.(?:h|cc|cu|c):\d+ (WARN)) /;
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -226,7 +230,7 @@ export class LineScanner {
       // Its `host:pid:tid` names the host, as on every later record.
       this.noteHost(s, p);
       const lvl = p + old[0].length - 5;
-      if (old[1] === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
+      if ((old[1] ?? old[2]) === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
       else warnRecord(this.st, s, start, p, lvl + 5, end);
       return;
     }
