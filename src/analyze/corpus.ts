@@ -44,10 +44,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
   // ethtool -S counters under an indented reStructuredText code block, the command line indented too: not recognised.
   "ethtool_stats/rst-code-block-indented-rdma-counters.txt",
-  // An NCCL-log batch (6 captures, 6 sources new to the corpus); first contact 5/6. Each still misses:
-  // A log flattened to one paragraph: the banner `NCCL version 2.20.5+cuda12.4` between two records (after
-  // `cudaDriverVersion 12040`) and vLLM's `vLLM is using nccl==2.20.5` before the first: no version read.
-  "nccl_log/vllm-worker-one-paragraph-pynccl-bootstrap-bond-ib-list-no-complete.txt",
   // A blind held-out batch (40 captures, 40 sources new to the corpus), scored once on first contact: 29/40, then 31/40 with the fixes made since. Each misses:
   // NCCL 2.3's per-device `NET/IB: [N] mlx5_3:1/IB` lines: devices come back sorted, not in NCCL's index order.
   "nccl_log/heldout-2.3-per-device-net-ib-lines-between-program-output.txt",

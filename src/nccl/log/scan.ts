@@ -168,6 +168,7 @@ export class LineScanner {
       }
       const split = splitPoint(s, k, next, this.st.hosts, s.slice(r, k));
       this.record(s, from, r, k, split);
+      this.bannerInside(s, k, split);
       from = split;
       p = split;
       k = this.nextNccl;
@@ -175,6 +176,20 @@ export class LineScanner {
       // None left in this line: the next line searches from its own start.
       this.nextNccl = again < 0 ? -1 : again + 1;
     }
+  }
+
+  /**
+   * Rank 0's banner (`NCCL version 2.20.5+cuda12.4`, printed with no prefix) inside a line of glued records, after
+   * another record's message (`… NCCL INFO cudaDriverVersion 12040 NCCL version 2.20.5+cuda12.4 host:…`): a log whose
+   * line breaks were lost (a paste flattened to one paragraph, https://github.com/vllm-project/vllm/issues/12292).
+   * Only the banner's whole shape, `+cuda` included, counts (src/init.cc: `"NCCL version %s\n"` with
+   * `NCCL_VERSION_STRING "+cuda" CUDA_VERSION`).
+   */
+  private bannerInside(s: string, k: number, end: number): void {
+    const at = indexInLine(s, " NCCL version ", k + 6, end);
+    if (at < 0) return;
+    if (/^NCCL version \d+\.\d+\.\d+\+cuda\d/.test(s.slice(at + 1, Math.min(end, at + 48))))
+      noteVersion(this.st, s, at + 1, end, "");
   }
 
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
