@@ -44,9 +44,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
   // ethtool -S counters under an indented reStructuredText code block, the command line indented too: not recognised.
   "ethtool_stats/rst-code-block-indented-rdma-counters.txt",
-  // A second NCCL-log batch (3 captures, 3 sources new to the corpus); first contact 2/3. Each still misses:
-  // `host.example.net:XXXXXX [3]`: the pid and tid masked as one run of X (no second colon): no host read.
-  "nccl_log/timestamped-fqdn-masked-pid-ibvwrap-c-modify-qp-110-rtr-gid.txt",
   // A blind held-out batch (40 captures, 40 sources new to the corpus), scored once on first contact: 29/40, then 31/40 with the fixes made since. Each misses:
   // NCCL 2.3's per-device `NET/IB: [N] mlx5_3:1/IB` lines: devices come back sorted, not in NCCL's index order.
   "nccl_log/heldout-2.3-per-device-net-ib-lines-between-program-output.txt",

@@ -98,3 +98,26 @@ describe("a record with a host and no pid:tid", () => {
     expect(hostsIn(["12345 [2] NCCL INFO NCCL version 2.26.2+cuda12.8"])).toBe(0);
   });
 });
+
+/**
+ * A paste that masked the pid and tid as one run of `X` (`host.example.net:XXXXXX [5] ibvwrap.c:262 NCCL WARN …`,
+ * shape seen in https://github.com/NVIDIA/nccl/issues/2013) still names its host; digits with one colon missing do not
+ * (a line that lost a character).
+ */
+describe("a record whose pid and tid were masked as one run of X", () => {
+  const count = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data.hosts;
+
+  it("names its host, behind a time stamp too", () => {
+    expect(
+      count([
+        "[2026-02-01 03:04:05] n12.rack4.example.org:XXXXXX [5] NCCL INFO Using network IB",
+        "[2026-02-01 03:04:09] n12.rack4.example.org:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out",
+        "[2026-02-01 03:04:09] n13.rack4.example.org:xxxxxx [2] NCCL INFO Using network IB",
+      ]),
+    ).toBe(2);
+  });
+
+  it("digits with no tid are not a mask", () => {
+    expect(count(["n12b0722410:22467 [6] NCCL INFO Using network IB"])).toBe(0);
+  });
+});

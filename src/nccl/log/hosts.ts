@@ -17,6 +17,17 @@ function sameAt(s: string, at: number, text: string): boolean {
 }
 
 /**
+ * `host:XXXXXX [3] …`: the pid and the tid masked as one run of `X` before ` [dev]` (a paste that hid them,
+ * https://github.com/NVIDIA/nccl/issues/2013). `colon` is the host's colon, `q` where the run after it ends. Digits
+ * are not a mask: `host0722410:22467 [6]` lost a character and names no host.
+ */
+function maskedProcess(s: string, colon: number, q: number): boolean {
+  if (q - colon < 4 || s.charCodeAt(q) !== 32 /* space */ || s.charCodeAt(q + 1) !== 91 /* [ */) return false;
+  for (let i = colon + 1; i < q; i++) if ((s.charCodeAt(i) | 32) !== 120 /* x */) return false;
+  return true;
+}
+
+/**
  * The hosts of an NCCL log's records (`host:pid:tid [dev] NCCL …`, a fork's `[host:pid=N]`), added to the state's
  * hosts as they are first seen. Every record names its host, so this runs once per record: a host seen before costs
  * two native searches and one comparison, no string made and no set lookup.
@@ -67,7 +78,7 @@ export class HostTable {
     // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
     let q = colon + 1;
     for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
-    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) {
+    if (!maskedProcess(s, colon, q) && (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58) /* : */) {
       // grep -H's file name before the record (`logs/rank0.log:host:pid:tid [0] …`): the record starts after it.
       const g = grepPrefixAt(s, p, lineEnd);
       if (g <= p) return "";
