@@ -22,23 +22,14 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
   // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
-  // Another NCCL-log batch (43 captures, 43 sources new to the corpus); first contact 31/43, then 41/43. Each still misses:
-  // NCCL 2.1's `host [0] misc/ibvwrap.cu:269 WARN …` (no pid:tid, no `NCCL`) and a test's `Failed, NCCL error …`.
-  "nccl_log/nccl-2.1-redacted-host-ibvwrap-cu-create-qp-test-failed-line.txt",
-  // `host [dev] NCCL INFO` (no pid:tid) behind timestamps: no host read (the host reader is the line scanner's).
-  "nccl_log/kubectl-timestamps-nccl-timestamp-host-only-bootstrap-reset-by-peer.txt",
   // A fresh batch (21 nccl-tests, 10 host tools; first contact 17/31, then 27/31). Each still misses:
   // A whole page collapsed onto one line, the output between inline ``` fences: not recognised.
   "nccl_tests/notes-page-collapsed-to-one-line-inline-fences-rccl-half.txt",
   // A blind held-out batch (40 captures, 40 sources new to the corpus), scored once on first contact: 29/40, then 31/40 with the fixes made since. Each misses:
   // NCCL 2.3's per-device `NET/IB: [N] mlx5_3:1/IB` lines: devices come back sorted, not in NCCL's index order.
   "nccl_log/heldout-2.3-per-device-net-ib-lines-between-program-output.txt",
-  // A host name cut at its first character on the first line (`m-ds-v25-0` for `llm-ds-v25-0`) is counted as a second host.
-  "nccl_log/heldout-rayworker-pid-only-prefix-host-cut-first-line-ipc-read-gdrdma.txt",
   // Network IB from `Assigned NET plugin IB to comm` now; the verdict would rest on `use ring PXN 0 GDR 1` alone: unknown.
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
-  // `ncclCommSplit comm … rank 1 nranks 16` glued mid-line between other ranks' records: ranks 0.
-  "nccl_log/heldout-mid-line-glued-ranks-commsplit-nvls-tree-service-thread-closed-gdrdma.txt",
   // Second blind held-out batch (45 captures from public pages new to the corpus), first contact; each still misses:
   // NCCL log lines behind a `│ ` box-drawing prefix padded with trailing spaces (a k9s log pane): the version is lost.
   "nccl_log/heldout2-k9s-box-drawing-prefix-padded-two-pods-socket-channels-2.10.3.txt",

@@ -8,4 +8,4 @@
  * via …"`; and `"%s set by environment to %s"` (src/misc/param.cc).
  */
 export const BARE_INFO =
-  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|Bootstrap ?: Using |comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes \d+|nccl\w*CommInit\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
+  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|Bootstrap ?: Using |comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes \d+|nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;

@@ -109,13 +109,37 @@ export function linkLayerOf(st: LogState): Decided<string | null> {
   return roceGid ? { value: "RoCE", decidedBy: "gid_in_warnings" } : { value: null, decidedBy: null };
 }
 
+const unquoted = (h: string): string => h.replace(/^[`'"*]+|[`'"*]+$/g, "");
+
 /**
- * Hosts counted by name: a character no host name holds (RFC 1123: letters, digits, `-`, `.`) at either end is the
+ * Hosts counted by name (a host name cut at the start of a paste is not one, see cutHosts): a character no host name holds (RFC 1123: letters, digits, `-`, `.`) at either end is the
  * paste's Markdown (a code span's backtick glued to the first line, https://github.com/NVIDIA/nccl/issues/1105), not
  * another host.
  */
 export function hostCountOf(st: LogState): number {
-  return new Set([...st.hosts].map((h) => h.replace(/^[`'"*]+|[`'"*]+$/g, ""))).size;
+  const names = new Set([...st.hosts].map(unquoted));
+  for (const h of cutHosts(st)) names.delete(h);
+  return names.size;
+}
+
+/**
+ * Host names cut at the start (a paste that starts mid-line: `m-ds-v25-0` for `llm-ds-v25-0`): another host's name
+ * ends with it and that host's first record came from the same process and thread (`pid:tid`). One process on two
+ * hosts is not what NCCL prints (src/debug.cc: `"%s:%d:%d"`, hostname, pid, tid).
+ */
+export function cutHosts(st: LogState): string[] {
+  const byProcess = new Map<string, string[]>();
+  for (const [quoted, proc] of st.hostFirstProcess) {
+    if (!proc.includes(":")) continue;
+    const h = unquoted(quoted);
+    const same = byProcess.get(proc);
+    if (same === undefined) byProcess.set(proc, [h]);
+    else if (!same.includes(h)) same.push(h);
+  }
+  const cut: string[] = [];
+  for (const same of byProcess.values())
+    for (const h of same) if (same.some((g) => g.length > h.length && g.endsWith(h))) cut.push(h);
+  return cut;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { analyzeNcclLog } from "./analyzer.js";
 import { ChunkFeeder } from "./feeder.js";
 import { LogState } from "./state.js";
 
@@ -31,5 +32,92 @@ describe("the host table", () => {
         "trainer-3:XXXXXX:40112 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/IPC\n",
     );
     expect([...hosts]).toEqual(["trainer-3"]);
+  });
+});
+
+/**
+ * A paste that starts mid-line cuts the first record's host (`m-ds-v25-0:733:733` for `llm-ds-v25-0:733:733`; shape
+ * seen in a Ray worker's pasted log, https://github.com/vllm-project/vllm/issues/15100). NCCL's prefix is `"%s:%d:%d"` of hostname, pid and tid (src/debug.cc in https://github.com/NVIDIA/nccl), so a
+ * host whose name ends another host's and whose first record has the same pid:tid is that host, cut.
+ */
+describe("a host name cut at the start of a paste", () => {
+  const count = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data.hosts;
+
+  it("is not a second host when its first record's pid:tid is the longer name's", () => {
+    expect(
+      count([
+        "(RayWorkerWrapper pid=412) e-7b:412:412 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+        "(RayWorkerWrapper pid=412) node-7b:412:412 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/IPC",
+        "(RayWorkerWrapper pid=413) node-7b:413:413 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC",
+      ]),
+    ).toBe(1);
+  });
+
+  it("stays a host of its own with another process, or when no longer name ends with it", () => {
+    expect(
+      count([
+        "a-1:412:412 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+        "gpu-a-1:977:977 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] via P2P/IPC",
+      ]),
+    ).toBe(2);
+    expect(
+      count([
+        "hostb:412:412 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+        "hosta:412:412 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] via P2P/IPC",
+      ]),
+    ).toBe(2);
+  });
+});
+
+/**
+ * Records whose prefix kept the host and lost `:pid:tid` (`gpu-node117 [5] NCCL INFO …` behind kubectl and logger
+ * timestamps, shape seen in https://github.com/NVIDIA/nccl/issues/1920). The host word must be a host name right
+ * before ` [dev] `; a timestamp or a bracketed logger field is not one.
+ */
+describe("a record with a host and no pid:tid", () => {
+  const hostsIn = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data.hosts;
+
+  it("counts its host, behind timestamps too, and two such hosts are two", () => {
+    expect(
+      hostsIn([
+        "2026-03-14T02:11:09.000000001Z [2026-03-14 10:11:09] rig-a04 [2] NCCL INFO Bootstrap: Using eth0:10.9.0.4<0>",
+        "2026-03-14T02:11:09.000000002Z [2026-03-14 10:11:09] rig-a04 [2] NCCL INFO NCCL version 2.26.2+cuda12.8",
+        "rig-a04 [2] NCCL INFO misc/socket.cc:64 -> 6",
+      ]),
+    ).toBe(1);
+    expect(
+      hostsIn([
+        "rig-a04 [2] NCCL INFO NCCL version 2.26.2+cuda12.8",
+        "rig-a05.cluster [0] NCCL INFO NCCL version 2.26.2+cuda12.8",
+      ]),
+    ).toBe(2);
+  });
+
+  it("takes no word that is not a host name as one", () => {
+    expect(hostsIn(["[2026-03-14 10:11:09] [2] NCCL INFO NCCL version 2.26.2+cuda12.8"])).toBe(0);
+    expect(hostsIn(["12345 [2] NCCL INFO NCCL version 2.26.2+cuda12.8"])).toBe(0);
+  });
+});
+
+/**
+ * A paste that masked the pid and tid as one run of `X` (`host.example.net:XXXXXX [5] ibvwrap.c:262 NCCL WARN …`,
+ * shape seen in https://github.com/NVIDIA/nccl/issues/2013) still names its host; digits with one colon missing do not
+ * (a line that lost a character).
+ */
+describe("a record whose pid and tid were masked as one run of X", () => {
+  const count = (lines: string[]) => analyzeNcclLog(`${lines.join("\n")}\n`).data.hosts;
+
+  it("names its host, behind a time stamp too", () => {
+    expect(
+      count([
+        "[2026-02-01 03:04:05] n12.rack4.example.org:XXXXXX [5] NCCL INFO Using network IB",
+        "[2026-02-01 03:04:09] n12.rack4.example.org:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out",
+        "[2026-02-01 03:04:09] n13.rack4.example.org:xxxxxx [2] NCCL INFO Using network IB",
+      ]),
+    ).toBe(2);
+  });
+
+  it("digits with no tid are not a mask", () => {
+    expect(count(["n12b0722410:22467 [6] NCCL INFO Using network IB"])).toBe(0);
   });
 });

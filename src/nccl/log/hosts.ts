@@ -1,7 +1,7 @@
 import { logLineStart } from "../../core/log-line-prefixes.js";
 import { grepPrefixAt } from "../../core/service-prefixes.js";
 import { isDigit, keep } from "./line.js";
-import { type LogState, MAX_KEYS } from "./state.js";
+import { type LogState, MAX_KEYS, setCapped } from "./state.js";
 
 /** Slots of the table of hosts seen (a power of two). */
 const HOST_SLOTS = 4096;
@@ -13,6 +13,17 @@ const HOST_SLOTS = 4096;
  */
 function sameAt(s: string, at: number, text: string): boolean {
   for (let i = text.length - 1; i >= 0; i--) if (s.charCodeAt(at + i) !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * `host:XXXXXX [3] …`: the pid and the tid masked as one run of `X` before ` [dev]` (a paste that hid them,
+ * https://github.com/NVIDIA/nccl/issues/2013). `colon` is the host's colon, `q` where the run after it ends. Digits
+ * are not a mask: `host0722410:22467 [6]` lost a character and names no host.
+ */
+function maskedProcess(s: string, colon: number, q: number): boolean {
+  if (q - colon < 4 || s.charCodeAt(q) !== 32 /* space */ || s.charCodeAt(q + 1) !== 91 /* [ */) return false;
+  for (let i = colon + 1; i < q; i++) if ((s.charCodeAt(i) | 32) !== 120 /* x */) return false;
   return true;
 }
 
@@ -61,13 +72,13 @@ export class HostTable {
       this.colonFrom = p;
       this.colonFound = colon;
     }
+    if (space > p && (space < colon || colon >= lineEnd)) return this.bareHost(s, p, space, lineEnd);
     if (colon <= p || colon >= lineEnd || colon - p >= 256) return "";
-    if (space >= 0 && space < colon) return "";
     // `host:1234:…`, or `host:XXXXXX:…` with the pid masked in a pasted log.
     // A line that lost a character (`host0722410:22467 [6]`, no tid) names no host: only the full `host:pid:tid`.
     let q = colon + 1;
     for (let c = s.charCodeAt(q); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++q));
-    if (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58 /* : */) {
+    if (!maskedProcess(s, colon, q) && (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58) /* : */) {
       // grep -H's file name before the record (`logs/rank0.log:host:pid:tid [0] …`): the record starts after it.
       const g = grepPrefixAt(s, p, lineEnd);
       if (g <= p) return "";
@@ -97,8 +108,39 @@ export class HostTable {
     this.lastHost = keep(s.slice(p, colon));
     this.hostSlots[slot] = this.lastHost;
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    if (!this.st.hostFirstProcess.has(this.lastHost)) {
+      let t = q + 1;
+      for (let c = s.charCodeAt(t); isDigit(c) || c === 88 /* X */ || c === 120 /* x */; c = s.charCodeAt(++t));
+      setCapped(this.st.hostFirstProcess, this.lastHost, keep(s.slice(colon + 1, t)));
+    }
     return this.lastHost;
   }
+
+  /**
+   * `host [dev] NCCL INFO …`: a record whose prefix kept the host and lost `:pid:tid` (a custom NCCL_DEBUG prefix or a
+   * collector that drops them, https://github.com/NVIDIA/nccl/issues/1920; NCCL 2.1 printed `host [0] misc/ibvwrap.cu:269
+   * WARN …`). The word must be a host name (RFC 1123: letters, digits, `-`, `.`, with a letter) right before ` [dev] `.
+   */
+  private bareHost(s: string, p: number, space: number, lineEnd: number): string {
+    const n = space - p;
+    if (n > 63 || s.charCodeAt(space + 1) !== 91 /* [ */ || !isDigit(s.charCodeAt(space + 2))) return "";
+    const close = s.indexOf("] ", space + 2);
+    if (close < 0 || close > space + 5 || close >= lineEnd) return "";
+    for (let i = space + 2; i < close; i++) if (!isDigit(s.charCodeAt(i))) return "";
+    const last = this.lastBare;
+    if (last.length === n && sameAt(s, p, last)) {
+      this.lastHost = last;
+      return last;
+    }
+    const word = s.slice(p, space);
+    if (!/^[A-Za-z0-9][A-Za-z0-9.-]*$/.test(word) || !/[A-Za-z]/.test(word)) return "";
+    this.lastHost = keep(word);
+    this.lastBare = this.lastHost;
+    if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);
+    return this.lastHost;
+  }
+
+  private lastBare = "";
 
   private forkHost(s: string, p: number): string {
     const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));

@@ -54,3 +54,30 @@ describe("a capture quoted in Markdown", () => {
     expect([tagged.hosts, tagged.network]).toEqual([1, "Socket"]);
   });
 });
+
+/**
+ * NCCL 2.1's WARN with the host alone before `[dev]` (`host [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp
+ * failed`, then the program's `Failed, NCCL error <file>:<line> 'unhandled system error'`; shape seen in
+ * https://github.com/horovod/horovod/issues/98). Its source file names it NCCL's; a line with no source file and no
+ * `NCCL` is not read as NCCL's.
+ */
+describe("NCCL 2.1's WARN with a host and no pid:tid", () => {
+  test("is an NCCL log: its host, the IB verbs call that failed, and the init that failed", () => {
+    const text = [
+      "Running on 2 ranks",
+      "cnode3 [1] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
+      "Failed, NCCL error bench.c:57 'unhandled system error'",
+    ].join("\n");
+    const [part] = analyzeTranscript("issue.txt", `${text}\n`);
+    expect(part?.kind).toBe("nccl_log");
+    const d = analyzeNcclLog(`${text}\n`).data;
+    expect(d.hosts).toBe(1);
+    expect(d.network).toBe("IB");
+    expect(d.verdict).toBe("init_failed");
+  });
+
+  test("a logger's `worker [1] WARN …` with no NCCL source file is not an NCCL line", () => {
+    const [part] = analyzeTranscript("app.log", "worker [1] WARN disk almost full\nworker [1] WARN retrying\n");
+    expect(part?.kind).not.toBe("nccl_log");
+  });
+});

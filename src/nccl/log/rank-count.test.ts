@@ -55,3 +55,42 @@ describe("ranks from the ring order lines when no line states the count", () => 
     expect(read([`n1:5:6 [0] NCCL INFO Channel 00/02 :${old}`]).ranks).toBe(0);
   });
 });
+
+/**
+ * The line that starts a communicator names the API that made it: src/init.cc prints `"%s comm %p rank %d nranks %d
+ * cudaDev %d nvmlDev %d busId %lx parent %p splitCount %d color %d key %d- Init START"` with job->funcName
+ * (`ncclCommSplit` since v2.18, https://github.com/NVIDIA/nccl/blob/v2.21.5-1/src/init.cc), as well as
+ * `ncclCommInitRank … commId 0x… - Init START`. Shape of a split communicator's line glued mid-line between other
+ * ranks' records seen in https://github.com/modelscope/ms-swift/issues/3934.
+ */
+describe("the rank count a communicator's Init START line states, whichever API made it", () => {
+  test("`ncclCommSplit comm … rank 3 nranks 12 …` counts 12 ranks", () => {
+    const d = read([
+      "gx4:7101:7150 [3] NCCL INFO ncclCommSplit comm 0x7f10aa0012c0 rank 3 nranks 12 cudaDev 3 nvmlDev 3 busId 61000 parent 0x5602bb9e1a40 splitCount 1 color 1804289383 key 3- Init START",
+    ]);
+    expect(d.ranks).toBe(12);
+    expect(d.evidence.ranks).toBe("comm_lines");
+  });
+
+  test("a split line glued mid-line after another rank's cut record still counts", () => {
+    const d = read([
+      "gx4:7101:7150 [3] NCCL INFO Connected NVLS tree",
+      "gx4:7101:7150 [3] NCCL INFO threadThresholds 8gx4:7099:7152 [1] NCCL INFO ncclCommSplit comm 0x7f2c40631a10 rank 1 nranks 24 cudaDev 1 nvmlDev 1 busId 1b000 parent 0x55aa",
+    ]);
+    expect(d.ranks).toBe(24);
+  });
+
+  test("`ncclCommInitRankConfig` and a bare split message read the same; an unrelated `ncclComm…` word does not count", () => {
+    expect(
+      read([
+        "n2:55:55 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 6 cudaDev 0 nvmlDev 0 busId 1000 commId 0x9 - Init START",
+      ]).ranks,
+    ).toBe(6);
+    expect(
+      read([
+        "ncclCommSplit comm 0x7f00 rank 2 nranks 10 cudaDev 2 nvmlDev 2 busId 3d000 parent 0x55 splitCount 1 color 7 key 2- Init START",
+      ]).ranks,
+    ).toBe(10);
+    expect(read(["n2:55:55 [0] NCCL INFO ncclCommDestroy comm 0x1 rank 0"]).ranks).toBe(0);
+  });
+});

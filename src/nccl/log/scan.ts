@@ -24,12 +24,16 @@ const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 const FAILURE_LINE = new RegExp(
   `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
-/** NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `. */
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
 const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
-const OLD_LINE = /^\S+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN) /;
+/**
+ * NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `; a WARN also with the host
+ * alone (`host [0] misc/ibvwrap.cu:269 WARN `, NCCL 2.1 in https://github.com/horovod/horovod/issues/98): its source
+ * file names it NCCL's.
+ */
+const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\] [\w./-]+\.(?:h|cc|cu|c):\d+ (WARN)) /;
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -164,6 +168,7 @@ export class LineScanner {
       }
       const split = splitPoint(s, k, next, this.st.hosts, s.slice(r, k));
       this.record(s, from, r, k, split);
+      this.bannerInside(s, k, split);
       from = split;
       p = split;
       k = this.nextNccl;
@@ -171,6 +176,20 @@ export class LineScanner {
       // None left in this line: the next line searches from its own start.
       this.nextNccl = again < 0 ? -1 : again + 1;
     }
+  }
+
+  /**
+   * Rank 0's banner (`NCCL version 2.20.5+cuda12.4`, printed with no prefix) inside a line of glued records, after
+   * another record's message (`… NCCL INFO cudaDriverVersion 12040 NCCL version 2.20.5+cuda12.4 host:…`): a log whose
+   * line breaks were lost (a paste flattened to one paragraph, https://github.com/vllm-project/vllm/issues/12292).
+   * Only the banner's whole shape, `+cuda` included, counts (src/init.cc: `"NCCL version %s\n"` with
+   * `NCCL_VERSION_STRING "+cuda" CUDA_VERSION`).
+   */
+  private bannerInside(s: string, k: number, end: number): void {
+    const at = indexInLine(s, " NCCL version ", k + 6, end);
+    if (at < 0) return;
+    if (/^NCCL version \d+\.\d+\.\d+\+cuda\d/.test(s.slice(at + 1, Math.min(end, at + 48))))
+      noteVersion(this.st, s, at + 1, end, "");
   }
 
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
@@ -226,7 +245,7 @@ export class LineScanner {
       // Its `host:pid:tid` names the host, as on every later record.
       this.noteHost(s, p);
       const lvl = p + old[0].length - 5;
-      if (old[1] === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
+      if ((old[1] ?? old[2]) === "INFO") this.info(s, p, lvl - 1, lvl + 5, end);
       else warnRecord(this.st, s, start, p, lvl + 5, end);
       return;
     }
@@ -310,8 +329,10 @@ export class LineScanner {
       else if (s.startsWith("NCCL_", msg)) envLine(this.st, s, msg, end);
       return;
     }
-    // `ncclCommInitRank comm 0x… rank 4 nranks 16 cudaDev 4 … - Init START` (src/init.cc), also for a failed init.
-    if (c === 110 /* n */ && s.startsWith("ncclCommInit", msg)) {
+    // `%s comm %p rank %d nranks %d cudaDev %d …- Init START` (src/init.cc), `%s` the API that made the communicator:
+    // `ncclCommInitRank`, `ncclCommInitRankConfig`, `ncclCommSplit` (v2.18 on: `… parent %p color %d key %d`),
+    // `ncclCommShrink`; also for a failed init.
+    if (c === 110 /* n */ && s.startsWith("ncclComm", msg)) {
       const nr = intAfter(s, " nranks ", msg, end);
       if (nr > st.nranks) st.nranks = nr;
       return;

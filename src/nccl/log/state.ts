@@ -44,6 +44,8 @@ export class LogState {
   /** Distinct device lists (`mlx5_1:1,mlx5_2:1`, `socket:eth0`) → lines that printed them. */
   readonly deviceLists = new Map<string, number>();
   readonly hosts = new Set<string>();
+  /** Host → the `pid:tid` of the first record that named it (a host name cut at the start of a paste is told by it). */
+  readonly hostFirstProcess = new Map<string, string>();
   readonly devices = new Map<string, LogDevice>();
   /** HCAs named by a failed completion's WARN (`… hca mlx5_14`, NCCL ≥ 2.22): weaker than the lists above. */
   readonly warnHcas = new Set<string>();
@@ -126,6 +128,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   for (const [k, v] of b.distanceNets) bump(a.distanceNets, k, v);
   for (const [k, v] of b.deviceLists) bump(a.deviceLists, k, v);
   unionCapped(a.hosts, b.hosts, MAX_KEYS);
+  for (const [k, v] of b.hostFirstProcess) if (!a.hostFirstProcess.has(k)) setCapped(a.hostFirstProcess, k, v);
   for (const [k, v] of b.devices) setCapped(a.devices, k, v);
   unionCapped(a.warnHcas, b.warnHcas, MAX_KEYS);
   for (const [k, v] of b.nicSpeeds) if (!a.nicSpeeds.has(k)) setCapped(a.nicSpeeds, k, v);
