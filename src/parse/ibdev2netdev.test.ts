@@ -12,6 +12,22 @@ describe("ibdev2netdev", () => {
     expect(r.value.mappings[3]).toEqual({ device: "mlx5_3", port: 1, netdev: "eth3", up: false });
   });
 
+  test("a prefix before a plain line (stern's pod and container, one line or many) is not the device", () => {
+    // stern prints `POD CONTAINER` before each line of a pod's log (https://github.com/stern/stern#output); a paste cut
+    // to its first line has no second line to prove the prefix by, and must still not name the pod as the device.
+    for (const text of [
+      "rdma-diag-7f9c5 rdma-tools mlx5_10 port 1 ==> net1 (Up)",
+      "rdma-diag-7f9c5 rdma-tools mlx5_10 port 1 ==> net1 (Up)\nrdma-diag-7f9c5 rdma-tools mlx5_11 port 1 ==> net2 (Down)",
+      "gpu-07: mlx5_10 port 1 ==> net1 (Up)",
+    ]) {
+      const r = parseIbdev2netdev(text);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      expect(r.value.mappings.map((m) => `${m.device}/${m.port}=${m.netdev}`)).toEqual(
+        ["mlx5_10/1=net1", "mlx5_11/1=net2"].slice(0, text.split("\n").length),
+      );
+    }
+  });
+
   test("-v lines add the PCI address, card, firmware and port state (card text with parentheses kept whole)", () => {
     const r = parseIbdev2netdev(capture("ibdev2netdev", "a100-roce-port-down-verbose"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));

@@ -42,6 +42,10 @@ function parseHead(head: string): Pick<NetdevMapping, "device" | "pciAddress" | 
   if (words[0] && PCI.test(words[0])) {
     pciAddress = words[0];
     i = 1;
+  } else if (!head.includes("(")) {
+    // The plain form (`mlx5_0 port 1 ==> eth0 (Up)`) names the device right before `port`: words before it are a
+    // prefix something put on the line (stern's `pod container`, pdsh's `host:`), not the device.
+    i = words.length - 1;
   }
   const device = words[i];
   if (!device || !DEVICE.test(device)) return null;
