@@ -92,6 +92,30 @@ describe("ibv_devinfo", () => {
     );
   });
 
+  // `ibv_devinfo -l` prints `"%d HCA%s found:\n"` then `"\t%s\n"` per device (libibverbs/examples/devinfo.c in
+  // https://github.com/linux-rdma/rdma-core): names only, no port.
+  test("-l alone names the devices and reads no port; a list before full blocks leaves the blocks to decide", () => {
+    const list = parseIbvDevinfo("# ibv_devinfo -l\n3 HCAs found:\n\tmlx5_2\n\tmlx5_0\n\tmlx5_1\n\n");
+    if (!list.ok) throw new Error(JSON.stringify(list.problems));
+    expect(list.value.listOnly).toBe(true);
+    expect(list.value.devices.map((d) => [d.name, d.ports.length])).toEqual([
+      ["mlx5_0", 0],
+      ["mlx5_1", 0],
+      ["mlx5_2", 0],
+    ]);
+    const one = parseIbvDevinfo("1 HCA found:\n\tbnxt_re0\n");
+    expect(one.ok && one.value.devices.map((d) => d.name)).toEqual(["bnxt_re0"]);
+    // Lines after the count's last name are not devices.
+    const cut = parseIbvDevinfo("1 HCA found:\n\tmlx5_0\n\tuverbs0\n");
+    expect(cut.ok && cut.value.devices.map((d) => d.name)).toEqual(["mlx5_0"]);
+    const both = parseIbvDevinfo(`2 HCAs found:\n\tmlx5_0\n\tmlx5_1\n\n${capture("ibv_devinfo", "a100-roce")}`);
+    if (!both.ok) throw new Error(JSON.stringify(both.problems));
+    expect(both.value.listOnly).toBeUndefined();
+    expect(both.value.devices.every((d) => d.ports.length > 0)).toBe(true);
+    // A line that only looks like the count, with no indented name after it, lists nothing.
+    expect(parseIbvDevinfo("2 HCAs found:\nnothing else\n").ok).toBe(false);
+  });
+
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseIbvDevinfo, capture("ibv_devinfo", "a100-roce-verbose"));
   });

@@ -19,12 +19,20 @@ export type IbvDevinfo = IbDevicesReport & {
   verbose: boolean;
   /** The tool said `No IB devices found`. */
   noDevices: boolean;
+  /** Only `ibv_devinfo -l`'s list of names: the devices' ports were not read. */
+  listOnly?: boolean;
 };
 
 const HCA_ID = /^\s*hca_id:\s*(\S+)/;
 const KEY_VALUE = /^\s*([A-Za-z_][\w]*):\s*(.*)$/;
 const GID_LINE = /^\s*GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+),?\s*(.*)$/;
 const NO_DEVICES = /No IB devices found/i;
+/**
+ * `ibv_devinfo -l`: `4 HCAs found:` then each device's name on a line of its own after a tab, then an empty line
+ * (libibverbs/examples/devinfo.c in https://github.com/linux-rdma/rdma-core: `"%d HCA%s found:\n"`, `"\t%s\n"`).
+ */
+const LIST_HEAD = /^\s*(\d+) HCAs? found:\s*$/;
+const LIST_NAME = /^\s+([A-Za-z][\w.-]*)\s*$/;
 const FAILURE = /^\s*(Failed to get IB devices list.*|ibv_devinfo: .*|\S+: command not found)\s*$/;
 
 type PortDraft = IbPortReport & { width?: number; laneGbps?: number; sawState: boolean };
@@ -103,7 +111,24 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     }
     port = null;
   };
+  /** Names of an `ibv_devinfo -l` list, and how many it said it would list (-1: no list open). */
+  const listed: string[] = [];
+  let listing = -1;
   for (const { text: t, line } of captureLines(text)) {
+    if (listing > 0) {
+      const name = LIST_NAME.exec(t);
+      if (name) {
+        listed.push(name[1]!);
+        listing--;
+        continue;
+      }
+      listing = -1;
+    }
+    const head = dev ? null : LIST_HEAD.exec(t);
+    if (head) {
+      listing = Number(head[1]);
+      continue;
+    }
     const hca = HCA_ID.exec(t);
     if (hca) {
       closePort();
@@ -151,6 +176,11 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     else applyDeviceKey(dev, key, value);
   }
   closePort();
+  // Only the list: the devices by name, no port read (the list says nothing of ports).
+  if (devices.length === 0 && listed.length > 0) {
+    const named = [...new Set(listed)].sort(naturalCompare).map(emptyDevice);
+    return ok({ devices: named, verbose: false, noDevices: false, listOnly: true }, problems);
+  }
   if (devices.length === 0 && !noDevices) {
     if (problems.length > 0) return fail(...problems);
     return fail(

@@ -34,7 +34,9 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
     if (anyLine(head, /^[ \t]*hca_id:[ \t]*\S/)) {
       return anyLine(head, /^[ \t]*(transport|fw_ver|phys_port_cnt):/) ? 0.95 : 0.8;
     }
-    return anyLine(head, /^[ \t]*No IB devices found[ \t]*$/) ? 0.7 : 0;
+    if (anyLine(head, /^[ \t]*No IB devices found[ \t]*$/)) return 0.7;
+    // `ibv_devinfo -l`: `4 HCAs found:` and a tab before each name on the next line (rdma-core's devinfo.c).
+    return /^[ \t]*\d+ HCAs? found:[ \t]*\r?\n[ \t]+[A-Za-z][\w.-]*[ \t]*$/m.test(head) ? 0.7 : 0;
   },
   analyze(text, ctx) {
     const parsed = parseIbvDevinfo(text);
@@ -42,6 +44,11 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
     return outcomeOf(decided, (value) => {
       if (value.devices.length === 0) {
         return { findings: [finding("NO_RDMA_HCA", "node", { hcas: [] })], summary: "no RDMA device" };
+      }
+      // `ibv_devinfo -l` names the devices and nothing more: no port was read, so none is judged.
+      if (value.listOnly) {
+        const n = value.devices.length;
+        return { findings: [], summary: `${n} RDMA device${n === 1 ? "" : "s"} listed (ibv_devinfo -l: no port read)` };
       }
       const ports = evaluatePorts(value.devices, ctx);
       const rows = gidRowsOf(value.devices);
