@@ -112,7 +112,10 @@ describe("ibv_devinfo", () => {
     if (!both.ok) throw new Error(JSON.stringify(both.problems));
     expect(both.value.listOnly).toBeUndefined();
     expect(both.value.devices.every((d) => d.ports.length > 0)).toBe(true);
-    // A line that only looks like the count, with no indented name after it, lists nothing.
+    // A wrapper's removal may take the tab with it: the count still bounds the names.
+    const bare = parseIbvDevinfo("2 HCAs found:\nmlx5_0\nmlx5_1\nuid=0(root)\n");
+    expect(bare.ok && bare.value.devices.map((d) => d.name)).toEqual(["mlx5_0", "mlx5_1"]);
+    // A line that only looks like the count, with no name after it, lists nothing.
     expect(parseIbvDevinfo("2 HCAs found:\nnothing else\n").ok).toBe(false);
   });
 

@@ -32,7 +32,7 @@ const NO_DEVICES = /No IB devices found/i;
  * (libibverbs/examples/devinfo.c in https://github.com/linux-rdma/rdma-core: `"%d HCA%s found:\n"`, `"\t%s\n"`).
  */
 const LIST_HEAD = /^\s*(\d+) HCAs? found:\s*$/;
-const LIST_NAME = /^\s+([A-Za-z][\w.-]*)\s*$/;
+const LIST_NAME = /^\s*([A-Za-z][\w.-]*)\s*$/;
 const FAILURE = /^\s*(Failed to get IB devices list.*|ibv_devinfo: .*|\S+: command not found)\s*$/;
 
 type PortDraft = IbPortReport & { width?: number; laneGbps?: number; sawState: boolean };

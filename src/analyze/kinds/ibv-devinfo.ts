@@ -36,7 +36,7 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
     }
     if (anyLine(head, /^[ \t]*No IB devices found[ \t]*$/)) return 0.7;
     // `ibv_devinfo -l`: `4 HCAs found:` and a tab before each name on the next line (rdma-core's devinfo.c).
-    return /^[ \t]*\d+ HCAs? found:[ \t]*\r?\n[ \t]+[A-Za-z][\w.-]*[ \t]*$/m.test(head) ? 0.7 : 0;
+    return /^[ \t]*\d+ HCAs? found:[ \t]*\r?\n[ \t]*[A-Za-z][\w.-]*[ \t]*$/m.test(head) ? 0.7 : 0;
   },
   analyze(text, ctx) {
     const parsed = parseIbvDevinfo(text);

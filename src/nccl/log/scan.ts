@@ -291,6 +291,12 @@ export class LineScanner {
     } else if (NCCL_WATCHDOG_LINE.test(text)) st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
   }
 
+  /**
+   * One INFO message. Large logs reach here through the line filter (filter/line-filter.ts), which counts some lines
+   * itself and never passes them: connection lines, the set-up lines of its `noFact`, repeated `comm 0x…`, `Using
+   * network`, `Assigned NET plugin` and `Init COMPLETE` lines. A rule that reads more from such a line must take it
+   * out of the filter first (wasm/nccl-line-filter/filter.ts); `npx vitest run src/nccl/log/filter` fails otherwise.
+   */
   private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
     let end = lineEnd;
     const st = this.st;
