@@ -15,7 +15,12 @@ import { LogState, mergeInto } from "./state.js";
 /** Whole lines (the input's last segment may end in a cut line), in a buffer of its own the consumer may keep. */
 export type Segment = { lines: Buffer } | { overlong: true };
 
-export const SEGMENT_BYTES = 4 << 20;
+/**
+ * Each segment's state starts empty, so the line filter passes each host's and each process's first lines of every
+ * segment to the scanner again: on two cores a 256 MB log from a pipe took 419 ms in 4 MiB segments, 391 ms in 8 MiB
+ * (119 MB peak RSS) and no less in 16 MiB (144 MB).
+ */
+export const SEGMENT_BYTES = 8 << 20;
 
 /**
  * Cuts a byte stream into segments of whole lines of up to `size` bytes. A "line" longer than a whole segment is not
