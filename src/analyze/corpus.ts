@@ -83,7 +83,8 @@ function factOf(entry: AnalyzedInput, name: string, expected: unknown): unknown 
     case "socket":
     case "p2p":
     case "shm":
-      return obj(d.connections)[name];
+      // A read with no data (nothing recognised) states no count: null, as every other fact does.
+      return obj(d.connections)[name] ?? null;
     case "findings":
       // Error and warning findings as `CODE:subject`, sorted (info findings such as verdicts are left out).
       return entry.findings
