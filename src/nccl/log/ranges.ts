@@ -4,47 +4,21 @@
  * (64 KiB reads, no line strings). Nothing here builds the report, so a worker compiles only the scanner.
  */
 import { readSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
-import { ChunkFeeder } from "./feeder.js";
-import { lineFilter } from "./filter/line-filter.js";
-import { LogState } from "./state.js";
+import { scanBytes } from "./feeder.js";
+import type { LogState } from "./state.js";
 
 const READ_BYTES = 64 << 10;
 
 export type ByteRange = { start: number; end: number };
 
-/**
- * Scans bytes [start, end) of an open file (UTF-8, split sequences handled) into a fresh state. The bytes are read
- * into the line filter's memory, and only the lines it passes through are decoded and scanned.
- */
+/** Scans bytes [start, end) of an open file into a fresh state (scanBytes: the line filter, then the scanner). */
 export function scanRange(fd: number, range: ByteRange): LogState {
-  const st = new LogState();
-  const feeder = new ChunkFeeder(st);
-  const decoder = new StringDecoder("utf8");
-  const filter = lineFilter();
-  if (filter) {
-    filter.begin(st);
-    for (let pos = range.start; pos < range.end; ) {
-      const room = filter.room();
-      const n = readSync(fd, room, 0, Math.min(room.length, range.end - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      feeder.write(decoder.write(filter.run(n)));
-    }
-    feeder.write(decoder.write(filter.flush()));
-    filter.finish();
-  } else {
-    const buf = Buffer.allocUnsafe(READ_BYTES);
-    for (let pos = range.start; pos < range.end; ) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, range.end - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      feeder.write(decoder.write(n === buf.length ? buf : buf.subarray(0, n)));
-    }
-  }
-  const tail = decoder.end();
-  if (tail) feeder.write(tail);
-  return feeder.finish();
+  let pos = range.start;
+  return scanBytes((into) => {
+    const n = pos < range.end ? readSync(fd, into, 0, Math.min(into.length, range.end - pos), pos) : 0;
+    pos += n;
+    return n;
+  });
 }
 
 /** The offset of the first line that starts at or after `at` (the byte after a newline), or `size`. */
