@@ -8,6 +8,7 @@
  */
 import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
 import { dedent } from "../core/text.js";
+import { flattenedLinesOff } from "./flattened-lines.js";
 import {
   flattenedTablesOff,
   gutterLinesOff,
@@ -35,6 +36,7 @@ export type PageWrapperName =
   | "viewer_line_numbers"
   | "markdown_table"
   | "flattened_table"
+  | "flattened_lines"
   | "stern"
   | "parallel_tag";
 
@@ -67,15 +69,22 @@ const prefixEnd = (l: string, w: PrefixFamily): number => w.at(l, 0, l.length);
 function provenFamily(lines: readonly string[]): { w: PrefixFamily; n: number } | undefined {
   const filled = lines.filter((l) => l.trim() !== "");
   if (filled.length === 0) return undefined;
-  const least = Math.ceil(filled.length * PROOF);
   let best: PrefixFamily | undefined;
   let most = 0;
   for (const w of PREFIX_FAMILIES) {
+    // A prefix followed by nothing (a wrapped blank line, or text padded after `word: `) proves nothing either way:
+    // such lines are left out of the count and of the lines it is weighed against.
     let n = 0;
-    for (const l of filled) if (prefixEnd(l, w) >= 0) n++;
-    if (n >= least && n > most) {
+    let bare = 0;
+    for (const l of filled) {
+      const at = prefixEnd(l, w);
+      if (at < 0) continue;
+      if (l.slice(at).trim() === "") bare++;
+      else n++;
+    }
+    if (n > 0 && n >= Math.ceil((filled.length - bare) * PROOF) && n + bare > most) {
       best = w;
-      most = n;
+      most = n + bare;
     }
   }
   return best ? { w: best, n: most } : undefined;
@@ -135,6 +144,7 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     ["viewer_cells", viewerCellsOff],
     ["markdown_table", markdownTablesOff],
     ["flattened_table", flattenedTablesOff],
+    ["flattened_lines", flattenedLinesOff],
     // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).
     ["markdown_list", (l) => pageWrapperOff(l, LIST_ITEM)],
     ["page_bullets", pageBulletsOff],
@@ -220,6 +230,8 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   }
   // A capture indented as a whole (a Markdown code block by four spaces, a tab-indented paste): the common indentation
   // goes, the capture's own nesting stays.
-  out.text = dedent(lines).join("\n");
+  // Trailing blanks carry nothing in any tool's output (a text UI pads every line to its pane's width); they go last,
+  // as a wrapper's own space ends the prefix of a line that is otherwise blank.
+  out.text = dedent(lines.map((l) => l.trimEnd())).join("\n");
   return out;
 }

@@ -64,6 +64,9 @@ export const WRAPS: readonly Wrap[] = [
   { name: "vLLM worker", apply: (t) => perLine(t, (l, i) => `(VllmWorker rank=${i % 2} pid=40${i % 2}) ${l}`) },
   // A Markdown block quote around a paste: https://spec.commonmark.org/0.31.2/#block-quotes
   { name: "Markdown quote", apply: (t) => perLine(t, (l) => `> ${l}`) },
+  // A text UI's log pane copied with its left border, padded to the pane's width (k9s, shape seen in
+  // https://github.com/NVIDIA/nccl/issues/733).
+  { name: "pane border", apply: (t) => perLine(t, (l) => `│ ${l.padEnd(100)}`) },
 ];
 
 /**

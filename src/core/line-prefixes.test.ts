@@ -39,6 +39,8 @@ const PATTERNS: Record<WrapperName, RegExp> = {
   grep_prefix:
     /^(?:\d{1,9}:(?!\d)|(?![\w./-]*\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|py):)(?:[\w.-]*\/[\w./-]*|[\w./-]*\.(?:log|txt|out|err)(?:\.\d+)?|[\w./-]*[_-]log):(?:\d{1,9}:(?!\d))?)/,
   cat_number: /^ *\d{1,9}\t/,
+  // A text UI's pane border (k9s' log view), shape seen in https://github.com/NVIDIA/nccl/issues/733
+  pane_border: /^[│┃║] ?/,
 };
 
 const byPattern = (name: WrapperName, line: string): number => {
@@ -137,6 +139,11 @@ const SAMPLES = [
   "[0]      524288   131072   float   sum   -1[0]   104.45",
   "[0] gpu-a:1:2 [0] NCCL INFO x",
   "[1] Sat Dec  5 12:00:01 2026[1]<stdout>:x",
+  "│ gpu-a:1:2 [0] NCCL INFO x",
+  "┃NCCL version 2.10.3+cuda11.3",
+  "║ ",
+  " │ indented border",
+  "|x",
 ];
 
 describe("each wrapper family is read by index exactly where its pattern matches", () => {

@@ -14,7 +14,7 @@
  * (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html); Python logging's
  * `%(asctime)s - %(name)s - %(levelname)s - ` (https://docs.python.org/3/library/logging.html#logrecord-attributes) and
  * glog's `I0611 09:12:01.118220 140211 file.py:757] `; pdsh/clush `HOST: ` (https://linux.die.net/man/1/pdsh); an
- * editor's gutter `  12 | `; C comment stars ` * `; a Markdown blockquote's `> `. The wrappers only a log line carries, and the stacked reading of a
+ * editor's gutter `  12 | `; C comment stars ` * `; a Markdown blockquote's `> `; a text UI pane's `│ ` border. The wrappers only a log line carries, and the stacked reading of a
  * log line, are in log-line-prefixes.ts.
  */
 
@@ -49,7 +49,8 @@ export type WrapperName =
   | "prepend_rank"
   | "grep_prefix"
   | "cat_number"
-  | "markdown_quote";
+  | "markdown_quote"
+  | "pane_border";
 
 /** A wrapper family: where its prefix at `i` ends (-1: none there), and the fact the prefix names, if any. */
 export type PrefixFamily = {
@@ -251,6 +252,16 @@ export function markdownQuoteAt(s: string, i: number, end: number): number {
   return code(s, j + 1, end) === 32 ? j + 2 : j + 1;
 }
 
+/**
+ * A terminal pane's left border: `│` (or the heavy `┃`, the double `║`) and a space, as a log viewer in a text UI
+ * draws it beside every line (k9s' log view copied with its frame, shape seen in https://github.com/NVIDIA/nccl/issues/733).
+ */
+export function paneBorderAt(s: string, i: number, end: number): number {
+  const c = code(s, i, end);
+  if (c !== 0x2502 && c !== 0x2503 && c !== 0x2551) return -1;
+  return code(s, i + 1, end) === 32 ? i + 2 : i + 1;
+}
+
 /** C comment stars: an optional space, `*`, an optional space. */
 export function commentStarAt(s: string, i: number, end: number): number {
   const j = code(s, i, end) === 32 ? i + 1 : i;
@@ -377,4 +388,5 @@ export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   { name: "grep_prefix", at: grepPrefixAt },
   { name: "cat_number", at: catNumberAt },
   { name: "markdown_quote", at: markdownQuoteAt },
+  { name: "pane_border", at: paneBorderAt },
 ];

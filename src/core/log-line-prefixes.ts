@@ -16,6 +16,7 @@ import {
   kubectlTimestampAt,
   loggerAt,
   markdownQuoteAt,
+  paneBorderAt,
   rayActorAt,
   rfc3339End,
   srunLabelAt,
@@ -163,6 +164,7 @@ export function logLineStart(s: string, start: number, end: number): number {
     else if (c === 42 /* * */) j = commentStarAt(s, i, end);
     else if (c === 124 /* | */) j = tableBarAt(s, i, end);
     else if (c === 62 /* > */) j = markdownQuoteAt(s, i, end);
+    else if (c === 0x2502 || c === 0x2503 || c === 0x2551) j = paneBorderAt(s, i, end);
     else if (c === 32 || c === 9 || isDigit(c)) j = numberPrefixEnd(s, i, end);
     if (j <= i) return i;
     i = j;

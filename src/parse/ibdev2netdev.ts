@@ -39,9 +39,11 @@ function parseHead(head: string): Pick<NetdevMapping, "device" | "pciAddress" | 
   const words = head.trim().split(/\s+/);
   let i = 0;
   let pciAddress: string | undefined;
-  if (words[0] && PCI.test(words[0])) {
-    pciAddress = words[0];
-    i = 1;
+  // The -v form starts with the PCI address; words before it are a prefix something put on the line.
+  const pci = words.findIndex((w) => PCI.test(w));
+  if (pci >= 0) {
+    pciAddress = words[pci];
+    i = pci + 1;
   } else if (!head.includes("(")) {
     // The plain form (`mlx5_0 port 1 ==> eth0 (Up)`) names the device right before `port`: words before it are a
     // prefix something put on the line (stern's `pod container`, pdsh's `host:`), not the device.

@@ -199,6 +199,8 @@ function partialityOf(run: PerfRun, s: RunSummary): string[] {
   const why: string[] = [];
   if (run.incomplete) why.push("the run stopped before its footer (crashed or cut): only the rows printed count");
   if (s.collectiveSource === "ratio") why.push("the collective was inferred from the table (no command line)");
+  if (s.collectiveSource === "ratio_and_text")
+    why.push("the collective was inferred from the table and the words around it (no command line)");
   if (s.nranksSource === "table") why.push("the rank count was inferred from the table (no rank lines)");
   return why;
 }

@@ -9,7 +9,7 @@ import { collectiveOf, type PerfRow, type PerfRun } from "./types.js";
 
 export type CollectiveInference = {
   name: string | null;
-  source: "program" | "ratio" | null;
+  source: "program" | "ratio" | "ratio_and_text" | null;
   /** Collectives the table fits equally well (all_gather and alltoall print the same columns and factor). */
   candidates?: string[];
 };
@@ -60,7 +60,18 @@ function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
   return [(b - 0.005) / (a + 0.005), (b + 0.005) / (a - 0.005)];
 }
 
+/**
+ * The table's reading, and where it leaves several collectives (gather or scatter, all_gather or alltoall), the one of
+ * them that the text around the output names and no other: `I ran scatter on one node` above a table that fits
+ * gather and scatter alike. Words never override what the table decides.
+ */
 export function inferCollective(run: PerfRun): CollectiveInference {
+  const fromTable = collectiveFromTable(run);
+  const named = fromTable.candidates?.filter((c) => run.namedInText.includes(c)) ?? [];
+  return named.length === 1 ? { name: named[0]!, source: "ratio_and_text" } : fromTable;
+}
+
+function collectiveFromTable(run: PerfRun): CollectiveInference {
   const named = collectiveOf(run.program);
   if (named) return { name: named, source: "program" };
   const bounds = ratioBounds(run.rows);

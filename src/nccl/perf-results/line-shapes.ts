@@ -57,3 +57,25 @@ export function sideBySide(line: string): [string, string] | null {
   const part = (t: string) => t.startsWith("#") || ROW_START.test(t);
   return part(left) && part(right) && !right.includes("  |  ") ? [left, right] : null;
 }
+
+/**
+ * A collective's name in words, as people write it (`all_gather`, `allgather`, `All-Gather`, `AlltoAll`, `all_to_all`,
+ * `scatter`), with or without `_perf`: never a part of a longer word (`reduce_scatter` names no scatter).
+ */
+const COLLECTIVE_WORD =
+  /(?<![A-Za-z0-9_-])(all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|all[_-]?to[_-]?all|broadcast|reduce|gather|scatter|send[_-]?recv|hypercube)(?:_perf)?(?![A-Za-z0-9_-])/gi;
+
+/** The collectives a line names in words, in nccl-tests' spelling (`all_gather`, `alltoall`, `sendrecv`). */
+export function collectivesNamedIn(line: string): string[] {
+  const out = new Set<string>();
+  for (const m of line.matchAll(COLLECTIVE_WORD)) {
+    const w = m[1]!.toLowerCase().replace(/-/g, "_");
+    const name = /^all_?to_?all$/.test(w)
+      ? "alltoall"
+      : /^send_?recv$/.test(w)
+        ? "sendrecv"
+        : w.replace(/^(all|reduce)_?(reduce|gather|scatter)$/, "$1_$2");
+    out.add(name);
+  }
+  return [...out];
+}

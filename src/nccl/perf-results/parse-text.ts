@@ -2,7 +2,7 @@ import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
-import { commandRanks, ROW_START, sideBySide, withoutRankTags } from "./line-shapes.js";
+import { collectivesNamedIn, commandRanks, ROW_START, sideBySide, withoutRankTags } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
@@ -137,10 +137,17 @@ export class PerfTextParser {
         return false;
       }
     }
+    this.noteNamedCollectives(line);
     if ((line.includes("failure") || line.includes("MPI_ABORT") || line.includes(" error")) && FAILURE.test(line)) {
       if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
     }
     return false;
+  }
+
+  /** Collectives a line of text names in words (not a row, not a `#` line of the output), kept on the run. */
+  private noteNamedCollectives(line: string): void {
+    for (const name of collectivesNamedIn(line))
+      if (!this.run.namedInText.includes(name)) this.run.namedInText = [...this.run.namedInText, name].sort();
   }
 
   /** The one-line JSON report some builds print in place of the table: its rows join the current run. */

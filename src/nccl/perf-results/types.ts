@@ -61,6 +61,11 @@ export type PerfRun = {
    * × the test's `-t` threads × `-g` GPUs per process (each GPU of each thread is one rank). Null without one.
    */
   commandRanks: number | null;
+  /**
+   * Collectives the text around the output names in words (`I ran scatter on one node`, a title `all_gather on 2
+   * nodes`), sorted: evidence weaker than the table's layout, read only to choose between the collectives it leaves.
+   */
+  namedInText: string[];
 };
 
 export function emptyRun(): PerfRun {
@@ -83,6 +88,7 @@ export function emptyRun(): PerfRun {
     failures: [],
     incomplete: false,
     commandRanks: null,
+    namedInText: [],
   };
 }
 
