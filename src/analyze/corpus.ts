@@ -19,8 +19,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/gist-pipe-suffix-collapsed-old-error-allreduce-4node-efa.txt",
   // A web table whose cells lost every separator (`GPU0XNODESYSSYS0-230N/A`): not recognised.
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
-  // NCCL 2.3's per-device `NET/IB: [N] mlx5_3:1/IB` lines: devices come back sorted, not in NCCL's index order.
-  "nccl_log/heldout-2.3-per-device-net-ib-lines-between-program-output.txt",
   // Network IB from `Assigned NET plugin IB to comm` now; the verdict would rest on `use ring PXN 0 GDR 1` alone: unknown.
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
   // `mpirun -np 16 … \` continued over lines, banner `nGpus 1`, no rank lines: ranks 1 (the banner's one process)

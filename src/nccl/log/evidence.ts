@@ -164,7 +164,9 @@ export function ranksOf(st: LogState): {
 export type DeviceEvidence = "using_lines" | "device_lines" | "completion_warn";
 
 /**
- * The devices of the log, strongest first: `using_lines` (`NET/IB : Using [0]mlx5_0:1/IB …`, the list NCCL chose,
+ * The devices of the log, in NCCL's own order (the `[N]` index its list and its per-device lines give each, which
+ * follows the devices' PCI order, not their names': `[0]mlx5_1 [1]mlx5_3 [2]mlx5_0`), by name where no index was
+ * printed. Strongest first: `using_lines` (`NET/IB : Using [0]mlx5_0:1/IB …`, the list NCCL chose,
  * src/transport/net_ib.cc), `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device), then `completion_warn`
  * (the `hca mlx5_14` a failed completion's WARN ends with, NCCL ≥ 2.22: one device the run used, its port unsaid and
  * its link layer the log's, from the WARN's GIDs). A WARN's HCA is used only when no line lists devices.
@@ -184,7 +186,12 @@ export function devicesOf(
   const sockets = network === "Socket" || network === "mixed";
   const listed = [...st.devices.values()]
     .filter((d) => sockets || d.linkLayer !== "Socket")
-    .sort((a, b) => naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`));
+    .sort(
+      (a, b) =>
+        (a.index ?? Number.MAX_SAFE_INTEGER) - (b.index ?? Number.MAX_SAFE_INTEGER) ||
+        naturalCompare(`${a.name}:${a.port}`, `${b.name}:${b.port}`),
+    )
+    .map(({ index: _index, ...d }) => d);
   if (listed.length > 0) return { value: listed, decidedBy: st.deviceLists.size > 0 ? "using_lines" : "device_lines" };
   if (st.warnHcas.size === 0) return { value: [], decidedBy: null };
   const layer: LogDevice["linkLayer"] = linkLayer === "IB" || linkLayer === "RoCE" ? linkLayer : null;

@@ -54,18 +54,19 @@ export class NetLines {
    * (NCCL ≥ 2.20), `NET/IB: [0] mlx5_1:1/IB` (NCCL 2.3).
    */
   private nicSpeed(s: string, msg: number, end: number, host: string): void {
-    const m = /\] ([^:\s]+):(?:[^:\s]*:)?(\d+)\/(IB|RoCE)\b(?:.*?\bspeed=(\d+))?/.exec(s.slice(msg, end));
+    const m = /\[(\d+)\] ([^:\s]+):(?:[^:\s]*:)?(\d+)\/(IB|RoCE)\b(?:.*?\bspeed=(\d+))?/.exec(s.slice(msg, end));
     if (!m) return;
-    const dev = `${m[1]}:${m[2]}`;
+    const dev = `${m[2]}:${m[3]}`;
     if (!this.st.devices.has(dev))
       setCapped(this.st.devices, keep(dev), {
-        name: m[1]!,
-        port: Number(m[2]),
-        linkLayer: m[3] === "IB" ? "IB" : "RoCE",
+        name: m[2]!,
+        port: Number(m[3]),
+        linkLayer: m[4] === "IB" ? "IB" : "RoCE",
+        index: Number(m[1]),
       });
-    if (m[4] === undefined) return;
+    if (m[5] === undefined) return;
     const key = `${host}\t${dev}`;
-    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[4]));
+    if (!this.st.nicSpeeds.has(key)) setCapped(this.st.nicSpeeds, keep(key), Number(m[5]));
   }
 
   private lastList: string | null = null;
@@ -75,16 +76,32 @@ export class NetLines {
     const st = this.st;
     const names: string[] = [];
     if (socket) {
-      for (const m of list.matchAll(/\[\d+\]([^:\s[\]]+):/g)) {
-        names.push(m[1]!);
-        setCapped(st.devices, `${m[1]}/Socket`, { name: m[1]!, port: 0, linkLayer: "Socket" });
+      for (const m of list.matchAll(/\[(\d+)\]([^:\s[\]]+):/g)) {
+        names.push(m[2]!);
+        const key = `${m[2]}/Socket`;
+        if (!st.devices.has(key))
+          setCapped(st.devices, key, { name: m[2]!, port: 0, linkLayer: "Socket", index: Number(m[1]) });
       }
       return `socket:${names.join(",")}`;
     }
-    for (const m of list.matchAll(/([A-Za-z0-9_.-]+):(\d+)(?::\d*)*\/(IB|RoCE)/g)) {
-      names.push(`${m[1]}:${m[2]}`);
-      const linkLayer = m[3] === "IB" ? "IB" : "RoCE";
-      setCapped(st.devices, `${m[1]}:${m[2]}`, { name: m[1]!, port: Number(m[2]), linkLayer });
+    // NCCL ≥ 2.20 lists a merged dual-port NIC as one device, `[0]={[0] mlx5_0:1/IB, [1] mlx5_0:2/IB}`: its ports take
+    // the group's place in the order.
+    let group = -1;
+    let groupEnd = -1;
+    for (const m of list.matchAll(/\[(\d+)\]=\{|(?:\[(\d+)\]\s?)?([A-Za-z0-9_.-]+):(\d+)(?::\d*)*\/(IB|RoCE)/g)) {
+      if (m[1] !== undefined) {
+        group = Number(m[1]);
+        groupEnd = list.indexOf("}", m.index);
+        continue;
+      }
+      if (m.index > groupEnd) group = -1;
+      const key = `${m[3]}:${m[4]}`;
+      names.push(key);
+      const own = m[2] === undefined ? null : Number(m[2]);
+      // A port of a merged NIC sorts within its group's place (the group's index, then the port's own below it).
+      const index = group >= 0 ? { index: group + (own ?? 0) / 1000 } : own === null ? {} : { index: own };
+      const linkLayer = m[5] === "IB" ? "IB" : "RoCE";
+      if (!st.devices.has(key)) setCapped(st.devices, key, { name: m[3]!, port: Number(m[4]), linkLayer, ...index });
     }
     return names.join(",");
   }

@@ -7,6 +7,8 @@ export const MAX_KEYS = 4096;
 
 /** An RDMA or socket device of the log; `port` 0 and `linkLayer` null where the line that named it does not say. */
 export type LogDevice = { name: string; port: number; linkLayer: "IB" | "RoCE" | "Socket" | null };
+/** A device as the scanner keeps it: with NCCL's own index of it (`[N]` in its list), when a line gave one. */
+export type IndexedDevice = LogDevice & { index?: number };
 
 export type WarnAggregate = {
   id: string;
@@ -46,7 +48,7 @@ export class LogState {
   readonly hosts = new Set<string>();
   /** Host → the `pid:tid` of the first record that named it (a host name cut at the start of a paste is told by it). */
   readonly hostFirstProcess = new Map<string, string>();
-  readonly devices = new Map<string, LogDevice>();
+  readonly devices = new Map<string, IndexedDevice>();
   /** HCAs named by a failed completion's WARN (`… hca mlx5_14`, NCCL ≥ 2.22): weaker than the lists above. */
   readonly warnHcas = new Set<string>();
   /** `host\tmlx5_4:1` → the speed NCCL found for that port, in Mb/s (`NET/IB: [3] mlx5_4:uverbs4:1/RoCE … speed=200000`). */
@@ -129,7 +131,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   for (const [k, v] of b.deviceLists) bump(a.deviceLists, k, v);
   unionCapped(a.hosts, b.hosts, MAX_KEYS);
   for (const [k, v] of b.hostFirstProcess) if (!a.hostFirstProcess.has(k)) setCapped(a.hostFirstProcess, k, v);
-  for (const [k, v] of b.devices) setCapped(a.devices, k, v);
+  for (const [k, v] of b.devices) if (!a.devices.has(k)) setCapped(a.devices, k, v);
   unionCapped(a.warnHcas, b.warnHcas, MAX_KEYS);
   for (const [k, v] of b.nicSpeeds) if (!a.nicSpeeds.has(k)) setCapped(a.nicSpeeds, k, v);
   for (const [k, v] of b.oob) bump(a.oob, k, v);
