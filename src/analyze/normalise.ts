@@ -112,11 +112,37 @@ const FENCE = /^\s*```[\w-]*\s*$/;
 /** A Markdown list item's bullet `- ` and its indentation (`* ` is read as a comment star). */
 const LIST_ITEM = /^ {0,3}- /;
 
-/** Removes a page wrapper from every line when the lines prove it (as PROOF of them carry it), else returns null. */
+/** Lines in a row (blank ones aside) that carry a page's list bullet: a capture pasted as a list amid a page's text. */
+const LIST_RUN = 8;
+
+/**
+ * Removes a page wrapper from every line when the lines prove it (as PROOF of them carry it); else from the runs of
+ * LIST_RUN lines at least that all carry it (a paste site's own lines around a capture pasted as a list, shape seen at
+ * https://pastebin.com/35T8N5t8); else returns null.
+ */
 function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | null {
   const filled = lines.filter((l) => l.trim() !== "");
-  if (filled.length === 0 || filled.filter((l) => shape.test(l)).length < Math.ceil(filled.length * PROOF)) return null;
-  return lines.map((l) => l.replace(shape, ""));
+  if (filled.length === 0) return null;
+  if (filled.filter((l) => shape.test(l)).length >= Math.ceil(filled.length * PROOF))
+    return lines.map((l) => l.replace(shape, ""));
+  const out = [...lines];
+  let found = false;
+  for (let i = 0; i < lines.length; ) {
+    if (!shape.test(lines[i]!)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    const run: number[] = [];
+    for (; j < lines.length && (shape.test(lines[j]!) || lines[j]!.trim() === ""); j++)
+      if (lines[j]!.trim() !== "") run.push(j);
+    if (run.length >= LIST_RUN) {
+      found = true;
+      for (const k of run) out[k] = lines[k]!.replace(shape, "");
+    }
+    i = j;
+  }
+  return found ? out : null;
 }
 
 /**

@@ -38,7 +38,8 @@ const FILE_LABEL = /^[\w.-]+\.(?:txt|log|out|err)\s*:\s*$/;
  * `nvidia-smi:`), else null.
  */
 export function commandOfLine(line: string): string | null {
-  const typed = stripPrompt(line).trim();
+  // A command quoted as inline code on its own line (`` `mpirun -np 4 ./all_reduce_perf -g 1` ``) is the command.
+  const typed = stripPrompt(line.trim().replace(/^`([^`]+)`$/, "$1")).trim();
   // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.
   const m = COMMAND_LINE.exec(typed) ?? COMMAND_LINE.exec(typed.replace(/^[#$](?=[a-z])/, ""));
   if (m) return `${m[1]}${(m[2] ?? "").replace(/\s+/g, " ")}`;

@@ -62,6 +62,26 @@ describe("ibdev2netdev", () => {
     ]);
   });
 
+  // A setup guide's check, `rdma link show` then `ibdev2netdev`, pasted as one block (shape seen at
+  // https://github.com/DaoCloud/DaoCloud-docs, its OFED driver page; this test's own NICs).
+  test("`rdma link` and `ibdev2netdev` of the same ports in one paste: one mapping a port, the netdev's own state", () => {
+    const text = [
+      "$ rdma link show",
+      "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens2f0np0",
+      "link mlx5_1/1 state ACTIVE physical_state LINK_UP netdev ens2f1np1",
+      "",
+      "$ ibdev2netdev",
+      "mlx5_0 port 1 ==> ens2f0np0 (Up)",
+      "mlx5_1 port 1 ==> ens2f1np1 (Down)",
+    ].join("\n");
+    const r = parseIbdev2netdev(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.mappings.map((m) => `${m.device}/${m.port}=${m.netdev}:${m.up}:${m.portState ?? "-"}`)).toEqual([
+      "mlx5_0/1=ens2f0np0:true:ACTIVE",
+      "mlx5_1/1=ens2f1np1:false:ACTIVE",
+    ]);
+  });
+
   for (const [name, text] of Object.entries(
     captureVariants(capture("ibdev2netdev", "a100-roce-verbose"), "ibdev2netdev -v"),
   )) {

@@ -62,13 +62,38 @@ function parseHead(head: string): Pick<NetdevMapping, "device" | "pciAddress" | 
   };
 }
 
+/** Marks a mapping read from an `rdma link` line while the lines are read. */
+const LINK = Symbol("rdma link");
+type LinkMapping = NetdevMapping & { [LINK]?: true };
+
+/**
+ * A port that both an `rdma link` line and an `ibdev2netdev` line map to the same netdev (a paste of both commands) is
+ * one mapping: the ibdev2netdev one, whose Up/Down is the netdev's own state; the port state from `rdma link` is kept
+ * on it when it has none. Lines of one form repeated (one per host of a pdsh paste) stay as they are.
+ */
+function oneFormPerPort(sorted: readonly LinkMapping[]): NetdevMapping[] {
+  const key = (m: NetdevMapping) => `${m.device}/${m.port}=${m.netdev}`;
+  const linkState = new Map<string, string | undefined>();
+  const tools = new Set<string>();
+  for (const m of sorted) {
+    if (m[LINK]) linkState.set(key(m), m.portState);
+    else tools.add(key(m));
+  }
+  return sorted
+    .filter((m) => !(m[LINK] && tools.has(key(m))))
+    .map(({ [LINK]: link, ...plain }) => {
+      const state = linkState.get(key(plain));
+      return !link && plain.portState === undefined && state ? { ...plain, portState: state } : plain;
+    });
+}
+
 /**
  * Parses `ibdev2netdev` (`mlx5_0 port 1 ==> eth0 (Up)`) and `ibdev2netdev -v`
  * (`0000:53:00.0 mlx5_1 (MT4123 - MCX653105A-HDAT) ConnectX-6 … fw 20.31.1014 port 1 (ACTIVE) ==> eth1 (Up)`).
  */
 export function parseIbdev2netdev(text: string): ParseResult<Ibdev2netdev> {
   const problems: Problem[] = [];
-  const mappings: NetdevMapping[] = [];
+  const mappings: LinkMapping[] = [];
   let verbose = false;
   let rdmaLinks = 0;
   for (const { text: t, line } of captureLines(text)) {
@@ -78,6 +103,7 @@ export function parseIbdev2netdev(text: string): ParseResult<Ibdev2netdev> {
       // No netdev (an InfiniBand port): nothing to map. `up` is the RDMA port state here (rdma link has no netdev state).
       if (link[5]) {
         mappings.push({
+          [LINK]: true,
           device: link[1]!,
           port: Number(link[2]),
           netdev: link[5],
@@ -128,5 +154,5 @@ export function parseIbdev2netdev(text: string): ParseResult<Ibdev2netdev> {
     );
   }
   mappings.sort((a, b) => naturalCompare(a.device, b.device) || a.port - b.port);
-  return ok({ mappings, verbose }, problems);
+  return ok({ mappings: oneFormPerPort(mappings), verbose }, problems);
 }

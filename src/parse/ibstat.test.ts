@@ -31,6 +31,33 @@ describe("ibstat / ibstatus", () => {
     expect(r.value.devices[1]?.ports[0]).toMatchObject({ state: "ACTIVE", physState: "LinkUp", linkLayer: "Ethernet" });
   });
 
+  // `ibstatus` then `ibstat` pasted together (shape seen at https://pastebin.com/5AwqNUAB; this test's own GUIDs).
+  test("one port read by ibstatus and again by ibstat is one port, the later block's values first", () => {
+    const text = [
+      "Infiniband device 'mthca0' port 2 status:",
+      "\tstate:\t\t 1: DOWN",
+      "\trate:\t\t 10 Gb/sec (4X)",
+      "\tlink_layer:\t InfiniBand",
+      "CA 'mthca0'",
+      "\tCA type: MT25208",
+      "\tNumber of ports: 2",
+      "\tPort 1:",
+      "\t\tState: Initializing",
+      "\t\tRate: 10",
+      "\t\tLink layer: InfiniBand",
+      "\tPort 2:",
+      "\t\tState: Down",
+      "\t\tRate: 10",
+      "\t\tLink layer: InfiniBand",
+    ].join("\n");
+    const r = parseIbstat(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.devices.flatMap((d) => d.ports.map((p) => `${d.name}/${p.port}:${p.state}:${p.rateGbps}`))).toEqual([
+      "mthca0/1:INIT:10",
+      "mthca0/2:DOWN:10",
+    ]);
+  });
+
   test("a capture cut inside the last CA block says a port is missing", () => {
     const text = capture("ibstat", "a100-roce");
     const r = parseIbstat(text.slice(0, text.lastIndexOf("\tPort 1:")));

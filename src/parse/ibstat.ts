@@ -48,6 +48,14 @@ function applyPortKey(port: PortDraft, key: string, value: string): void {
   }
 }
 
+/** `later`'s known values over `earlier`'s (an unknown state or link layer, an absent value, leaves the earlier one). */
+function mergePort<T extends object>(earlier: T, later: T): T {
+  const out = { ...earlier } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(later))
+    if (v !== undefined && v !== null && v !== "UNKNOWN" && v !== "Unknown") out[k] = v;
+  return out as T;
+}
+
 /**
  * Parses `ibstat` (`CA 'mlx5_0'` blocks with `Port 1:` sub-blocks: `State: Active`, `Physical state: LinkUp`,
  * `Rate: 200`, `Link layer: Ethernet`) and `ibstatus` (`Infiniband device 'mlx5_0' port 1 status:` blocks with
@@ -65,7 +73,11 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
         problems.push(problem("ibstat.port_incomplete", `${dev.name} port ${port.port}: no state line (truncated?).`));
       }
       const { sawState: _s, ...p } = port;
-      dev.ports.push(p);
+      // One port read twice (`ibstatus` then `ibstat` in one paste, or a block pasted again) is one port: what the
+      // later block says wins, what only the earlier one said stays.
+      const same = dev.ports.findIndex((x) => x.port === p.port);
+      if (same >= 0) dev.ports[same] = mergePort(dev.ports[same]!, p);
+      else dev.ports.push(p);
     }
     port = null;
   };
