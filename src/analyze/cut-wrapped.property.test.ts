@@ -34,6 +34,9 @@ const CLEAN = CASES.map((c, i) => entryOf(c.file, TEXTS[i]!));
 const LAST_ATTEMPT = new Map<string, RegExp>([
   // https://github.com/NVIDIA/nccl-tests/issues/289: `-g 8` on a two-GPU host fails, then `-g 2`.
   ["nccl_tests/hypercube-two-attempts-cuda-failures.txt", /[#$] .*_perf /],
+  // https://github.com/NVIDIA/nccl-tests/issues/280: `-g 4` fails on a three-GPU host, then `with -g 3 it runs:` (no
+  // command line; its facts start at its rank lines).
+  ["nccl_tests/failure-first-then-three-gpu-left-aligned-rows.txt", /^#\s+Rank\s+0 /],
 ]);
 
 /** The first line a cut may end on: the last attempt's command line for LAST_ATTEMPT pastes, else the first line. */

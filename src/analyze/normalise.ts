@@ -10,6 +10,7 @@ import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/li
 import { dedent } from "../core/text.js";
 import { flattenedLinesOff } from "./flattened-lines.js";
 import {
+  doubleSpacingOff,
   flattenedTablesOff,
   gutterLinesOff,
   markdownTablesOff,
@@ -18,6 +19,7 @@ import {
   viewerLineNumbersOff,
 } from "./page-wrappers.js";
 import { recordPrefixOff } from "./record-prefixes.js";
+import { webCharactersOff } from "./web-characters.js";
 
 export type { WrapperName };
 
@@ -38,7 +40,9 @@ export type PageWrapperName =
   | "flattened_table"
   | "flattened_lines"
   | "stern"
-  | "parallel_tag";
+  | "parallel_tag"
+  | "web_characters"
+  | "double_spacing";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -152,7 +156,10 @@ function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | nul
 export function normaliseCapture(text: string, opts: { recognised?: (text: string) => boolean } = {}): Normalised {
   // Colour first: a line coloured after its CRLF was added (`ESC[32m … CR ESC[0m LF`) would otherwise leave its CR
   // alone, read as a line break of its own, and split every line in two.
-  let lines = text
+  // A page's characters first (a no-break space for each space, a smartened quote, an escaped `&gt;`): every wrapper
+  // and parser after reads the characters the tool printed.
+  const web = webCharactersOff(text);
+  let lines = web.text
     .replace(ANSI, "")
     .replace(/\r\n?/g, "\n")
     .replace(AUTOLINK, "$1")
@@ -161,11 +168,12 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   // Indentation may wrap the other wrappers (a Markdown code block around a launcher's log) or sit inside them: it
   // goes first, and again after them.
   lines = dedent(lines);
-  const out: Normalised = { text: "", removed: [] };
+  const out: Normalised = { text: "", removed: web.changed ? ["web_characters"] : [] };
   // A page's wrapping is usually outermost (the paste was made from the page, around whatever the launcher had put
   // there), but a launcher can relay a paste too: each pass removes the first proven wrapper of either sort; the
   // outermost launcher's facts are kept.
   const page: [PageWrapperName, (l: readonly string[]) => string[] | null][] = [
+    ["double_spacing", doubleSpacingOff],
     ["viewer_gutter_lines", gutterLinesOff],
     ["viewer_cells", viewerCellsOff],
     ["markdown_table", markdownTablesOff],

@@ -279,3 +279,41 @@ export function viewerCellsOff(lines: readonly string[]): string[] | null {
     return i === last + 1 ? l.replace(LAST_VIEWER_CELL, "") : l;
   });
 }
+
+/** Share of the gaps between text lines that must be one blank line for a paste to be double-spaced. */
+const DOUBLE_SPACED = 0.9;
+
+/**
+ * Removes the blank line a page put after every line of a capture (each line its own paragraph or `<div>`, copied out
+ * with a blank line between each two), when at least DOUBLE_SPACED of the gaps between non-blank lines hold a blank
+ * line and most hold exactly one (five lines at least): one blank line was the page's line break, and a longer run of
+ * blanks keeps one less (the capture's own blank line). Null when the lines are not double-spaced.
+ */
+export function doubleSpacingOff(lines: readonly string[]): string[] | null {
+  const gaps: number[] = [];
+  let blanks = -1;
+  for (const l of lines) {
+    if (l.trim() === "") {
+      if (blanks >= 0) blanks++;
+      continue;
+    }
+    if (blanks >= 0) gaps.push(blanks);
+    blanks = 0;
+  }
+  // Hardly any two text lines touch, and most are one blank line apart (a paragraph break is a longer run).
+  const touching = gaps.filter((g) => g === 0).length;
+  const single = gaps.filter((g) => g === 1).length;
+  if (gaps.length < 4 || touching > gaps.length * (1 - DOUBLE_SPACED) || single * 2 < gaps.length) return null;
+  const out: string[] = [];
+  let run = 0;
+  for (const l of lines) {
+    if (l.trim() === "") {
+      run++;
+      continue;
+    }
+    if (out.length > 0) for (let k = 1; k < run; k++) out.push("");
+    run = 0;
+    out.push(l);
+  }
+  return out;
+}

@@ -90,6 +90,21 @@ export const PAGE_WRAPS: readonly Wrap[] = [
   },
   { name: "page bullets", apply: (t) => perLine(t, (l) => `  • ${l}`) },
   { name: "stern", apply: (t) => perLine(t, (l) => `trainer-0-x8k2p worker ${l}`) },
+  // A page's own characters (src/analyze/web-characters.ts): a code block's spaces as no-break spaces, a renderer's
+  // typographic quotes, markup left escaped, zero-width break opportunities after underscores, an editor's byte-order
+  // mark; and a page that made each line its own paragraph (a blank line after every line).
+  { name: "no-break spaces", apply: (t) => t.replace(/ /g, "\u00a0") },
+  {
+    name: "typographic quotes",
+    apply: (t) => t.replace(/'([^'\n]*)'/g, "\u2018$1\u2019").replace(/"([^"\n]*)"/g, "\u201c$1\u201d"),
+  },
+  {
+    name: "HTML-escaped",
+    apply: (t) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"),
+  },
+  { name: "zero-width spaces", apply: (t) => t.replace(/_/g, "_\u200b") },
+  { name: "byte-order mark", apply: (t) => `\ufeff${t}` },
+  { name: "double-spaced", apply: (t) => t.replace(/\n/g, "\n\n") },
 ];
 
 const ALL_WRAPS = [...WRAPS, ...PAGE_WRAPS];

@@ -1,0 +1,71 @@
+import { describe, expect, test } from "vitest";
+import { analyzeTranscript } from "./index.js";
+import { webCharactersOff } from "./web-characters.js";
+
+/**
+ * What copying a capture out of a web page does to it, and that `analyze` reads the capture the tool printed anyway.
+ * The captures are this test's own (hosts, GUIDs, numbers); the page shapes are noted where they were seen.
+ */
+const only = (text: string) => {
+  const entries = analyzeTranscript("paste.txt", text);
+  expect(entries.length).toBe(1);
+  return entries[0]!;
+};
+const ports = (text: string) =>
+  (
+    (only(text).data as { devices: { name: string; ports: { port: number; state: string }[] }[] }).devices ?? []
+  ).flatMap((d) => d.ports.map((p) => `${d.name}/${p.port}:${p.state}`));
+
+describe("a page's characters go back to the tool's", () => {
+  test("no-break spaces, typographic quotes, zero-width spaces and a byte-order mark", () => {
+    const page = "\ufeffCA \u2018mlx5_0\u2019\n\u00a0\u00a0Port\u00a01:\n\u00a0\u00a0\u00a0\u00a0State:\u00a0Active\n";
+    expect(webCharactersOff(page).text).toBe("CA 'mlx5_0'\n  Port 1:\n    State: Active\n");
+    expect(webCharactersOff("mlx5\u200b_0").text).toBe("mlx5_0");
+  });
+
+  test("markup left escaped is decoded only where an entity proves the escaping, never in the tool's own XML", () => {
+    expect(webCharactersOff("mlx5_0 port 1 ==&gt; ib0 (Up)").text).toBe("mlx5_0 port 1 ==> ib0 (Up)");
+    const xml = '<?xml version="1.0" ?>\n<nvidia_smi_log><product_name>A &amp; B &lt;x&gt;</product_name>';
+    expect(webCharactersOff(xml).changed).toBe(false);
+    expect(webCharactersOff("AT&T &amp; co").changed).toBe(false);
+  });
+
+  test("an ibdev2netdev pasted from an escaped page reads as the tool printed it", () => {
+    const d = only("mlx5_0 port 1 ==&gt; ens1f0np0 (Up)\nmlx5_1 port 1 ==&gt; ens1f1np1 (Down)\n").data as {
+      mappings: { device: string; up: boolean }[];
+    };
+    expect(d.mappings.map((m) => `${m.device}:${m.up}`)).toEqual(["mlx5_0:true", "mlx5_1:false"]);
+  });
+});
+
+describe("a page's layout comes off", () => {
+  // Each line its own paragraph: a blank line after every line.
+  test("a double-spaced ibstat keeps its own blank line between devices", () => {
+    const ibstat = ["CA 'mlx5_0'", "\tPort 1:", "\t\tState: Active", "\t\tRate: 200", "\t\tLink layer: InfiniBand"];
+    const two = [...ibstat, "", ...ibstat.map((l) => l.replace("mlx5_0", "mlx5_1"))].join("\n");
+    expect(ports(two.replace(/\n/g, "\n\n"))).toEqual(["mlx5_0/1:ACTIVE", "mlx5_1/1:ACTIVE"]);
+  });
+
+  // A documentation page flattened onto one line after its prose (shape seen in the Japanese edition of a vendor's
+  // InfiniBand guide, https://access.redhat.com/documentation/ja-jp/red_hat_enterprise_linux/9/html/configuring_infiniband_and_rdma_networks/testing-infiniband-networks_configuring-infiniband-and-rdma-networks).
+  test("an ibv_devinfo flattened onto one line is cut before each field again", () => {
+    const flat =
+      "デバイス情報を表示します。# ibv_devinfo -d mlx5_2 hca_id: mlx5_2 transport: InfiniBand (0) fw_ver: 28.39.1002 node_guid: a088:c203:0044:1a10 phys_port_cnt: 1 port: 1 state: PORT_ACTIVE (4) max_mtu: 4096 (5) active_mtu: 4096 (5) sm_lid: 1 port_lid: 12 port_lmc: 0x00 link_layer: InfiniBand";
+    expect(ports(flat)).toEqual(["mlx5_2/1:ACTIVE"]);
+  });
+
+  // A paste site's own text around a capture pasted as a Markdown list (shape seen at https://pastebin.com/35T8N5t8).
+  test("a list's bullets come off the run of lines that carries them, amid a paste site's own lines", () => {
+    const devinfo = ["hca_id: mlx5_3", "transport: InfiniBand (0)", "fw_ver: 20.41.1000", "phys_port_cnt: 1"];
+    const port = [
+      "port: 1",
+      "state: PORT_DOWN (1)",
+      "max_mtu: 4096 (5)",
+      "active_mtu: 4096 (5)",
+      "link_layer: Ethernet",
+    ];
+    const site = ["Advertisement", "Not a member yet?", "Sign Up,", "it unlocks many features!"];
+    const text = [...site, ...[...devinfo, ...port].map((l) => `- ${l}`), ...site].join("\n");
+    expect(ports(text)).toEqual(["mlx5_3/1:DOWN"]);
+  });
+});

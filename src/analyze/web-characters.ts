@@ -1,0 +1,39 @@
+/**
+ * The characters a web page or an editor puts in place of a capture's own when it is copied out: a byte-order mark,
+ * zero-width spaces (break opportunities a page inserts in long words), no-break spaces for the spaces of a code
+ * block (`&nbsp;`), typographic quotes for `'` and `"` (a blog's renderer "smartening" `CA 'mlx5_0'`), and HTML
+ * entities left escaped (`mlx5_0 port 1 ==&gt; ib0`, `0[0] -&gt; 1[1]`). No tool this project reads prints any of
+ * them, so each goes back to the character the tool printed. Pure.
+ */
+
+/** Zero-width characters and the byte-order mark: nothing a tool printed. */
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
+/** No-break and narrow no-break spaces, a figure space: spaces. */
+const ODD_SPACE = /[\u00a0\u2007\u202f]/g;
+const SINGLE_QUOTES = /[\u2018\u2019\u201a\u201b\u2032]/g;
+const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033]/g;
+/** Entities an escaped page leaves: the markup ones, quotes, the no-break space, and numeric ones. */
+const ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#(\d{1,5})|#x([0-9a-fA-F]{1,4}));/g;
+const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " " };
+/** An entity no tool prints proves a page escaped the text: `&lt;`, `&gt;`, `&nbsp;`, `&quot;`, `&#39;`. */
+const ESCAPED = /&(?:lt|gt|nbsp|quot|#39|#x27);/;
+/** An XML document as a tool printed it keeps its own entities (`nvidia-smi -q -x`). */
+const RAW_XML = /<\?xml|<nvidia_smi_log\b/;
+
+/** The text with a page's characters put back as the tool printed them, and whether anything changed. */
+export function webCharactersOff(text: string): { text: string; changed: boolean } {
+  let out = text
+    .replace(ZERO_WIDTH, "")
+    .replace(ODD_SPACE, " ")
+    .replace(SINGLE_QUOTES, "'")
+    .replace(DOUBLE_QUOTES, '"');
+  if (ESCAPED.test(out) && !RAW_XML.test(out))
+    out = out.replace(ENTITY, (m, dec?: string, hex?: string) => {
+      if (dec !== undefined || hex !== undefined) {
+        const code = dec !== undefined ? Number(dec) : Number.parseInt(hex!, 16);
+        return code > 0 && code < 0xd800 ? String.fromCharCode(code) : m;
+      }
+      return NAMED[m.slice(1, -1)] ?? m;
+    });
+  return { text: out, changed: out !== text };
+}
