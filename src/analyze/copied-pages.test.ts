@@ -68,4 +68,28 @@ describe("a page's layout comes off", () => {
     const text = [...site, ...[...devinfo, ...port].map((l) => `- ${l}`), ...site].join("\n");
     expect(ports(text)).toEqual(["mlx5_3/1:DOWN"]);
   });
+
+  // A capture quoted in a review as a diff's added lines (shape seen in
+  // https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/pull/376; this test's own numbers).
+  test("a diff's `+` comes off, nvidia-smi's own `+---+` borders stay", () => {
+    const ofed = only("```diff\n+$ ofed_info -s\n+MLNX_OFED_LINUX-24.04-0.7.0.0:\n+\n+ok\n```\n");
+    expect((ofed.data as { version: string }).version).toBe("24.04-0.7.0.0");
+    expect(ofed.wrappers?.removed).toContain("diff_added");
+  });
+
+  // A rendered table copied as text (shape seen in https://github.com/microsoft/mscclpp/pull/736): rows without
+  // outer bars, a `-- | --` rule under the first row, and the header's `#` escaped for Markdown.
+  test("a table without outer bars under an escaped `\\#` header reads as nccl-tests rows", () => {
+    const row = (size: number, busbw: number) =>
+      `${size} | ${size / 2} | half | sum | -1 | 5.1 | ${(busbw / 1.75).toFixed(2)} | ${busbw} | 0 | 5.1 | ${(busbw / 1.75).toFixed(2)} | ${busbw} | 0`;
+    const text = [
+      "\\#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+      row(1024, 0.35),
+      "-- | -- | -- | -- | -- | -- | -- | -- | -- | -- | -- | -- | --",
+      row(2048, 0.65),
+      row(4096, 1.38),
+    ].join("\n");
+    const d = only(text).data as { rows: unknown[]; peak: { busbw: number } };
+    expect([d.rows.length, d.peak.busbw]).toEqual([3, 1.38]);
+  });
 });

@@ -42,7 +42,8 @@ export type PageWrapperName =
   | "stern"
   | "parallel_tag"
   | "web_characters"
-  | "double_spacing";
+  | "double_spacing"
+  | "diff_added";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -110,8 +111,17 @@ const numbersOf = (lines: readonly string[], w: PrefixFamily) =>
 // addresses in an issue's quoted log): the word is what was printed.
 const AUTOLINK = /\[([^\]\s()]+)\]\(https?:\/\/\1\/?\)/g;
 
+/** A backslash before a line's `#` (Markdown's escape, https://spec.commonmark.org/0.31.2/#backslash-escapes). */
+const ESCAPED_HASH = /^([ \t]*)\\#/;
+
 // Markdown code fences around a pasted capture (```text … ```).
 const FENCE = /^\s*```[\w-]*\s*$/;
+
+/**
+ * A unified diff's added line (`+` then the line, https://www.gnu.org/software/diffutils/manual/html_node/Detailed-Unified.html):
+ * not nvidia-smi's own `+-----+` or `+=====+` borders, which start with `+` too.
+ */
+const DIFF_ADDED = /^\+(?!-{3}|={3}|\+\+ )/;
 
 /** A Markdown list item's bullet `- ` and its indentation (`* ` is read as a comment star). */
 const LIST_ITEM = /^ {0,3}- /;
@@ -164,7 +174,9 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     .replace(/\r\n?/g, "\n")
     .replace(AUTOLINK, "$1")
     .split("\n")
-    .filter((l) => !FENCE.test(l));
+    .filter((l) => !FENCE.test(l))
+    // A `#` the writer escaped so that Markdown would not read a heading (`\#  size  count …`).
+    .map((l) => l.replace(ESCAPED_HASH, "$1#"));
   // Indentation may wrap the other wrappers (a Markdown code block around a launcher's log) or sit inside them: it
   // goes first, and again after them.
   lines = dedent(lines);
@@ -182,6 +194,8 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     // A list's bullet, before or under a launcher's prefix (a bulleted paste of a labelled log, or the reverse).
     ["markdown_list", (l) => pageWrapperOff(l, LIST_ITEM)],
     ["page_bullets", pageBulletsOff],
+    // A capture quoted in a review as a unified diff's added lines (`+# nThread 1 …`, a pull request's README change).
+    ["diff_added", (l) => pageWrapperOff(l, DIFF_ADDED)],
   ];
   /** The first page shape the lines prove, with how many lines it changes. */
   const pageShape = () => {

@@ -152,8 +152,13 @@ function countBefore(lines: readonly string[], first: number, j: number): number
 }
 
 /** A Markdown table's rule under its header row: `|---|:--:|` (two cells or more). */
-const TABLE_RULE = /^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|){2,}[ \t]*(?::?-{3,}:?[ \t]*)?$/;
+const TABLE_RULE = /^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|){2,}[ \t]*(?::?-{2,}:?[ \t]*)?$/;
 const TABLE_ROW = /^[ \t]*\|.*\|[ \t]*$/;
+/**
+ * A row without its outer bars (`1024 | 512 | half | sum`, GFM allows them, and a rendered table copied as text keeps
+ * only the inner ones): two bars at least, each with a space on either side.
+ */
+const LOOSE_ROW = /^[ \t]*[^|\s][^|]*(?: \| [^|]*){2,}$/;
 
 /** A table row's cells joined by spaces (an empty cell stays a `-`, so the columns keep their places). */
 const rowText = (l: string): string =>
@@ -165,8 +170,10 @@ const rowText = (l: string): string =>
     .join("  ");
 
 /**
- * Rewrites every Markdown table (a `|`-bounded header row, its `|---|` rule, the `|`-bounded rows under it) as the
- * text it was made from, one row to a line and the rule left out; null when there is none. An nvidia-smi box has no
+ * Rewrites every Markdown table (a `|`-bounded header row, its `|---|` rule, the `|`-bounded rows under it; or the
+ * same without outer bars, `a | b | c` over `-- | -- | --`, a rendered table copied as text, shape seen in
+ * https://github.com/microsoft/mscclpp/pull/736) as the text it was made from, one row to a line and the rule left out;
+ * null when there is none. An nvidia-smi box has no
  * such rule (its rules are `|===|` and `+---+`), so it is left alone.
  */
 export function markdownTablesOff(lines: readonly string[]): string[] | null {
@@ -174,11 +181,12 @@ export function markdownTablesOff(lines: readonly string[]): string[] | null {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
-    if (TABLE_ROW.test(l) && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]!)) {
+    const row = TABLE_ROW.test(l) ? TABLE_ROW : LOOSE_ROW.test(l) ? LOOSE_ROW : null;
+    if (row && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]!)) {
       found = true;
       out.push(rowText(l));
       i++;
-      while (i + 1 < lines.length && TABLE_ROW.test(lines[i + 1]!)) out.push(rowText(lines[++i]!));
+      while (i + 1 < lines.length && row.test(lines[i + 1]!)) out.push(rowText(lines[++i]!));
       continue;
     }
     out.push(l);

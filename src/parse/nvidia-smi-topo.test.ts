@@ -66,4 +66,20 @@ describe("nvidia-smi topo -m", () => {
   test("property: random and mutated input never throws", () => {
     assertParserTotal(parseNvidiaSmiTopo, capture("nvidia_smi_topo", "a100-roce-nic-legend"));
   });
+
+  // A name that fills its tab stop runs into the next where the tab was lost in a copy (shape seen in
+  // https://github.com/vllm-project/vllm/issues/31594; this test's own matrix).
+  test("two column names glued together (`NIC1NIC2`) are two columns", () => {
+    const text = [
+      "\tGPU0\tNIC0\tNIC1NIC2\tCPU Affinity\tNUMA Affinity",
+      "GPU0\t X \tPIX\tNODE\tSYS\t0-47\t0",
+      "NIC0\tPIX\t X \tNODE\tSYS",
+      "NIC1\tNODE\tNODE\t X \tSYS",
+      "NIC2\tSYS\tSYS\tSYS\t X ",
+    ].join("\n");
+    const r = parseNvidiaSmiTopo(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.devices).toEqual(["GPU0", "NIC0", "NIC1", "NIC2"]);
+    expect(r.value.matrix.GPU0).toMatchObject({ NIC1: "NODE", NIC2: "SYS" });
+  });
 });

@@ -17,11 +17,15 @@ const LEGEND_NIC = /^\s*(NIC\d+)\s*:\s*(\S+)\s*$/;
 const AFFINITY_WORDS = new Set(["CPU", "NUMA", "GPU", "Affinity", "ID"]);
 
 const DEVICE_NAME = /^(GPU\d+|NIC\d+|[A-Za-z][\w-]*\d)$/;
+/** Two or more GPU/NIC column names with no space between them. */
+const GLUED_NAMES = /^(?:(?:GPU|NIC)\d+){2,}$/;
 
 /** The header row: device names up to the affinity columns; a data row is refused (its cells are X/PIX/NV#…). */
 function headerDevices(t: string): string[] | null {
   const devices: string[] = [];
-  for (const w of tokens(t)) {
+  // nvidia-smi pads each name to a tab stop; a name that fills its stop runs into the next one where the tab was
+  // lost in a copy (`NIC11NIC12`, shape seen in https://github.com/vllm-project/vllm/issues/31594): two names.
+  for (const w of tokens(t).flatMap((x) => (GLUED_NAMES.test(x) ? (x.match(/(?:GPU|NIC)\d+/g) ?? [x]) : [x]))) {
     if (AFFINITY_WORDS.has(w)) break;
     if (!DEVICE_NAME.test(w) || CELL.test(w)) return null;
     devices.push(w);

@@ -115,6 +115,29 @@ describe("nvidia-smi -q -x", () => {
   });
 });
 
+describe("the document amid a page's text", () => {
+  // Shapes seen in https://github.com/netdata/netdata/issues/10362 (a `<details>` block) and
+  // https://github.com/b3rs3rk/gpustat-unraid/issues/19 (a backtick before `<?xml`); this test's own GPU.
+  const xml = renderNvidiaSmiXml({
+    driverVersion: "535.54.03",
+    cudaVersion: "12.2",
+    gpus: [gpu("00000000:41:00.0", 0)],
+  });
+  for (const [name, text] of [
+    ["inside a <details> block", `<details>\n<summary>nvidia-smi -q -x</summary>\n\n${xml}\n</details>\n`],
+    ["after prose and a backtick", `here is the output\n\`${xml}\`\nthanks`],
+  ] as const)
+    test(`${name}: read from its declaration to its root's end tag`, () => {
+      const r = parseNvidiaSmiXml(text);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      expect([r.value.driverVersion, r.value.cudaVersion, r.value.gpus.map((g) => g.busId)]).toEqual([
+        "535.54.03",
+        "12.2",
+        ["0000:41:00.0"],
+      ]);
+    });
+});
+
 describe("fabric and clock event reasons", () => {
   // <fabric> with <state>/<status>/<cliqueId>/<clusterUuid> and <clocks_event_reasons> with one
   // <clocks_event_reason_NAME> per reason, as driver 550 prints them (nvsmi_device_v12.dtd); our own values.

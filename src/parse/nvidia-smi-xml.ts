@@ -54,15 +54,31 @@ const GPU_SECTIONS_READ: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Where the document starts: its XML declaration, else its DOCTYPE, else its root element — not the first `<` of a
+ * page's markup or prose around it (`<details>`, a backtick before `<?xml`, shapes seen in
+ * https://github.com/netdata/netdata/issues/10362 and https://github.com/b3rs3rk/gpustat-unraid/issues/19). -1: none.
+ */
+function documentStart(text: string): number {
+  for (const mark of ["<?xml", "<!DOCTYPE nvidia_smi_log", "<nvidia_smi_log"]) {
+    const at = text.indexOf(mark);
+    if (at >= 0) return at;
+  }
+  return text.indexOf("<");
+}
+
+/**
  * Reads driver and CUDA versions and, per GPU, the facts checks need. Missing elements become null; malformed XML
  * (a truncated capture, an error message instead of XML) is a problem, never a throw.
  */
 export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
-  const start = text.indexOf("<");
+  const start = documentStart(text);
   if (start < 0 || !text.includes("nvidia_smi_log")) {
     return fail(notXml(`found no <nvidia_smi_log> element in "${text.trim().slice(0, 80)}"`));
   }
-  const doc = readXml(text.slice(start), { keepAtDepth: { depth: 2, names: GPU_SECTIONS_READ } });
+  // The document ends at its root's end tag: what a page put after it (a closing backtick, `</details>`) is not XML.
+  const close = text.indexOf("</nvidia_smi_log>", start);
+  const end = close < 0 ? text.length : close + "</nvidia_smi_log>".length;
+  const doc = readXml(text.slice(start, end), { keepAtDepth: { depth: 2, names: GPU_SECTIONS_READ } });
   if (!doc.ok) {
     const line = text.slice(0, start).split("\n").length - 1 + doc.line;
     return fail(notXml(`the XML is malformed at line ${line}: ${doc.message}`, line));

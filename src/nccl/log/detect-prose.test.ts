@@ -68,3 +68,18 @@ describe("analyze: an NCCL log is recognised by its lines, not by words about it
     expect(detectKind([...nccl, ...trainer].join("\n"), ANALYZERS).kind).toBe("nccl_log");
   });
 });
+
+// One WARN quoted amid prose, NCCL's `file.cc:LINE NCCL WARN` with no host before it and its message wrapped onto the
+// next line (shape seen in https://github.com/NVIDIA/nccl/issues/626; this test's own address): an NCCL log, weakly.
+test("a lone hostless `transport/net_socket.cc:424 NCCL WARN` line amid prose is an NCCL log of the socket transport", () => {
+  const text = [
+    "I also meet the same issue on two servers:",
+    "",
+    "transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 10.9.8.7<41220> message truncated :",
+    "receiving 1048576 bytes instead of 65536",
+    "Any idea?",
+  ].join("\n");
+  const [entry] = analyzeTranscript("paste.txt", text);
+  expect(entry!.kind).toBe("nccl_log");
+  expect((entry!.data as { network: string | null }).network).toBe("Socket");
+});

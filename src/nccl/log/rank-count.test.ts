@@ -94,3 +94,13 @@ describe("the rank count a communicator's Init START line states, whichever API 
     expect(read(["n2:55:55 [0] NCCL INFO ncclCommDestroy comm 0x1 rank 0"]).ranks).toBe(0);
   });
 });
+
+// A communicator made by ncclCommSplit: each rank's `bootstrapSplit: … rank R nranks N …` line (src/bootstrap.cc of
+// https://github.com/NVIDIA/nccl), a host redacted as `<host>` (shape seen in https://github.com/NVIDIA/nccl/issues/1185).
+test("bootstrapSplit lines state the new communicator's size", () => {
+  const d = read([
+    "<host>:37:11870 [0] NCCL INFO bootstrapSplit: comm 0x7f08e4f68d10 parent 0xdc33e90 rank 0 nranks 4 color -12984 key 0 prev 3 next 1 - DONE",
+    "<host>:38:11877 [1] NCCL INFO bootstrapSplit: comm 0x7f61c0f5d6b0 parent 0xdf0c5a0 rank 1 nranks 4 color -12984 key 1 prev 0 next 2 - DONE",
+  ]);
+  expect(d.ranks).toBe(4);
+});

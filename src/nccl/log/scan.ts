@@ -409,6 +409,14 @@ export class LineScanner {
       }
       return;
     }
+    // `bootstrapSplit: comm %p parent %p rank %d nranks %d color %d key %d prev %d next %d - DONE` (src/bootstrap.cc,
+    // each rank of a communicator made by ncclCommSplit; a TRACE of NCCL_BOOTSTRAP in today's source, seen as INFO in
+    // pasted logs): the new communicator's size.
+    if (c === 98 /* b */ && s.startsWith("bootstrapSplit:", msg)) {
+      const nr = intAfter(s, " nranks ", msg, end);
+      if (nr > st.nranks) st.nranks = nr;
+      return;
+    }
     // `bootstrap.cc:77 -> 2`: the bootstrap (always over sockets) failed.
     if (c === 98 /* b */ && s.startsWith("bootstrap.cc:", msg)) {
       if (indexInLine(s, " -> ", msg, end) > 0) st.bootstrapFailed++;

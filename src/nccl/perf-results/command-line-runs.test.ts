@@ -47,3 +47,44 @@ describe("a command line names the run that follows it", () => {
     expect(data.runs.map((r) => r.collective)).toEqual(["alltoall"]);
   });
 });
+
+/**
+ * A command told in prose, not typed (`I launch it with `srun … all_reduce_perf …``), after the output it describes
+ * (shape seen in https://github.com/NVIDIA/pyxis/issues/116; this project's own hosts and numbers): it names the run
+ * above it when no output follows it, and the run it introduces when one does.
+ */
+describe("a command told in prose", () => {
+  const banner =
+    "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0";
+  const rank = "#  Rank  0 Group  0 Pid 4100 on gpu-a device  0 [0x0f] NVIDIA A100-SXM4-80GB";
+  const rows = [
+    "           8             2     float     sum      -1    10.12    0.00    0.00      0     9.98    0.00    0.00      0",
+    "          16             4     float     sum      -1    10.20    0.00    0.00      0    10.01    0.00    0.00      0",
+    "# Avg bus bandwidth    : 0 ",
+  ];
+  test("after the output, with nothing after it: the run above", () => {
+    const text = [
+      banner,
+      rank,
+      ...rows,
+      "",
+      "I launch it with `srun -N 2 --ntasks-per-node=8 /opt/nccl-tests/build/all_reduce_perf -b 8 -e 16 -g 1`. Any ideas?",
+    ];
+    const data = analyzeNcclTests(text.join("\n")).data as Run;
+    expect([data.collective, data.rows.length]).toEqual(["all_reduce", 2]);
+  });
+
+  test("between two outputs: the run it introduces", () => {
+    const text = [
+      banner,
+      rank,
+      ...rows,
+      "then I ran `./build/all_gather_perf -b 8 -e 16 -g 1` and got:",
+      banner,
+      rank,
+      ...rows,
+    ];
+    const data = analyzeNcclTests(text.join("\n")).data as { runs: Run[] };
+    expect(data.runs.map((r) => r.collective)).toEqual([null, "all_gather"]);
+  });
+});

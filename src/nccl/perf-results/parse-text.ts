@@ -22,6 +22,16 @@ const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
 const STRIPPED =
   /^(?:nThreads?:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
+/**
+ * A line that tells a command in prose: plain words before the launcher or the test binary (`I launch it with `srun
+ * …``), not a prompt, an environment assignment or `sudo` (shape seen in https://github.com/NVIDIA/pyxis/issues/116).
+ */
+function toldInProse(line: string): boolean {
+  const start = line.search(/\b(?:mpirun|mpiexec|srun|[a-z][a-z_]*_perf)\b|\S*\/[a-z][a-z_]*_perf\b/);
+  const before = start < 0 ? "" : line.slice(0, start);
+  return /(?:^|\s)(?!sudo\b|time\b|nohup\b|exec\b|env\b)[A-Za-z][a-z]+[,:]?(?=\s)/.test(before);
+}
+
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
@@ -123,6 +133,13 @@ export class PerfTextParser {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
       const cmd = COMMAND.exec(typed);
+      // A command told in prose after a run's rows (`I launch it with `srun … all_reduce_perf -g 1``): it names the
+      // run above when no output of its own follows, else the run it introduces.
+      if (cmd && this.run.rows.length > 0 && this.run.program === null && toldInProse(typed)) {
+        const at = cmd.index + cmd[0].indexOf(cmd[1]!);
+        this.told = { program: cmd[1]!, ranks: commandRanks(typed, at, cmd[1]!.length) };
+        return false;
+      }
       if (cmd) {
         // A run that printed rows or failed is over: a command typed after it starts the next run (a second attempt
         // after a failed one) and names what follows it, never the run above it. A shell trace of another rank
@@ -165,9 +182,24 @@ export class PerfTextParser {
     return true;
   }
 
+  /** A command told in prose after a run's rows, until it is known which run it names (see pushOne). */
+  private told: { program: string; ranks: number | null } | null = null;
+
+  /** The run a told command names takes it as its command line. */
+  private takeTold(run: PerfRun): void {
+    if (!this.told) return;
+    if (run.program === null) {
+      run.program = this.told.program;
+      run.programSource = "command_line";
+    }
+    run.commandRanks ??= this.told.ranks;
+    this.told = null;
+  }
+
   private newRun(): void {
     this.flush();
     this.run = emptyRun();
+    this.takeTold(this.run);
     this.avgs = [];
     this.lastHeader = new Map();
     this.seenRanks = new Set();
@@ -428,6 +460,8 @@ export class PerfTextParser {
 
   end(): PerfRun[] {
     this.replayRight();
+    // No output followed the command told in prose: it named the run above it.
+    this.takeTold(hasContent(this.run) ? this.run : (this.lastFlushed ?? this.run));
     // Judged before it is handed over (a consumer may judge it at once): the last run is the current one when it
     // has anything, else the one flushed before it.
     const last = hasContent(this.run) ? this.run : this.lastFlushed;
