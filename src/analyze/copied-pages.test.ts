@@ -92,4 +92,17 @@ describe("a page's layout comes off", () => {
     const d = only(text).data as { rows: unknown[]; peak: { busbw: number } };
     expect([d.rows.length, d.peak.busbw]).toEqual([3, 1.38]);
   });
+
+  // An editor or terminal that turned each run of spaces into one tab: the rows' first column is a number followed by
+  // a tab, as cat -n's prefix is, but the numbers do not count up one by one.
+  test("nccl-tests rows whose column runs became tabs are rows, not cat -n lines", () => {
+    const rows = [
+      "\t1048576\t16384\tfloat\tnone\t-1\t88.10\t11.90\t11.16\t0\t88.10\t11.90\t11.16\tN/A",
+      "\t16777216\t262144\tfloat\tnone\t-1\t460.2\t36.46\t34.18\t0\t460.2\t36.46\t34.18\tN/A",
+      "\t268435456\t4194304\tfloat\tnone\t-1\t5520.7\t48.62\t45.58\t0\t5520.7\t48.62\t45.58\tN/A",
+    ].join("\n");
+    const entry = only(rows);
+    expect(entry.kind).toBe("nccl_tests");
+    expect((entry.data as { rows: unknown[]; peak: { busbw: number } }).peak.busbw).toBe(45.58);
+  });
 });

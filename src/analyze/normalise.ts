@@ -87,12 +87,24 @@ function provenFamily(lines: readonly string[]): { w: PrefixFamily; n: number } 
       if (l.slice(at).trim() === "") bare++;
       else n++;
     }
-    if (n > 0 && n >= Math.ceil((filled.length - bare) * PROOF) && n + bare > most) {
+    if (n > 0 && n >= Math.ceil((filled.length - bare) * PROOF) && n + bare > most && countsUp(filled, w)) {
       best = w;
       most = n + bare;
     }
   }
   return best ? { w: best, n: most } : undefined;
+}
+
+/**
+ * cat -n numbers the lines one by one: its prefix is proven only where the numbers count up by one (most steps), so
+ * a tab-separated table whose first column is a number (`1048576<TAB>16384<TAB>float …`) is no cat -n output.
+ */
+function countsUp(lines: readonly string[], w: PrefixFamily): boolean {
+  if (w.name !== "cat_number") return true;
+  const numbers = lines.filter((l) => prefixEnd(l, w) >= 0).map((l) => Number.parseInt(l.trim(), 10));
+  let steps = 0;
+  for (let i = 1; i < numbers.length; i++) if (numbers[i] === numbers[i - 1]! + 1) steps++;
+  return numbers.length < 2 || steps >= Math.ceil((numbers.length - 1) * PROOF);
 }
 
 function capturedBy(lines: readonly string[], w: PrefixFamily): string[] {

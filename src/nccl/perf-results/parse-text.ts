@@ -113,7 +113,8 @@ export class PerfTextParser {
 
   private pushOne(input: string): boolean {
     this.lineNo++;
-    const raw = withoutRankTags(input);
+    // Columns a copy turned into tabs (an editor's or terminal's runs of spaces as one tab) are columns all the same.
+    const raw = withoutRankTags(input.includes("\t") ? input.replace(/\t/g, " ") : input);
     const end = raw.endsWith("\r") ? raw.length - 1 : raw.length;
     const p = skipPrefixes(raw, 0, end);
     const line = raw.slice(p, end).trim();
