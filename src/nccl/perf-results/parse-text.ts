@@ -32,6 +32,29 @@ function toldInProse(line: string): boolean {
   return /(?:^|\s)(?!sudo\b|time\b|nohup\b|exec\b|env\b)[A-Za-z][a-z]+[,:]?(?=\s)/.test(before);
 }
 
+/**
+ * The index in `rest` (a row's tokens after its type) where its figures start — after a redop and a root, either of
+ * which a collective may leave blank — when exactly one of the places 0–2 reads as a time and an algbw that agree:
+ * algbw (GB/s) = size / time (µs) / 1000, both printed to two decimals or so. Null when none or several do (a tiny
+ * size whose algbw prints as 0.00 fits anywhere).
+ */
+function figuresStart(bytes: number, rest: readonly string[], group: number): number | null {
+  let found: number | null = null;
+  for (let m = 0; m <= 2 && rest.length - m >= group; m++) {
+    const time = Number(rest[m]);
+    const algbw = Number(rest[m + 1]);
+    if (!(time > 0) || !Number.isFinite(algbw) || algbw < 0.1) continue;
+    const expected = bytes / time / 1000;
+    if (Math.abs(algbw - expected) > Math.max(0.011, 0.02 * algbw)) continue;
+    if (found !== null) return null;
+    found = m;
+  }
+  return found;
+}
+
+/** A row whose out-of-place figures were left blank (a wide gap after the redop and root): in-place figures only. */
+const BLANK_SIDE = /\S\s{20,}\S/;
+
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
@@ -366,7 +389,14 @@ export class PerfTextParser {
     const group = this.metricCols / 2;
     let mid: number;
     let groups: string[][];
-    if (rest.length >= this.metricCols && rest.length - this.metricCols <= 2) {
+    // Where the figures start, read from the figures themselves: the one place where a time and an algbw agree
+    // (algbw = size / time). A row cut at its end (a line wrapped or truncated by a terminal, a page, a logger) keeps
+    // its whole out-of-place side; its in-place side, cut, says nothing rather than something else.
+    const start = BLANK_SIDE.test(line) ? null : figuresStart(bytes, rest, group);
+    if (start !== null && rest.length - start < this.metricCols && rest.length - start >= group) {
+      mid = start;
+      groups = [rest.slice(start, start + group), []];
+    } else if (rest.length >= this.metricCols && rest.length - this.metricCols <= 2) {
       mid = rest.length - this.metricCols;
       groups = [rest.slice(mid, mid + group), rest.slice(mid + group)];
     } else if (rest.length >= group && rest.length - group <= 2) {
