@@ -187,7 +187,8 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
     .replace(AUTOLINK, "$1")
     .split("\n")
     .filter((l) => !FENCE.test(l))
-    // A `#` the writer escaped so that Markdown would not read a heading (`\#  size  count …`).
+    // A `#` the writer escaped so that Markdown would not read a heading (`\#  size  count …`); once more at the end,
+    // for one under a wrapper.
     .map((l) => l.replace(ESCAPED_HASH, "$1#"));
   // Indentation may wrap the other wrappers (a Markdown code block around a launcher's log) or sit inside them: it
   // goes first, and again after them.
@@ -292,6 +293,6 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   // goes, the capture's own nesting stays.
   // Trailing blanks carry nothing in any tool's output (a text UI pads every line to its pane's width); they go last,
   // as a wrapper's own space ends the prefix of a line that is otherwise blank.
-  out.text = dedent(lines.map((l) => l.trimEnd())).join("\n");
+  out.text = dedent(lines.map((l) => l.trimEnd().replace(ESCAPED_HASH, "$1#"))).join("\n");
   return out;
 }
