@@ -21,9 +21,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nvidia_smi_topo/web-table-cells-glued-no-separators-four-gpus.txt",
   // Network IB from `Assigned NET plugin IB to comm` now; the verdict would rest on `use ring PXN 0 GDR 1` alone: unknown.
   "nccl_log/heldout-quoted-chinese-issue-pxn-gdr-summary-assigned-net-plugin-ib.txt",
-  // `mpirun -np 16 … \` continued over lines, banner `nGpus 1`, no rank lines: ranks 1 (the banner's one process)
-  // where the launcher asks for 16; kept so, as a build without MPI run that way is 16 tests of one rank each.
-  "nccl_tests/hpcx-script-continued-mpirun-then-output-no-rank-lines.txt",
   // `ibv_devinfo -d DEV -v` named in prose, then only its port's `phys_state` and `GID[ n]` lines: not recognised.
   "ibv_devinfo/verbose-fragment-gid-lines-device-from-command.txt",
   // NCCL 2.1's bootstrap failing inside `transport/net_socket.cu` (its socket transport carried the bootstrap then): read

@@ -143,11 +143,16 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const findings: Finding[] = [];
   const coll = inferCollective(run);
   const ranksListed = rankLinesCount(run);
-  const listed = ranksListed || (run.nThread && run.nGpus ? run.nThread * run.nGpus : null);
-  // Then the pasted command line (what was asked: `mpirun -n 256 … -g 1`), then the table's own arithmetic. The
-  // banner's nThread × nGpus (one process's ranks) stays before the launcher's count: a build without MPI run by
-  // `mpirun -np 16` is 16 tests of one rank each, and a paste cut after the first one's banner cannot tell.
-  const asked = listed ? null : run.commandRanks;
+  // No rank line: the pasted command line (what was asked: `mpirun -n 256 … -g 1`, the processes × -t × -g) before
+  // the banner's nThread × nGpus, which counts one process's ranks. An MPI build prints its banner once for all its
+  // processes; a build without MPI run by `mpirun -np 16` is 16 tests of one rank each, and each prints its own banner
+  // and its own `Rank 0`: only when those repeat does the banner's count stand for the run.
+  const oneProcess = run.nThread && run.nGpus ? run.nThread * run.nGpus : null;
+  const separateTests = run.duplicateHeaders > 0 || run.duplicateRanks > 0;
+  const launched = run.commandRanks !== null && run.commandRanks !== oneProcess ? run.commandRanks : null;
+  const asked = ranksListed || (oneProcess && separateTests) ? null : launched;
+  const listed = ranksListed || (asked ? null : oneProcess);
+  // Then the table's own arithmetic.
   const fromTable = listed || asked ? null : ranksFromTable(run, coll.name);
   const nranks = listed ?? asked ?? fromTable;
   const nranksSource = run.ranks.length

@@ -92,26 +92,25 @@ describe("the rank count a pasted command line asks for", () => {
     expect(r.data).toMatchObject({ nranks: 24, nranksSource: "command_line", collective: "all_reduce" });
   });
 
-  // The banner's `nThread 1 nGpus 1` is one process's count, and it stays before the launcher's `-np 16`: a build
-  // without MPI run that way is 16 tests of one rank, and a paste cut after the first banner cannot tell (shape seen
-  // at https://github.com/NVIDIA/nccl/issues/1017: a script's `mpirun … \` continued over lines, no rank lines).
-  test("the banner's threads × GPUs before a launcher count continued over lines", () => {
+  // The banner's `nThread 1 nGpus 1` is one process's count: with no rank line, the launcher's `-np 16` counts the
+  // processes (an MPI build prints one banner for all of them; shape seen at https://github.com/NVIDIA/nccl/issues/1017:
+  // a script's `mpirun … \` continued over lines, no rank lines). A build without MPI run that way is 16 tests of one
+  // rank each, and each prints its own banner: where the banner repeats, its count stands.
+  test("with no rank line, the launcher's processes × the banner's threads and GPUs; a repeated banner is one test's", () => {
+    const banner =
+      "# nThread 1 nGpus 1 minBytes 67108864 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0";
     const text = [
       "mpirun -np 16 -N 8 -hostfile hosts \\",
       "    --bind-to none -x NCCL_DEBUG=WARN \\",
       "    ./build/all_reduce_perf -b 64M -e 128M -f 2 -g 1",
-      "# nThread 1 nGpus 1 minBytes 67108864 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+      banner,
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
       "    67108864      16777216     float     sum      -1    770.1   87.14  163.39      0    772.0   86.93  162.99      0",
       "# Avg bus bandwidth    : 163.39",
     ].join("\n");
-    expect(analyzeNcclTests(text).data).toMatchObject({ nranks: 1, nranksSource: "threads" });
-    // Without the banner, the continued command decides.
-    const noBanner = text
-      .split("\n")
-      .filter((l) => !l.startsWith("# nThread"))
-      .join("\n");
-    expect(analyzeNcclTests(noBanner).data).toMatchObject({ nranks: 16, nranksSource: "command_line" });
+    expect(analyzeNcclTests(text).data).toMatchObject({ nranks: 16, nranksSource: "command_line" });
+    const separate = text.replace(banner, `${banner}\n${banner}`);
+    expect(analyzeNcclTests(separate).data).toMatchObject({ nranks: 1, nranksSource: "threads" });
   });
 });
 
