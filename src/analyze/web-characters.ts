@@ -17,8 +17,11 @@ const ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#(\d{1,5})|#x([0-9a-fA-F]{1,4}));/g
 const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " " };
 /** An entity no tool prints proves a page escaped the text: `&lt;`, `&gt;`, `&nbsp;`, `&quot;`, `&#39;`. */
 const ESCAPED = /&(?:lt|gt|nbsp|quot|#39|#x27);/;
-/** An XML document as a tool printed it keeps its own entities (`nvidia-smi -q -x`). */
-const RAW_XML = /<\?xml|<nvidia_smi_log\b/;
+/**
+ * An XML document as a tool printed it keeps its own entities (`nvidia-smi -q -x`): its declaration or root tag is
+ * whole (`?>`, `>`), where an escaped page turned those into `&gt;` too.
+ */
+const RAW_XML = /<\?xml[^>&]*\?>|<nvidia_smi_log>/;
 
 /** The text with a page's characters put back as the tool printed them, and whether anything changed. */
 export function webCharactersOff(text: string): { text: string; changed: boolean } {

@@ -88,16 +88,25 @@ describe("nvidia-smi -q -x", () => {
     expect(r.ok && r.value.gpus[0]).toMatchObject({ uuid: "Not-a-placeholder", persistenceMode: true });
   });
 
-  test("a truncated capture is a problem naming the line, never a throw", () => {
+  test("a truncated capture: what came before the cut is read, and the cut is a problem naming the line", () => {
     const xml = renderNvidiaSmiXml({
       driverVersion: "470.141.03",
       cudaVersion: "11.4",
       gpus: [gpu("00000000:53:00.0", 0)],
     });
     const r = parseNvidiaSmiXml(xml.slice(0, Math.floor(xml.length / 2)));
-    expect(r.ok).toBe(false);
-    expect(r.problems[0]?.code).toBe("nvidia_smi_xml.malformed");
-    expect(r.problems[0]?.hint).toMatch(/nvidia-smi -q -x/);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect([r.value.driverVersion, r.value.cudaVersion, r.value.gpus[0]?.busId]).toEqual([
+      "470.141.03",
+      "11.4",
+      "0000:53:00.0",
+    ]);
+    expect(r.problems[0]?.code).toBe("nvidia_smi_xml.truncated");
+    expect(r.problems[0]?.line).toBeGreaterThan(1);
+    // Cut before its root began, it is no document at all.
+    const none = parseNvidiaSmiXml(xml.slice(0, xml.indexOf("<nvidia_smi_log>") + 5));
+    expect(none.ok).toBe(false);
+    expect(none.problems[0]?.hint).toMatch(/nvidia-smi -q -x/);
   });
 
   test("an error message instead of XML is a problem", () => {

@@ -88,6 +88,17 @@ export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
     return fail(notXml(`the root element is <${log.name}>, expected <nvidia_smi_log>`));
   }
   const problems: Problem[] = [];
+  // A capture cut short: the elements before the cut are read, and the cut is said.
+  if (doc.cut) {
+    const line = text.slice(0, start).split("\n").length - 1 + doc.cut.line;
+    problems.push(
+      problem(
+        "nvidia_smi_xml.truncated",
+        `The XML ends early at line ${line}: ${doc.cut.message}; the elements before it are read.`,
+        { line },
+      ),
+    );
+  }
   const gpuNodes = log.children.filter((c) => c.name === "gpu");
   const gpus = gpuNodes.map((g, i) => readGpu(g, i, problems));
   const attached = intOf(text1(log, "attached_gpus"));

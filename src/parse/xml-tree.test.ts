@@ -26,7 +26,6 @@ describe("the small XML reader used for nvidia-smi -q -x", () => {
 
   test.each([
     ["<a><b></a>", /expected <\/b>, found <\/a>/],
-    ["<a><b>text", /ends inside <b>/],
     ["<a><b", /never closed/],
     ["</a>", /without an opening tag/],
     ["<a></a><b></b>", /second root/],
@@ -104,10 +103,20 @@ describe("the small XML reader used for nvidia-smi -q -x", () => {
     );
   });
 
-  test("keepAtDepth: a document that ends inside a section passed over is still an error with a line", () => {
+  test("keepAtDepth: a document that ends inside a section passed over is cut there, with its line", () => {
     const doc = "<log>\n<gpu>\n<clocks><clocks>1</clocks>\n";
     const r = readXml(doc, { keepAtDepth: { depth: 2, names: new Set(["pci"]) } });
-    expect(r).toMatchObject({ ok: false, message: "the document ends inside <clocks> (truncated?)", line: 4 });
+    expect(r).toMatchObject({ ok: true, cut: { message: "the document ends inside <clocks> (truncated?)", line: 4 } });
+  });
+
+  test("a document cut short keeps what it read, its open elements closed, and says where it ends", () => {
+    const r = readXml("<a>\n<v>1</v>\n<b>text");
+    expect(r).toMatchObject({ ok: true, cut: { message: "the document ends inside <b> (truncated?)", line: 3 } });
+    if (r.ok)
+      expect(r.root.children.map((c) => [c.name, c.text])).toEqual([
+        ["v", "1"],
+        ["b", "text"],
+      ]);
   });
 
   test("any input gives a tree or an error with a line, never a throw", () => {

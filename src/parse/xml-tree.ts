@@ -12,7 +12,14 @@ export type XmlElement = {
   text: string;
 };
 
-export type XmlReadResult = { ok: true; root: XmlElement } | { ok: false; message: string; line: number };
+export type XmlReadResult =
+  | {
+      ok: true;
+      root: XmlElement;
+      /** The document ended inside an element (a capture cut short): what was read is kept, the open elements closed. */
+      cut?: { message: string; line: number };
+    }
+  | { ok: false; message: string; line: number };
 
 export type XmlReadOptions = {
   /**
@@ -288,7 +295,7 @@ export function readXml(text: string, opts: XmlReadOptions = {}): XmlReadResult 
     if (keep !== undefined && stack.length === keep.depth && !keep.names.has(name)) {
       if (selfClosing) continue;
       pos = skipElement(text, pos, name);
-      if (pos < 0) return fail(`the document ends inside <${name}> (truncated?)`, text.length);
+      if (pos < 0) return cutShort(root, stack, st, `the document ends inside <${name}> (truncated?)`, lineAt(text, n));
       continue;
     }
     const el: XmlElement = { name, attrs, children: NO_CHILDREN, text: "" };
@@ -310,10 +317,32 @@ export function readXml(text: string, opts: XmlReadOptions = {}): XmlReadResult 
     st.texts.push("");
     st.blanks.push("");
   }
-  if (stack.length)
-    return fail(`the document ends inside <${stack[stack.length - 1]!.name}> (truncated?)`, text.length);
+  if (stack.length && root)
+    return cutShort(
+      root,
+      stack,
+      st,
+      `the document ends inside <${stack[stack.length - 1]!.name}> (truncated?)`,
+      lineAt(text, n),
+    );
   if (!root) return fail("no root element", 0);
   return { ok: true, root };
+}
+
+/** A document cut short: its open elements closed with the text they had, the tree kept, the cut said. */
+function cutShort(
+  root: XmlElement | null,
+  stack: XmlElement[],
+  st: TextStacks,
+  message: string,
+  line: number,
+): XmlReadResult {
+  if (!root) return { ok: false, message, line };
+  while (stack.length) {
+    stack.pop()!.text = (st.texts.pop() ?? "").trim();
+    st.blanks.pop();
+  }
+  return { ok: true, root, cut: { message, line } };
 }
 
 /** The first child element with this name. */
