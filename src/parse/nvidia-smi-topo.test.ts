@@ -69,10 +69,10 @@ describe("nvidia-smi topo -m", () => {
 
   // A name that fills its tab stop runs into the next where the tab was lost in a copy (shape seen in
   // https://github.com/vllm-project/vllm/issues/31594; this test's own matrix).
-  test("two column names glued together (`NIC1NIC2`) are two columns", () => {
+  test("two column names glued together (`NIC1NIC2`) are two columns, and two cells glued (`NODESYS`) two cells", () => {
     const text = [
       "\tGPU0\tNIC0\tNIC1NIC2\tCPU Affinity\tNUMA Affinity",
-      "GPU0\t X \tPIX\tNODE\tSYS\t0-47\t0",
+      "GPU0\t X \tPIX\tNODESYS\t0-47\t0",
       "NIC0\tPIX\t X \tNODE\tSYS",
       "NIC1\tNODE\tNODE\t X \tSYS",
       "NIC2\tSYS\tSYS\tSYS\t X ",

@@ -17,6 +17,9 @@ const LEGEND_NIC = /^\s*(NIC\d+)\s*:\s*(\S+)\s*$/;
 const AFFINITY_WORDS = new Set(["CPU", "NUMA", "GPU", "Affinity", "ID"]);
 
 const DEVICE_NAME = /^(GPU\d+|NIC\d+|[A-Za-z][\w-]*\d)$/;
+/** A cell's word, and two or more of them with no space between (`SYSSYS`, `PIXNODE`, `NV18NODE`). */
+const CELL_WORD = /PIX|PXB|PHB|NODE|SYS|SOC|NV\d+|X/g;
+const GLUED_CELLS = /^(?:PIX|PXB|PHB|NODE|SYS|SOC|NV\d+(?=\D|$)|X){2,}$/;
 /** Two or more GPU/NIC column names with no space between them. */
 const GLUED_NAMES = /^(?:(?:GPU|NIC)\d+){2,}$/;
 
@@ -53,7 +56,8 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
       columns = headerDevices(t);
       continue;
     }
-    const words = tokens(t);
+    // Cells glued where the tab between them was lost, as the header's names are (`SYSSYS`): two cells.
+    const words = tokens(t).flatMap((w) => (GLUED_CELLS.test(w) ? (w.match(CELL_WORD) ?? [w]) : [w]));
     const name = words[0];
     if (!name || !columns.includes(name)) continue;
     const cells = words.slice(1, 1 + columns.length);
