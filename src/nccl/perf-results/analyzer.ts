@@ -295,9 +295,10 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.
     let score = 0;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThreads?:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
-    // The banner alone (a run that printed nothing else, or a paste cut after it) names nccl-tests by itself.
+    // The banner alone (a run that printed nothing else, or a paste cut after it) names nccl-tests by itself, or
+    // rccl-tests (`# rccl-tests version 2.18.3-HEAD:418cd5f rccl-headers=23004 …`, ROCm/rccl-tests src/common.cu).
     if (
-      /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:nccl-tests version \S+ nccl-headers=|Collective test starting: \w+_perf)/m.test(
+      /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:[nr]ccl-tests version \S+ [nr]ccl-headers=|Collective test starting: \w+_perf)/m.test(
         head,
       )
     )

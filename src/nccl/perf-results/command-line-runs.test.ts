@@ -88,3 +88,40 @@ describe("a command told in prose", () => {
     expect(data.runs.map((r) => r.collective)).toEqual([null, "all_gather"]);
   });
 });
+
+/**
+ * Attempts told one by one in a numbered list, each a command then its banner, quoted (`>> `), the first failing and
+ * the others hanging after their banner (shape seen in https://github.com/NVIDIA/nccl-tests/issues/2; this project's
+ * own numbers): each command names the attempt under it, and the last attempt's ranks are its launcher's.
+ */
+test("a numbered list of attempts: each command starts its own run, a hang after a banner included", () => {
+  const banner = (t: number, g: number) =>
+    `>> nThread ${t} nGpus ${g} minBytes 67108864 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 validation: 0`;
+  const text = [
+    "1. mpirun -np 16 ./build/all_reduce_perf -b 64M -e 256M -f 2 -t 1 -g 1",
+    banner(1, 1),
+    ">> Cuda failure common.cu:891 'invalid device ordinal'",
+    "2. mpirun -np 2 ./build/all_gather_perf -b 64M -e 256M -f 2 -t 1 -g 8",
+    banner(1, 8),
+    "3. mpirun -np 2 ./build/all_reduce_perf -b 64M -e 256M -f 2 -t 4 -g 1",
+    banner(4, 1),
+  ].join("\n");
+  const data = analyzeNcclTests(text).data as Run;
+  expect([data.collective, data.nranks]).toEqual(["all_reduce", 8]);
+});
+
+/**
+ * rccl-tests' own banner (`# rccl-tests version … rccl-headers=…`, ROCm/rccl-tests src/common.cu) and a command quoted
+ * in prose before the output (shape seen in https://github.com/mxxm-t/mx-llama.cpp/issues/7; this project's own host).
+ */
+test("rccl-tests' banner is nccl-tests output, and a backticked command in prose names the run under it", () => {
+  const text = [
+    "`all_reduce_perf -b 8 -e 1G -f 2 -g 2` fails on the first collective:",
+    "# rccl-tests version 2.18.3-HEAD:418cd5f rccl-headers=23004 rccl-library=23004",
+    "#  Rank  0 Group  0 Pid      1 on node-a device  0 [0000:03:00] AMD Radeon Graphics",
+    "#  Rank  1 Group  0 Pid      1 on node-a device  1 [0000:83:00] AMD Radeon Graphics",
+    "node-a: Test NCCL failure common.cu.cpp:775 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '",
+  ].join("\n");
+  const data = analyzeNcclTests(text).data as Run;
+  expect([data.collective, data.nranks, data.rows.length]).toEqual(["all_reduce", 2, 0]);
+});

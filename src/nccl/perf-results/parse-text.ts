@@ -18,10 +18,10 @@ const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
  * the first letter so that the NCCL log lines of a run.log meet no regex here.
  */
-const STRIPPED_FIRST = new Set([..."nCURsOAo("]);
+const STRIPPED_FIRST = new Set([..."nrCURsOAo("]);
 const STRIPPED =
-  /^(?:nThreads?:? \d|nccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
-const COMMAND = /(?:^|[\s/=])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
+  /^(?:nThreads?:? \d|[nr]ccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /**
  * A line that tells a command in prose: plain words before the launcher or the test binary (`I launch it with `srun
  * …``), not a prompt, an environment assignment or `sudo` (shape seen in https://github.com/NVIDIA/pyxis/issues/116).
@@ -51,6 +51,9 @@ function figuresStart(bytes: number, rest: readonly string[], group: number): nu
   }
   return found;
 }
+
+/** A numbered list's marker before an item's text (`1. `, `2) `). */
+const NUMBERED_ITEM = /^\d{1,3}[.)]\s+(?=\S)/;
 
 /** A row whose out-of-place figures were left blank (a wide gap after the redop and root): in-place figures only. */
 const BLANK_SIDE = /\S\s{20,}\S/;
@@ -146,9 +149,20 @@ export class PerfTextParser {
     const c = line.charCodeAt(0);
     // A row starts with two whole numbers (size, count); `1st MCA variable: …` or `7 more processes have sent help
     // message …` from the MPI launcher start with a digit too and are not nccl-tests output.
-    if (c >= 48 && c <= 57) return ROW_START.test(line) ? this.row(line) : false;
+    if (c >= 48 && c <= 57) {
+      if (ROW_START.test(line)) return this.row(line);
+      // A numbered list's item (`1. mpirun -np 16 ./all_reduce_perf …`, attempts told one by one) is its text.
+      const item = NUMBERED_ITEM.exec(line);
+      if (!item) return false;
+      return this.pushText(line.slice(item[0].length));
+    }
+    return this.pushText(line);
+  }
+
+  /** A line of the paste that is no row and no `#` line: a stripped header, a command, a failure, or prose. */
+  private pushText(line: string): boolean {
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
-    if (c === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
+    if (line.charCodeAt(0) === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     // A command typed over several lines, each but the last ending in `\` (POSIX shell line continuation,
     // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01): read as one line.
     const typed = this.continued === null ? line : `${this.continued} ${line}`;
@@ -168,7 +182,11 @@ export class PerfTextParser {
         // A run that printed rows or failed is over: a command typed after it starts the next run (a second attempt
         // after a failed one) and names what follows it, never the run above it. A shell trace of another rank
         // written after a banner (`set -x`) belongs to the run still starting.
-        if (this.run.rows.length > 0 || this.run.failures.length > 0) this.newRun();
+        // A run that printed its banner and nothing after it (a hang) is over too when the command is typed, not a
+        // shell's trace (`+ ./all_reduce_perf …`): another attempt.
+        const traced = /^\++ /.test(typed);
+        if (this.run.rows.length > 0 || this.run.failures.length > 0 || (this.run.nThread !== null && !traced))
+          this.newRun();
         // The banner says what ran; a command line pasted beside it (what was asked) never overrides it.
         if (this.run.programSource !== "banner") {
           this.run.program = cmd[1]!;
@@ -258,7 +276,8 @@ export class PerfTextParser {
 
   private comment(line: string): boolean {
     const body = line.replace(/^#\s*/, "");
-    const version = /^nccl-tests version (\S+)/.exec(body);
+    // rccl-tests prints its own name (`rccl-tests version 2.18.3-HEAD:418cd5f rccl-headers=…`).
+    const version = /^[nr]ccl-tests version (\S+)/.exec(body);
     if (version) {
       if (this.header("version", body)) this.run.testsVersion = version[1]!;
       return true;
