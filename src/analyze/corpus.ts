@@ -52,6 +52,28 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/heldout5-l40s-socket-ok-then-2gpu-invalid-ordinal.txt",
   // Three attempts, none with a row: `runs` lists runs with results (none), where the judge counts the three.
   "nccl_tests/heldout5-quoted-three-launches-hang-invalid-ordinal.txt",
+  // One NCCL line quoted inline in prose, with no host (`` `NCCL INFO GPU Direct RDMA Disabled for GPU …` ``,
+  // `` `INFO NET/IB : …` ``), or a plugin's WARN named by its C function (`tcpxCommProgress(tcpxComm*):1231 NCCL
+  // WARN`): not recognised as an NCCL log.
+  "nccl_log/heldout6-gdr-disabled-distance-inline.txt",
+  "nccl_log/heldout6-inline-gdr-disabled-question.txt",
+  "nccl_log/heldout6-tcpx-rx-ctrl-timeout-warn.txt",
+  // COLL trace lines wrapped by a terminal (`coun$` then the rest on the next line): the `[nranks=2]` on the
+  // continuation is no record's, so no rank count.
+  "nccl_log/heldout6-coll-opcount-broadcast-rank0.txt",
+  // All-gather or alltoall by the table alone (in-place checked, but an old alltoall's may be too), nothing names it.
+  "nccl_tests/heldout6-skypilot-gke-h200-allgather-prefixed.txt",
+  // No row, and the words name two collectives (`scatter`, `reduce_scatter`) besides the `Scatter Test` the judge read.
+  "nccl_tests/heldout6-nccl-1363-scatter-8gpu-no-rows.txt",
+  // A crash's backtrace with no banner or table: not recognised as nccl-tests output.
+  "nccl_tests/heldout6-nccl-291-shm-disable-segv-handler.txt",
+  // Hung after its header, nothing names the collective (the judge knew it from the page).
+  "nccl_tests/heldout6-tinygrad-ogkm-45-4090-roce-hang-after-header.txt",
+  // Two hosts' `ibv_devinfo` each under its own `ibv_devinfo:` label: two entries, one port each, where the judge
+  // counts both ports as one capture's.
+  "ibv_devinfo/heldout6-spdk-issue-two-hosts-roce-spaces.txt",
+  // `ofed_info -s`'s `MLNX_OFED_LINUX-24.10-2.1.8.0:` quoted mid-sentence: not recognised.
+  "ofed_info/heldout6-nccl-question-inline-prose-version.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -8,7 +8,7 @@ import { splitLines, stripPrompt } from "../core/text.js";
 /** Commands whose output `analyze` knows, as typed at a prompt. */
 const CAPTURE_COMMANDS = ["ofed_info", "nvidia-smi", "show_gids", "ibv_devinfo", "ibstat", "ibstatus", "ibdev2netdev"];
 const COMMAND_LINE = new RegExp(
-  `^(?:sudo\\s+)?(?:\\S*/)?(${CAPTURE_COMMANDS.join("|").replace(/-/g, "\\-")})((?:\\s+-{1,2}[\\w=.-]+|\\s+mlx5_\\w+|\\s+topo|\\s+-q)*)\\s*:?\\s*(?:#.*)?$`,
+  `^(?:sudo\\s+)?(?:\\S*/)?(${CAPTURE_COMMANDS.join("|").replace(/-/g, "\\-")})((?:\\s+-{1,2}[\\w=.-]+|\\s+[a-z][\\w-]*_\\w+|\\s+\\d{1,2}|\\s+topo|\\s+-q)*)\\s*:?\\s*(?:#.*)?$`,
 );
 
 export type TranscriptSegment = {

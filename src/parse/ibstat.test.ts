@@ -58,6 +58,26 @@ describe("ibstat / ibstatus", () => {
     ]);
   });
 
+  // Command notes showing `ibstat -l` and `ibstat mlx4_1 1` (shapes seen at
+  // https://github.com/Heioy/Books, its ibstat page; this test's own devices and GUIDs).
+  test("`ibstat -l`'s names are the devices, no port read; `ibstat CA PORT`'s `CA: 'name'` heads its one port", () => {
+    const list = parseIbstat("mlx5_0\nmlx5_1\nmlx5_3\n");
+    if (!list.ok) throw new Error(JSON.stringify(list.problems));
+    expect(list.value.devices.map((d) => [d.name, d.ports.length])).toEqual([
+      ["mlx5_0", 0],
+      ["mlx5_1", 0],
+      ["mlx5_3", 0],
+    ]);
+    expect(list.problems.map((p) => p.code)).toContain("ibstat.no_ports");
+    const one = parseIbstat(
+      "CA: 'mlx4_1'\nPort 1:\nState: Active\nPhysical state: LinkUp\nRate: 40\nLink layer: InfiniBand\n",
+    );
+    if (!one.ok) throw new Error(JSON.stringify(one.problems));
+    expect(
+      one.value.devices.flatMap((d) => d.ports.map((p) => `${d.name}/${p.port}:${p.state}:${p.rateGbps}`)),
+    ).toEqual(["mlx4_1/1:ACTIVE:40"]);
+  });
+
   test("a capture cut inside the last CA block says a port is missing", () => {
     const text = capture("ibstat", "a100-roce");
     const r = parseIbstat(text.slice(0, text.lastIndexOf("\tPort 1:")));

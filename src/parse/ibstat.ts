@@ -18,7 +18,12 @@ export type Ibstat = IbDevicesReport & {
   format: "ibstat" | "ibstatus";
 };
 
-const CA = /^\s*CA\s+'([^']+)'/;
+/** A device's name alone on its line (`mlx5_0`, `mlx5_bond_0`, `rocep1s0f0`, `irdma1`): one of `ibstat -l`'s. */
+const LISTED_NAME =
+  /^\s*(?:mlx\d_\w+|rocep\w+|ibp\w+|irdma\d+|bnxt_re\d+|qedr\d+|hfi1_\d+|qib\d+|erdma_\d+|efa_\d+)\s*$/;
+
+/** `CA 'mlx5_0'`, or `CA: 'mlx4_1'` as `ibstat CA PORT` prints it before the one port it shows. */
+const CA = /^\s*CA:?\s+'([^']+)'/;
 const PORT = /^\s*Port\s+(\d+):\s*$/;
 const IBSTATUS = /^\s*Infiniband device\s+'([^']+)'\s+port\s+(\d+)\s+status:/i;
 const KEY_VALUE = /^\s*([A-Za-z][A-Za-z _]*?):\s*(.*)$/;
@@ -86,7 +91,10 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
     devices.set(name, d);
     return d;
   };
+  /** Lines that are a device's name alone: `ibstat -l`'s list. */
+  const listed: string[] = [];
   for (const { text: t, line } of captureLines(text)) {
+    if (LISTED_NAME.test(t)) listed.push(t.trim());
     const ca = CA.exec(t);
     if (ca) {
       closePort();
@@ -121,6 +129,14 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
     else applyDeviceKey(dev, key, value);
   }
   closePort();
+  // `ibstat -l` lists the CAs' names, one to a line (infiniband-diags ibstat.c): the names are facts, no port is read.
+  if (devices.size === 0 && listed.length > 1) {
+    const named = [...new Set(listed)].sort(naturalCompare).map(emptyDevice);
+    return ok({ devices: named, format: "ibstat" }, [
+      ...problems,
+      noPortReadProblem(named, "ibstat.no_ports", "ibstat") ?? problem("ibstat.no_ports", "No port was read."),
+    ]);
+  }
   if (devices.size === 0 || format === null) {
     if (problems.length > 0) return fail(...problems);
     return fail(

@@ -7,7 +7,8 @@ import { anyLine, outcomeOf } from "./outcome.js";
 export const ibstatAnalyzer: AnalyzerKind = {
   kind: "ibstat",
   detect(head) {
-    if (anyLine(head, /^[ \t]*CA[ \t]+'[^']+'[ \t]*$/)) {
+    // `CA 'mlx5_0'`, or `CA: 'mlx4_1'` before the one port `ibstat CA PORT` shows.
+    if (anyLine(head, /^[ \t]*CA:?[ \t]+'[^']+'[ \t]*$/)) {
       return anyLine(head, /^[ \t]*(CA type|Number of ports|Port \d+):/) ? 0.95 : 0.7;
     }
     return anyLine(head, /^[ \t]*Infiniband device[ \t]+'[^']+'[ \t]+port[ \t]+\d+[ \t]+status:/i) ? 0.9 : 0;

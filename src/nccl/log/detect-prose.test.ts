@@ -83,3 +83,16 @@ test("a lone hostless `transport/net_socket.cc:424 NCCL WARN` line amid prose is
   expect(entry!.kind).toBe("nccl_log");
   expect((entry!.data as { network: string | null }).network).toBe("Socket");
 });
+
+// The IB transport's own note that it opened an HCA without GPUDirect (src/transport/net_ib.cc prints
+// `NET/IB : GPU Direct RDMA Disabled for HCA %d '%s'`): NCCL was setting up IB (shape seen in
+// https://github.com/NVIDIA/nccl/issues/1676; this test's own host).
+test("`NET/IB : GPU Direct RDMA Disabled for HCA` lines alone say the network is IB", () => {
+  const text = [
+    "dgx-n03:1190452:1191877 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",
+    "dgx-n03:1190452:1191877 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'",
+    "dgx-n03:1190455:1191874 [4] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",
+  ].join("\n");
+  const [entry] = analyzeTranscript("paste.txt", text);
+  expect((entry!.data as { network: string | null }).network).toBe("IB");
+});

@@ -17,7 +17,9 @@ import type { LogDevice, LogState } from "./state.js";
  * 5. `socket_fallback`: a `NET/Socket : Using …` list after no usable RDMA device (`NET/IB : No device found`, no
  *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`).
  * 6. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
- *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`), unless the log says RDMA is unavailable.
+ *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`), or its own note that it opened an HCA
+ *    without GPUDirect (`NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`), unless the log says RDMA is
+ *    unavailable.
  * 7. `socket_transport`: a return chain or WARN from inside the socket transport (`transport/net_socket.cc:118 -> 2`),
  *    with no RDMA device listed: sockets carried the connections.
  * 8. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)

@@ -45,6 +45,8 @@ export class NetLines {
       s.startsWith("NET/IB : GPU Direct RDMA Disabled for HCA", msg) ||
       s.startsWith("NET/IB: GPU Direct RDMA Disabled for HCA", msg)
     ) {
+      // The IB transport's own line: it opened the HCA (net_ib.cc), so the run was setting up IB.
+      st.ibWarnings++;
       addWarning(st, s.slice(msg, end), hostOf(processKey(s, p, k)));
     }
   }

@@ -201,6 +201,7 @@ function partialityOf(run: PerfRun, s: RunSummary): string[] {
   if (s.collectiveSource === "ratio") why.push("the collective was inferred from the table (no command line)");
   if (s.collectiveSource === "ratio_and_text")
     why.push("the collective was inferred from the table and the words around it (no command line)");
+  if (s.collectiveSource === "text") why.push("the collective was taken from the words around the output (no row)");
   if (s.nranksSource === "table") why.push("the rank count was inferred from the table (no rank lines)");
   return why;
 }

@@ -8,7 +8,9 @@ import type { PerfRun } from "./types.js";
  *
  * - collective: `banner` (`# Collective test starting: all_gather_perf`, nccl-tests ≥ 2.14: what ran), `json` (the
  *   -J file's args), `command_line` (`mpirun … ./build/all_gather_perf …` pasted above: what was asked), then
- *   `column_layout` (redop/root columns, in-place `N/A`, busbw ÷ algbw against the collective's bus factor).
+ *   `column_layout` (redop/root columns, in-place `N/A`, busbw ÷ algbw against the collective's bus factor),
+ *   `column_layout_and_words` (the layout leaves two, the words around the output name one of them: `I ran scatter`),
+ *   `words` (no row: the one collective the text names by a test's own name, `running all_reduce`).
  * - nranks: `rank_lines` (one `#  Rank N … on HOST device D` per rank, or the -J file's device list), `thread_line`
  *   (`nThread × nGpus`: one process's), `command_line` (a pasted `mpirun -n P … -t T -g G`: P × T × G, what was
  *   asked), then `column_layout` (size ÷ count × type size, or all_reduce's factor).
@@ -20,7 +22,7 @@ import type { PerfRun } from "./types.js";
  *   largest deviation of nccl-tests < 2.13, printed to one digit and judged here against nccl-tests' tolerance).
  */
 export type NcclTestsEvidence = {
-  collective: "banner" | "json" | "command_line" | "column_layout" | null;
+  collective: "banner" | "json" | "command_line" | "column_layout" | "column_layout_and_words" | "words" | null;
   nranks: "rank_lines" | "thread_line" | "command_line" | "column_layout" | null;
   rows: "result_rows" | "json" | null;
   peak: "result_rows" | "json" | null;
@@ -62,7 +64,16 @@ export function runEvidence(
   wrong: WrongResults,
 ): NcclTestsEvidence {
   const json = run.format === "json";
-  const collective = coll.source === "program" ? run.programSource : coll.source === "ratio" ? "column_layout" : null;
+  const collective =
+    coll.source === "program"
+      ? run.programSource
+      : coll.source === "ratio"
+        ? "column_layout"
+        : coll.source === "ratio_and_text"
+          ? "column_layout_and_words"
+          : coll.source === "text"
+            ? "words"
+            : null;
   const nranks =
     nranksSource === "ranks"
       ? "rank_lines"

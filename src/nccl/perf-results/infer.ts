@@ -9,7 +9,7 @@ import { collectiveOf, type PerfRow, type PerfRun } from "./types.js";
 
 export type CollectiveInference = {
   name: string | null;
-  source: "program" | "ratio" | "ratio_and_text" | null;
+  source: "program" | "ratio" | "ratio_and_text" | "text" | null;
   /** Collectives the table fits equally well (all_gather and alltoall print the same columns and factor). */
   candidates?: string[];
 };
@@ -68,8 +68,17 @@ function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
 export function inferCollective(run: PerfRun): CollectiveInference {
   const fromTable = collectiveFromTable(run);
   const named = fromTable.candidates?.filter((c) => run.namedInText.includes(c)) ?? [];
-  return named.length === 1 ? { name: named[0]!, source: "ratio_and_text" } : fromTable;
+  if (named.length === 1) return { name: named[0]!, source: "ratio_and_text" };
+  // No row to read and no program named: the one collective the words around the output name by a test's own name
+  // (`running all_reduce`), never by a plain English verb (`reduce`, `gather`, `scatter`, `broadcast`).
+  const spelled = run.namedInText.filter((c) => TEST_NAMES.has(c));
+  if (fromTable.name === null && run.rows.length === 0 && spelled.length === 1)
+    return { name: spelled[0]!, source: "text" };
+  return fromTable;
 }
+
+/** Collectives whose name is no everyday word. */
+const TEST_NAMES = new Set(["all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv", "hypercube"]);
 
 function collectiveFromTable(run: PerfRun): CollectiveInference {
   const named = collectiveOf(run.program);

@@ -19,7 +19,7 @@ export type Expectation = { GBps: number; problemBelowGBps: number; source: stri
 
 export type RunSummary = {
   collective: string | null;
-  collectiveSource: "program" | "ratio" | "ratio_and_text" | null;
+  collectiveSource: "program" | "ratio" | "ratio_and_text" | "text" | null;
   /** When the table fits several collectives equally well (all_gather and alltoall): which. */
   collectiveCandidates?: string[];
   nranks: number | null;
