@@ -30,13 +30,17 @@ export function webCharactersOff(text: string): { text: string; changed: boolean
     .replace(ODD_SPACE, " ")
     .replace(SINGLE_QUOTES, "'")
     .replace(DOUBLE_QUOTES, '"');
-  if (ESCAPED.test(out) && !RAW_XML.test(out))
-    out = out.replace(ENTITY, (m, dec?: string, hex?: string) => {
-      if (dec !== undefined || hex !== undefined) {
-        const code = dec !== undefined ? Number(dec) : Number.parseInt(hex!, 16);
-        return code > 0 && code < 0xd800 ? String.fromCharCode(code) : m;
-      }
-      return NAMED[m.slice(1, -1)] ?? m;
-    });
+  // A page that escaped text already escaped (`&amp;gt;`) is undone twice.
+  for (let round = 0; round < 2 && ESCAPED.test(out) && !RAW_XML.test(out); round++) out = decoded(out);
   return { text: out, changed: out !== text };
+}
+
+function decoded(text: string): string {
+  return text.replace(ENTITY, (m, dec?: string, hex?: string) => {
+    if (dec !== undefined || hex !== undefined) {
+      const code = dec !== undefined ? Number(dec) : Number.parseInt(hex!, 16);
+      return code > 0 && code < 0xd800 ? String.fromCharCode(code) : m;
+    }
+    return NAMED[m.slice(1, -1)] ?? m;
+  });
 }

@@ -66,7 +66,8 @@ export const WRAPS: readonly Wrap[] = [
   { name: "Markdown quote", apply: (t) => perLine(t, (l) => `> ${l}`) },
   // A text UI's log pane copied with its left border, padded to the pane's width (k9s, shape seen in
   // https://github.com/NVIDIA/nccl/issues/733).
-  { name: "pane border", apply: (t) => perLine(t, (l) => `│ ${l.padEnd(100)}`) },
+  // A pane draws the line, not its carriage return.
+  { name: "pane border", apply: (t) => perLine(t, (l) => `│ ${l.replace(/\r$/, "").padEnd(100)}`) },
 ];
 
 /**
