@@ -37,6 +37,15 @@ const LAST_ATTEMPT = new Map<string, RegExp>([
   // https://github.com/NVIDIA/nccl-tests/issues/280: `-g 4` fails on a three-GPU host, then `with -g 3 it runs:` (no
   // command line; its facts start at its rank lines).
   ["nccl_tests/failure-first-then-three-gpu-left-aligned-rows.txt", /^#\s+Rank\s+0 /],
+  // https://github.com/NVIDIA/nccl-tests/issues/109: a build without MPI launched by `mpirun -np 2 … -g 6`, each
+  // process printing its own banner. Cut before the second banner, the text is an MPI run of 12 ranks as far as it
+  // shows (the launcher's count), right for that text; the banner repeating is what makes it two tests of 6.
+  ["nccl_tests/heldout5-two-hosts-standalone-6gpu-socket-info.txt", /^# nThread /],
+  // The same, builds without MPI whose processes each print a banner: cut before the last banner, the launcher's count
+  // is what the text shows.
+  ["nccl_tests/non-mpi-four-rank0-busbw-zero.txt", /^# nThread /],
+  ["nccl_tests/two-unlinked-single-rank-runs-interleaved.txt", /^# nThread /],
+  ["nccl_tests/each-node-own-8-rank-run-mpi-mismatch.txt", /^# nThread /],
 ]);
 
 /** The first line a cut may end on: the last attempt's command line for LAST_ATTEMPT pastes, else the first line. */

@@ -192,7 +192,11 @@ export class PerfTextParser {
           this.run.program = cmd[1]!;
           this.run.programSource = "command_line";
         }
-        this.run.commandRanks ??= commandRanks(typed, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
+        // Before the banner, the last command typed is the one that ran (an earlier one printed nothing); after it, a
+        // command is another rank's shell trace and names nothing new.
+        const asked = commandRanks(typed, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
+        if (this.run.nThread === null) this.run.commandRanks = asked ?? this.run.commandRanks;
+        else this.run.commandRanks ??= asked;
         return false;
       }
     }
