@@ -15,7 +15,9 @@ const COLOUR = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
  * stamp, a bar or a container names none: each such banner counts on its own).
  */
 export function noteVersion(st: LogState, s: string, at: number, end: number, key: string, given?: string): void {
-  const v = given ?? /^NCCL version (\d+\.\d+\.\d+[^\s+]*)/.exec(s.slice(at, end))?.[1];
+  // A fork's banner adds its own name and version after NCCL's (`NCCL version 2.12.12.MSCCL.0.7.3+cuda11.7`): the
+  // NCCL version is the first three numbers, what every version rule compares.
+  const v = given ?? /^NCCL version (\d+\.\d+\.\d+)/.exec(s.slice(at, end))?.[1];
   if (v === undefined) return;
   // A launcher's tag (`[1,0]<stdout>:`, `0: `) names the process; a time stamp does not.
   const raw = key.replace(COLOUR, "").trim();

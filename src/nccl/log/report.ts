@@ -97,7 +97,10 @@ const SOCKET_FAILURES = ["SOCKET_CONNECT", "PEER_GONE"];
 
 /** The strongest evidence that a communicator completed its init: NCCL's `Init COMPLETE`, else `ran` from outside. */
 function communicatorOf(st: LogState, ran: CommunicatorEvidence | undefined): CommunicatorEvidence | null {
-  return st.initComplete > 0 ? "init_complete" : (ran ?? (st.commRan > 0 ? "runtime_lines" : null));
+  if (st.initComplete > 0) return "init_complete";
+  if (ran) return ran;
+  // A launch's error chain proves a built communicator only where no init chain failed beside it.
+  return st.commRan > 0 || (st.launchChainFailed > 0 && st.initChainFailed === 0) ? "runtime_lines" : null;
 }
 
 /**

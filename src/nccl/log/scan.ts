@@ -373,6 +373,13 @@ export class LineScanner {
       if (arrow > 0 && arrow - msg < 20 && st.initComplete === 0 && !s.startsWith("0", arrow + 4)) st.initChainFailed++;
       return;
     }
+    // A return chain through enqueue.cc (`enqueue.cc:2229 -> 1`): a collective's launch failed, on a communicator that
+    // init had built (src/enqueue.cc, ncclEnqueueCheck, https://github.com/NVIDIA/nccl/blob/master/src/enqueue.cc).
+    if (c === 101 /* e */ && s.startsWith("enqueue.c", msg)) {
+      const arrow = indexInLine(s, " -> ", msg, end);
+      if (arrow > 0 && arrow - msg < 22 && !s.startsWith("0", arrow + 4)) st.launchChainFailed++;
+      return;
+    }
     // ncclCommDestroy of NCCL < 2.13 (`Destroyed comm 0x… rank 4`): the communicator had been built.
     if (c === 68 /* D */ && s.startsWith("Destroyed comm ", msg)) {
       st.commRan++;

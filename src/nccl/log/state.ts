@@ -78,6 +78,12 @@ export class LogState {
    * that the init call failed (`NCCL operation ncclCommInitRank(…) failed: …`), before any Init COMPLETE.
    */
   initChainFailed = 0;
+  /**
+   * `enqueue.cc:N -> code` return chains: an error returned through ncclEnqueueCheck, the entry of every collective
+   * and point-to-point call, on a communicator already built. Not an init failure unless an init.cc chain says so
+   * (ncclInitKernelsForDevice lives in enqueue.cc too, but its caller's init.cc line is the chain it ends in).
+   */
+  launchChainFailed = 0;
   /** Error WARNs (not follow-ons) seen before the first `Init COMPLETE` line of the log. */
   errorsBeforeInit = 0;
   readonly completedRanks = new Set<number>();
@@ -161,6 +167,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.socketTransport += b.socketTransport;
   a.initComplete += b.initComplete;
   a.commRan += b.commRan;
+  a.launchChainFailed += b.launchChainFailed;
   unionCapped(a.completedRanks, b.completedRanks, 1 << 20);
   a.nranks = Math.max(a.nranks, b.nranks);
   a.ringRanks = Math.max(a.ringRanks, b.ringRanks);

@@ -1,0 +1,57 @@
+/**
+ * An error on its way out of a collective's launch, and a fork's version banner. Sources, in
+ * https://github.com/NVIDIA/nccl: src/enqueue.cc holds ncclEnqueueCheck, the entry of every collective and
+ * point-to-point call (its return chain `enqueue.cc:N -> code` ends a failed launch), and also
+ * ncclInitKernelsForDevice, which init.cc calls under NCCLCHECK (a failure there ends in an `init.cc:N -> code` line).
+ * The lines are written here in the shapes seen in https://github.com/NVIDIA/TensorRT-LLM/issues/4238 (ranks' `[N]`
+ * prefixes, no host) and https://github.com/pytorch/pytorch/issues/99669 (MSCCL's banner).
+ */
+import { describe, expect, test } from "vitest";
+import { analyzeNcclLog } from "./analyzer.js";
+
+const launchChain = (rank: number) => [
+  `[${rank}] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'`,
+  `[${rank}] NCCL INFO group.cc:242 -> 1`,
+  `[${rank}] NCCL INFO group.cc:573 -> 1`,
+  `[${rank}] NCCL INFO enqueue.cc:2229 -> 1`,
+];
+
+describe("a collective whose launch failed", () => {
+  test("a return chain through enqueue.cc proves a built communicator: not an init failure", () => {
+    const r = analyzeNcclLog([...launchChain(1), ...launchChain(0)].join("\n"));
+    expect(r.data.verdict).not.toBe("init_failed");
+    expect(r.data.evidence?.communicator).toBe("runtime_lines");
+  });
+
+  test("the same WARN from ncclInitKernelsForDevice, whose chain ends in init.cc, is an init failure", () => {
+    const r = analyzeNcclLog(
+      [
+        "gpu-a-17:4051:4051 [0] enqueue.cc:99 NCCL WARN Cuda failure 'invalid device function'",
+        "gpu-a-17:4051:4051 [0] NCCL INFO init.cc:1853 -> 1",
+      ].join("\n"),
+    );
+    expect(r.data.verdict).toBe("init_failed");
+  });
+
+  test("a launch chain beside an init chain keeps the init failure", () => {
+    const r = analyzeNcclLog(
+      [...launchChain(0), "gpu-a-17:4051:4051 [1] NCCL INFO init.cc:1853 -> 1"]
+        .join("\n")
+        .replace(/^\[0\]/gm, "gpu-a-17:4051:4051 [0]"),
+    );
+    expect(r.data.verdict).toBe("init_failed");
+  });
+});
+
+describe("a fork's banner (MSCCL)", () => {
+  test("the NCCL version is the release it is built on", () => {
+    const r = analyzeNcclLog(
+      [
+        "NCCL version 2.12.12.MSCCL.0.7.3+cuda11.7",
+        "trainer-0:311:347 [0] NCCL INFO NET/Socket : Using [0]eth0:10.8.0.4<0>",
+        "trainer-0:311:347 [0] NCCL INFO Using network Socket",
+      ].join("\n"),
+    );
+    expect(r.data.ncclVersions).toEqual(["2.12.12"]);
+  });
+});
