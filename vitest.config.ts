@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -24,5 +25,8 @@ export default defineConfig({
     globalSetup: ["test/support/browser-setup.ts"],
     testTimeout: 20_000,
     pool: "forks",
+    // Two files at a time even on two cores (vitest's default there is one): many tests wait on child processes and
+    // sockets, and the whole run takes about three quarters of the time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

@@ -52,11 +52,8 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/heldout5-l40s-socket-ok-then-2gpu-invalid-ordinal.txt",
   // Three attempts, none with a row: `runs` lists runs with results (none), where the judge counts the three.
   "nccl_tests/heldout5-quoted-three-launches-hang-invalid-ordinal.txt",
-  // One NCCL line quoted inline in prose, with no host (`` `NCCL INFO GPU Direct RDMA Disabled for GPU …` ``,
-  // `` `INFO NET/IB : …` ``), or a plugin's WARN named by its C function (`tcpxCommProgress(tcpxComm*):1231 NCCL
-  // WARN`): not recognised as an NCCL log.
-  "nccl_log/heldout6-gdr-disabled-distance-inline.txt",
-  "nccl_log/heldout6-inline-gdr-disabled-question.txt",
+  // A plugin's WARN named by its C function (`tcpxCommProgress(tcpxComm*):1231 NCCL WARN`): not recognised as an NCCL
+  // log.
   "nccl_log/heldout6-tcpx-rx-ctrl-timeout-warn.txt",
   // COLL trace lines wrapped by a terminal (`coun$` then the rest on the next line): the `[nranks=2]` on the
   // continuation is no record's, so no rank count.

@@ -1,5 +1,6 @@
 import { type Problem, problem } from "../core/result.js";
 import { DETECT_HEAD_BYTES, DETECT_THRESHOLD, detectKind, unknownKindMessage } from "./detect.js";
+import { inlineQuotesOf } from "./inline-quotes.js";
 import { type Normalised, normaliseCapture } from "./normalise.js";
 import { ANALYZERS } from "./registry.js";
 import { soleCommandKind, splitTranscript } from "./transcript.js";
@@ -104,7 +105,16 @@ export function analyzeText(
   // Parsers never see a wrapper: the normalisation layer hands them clean lines.
   const clean = normaliseCapture(text, { recognised: recognisedBy(analyzers) });
   const analyzer = chooseAnalyzer(clean.text, opts.kind, analyzers);
-  if (!analyzer) return withWrappers(unknownEntry(file, analyzers), clean);
+  if (!analyzer) {
+    // No capture in the text as a whole: what it quotes inline may be one (a question's `NCCL INFO …`).
+    const quoted = opts.kind === undefined ? inlineQuotesOf(clean.text) : null;
+    const inQuotes = quoted === null ? null : chooseAnalyzer(quoted, undefined, analyzers);
+    if (quoted !== null && inQuotes) {
+      const spans: Normalised = { ...clean, removed: [...clean.removed, "inline_quotes"] };
+      return withWrappers(entryOf(file, inQuotes.kind, inQuotes.analyze(quoted, ctx)), spans);
+    }
+    return withWrappers(unknownEntry(file, analyzers), clean);
+  }
   return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, ctx)), clean);
 }
 

@@ -43,7 +43,8 @@ export type PageWrapperName =
   | "parallel_tag"
   | "web_characters"
   | "double_spacing"
-  | "diff_added";
+  | "diff_added"
+  | "inline_quotes";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;

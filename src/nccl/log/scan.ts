@@ -33,6 +33,8 @@ const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
  * alone (`host [0] misc/ibvwrap.cu:269 WARN `, NCCL 2.1 in https://github.com/horovod/horovod/issues/98): its source
  * file names it NCCL's.
  */
+/** A level and a NET/ message with no prefix: NCCL ≤ 2.4's record (no `NCCL` word) stripped of its host. */
+const OLD_NET_MESSAGE = /^(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?:/;
 const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\] [\w./-]+\.(?:h|cc|cu|c):\d+ (WARN)) /;
 
 /**
@@ -220,6 +222,14 @@ export class LineScanner {
       st.ncclLines++;
       if (s.charCodeAt(p + 5) === 73 /* I */) this.info(s, p, p, p + 10, end);
       else warnRecord(this.st, s, start, p, p + 10, end);
+      return;
+    }
+    // NCCL ≤ 2.4's record with its host cut off (`INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`, no
+    // `NCCL` before the level then): a question quoting it inline.
+    if (OLD_NET_MESSAGE.test(s.slice(p, Math.min(end, p + 16)))) {
+      st.ncclLines++;
+      if (s.charCodeAt(p) === 73 /* I */) this.info(s, p, p, p + 5, end);
+      else warnRecord(this.st, s, start, p, p + 5, end);
       return;
     }
     const text = s.slice(p, end);
