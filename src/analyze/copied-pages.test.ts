@@ -106,3 +106,63 @@ describe("a page's layout comes off", () => {
     expect((entry.data as { rows: unknown[]; peak: { busbw: number } }).peak.busbw).toBe(45.58);
   });
 });
+
+describe("a page that numbers or flattens a capture", () => {
+  // pastebin's numbered view copied as text (https://pastebin.com/aScsNiQH): the site's own lines above, then every
+  // line of the paste behind a right-aligned number and a dot.
+  test("a paste site's numbered view: the numbers come off the run that counts up, the site's lines stay", () => {
+    const body = [
+      '<?xml version="1.0" ?>',
+      '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">',
+      "<nvidia_smi_log>",
+      "<driver_version>550.127.05</driver_version>",
+      "<cuda_version>12.4</cuda_version>",
+      "<attached_gpus>1</attached_gpus>",
+      '<gpu id="00000000:41:00.0">',
+      "<product_name>NVIDIA RTX A4000</product_name>",
+      "<pci>",
+      "<pci_bus_id>00000000:41:00.0</pci_bus_id>",
+      "</pci>",
+      "<fb_memory_usage>",
+      "<total>16376 MiB</total>",
+      "</fb_memory_usage>",
+      "</gpu>",
+      "</nvidia_smi_log>",
+    ];
+    const padded = [...body, ...Array.from({ length: 6 }, () => "")];
+    const page = [
+      "Untitled",
+      "a guest",
+      "text 71.34 KB | None | 0 0",
+      ...padded.map((l, i) => `${String(i + 1).padStart(3)}. ${l}`.trimEnd()),
+    ].join("\n");
+    const e = only(page);
+    expect(e.kind).toBe("nvidia_smi_xml");
+    expect(e.wrappers?.removed).toContain("numbered_view");
+    expect((e.data as { driverVersion: string }).driverVersion).toBe("550.127.05");
+  });
+
+  test("a short numbered list of steps is no viewer's numbering", () => {
+    const steps = ["1. install the driver", "2. run ibstat", "3. check the rate"].join("\n");
+    expect(analyzeTranscript("steps.md", steps)[0]?.wrappers?.removed ?? []).not.toContain("numbered_view");
+  });
+
+  // `ibdev2netdev -v | grep …` with its line breaks lost on a vendor's page
+  // (https://docs.nvidia.com/networking/display/MLNXOFEDv492240/Downloading+Mellanox+OFED).
+  test("ibdev2netdev -v flattened onto one line after a prompt: one mapping per device again", () => {
+    const map = (pci: string, dev: string, state: string, netdev: string, up: string) =>
+      `${pci} ${dev} (MT4119 - MCX556A-EDAT) CX556A - ConnectX-5 QSFP28 fw 16.35.2000 port 1 (${state}) ==> ${netdev} (${up})`;
+    const line = [
+      "[root@gpu-node-3 ~]# ibdev2netdev -v | grep -i MCX556A",
+      map("0000:3b:00.0", "mlx5_2", "ACTIVE", "ens2f0", "Up"),
+      map("0000:3b:00.1", "mlx5_3", "DOWN ", "ens2f1", "Down"),
+      map("0000:af:00.0", "mlx5_4", "ACTIVE", "ens6f0", "Up"),
+    ].join(" ");
+    const d = only(`Example:\n\n${line}\n`).data as { mappings: { device: string; netdev: string; up: boolean }[] };
+    expect(d.mappings.map((m) => `${m.device}=${m.netdev}:${m.up}`)).toEqual([
+      "mlx5_2=ens2f0:true",
+      "mlx5_3=ens2f1:false",
+      "mlx5_4=ens6f0:true",
+    ]);
+  });
+});

@@ -43,7 +43,22 @@ const NCCL_TESTS: Vocabulary = {
   least: 6,
 };
 
-const VOCABULARIES = [IBSTAT, IBV_DEVINFO, NCCL_TESTS];
+/**
+ * `ibdev2netdev`'s mappings (MLNX_OFED's script: `mlx5_0 port 1 ==> ib0 (Up)`, and `-v`'s
+ * `0000:3b:00.0 mlx5_6 (MT4119 - …) … port 1 (ACTIVE) ==> ens2f0 (Up)`): each starts a line (flattened `-v` output
+ * seen at https://docs.nvidia.com/networking/display/MLNXOFEDv492240/Downloading+Mellanox+OFED).
+ */
+const IBDEV2NETDEV: Vocabulary = {
+  name: "ibdev2netdev",
+  label:
+    /(?<=\s)(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] (?=[A-Za-z][\w.-]* \()|[A-Za-z][\w.-]* port \d+ ==> )/g,
+  least: 3,
+};
+
+const VOCABULARIES = [IBSTAT, IBV_DEVINFO, NCCL_TESTS, IBDEV2NETDEV];
+
+/** Vocabularies whose labels repeat for each record (a row, a mapping): every one counts, not only distinct ones. */
+const REPEATED = new Set([NCCL_TESTS, IBDEV2NETDEV]);
 
 /** A line this long at least, before it is read as several. */
 const LONG = 120;
@@ -51,10 +66,10 @@ const LONG = 120;
 /** Inline code fences around the output on a flattened line (```` ``` ```` between words). */
 const INLINE_FENCE = /\s*```\s*/g;
 
-/** How many distinct labels of `v` the line holds (nccl-tests': how many labels at all). */
+/** How many distinct labels of `v` the line holds (of a repeated record's: how many labels at all). */
 function labelsIn(line: string, v: Vocabulary): number {
   const found = line.match(v.label) ?? [];
-  return v === NCCL_TESTS ? found.length : new Set(found.map((l) => l.replace(/\d+/g, "N"))).size;
+  return REPEATED.has(v) ? found.length : new Set(found.map((l) => l.replace(/\d+/g, "N"))).size;
 }
 
 /** The line cut before each of the vocabulary's labels (and at inline fences), or null when it proves no flattening. */

@@ -91,6 +91,12 @@ export function entryOf(
   return entry;
 }
 
+/** How sure a detector must be of what a text quotes inline (a text that is no capture as a whole). */
+const QUOTED_PROOF = 0.7;
+
+/** Quotes a question makes (a weaker reading is enough among so few); a manual makes many more. */
+const FEW_QUOTES = 8;
+
 /** Analyses one whole input (pure: text in, entry out). */
 export function analyzeText(
   file: string,
@@ -107,11 +113,16 @@ export function analyzeText(
   const analyzer = chooseAnalyzer(clean.text, opts.kind, analyzers);
   if (!analyzer) {
     // No capture in the text as a whole: what it quotes inline may be one (a question's `NCCL INFO …`).
+    // Only a strong reading of them counts, or any among a question's few quotes: a page that quotes many names and
+    // commands (a reference manual) holds a record's shape among them by chance.
     const quoted = opts.kind === undefined ? inlineQuotesOf(clean.text) : null;
-    const inQuotes = quoted === null ? null : chooseAnalyzer(quoted, undefined, analyzers);
-    if (quoted !== null && inQuotes) {
+    const inQuotes = quoted === null ? null : detectKind(quoted.slice(0, DETECT_HEAD_BYTES), analyzers);
+    const quotedKind = inQuotes?.analyzer;
+    const score = quotedKind ? (inQuotes?.scores[quotedKind.kind] ?? 0) : 0;
+    const few = quoted !== null && quoted.split("\n").length <= FEW_QUOTES;
+    if (quoted !== null && quotedKind && (score >= QUOTED_PROOF || few)) {
       const spans: Normalised = { ...clean, removed: [...clean.removed, "inline_quotes"] };
-      return withWrappers(entryOf(file, inQuotes.kind, inQuotes.analyze(quoted, ctx)), spans);
+      return withWrappers(entryOf(file, quotedKind.kind, quotedKind.analyze(quoted, ctx)), spans);
     }
     return withWrappers(unknownEntry(file, analyzers), clean);
   }

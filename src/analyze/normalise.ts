@@ -14,6 +14,7 @@ import {
   flattenedTablesOff,
   gutterLinesOff,
   markdownTablesOff,
+  numberedViewOff,
   pageBulletsOff,
   viewerCellsOff,
   viewerLineNumbersOff,
@@ -44,7 +45,8 @@ export type PageWrapperName =
   | "web_characters"
   | "double_spacing"
   | "diff_added"
-  | "inline_quotes";
+  | "inline_quotes"
+  | "numbered_view";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -201,6 +203,7 @@ export function normaliseCapture(text: string, opts: { recognised?: (text: strin
   const page: [PageWrapperName, (l: readonly string[]) => string[] | null][] = [
     ["double_spacing", doubleSpacingOff],
     ["viewer_gutter_lines", gutterLinesOff],
+    ["numbered_view", numberedViewOff],
     ["viewer_cells", viewerCellsOff],
     ["markdown_table", markdownTablesOff],
     ["flattened_table", flattenedTablesOff],

@@ -325,3 +325,41 @@ export function doubleSpacingOff(lines: readonly string[]): string[] | null {
   }
   return out;
 }
+
+/** A paste site's numbered view: a number (right-aligned by spaces), a dot and a space before each line. */
+const NUMBERED_LINE = /^ {0,6}(\d{1,7})\. ?/;
+
+/** Lines in a row whose numbers count up by one: no list written by hand runs this long, one line an item. */
+const NUMBERED_RUN = 20;
+
+/**
+ * Removes a paste site's line numbers (`  1. <?xml …`, ` 10. <gpu …>`: pastebin's numbered view copied as text, shape
+ * seen at https://pastebin.com/aScsNiQH) from each run of NUMBERED_RUN lines or more whose numbers count up by one
+ * (a blank line of the view keeps its number); the page's own lines around the run stay. Else null.
+ */
+export function numberedViewOff(lines: readonly string[]): string[] | null {
+  const out = [...lines];
+  let found = false;
+  for (let i = 0; i < lines.length; ) {
+    const first = NUMBERED_LINE.exec(lines[i]!);
+    if (!first) {
+      i++;
+      continue;
+    }
+    const run: number[] = [];
+    let expected = Number(first[1]);
+    let j = i;
+    for (; j < lines.length; j++) {
+      const m = NUMBERED_LINE.exec(lines[j]!);
+      if (!m || Number(m[1]) !== expected) break;
+      run.push(j);
+      expected++;
+    }
+    if (run.length >= NUMBERED_RUN) {
+      found = true;
+      for (const k of run) out[k] = lines[k]!.replace(NUMBERED_LINE, "");
+    }
+    i = Math.max(j, i + 1);
+  }
+  return found ? out : null;
+}

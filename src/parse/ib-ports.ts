@@ -116,9 +116,13 @@ export function physStateOf(text: string): PhysState {
   return PHYS_WORDS.get(t.replace(/[\s_]+/g, "").toLowerCase()) ?? "UNKNOWN";
 }
 
+/**
+ * `Link layer:` as printed: `InfiniBand` or `Ethernet`, and `IB` from infiniband-diags 1.5 (OFED 1.5's ibstat, shape
+ * seen at https://docs.oracle.com/cd/E72784_01/BIXOG/GUID-C9EB7E1B-B762-4ABC-9725-13DAB44C8B23.htm).
+ */
 export function linkLayerOf(text: string): LinkLayer {
   const t = text.trim().toLowerCase();
   if (t === "ethernet") return "Ethernet";
-  if (t === "infiniband") return "InfiniBand";
+  if (t === "infiniband" || t === "ib") return "InfiniBand";
   return "Unknown";
 }

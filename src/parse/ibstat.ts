@@ -151,10 +151,9 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
   }
   const list = [...devices.values()].sort((a, b) => naturalCompare(a.name, b.name));
   const noPort = noPortReadProblem(list, "ibstat.no_ports", format === "ibstatus" ? "ibstatus" : "ibstat");
-  // `ibstat | grep "CA '"` keeps the device names of every CA (two or more, none with a port): the names are facts,
-  // and that no port was read is said beside them. One device named and no port is a paste cut short: not read.
-  if (noPort && list.length > 1) return ok({ devices: list, format }, [...problems, noPort]);
-  if (noPort) return fail(...problems, noPort);
+  // `ibstat | grep "CA '"` keeps the device names of every CA, none with a port, and a paste cut before the first
+  // port names its device: the names are facts, and that no port was read is said beside them.
+  if (noPort) return ok({ devices: list, format }, [...problems, noPort]);
   problems.push(...missingPortProblems(list, "ibstat.missing_ports"));
   for (const d of list) d.ports.sort((a, b) => a.port - b.port);
   return ok({ devices: list, format }, problems);

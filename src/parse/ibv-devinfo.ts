@@ -190,7 +190,12 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     );
   }
   const noPort = noPortReadProblem(devices, "ibv_devinfo.no_ports", "ibv_devinfo -v");
-  if (noPort) return fail(...problems, noPort);
+  // A paste cut before the first port (`ibv_devinfo -v`'s device fields only): the devices it names are facts, that no
+  // port was read is said beside them.
+  if (noPort) {
+    const named = devices.sort((a, b) => naturalCompare(a.name, b.name));
+    return ok({ devices: named, verbose, noDevices: false, listOnly: true }, [...problems, noPort]);
+  }
   problems.push(...missingPortProblems(devices, "ibv_devinfo.missing_ports"));
   for (const d of devices) unspecifiedTransportLinkLayer(d);
   devices.sort((a, b) => naturalCompare(a.name, b.name));

@@ -2,7 +2,7 @@ import { parseIbstat } from "../../parse/ibstat.js";
 import { decidePorts } from "../host-evidence.js";
 import { evaluatePorts } from "../ports.js";
 import type { AnalyzerKind } from "../types.js";
-import { anyLine, outcomeOf } from "./outcome.js";
+import { anyLine, outcomeOf, portsUnread } from "./outcome.js";
 
 export const ibstatAnalyzer: AnalyzerKind = {
   kind: "ibstat",
@@ -21,6 +21,8 @@ export const ibstatAnalyzer: AnalyzerKind = {
           value: decidePorts(parsed.value, parsed.value.format === "ibstat" ? "ca_lines" : "ibstatus_blocks"),
         }
       : parsed;
-    return outcomeOf(decided, (value) => evaluatePorts(value.devices, ctx));
+    const out = outcomeOf(decided, (value) => evaluatePorts(value.devices, ctx));
+    // Device names and no port (a grep of the `CA '…'` lines, a paste cut before its ports): read in part, never a PASS.
+    return portsUnread(parsed) ? { ...out, unread: ["ports"] } : out;
   },
 };

@@ -7,7 +7,7 @@ import { evaluateGids } from "../gids.js";
 import { decidePorts } from "../host-evidence.js";
 import { evaluatePorts } from "../ports.js";
 import type { AnalyzerKind } from "../types.js";
-import { anyLine, outcomeOf } from "./outcome.js";
+import { anyLine, outcomeOf, portsUnread } from "./outcome.js";
 
 /** `ibv_devinfo -v` GIDs of RoCE ports as show_gids rows (netdevs are not printed there). */
 export function gidRowsOf(devices: readonly IbDeviceReport[]): GidRow[] {
@@ -41,14 +41,14 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
   analyze(text, ctx) {
     const parsed = parseIbvDevinfo(text);
     const decided = parsed.ok ? { ...parsed, value: decidePorts(parsed.value, "hca_id_lines") } : parsed;
-    return outcomeOf(decided, (value) => {
+    const out = outcomeOf(decided, (value) => {
       if (value.devices.length === 0) {
         return { findings: [finding("NO_RDMA_HCA", "node", { hcas: [] })], summary: "no RDMA device" };
       }
       // `ibv_devinfo -l` names the devices and nothing more: no port was read, so none is judged.
       if (value.listOnly) {
         const n = value.devices.length;
-        return { findings: [], summary: `${n} RDMA device${n === 1 ? "" : "s"} listed (ibv_devinfo -l: no port read)` };
+        return { findings: [], summary: `${n} RDMA device${n === 1 ? "" : "s"} named, no port read` };
       }
       const ports = evaluatePorts(value.devices, ctx);
       const rows = gidRowsOf(value.devices);
@@ -60,5 +60,7 @@ export const ibvDevinfoAnalyzer: AnalyzerKind = {
         summary: gidPart ? `${ports.summary}; ${gidPart}` : ports.summary,
       };
     });
+    // A paste cut before its first port names its devices: read in part, never a PASS (`-l` only lists, by design).
+    return portsUnread(parsed) ? { ...out, unread: ["ports"] } : out;
   },
 };

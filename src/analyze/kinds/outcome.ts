@@ -13,6 +13,11 @@ export function outcomeOf<T>(
   return { data: result.value, findings, problems: result.problems, summary };
 }
 
+/** A device list read with no port of any device (the parser said `….no_ports`): the ports were not checked. */
+export function portsUnread(result: ParseResult<unknown>): boolean {
+  return result.ok && result.problems.some((p) => p.code.endsWith(".no_ports"));
+}
+
 /**
  * The parsed value with `evidence`: which reading decided each fact (src/analyze/host-evidence.ts has the orders of
  * strength). A failed parse stays as it is.

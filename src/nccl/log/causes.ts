@@ -21,11 +21,17 @@ export type LogCause = {
    * init failed, whatever network was chosen.
    */
   endsInit?: true;
+  /**
+   * The RDMA transport's absence (no device, no libibverbs, IB turned off): NCCL goes on to sockets (net.cc tries each
+   * network in turn), so an error for the job's RDMA is not the end of its init.
+   */
+  fallsBack?: true;
 };
 
 export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "NO_IB_DEVICE",
+    fallsBack: true,
     severity: "error",
     test: /NET\/IB ?: No device found/,
     cause:
@@ -45,6 +51,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   // param.cc prints "NCCL_IB_DISABLE set by environment to 1": RDMA is off by choice, TCP sockets carry everything.
   {
     id: "IB_DISABLED_BY_ENV",
+    fallsBack: true,
     severity: "warning",
     test: /NCCL_IB_DISABLE set by environment to 1/,
     cause: "NCCL_IB_DISABLE=1 is set in the environment: RDMA is turned off by choice and NCCL runs over TCP sockets",
@@ -55,6 +62,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   // https://github.com/deepspeedai/DeepSpeed/issues/8248).
   {
     id: "NO_LIBIBVERBS",
+    fallsBack: true,
     severity: "error",
     test: /Failed to open libibverbs|lib wrapper not initialized/,
     cause: "libibverbs is not installed in the image, so NCCL cannot use RDMA",
@@ -391,6 +399,11 @@ export const LOG_CAUSES: readonly LogCause[] = [
 export function causeOf(text: string, line = text): LogCause {
   for (const c of LOG_CAUSES) if (c.test.test(c.inLine ? line : text)) return c;
   return LOG_CAUSES[LOG_CAUSES.length - 1]!;
+}
+
+/** Whether warnings of cause `id` say only that NCCL went on without RDMA (LogCause.fallsBack). */
+export function fallsBack(id: string): boolean {
+  return LOG_CAUSES.some((c) => c.id === id && c.fallsBack === true);
 }
 
 /** Whether warnings of cause `id` end a communicator's init (LogCause.endsInit). */

@@ -55,3 +55,34 @@ describe("a fork's banner (MSCCL)", () => {
     expect(r.data.ncclVersions).toEqual(["2.12.12"]);
   });
 });
+
+// include/shm.h and src/transport/shm.cc, p2p.cc set up the transports inside a node while ncclCommInitRank connects
+// the rings (https://github.com/NVIDIA/nccl); net.cc tries each network in turn, so `NET/IB : No device found` is
+// followed by the socket network, not by the end of init. Shapes seen at https://github.com/pytorch/pytorch/issues/23534
+// and https://github.com/NVIDIA/nccl/issues/2057; hosts ours.
+describe("errors while the transports are set up, and RDMA's absence", () => {
+  test("a CUDA failure in shm.h after the rings' lines, no Init COMPLETE: the socket run's init failed", () => {
+    const h = "ip-10-2-3-4:4821:4870 [2] NCCL INFO";
+    const r = analyzeNcclLog(
+      [
+        `${h} Ring 00 : 2[2] -> 3[3] via P2P/IPC`,
+        `${h} Ring 01 : 2 -> 11 [send] via NET/Socket/0`,
+        "ip-10-2-3-4:4821:4870 [2] include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'",
+      ].join("\n"),
+    );
+    expect(r.data.verdict).toBe("init_failed");
+  });
+
+  test("`NET/IB : No device found` and a log that stops there: no init failure, nothing decided", () => {
+    const h = "gpu-vm-3:901:901 [0] NCCL INFO";
+    const r = analyzeNcclLog(
+      [
+        "gpu-vm-3:901:901 [0] NCCL INFO NCCL version 2.29.2+cuda12.8",
+        `${h} NET/IB : No device found.`,
+        `${h} Failed to initialize NET plugin IB`,
+      ].join("\n"),
+    );
+    expect(r.data.verdict).toBe("unknown");
+    expect(r.data.warnings.map((w) => w.code)).toContain("NCCL_WARN_NO_IB_DEVICE");
+  });
+});

@@ -6,7 +6,7 @@ import { naturalCompare } from "../../core/natural.js";
 import { type Problem, problem } from "../../core/result.js";
 import type { NodeInventory } from "../../inventory/types.js";
 import { NCCL_LOG_FINDINGS as F, NCCL_WARN_FINDINGS } from "./catalogue.js";
-import { endsInit } from "./causes.js";
+import { endsInit, fallsBack } from "./causes.js";
 import { deviceFindings } from "./device-findings.js";
 import {
   type DeviceEvidence,
@@ -130,9 +130,13 @@ function verdictOf(st: LogState, network: string | null, communicator: Communica
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";
   }
   if (fellBackToSocket(st)) return "socket";
-  const errors = [...st.warnings.values()].some((w) => w.severity === "error");
-  if (!completed && errors) return "init_failed";
+  if (!completed && initErrors(st).length > 0) return "init_failed";
   return "unknown";
+}
+
+/** The log's errors that could have ended an init (a framework's report of one too): all but the RDMA fallbacks. */
+function initErrors(st: LogState): WarnAggregate[] {
+  return [...st.warnings.values()].filter((w) => w.severity === "error" && !fallsBack(w.id));
 }
 
 /** Warnings as the user counts faults: follow-on WARNs drop out when another warning names the cause. */

@@ -75,7 +75,8 @@ export class LogState {
   commRan = 0;
   /**
    * `init.cc:N -> code` return chains (an error returned through the communicator's init), or a framework's report
-   * that the init call failed (`NCCL operation ncclCommInitRank(…) failed: …`), before any Init COMPLETE.
+   * that the init call failed (`NCCL operation ncclCommInitRank(…) failed: …`), or a WARN from the setup of the
+   * shared-memory or P2P transport, before any Init COMPLETE.
    */
   initChainFailed = 0;
   /**

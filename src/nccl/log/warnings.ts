@@ -5,11 +5,18 @@ import { type LogState, MAX_KEYS, MAX_SAMPLES } from "./state.js";
 /** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
 const IB_ACTIVITY = /\bnet_ib\.cc:|\bibvwrap\.cc?:|\bNCCL WARN NET\/IB\b|\bCall to ibv_\w+ failed/;
 
+/** The sources of the transports NCCL sets up inside a node during init (src/transport/shm.cc, p2p.cc, include/shm.h). */
+const TRANSPORT_SETUP = /(?:^|[\s/])(?:shm\.h|shm\.cc|shmutils\.cc|p2p\.cc|transport\.cc):\d+ (?:NCCL )?WARN\b/;
+
 /** A WARN record of line `s[start, end)`: its host's record starts at `p`, its message at `msg`. */
 export function warnRecord(st: LogState, s: string, start: number, p: number, msg: number, end: number): void {
   const sp = indexInLine(s, " ", p, end);
   const key = processKey(s, p, sp < 0 ? end : sp, end);
   // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
+  // A WARN raised where the transports inside a node are set up (shared memory, P2P) before any Init COMPLETE: the
+  // communicator's init failed there (`include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'` after the rings'
+  // lines, shape seen at https://github.com/pytorch/pytorch/issues/23534).
+  if (st.initComplete === 0 && TRANSPORT_SETUP.test(s.slice(p, msg))) st.initChainFailed++;
   if (IB_ACTIVITY.test(s.slice(p, end))) st.ibWarnings++;
   else if (indexInLine(s, "net_socket.c", p, msg) >= 0) st.socketTransport++;
   // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer
@@ -75,7 +82,7 @@ export function addWarning(st: LogState, text: string, host: string, sample = te
     st.warnings.set(cause.id, agg);
   }
   agg.count++;
-  if (st.initComplete === 0 && cause.severity === "error" && cause.followOn !== true) {
+  if (st.initComplete === 0 && cause.severity === "error" && cause.followOn !== true && cause.fallsBack !== true) {
     st.errorsBeforeInit++;
   }
   if (agg.samples.length < MAX_SAMPLES) agg.samples.push(sample.length > 400 ? `${sample.slice(0, 400)}…` : sample);

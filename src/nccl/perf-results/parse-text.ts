@@ -450,8 +450,12 @@ export class PerfTextParser {
     };
     // nccl-tests prints one row per size, sizes rising, for each type and op in turn: a row of the same type, op and
     // root smaller than the one before is the next invocation's sweep (tables pasted one after another, headers cut).
+    // After the run's own `# Avg bus bandwidth` footer a sweep is over: a row of the same size starts the next one
+    // (one-size runs pasted one after another, each with its footer).
     const prev = this.run.rows.at(-1);
-    if (prev && bytes < prev.bytes && prev.type === type && prev.redop === redop && prev.root === root) {
+    const over = this.run.avgBusBw !== null;
+    const again = prev !== undefined && (bytes < prev.bytes || (over && bytes === prev.bytes));
+    if (prev && again && prev.type === type && prev.redop === redop && prev.root === root) {
       // Unless processes that each ran the test alone (their rank lines repeat) share the stream: their rows
       // interleave, and a smaller size continues another process's sweep.
       if (lanesOf([...this.run.rows, row]).length > this.run.duplicateRanks + 1) this.newRun();

@@ -62,3 +62,22 @@ describe("processes that each ran the test alone, their rows interleaved", () =>
     expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([3, 3, 3]);
   });
 });
+
+// Each run ends with ` Avg bus bandwidth    : %g` (src/common.cu). Shape seen at
+// https://github.com/eunomia-bpf/nccl-eBPF/blob/HEAD/docs/tmp/p1-mixed-workload-experiment.md: one-size runs, each with
+// its footer, under a report's headings. Rows ours.
+describe("one-size runs, each with its footer", () => {
+  test("a row of the same size after a run's footer starts the next run", () => {
+    const one = row(4096, 4371.2, 0.0, 0.0);
+    const text = [
+      "#### Config 1",
+      one,
+      "# Avg bus bandwidth    : 0.000937",
+      "#### Config 2",
+      one,
+      "# Avg bus bandwidth    : 0.000941",
+    ];
+    const e = analyzeText("configs.md", `${text.join("\n")}\n`);
+    expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([1, 1]);
+  });
+});
