@@ -116,6 +116,12 @@ export function physStateOf(text: string): PhysState {
   return PHYS_WORDS.get(t.replace(/[\s_]+/g, "").toLowerCase()) ?? "UNKNOWN";
 }
 
+/** A field's value when it is one word (no space inside), else null: what follows a word is no tool's. */
+export function oneWord(value: string): string | null {
+  const v = value.trim();
+  return v === "" || /\s/.test(v) ? null : v;
+}
+
 /**
  * `Link layer:` as printed: `InfiniBand` or `Ethernet`, and `IB` from infiniband-diags 1.5 (OFED 1.5's ibstat, shape
  * seen at https://docs.oracle.com/cd/E72784_01/BIXOG/GUID-C9EB7E1B-B762-4ABC-9725-13DAB44C8B23.htm).

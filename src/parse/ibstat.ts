@@ -9,6 +9,7 @@ import {
   linkLayerOf,
   missingPortProblems,
   noPortReadProblem,
+  oneWord,
   physStateOf,
   portStateOf,
 } from "./ib-ports.js";
@@ -31,7 +32,10 @@ const PANIC = /^\s*(ibpanic|ibwarn|ibstat):.*$/;
 
 type PortDraft = IbPortReport & { sawState: boolean };
 
-function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
+function applyDeviceKey(dev: IbDeviceReport, key: string, raw: string): void {
+  // Each device field is one word (`20.26.1040`, `MT4123`, `0x…`): more after it is a page's residue, not read.
+  const value = oneWord(raw);
+  if (value === null) return;
   if (key === "firmware version") dev.fwVer = value;
   else if (key === "ca type") dev.partId = value;
   else if (key === "node guid") dev.nodeGuid = value;

@@ -10,6 +10,7 @@ import {
   linkLayerOf,
   missingPortProblems,
   noPortReadProblem,
+  oneWord,
   physStateOf,
   portStateOf,
 } from "./ib-ports.js";
@@ -51,13 +52,16 @@ function finishPort(p: PortDraft): IbPortReport {
 
 function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
   const v = value.trim();
-  if (key === "fw_ver") dev.fwVer = v;
-  else if (key === "vendor_part_id") dev.partId = v;
-  else if (key === "board_id") dev.boardId = v;
-  else if (key === "node_guid") dev.nodeGuid = v;
-  else if (key === "sys_image_guid") dev.sysImageGuid = v;
-  else if (key === "phys_port_cnt" && /^\d+$/.test(v)) dev.portCount = Number(v);
-  else if (key === "transport" && /^[A-Za-z]\w*/.test(v)) dev.transport = /^[A-Za-z]\w*/.exec(v)![0];
+  if (key === "transport" && /^[A-Za-z]\w*/.test(v)) dev.transport = /^[A-Za-z]\w*/.exec(v)![0];
+  // The other device fields are one word each (`20.26.1040`, `MT_0000000223`): more after it is a page's residue.
+  const word = oneWord(v);
+  if (word === null) return;
+  if (key === "fw_ver") dev.fwVer = word;
+  else if (key === "vendor_part_id") dev.partId = word;
+  else if (key === "board_id") dev.boardId = word;
+  else if (key === "node_guid") dev.nodeGuid = word;
+  else if (key === "sys_image_guid") dev.sysImageGuid = word;
+  else if (key === "phys_port_cnt" && /^\d+$/.test(word)) dev.portCount = Number(word);
 }
 
 function applyPortKey(port: PortDraft, key: string, value: string): void {
