@@ -63,6 +63,7 @@ export function recordPrefixOff(
   const stern = sternOff(lines, filled);
   if (stern && recognised.without(stern.lines.join("\n"))) return stern;
   const tag = tagOff(lines, filled);
-  if (tag && recognised.without(tag.lines.join("\n")) && !recognised.with(lines.join("\n"))) return tag;
+  // The text as it is first: reading it is cheap, reading it without the tag normalises it all again.
+  if (tag && !recognised.with(lines.join("\n")) && recognised.without(tag.lines.join("\n"))) return tag;
   return null;
 }
