@@ -198,10 +198,13 @@ describe("the built CLI (bin/kube-rdma.js and the bundle)", () => {
     const log = JSON.stringify(snapshot);
     const w = new Worker(join(pkg, "dist", "analysis-worker.js"));
     try {
+      // The worker says it has loaded, then answers the log it is given.
       const reply = await new Promise<{ id: number; result?: unknown; error?: string }>((resolve, reject) => {
-        w.once("message", resolve);
+        w.on("message", (m: { id: number; ready?: true }) => {
+          if (m.ready) w.postMessage({ id: 7, log, node: "node-a" });
+          else resolve(m);
+        });
         w.once("error", reject);
-        w.postMessage({ id: 7, log, node: "node-a" });
       });
       expect(reply.error).toBeUndefined();
       expect(reply.id).toBe(7);

@@ -80,6 +80,13 @@ export const KNOWN_MISSES = new Set<string>([
   // Two one-row runs in a Markdown report: all_reduce is named only in a heading above the first and in a crash's
   // backtrace below; the rows (one rank, busbw 0) fit all_reduce and reduce_scatter alike.
   "nccl_tests/heldout8-mixed-workload-fragments-segfault.txt",
+  // A socket run's `Connection closed by remote peer` WARN, quoted in the question above the log, and no Init
+  // COMPLETE: init_failed, where the judge read the prose (the master node went on to train) as a run that worked.
+  "nccl_log/heldout9-sockeye-torchrun-socket-ib-disabled.txt",
+  // `ofed_info -n` prints the version number alone (`5.1-2.5.8`), no distribution name: not read.
+  "ofed_info/heldout9-issue-ofed-info-n-numeric.txt",
+  // show_gids commented out in a README, `# ` before every line (the command's own line bare): not read.
+  "show_gids/heldout9-readme-hash-commented-ib-no-netdev.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

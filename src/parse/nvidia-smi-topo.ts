@@ -70,6 +70,8 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
           { line, hint: "A row cut short usually means the capture was truncated; re-run `nvidia-smi topo -m`." },
         ),
       );
+      // A row cut short (the paste ends inside it) keeps the cells it printed; the columns after the cut are unread.
+      if (bad === undefined && cells.length > 0) rows.set(name, cells);
       continue;
     }
     rows.set(name, cells);

@@ -23,11 +23,13 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
   }
   // A NIC near no GPU (the management NIC on its own root port) loses ties to one that serves some GPU.
   const servesSome = (nic: string) => gpus.some((g) => NEAR.has(topo.matrix[g]?.[nic] ?? ""));
+  // A GPU's row read whole: every NIC's cell in it (a paste can end inside a row).
+  const whole = (g: string) => topo.matrix[g] !== undefined && nics.every((n) => topo.matrix[g]![n] !== undefined);
   const findings: Finding[] = [];
   let near = 0;
   for (const gpu of gpus) {
     const row = topo.matrix[gpu];
-    if (!row) continue;
+    if (!row || !whole(gpu)) continue;
     const best = nics
       .filter((n) => row[n] !== undefined && RANK[row[n]!] !== undefined)
       .sort(
@@ -48,9 +50,10 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
         }),
       );
   }
-  const rows = gpus.filter((g) => topo.matrix[g]).length;
-  // A cut capture lacks the last GPUs' rows: "every GPU" may only speak for the rows that were read.
-  const unread = gpus.filter((g) => !topo.matrix[g]);
+  // A cut capture lacks the last GPUs' rows, or ends inside one before its NIC cells: "every GPU" may only speak for
+  // the rows read whole.
+  const rows = gpus.filter(whole).length;
+  const unread = gpus.filter((g) => !whole(g));
   const verdict =
     unread.length > 0
       ? `${near} of the ${rows} GPU rows read have a NIC at PIX/PXB; ${unread.join(", ")} not checked (no row)`

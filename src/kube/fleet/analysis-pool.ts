@@ -4,7 +4,7 @@ import { startModuleWorker } from "../../core/worker.js";
 import { analyseLog, type FleetCheckOptions, type NodeAnalysis } from "./node-analyser.js";
 import type { LogHandler, LogOutcome } from "./run.js";
 
-type Reply = { id: number; result?: LogOutcome<NodeAnalysis>; error?: string };
+type Reply = { id: number; result?: LogOutcome<NodeAnalysis>; error?: string; ready?: undefined } | { ready: true };
 
 export type AnalysisPool = { handle: LogHandler<NodeAnalysis>; threads: number; close(): Promise<void> };
 
@@ -33,7 +33,8 @@ export function defaultAnalysisThreads(nodes: number): number {
 }
 
 type Job = { id: number; log: string; node: string; resolve: (r: LogOutcome<NodeAnalysis>) => void };
-type Slot = { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null };
+/** A worker, its job, the job's budget timer, and whether the worker has loaded (jobs wait for that). */
+type Slot = { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean };
 
 /**
  * Spreads log → snapshot → inventory → checks over worker threads, one log per worker at a time: building a node's
@@ -64,14 +65,23 @@ export function createAnalysisPool(
   };
   function spawn(slot: Slot): Worker {
     const w = startModuleWorker(import.meta.url, "analysis-worker");
+    slot.ready = false;
     w.on("message", (m: Reply) => {
-      if (slot.worker !== w || slot.job?.id !== m.id) return;
+      if (slot.worker !== w) return;
+      if (m.ready) {
+        slot.ready = true;
+        dispatch();
+        return;
+      }
+      if (slot.job?.id !== m.id) return;
       const failed = `the analysis of its snapshot failed (${m.error})`;
       finish(slot, m.error !== undefined ? { ok: false, reason: failed } : m.result!);
     });
     w.on("error", (err) => {
       if (slot.worker !== w) return;
       const reason = `the analysis of its snapshot failed (${err instanceof Error ? err.message : String(err)})`;
+      // A worker that failed to start answers the next waiting log, so that a start that always fails still ends.
+      if (!slot.ready && !slot.job) slot.job = queue.shift() ?? null;
       if (!closed) replace(slot);
       finish(slot, { ok: false, reason });
     });
@@ -79,7 +89,7 @@ export function createAnalysisPool(
   }
   function dispatch(): void {
     for (const slot of slots) {
-      if (closed || slot.job || queue.length === 0) continue;
+      if (closed || !slot.ready || slot.job || queue.length === 0) continue;
       const job = queue.shift()!;
       slot.job = job;
       slot.timer = setTimeout(() => {
@@ -95,7 +105,7 @@ export function createAnalysisPool(
     }
   }
   for (let i = 0; i < threads; i++) {
-    const slot: Slot = { worker: undefined as unknown as Worker, job: null, timer: null };
+    const slot: Slot = { worker: undefined as unknown as Worker, job: null, timer: null, ready: false };
     slot.worker = spawn(slot);
     slots.push(slot);
   }

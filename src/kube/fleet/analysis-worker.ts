@@ -11,3 +11,6 @@ parentPort?.on("message", (msg: { id: number; log: string; node: string; opts?: 
       parentPort?.postMessage({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
   );
 });
+
+// Loaded: from now on a job's time is its analysis alone (a worker's start is not charged to the first snapshot).
+parentPort?.postMessage({ ready: true });

@@ -40,9 +40,10 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
-const RECORDS = /\S+:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
+const RECORDS =
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
 // PyTorch's own NCCL layer (NCCL_CALLER_LINE, caller-lines.ts): no NCCL line by itself, but beside NCCL's banner (or
 // the process group's own naming of the NCCL version, NCCL_PG_VERSION) it is the rest of that NCCL log.
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */

@@ -311,7 +311,7 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/Avg bus bandwidth|Collective test starting|out-of-place/.test(head)) score += 0.15;
     // Footers alone, several (grepped from one log per host): nccl-tests' own line, `# Avg bus bandwidth    : %g`
     // (src/common.cu, https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu).
-    if ((head.match(/^(?:.{0,60}?[:\]>])?\s*#?\s*Avg bus bandwidth\s*:\s*\d/gm)?.length ?? 0) >= 2) score += 0.4;
+    if ((head.match(/^(?:.{0,60}?[:\]>])?\s*(?:#\s*)?Avg bus bandwidth\s*:\s*\d/gm)?.length ?? 0) >= 2) score += 0.4;
     // The one-line JSON report a JSON-output build prints in place of its table names itself.
     if (/^\{"identifier":\s*"nccl-tests structured output"/m.test(head)) score += 0.6;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))
