@@ -1,4 +1,5 @@
 import { naturalCompare } from "../../core/natural.js";
+import { fallsBack } from "./causes.js";
 import type { LogDevice, LogState } from "./state.js";
 
 /**
@@ -48,9 +49,8 @@ const socketList = (st: LogState) => [...st.deviceLists.keys()].some((k) => k.st
 const rdmaDevices = (st: LogState) =>
   [...st.devices.values()].filter((d) => d.linkLayer === "IB" || d.linkLayer === "RoCE");
 
-/** The log says RDMA is unavailable: no device, no libibverbs, or IB turned off. */
-const noRdma = (st: LogState) =>
-  ["NO_IB_DEVICE", "NO_LIBIBVERBS", "IB_DISABLED_BY_ENV"].some((id) => st.warnings.has(id));
+/** The log says RDMA is unavailable: no device, no libibverbs, or IB turned off (the causes that fall back). */
+const noRdma = (st: LogState) => [...st.warnings.keys()].some(fallsBack);
 
 /** NCCL found no usable RDMA device (no device, no libibverbs, or IB turned off) and listed sockets instead. */
 export function fellBackToSocket(st: LogState): boolean {

@@ -33,9 +33,10 @@ const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
  * alone (`host [0] misc/ibvwrap.cu:269 WARN `, NCCL 2.1 in https://github.com/horovod/horovod/issues/98): its source
  * file names it NCCL's.
  */
+const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\] [\w./-]+\.(?:h|cc|cu|c):\d+ (WARN)) /;
+
 /** A level and a NET/ message with no prefix: NCCL ≤ 2.4's record (no `NCCL` word) stripped of its host. */
 const OLD_NET_MESSAGE = /^(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?:/;
-const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\] [\w./-]+\.(?:h|cc|cu|c):\d+ (WARN)) /;
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line

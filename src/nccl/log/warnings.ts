@@ -12,11 +12,11 @@ const TRANSPORT_SETUP = /(?:^|[\s/])(?:shm\.h|shm\.cc|shmutils\.cc|p2p\.cc|trans
 export function warnRecord(st: LogState, s: string, start: number, p: number, msg: number, end: number): void {
   const sp = indexInLine(s, " ", p, end);
   const key = processKey(s, p, sp < 0 ? end : sp, end);
-  // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
   // A WARN raised where the transports inside a node are set up (shared memory, P2P) before any Init COMPLETE: the
   // communicator's init failed there (`include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'` after the rings'
   // lines, shape seen at https://github.com/pytorch/pytorch/issues/23534).
   if (st.initComplete === 0 && TRANSPORT_SETUP.test(s.slice(p, msg))) st.initChainFailed++;
+  // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
   if (IB_ACTIVITY.test(s.slice(p, end))) st.ibWarnings++;
   else if (indexInLine(s, "net_socket.c", p, msg) >= 0) st.socketTransport++;
   // A failed work completion (`NET/IB : Got completion from peer … with error 12`, net_ib.cc) comes from a transfer

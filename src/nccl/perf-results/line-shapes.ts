@@ -79,3 +79,39 @@ export function collectivesNamedIn(line: string): string[] {
   }
   return [...out];
 }
+
+/**
+ * A line that tells a command in prose: plain words before the launcher or the test binary (`I launch it with `srun
+ * …``), not a prompt, an environment assignment or `sudo` (shape seen in https://github.com/NVIDIA/pyxis/issues/116).
+ */
+export function toldInProse(line: string): boolean {
+  const start = line.search(/\b(?:mpirun|mpiexec|srun|[a-z][a-z_]*_perf)\b|\S*\/[a-z][a-z_]*_perf\b/);
+  const before = start < 0 ? "" : line.slice(0, start);
+  return /(?:^|\s)(?!sudo\b|time\b|nohup\b|exec\b|env\b)[A-Za-z][a-z]+[,:]?(?=\s)/.test(before);
+}
+
+/**
+ * The index in `rest` (a row's tokens after its type) where its figures start — after a redop and a root, either of
+ * which a collective may leave blank — when exactly one of the places 0–2 reads as a time and an algbw that agree:
+ * algbw (GB/s) = size / time (µs) / 1000, both printed to two decimals or so. Null when none or several do (a tiny
+ * size whose algbw prints as 0.00 fits anywhere).
+ */
+export function figuresStart(bytes: number, rest: readonly string[], group: number): number | null {
+  let found: number | null = null;
+  for (let m = 0; m <= 2 && rest.length - m >= group; m++) {
+    const time = Number(rest[m]);
+    const algbw = Number(rest[m + 1]);
+    if (!(time > 0) || !Number.isFinite(algbw) || algbw < 0.1) continue;
+    const expected = bytes / time / 1000;
+    if (Math.abs(algbw - expected) > Math.max(0.011, 0.02 * algbw)) continue;
+    if (found !== null) return null;
+    found = m;
+  }
+  return found;
+}
+
+/** A numbered list's marker before an item's text (`1. `, `2) `). */
+export const NUMBERED_ITEM = /^\d{1,3}[.)]\s+(?=\S)/;
+
+/** A row whose out-of-place figures were left blank (a wide gap after the redop and root): in-place figures only. */
+export const BLANK_SIDE = /\S\s{20,}\S/;

@@ -2,7 +2,17 @@ import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
-import { collectivesNamedIn, commandRanks, ROW_START, sideBySide, withoutRankTags } from "./line-shapes.js";
+import {
+  BLANK_SIDE,
+  collectivesNamedIn,
+  commandRanks,
+  figuresStart,
+  NUMBERED_ITEM,
+  ROW_START,
+  sideBySide,
+  toldInProse,
+  withoutRankTags,
+} from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
 import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
 
@@ -22,42 +32,6 @@ const STRIPPED_FIRST = new Set([..."nrCURsOAo("]);
 const STRIPPED =
   /^(?:nThreads?:? \d|[nr]ccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
-/**
- * A line that tells a command in prose: plain words before the launcher or the test binary (`I launch it with `srun
- * …``), not a prompt, an environment assignment or `sudo` (shape seen in https://github.com/NVIDIA/pyxis/issues/116).
- */
-function toldInProse(line: string): boolean {
-  const start = line.search(/\b(?:mpirun|mpiexec|srun|[a-z][a-z_]*_perf)\b|\S*\/[a-z][a-z_]*_perf\b/);
-  const before = start < 0 ? "" : line.slice(0, start);
-  return /(?:^|\s)(?!sudo\b|time\b|nohup\b|exec\b|env\b)[A-Za-z][a-z]+[,:]?(?=\s)/.test(before);
-}
-
-/**
- * The index in `rest` (a row's tokens after its type) where its figures start — after a redop and a root, either of
- * which a collective may leave blank — when exactly one of the places 0–2 reads as a time and an algbw that agree:
- * algbw (GB/s) = size / time (µs) / 1000, both printed to two decimals or so. Null when none or several do (a tiny
- * size whose algbw prints as 0.00 fits anywhere).
- */
-function figuresStart(bytes: number, rest: readonly string[], group: number): number | null {
-  let found: number | null = null;
-  for (let m = 0; m <= 2 && rest.length - m >= group; m++) {
-    const time = Number(rest[m]);
-    const algbw = Number(rest[m + 1]);
-    if (!(time > 0) || !Number.isFinite(algbw) || algbw < 0.1) continue;
-    const expected = bytes / time / 1000;
-    if (Math.abs(algbw - expected) > Math.max(0.011, 0.02 * algbw)) continue;
-    if (found !== null) return null;
-    found = m;
-  }
-  return found;
-}
-
-/** A numbered list's marker before an item's text (`1. `, `2) `). */
-const NUMBERED_ITEM = /^\d{1,3}[.)]\s+(?=\S)/;
-
-/** A row whose out-of-place figures were left blank (a wide gap after the redop and root): in-place figures only. */
-const BLANK_SIDE = /\S\s{20,}\S/;
-
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
