@@ -83,10 +83,6 @@ export const KNOWN_MISSES = new Set<string>([
   // A socket run's `Connection closed by remote peer` WARN, quoted in the question above the log, and no Init
   // COMPLETE: init_failed, where the judge read the prose (the master node went on to train) as a run that worked.
   "nccl_log/heldout9-sockeye-torchrun-socket-ib-disabled.txt",
-  // `ofed_info -n` prints the version number alone (`5.1-2.5.8`), no distribution name: not read.
-  "ofed_info/heldout9-issue-ofed-info-n-numeric.txt",
-  // show_gids commented out in a README, `# ` before every line (the command's own line bare): not read.
-  "show_gids/heldout9-readme-hash-commented-ib-no-netdev.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

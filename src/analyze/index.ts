@@ -129,13 +129,16 @@ export function analyzeText(
   return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, ctx)), clean);
 }
 
-/** Whether a text reads as one of the analyzers' records (for the prefixes only a record proves). */
+/** The kind of the analyzers' records a text reads as, or null (for the prefixes only a record proves). */
 const recognisedBy =
   (analyzers: readonly AnalyzerKind[]) =>
-  (text: string): boolean =>
-    chooseAnalyzer(text, undefined, analyzers) !== null ||
+  (text: string): string | null => {
+    const chosen = chooseAnalyzer(text, undefined, analyzers);
+    if (chosen) return chosen.kind;
     // A tool's failure under its one typed command is a record too (its kind comes from the command).
-    (soleCommandKind(text) !== null && findAnalyzer(soleCommandKind(text)!, analyzers) !== undefined);
+    const sole = soleCommandKind(text);
+    return sole !== null && findAnalyzer(sole, analyzers) !== undefined ? sole : null;
+  };
 
 /** Keeps what the normalisation layer removed as facts on the entry (only when it removed something). */
 function withWrappers(entry: AnalyzedInput, clean: Normalised): AnalyzedInput {

@@ -19,7 +19,7 @@ import {
   viewerCellsOff,
   viewerLineNumbersOff,
 } from "./page-wrappers.js";
-import { recordPrefixOff } from "./record-prefixes.js";
+import { type KindOf, recordPrefixOff } from "./record-prefixes.js";
 import { webCharactersOff } from "./web-characters.js";
 
 export type { WrapperName };
@@ -46,7 +46,8 @@ export type PageWrapperName =
   | "double_spacing"
   | "diff_added"
   | "inline_quotes"
-  | "numbered_view";
+  | "numbered_view"
+  | "shell_comment";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -175,10 +176,10 @@ function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | nul
 }
 
 /**
- * Removes CRLF, ANSI colour and every proven per-line wrapper (stacked ones too, outermost first). `recognised` (does
- * a text read as a known record?) lets the prefixes that only a record can prove (record-prefixes.ts) come off too.
+ * Removes CRLF, ANSI colour and every proven per-line wrapper (stacked ones too, outermost first). `recognised` (the
+ * kind a text reads as, or null) lets the prefixes that only a record can prove (record-prefixes.ts) come off too.
  */
-export function normaliseCapture(text: string, opts: { recognised?: (text: string) => boolean } = {}): Normalised {
+export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {}): Normalised {
   // Colour first: a line coloured after its CRLF was added (`ESC[32m … CR ESC[0m LF`) would otherwise leave its CR
   // alone, read as a line break of its own, and split every line in two.
   // A page's characters first (a no-break space for each space, a smartened quote, an escaped `&gt;`): every wrapper

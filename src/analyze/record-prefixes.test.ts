@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { CAPTURES, KNOWN_MISSES, readCorpus, scoreCase } from "./corpus.js";
 import { analyzeTranscript } from "./index.js";
 
 // nccl-tests' own lines (src/common.cu, https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu); own hosts.
@@ -80,5 +83,85 @@ describe("parallel --tag's argument comes off when the rest reads as a record", 
     ].join("\n");
     const e = only("topo.txt", topo);
     expect([e.kind, e.wrappers]).toEqual(["nvidia_smi_topo", undefined]);
+  });
+});
+
+// A README shows a command's output commented out under it, `# ` before each line (shape seen at
+// https://github.com/ProjectMitosisOS/mitosis-core/blob/main/README.md); own devices and GIDs.
+describe("a shell comment before a capture's lines comes off when the rest reads as a record", () => {
+  const GIDS = [
+    "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+    "---     ----    -----   ---                                     ------------    ---     ---",
+    "mlx5_2  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5c:1d20                 v1      ens2f0",
+    "mlx5_2  1       1       fe80:0000:0000:0000:0e42:a1ff:fe5c:1d20                 v2      ens2f0",
+    "n_gids_found=2",
+  ];
+  const rows = (e: ReturnType<typeof only>) =>
+    (e.data as { gids: { device: string; index: number; netdev: string }[] } | null)?.gids.map(
+      (g) => `${g.device}:${g.index}:${g.netdev}`,
+    );
+
+  test("the output under its bare command, prose around it, reads as show_gids", () => {
+    const text = [
+      "Get the GID of the first machine:",
+      "",
+      "```bash",
+      "show_gids",
+      ...GIDS.map((l) => `# ${l}`),
+      "```",
+      "",
+      "We use the first GID below.",
+    ].join("\n");
+    const e = only("readme.md", text);
+    expect(e.kind).toBe("show_gids");
+    expect(e.wrappers?.removed).toContain("shell_comment");
+    expect(rows(e)).toEqual(["mlx5_2:0:ens2f0", "mlx5_2:1:ens2f0"]);
+  });
+
+  test("every line commented reads as show_gids", () => {
+    const e = only("all.txt", GIDS.map((l) => `# ${l}`).join("\n"));
+    expect(rows(e)).toEqual(["mlx5_2:0:ens2f0", "mlx5_2:1:ens2f0"]);
+  });
+
+  test("nccl-tests' own `#` header lines are not a comment: the header stays nccl-tests'", () => {
+    // A run that stopped after its header: every line is nccl-tests' own `#` line (src/common.cu).
+    const header = TEST_OUTPUT.slice(0, 9).join("\n");
+    const e = only("hang.txt", header);
+    expect([e.kind, e.wrappers]).toEqual(["nccl_tests", undefined]);
+  });
+
+  test("a root prompt's `# ` before one command is no comment over its output", () => {
+    const text = ["# ibdev2netdev", "mlx5_0 port 1 ==> ib0 (Up)", "mlx5_1 port 1 ==> ib1 (Down)"].join("\n");
+    const e = only("prompt.txt", text);
+    expect(e.kind).toBe("ibdev2netdev");
+    expect(e.wrappers?.removed ?? []).not.toContain("shell_comment");
+  });
+});
+
+describe("every corpus capture commented out line by line gives the facts of the clean capture", () => {
+  // nccl-tests prints its header as `#` lines (src/common.cu): a text that holds nccl-tests' header, commented or
+  // not, is never uncommented, by design (its facts are then fewer, never different).
+  const NCCL_TESTS_HEADER = /^#\s*(?:nThread|Using devices|\s*Rank\s+\d)/m;
+  const cases = readCorpus().filter((c) => !KNOWN_MISSES.has(c.file) && !c.file.startsWith("nccl_tests/"));
+  test(`${cases.length} host-tool and NCCL log captures`, () => {
+    const wrong: string[] = [];
+    let refused = 0;
+    for (const c of cases) {
+      const clean = readFileSync(join(CAPTURES, c.file), "utf8");
+      if (NCCL_TESTS_HEADER.test(clean)) {
+        refused++;
+        continue;
+      }
+      const r = scoreCase(
+        c,
+        clean
+          .split("\n")
+          .map((l) => `# ${l}`)
+          .join("\n"),
+      );
+      if (r.crashed || r.misses.length > 0) wrong.push(`${c.file}: ${r.crashed ?? r.misses.join("; ")}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(refused).toBeLessThan(cases.length / 10);
   });
 });

@@ -7,7 +7,12 @@
  *   and `.`, with a `-` as generated names have) and container name (a DNS-1123 label) before every line
  *   (https://kubernetes.io/docs/concepts/overview/working-with-objects/names/).
  * - GNU parallel's `--tag`: the argument and a tab before every line of its job (https://www.gnu.org/software/parallel/man.html#tag).
+ * - A shell comment's `# ` before every line (a README that shows a command's output commented out under the command,
+ *   shape seen at https://github.com/ProjectMitosisOS/mitosis-core/blob/main/README.md): nccl-tests prints its own header as
+ *   `#` lines (src/common.cu), so the comment is never read on a text that reads as nccl-tests, with it or without.
  */
+
+import { commandOfLine } from "./transcript.js";
 
 const PROOF = 0.8;
 
@@ -26,7 +31,10 @@ function sternPair(l: string): string | null {
 /** A `--tag` argument: no blank in it, then a tab. */
 const TAG = /^([^\s]{1,80})\t/;
 
-export type RecordPrefix = { name: "stern" | "parallel_tag"; lines: string[]; hosts?: string[] };
+export type RecordPrefix = { name: "stern" | "parallel_tag" | "shell_comment"; lines: string[]; hosts?: string[] };
+
+/** The kind a text reads as, or null (what normalisation may ask of the analyzers). */
+export type KindOf = (text: string) => string | null;
 
 /** stern's prefix when every line (PROOF of them) carries one same pod and container: the lines without it. */
 function sternOff(lines: readonly string[], filled: readonly string[]): RecordPrefix | null {
@@ -47,6 +55,37 @@ function tagOff(lines: readonly string[], filled: readonly string[]): RecordPref
   return { name: "parallel_tag", lines: lines.map((l) => l.replace(TAG, "")), hosts: distinct.sort() };
 }
 
+/** A shell comment's `# `, or a lone `#` (a blank line commented out). */
+const COMMENT = /^#(?: |$)/;
+
+/** The kind whose own header lines are comments (nccl-tests' `# nThread …`, `#  Rank  0 …`, `#       size …`). */
+const COMMENTING_KIND = "nccl_tests";
+
+/** Commented lines under a bare capture command that make its output (a README's prose may surround them). */
+const COMMENTED_RUN = 2;
+
+/**
+ * A shell comment before every line (PROOF of them), or before every line of the output under a capture command typed
+ * bare (`show_gids`, then its table commented out, prose around): the lines without it; else null.
+ */
+function commentOff(lines: readonly string[], filled: readonly string[]): RecordPrefix | null {
+  if (filled.filter((l) => COMMENT.test(l)).length >= Math.ceil(filled.length * PROOF))
+    return { name: "shell_comment", lines: lines.map((l) => l.replace(COMMENT, "")) };
+  const out = [...lines];
+  let found = false;
+  for (let i = 0; i < lines.length; i++) {
+    // The cheap test first: a commented line under this one.
+    if (!COMMENT.test(lines[i + 1] ?? "") || COMMENT.test(lines[i]!) || commandOfLine(lines[i]!) === null) continue;
+    let j = i + 1;
+    while (j < lines.length && COMMENT.test(lines[j]!) && lines[j]!.trim() !== "#") j++;
+    if (j - i - 1 < COMMENTED_RUN) continue;
+    for (let k = i + 1; k < j; k++) out[k] = lines[k]!.replace(COMMENT, "");
+    found = true;
+    i = j - 1;
+  }
+  return found ? { name: "shell_comment", lines: out } : null;
+}
+
 /**
  * The record prefix the lines carry, when the text without it is recognised; else null. A tag (any word before a tab)
  * is shaped like a tab-separated tool's first column, so it comes off only when the text with it is not recognised;
@@ -56,14 +95,20 @@ function tagOff(lines: readonly string[], filled: readonly string[]): RecordPref
  */
 export function recordPrefixOff(
   lines: readonly string[],
-  recognised: { without: (text: string) => boolean; with: (text: string) => boolean },
+  recognised: { without: KindOf; with: KindOf },
 ): RecordPrefix | null {
   const filled = lines.filter((l) => l.trim() !== "");
   if (filled.length < 2) return null;
   const stern = sternOff(lines, filled);
-  if (stern && recognised.without(stern.lines.join("\n"))) return stern;
+  if (stern && recognised.without(stern.lines.join("\n")) !== null) return stern;
   const tag = tagOff(lines, filled);
   // The text as it is first: reading it is cheap, reading it without the tag normalises it all again.
-  if (tag && !recognised.with(lines.join("\n")) && recognised.without(tag.lines.join("\n"))) return tag;
+  if (tag && recognised.with(lines.join("\n")) === null && recognised.without(tag.lines.join("\n")) !== null)
+    return tag;
+  const comment = commentOff(lines, filled);
+  if (comment && recognised.with(lines.join("\n")) !== COMMENTING_KIND) {
+    const kind = recognised.without(comment.lines.join("\n"));
+    if (kind !== null && kind !== COMMENTING_KIND) return comment;
+  }
   return null;
 }

@@ -31,3 +31,23 @@ describe("ofed_info -s", () => {
     expect(r.problems[0]?.message).toMatch(/MLNX_OFED_LINUX-5\.8-1\.1\.2\.1:/);
   });
 });
+
+// The ofed_info script's usage: "-n  Show numerical version number only"; a site check reads it as `5.1-2.5.8.0`
+// (https://github.com/weka/tools/blob/master/install/scripts.d/ta/195_ofed.sh); pasted under its command in
+// https://github.com/Mellanox/nv_peer_memory/issues/79. Own numbers.
+describe("ofed_info -n: the number alone, the distribution not named", () => {
+  test("under its command, among other commands' output", () => {
+    const text =
+      "# lspci | grep Mell\n0000:3b:00.0 Ethernet controller: Mellanox\n\n# ofed_info -n\n5.8-3.0.7.0\n\n# uname -r\n";
+    const r = parseOfedInfo(text);
+    expect(r.ok && r.value).toMatchObject({ status: "present", flavor: null, version: "5.8-3.0.7.0" });
+  });
+  test("as the whole output (a session's part under its command)", () => {
+    const r = parseOfedInfo("23.10-0.5.5.0\n");
+    expect(r.ok && r.value).toMatchObject({ status: "present", flavor: null, version: "23.10-0.5.5.0" });
+  });
+  test("a number under another command, or among other lines, is not a version", () => {
+    expect(parseOfedInfo("$ uname -r\n5.15-0.91\n").ok).toBe(false);
+    expect(parseOfedInfo("5.8-3.0.7.0\nsomething else\n").ok).toBe(false);
+  });
+});

@@ -5,12 +5,21 @@ import { isPromptLine, splitLines, stripPrompt } from "../core/text.js";
 export type OfedFlavor = "MLNX_OFED" | "DOCA-OFED" | "OFED";
 
 export type OfedVersion =
-  | { status: "present"; flavor: OfedFlavor; version: string; raw: string }
+  /** `flavor` is null where only the number was printed (`ofed_info -n`): the distribution is not named. */
+  | { status: "present"; flavor: OfedFlavor | null; version: string; raw: string }
   /** No `ofed_info` at all: inbox rdma-core (or empty output). */
   | { status: "absent"; flavor: null; version: null; raw: string | null };
 
 // `MLNX_OFED_LINUX-5.8-1.1.2.1:`, `OFED-internal-24.01-0.3.3:`, `MLNX_OFED_LINUX-5.8-1.1.2.1 (OFED-5.8-1.1.2):`
 const OFED_LINE = /^(MLNX_OFED_LINUX|OFED-internal|OFED)-(\d+\.\d+-[\d.]*\d)(?:\s+\(.*\))?:?\s*$/;
+/**
+ * `ofed_info -n` prints the version number alone (`5.8-1.1.2.1`; the script's usage says "-n  Show numerical version
+ * number only", and a site check compares its output with `5.1-2.5.8.0`-style numbers,
+ * https://github.com/weka/tools/blob/master/install/scripts.d/ta/195_ofed.sh): read right under that command, or as
+ * the whole output (a pasted session's part under its command).
+ */
+const NUMBER_COMMAND = /(?:^|\s)ofed_info\s+-n\s*$/;
+const NUMBER_LINE = /^(\d+\.\d+-[\d.]*\d)$/;
 const NOT_FOUND = /(command not found|not found|No such file or directory)\s*$/i;
 
 const FLAVOR: Record<string, OfedFlavor> = {
@@ -33,6 +42,11 @@ export function parseOfedInfo(text: string): ParseResult<OfedVersion> {
   for (const line of meaningful) {
     const m = OFED_LINE.exec(stripPrompt(line));
     if (m) return ok({ status: "present", flavor: FLAVOR[m[1]!]!, version: m[2]!, raw: line });
+  }
+  const under = lines.findIndex((l, i) => NUMBER_COMMAND.test(l) && NUMBER_LINE.test(lines[i + 1] ?? ""));
+  const line = under >= 0 ? lines[under + 1] : meaningful.length === 1 ? meaningful[0] : undefined;
+  if (line !== undefined && NUMBER_LINE.test(line)) {
+    return ok({ status: "present", flavor: null, version: line, raw: line });
   }
   const first = meaningful[0]!;
   if (meaningful.some((l) => NOT_FOUND.test(l) && /ofed_info/.test(l))) {

@@ -24,13 +24,14 @@ export const ofedInfoAnalyzer: AnalyzerKind = {
     // The version line decides flavour and version; a "not found" line (or nothing) says there is none.
     const parsed = withEvidence(parseOfedInfo(text), (v) => {
       const by = v.status === "present" ? "version_line" : v.raw !== null ? "absence_line" : null;
-      return { flavor: by, version: by };
+      return { flavor: v.status === "present" && v.flavor === null ? null : by, version: by };
     });
     return outcomeOf(parsed, (value) => {
       if (value.status === "absent") {
         return { findings: [finding("OFED_ABSENT", "node", { detail: null })], summary: "no OFED (inbox rdma-core)" };
       }
-      return { findings: [], summary: `${value.flavor} ${value.version}` };
+      // `ofed_info -n` names no distribution: the number alone.
+      return { findings: [], summary: value.flavor ? `${value.flavor} ${value.version}` : `OFED ${value.version}` };
     });
   },
 };
