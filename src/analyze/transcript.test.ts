@@ -146,3 +146,30 @@ describe("one capture command over output no format recognises", () => {
     expect(soleCommandKind("$ ibstat\nibpanic: no IB device\n")).toBe("ibstat");
   });
 });
+
+// `rdma link show` typed in a pod, then `ibv_devinfo` failing there (shape seen at
+// https://github.com/k8snetworkplumbingwg/sriov-cni/issues/348); own devices. iproute2's `rdma link` is a capture
+// command (https://man7.org/linux/man-pages/man8/rdma-link.8.html): the session is two captures, not one.
+describe("`rdma link show` is a capture command of its own", () => {
+  const text = [
+    "root@trainer-0:/# rdma link show",
+    "link bnxt_re0/1 state ACTIVE physical_state LINK_UP",
+    "link bnxt_re1/1 state DOWN physical_state DISABLED",
+    "",
+    "root@trainer-0:/# ibv_devinfo",
+    "libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re0",
+    "No IB devices found",
+  ].join("\n");
+
+  test("the failing ibv_devinfo under it is read as ibv_devinfo with no device", () => {
+    const entries = analyzeTranscript("pod.txt", text);
+    expect(entries.map((e) => e.kind)).toEqual(["ibdev2netdev", "ibv_devinfo"]);
+    expect(entries[1]!.data).toMatchObject({ devices: [], noDevices: true });
+  });
+
+  test("its forms as typed name the command; other rdma subcommands are none", () => {
+    expect(commandOfLine("$ rdma link show mlx5_0/1")).toBe("rdma link show mlx5_0/1");
+    expect(commandOfLine("sudo rdma -d link")).toBe("rdma -d link");
+    expect(commandOfLine("rdma resource show")).toBeNull();
+  });
+});

@@ -22,6 +22,12 @@ export type TranscriptSegment = {
 };
 
 /**
+ * iproute2's `rdma link` (`rdma link show [DEV/PORT]`, https://man7.org/linux/man-pages/man8/rdma-link.8.html): the
+ * port-to-netdev listing the ibdev2netdev analyser reads where ibdev2netdev is not installed.
+ */
+const RDMA_LINK_LINE = /^(?:sudo\s+)?(?:\S*\/)?rdma\s+(?:-\w+\s+)*link(?:\s+show)?(?:\s+[\w./-]+)?\s*$/;
+
+/**
  * An nccl-tests binary as typed (`./build/all_gather_perf -g 8 -b 8 …`, behind `mpirun …` or not): its output is a
  * capture too (the binaries are named `<collective>_perf`, https://github.com/NVIDIA/nccl-tests#usage).
  */
@@ -43,6 +49,7 @@ export function commandOfLine(line: string): string | null {
   // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.
   const m = COMMAND_LINE.exec(typed) ?? COMMAND_LINE.exec(typed.replace(/^[#$](?=[a-z])/, ""));
   if (m) return `${m[1]}${(m[2] ?? "").replace(/\s+/g, " ")}`;
+  if (RDMA_LINK_LINE.test(typed)) return typed.replace(/^(?:sudo\s+)?(?:\S*\/)?/, "").replace(/\s+/g, " ");
   return PERF_LINE.test(typed) ? typed.replace(/\s+/g, " ") : null;
 }
 
@@ -99,6 +106,7 @@ export function kindOfCommand(command: string): string {
   if (name === "nvidia-smi")
     return args.includes("topo") ? "nvidia_smi_topo" : args.includes("-x") ? "nvidia_smi_xml" : "nvidia_smi";
   if (name === "ibstatus") return "ibstat";
+  if (RDMA_LINK_LINE.test(command)) return "ibdev2netdev";
   if (PERF_LINE.test(command)) return "nccl_tests";
   return (name ?? "").replace(/-/g, "_");
 }

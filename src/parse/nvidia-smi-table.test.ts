@@ -67,6 +67,18 @@ describe("nvidia-smi (default table)", () => {
     });
   });
 
+  // A driver with no CUDA library loaded prints `CUDA Version: N/A` (shape seen at
+  // https://github.com/shkhln/libc6-shim/issues/14); own driver and GPU.
+  test("`CUDA Version: N/A` reads as no CUDA version, not as a word of it", () => {
+    const header = [
+      "+-----------------------------------------------------------------------------------------+",
+      "| NVIDIA-SMI 570.86.16              Driver Version: 570.86.16      CUDA Version: N/A      |",
+      "|-----------------------------------------+------------------------+----------------------+",
+    ].join("\n");
+    const r = parseNvidiaSmiTable(header);
+    expect(r.ok && [r.value.driverVersion, r.value.cudaVersion]).toEqual(["570.86.16", null]);
+  });
+
   test("ERR! cells are listed per GPU; a non-zero uncorrectable ECC count is kept", () => {
     const r = parseNvidiaSmiTable(capture("nvidia_smi", "a100-470-err"));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));

@@ -46,7 +46,8 @@ export type NvidiaSmiTable = {
 const HEADER = /NVIDIA-SMI\s+(\S+)/;
 /** Drivers from R610 print `KMD Version:` and `CUDA UMD Version:` where older ones print `Driver` and `CUDA Version:`. */
 const DRIVER = /(?:Driver|KMD) Version:\s*(\S+)/;
-const CUDA = /CUDA (?:UMD )?Version:\s*([\w.]+)/;
+/** The CUDA version, or `N/A` where no CUDA driver library is loaded (read as null). */
+const CUDA = /CUDA (?:UMD )?Version:\s*([\w.]+(?:\/[\w.]+)?)/;
 const BUS_ID = /^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*(\S+)?$/;
 /** The last word is persistence mode, or on Windows (header `Name  TCC/WDDM`) the driver model. */
 const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A|WDDM|TCC))?$/;
@@ -177,7 +178,7 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
     if (header && out.smiVersion === null) {
       out.smiVersion = header[1]!;
       out.driverVersion = DRIVER.exec(t)?.[1] ?? null;
-      out.cudaVersion = CUDA.exec(t)?.[1] ?? null;
+      out.cudaVersion = word(CUDA.exec(t)?.[1]);
       continue;
     }
     const handle = HANDLE_ERROR.exec(t);

@@ -82,4 +82,21 @@ describe("nvidia-smi topo -m", () => {
     expect(r.value.devices).toEqual(["GPU0", "NIC0", "NIC1", "NIC2"]);
     expect(r.value.matrix.GPU0).toMatchObject({ NIC1: "NODE", NIC2: "SYS" });
   });
+
+  // The last name runs into `CPU Affinity` the same way (shape seen in https://github.com/vllm-project/vllm/issues/20862;
+  // this test's own matrix).
+  test("the last column name glued to `CPU Affinity` (`NIC1CPU Affinity`) is a column, and the affinity still read", () => {
+    const text = [
+      "        GPU0    GPU1    NIC0    NIC1CPU Affinity     NUMA Affinity   GPU NUMA ID",
+      "GPU0     X      NV18    PIX     SYS  0-31,128-159     0               N/A",
+      "GPU1    NV18     X      SYS     PIX  32-63,160-191    1               N/A",
+      "NIC0    PIX     SYS      X      SYS",
+      "NIC1    SYS     PIX     SYS      X",
+    ].join("\n");
+    const r = parseNvidiaSmiTopo(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.devices).toEqual(["GPU0", "GPU1", "NIC0", "NIC1"]);
+    expect(r.value.matrix.GPU1).toMatchObject({ NIC1: "PIX" });
+    expect(r.value.affinity.GPU1).toMatchObject({ cpus: "32-63,160-191", numa: "1" });
+  });
 });

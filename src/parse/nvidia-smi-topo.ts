@@ -23,12 +23,25 @@ const GLUED_CELLS = /^(?:PIX|PXB|PHB|NODE|SYS|SOC|NV\d+(?=\D|$)|X){2,}$/;
 /** Two or more GPU/NIC column names with no space between them. */
 const GLUED_NAMES = /^(?:(?:GPU|NIC)\d+){2,}$/;
 
+/** The last device name run into the first affinity column (`NIC11CPU Affinity`). */
+const GLUED_AFFINITY = /^(.*\d)(CPU)$/;
+
+/**
+ * A header word as the names it holds. nvidia-smi pads each name to a tab stop; a name that fills its stop runs into
+ * the next one where the tab was lost in a copy (`NIC11NIC12`, shape seen in
+ * https://github.com/vllm-project/vllm/issues/31594; `NIC11CPU Affinity`, in
+ * https://github.com/vllm-project/vllm/issues/20862): two names.
+ */
+function headerWords(x: string): string[] {
+  const affinity = GLUED_AFFINITY.exec(x);
+  if (affinity) return [...headerWords(affinity[1]!), affinity[2]!];
+  return GLUED_NAMES.test(x) ? (x.match(/(?:GPU|NIC)\d+/g) ?? [x]) : [x];
+}
+
 /** The header row: device names up to the affinity columns; a data row is refused (its cells are X/PIX/NV#…). */
 function headerDevices(t: string): string[] | null {
   const devices: string[] = [];
-  // nvidia-smi pads each name to a tab stop; a name that fills its stop runs into the next one where the tab was
-  // lost in a copy (`NIC11NIC12`, shape seen in https://github.com/vllm-project/vllm/issues/31594): two names.
-  for (const w of tokens(t).flatMap((x) => (GLUED_NAMES.test(x) ? (x.match(/(?:GPU|NIC)\d+/g) ?? [x]) : [x]))) {
+  for (const w of tokens(t).flatMap(headerWords)) {
     if (AFFINITY_WORDS.has(w)) break;
     if (!DEVICE_NAME.test(w) || CELL.test(w)) return null;
     devices.push(w);

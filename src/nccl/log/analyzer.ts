@@ -1,5 +1,5 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
-import { BARE_INFO } from "./bare-messages.js";
+import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
 import { NCCL_CALLER_LINE, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
@@ -36,14 +36,17 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
  * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
  * the host stripped (`[0] NCCL INFO …`, `[1] misc/shmutils.cc:103 NCCL WARN …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
- * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`); a rendered paste
+ * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`, or glued as
+ * `[host][pid:tid][dev][init.cc:1815] NCCL WARN …`, shape seen at https://github.com/OpenRLHF/OpenRLHF/issues/795; or names
+ * the thread after the device, `host:pid:tid [0][main] NCCL WARN …`, seen at https://github.com/meta-pytorch/torchcomms/issues/523);
+ * a rendered paste
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\] (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b/;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
 const RECORDS =
-  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\] (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
 // PyTorch's own NCCL layer (NCCL_CALLER_LINE, caller-lines.ts): no NCCL line by itself, but beside NCCL's banner (or
 // the process group's own naming of the NCCL version, NCCL_PG_VERSION) it is the rest of that NCCL log.
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */
@@ -76,9 +79,11 @@ export function ncclLogLines(head: string): {
   share: number;
   bare: number;
   bareShare: number;
+  tails: number;
 } {
   let lines = 0;
   let bare = 0;
+  let tails = 0;
   let log = 0;
   let banner = 0;
   let caller = 0;
@@ -95,12 +100,13 @@ export function ncclLogLines(head: string): {
     } else if (BANNER_LINE.test(line) || NCCL_PG_VERSION.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     else if (BARE_INFO.test(line.trimStart())) bare++;
+    else if (CONNECTION_TAIL.test(line.trimStart())) tails++;
     // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both. nccl-tests' own
     // `Test NCCL failure common.cu:N '<NCCL's error string> / '` belongs to nccl-tests' output, not to an NCCL log.
     if (ERROR_REPORT_LINE.test(line) && !NCCL_TESTS_FAILURE.test(line)) report++;
   }
   const share = lines === 0 ? 0 : (log + banner + caller) / lines;
-  return { log, banner, report, share, bare, bareShare: lines === 0 ? 0 : (log + banner + bare) / lines };
+  return { log, banner, report, share, bare, bareShare: lines === 0 ? 0 : (log + banner + bare) / lines, tails };
 }
 
 /** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */
@@ -128,8 +134,9 @@ export const ncclLogAnalyzer: AnalyzerKind = {
       // (`[date] host:pid:tid [0] func:line NCCL WARN NET/OFI …`, all an issue shows of the run): weak, any other
       // kind's lines win.
       if (n.report > 0 || n.log > 0) return 0.55;
-      // INFO messages stripped of their prefix and level (bare-messages.ts): at least 3, and most of the text.
-      return n.bare >= 3 && n.bareShare >= 0.5 ? 0.7 : 0;
+      // INFO messages stripped of their prefix and level (bare-messages.ts): at least 3, and most of the text; or two
+      // connection lines cut to their ranks and transport (a shape no other tool prints).
+      return (n.bare >= 3 && n.bareShare >= 0.5) || n.tails >= 2 ? 0.7 : 0;
     }
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;

@@ -43,3 +43,23 @@ describe("an NCCL log stripped to its messages", () => {
     expect(detectKind(notes, ANALYZERS).kind).toBe("unknown");
   });
 });
+
+// Two connection lines cut down to their ranks and transport, quoted in a question's prose (shape seen at
+// https://github.com/NVIDIA/nccl/issues/897); own ranks and bus ids.
+describe("connection lines cut to `N[bus] -> M[bus] … via …` amid prose", () => {
+  const text = [
+    "Two nodes, 8 GPUs each. Only one side seems to use GPUDirect, two lines from the log:",
+    "9[1b000] -> 2[ad000] [send] via NET/IB/0/GDRDMA",
+    "9[1b000] -> 2[ad000] [receive] via NET/IB/1",
+    "Why would only the second machine use it?",
+  ].join("\n");
+  test("are an NCCL log whose network connections are partly GPUDirect", () => {
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    expect(analyzeNcclLog(text).data).toMatchObject({ network: "IB", verdict: "rdma_partial_gdr" });
+  });
+  test("one such line in prose is not a log", () => {
+    expect(
+      detectKind("see 9[1b000] -> 2[ad000] via NET/IB/0 below\n9[1b000] -> 2[ad000] via NET/IB/0\n", ANALYZERS).kind,
+    ).toBe("unknown");
+  });
+});

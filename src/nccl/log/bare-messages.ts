@@ -9,3 +9,10 @@
  */
 export const BARE_INFO =
   /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|Bootstrap ?: Using |comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes \d+|nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
+
+/**
+ * A connection line cut down to its ranks and transport (`11[3d000] -> 4[9c000] [send] via NET/IB/0/GDRDMA`, the
+ * transports' `"%d[%d] -> %d[%d]%s via %s"` after `Channel %02d/%d : `, src/transport/net.cc, p2p.cc, shm.cc): NCCL's
+ * shape alone, quoted so in a question (seen at https://github.com/NVIDIA/nccl/issues/897).
+ */
+export const CONNECTION_TAIL = /^\d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via (?:NET|P2P|SHM)\//;

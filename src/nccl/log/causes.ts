@@ -346,6 +346,19 @@ export const LOG_CAUSES: readonly LogCause[] = [
       "NCCL could not compute the paths of its topology graph: a device it found has a link with no link back, as when the devices a process may see (CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, a container's device list) or a virtual machine's PCI tree hide part of the topology, or NCCL_TOPO_FILE describes other hardware",
     fix: "Give every process the same view of the node's GPUs and NICs (select GPUs by the visibility variable the runtime documents rather than hiding devices from it), and drop or regenerate NCCL_TOPO_FILE if one is set.",
   },
+  // src/graph/xml.h `WARN("Attribute %s of node %s not found")` and src/graph/xml.cc's `XML Parse …`, `XML Mismatch`,
+  // `XML Topology has wrong version`, each returning an error from ncclTopoGetSystem, which only init calls
+  // (https://github.com/NVIDIA/nccl; shape `graph/xml.h:101 NCCL WARN Attribute arch of node cpu not found` seen at
+  // https://github.com/awslabs/awsome-distributed-ai/issues/519).
+  {
+    id: "TOPOLOGY_XML",
+    severity: "error",
+    endsInit: true,
+    test: /\bAttribute \w+ of node \w+ not found|\bXML (?:Parse|Mismatch)\b|\bXML Topology has wrong version\b/,
+    cause:
+      "NCCL could not build its topology: the topology XML it read lacks an attribute this NCCL needs or does not parse, as when NCCL_TOPO_FILE (or a file a network plugin installs) was written for another NCCL version or other hardware",
+    fix: "Use the topology file made for this NCCL version and this node type, or unset NCCL_TOPO_FILE so NCCL detects the topology itself; `NCCL_TOPO_DUMP_FILE` writes the XML NCCL builds, to compare.",
+  },
   {
     id: "PROXY_ERROR",
     severity: "warning",

@@ -272,3 +272,39 @@ describe("a paragraph of NCCL records is an NCCL log", () => {
     expect([d.hosts, d.verdict, d.connections.net, d.connections.netGdr]).toEqual([2, "rdma_partial_gdr", 3, 2]);
   });
 });
+
+// A fork that glues its brackets, `[host][pid:tid][dev][file:line] NCCL LEVEL`, and prints its return chains as WARNs,
+// here behind Ray's actor prefix (shape seen at https://github.com/OpenRLHF/OpenRLHF/issues/795); own hosts.
+describe("a fork's glued `[host][pid:tid][dev][file:line]` records", () => {
+  const lines = [
+    "(ActorModelRayActor pid=3101) [trn-master-0][3101:3180][0][init.cc:1815] NCCL WARN init.cc:1815 -> 5",
+    "(ActorModelRayActor pid=3101) [trn-master-0][3101:3180][0][group.cc:74] NCCL INFO /src/group.cc:74 -> 5 [Async thread]",
+    "(ActorModelRayActor pid=3101) [trn-master-0][3101:3101][0][init.cc:2103] NCCL WARN init.cc:2103 -> 3",
+  ];
+  test("are an NCCL log of one host, whose init failed by its init.cc chain", () => {
+    expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
+    const d = data(lines);
+    expect([d.hosts, d.verdict]).toEqual([1, "init_failed"]);
+  });
+
+  test("the same chain after an Init COMPLETE is no init failure", () => {
+    const done =
+      "[trn-master-0][3101:3180][0][init.cc:1540] NCCL INFO comm 0x5a1 rank 0 nranks 2 cudaDev 0 busId 1b000 commId 0x1 - Init COMPLETE";
+    expect(data([done, ...lines]).verdict).not.toBe("init_failed");
+  });
+});
+
+// A fork that names the thread after the device, `host:pid:tid [dev][thread] NCCL WARN`, behind glog's prefix (shape
+// seen at https://github.com/meta-pytorch/torchcomms/issues/523); own hosts and paths.
+describe("records whose device is followed by the thread's name", () => {
+  const lines = [
+    "W0309 10:00:01.100000 5100 ncclIbInit:852] gx-r07:5100:5100 [0][main] NCCL WARN /src/transport/net_ib.cc:852 -> 3",
+    "W0309 10:00:01.100200 5101 DataSink.h:26] gx-r07:5101:5101 [1][main] NCCL WARN Empty sink for dataset: slow_rank.",
+    "I0309 10:00:01.100400 5101 init.cc:101] gx-r08:5101:5101 [1][main] NCCL INFO NCCL version 2.28.3+cuda12.8",
+  ];
+  test("are an NCCL log, with their hosts and version", () => {
+    expect(detectKind(`${lines.join("\n")}\n`, ANALYZERS).kind).toBe("nccl_log");
+    const d = data(lines);
+    expect([d.hosts, d.ncclVersions]).toEqual([2, ["2.28.3"]]);
+  });
+});

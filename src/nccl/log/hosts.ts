@@ -61,7 +61,7 @@ export class HostTable {
    */
   at(s: string, p: number, lineEnd: number, space: number): string {
     this.start = p;
-    // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …`.
+    // A fork's bracketed process, `[host:pid=2210431] NCCL WARN …` or `[host][pid:tid][dev][file.cc:12] NCCL WARN …`.
     if (s.charCodeAt(p) === 91 /* [ */) return this.forkHost(s, p);
     // A native search for the colon (a loop over the host's characters costs several times more); the colon must come
     // first, within the line and its first 256 characters.
@@ -143,7 +143,7 @@ export class HostTable {
   private lastBare = "";
 
   private forkHost(s: string, p: number): string {
-    const m = /^\[([\w.-]+):pid=\d+\] /.exec(s.slice(p, p + 160));
+    const m = /^\[([\w.-]+)(?::pid=\d+\] |\]\[\d+:\d+\]\[)/.exec(s.slice(p, p + 300));
     if (!m) return "";
     this.lastHost = keep(m[1]!);
     if (this.st.hosts.size < MAX_KEYS) this.st.hosts.add(this.lastHost);

@@ -56,6 +56,19 @@ describe("a topology path NCCL cannot build (https://github.com/ROCm/rccl/issues
   });
 });
 
+// src/graph/xml.h: `WARN("Attribute %s of node %s not found")` returns ncclInternalError out of ncclTopoGetSystem
+// (https://github.com/NVIDIA/nccl); one such WARN behind mpirun's tag is all the issue shows of the run (shape seen at
+// https://github.com/awslabs/awsome-distributed-ai/issues/519). Own hosts.
+describe("a topology XML NCCL cannot read", () => {
+  test("one `Attribute … not found` WARN is a known error cause, and the init failed", () => {
+    const r = analyzeNcclLog(
+      "[1,9]<stdout>:bench-worker-2:41:77 [1] graph/xml.h:101 NCCL WARN Attribute arch of node cpu not found\n",
+    );
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_TOPOLOGY_XML"]);
+    expect(r.data.verdict).toBe("init_failed");
+  });
+});
+
 describe("the result a framework reports after NCCL's own WARN (https://github.com/PrimeIntellect-ai/verifiers/issues/78)", () => {
   test("`remote process exited or there was a network error` follows the socket WARN, not an unknown warning", () => {
     const r = analyzeNcclLog(

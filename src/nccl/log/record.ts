@@ -55,6 +55,29 @@ function hostToken(s: string, from: number, to: number): boolean {
 }
 
 /**
+ * Where `[host][pid:tid][dev]` starts when those three brackets are glued before the one at `open` (a fork's
+ * `[host][pid:tid][dev][file.cc:123] NCCL …`), else -1. Each bracket is at most 255 characters, none with a blank.
+ */
+function gluedBracketsStart(s: string, p: number, open: number): number {
+  let at = open;
+  for (let n = 0; n < 3; n++) {
+    if (at - 1 < p || s.charCodeAt(at - 1) !== CLOSE) return -1;
+    let o = at - 2;
+    while (o >= p && s.charCodeAt(o) !== OPEN && s.charCodeAt(o) !== SPACE && at - o < 256) o--;
+    if (o < p || s.charCodeAt(o) !== OPEN) return -1;
+    at = o;
+  }
+  return at;
+}
+
+/** Where `[digits]` ending at `close` starts, or -1. */
+function deviceBefore(s: string, p: number, close: number): number {
+  let o = close - 1;
+  while (o >= p && close - o <= 6 && isDigit(s.charCodeAt(o))) o--;
+  return o >= p && o < close - 1 && s.charCodeAt(o) === OPEN ? o : -1;
+}
+
+/**
  * The start of the record whose `NCCL` level follows the space at `k` (INFO lines: `] NCCL`; WARN lines:
  * `] file.cc:12 NCCL`), never before `p`: its `host:pid:tid`, else its `[dev]` when the host was stripped, else `p`.
  */
@@ -71,6 +94,12 @@ export function recordStart(s: string, p: number, k: number): number {
   let open = i - 1;
   while (open >= p && s.charCodeAt(open) !== OPEN && i - open < 64) open--;
   if (open < p || s.charCodeAt(open) !== OPEN) return p;
+  // A fork's brackets glued together, `[host][pid:tid][dev][file.cc:123] NCCL …`: the record starts at the host's.
+  const glued = gluedBracketsStart(s, p, open);
+  if (glued >= 0) return glued;
+  // A thread's name after the device (`host:pid:tid [0][main] NCCL …`): the device's bracket is the one before.
+  const named = s.charCodeAt(open - 1) === CLOSE ? deviceBefore(s, p, open - 1) : -1;
+  if (named >= 0) open = named;
   if (open - 2 < p || s.charCodeAt(open - 1) !== SPACE) return open;
   const ts = tokenStart(s, p, open - 1);
   if (!hostToken(s, ts, open - 1)) {

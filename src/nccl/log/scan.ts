@@ -1,6 +1,6 @@
 import { charIn } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
-import { BARE_INFO } from "./bare-messages.js";
+import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
 import { NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
@@ -287,6 +287,11 @@ export class LineScanner {
     if (BARE_INFO.test(text)) {
       st.ncclLines++;
       this.info(s, p, p, p, end);
+      return;
+    }
+    if (CONNECTION_TAIL.test(text)) {
+      st.ncclLines++;
+      this.channels.read(s, p, end);
       return;
     }
     if (/ NCCL (?:INFO|TRACE|CALL) /.test(text)) {

@@ -16,6 +16,10 @@ export function warnRecord(st: LogState, s: string, start: number, p: number, ms
   // communicator's init failed there (`include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'` after the rings'
   // lines, shape seen at https://github.com/pytorch/pytorch/issues/23534).
   if (st.initComplete === 0 && TRANSPORT_SETUP.test(s.slice(p, msg))) st.initChainFailed++;
+  // A return chain through init.cc printed as a WARN (a fork that raises its chains' level, `[host][pid:tid][0]
+  // [init.cc:1815] NCCL WARN init.cc:1815 -> 5`, shape seen at https://github.com/OpenRLHF/OpenRLHF/issues/795):
+  // NCCL's own INFO chain through init.cc, the same failure of the communicator's init.
+  else if (st.initComplete === 0 && INIT_CHAIN_WARN.test(s.slice(msg, Math.min(end, msg + 80)))) st.initChainFailed++;
   // A WARN from the IB transport or the verbs wrapper: NCCL was using (or opening) IB devices.
   if (IB_ACTIVITY.test(s.slice(p, end))) st.ibWarnings++;
   else if (indexInLine(s, "net_socket.c", p, msg) >= 0) st.socketTransport++;
@@ -27,6 +31,9 @@ export function warnRecord(st: LogState, s: string, start: number, p: number, ms
   }
   addWarning(st, s.slice(msg, end), hostOf(key), s.slice(start, end));
 }
+
+/** A WARN whose message is a return chain through init.cc with a non-zero result (`init.cc:2103 -> 3`). */
+const INIT_CHAIN_WARN = /^(?:\S*\/)?init\.cc?:\d+ -> [1-9]/;
 
 /**
  * XLA's report of a failed communicator init: `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …`

@@ -72,6 +72,26 @@ describe("alltoall from its column layout at scale", () => {
     const checked = { ...r, count: (1 << 24) / 4 / 256, inPlace: r.outOfPlace };
     expect(inferCollective(run([checked])).candidates).toEqual(["all_gather", "alltoall"]);
   });
+
+  // Before nccl-tests 2.11 each test printed its own columns: all_gather.cu `size count type time …` (no op column),
+  // alltoall.cu `size count type redop time …` with the op name "" on every row, and no test but these two printed
+  // neither a reducing op nor a root (https://github.com/NVIDIA/nccl-tests/blob/1ae8cdc/src/alltoall.cu and
+  // all_gather.cu). An 8-GPU old alltoall with validation off (shape seen in
+  // https://github.com/microsoft/superbenchmark/blob/HEAD/tests/data/nccl_alltoall.log); our own numbers.
+  test("the pre-2.11 layouts: a redop column blank on every row is alltoall, no redop column all_gather", () => {
+    const old = (r: PerfRow): PerfRow => ({
+      ...r,
+      redop: null,
+      root: null,
+      count: r.bytes / 4 / 8,
+      inPlace: r.outOfPlace,
+    });
+    const rows = [old(alltoallRow(1 << 30, 251.3, 219.89))];
+    expect(inferCollective({ ...run(rows), redopColumn: true }).name).toBe("alltoall");
+    expect(inferCollective({ ...run(rows), redopColumn: false }).name).toBe("all_gather");
+    // A layout not read (a table with no header): both still fit.
+    expect(inferCollective({ ...run(rows), redopColumn: null }).candidates).toEqual(["all_gather", "alltoall"]);
+  });
 });
 
 describe("the rank count `#  Rank N` lines prove", () => {

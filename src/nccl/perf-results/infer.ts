@@ -116,8 +116,13 @@ function collectiveFromTable(run: PerfRun): CollectiveInference {
   }
   if (one && !spread) return pick("sendrecv");
   if (below1 || spread) {
-    // alltoall came with the redop/root columns: a table without a redop column is an old all_gather.
+    // Before nccl-tests 2.11 each test printed its own columns (src/*.cu at
+    // https://github.com/NVIDIA/nccl-tests/tree/1ae8cdc, the last commit before the 2.11 resync): all_gather none for
+    // the op, alltoall a `redop` column left blank (its op name is ""); since 2.11 every test prints a redop ("none"
+    // where it reduces nothing) and a root. So no redop column is an old all_gather, and a redop column blank on
+    // every row an old alltoall.
     if (run.redopColumn === false) return pick("all_gather");
+    if (run.redopColumn === true && run.rows.every((r) => r.redop === null && r.root === null)) return pick("alltoall");
     return { name: null, source: null, candidates: ["all_gather", "alltoall"] };
   }
   return { name: null, source: null };
