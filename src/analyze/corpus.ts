@@ -71,9 +71,6 @@ export const KNOWN_MISSES = new Set<string>([
   "ibv_devinfo/heldout6-spdk-issue-two-hosts-roce-spaces.txt",
   // `ofed_info -s`'s `MLNX_OFED_LINUX-24.10-2.1.8.0:` quoted mid-sentence: not recognised.
   "ofed_info/heldout6-nccl-question-inline-prose-version.txt",
-  // One NCCL record in bold amid prose, its `[dev]` gone (`**host:pid:tid NCCL INFO Call to connect returned …**`;
-  // NCCL always prints the device, src/debug.cc): not recognised.
-  "nccl_log/heldout7-mpich-horovod-connect-refused-retrying.txt",
   // show_gids rows grepped into a C comment, under a `| ` bar only on runs of four lines amid the comment's prose: the
   // bar is not proven, the rows not read.
   "show_gids/heldout7-irdma-raw-eth-comment-grepped.txt",

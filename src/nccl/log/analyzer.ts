@@ -39,11 +39,13 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`, or glued as
  * `[host][pid:tid][dev][init.cc:1815] NCCL WARN …`, shape seen at https://github.com/OpenRLHF/OpenRLHF/issues/795; or names
  * the thread after the device, `host:pid:tid [0][main] NCCL WARN …`, seen at https://github.com/meta-pytorch/torchcomms/issues/523);
+ * a record whose `[dev]` a page dropped (`**host:pid:tid NCCL INFO Call to connect returned …**`, seen at
+ * https://github.com/horovod/horovod/issues/1408);
  * a rendered paste
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b/;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b|(?:^|[\s*>])[\w.-]{1,255}:\d+:\d+ NCCL (?:INFO|WARN) \S/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
 const RECORDS =
   /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;

@@ -43,3 +43,22 @@ describe("one NCCL record amid prose", () => {
     expect(e?.kind).not.toBe("nccl_log");
   });
 });
+
+// A record in bold whose `[dev]` the page dropped (shape seen at https://github.com/horovod/horovod/issues/1408; NCCL
+// itself always prints the device, src/debug.cc): still NCCL's `host:pid:tid … NCCL INFO`. Own host and pids.
+describe("one bold NCCL record without its device amid prose", () => {
+  test("is an NCCL log that decides no network", () => {
+    const bold = "**trn-07:4120:4188 NCCL INFO Call to connect returned Connection refused, retrying...**";
+    const [e] = analyzeTranscript("issue.md", prose.replace("```\n%RECORD%\n```", bold));
+    expect(e?.kind).toBe("nccl_log");
+    expect((e!.data as { network: string | null }).network).toBeNull();
+  });
+
+  test("a host:port pair in prose is no record", () => {
+    const [e] = analyzeTranscript(
+      "issue.md",
+      prose.replace("%RECORD%", "connect to trn-07:4120 failed, NCCL INFO shows nothing"),
+    );
+    expect(e?.kind).toBe("unknown");
+  });
+});
