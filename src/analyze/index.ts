@@ -115,8 +115,12 @@ export function analyzeText(
     // No capture in the text as a whole: what it quotes inline may be one (a question's `NCCL INFO …`).
     // Only a strong reading of them counts, or any among a question's few quotes: a page that quotes many names and
     // commands (a reference manual) holds a record's shape among them by chance.
-    const quoted = opts.kind === undefined ? inlineQuotesOf(clean.text) : null;
-    const inQuotes = quoted === null ? null : detectKind(quoted.slice(0, DETECT_HEAD_BYTES), analyzers);
+    const spans = opts.kind === undefined ? inlineQuotesOf(clean.text) : null;
+    const inSpans = spans === null ? null : detectKind(spans.slice(0, DETECT_HEAD_BYTES), analyzers);
+    // The lines of the quoted kind that the question pasted bare beside its quotes (a banner) are read with them.
+    const spanKind = inSpans?.analyzer;
+    const quoted = spanKind ? inlineQuotesOf(clean.text, (l) => spanKind.detect(l) > 0) : spans;
+    const inQuotes = quoted === spans ? inSpans : detectKind(quoted!.slice(0, DETECT_HEAD_BYTES), analyzers);
     const quotedKind = inQuotes?.analyzer;
     const score = quotedKind ? (inQuotes?.scores[quotedKind.kind] ?? 0) : 0;
     const few = quoted !== null && quoted.split("\n").length <= FEW_QUOTES;
@@ -166,6 +170,21 @@ export function mixedKinds(clean: string, analyzers: readonly AnalyzerKind[] = A
   return both.every((k) => (scores[k] ?? 0) >= DETECT_THRESHOLD) ? both : [];
 }
 
+/** A detector's score for a kind whose own lines fill the text's head (a strong reading, not a weak hint). */
+const STRONG = 0.9;
+
+/**
+ * The kinds of a paste that holds a host tool's output and an NCCL log side by side with no command typed between
+ * them (an issue showing `ibstatus`, then the NCCL lines of the run, shape seen at https://github.com/NVIDIA/nccl/issues/451):
+ * the tool's kind and `nccl_log`, when each reads strongly and no other tool does; else empty.
+ */
+export function besideNcclLog(clean: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): string[] {
+  const { scores } = detectKind(clean.slice(0, DETECT_HEAD_BYTES), analyzers);
+  if ((scores.nccl_log ?? 0) < STRONG) return [];
+  const tools = Object.entries(scores).filter(([k, v]) => k !== "nccl_log" && k !== "nccl_tests" && v >= STRONG);
+  return tools.length === 1 ? [tools[0]![0], "nccl_log"] : [];
+}
+
 /** How many nccl-tests result rows an entry holds (0 for any other kind). */
 function resultRows(entry: AnalyzedInput): number {
   const rows = (entry.data as { rows?: unknown } | null)?.rows;
@@ -187,6 +206,8 @@ export function analyzeTranscript(
   const segments = clean === null ? null : splitTranscript(clean);
   if (segments === null) {
     const kinds = clean === null ? [] : mixedKinds(clean, analyzers);
+    const beside = clean !== null && kinds.length < 2 ? besideNcclLog(clean, analyzers) : [];
+    if (beside.length === 2) return beside.map((kind) => analyzeText(file, text, ctx, { analyzers, kind }));
     if (kinds.length < 2) {
       // Output no format recognises under the one capture command typed above it: that command's kind, whose
       // analyser says what it could not read.

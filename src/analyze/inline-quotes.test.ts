@@ -55,3 +55,26 @@ describe("a line of output quoted inline in prose", () => {
     expect((e.data as { network: string }).network).toBe("IB");
   });
 });
+
+// The banner pasted bare, then the WARN quoted inline in a sentence (shape seen at
+// https://github.com/NVIDIA/nccl/issues/296); own rank and version.
+describe("an NCCL line pasted bare beside the inline quote", () => {
+  const text = [
+    "NCCL version 2.5.6+cuda10.1",
+    "",
+    "`init.cc:1180 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 7.`",
+    "",
+    "The flags it suggests are set, and the message stays the same.",
+  ].join("\n");
+  test("is read with the quote: the version is NCCL's own banner", () => {
+    const e = analyzeText("q.md", text);
+    expect(e.kind).toBe("nccl_log");
+    expect((e.data as { ncclVersions: string[] }).ncclVersions).toEqual(["2.5.6"]);
+  });
+  test("prose lines outside the quotes are not kept", () => {
+    expect(inlineQuotesOf(text, (l) => l.startsWith("NCCL version"))?.split("\n")).toEqual([
+      "NCCL version 2.5.6+cuda10.1",
+      "init.cc:1180 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 7.",
+    ]);
+  });
+});

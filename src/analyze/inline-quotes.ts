@@ -12,16 +12,27 @@ const SPAN = /``\s?([^`\n]+?)\s?``|`([^`\n]+)`|\*\*([^*\n]+)\*\*/g;
 /** A quoted span too short to be a line of output (`dmesg`, `mlx5_0`): a word the writer named, not output. */
 const LEAST = 16;
 
-/** The text's quoted spans, a line each; null when it quotes none long enough to be output. */
-export function inlineQuotesOf(text: string): string | null {
-  const spans: string[] = [];
+/**
+ * The text's quoted spans, a line each, in order; null when it quotes none long enough to be output. `keep` names the
+ * unquoted lines that belong with them (a banner the question pasted bare above its quote: `NCCL version 2.4.8+cuda10.0`,
+ * then the WARN in backticks, shape seen at https://github.com/NVIDIA/nccl/issues/296).
+ */
+export function inlineQuotesOf(text: string, keep: (line: string) => boolean = () => false): string | null {
+  const out: string[] = [];
+  let spans = 0;
   for (const line of text.split("\n")) {
     // A fence line is not inline code; a line of its own that is all one span is already a line.
     if (/^\s*```/.test(line)) continue;
+    let quoted = false;
     for (const m of line.matchAll(SPAN)) {
+      quoted = true;
       const span = (m[1] ?? m[2] ?? m[3] ?? "").trim();
-      if (span.length >= LEAST) spans.push(span);
+      if (span.length >= LEAST) {
+        out.push(span);
+        spans++;
+      }
     }
+    if (!quoted && line.trim() !== "" && keep(line)) out.push(line.trim());
   }
-  return spans.length > 0 ? spans.join("\n") : null;
+  return spans > 0 ? out.join("\n") : null;
 }

@@ -17,3 +17,41 @@ describe("a file that is both an nccl-tests output and an NCCL log", () => {
     expect(entries[0]?.wrappers?.ranks?.length).toBeGreaterThan(1);
   });
 });
+
+// An issue that shows the host's `ibstatus`, then the NCCL lines of its run, no command typed between them (shape seen
+// at https://github.com/NVIDIA/nccl/issues/451); own device, GID and addresses.
+describe("a host tool's output and an NCCL log side by side", () => {
+  const text = [
+    "The node has this RDMA device:",
+    "",
+    "Infiniband device 'mlx5_bond_0' port 1 status:",
+    "        default gid:     fe80:0000:0000:0000:0e42:a1ff:fe2b:7c10",
+    "        base lid:        0x0",
+    "        sm lid:          0x0",
+    "        state:           4: ACTIVE",
+    "        phys state:      5: LinkUp",
+    "        rate:            25 Gb/sec (1X EDR)",
+    "        link_layer:      Ethernet",
+    "",
+    "and NCCL inside the container prints:",
+    "",
+    "NCCL INFO NCCL_IB_DISABLE set by environment to 0.",
+    "misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed",
+    "NCCL INFO NET/IB : No device found.",
+    "NCCL INFO NET/Socket : Using [0]bond0:10.30.4.7<0>",
+    "NCCL INFO Using network Socket",
+  ].join("\n");
+
+  test("gives both entries: the tool's ports, and NCCL's network and verdict", () => {
+    const entries = analyzeTranscript("issue.md", text);
+    expect(entries.map((e) => e.kind)).toEqual(["ibstat", "nccl_log"]);
+    const ports = (entries[0]!.data as { devices: { name: string; ports: { state: string }[] }[] }).devices;
+    expect(ports.map((d) => `${d.name}:${d.ports[0]?.state}`)).toEqual(["mlx5_bond_0:ACTIVE"]);
+    expect(entries[1]!.data).toMatchObject({ network: "Socket", verdict: "socket" });
+  });
+
+  test("the tool's output alone stays one entry", () => {
+    const alone = text.split("\n").slice(0, 11).join("\n");
+    expect(analyzeTranscript("issue.md", alone).map((e) => e.kind)).toEqual(["ibstat"]);
+  });
+});

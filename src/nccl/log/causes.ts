@@ -26,6 +26,11 @@ export type LogCause = {
    * network in turn), so an error for the job's RDMA is not the end of its init.
    */
   fallsBack?: true;
+  /**
+   * Raised only by a transfer a collective posted (a receive that got another size than it posted): the communicator
+   * had been built and was running, whatever error followed.
+   */
+  ran?: true;
 };
 
 export const LOG_CAUSES: readonly LogCause[] = [
@@ -283,6 +288,7 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "COLLECTIVE_MISMATCH",
     severity: "error",
+    ran: true,
     test: /collective mismatch error|message truncated : receiving/,
     cause:
       "two ranks disagree on the operation they run (different collectives, sizes or call order), or on NCCL_PROTO / NCCL_ALGO: the bytes one rank sent do not fit what its peer posted",
@@ -398,6 +404,20 @@ export const LOG_CAUSES: readonly LogCause[] = [
     cause:
       "NCCL's RAS client socket (localhost:28028 by default) was already taken, usually by another NCCL process on the node: only the `ncclras` status query is off for this process, the job itself is not affected",
     fix: "Nothing to do for the job; to query it with `ncclras`, give each process its own NCCL_RAS_ADDR (host:port), or set NCCL_RAS_ENABLE=0 to silence it.",
+  },
+  // src/misc/socket.cc ncclSocketListen `SYSCHECK(bind(…), "bind")` → `Call to bind failed: %s` (include/socket.h before
+  // 2.12), returning ncclSystemError; a listening socket asks for any port unless one is fixed (NCCL_COMM_ID's, the
+  // bootstrap root's), so a taken port is a fixed one, listened on while the communicator is set up
+  // (https://github.com/NVIDIA/nccl; shape seen at https://github.com/open-mmlab/mmdetection/issues/7047). After the RAS
+  // client's own bind above, which affects no job.
+  {
+    id: "SOCKET_BIND",
+    severity: "error",
+    endsInit: true,
+    test: /Call to bind failed ?: /,
+    cause:
+      "NCCL could not listen on a port it was told to use: the fixed port (NCCL_COMM_ID's, the bootstrap root's) is still held, usually by an earlier run of the job on this node that was killed while its socket lingered or is still running",
+    fix: "Stop the earlier run's processes on this node (`ss -ltnp` shows who holds the port), wait for the port to be released, or give the job another port.",
   },
   {
     id: "OTHER",

@@ -86,3 +86,20 @@ describe("errors while the transports are set up, and RDMA's absence", () => {
     expect(r.data.warnings.map((w) => w.code)).toContain("NCCL_WARN_NO_IB_DEVICE");
   });
 });
+
+// src/transport/net_ib.cc raises `NET/IB : … collective mismatch error, local size %d remote size %d` when a receive a
+// collective posted gets another size (https://github.com/NVIDIA/nccl); the WARN and its proxy chain, pdsh-prefixed,
+// shape seen at https://github.com/NVIDIA/nccl/issues/969. Own hosts.
+describe("a collective mismatch between ranks", () => {
+  test("proves the communicator ran: an IB run whose verdict the lines do not decide, not an init failure", () => {
+    const r = analyzeNcclLog(
+      [
+        "10.8.0.4: trn-4:5120:5301 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.8.0.9<41007> collective mismatch error, local size 262144 remote size 65536",
+        "10.8.0.4: trn-4:5120:5301 [0] NCCL INFO transport/net.cc:890 -> 5",
+        "10.8.0.4: trn-4:5120:5301 [0] NCCL INFO proxy.cc:684 -> 5 [Proxy Thread]",
+      ].join("\n"),
+    );
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_COLLECTIVE_MISMATCH"]);
+    expect([r.data.network, r.data.verdict, r.data.evidence?.communicator]).toEqual(["IB", "unknown", "runtime_lines"]);
+  });
+});

@@ -89,6 +89,7 @@ export function addWarning(st: LogState, text: string, host: string, sample = te
     st.warnings.set(cause.id, agg);
   }
   agg.count++;
+  if (cause.ran === true) st.commRan++;
   if (st.initComplete === 0 && cause.severity === "error" && cause.followOn !== true && cause.fallsBack !== true) {
     st.errorsBeforeInit++;
   }

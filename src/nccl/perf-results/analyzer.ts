@@ -297,9 +297,10 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     let score = 0;
     if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?nThreads?:? \d+ nGpus:? \d+/m.test(head)) score += 0.5;
     // The banner alone (a run that printed nothing else, or a paste cut after it) names nccl-tests by itself, or
-    // rccl-tests (`# rccl-tests version 2.18.3-HEAD:418cd5f rccl-headers=23004 …`, ROCm/rccl-tests src/common.cu).
+    // rccl-tests (`# rccl-tests version 2.18.3-HEAD:418cd5f rccl-headers=23004 …`, ROCm/rccl-tests src/common.cu); so
+    // does the closing line of the same releases (`# Collective test concluded: all_reduce_perf`, a log's tail).
     if (
-      /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:[nr]ccl-tests version \S+ [nr]ccl-headers=|Collective test starting: \w+_perf)/m.test(
+      /^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:[nr]ccl-tests version \S+ [nr]ccl-headers=|Collective test (?:starting|concluded): \w+_perf)/m.test(
         head,
       )
     )

@@ -15,8 +15,16 @@ function run(rows: PerfRow[]): PerfRun {
 
 describe("the rank count an all_reduce table implies", () => {
   test("a precise row gives the one count its ratio allows", () => {
-    expect(ranksFromTable(run([row(1 << 20, 0.52, 0.97), row(1 << 30, 171.72, 300.51)]), "all_reduce")).toBe(8);
+    expect(ranksFromTable(run([row(1 << 16, 0.05, 0.09), row(1 << 30, 171.72, 300.51)]), "all_reduce")).toBe(8);
     expect(ranksFromTable(run([row(1 << 30, 95.41, 178.89)]), "all_reduce")).toBe(16);
+  });
+
+  // A figure damaged in a paste (a page's numbers edited by hand): a row whose ratio fits no count is no evidence,
+  // and rows that allow different counts leave the count unsaid.
+  test("the widest rows are asked together: a damaged one is left out, disagreeing ones say nothing", () => {
+    const rows = [row(1 << 30, 96.45, 180.85), row(1 << 31, 97.33, 176.66)];
+    expect(ranksFromTable(run(rows), "all_reduce")).toBe(16);
+    expect(ranksFromTable(run([row(1 << 30, 96.45, 180.85), row(1 << 31, 171.72, 300.51)]), "all_reduce")).toBeNull();
   });
 
   test("busbw equal to algbw is two ranks", () => {

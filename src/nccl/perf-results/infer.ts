@@ -74,7 +74,23 @@ export function inferCollective(run: PerfRun): CollectiveInference {
   const spelled = run.namedInText.filter((c) => TEST_NAMES.has(c));
   if (fromTable.name === null && run.rows.length === 0 && spelled.length === 1)
     return { name: spelled[0]!, source: "text" };
+  // Rows that fit several collectives and narrow them to none (one rank's busbw of 0 gives no factor): the one test
+  // the words name, when the rows' op and root fit it (`Operation: AllReduce sum` under a one-row sample).
+  if (fromTable.name === null && !fromTable.candidates && spelled.length === 1 && rowsFit(run.rows, spelled[0]!))
+    return { name: spelled[0]!, source: "text" };
   return fromTable;
+}
+
+const REDUCING_TESTS = new Set(["all_reduce", "reduce_scatter", "reduce"]);
+const ROOTED_TESTS = new Set(["broadcast", "reduce", "gather", "scatter"]);
+
+/** Whether every row's op and root are ones the collective prints (a reducing op, a root ≥ 0, or neither). */
+function rowsFit(rows: readonly PerfRow[], name: string): boolean {
+  return rows.every(
+    (r) =>
+      (r.redop === null || REDUCING.test(r.redop) === REDUCING_TESTS.has(name)) &&
+      (r.root === null || r.root >= 0 === ROOTED_TESTS.has(name)),
+  );
 }
 
 /** Collectives whose name is no everyday word. */
@@ -152,12 +168,34 @@ export function ranksFromTable(run: PerfRun, collective: string | null): number 
   }
   if (collective === "all_reduce") {
     // n = 2 / (2 − busbw/algbw), the ratio being an interval (both columns carry two decimals): n only when exactly
-    // one whole rank count fits it, so small or large-scale tables say nothing rather than a neighbouring count.
-    const bounds = ratioBounds(run.rows);
-    if (bounds === null || bounds[1] >= 2) return null;
-    const lo = Math.ceil(2 / (2 - bounds[0]) - 1e-9);
-    const hi = Math.floor(2 / (2 - bounds[1]) + 1e-9);
-    return lo === hi && lo >= 2 ? lo : null;
+    // one whole rank count fits it, so small or large-scale tables say nothing rather than a neighbouring count. The
+    // widest rows are asked, a few, and the counts each allows intersected: a row whose ratio fits no count at all (a
+    // figure damaged in the paste) says nothing, and rows that allow different counts leave it unsaid.
+    let lo = 2;
+    let hi = Number.POSITIVE_INFINITY;
+    let asked = 0;
+    for (const r of widestRows(run.rows, ROWS_ASKED)) {
+      const bounds = ratioBounds([r]);
+      if (bounds === null || bounds[1] >= 2) continue;
+      const from = Math.ceil(2 / (2 - bounds[0]) - 1e-9);
+      const to = Math.floor(2 / (2 - bounds[1]) + 1e-9);
+      if (from > to) continue;
+      lo = Math.max(lo, from);
+      hi = Math.min(hi, to);
+      asked++;
+    }
+    return asked > 0 && lo === hi ? lo : null;
   }
   return null;
+}
+
+/** How many of the widest rows the rank count is read from. */
+const ROWS_ASKED = 3;
+
+/** The `n` rows with the largest out-of-place algbw (the most significant digits), widest first. */
+function widestRows(rows: readonly PerfRow[], n: number): PerfRow[] {
+  return rows
+    .filter((r) => r.outOfPlace?.busbw != null && (r.outOfPlace.algbw ?? 0) > 0.005)
+    .sort((a, b) => (b.outOfPlace?.algbw ?? 0) - (a.outOfPlace?.algbw ?? 0))
+    .slice(0, n);
 }

@@ -37,6 +37,13 @@ const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
+/** An NCCL record glued to the end of a row's piece (`-1host:pid:tid [1] NCCL INFO …`): where it starts. */
+const GLUED_RECORD = /(?<=[\d.A])[A-Za-z][\w.-]{0,254}:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b/;
+/** A row's head alone: size, count, type, then its op and root (`8589934592  2147483648  float  sum  -1`). */
+const ROW_HEAD = /^\d+\s+\d+\s+[a-z][a-z0-9]*(?:\s+[a-z]+\s+-?\d+)?$/;
+/** A side's figures alone, or both sides': time, algbw, busbw and #wrong (or the old error), as nccl-tests prints them. */
+const FIGURES = /^(?:[\d.]+|N\/A)(?:\s+(?:[\d.]+(?:e[+-]\d+)?|N\/A)){2,7}$/;
+
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
   readonly problems: Problem[] = [];
@@ -45,6 +52,8 @@ export class PerfTextParser {
   /** Every `# Avg bus bandwidth` of the run, in order (processes that ran alone each print their own). */
   private avgs: number[] = [];
   private metricCols = 8;
+  /** The header names one side's figures only, `time algbw busbw` (a page trimmed the table to fit). */
+  private oneSide = false;
   private hasTimestamp = false;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
   private errorColumn = false;
@@ -73,6 +82,8 @@ export class PerfTextParser {
   private untypedCount = true;
   private untypedGroup = 4;
   private lineNo = 0;
+  /** A row NCCL's own lines broke into pieces (splitRowPiece): its head, and the figures read so far. */
+  private split: { head: string; figures: string[] } | null = null;
   private seenRanks = new Set<number>();
   private badRows = 0;
   tableLines = 0;
@@ -119,11 +130,17 @@ export class PerfTextParser {
     const p = skipPrefixes(raw, 0, end);
     const line = raw.slice(p, end).trim();
     if (line === "") return false;
-    if (line.startsWith("#")) return this.comment(line);
+    if (line.startsWith("#")) {
+      this.split = null;
+      return this.comment(line);
+    }
     const c = line.charCodeAt(0);
     // A row starts with two whole numbers (size, count); `1st MCA variable: …` or `7 more processes have sent help
     // message …` from the MPI launcher start with a digit too and are not nccl-tests output.
     if (c >= 48 && c <= 57) {
+      const piece = this.untyped ? null : this.splitRowPiece(line);
+      if (piece !== null) return piece;
+      this.split = null;
       if (ROW_START.test(line)) return this.row(line);
       // A numbered list's item (`1. mpirun -np 16 ./all_reduce_perf …`, attempts told one by one) is its text.
       const item = NUMBERED_ITEM.exec(line);
@@ -367,6 +384,7 @@ export class PerfTextParser {
     this.legacy = cols[0] === "bytes" && this.run.nThread === null;
     this.run.redopColumn = cols.includes("redop") || cols.includes("op");
     this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0) - this.trailing;
+    this.oneSide = this.metricCols === 3 && cols.slice(after, after + 3).join(" ") === "time algbw busbw";
     if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
     this.tableLines++;
   }
@@ -390,7 +408,11 @@ export class PerfTextParser {
     // (algbw = size / time). A row cut at its end (a line wrapped or truncated by a terminal, a page, a logger) keeps
     // its whole out-of-place side; its in-place side, cut, says nothing rather than something else.
     const start = BLANK_SIDE.test(line) ? null : figuresStart(bytes, rest, group);
-    if (start !== null && rest.length - start < this.metricCols && rest.length - start >= group) {
+    if (this.oneSide && rest.length >= 3 && rest.length - 3 <= 2) {
+      // One side's three figures, no #wrong: out-of-place (nccl-tests prints it first), checked or not unknown.
+      mid = rest.length - 3;
+      groups = [[...rest.slice(mid), "N/A"], []];
+    } else if (start !== null && rest.length - start < this.metricCols && rest.length - start >= group) {
       mid = start;
       groups = [rest.slice(start, start + group), []];
     } else if (rest.length >= this.metricCols && rest.length - this.metricCols <= 2) {
@@ -472,6 +494,29 @@ export class PerfTextParser {
       line: this.lineNo,
     });
     return true;
+  }
+
+  /**
+   * nccl-tests prints a row in three writes (its head, then each side's figures once that side has run): NCCL's own
+   * lines printed while the collective runs (NCCL_DEBUG_SUBSYS=COLL, or connections set up on first use) land between
+   * them, glued to the piece before (`  8589934592  2147483648  float  sum  -1host:pid:tid [1] NCCL INFO AllReduce: …`,
+   * shape seen at https://github.com/Timez-zx/nccl-tests/blob/HEAD/nccl.log). A head alone starts the row; lines of
+   * figures alone continue it; it is read once both sides are in. True or false as the line was taken; null: no piece.
+   */
+  private splitRowPiece(line: string): boolean | null {
+    const glued = GLUED_RECORD.exec(line);
+    const own = (glued ? line.slice(0, glued.index) : line).trim();
+    if (ROW_HEAD.test(own)) {
+      if (!glued && this.split === null && !/\s-?\d+$/.test(own)) return null;
+      this.split = { head: own, figures: [] };
+      return true;
+    }
+    const split = this.split;
+    if (split === null || !FIGURES.test(own)) return null;
+    split.figures.push(...own.split(/\s+/));
+    if (split.figures.length < this.metricCols) return true;
+    this.split = null;
+    return this.row(`${split.head} ${split.figures.join(" ")}`);
   }
 
   private badRow(line: string): boolean {

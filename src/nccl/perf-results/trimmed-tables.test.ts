@@ -1,0 +1,44 @@
+/**
+ * A page that trimmed nccl-tests' table to fit: the header cut to one side's `time algbw busbw` (no #wrong, no in-place
+ * side), one sample row, and the collective named only in the words beside it (shape seen at
+ * https://github.com/diogoaav/multinode-droplet-rccl-test/blob/HEAD/README.md). Own numbers. nccl-tests prints the
+ * out-of-place side first (src/common.cu), and a single rank's bus factor is 0 for every reducing collective
+ * (doc/PERFORMANCE.md), so the row alone names none.
+ */
+import { describe, expect, test } from "vitest";
+import { analyzeText } from "../../analyze/index.js";
+
+const page = [
+  "### What a run prints",
+  "",
+  "```",
+  "# size         count      type   redop    root     time   algbw   busbw",
+  "#  (B)    (elements)                               (us)  (GB/s)  (GB/s)",
+  " 4194304       1048576     float     sum      -1     6.02  696.74    0.00",
+  "```",
+  "",
+  "- **Operation**: AllReduce sum of float values",
+].join("\n");
+
+type Data = {
+  collective: string | null;
+  collectiveSource: string | null;
+  rows: { outOfPlace: { timeUs: number; algbw: number; busbw: number; wrong: number | null } | null }[];
+};
+
+describe("a table trimmed to one side's figures", () => {
+  test("its row is read by the header: time, algbw, busbw, nothing checked", () => {
+    const d = analyzeText("readme.md", page).data as Data;
+    expect(d.rows.map((r) => r.outOfPlace)).toEqual([
+      { timeUs: 6.02, algbw: 696.74, busbw: 0, wrong: null, maxError: null },
+    ]);
+  });
+
+  test("the collective the words name decides what the row cannot, when the row's op fits it", () => {
+    const d = analyzeText("readme.md", page).data as Data;
+    expect([d.collective, d.collectiveSource]).toEqual(["all_reduce", "text"]);
+    // A word naming a collective whose rows print no reducing op does not fit a `sum` row.
+    const other = analyzeText("readme.md", page.replace("AllReduce sum", "AllGather")).data as Data;
+    expect(other.collective).toBeNull();
+  });
+});
