@@ -113,24 +113,36 @@ export function analyzeText(
   const analyzer = chooseAnalyzer(clean.text, opts.kind, analyzers);
   if (!analyzer) {
     // No capture in the text as a whole: what it quotes inline may be one (a question's `NCCL INFO …`).
-    // Only a strong reading of them counts, or any among a question's few quotes: a page that quotes many names and
-    // commands (a reference manual) holds a record's shape among them by chance.
-    const spans = opts.kind === undefined ? inlineQuotesOf(clean.text) : null;
-    const inSpans = spans === null ? null : detectKind(spans.slice(0, DETECT_HEAD_BYTES), analyzers);
-    // The lines of the quoted kind that the question pasted bare beside its quotes (a banner) are read with them.
-    const spanKind = inSpans?.analyzer;
-    const quoted = spanKind ? inlineQuotesOf(clean.text, (l) => spanKind.detect(l) > 0) : spans;
-    const inQuotes = quoted === spans ? inSpans : detectKind(quoted!.slice(0, DETECT_HEAD_BYTES), analyzers);
-    const quotedKind = inQuotes?.analyzer;
-    const score = quotedKind ? (inQuotes?.scores[quotedKind.kind] ?? 0) : 0;
-    const few = quoted !== null && quoted.split("\n").length <= FEW_QUOTES;
-    if (quoted !== null && quotedKind && (score >= QUOTED_PROOF || few)) {
+    const quoted = opts.kind === undefined ? quotedReading(clean.text, analyzers) : null;
+    if (quoted) {
       const spans: Normalised = { ...clean, removed: [...clean.removed, "inline_quotes"] };
-      return withWrappers(entryOf(file, quotedKind.kind, quotedKind.analyze(quoted, ctx)), spans);
+      return withWrappers(entryOf(file, quoted.analyzer.kind, quoted.analyzer.analyze(quoted.text, ctx)), spans);
     }
     return withWrappers(unknownEntry(file, analyzers), clean);
   }
   return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, ctx)), clean);
+}
+
+/**
+ * The capture a text quotes inline, and its kind, or null. Only a strong reading of the quotes counts, or any among a
+ * question's few quotes: a page that quotes many names and commands (a reference manual) holds a record's shape among
+ * them by chance. The lines of the quoted kind that the question pasted bare beside its quotes (a banner) are read
+ * with them.
+ */
+function quotedReading(
+  text: string,
+  analyzers: readonly AnalyzerKind[],
+): { analyzer: AnalyzerKind; text: string } | null {
+  const spans = inlineQuotesOf(text);
+  if (spans === null) return null;
+  const spanKind = detectKind(spans.slice(0, DETECT_HEAD_BYTES), analyzers).analyzer;
+  if (!spanKind) return null;
+  const quoted = inlineQuotesOf(text, (l) => spanKind.detect(l) > 0) ?? spans;
+  const inQuotes = detectKind(quoted.slice(0, DETECT_HEAD_BYTES), analyzers);
+  const analyzer = inQuotes.analyzer;
+  const score = analyzer ? (inQuotes.scores[analyzer.kind] ?? 0) : 0;
+  const few = quoted.split("\n").length <= FEW_QUOTES;
+  return analyzer && (score >= QUOTED_PROOF || few) ? { analyzer, text: quoted } : null;
 }
 
 /** The kind of the analyzers' records a text reads as, or null (for the prefixes only a record proves). */
@@ -141,7 +153,9 @@ const recognisedBy =
     if (chosen) return chosen.kind;
     // A tool's failure under its one typed command is a record too (its kind comes from the command).
     const sole = soleCommandKind(text);
-    return sole !== null && findAnalyzer(sole, analyzers) !== undefined ? sole : null;
+    if (sole !== null && findAnalyzer(sole, analyzers) !== undefined) return sole;
+    // So is a record a question quotes inline (a launcher's prefix before every line of it comes off the same way).
+    return quotedReading(text, analyzers)?.analyzer.kind ?? null;
   };
 
 /** Keeps what the normalisation layer removed as facts on the entry (only when it removed something). */

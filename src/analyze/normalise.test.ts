@@ -137,3 +137,25 @@ describe("Markdown links to themselves are the word that was printed", () => {
     expect(n.text).toContain("[the guide](https://example.org/guide)");
   });
 });
+
+// grep -H puts the file's name before every line, and -n its line number after it (`logs/r0.log:12:`); a file grep
+// named without -n whose own lines start with a number and a colon on a few lines (a shell prompt's `6:~$`, a viewer's
+// numbers) keeps those numbers: they are the text's.
+describe("grep's file name, with or without its line numbers", () => {
+  test("-H alone: only the name comes off, a number that starts a line's own text stays", () => {
+    const lines = [
+      "# nThread 1 nGpus 1 minBytes 8",
+      "6:~$ ./all_reduce_perf -g 1",
+      "#  Rank  0 Group  0",
+      "#",
+      "# Using devices",
+    ];
+    const n = normaliseCapture(lines.map((l) => `logs/w0.log:${l}`).join("\n"));
+    expect(n.text.split("\n")).toEqual(lines);
+  });
+  test("-Hn: the name and the number come off every line", () => {
+    const lines = ["# nThread 1 nGpus 1 minBytes 8", "#  Rank  0 Group  0", "#", "# Using devices"];
+    const n = normaliseCapture(lines.map((l, i) => `logs/w0.log:${i + 1}:${l}`).join("\n"));
+    expect(n.text.split("\n")).toEqual(lines);
+  });
+});

@@ -111,6 +111,25 @@ function countsUp(lines: readonly string[], w: PrefixFamily): boolean {
   return numbers.length < 2 || steps >= Math.ceil((numbers.length - 1) * PROOF);
 }
 
+/**
+ * Where the proven family's prefix ends on a line: its whole form, or its lean one (PrefixFamily.lean) where fewer than
+ * PROOF of the lines carrying it carry the longer form (grep -H's lines of which a few start with a number of their own).
+ */
+function removalEnd(lines: readonly string[], w: PrefixFamily): (l: string) => number {
+  const whole = (l: string) => prefixEnd(l, w);
+  const lean = w.lean;
+  if (!lean) return whole;
+  let carried = 0;
+  let longer = 0;
+  for (const l of lines) {
+    const at = whole(l);
+    if (at < 0) continue;
+    carried++;
+    if (at > lean(l, 0, l.length)) longer++;
+  }
+  return longer >= Math.ceil(carried * PROOF) ? whole : (l) => (whole(l) >= 0 ? lean(l, 0, l.length) : -1);
+}
+
 function capturedBy(lines: readonly string[], w: PrefixFamily): string[] {
   const seen = new Set<string>();
   if (!w.fact) return [];
@@ -264,12 +283,13 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
     if (w.fact?.kind === "task") out.tasks ??= numbersOf(lines, w);
     if (w.fact?.kind === "host") out.hosts ??= capturedBy(lines, w).sort();
     if (!out.removed.includes(w.name)) out.removed.push(w.name);
+    const end = removalEnd(lines, w);
     // A fence can sit inside a wrapper (a launcher that printed a Markdown block), and so can indentation: both go
     // before the next proof.
     lines = dedent(
       lines
         .map((l) => {
-          const at = prefixEnd(l, w);
+          const at = end(l);
           return at >= 0 ? l.slice(at) : l;
         })
         .filter((l) => !FENCE.test(l)),

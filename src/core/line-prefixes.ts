@@ -22,6 +22,7 @@ import { code, digitRun, digitsTo, isDigit, isWord, lit, time } from "./char-sca
 import {
   catNumberAt,
   composeServiceAt,
+  grepFileAt,
   grepPrefixAt,
   horovodTagAt,
   prependRankAt,
@@ -57,6 +58,11 @@ export type PrefixFamily = {
   name: WrapperName;
   at: (s: string, i: number, end: number) => number;
   fact?: { kind: "rank" | "task" | "host"; of: (s: string, i: number) => string };
+  /**
+   * The prefix without the part only some of its forms carry (grep's `-n` line number after `-H`'s file name): what
+   * comes off where most lines carry none, so a number that starts a few lines' own text stays.
+   */
+  lean?: (s: string, i: number, end: number) => number;
 };
 
 export { code as charIn };
@@ -385,7 +391,7 @@ export const PREFIX_FAMILIES: readonly PrefixFamily[] = [
   { name: "torchrun_rank", at: torchrunRankAt },
   { name: "horovod_tag", at: horovodTagAt, fact: RANK_IN_BRACKETS },
   { name: "prepend_rank", at: prependRankAt, fact: RANK_IN_BRACKETS },
-  { name: "grep_prefix", at: grepPrefixAt },
+  { name: "grep_prefix", at: grepPrefixAt, lean: grepFileAt },
   { name: "cat_number", at: catNumberAt },
   { name: "markdown_quote", at: markdownQuoteAt },
   { name: "pane_border", at: paneBorderAt },

@@ -138,6 +138,17 @@ function lineNumberColonAt(s: string, i: number, end: number): number {
 export function grepPrefixAt(s: string, i: number, end: number): number {
   const n = lineNumberColonAt(s, i, end);
   if (n >= 0) return n;
+  const file = grepFileAt(s, i, end);
+  if (file < 0) return -1;
+  const line = lineNumberColonAt(s, file, end);
+  return line >= 0 ? line : file;
+}
+
+/**
+ * grep's `-H` file name alone (`logs/rank0.log:`), without the `-n` line number after it: where the file's lines carry
+ * no such number, a number and colon after the name on a few lines is the text's own (`8:` of a viewer's numbers).
+ */
+export function grepFileAt(s: string, i: number, end: number): number {
   let j = i;
   let slash = false;
   for (let c = code(s, j, end); isWord(c) || c === 45 || c === 46 || c === 47; c = code(s, ++j, end))
@@ -149,8 +160,7 @@ export function grepPrefixAt(s: string, i: number, end: number): number {
   if (!slash && !/(?:\.(?:log|txt|out|err)(?:\.\d+)?|[_-]log)$/.test(tail)) return -1;
   // `include/socket.h:344 WARN …`: a source file and line, as NCCL prints them, not a file grep named.
   if (SOURCE_FILE.test(tail)) return -1;
-  const line = lineNumberColonAt(s, j + 1, end);
-  return line >= 0 ? line : j + 1;
+  return j + 1;
 }
 
 const SOURCE_FILE = /\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|py)$/;

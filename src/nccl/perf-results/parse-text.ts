@@ -9,6 +9,7 @@ import {
   figuresStart,
   NUMBERED_ITEM,
   ROW_START,
+  rowPiece,
   sideBySide,
   toldInProse,
   withoutRankTags,
@@ -37,13 +38,6 @@ const FAILURE =
   /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
-/** An NCCL record glued to the end of a row's piece (`-1host:pid:tid [1] NCCL INFO …`): where it starts. */
-const GLUED_RECORD = /(?<=[\d.A])[A-Za-z][\w.-]{0,254}:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b/;
-/** A row's head alone: size, count, type, then its op and root (`8589934592  2147483648  float  sum  -1`). */
-const ROW_HEAD = /^\d+\s+\d+\s+[a-z][a-z0-9]*(?:\s+[a-z]+\s+-?\d+)?$/;
-/** A side's figures alone, or both sides': time, algbw, busbw and #wrong (or the old error), as nccl-tests prints them. */
-const FIGURES = /^(?:[\d.]+|N\/A)(?:\s+(?:[\d.]+(?:e[+-]\d+)?|N\/A)){2,7}$/;
-
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
   readonly problems: Problem[] = [];
@@ -497,23 +491,21 @@ export class PerfTextParser {
   }
 
   /**
-   * nccl-tests prints a row in three writes (its head, then each side's figures once that side has run): NCCL's own
-   * lines printed while the collective runs (NCCL_DEBUG_SUBSYS=COLL, or connections set up on first use) land between
-   * them, glued to the piece before (`  8589934592  2147483648  float  sum  -1host:pid:tid [1] NCCL INFO AllReduce: …`,
-   * shape seen at https://github.com/Timez-zx/nccl-tests/blob/HEAD/nccl.log). A head alone starts the row; lines of
-   * figures alone continue it; it is read once both sides are in. True or false as the line was taken; null: no piece.
+   * A piece of a row NCCL's own lines broke apart (line-shapes.ts rowPiece): a head starts the row, figures continue
+   * it, and it is read once both sides are in. True or false as the line was taken; null: no piece.
    */
   private splitRowPiece(line: string): boolean | null {
-    const glued = GLUED_RECORD.exec(line);
-    const own = (glued ? line.slice(0, glued.index) : line).trim();
-    if (ROW_HEAD.test(own)) {
-      if (!glued && this.split === null && !/\s-?\d+$/.test(own)) return null;
-      this.split = { head: own, figures: [] };
+    const piece = rowPiece(line);
+    if (piece === null) return null;
+    if ("head" in piece) {
+      // A head with nothing glued after it and no root ending it is a row cut short, read as such.
+      if (!piece.glued && this.split === null && !/\s-?\d+$/.test(piece.head)) return null;
+      this.split = { head: piece.head, figures: [] };
       return true;
     }
     const split = this.split;
-    if (split === null || !FIGURES.test(own)) return null;
-    split.figures.push(...own.split(/\s+/));
+    if (split === null) return null;
+    split.figures.push(...piece.figures);
     if (split.figures.length < this.metricCols) return true;
     this.split = null;
     return this.row(`${split.head} ${split.figures.join(" ")}`);
