@@ -3,10 +3,8 @@ import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
 import {
-  BLANK_SIDE,
   collectivesNamedIn,
   commandRanks,
-  figuresStart,
   NUMBERED_ITEM,
   ROW_START,
   rowPiece,
@@ -15,16 +13,11 @@ import {
   withoutRankTags,
 } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
-import { emptyRun, type Perf, type PerfRow, type PerfRun } from "./types.js";
+import { DEFAULT_LAYOUT, layoutOf, type RowLayout, typedRow, untypedRow } from "./rows.js";
+import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
 
 const RANK_LINE =
   /^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
-const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
-/** The old error column's value as nccl-tests printed it (`%.0e`, rccl-tests adds `*` to a failed one). */
-const OLD_ERROR = /^\d[eE][-+]\d\d\*?$/;
-/** Header columns after the figures that name a row's tuning, not a figure (see PerfTextParser.trailing). */
-const TRAILING_COLUMNS = new Set(["algo", "proto", "nchannels"]);
-const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
 /**
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
  * the first letter so that the NCCL log lines of a run.log meet no regex here.
@@ -45,36 +38,14 @@ export class PerfTextParser {
   private lastHeader = new Map<string, string>();
   /** Every `# Avg bus bandwidth` of the run, in order (processes that ran alone each print their own). */
   private avgs: number[] = [];
-  private metricCols = 8;
-  /** The header names one side's figures only, `time algbw busbw` (a page trimmed the table to fit). */
-  private oneSide = false;
-  private hasTimestamp = false;
-  /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
-  private errorColumn = false;
+  /** What the last column header said of the rows under it (rows.ts). */
+  private layout: Readonly<RowLayout> = DEFAULT_LAYOUT;
   /** Whether a column header said what the columns are (rows pasted without one are read by their values). */
   private columnsSeen = false;
   /** NCCL 1.x's own tests print no footer: a run of theirs without one is whole. */
   private legacy = false;
-  /**
-   * MSCCL++'s test harness (microsoft/mscclpp test/mscclpp-test/common.cc, `BaseTestEngine::runTest`) prints
-   * `size count time algbw busbw #wrong` twice, in-place first, with no type, redop or root column, and each row fills
-   * one side only: an out-of-place row is padded by 33 spaces where the in-place figures would be. A table trimmed
-   * to the columns a page wanted (`size time algbw busbw`, one side, shape seen at
-   * https://github.com/elizabetht/spark/blob/HEAD/infiniband-tutorial/LINKEDIN_ARTICLE.md) is read the same way, by
-   * the names its header gives.
-   */
-  private untyped = false;
-  /**
-   * Columns a header names after the #wrong ones that are no figure of either side: rccl-tests' `algo proto
-   * nchannels` (the tuning each size ran with, seen at https://github.com/ROCm/rocm-systems/pull/8273). Their values
-   * are left off the end of each row.
-   */
-  private trailing = 0;
   /** The command typed so far when the line before ended in `\` (a continuation), else null. */
   private continued: string | null = null;
-  /** With `untyped`: whether the rows hold a count column, and how many figures one side's group has. */
-  private untypedCount = true;
-  private untypedGroup = 4;
   private lineNo = 0;
   /** A row NCCL's own lines broke into pieces (splitRowPiece): its head, and the figures read so far. */
   private split: { head: string; figures: string[] } | null = null;
@@ -132,7 +103,7 @@ export class PerfTextParser {
     // A row starts with two whole numbers (size, count); `1st MCA variable: …` or `7 more processes have sent help
     // message …` from the MPI launcher start with a digit too and are not nccl-tests output.
     if (c >= 48 && c <= 57) {
-      const piece = this.untyped ? null : this.splitRowPiece(line);
+      const piece = this.layout.untyped ? null : this.splitRowPiece(line);
       if (piece !== null) return piece;
       this.split = null;
       if (ROW_START.test(line)) return this.row(line);
@@ -358,86 +329,28 @@ export class PerfTextParser {
     if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
     const cols = body.split(/\s+/);
-    this.untyped = cols[1] === "time" || cols[2] === "time";
-    if (this.untyped) {
-      this.untypedCount = cols[1] === "count";
-      const figures = cols.length - (this.untypedCount ? 2 : 1);
-      const sides = Math.max(1, cols.filter((c) => c === "time").length);
-      this.untypedGroup = figures % sides === 0 && figures / sides >= 3 ? figures / sides : 4;
-    }
-    const after = this.untyped ? 2 : cols.indexOf("root") >= 0 ? cols.indexOf("root") + 1 : cols.indexOf("type") + 1;
-    this.hasTimestamp = cols.includes("timestamp");
-    this.trailing = 0;
-    while (this.trailing < cols.length && TRAILING_COLUMNS.has(cols[cols.length - 1 - this.trailing]!)) this.trailing++;
-    // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
-    this.errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
+    this.layout = layoutOf(cols);
     // NCCL 1.x's own tests print no footer. nccl-tests printed this header too until 2019 (the resync with NCCL 2.4),
     // and its ` Avg bus bandwidth` footer from its first commit (src/common.cu b188a15 prints `nThread %d nGpus %d …`
     // first and ` Avg bus bandwidth    : %g` last, https://github.com/NVIDIA/nccl-tests): with that banner the footer is
     // due, and a run without it was cut.
     this.legacy = cols[0] === "bytes" && this.run.nThread === null;
     this.run.redopColumn = cols.includes("redop") || cols.includes("op");
-    this.metricCols = cols.length - after - (this.hasTimestamp ? 1 : 0) - this.trailing;
-    this.oneSide = this.metricCols === 3 && cols.slice(after, after + 3).join(" ") === "time algbw busbw";
-    if (this.metricCols < 2 || this.metricCols % 2 !== 0) this.metricCols = 8;
     this.tableLines++;
   }
 
   private row(line: string): boolean {
-    if (this.untyped) return this.untypedRow(line);
-    const tokens = line.split(/\s+/);
-    if (this.trailing > 0 && tokens.length > 3 + this.trailing) tokens.length -= this.trailing;
-    while (tokens.length > 3 && DATE.test(tokens[tokens.length - 1]!)) tokens.pop();
-    const bytes = Number(tokens[0]);
-    const count = Number(tokens[1]);
-    const type = tokens[2];
-    if (!Number.isInteger(bytes) || !Number.isInteger(count) || type === undefined || NUMBER.test(type)) {
-      return this.badRow(line);
+    if (this.layout.untyped) {
+      const fields = untypedRow(line, this.layout);
+      if (fields === null) return this.badRow(line);
+      this.run.rows.push({ ...fields, line: this.lineNo });
+      return true;
     }
-    const rest = tokens.slice(3);
-    const group = this.metricCols / 2;
-    let mid: number;
-    let groups: string[][];
-    // Where the figures start, read from the figures themselves: the one place where a time and an algbw agree
-    // (algbw = size / time). A row cut at its end (a line wrapped or truncated by a terminal, a page, a logger) keeps
-    // its whole out-of-place side; its in-place side, cut, says nothing rather than something else.
-    const start = BLANK_SIDE.test(line) ? null : figuresStart(bytes, rest, group);
-    if (this.oneSide && rest.length >= 3 && rest.length - 3 <= 2) {
-      // One side's three figures, no #wrong: out-of-place (nccl-tests prints it first), checked or not unknown.
-      mid = rest.length - 3;
-      groups = [[...rest.slice(mid), "N/A"], []];
-    } else if (start !== null && rest.length - start < this.metricCols && rest.length - start >= group) {
-      mid = start;
-      groups = [rest.slice(start, start + group), []];
-    } else if (rest.length >= this.metricCols && rest.length - this.metricCols <= 2) {
-      mid = rest.length - this.metricCols;
-      groups = [rest.slice(mid, mid + group), rest.slice(mid + group)];
-    } else if (rest.length >= group && rest.length - group <= 2) {
-      mid = rest.length - group;
-      groups = [[], rest.slice(mid)]; // in-place only (trace replay)
-    } else return this.badRow(line);
-    // No header: a last column printed as `5e-07` or `0e+00` is the old error value (`%.0e`), not a #wrong count
-    // (`%g`: an integer, or `1.23457e+06`) — common.cu before and after nccl-tests 2.13.
-    if (!this.columnsSeen && !this.errorColumn && OLD_ERROR.test(rest[rest.length - 1] ?? "")) this.errorColumn = true;
-    const perfs = groups.map((g) => (g.length ? perfOf(g, this.errorColumn) : null));
-    if (perfs.some((x) => x === undefined)) return this.badRow(line);
-    const midTokens = rest.slice(0, mid);
-    let redop: string | null = null;
-    let root: number | null = null;
-    for (const t of midTokens) {
-      if (NUMBER.test(t)) root = Number(t);
-      else redop = t;
-    }
-    const row: PerfRow = {
-      bytes,
-      count,
-      type,
-      redop,
-      root,
-      outOfPlace: perfs[0] ?? null,
-      inPlace: perfs[1] ?? null,
-      line: this.lineNo,
-    };
+    const read = typedRow(line, this.layout, !this.columnsSeen);
+    if (read === null) return this.badRow(line);
+    if (read.errorColumn && !this.layout.errorColumn) this.layout = { ...this.layout, errorColumn: true };
+    const row: PerfRow = { ...read.row, line: this.lineNo };
+    const { bytes, type, redop, root } = row;
     // nccl-tests prints one row per size, sizes rising, for each type and op in turn: a row of the same type, op and
     // root smaller than the one before is the next invocation's sweep (tables pasted one after another, headers cut).
     // After the run's own `# Avg bus bandwidth` footer a sweep is over: a row of the same size starts the next one
@@ -451,42 +364,6 @@ export class PerfTextParser {
       if (lanesOf([...this.run.rows, row]).length > this.run.duplicateRanks + 1) this.newRun();
     }
     this.run.rows.push(row);
-    return true;
-  }
-
-  /**
-   * An MSCCL++ test row (see `untyped`): `size count` then one side's `time algbw busbw [#wrong]` (the count is left
-   * out when the harness checks nothing), in-place unless a wide gap after the count stands for the in-place figures
-   * left blank; or both sides.
-   */
-  private untypedRow(line: string): boolean {
-    const m = (this.untypedCount ? /^(\d+)\s+(\d+)(\s+)(.*)$/ : /^(\d+)()(\s+)(.*)$/).exec(line);
-    const rest = m ? m[4]!.split(/\s+/) : [];
-    const group = this.untypedGroup;
-    const sides = rest.length > group ? [rest.slice(0, group), rest.slice(group)] : [rest];
-    // A side without its #wrong figure checked nothing: N/A.
-    const perfs = sides.map((g) => (g.length === 3 ? [...g, "N/A"] : g)).map((g) => perfOf(g, false));
-    if (
-      !m ||
-      rest.length < 3 ||
-      rest.length > 2 * group ||
-      sides.some((g) => g.length > 4) ||
-      perfs.some((x) => x === undefined)
-    )
-      return this.badRow(line);
-    const outOfPlaceOnly = sides.length === 1 && m[3]!.length > 20;
-    this.run.rows.push({
-      bytes: Number(m[1]),
-      // No count column: the size in the harness's 4-byte elements.
-      count: this.untypedCount ? Number(m[2]) : Math.floor(Number(m[1]) / 4),
-      // The harness moves `int` data (BaseTestColl::setupCollTest: `typeSize_ = sizeof(int)`; checkData compares ints).
-      type: "int32",
-      redop: null,
-      root: null,
-      inPlace: outOfPlaceOnly ? null : (perfs[0] ?? null),
-      outOfPlace: outOfPlaceOnly ? (perfs[0] ?? null) : (perfs[1] ?? null),
-      line: this.lineNo,
-    });
     return true;
   }
 
@@ -506,7 +383,7 @@ export class PerfTextParser {
     const split = this.split;
     if (split === null) return null;
     split.figures.push(...piece.figures);
-    if (split.figures.length < this.metricCols) return true;
+    if (split.figures.length < this.layout.metricCols) return true;
     this.split = null;
     return this.row(`${split.head} ${split.figures.join(" ")}`);
   }
@@ -563,30 +440,4 @@ function hasContent(r: PerfRun): boolean {
     r.ranks.length > 0 ||
     r.testsVersion !== null
   );
-}
-
-function num(t: string | undefined): number | null | undefined {
-  if (t === undefined) return undefined;
-  if (t === "N/A") return null;
-  if (!NUMBER.test(t)) return undefined;
-  return Number(t);
-}
-
-/**
- * The old `error` column may also read `inf` (a result element that became infinite); rccl-tests marks a deviation over
- * its threshold with an asterisk (`2e+00*`, `%5.0le%s` in ROCm/rccl-tests src/common.cu): the value is judged as printed.
- */
-function errorNum(t: string | undefined): number | null | undefined {
-  const v = t?.endsWith("*") ? t.slice(0, -1) : t;
-  return v !== undefined && /^\+?inf(?:inity)?$/i.test(v) ? Number.POSITIVE_INFINITY : num(v);
-}
-
-/**
- * `time algbw busbw #wrong [i_min i_max i_p99 i_cv%]`, or `time algbw busbw error` before nccl-tests 2.13;
- * undefined when a value is not a number or N/A.
- */
-function perfOf(g: readonly string[], errorColumn: boolean): Perf | undefined {
-  const [t, a, b, w] = [num(g[0]), num(g[1]), num(g[2]), errorColumn ? errorNum(g[3]) : num(g[3])];
-  if (t === undefined || a === undefined || b === undefined || w === undefined) return undefined;
-  return { timeUs: t, algbw: a, busbw: b, wrong: errorColumn ? null : w, maxError: errorColumn ? w : null };
 }
