@@ -33,31 +33,35 @@ const TYPE_BYTES: Record<string, number> = {
   float64: 8,
 };
 
-/** The row whose printed algbw has the most significant digits (the ratio busbw/algbw is then exact enough). */
-function widestRow(rows: readonly PerfRow[]): PerfRow | null {
-  let best: PerfRow | null = null;
-  for (const r of rows) {
-    const a = r.outOfPlace?.algbw ?? 0;
-    if (r.outOfPlace?.busbw != null && a > (best?.outOfPlace?.algbw ?? 0)) best = r;
-  }
-  return best && (best.outOfPlace?.algbw ?? 0) >= 0.05 ? best : null;
+/**
+ * The `n` rows with the largest out-of-place algbw, widest first (the most significant digits, so the ratio busbw/algbw
+ * is the most exact); the first of equals first.
+ */
+function widestRows(rows: readonly PerfRow[], n: number): PerfRow[] {
+  return rows
+    .filter((r) => r.outOfPlace?.busbw != null && (r.outOfPlace.algbw ?? 0) > 0.005)
+    .sort((a, b) => (b.outOfPlace?.algbw ?? 0) - (a.outOfPlace?.algbw ?? 0))
+    .slice(0, n);
 }
 
 /** busbw / algbw of the widest row, or null when no row carries enough digits. */
 export function busAlgRatio(rows: readonly PerfRow[]): number | null {
-  const r = widestRow(rows);
-  return r?.outOfPlace?.algbw && r.outOfPlace.busbw !== null ? r.outOfPlace.busbw / r.outOfPlace.algbw : null;
+  const side = widestRows(rows, 1)[0]?.outOfPlace;
+  return side && side.algbw !== null && side.busbw !== null && side.algbw >= 0.05 ? side.busbw / side.algbw : null;
 }
 
-/** busbw ÷ algbw of the widest row as an interval: both are printed to two decimals (± 0.005). */
-function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
-  let best: PerfRow | null = null;
-  for (const r of rows)
-    if ((r.outOfPlace?.algbw ?? 0) > (best?.outOfPlace?.algbw ?? 0) && r.outOfPlace?.busbw != null) best = r;
-  const a = best?.outOfPlace?.algbw ?? 0;
-  const b = best?.outOfPlace?.busbw ?? 0;
+/** busbw ÷ algbw of one row as an interval: both are printed to two decimals (± 0.005). */
+function boundsOf(r: PerfRow): [number, number] | null {
+  const a = r.outOfPlace?.algbw ?? 0;
+  const b = r.outOfPlace?.busbw ?? 0;
   if (a <= 0.005 || b <= 0) return null;
   return [(b - 0.005) / (a + 0.005), (b + 0.005) / (a - 0.005)];
+}
+
+/** The widest row's busbw ÷ algbw interval. */
+function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
+  const r = widestRows(rows, 1)[0];
+  return r ? boundsOf(r) : null;
 }
 
 /**
@@ -175,7 +179,7 @@ export function ranksFromTable(run: PerfRun, collective: string | null): number 
     let hi = Number.POSITIVE_INFINITY;
     let asked = 0;
     for (const r of widestRows(run.rows, ROWS_ASKED)) {
-      const bounds = ratioBounds([r]);
+      const bounds = boundsOf(r);
       if (bounds === null || bounds[1] >= 2) continue;
       const from = Math.ceil(2 / (2 - bounds[0]) - 1e-9);
       const to = Math.floor(2 / (2 - bounds[1]) + 1e-9);
@@ -191,11 +195,3 @@ export function ranksFromTable(run: PerfRun, collective: string | null): number 
 
 /** How many of the widest rows the rank count is read from. */
 const ROWS_ASKED = 3;
-
-/** The `n` rows with the largest out-of-place algbw (the most significant digits), widest first. */
-function widestRows(rows: readonly PerfRow[], n: number): PerfRow[] {
-  return rows
-    .filter((r) => r.outOfPlace?.busbw != null && (r.outOfPlace.algbw ?? 0) > 0.005)
-    .sort((a, b) => (b.outOfPlace?.algbw ?? 0) - (a.outOfPlace?.algbw ?? 0))
-    .slice(0, n);
-}

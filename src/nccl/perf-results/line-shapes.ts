@@ -115,25 +115,3 @@ export const NUMBERED_ITEM = /^\d{1,3}[.)]\s+(?=\S)/;
 
 /** A row whose out-of-place figures were left blank (a wide gap after the redop and root): in-place figures only. */
 export const BLANK_SIDE = /\S\s{20,}\S/;
-
-/**
- * nccl-tests prints a row in three writes (its head, then each side's figures once that side has run): NCCL's own
- * lines printed while the collective runs (NCCL_DEBUG_SUBSYS=COLL, or connections set up on first use) land between
- * them, glued to the piece before (`  8589934592  2147483648  float  sum  -1host:pid:tid [1] NCCL INFO AllReduce: …`,
- * shape seen at https://github.com/Timez-zx/nccl-tests/blob/HEAD/nccl.log).
- */
-
-/** An NCCL record glued to the end of a row's piece (`-1host:pid:tid [1] NCCL INFO …`): where it starts. */
-const GLUED_RECORD = /(?<=[\d.A])[A-Za-z][\w.-]{0,254}:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b/;
-/** A row's head alone: size, count, type, then its op and root (`8589934592  2147483648  float  sum  -1`). */
-const ROW_HEAD = /^\d+\s+\d+\s+[a-z][a-z0-9]*(?:\s+[a-z]+\s+-?\d+)?$/;
-/** A side's figures alone, or both sides': time, algbw, busbw and #wrong (or the old error), as nccl-tests prints them. */
-const FIGURES = /^(?:[\d.]+|N\/A)(?:\s+(?:[\d.]+(?:e[+-]\d+)?|N\/A)){2,7}$/;
-
-/** A piece of a row broken apart: its head (and whether a record was glued after it), or figures; else null. */
-export function rowPiece(line: string): { head: string; glued: boolean } | { figures: string[] } | null {
-  const glued = GLUED_RECORD.exec(line);
-  const own = (glued ? line.slice(0, glued.index) : line).trim();
-  if (ROW_HEAD.test(own)) return { head: own, glued: glued !== null };
-  return FIGURES.test(own) ? { figures: own.split(/\s+/) } : null;
-}

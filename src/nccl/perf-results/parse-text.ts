@@ -7,13 +7,12 @@ import {
   commandRanks,
   NUMBERED_ITEM,
   ROW_START,
-  rowPiece,
   sideBySide,
   toldInProse,
   withoutRankTags,
 } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
-import { DEFAULT_LAYOUT, layoutOf, type RowLayout, typedRow, untypedRow } from "./rows.js";
+import { DEFAULT_LAYOUT, layoutOf, type RowLayout, rowPiece, typedRow, untypedRow } from "./rows.js";
 import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
 
 const RANK_LINE =
@@ -368,7 +367,7 @@ export class PerfTextParser {
   }
 
   /**
-   * A piece of a row NCCL's own lines broke apart (line-shapes.ts rowPiece): a head starts the row, figures continue
+   * A piece of a row NCCL's own lines broke apart (rows.ts rowPiece): a head starts the row, figures continue
    * it, and it is read once both sides are in. True or false as the line was taken; null: no piece.
    */
   private splitRowPiece(line: string): boolean | null {

@@ -1,7 +1,7 @@
 /**
- * One nccl-tests result row read by the column header above it: the layout a header gives (`layoutOf`), and a row's
- * fields under it (`typedRow`, `untypedRow`). Pure; the parser (parse-text.ts) assembles rows into runs. Columns as
- * src/common.cu prints them (https://github.com/NVIDIA/nccl-tests), and the variants read here.
+ * One nccl-tests result row read by the column header above it: the layout a header gives (`layoutOf`), a row's fields
+ * under it (`typedRow`, `untypedRow`), or a piece of one (`rowPiece`). Pure; the parser (parse-text.ts) assembles rows
+ * into runs. Columns as src/common.cu prints them (https://github.com/NVIDIA/nccl-tests), and the variants read here.
  */
 import { BLANK_SIDE, figuresStart } from "./line-shapes.js";
 import type { Perf, PerfRow } from "./types.js";
@@ -192,4 +192,26 @@ function perfOf(g: readonly string[], errorColumn: boolean): Perf | undefined {
   const [t, a, b, w] = [num(g[0]), num(g[1]), num(g[2]), errorColumn ? errorNum(g[3]) : num(g[3])];
   if (t === undefined || a === undefined || b === undefined || w === undefined) return undefined;
   return { timeUs: t, algbw: a, busbw: b, wrong: errorColumn ? null : w, maxError: errorColumn ? w : null };
+}
+
+/**
+ * nccl-tests prints a row in three writes (its head, then each side's figures once that side has run): NCCL's own
+ * lines printed while the collective runs (NCCL_DEBUG_SUBSYS=COLL, or connections set up on first use) land between
+ * them, glued to the piece before (`  8589934592  2147483648  float  sum  -1host:pid:tid [1] NCCL INFO AllReduce: …`,
+ * shape seen at https://github.com/Timez-zx/nccl-tests/blob/HEAD/nccl.log).
+ */
+
+/** An NCCL record glued to the end of a row's piece (`-1host:pid:tid [1] NCCL INFO …`): where it starts. */
+const GLUED_RECORD = /(?<=[\d.A])[A-Za-z][\w.-]{0,254}:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b/;
+/** A row's head alone: size, count, type, then its op and root (`8589934592  2147483648  float  sum  -1`). */
+const ROW_HEAD = /^\d+\s+\d+\s+[a-z][a-z0-9]*(?:\s+[a-z]+\s+-?\d+)?$/;
+/** A side's figures alone, or both sides': time, algbw, busbw and #wrong (or the old error), as nccl-tests prints them. */
+const FIGURES = /^(?:[\d.]+|N\/A)(?:\s+(?:[\d.]+(?:e[+-]\d+)?|N\/A)){2,7}$/;
+
+/** A piece of a row broken apart: its head (and whether a record was glued after it), or figures; else null. */
+export function rowPiece(line: string): { head: string; glued: boolean } | { figures: string[] } | null {
+  const glued = GLUED_RECORD.exec(line);
+  const own = (glued ? line.slice(0, glued.index) : line).trim();
+  if (ROW_HEAD.test(own)) return { head: own, glued: glued !== null };
+  return FIGURES.test(own) ? { figures: own.split(/\s+/) } : null;
 }
