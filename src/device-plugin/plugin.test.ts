@@ -226,6 +226,21 @@ describe("the plugin registers rdma/hca with the kubelet and serves it", () => {
     await waitFor("the same 10 units on the new stream", () => kubelet.latest?.length === 10);
   });
 
+  test("our socket removed while the kubelet is answering our registration → the plugin serves again and registers again, and the kubelet gets the list", async () => {
+    // The kubelet dials the endpoint only after Register returns (pluginwatcher/device manager). A registration
+    // that was in flight while our socket was removed pointed the kubelet at a socket that is gone: it must not
+    // count as registered.
+    const { kubelet, plugin, pluginDir } = await setup();
+    kubelet.interceptRegister = async (endpoint) => {
+      await rm(join(pluginDir, endpoint), { force: true });
+      await kubelet.connect(endpoint).catch(() => undefined); // dialled while the socket is gone: no stream
+      await waitFor("the plugin serving its socket again", async () => (await readdir(pluginDir)).includes(endpoint));
+    };
+    await plugin.start();
+    await waitFor("the 10 units on a stream", () => kubelet.latest?.length === 10, 15_000);
+    expect(kubelet.registrations).toHaveLength(2);
+  });
+
   test("shutdown removes our socket", async () => {
     const { plugin, pluginDir, kubelet } = await setup();
     await plugin.start();

@@ -15,20 +15,14 @@ import {
   invalidAllocate,
   missingVerbsDevices,
 } from "./allocate.js";
-import {
-  type AllocateRequest,
-  type AllocateResponse,
-  type Device,
-  type DevicePluginOptions,
-  KUBELET_SOCKET,
-} from "./api.js";
+import type { AllocateRequest, AllocateResponse, Device, DevicePluginOptions } from "./api.js";
 import { countHealth, deriveDeviceList } from "./devices.js";
 import { judgeReadings } from "./health-round.js";
 import { createMetrics, type PluginMetrics, serveMetrics } from "./metrics.js";
 import { NodeModel } from "./node-model.js";
 import { type PluginConfig, PluginStartError } from "./plugin-config.js";
 import { QuarantineFile } from "./quarantine-file.js";
-import { Registrar, registerRequest, socketNameFor } from "./registration.js";
+import { Registrar, registerRequest, registrationTarget, socketNameFor } from "./registration.js";
 import { closeServer, listenDevicePlugin } from "./server.js";
 import { devicePluginHandlers, type ListAndWatchStream } from "./service.js";
 import { DeviceExistence, type HcaReading, HostFiles } from "./sysfs.js";
@@ -75,6 +69,7 @@ export class RdmaDevicePlugin {
     this.quarantine = new QuarantineFile(cfg.quarantine, cfg.log);
     this.registrar = new Registrar({
       pluginDir: cfg.pluginDir,
+      ownSocket: this.socketPath,
       request: () => registerRequest(this.socketName, cfg.resource, this.options),
       timeoutMs: cfg.registerTimeoutMs,
       backoffInitialMs: cfg.backoffInitialMs,
@@ -389,13 +384,15 @@ export class RdmaDevicePlugin {
       this.dirWatch?.close();
       this.dirWatch = watchDir(this.cfg.pluginDir, this.cfg.watchPollMs, () => void this.reconcile());
     }
-    const kubelet = await fileIdentity(join(this.cfg.pluginDir, KUBELET_SOCKET));
-    if (kubelet !== this.registrar.registeredTo) {
+    const target = await registrationTarget(this.cfg.pluginDir, this.socketPath);
+    if (target !== this.registrar.registeredTo) {
       if (this.registrar.registeredTo !== null) {
-        this.cfg.log.warn("kubelet.sock changed (kubelet restart); registering again");
+        this.cfg.log.warn(
+          "kubelet.sock or our socket changed since we registered (kubelet restart); registering again",
+        );
         this.registrar.forget();
       }
-      this.registrar.kick(kubelet);
+      this.registrar.kick(target);
     }
   }
 }

@@ -47,8 +47,20 @@ export function registerOnce(pluginDir: string, request: RegisterRequest, timeou
   });
 }
 
+/**
+ * What a registration points the kubelet at: kubelet.sock's identity and our socket's, or null while either is
+ * absent. The kubelet dials our endpoint as it answers, so a registration made while our socket was being removed or
+ * served again is valid for neither: it must be made again once both are there.
+ */
+export async function registrationTarget(pluginDir: string, ownSocket: string): Promise<string | null> {
+  const [kubelet, own] = await Promise.all([fileIdentity(join(pluginDir, KUBELET_SOCKET)), fileIdentity(ownSocket)]);
+  return kubelet === null || own === null ? null : `${kubelet}|${own}`;
+}
+
 export type RegistrarOptions = {
   pluginDir: string;
+  /** Our own socket's path, part of what a registration is valid for. */
+  ownSocket: string;
   request: () => RegisterRequest;
   timeoutMs: number;
   backoffInitialMs: number;
@@ -70,7 +82,7 @@ export class Registrar {
 
   constructor(private readonly opts: RegistrarOptions) {}
 
-  /** The kubelet.sock identity we are registered with, or null. */
+  /** The `registrationTarget` we are registered with, or null. */
   get registeredTo(): string | null {
     return this.registered;
   }
@@ -81,11 +93,11 @@ export class Registrar {
     this.opts.metrics.registered.set(0);
   }
 
-  /** Starts the loop, or wakes a waiting one when kubelet.sock changed since its last attempt. */
-  kick(kubeletIdentity: string | null): void {
+  /** Starts the loop, or wakes a waiting one when the target changed since its last attempt. */
+  kick(target: string | null): void {
     if (this.stopped) return;
     if (!this.running) void this.loop();
-    else if (kubeletIdentity !== this.attempted) this.wake?.();
+    else if (target !== this.attempted) this.wake?.();
   }
 
   stop(): void {
@@ -99,16 +111,20 @@ export class Registrar {
     const { log, metrics } = this.opts;
     try {
       for (let attempt = 0; !this.stopped; attempt++) {
-        const identity = await fileIdentity(kubeletSock);
-        this.attempted = identity;
+        const target = await registrationTarget(this.opts.pluginDir, this.opts.ownSocket);
+        this.attempted = target;
         const request = this.opts.request();
         const result: RegisterOutcome =
-          identity === null
-            ? { ok: false, code: "ENOENT", message: `${kubeletSock} does not exist (kubelet not running?)` }
+          target === null
+            ? {
+                ok: false,
+                code: "ENOENT",
+                message: `${kubeletSock} or ${this.opts.ownSocket} does not exist (kubelet not running, or our socket being served again)`,
+              }
             : await registerOnce(this.opts.pluginDir, request, this.opts.timeoutMs);
         if (this.stopped) return;
         if (result.ok) {
-          this.registered = identity;
+          this.registered = target;
           metrics.registrations.inc({ result: "ok" });
           metrics.registered.set(1);
           log.info("registered with kubelet", {

@@ -74,6 +74,11 @@ export class FakeKubelet {
   /** When set, Register answers with this error status instead of accepting. */
   refuseWith: { code: grpc.status; details: string } | null = null;
   refused = 0;
+  /**
+   * When set, the next Register runs this instead of dialling the plugin after it answers. The kubelet dials from a
+   * goroutine started before it answers, so a test may dial (`connect`) and act while the registration is in flight.
+   */
+  interceptRegister: ((endpoint: string) => Promise<void>) | null = null;
   private server: grpc.Server | null = null;
   private stream: grpc.ClientReadableStream<{ devices: Device[] }> | null = null;
 
@@ -90,7 +95,10 @@ export class FakeKubelet {
   async start(): Promise<void> {
     const server = new grpc.Server();
     server.addService(loadApi().registrationService, {
-      Register: (call: grpc.ServerUnaryCall<RegisterRequest, object>, cb: grpc.sendUnaryData<object>) => {
+      Register: async (call: grpc.ServerUnaryCall<RegisterRequest, object>, cb: grpc.sendUnaryData<object>) => {
+        const intercept = this.interceptRegister;
+        this.interceptRegister = null;
+        if (intercept) await intercept(call.request.endpoint);
         if (this.refuseWith) {
           this.refused++;
           cb(this.refuseWith);
@@ -98,7 +106,7 @@ export class FakeKubelet {
         }
         this.registrations.push(call.request);
         cb(null, {});
-        this.connect(call.request.endpoint).catch(() => undefined); // the plugin may be gone by then
+        if (!intercept) this.connect(call.request.endpoint).catch(() => undefined); // the plugin may be gone by then
       },
     });
     await new Promise<void>((resolve, reject) =>
@@ -110,7 +118,7 @@ export class FakeKubelet {
   }
 
   /** What the kubelet does after a Register: dial the endpoint, read options, open ListAndWatch. */
-  private async connect(endpoint: string): Promise<void> {
+  async connect(endpoint: string): Promise<void> {
     this.disconnect();
     const client = pluginClient(join(this.dir, endpoint));
     this.client = client;
