@@ -166,3 +166,77 @@ describe("a page that numbers or flattens a capture", () => {
     ]);
   });
 });
+
+describe("a capture copied out of a page's HTML source", () => {
+  // A highlighter's `<span class="line"><span>…</span></span>` around each line of a code block, its entities left
+  // (`&#x3C;0>`), shape seen in a blog's built page committed to a public repository (index-file 26484559315).
+  test("a highlighter's spans come off every line, and the entities they leave are the tool's characters", () => {
+    const rows = [
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 32 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+      "#",
+      "# Using devices",
+      "#  Rank  0 Group  0 Pid  7310 on lab-ws device  0 [0x01] NVIDIA GeForce RTX 3060",
+      "kr-ws:7310:7310 [0] NCCL INFO Bootstrap : Using eth0:172.29.84.17&#x3C;0>",
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+      "           8             2     float     sum      -1    12.71    0.00    0.00      0     0.15    0.05    0.00      0",
+      "          16             4     float     sum      -1    12.40    0.00    0.00      0     0.15    0.11    0.00      0",
+      "          32             8     float     sum      -1    12.52    0.00    0.00      0     0.15    0.21    0.00      0",
+      "# Out of bounds values : 0 OK",
+      "# Avg bus bandwidth    : 0 ",
+    ];
+    const page = [
+      '<div class="language- line-numbers-mode" data-highlighter="shiki"><pre class="shiki"><code><span class="line"><span>./build/all_reduce_perf -b 8 -e 32 -f 2 -g 1</span></span>',
+      ...rows.map((l) => `<span class="line"><span>${l}</span></span>`),
+      "</code></pre></div>",
+    ].join("\n");
+    const entries = analyzeTranscript("page.html", page);
+    const tests = entries.find((e) => e.kind === "nccl_tests")!;
+    expect(tests.data).toMatchObject({ collective: "all_reduce", nranks: 1, avgBusBw: 0 });
+    expect((tests.data as { rows: unknown[] }).rows).toHaveLength(3);
+    expect(webCharactersOff(page).text).not.toContain("<span");
+  });
+
+  // A mail archive's HTML: a `<br>` line after each line, `&nbsp;` for the indentation, `<p>` before some (shape seen in
+  // a users' list archive committed to a public repository, index-file 44000474651).
+  test("a mail archive's `<br>` lines and `<p>` come off, and ibv_devinfo's ports are read", () => {
+    const lines = [
+      "hca_id:\tmlx4_0",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;transport:\t\t\tInfiniBand (0)",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;fw_ver:\t\t\t\t2.7.000",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;phys_port_cnt:\t\t\t2",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;port:\t1",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;state:\t\t\tPORT_ACTIVE (4)",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;sm_lid:\t\t\t3",
+      "<p>&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;port:\t2",
+      "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;state:\t\t\tPORT_DOWN (1)",
+    ];
+    const page = ['<!-- body="start" -->', "<p># ibv_devinfo -v", ...lines].flatMap((l) => [l, "<br>"]).join("\n");
+    expect(ports(page)).toEqual(["mlx4_0/1:ACTIVE", "mlx4_0/2:DOWN"]);
+  });
+
+  test("a tool's own XML keeps every tag", () => {
+    const xml =
+      '<?xml version="1.0" ?>\n<nvidia_smi_log>\n<gpu id="00000000:3A:00.0">\n<pci>\n<pci_bus_id>00000000:3A:00.0</pci_bus_id>\n</pci>\n</gpu>\n</nvidia_smi_log>\n';
+    expect(webCharactersOff(xml).text).toBe(xml);
+  });
+});
+
+// show_gids rewritten as a Markdown table, its empty IPv4 cells blank (shape seen in a README committed to a public
+// repository, index-file 52697251110). Own devices and GIDs.
+test("show_gids as a Markdown table: a row whose IPv4 cell is empty is read with no address", () => {
+  const page = [
+    "$ show_gids",
+    "| DEV | PORT | INDEX | GID | IPv4 | VER | DEV |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| rocep65s0f0 | 1 | 0 | fe80:0000:0000:0000:5aa2:e1ff:fe07:0c1e |  | v1 | enp65s0f0np0 |",
+    "| rocep65s0f0 | 1 | 1 | fe80:0000:0000:0000:5aa2:e1ff:fe07:0c1e |  | v2 | enp65s0f0np0 |",
+    "| rocep65s0f0 | 1 | 3 | 0000:0000:0000:0000:0000:ffff:ac10:0565 | 172.16.5.101 | v2 | enp65s0f0np0 |",
+    "n_gids_found=3",
+  ].join("\n");
+  const gids = (only(page).data as { gids: { index: number; ipv4: string | null; netdev: string }[] }).gids;
+  expect(gids.map((g) => `${g.index}:${g.ipv4}:${g.netdev}`)).toEqual([
+    "0:null:enp65s0f0np0",
+    "1:null:enp65s0f0np0",
+    "3:172.16.5.101:enp65s0f0np0",
+  ]);
+});

@@ -146,7 +146,7 @@ function quotedReading(
 }
 
 /** The kind of the analyzers' records a text reads as, or null (for the prefixes only a record proves). */
-const recognisedBy =
+export const recognisedBy =
   (analyzers: readonly AnalyzerKind[]) =>
   (text: string): string | null => {
     const chosen = chooseAnalyzer(text, undefined, analyzers);
@@ -188,15 +188,16 @@ export function mixedKinds(clean: string, analyzers: readonly AnalyzerKind[] = A
 const STRONG = 0.9;
 
 /**
- * The kinds of a paste that holds a host tool's output and an NCCL log side by side with no command typed between
- * them (an issue showing `ibstatus`, then the NCCL lines of the run, shape seen at https://github.com/NVIDIA/nccl/issues/451):
- * the tool's kind and `nccl_log`, when each reads strongly and no other tool does; else empty.
+ * The kinds of a paste that holds two captures side by side with no command typed between them, or a command the
+ * transcript does not know (a typo: `ibdev_info`): a host tool's output and the NCCL lines of the run (`ibstatus`, then
+ * NCCL's, shape seen at https://github.com/NVIDIA/nccl/issues/451), `ofed_info -s`'s line and `ibv_devinfo`'s blocks.
+ * Both kinds, in the registry's order, when exactly two read strongly (nccl-tests aside: its NCCL lines are
+ * mixedKinds'); else empty.
  */
-export function besideNcclLog(clean: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): string[] {
+export function besideEachOther(clean: string, analyzers: readonly AnalyzerKind[] = ANALYZERS): string[] {
   const { scores } = detectKind(clean.slice(0, DETECT_HEAD_BYTES), analyzers);
-  if ((scores.nccl_log ?? 0) < STRONG) return [];
-  const tools = Object.entries(scores).filter(([k, v]) => k !== "nccl_log" && k !== "nccl_tests" && v >= STRONG);
-  return tools.length === 1 ? [tools[0]![0], "nccl_log"] : [];
+  const strong = analyzers.map((a) => a.kind).filter((k) => k !== "nccl_tests" && (scores[k] ?? 0) >= STRONG);
+  return strong.length === 2 ? strong : [];
 }
 
 /** How many nccl-tests result rows an entry holds (0 for any other kind). */
@@ -220,7 +221,7 @@ export function analyzeTranscript(
   const segments = clean === null ? null : splitTranscript(clean);
   if (segments === null) {
     const kinds = clean === null ? [] : mixedKinds(clean, analyzers);
-    const beside = clean !== null && kinds.length < 2 ? besideNcclLog(clean, analyzers) : [];
+    const beside = clean !== null && kinds.length < 2 ? besideEachOther(clean, analyzers) : [];
     if (beside.length === 2) return beside.map((kind) => analyzeText(file, text, ctx, { analyzers, kind }));
     if (kinds.length < 2) {
       // Output no format recognises under the one capture command typed above it: that command's kind, whose

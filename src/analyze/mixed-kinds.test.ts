@@ -55,3 +55,40 @@ describe("a host tool's output and an NCCL log side by side", () => {
     expect(analyzeTranscript("issue.md", alone).map((e) => e.kind)).toEqual(["ibstat"]);
   });
 });
+
+// A runbook's fenced session: `ofed_info -s`, its line, then a mistyped `ibdev_info` and ibv_devinfo's blocks (shape seen
+// in a cluster runbook committed to a public repository: index-file 19124581599). Own devices and GUIDs.
+describe("two host tools side by side, the command between them one the session does not know", () => {
+  const block = (name: string, guid: string) => [
+    `hca_id:\t${name}`,
+    "\ttransport:\t\t\tInfiniBand (0)",
+    "\tfw_ver:\t\t\t\t28.39.1002",
+    `\tnode_guid:\t\t\t${guid}`,
+    "\tphys_port_cnt:\t\t\t1",
+    "\t\tport:\t1",
+    "\t\t\tstate:\t\t\tPORT_ACTIVE (4)",
+    "\t\t\tmax_mtu:\t\t4096 (5)",
+    "\t\t\tsm_lid:\t\t\t1",
+    "\t\t\tport_lid:\t\t611",
+    "\t\t\tlink_layer:\t\tInfiniBand",
+    "",
+  ];
+  const text = [
+    "Check the new version is reported",
+    "```bash",
+    "ofed_info -s",
+    "MLNX_OFED_LINUX-23.10-1.1.9.0:",
+    "ibdev_info",
+    ...block("mlx5_ib0", "0015:5dff:fe33:aa01"),
+    ...block("mlx5_ib1", "0015:5dff:fe33:aa02"),
+    "```",
+  ].join("\n");
+
+  test("gives one entry each: the OFED version, and every port of ibv_devinfo (none lost)", () => {
+    const entries = analyzeTranscript("runbook.md", text);
+    expect(entries.map((e) => e.kind)).toEqual(["ofed_info", "ibv_devinfo"]);
+    expect(entries[0]?.data).toMatchObject({ version: "23.10-1.1.9.0", flavor: "MLNX_OFED" });
+    const devices = (entries[1]!.data as { devices: { name: string; ports: { state: string }[] }[] }).devices;
+    expect(devices.map((d) => `${d.name}:${d.ports[0]?.state}`)).toEqual(["mlx5_ib0:ACTIVE", "mlx5_ib1:ACTIVE"]);
+  });
+});

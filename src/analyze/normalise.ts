@@ -19,6 +19,7 @@ import {
   viewerCellsOff,
   viewerLineNumbersOff,
 } from "./page-wrappers.js";
+import { prefixRunsOff } from "./prefix-runs.js";
 import { type KindOf, recordPrefixOff } from "./record-prefixes.js";
 import { webCharactersOff } from "./web-characters.js";
 
@@ -277,7 +278,14 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
       take("viewer_line_numbers", numbered.lines);
       continue;
     }
-    if (!proven) break;
+    if (!proven) {
+      // A launcher's prefix or a C comment's gutter on runs of lines amid a page's own (prefix-runs.ts).
+      const runs = prefixRunsOff(lines);
+      if (!runs) break;
+      if (!out.removed.includes(runs.name)) out.removed.push(runs.name);
+      lines = dedent(runs.lines.filter((l) => !FENCE.test(l)));
+      continue;
+    }
     const w = proven.w;
     if (w.fact?.kind === "rank") out.ranks ??= numbersOf(lines, w);
     if (w.fact?.kind === "task") out.tasks ??= numbersOf(lines, w);

@@ -16,16 +16,38 @@ const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033]/g;
 const ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#(\d{1,5})|#x([0-9a-fA-F]{1,4}));/g;
 const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " " };
 /** An entity no tool prints proves a page escaped the text: `&lt;`, `&gt;`, `&nbsp;`, `&quot;`, `&#39;`. */
-const ESCAPED = /&(?:lt|gt|nbsp|quot|#39|#x27);/;
+const ESCAPED = /&(?:lt|gt|nbsp|quot|#\d{1,5}|#x[0-9a-fA-F]{1,4});/;
 /**
  * An XML document as a tool printed it keeps its own entities (`nvidia-smi -q -x`): its declaration or root tag is
  * whole (`?>`, `>`), where an escaped page turned those into `&gt;` too.
  */
 const RAW_XML = /<\?xml[^>&]*\?>|<nvidia_smi_log>/;
 
+/**
+ * A page's own markup around a capture copied from its HTML source: a highlighter's `<span class="line"><span>…</span>`
+ * around each line of a code block, a mail archive's `<br>` between lines and `<p>` before some. Only HTML's text and
+ * layout tags, never a tool's own XML (`<pci_bus_id>`), and only where many lines carry them.
+ */
+const HTML_TAG = /<\/?(?:span|div|pre|code|p|br|a|em|strong|b|i|tt|font|h[1-6]|li|ul|ol|blockquote)\b[^<>]*>/gi;
+const HTML_COMMENT = /<!--[\s\S]*?-->/g;
+/** Lines that must carry a tag before the markup is taken for a page's. */
+const MARKED_LINES = 8;
+
+function markupOff(text: string): string {
+  if (RAW_XML.test(text)) return text;
+  let marked = 0;
+  for (const line of text.split("\n")) {
+    HTML_TAG.lastIndex = 0;
+    if (HTML_TAG.test(line) && ++marked >= MARKED_LINES) break;
+  }
+  HTML_TAG.lastIndex = 0;
+  return marked >= MARKED_LINES ? text.replace(HTML_COMMENT, "").replace(HTML_TAG, "") : text;
+}
+
 /** The text with a page's characters put back as the tool printed them, and whether anything changed. */
 export function webCharactersOff(text: string): { text: string; changed: boolean } {
-  let out = text
+  // The markup first: the entities it leaves are the text's own (`&lt;0&gt;` is NCCL's `<0>`).
+  let out = markupOff(text)
     .replace(ZERO_WIDTH, "")
     .replace(ODD_SPACE, " ")
     .replace(SINGLE_QUOTES, "'")

@@ -231,10 +231,17 @@ function secondWordThenPid(s: string, i: number, end: number): number {
   return k > i && code(s, k, end) === 32 ? lit(s, k + 1, end, "pid=") : -1;
 }
 
-/** `, rank=N, pid=` after a task's name (a launcher that runs one Ray task per node: `(head, rank=0, pid=21170)`): the index after `pid=`, or -1. */
+/**
+ * `, rank=N, pid=` or `, pid=` after a task's name (a launcher that runs one Ray task per node: `(head, rank=0,
+ * pid=21170)`, and `(batch-eval, pid=7812)` for a one-node job, shape seen in SkyPilot's job logs): the index after
+ * `pid=`, or -1.
+ */
 function rankThenPid(s: string, i: number, end: number): number {
-  const r = lit(s, i, end, ", rank=");
-  const k = r < 0 ? -1 : digitsTo(s, r, end, 1, 9);
+  const comma = lit(s, i, end, ", ");
+  if (comma < 0) return -1;
+  const r = lit(s, comma, end, "rank=");
+  if (r < 0) return lit(s, comma, end, "pid=");
+  const k = digitsTo(s, r, end, 1, 9);
   const c = k < 0 ? -1 : lit(s, k, end, ", ");
   return c < 0 ? -1 : lit(s, c, end, "pid=");
 }

@@ -63,6 +63,8 @@ function parseRow(text: string, line: number): RowParse {
   const problems: Problem[] = [];
   for (const t of rest) {
     if (IPV4.test(t) && ipv4 === null) ipv4 = t;
+    // An empty IPv4 cell of a table a page rewrote (a Markdown table's empty cell, kept as `-` in its place).
+    else if (t === "-" && ipv4 === null && version === null) continue;
     else if (/^\d[\d.]*$/.test(t)) return { error: `the IPv4 column "${t}" is not an address` };
     else if (VERSION.test(t) && version === null) version = t.toLowerCase() === "v2" ? "v2" : "v1";
     // A full stop or comma of the sentence the row was pasted into, glued to the last column (`net1.`, seen at

@@ -329,7 +329,8 @@ async function runWaves(
   states: JobStateSource,
   out: JobResult[],
 ): Promise<void> {
-  const roundStart = Date.now();
+  // From the first wave's start: that wave starts at 0 s whatever the time taken to plan the waves.
+  let roundStart: number | null = null;
   for (const wave of wavesOf(jobs)) {
     if (o.signal?.aborted) {
       for (const job of wave) {
@@ -339,7 +340,9 @@ async function runWaves(
       }
       continue;
     }
-    const startedAt = (Date.now() - roundStart) / 1000;
+    const now = Date.now();
+    roundStart ??= now;
+    const startedAt = (now - roundStart) / 1000;
     for (const r of await runWave(clients, api, wave, o, created, states)) out.push(r.ok ? { ...r, startedAt } : r);
   }
 }

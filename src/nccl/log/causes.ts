@@ -262,6 +262,21 @@ export const LOG_CAUSES: readonly LogCause[] = [
   // init.cc `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, returned as ncclInvalidUsage
   // (https://github.com/NVIDIA/nccl/blob/master/src/init.cc; shapes in https://github.com/horovod/horovod/issues/3929,
   // https://github.com/NVIDIA/nccl/issues/1241).
+  // bootstrap.cc bootstrapNetRecv (socketRecv in later versions): `WARN("Message truncated : received %d bytes instead of
+  // %d")`, returning ncclInternalError, when a peer sends more than the exchange expects: the bootstrap's messages (its
+  // ring addresses, the all-gather of peer info) differ in size between NCCL versions, and a stray process (another job,
+  // a leftover of an earlier run) speaks none of them (https://github.com/NVIDIA/nccl/blob/master/src/bootstrap.cc).
+  // Only bootstrap.cc's: the socket transport of NCCL ≤ 2.3 printed the same words for a transfer.
+  {
+    id: "BOOTSTRAP_TRUNCATED",
+    severity: "error",
+    endsInit: true,
+    inLine: true,
+    test: /bootstrap\.cc:\d+ NCCL WARN Message truncated : received \d+ bytes instead of \d+/,
+    cause:
+      "NCCL's bootstrap got a larger message from a peer than the exchange expects: the ranks run different NCCL versions (the bootstrap's messages differ between versions), or a process that is not one of this job's ranks reached its bootstrap port (another job, a leftover of an earlier run)",
+    fix: "Check that every rank prints the same `NCCL version` banner (one image, one libnccl on every node), stop leftover processes of earlier runs on the nodes, and give each job its own rendezvous (unique id, MASTER_ADDR:MASTER_PORT).",
+  },
   {
     id: "DUPLICATE_GPU",
     severity: "error",

@@ -124,3 +124,28 @@ describe("NCCL's error string raised with nothing before it (https://github.com/
     expect(r.data.warnings).toEqual([]);
   });
 });
+
+// src/bootstrap.cc bootstrapNetRecv: `WARN("Message truncated : received %d bytes instead of %d")` → ncclInternalError
+// (https://github.com/NVIDIA/nccl/blob/master/src/bootstrap.cc). Shape seen at
+// https://github.com/vllm-project/vllm/issues/16714: an issue whose log lost its line breaks, the WARN glued after
+// `Using network Socket`, its return chain cut off.
+describe("a bootstrap message larger than the exchange expects, in a log flattened to one paragraph", () => {
+  const log =
+    "it hangs while initializing and prints: gpu-a-7:4411:4411 [0] NCCL INFO NET/Socket : Using [0]eno1:10.31.8.57 " +
+    "gpu-a-7:4411:4411 [0] NCCL INFO Using network Socket gpu-a-7:4411:5120 [0] bootstrap.cc:77 NCCL WARN Message " +
+    "truncated : received 172 bytes instead of 64 gpu-a-7:4411:5120 [0] NCCL INFO bootstrap.cc:130 -...";
+
+  test("the WARN glued after another record is its own, with its own cause; the network is Socket; the init failed", () => {
+    const r = analyzeNcclLog(log);
+    expect(r.data.network).toBe("Socket");
+    expect(r.data.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_BOOTSTRAP_TRUNCATED"]);
+    expect(r.data.verdict).toBe("init_failed");
+  });
+
+  test("the same words from NCCL 2.3's socket transport (no bootstrap.cc) are not this cause", () => {
+    const r = analyzeNcclLog(
+      "gpu-a-7:4411:5120 [0] transport/net_socket.cu:201 NCCL WARN Message truncated : received 9000 bytes instead of 4096",
+    );
+    expect(r.data.warnings.map((w) => w.code)).not.toContain("NCCL_WARN_BOOTSTRAP_TRUNCATED");
+  });
+});

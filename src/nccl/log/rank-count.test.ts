@@ -104,3 +104,17 @@ test("bootstrapSplit lines state the new communicator's size", () => {
   ]);
   expect(d.ranks).toBe(4);
 });
+
+// src/init.cc from NCCL 2.28: `INFO(NCCL_INIT, "[Rank %d] %s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx
+// commId 0x%llx - Init START", …)` (https://github.com/NVIDIA/nccl/blob/master/src/init.cc); shape seen at
+// https://github.com/NVIDIA/nccl/issues/2389 (a per-rank NCCL_DEBUG_FILE, hosts stripped).
+describe("NCCL 2.28's Init START line opens with the rank", () => {
+  test("`[Rank 0] ncclCommInitRankConfig … nranks 16` states 16 ranks, with its host or stripped to `NCCL INFO`", () => {
+    const line =
+      "[Rank 0] ncclCommInitRankConfig comm 0x7a11c0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 19000 commId 0x3c - Init START";
+    expect(
+      read([`gpu-b-4:7711:7711 [0] NCCL INFO ${line}`, "gpu-b-4:7711:7711 [0] NCCL INFO Using network IB"]).ranks,
+    ).toBe(16);
+    expect(read([`NCCL INFO ${line}`, "NCCL INFO Using network IB"]).ranks).toBe(16);
+  });
+});

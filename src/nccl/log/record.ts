@@ -110,6 +110,36 @@ export function recordStart(s: string, p: number, k: number): number {
   return s.charCodeAt(ts) === OPEN ? ts + 1 : ts;
 }
 
+/** A source file name's character: letters, digits, `_ . / -`. */
+function fileChar(c: number): boolean {
+  return isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 47 || c === 45;
+}
+
+/**
+ * The space before the `NCCL WARN` of a WARN record located by its source (`host:pid:tid [0] bootstrap.cc:77 NCCL
+ * WARN …`, src/debug.cc prints `[dev] file:line NCCL WARN` for warnings) inside `s[from, to)`, or -1: a record glued
+ * into a line after another one's message (a log flattened to one paragraph), which has no `] NCCL ` to be found by.
+ */
+export function locatedWarnIn(s: string, from: number, to: number): number {
+  const needle = " NCCL WARN";
+  for (let at = indexIn(s, needle, from, to); at >= 0; at = indexIn(s, needle, at + 1, to)) {
+    let j = at;
+    while (j > from && isDigit(s.charCodeAt(j - 1))) j--;
+    if (j === at || s.charCodeAt(j - 1) !== COLON) continue;
+    let f = j - 1;
+    while (f > from && fileChar(s.charCodeAt(f - 1))) f--;
+    if (f < j - 1 && s.charCodeAt(f - 1) === SPACE && s.charCodeAt(f - 2) === CLOSE) return at;
+  }
+  return -1;
+}
+
+/** The first `needle` in `s[from, to)`, or -1 (a slice: the search stays within the line). */
+function indexIn(s: string, needle: string, from: number, to: number): number {
+  if (to - from < needle.length) return -1;
+  const at = s.slice(from, to).indexOf(needle);
+  return at < 0 ? -1 : from + at;
+}
+
 /**
  * Where a second record written into the same line starts (`…via NET/IB/0/GDRDMAtr-0:812:851 [1] NCCL INFO …`):
  * before its `host:pid:tid`, whose host is glued to the end of the first record. The host is the longest known one

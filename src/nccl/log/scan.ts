@@ -7,7 +7,7 @@ import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
-import { bannerAt, gluedBannerEnd, NCCL_ERROR_STRING, recordStart, splitPoint } from "./record.js";
+import { bannerAt, gluedBannerEnd, locatedWarnIn, NCCL_ERROR_STRING, recordStart, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
 import { addWarning, failureLine, warnRecord } from "./warnings.js";
 
@@ -164,16 +164,24 @@ export class LineScanner {
     let k = k0;
     for (;;) {
       const r = this.startOf(s, p, k);
-      const next = this.nextNccl - 1;
-      if (next < 0 || next >= end) {
+      const marker = this.nextNccl - 1;
+      const last = marker < 0 || marker >= end;
+      // A WARN located by its source has no `] NCCL ` marker: it may start before the next one.
+      const located = locatedWarnIn(s, k + 6, last ? end : marker);
+      if (last && located < 0) {
         this.record(s, from, r, k, end);
         return;
       }
-      const split = splitPoint(s, k, next, this.st.hosts, s.slice(r, k));
+      const split = splitPoint(s, k, located >= 0 ? located : marker, this.st.hosts, s.slice(r, k));
       this.record(s, from, r, k, split);
       this.bannerInside(s, k, split);
       from = split;
       p = split;
+      if (located >= 0) {
+        // The marker found before stays the next one after this WARN.
+        k = located;
+        continue;
+      }
       k = this.nextNccl;
       const again = indexInLine(s, "] NCCL ", k + 1, end);
       // None left in this line: the next line searches from its own start.
@@ -354,7 +362,8 @@ export class LineScanner {
     // `%s comm %p rank %d nranks %d cudaDev %d …- Init START` (src/init.cc), `%s` the API that made the communicator:
     // `ncclCommInitRank`, `ncclCommInitRankConfig`, `ncclCommSplit` (v2.18 on: `… parent %p color %d key %d`),
     // `ncclCommShrink`; also for a failed init.
-    if (c === 110 /* n */ && s.startsWith("ncclComm", msg)) {
+    // From 2.28 the line starts with the rank: `[Rank %d] %s comm %p rank %d nranks %d … - Init START` (init.cc).
+    if ((c === 110 /* n */ && s.startsWith("ncclComm", msg)) || (c === 91 /* [ */ && s.startsWith("[Rank ", msg))) {
       const nr = intAfter(s, " nranks ", msg, end);
       if (nr > st.nranks) st.nranks = nr;
       return;
@@ -406,8 +415,9 @@ export class LineScanner {
       // NCCL < 2.4 said `Using internal Network IB`.
       const n = s.charCodeAt(msg + 6) === 105 /* i */ ? msg + 23 : msg + 14;
       // A short line another rank wrote into (`Using network IBhost:12:34 [1] NCCL INFO …`): the value ends at its host.
-      const glued = indexInLine(s, "] NCCL ", n, end);
-      if (glued >= 0) end = splitPoint(s, msg, glued, st.hosts, s.slice(p, k));
+      const marker = indexInLine(s, "] NCCL ", n, end);
+      const glued = locatedWarnIn(s, n, marker >= 0 ? marker : end);
+      if (glued >= 0 || marker >= 0) end = splitPoint(s, msg, glued >= 0 ? glued : marker, st.hosts, s.slice(p, k));
       const net =
         end - n === 2 && s.startsWith("IB", n)
           ? "IB"

@@ -9,7 +9,7 @@ import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
 import { withoutRankTags } from "./line-shapes.js";
 import { parsePerfJson } from "./parse-json.js";
 import { PerfTextParser } from "./parse-text.js";
-import type { PerfRun } from "./types.js";
+import type { PerfRow, PerfRun } from "./types.js";
 
 /** `analyze` data for kind `nccl_tests` (design.md contract: the judged run's fields at the top, every run in `runs`). */
 export type NcclTestsData = RunSummary & {
@@ -149,7 +149,7 @@ function outcome(
   if (collected.held.length === 0) return noRows(problems);
   const logVerdict = ctx.logVerdict ?? (log && log.verdict !== "unknown" ? log.verdict : undefined);
   const judged = [
-    ...collected.held.map((r) => {
+    ...copiesFilled(collected.held).map((r) => {
       const j = judgeRun(r, judgeContext(ctx, logVerdict, log));
       return { ...j, findings: withConfidence(j.findings, partialityOf(r, j.summary)) };
     }),
@@ -192,6 +192,33 @@ function outcome(
   // a verdict the WARNs still come, as the warnings they are.
   const warns = logFindings.filter((f) => f.code.startsWith("NCCL_WARN_"));
   return { data, findings: [...findings, ...(data.log ? logFindings : warns)], problems };
+}
+
+/** Whether two runs printed the same rows: one output shown twice, not two runs that measured alike to the digit. */
+function sameRows(a: readonly PerfRow[], b: readonly PerfRow[]): boolean {
+  const key = (r: PerfRow) =>
+    `${r.bytes} ${r.outOfPlace?.timeUs} ${r.outOfPlace?.busbw} ${r.inPlace?.timeUs} ${r.inPlace?.busbw}`;
+  return a.length > 0 && a.length === b.length && a.every((r, i) => key(r) === key(b[i]!));
+}
+
+/**
+ * A run printed twice (a page that shows one code block twice, its seam cutting the copy's header): the copy is the
+ * run before it, so what its own lines do not say (the program, the rank lines) is that run's.
+ */
+function copiesFilled(runs: readonly PerfRun[]): PerfRun[] {
+  return runs.map((r, i) => {
+    const prev = runs[i - 1];
+    if (!prev || !sameRows(prev.rows, r.rows)) return r;
+    return {
+      ...r,
+      program: r.program ?? prev.program,
+      programSource: r.program ? r.programSource : prev.programSource,
+      ranks: r.ranks.length > 0 ? r.ranks : prev.ranks,
+      nThread: r.nThread ?? prev.nThread,
+      nGpus: r.nGpus ?? prev.nGpus,
+      commandRanks: r.commandRanks ?? prev.commandRanks,
+    };
+  });
 }
 
 /** Why a run's findings are less than certain: the run stopped early, or facts came from the table, not the header. */

@@ -13,7 +13,8 @@ import type { PerfRun } from "./types.js";
  *   `words` (no row: the one collective the text names by a test's own name, `running all_reduce`).
  * - nranks: `rank_lines` (one `#  Rank N … on HOST device D` per rank, or the -J file's device list), `thread_line`
  *   (`nThread × nGpus`: one process's), `command_line` (a pasted `mpirun -n P … -t T -g G`: P × T × G, what was
- *   asked), then `column_layout` (size ÷ count × type size, or all_reduce's factor).
+ *   asked), then `column_layout` (size ÷ count × type size, or all_reduce's factor). The thread line gives way to the
+ *   column layout where the rows need a multiple of its count: an MPI build's one banner for several processes.
  * - rows, peak: `result_rows` (stdout) or `json`.
  * - avgBusBw: `footer` (`# Avg bus bandwidth`) or `json`: nccl-tests' own average over every size it ran. A cut table
  *   is no weaker reading of it (its mean is another number), so without the footer it stays null.

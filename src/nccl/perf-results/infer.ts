@@ -162,11 +162,17 @@ function countDivisor(rows: readonly PerfRow[]): number | null {
 
 /**
  * The rank count the table implies when no rank line or thread count says it: size ÷ (count × type size) is the
- * rank count for all_gather, reduce_scatter and alltoall (count is per rank), and all_reduce's factor 2(n−1)/n
- * gives n. Null when neither is exact.
+ * rank count for all_gather, reduce_scatter and alltoall (count is per rank; also where the table leaves only such
+ * candidates), and all_reduce's factor 2(n−1)/n gives n. Null when neither is exact.
  */
-export function ranksFromTable(run: PerfRun, collective: string | null): number | null {
-  if (collective === "all_gather" || collective === "reduce_scatter" || collective === "alltoall") {
+export function ranksFromTable(
+  run: PerfRun,
+  collective: string | null,
+  candidates: readonly string[] = [],
+): number | null {
+  // Collectives the table leaves undecided whose count is every one per rank (all_gather or alltoall) agree on it.
+  const perRank = (c: string | null) => c === "all_gather" || c === "reduce_scatter" || c === "alltoall";
+  if (perRank(collective) || (collective === null && candidates.length > 0 && candidates.every(perRank))) {
     const n = countDivisor(run.rows);
     return n !== null && n >= 2 ? n : null;
   }

@@ -151,9 +151,13 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const separateTests = run.duplicateHeaders > 0 || run.duplicateRanks > 0;
   const launched = run.commandRanks !== null && run.commandRanks !== oneProcess ? run.commandRanks : null;
   const asked = ranksListed || (oneProcess && separateTests) ? null : launched;
-  const listed = ranksListed || (asked ? null : oneProcess);
-  // Then the table's own arithmetic.
-  const fromTable = listed || asked ? null : ranksFromTable(run, coll.name);
+  const threads = ranksListed || asked ? null : oneProcess;
+  // Then the table's own arithmetic. It also says the run's count where the banner's is one process's of several (an
+  // MPI build's banner with its rank lines cut): rows that need a multiple of nThread × nGpus ranks.
+  const fromTable = ranksListed || asked ? null : ranksFromTable(run, coll.name, coll.candidates);
+  const processes =
+    !separateTests && threads !== null && fromTable !== null && fromTable > threads && fromTable % threads === 0;
+  const listed = ranksListed || (processes ? null : threads);
   const nranks = listed ?? asked ?? fromTable;
   const nranksSource = run.ranks.length
     ? "ranks"

@@ -24,6 +24,8 @@ const RANK_LINE =
 const STRIPPED_FIRST = new Set([..."nrCURsOAo("]);
 const STRIPPED =
   /^(?:nThreads?:? \d|[nr]ccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+/** A row's size and count, then more: what no `#` line of nccl-tests starts with. */
+const COMMENTED_ROW = /^\d+\s+\d+\s+\S/;
 const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
@@ -86,7 +88,20 @@ export class PerfTextParser {
     this.lineNo = lineNo;
   }
 
+  /**
+   * Collectives the words named since the last line of output: text typed after a run that printed nothing more (a
+   * hang after its header) introduces the next run as much as it follows the last (`run_nccl_tests.sh -t all_gather`,
+   * a wrapper script's own flag, typed before the next attempt).
+   */
+  private namedSinceOutput: string[] = [];
+
   private pushOne(input: string): boolean {
+    const own = this.pushLine(input);
+    if (own) this.namedSinceOutput = [];
+    return own;
+  }
+
+  private pushLine(input: string): boolean {
     this.lineNo++;
     // Columns a copy turned into tabs (an editor's or terminal's runs of spaces as one tab) are columns all the same.
     const raw = withoutRankTags(input.includes("\t") ? input.replace(/\t/g, " ") : input);
@@ -96,6 +111,11 @@ export class PerfTextParser {
     if (line === "") return false;
     if (line.startsWith("#")) {
       this.split = null;
+      // A row commented out with the rest of the output (a Makefile or script that keeps a run under `#`): nccl-tests
+      // prints no `#` line that starts with two whole numbers (src/common.cu), so such a line is a row.
+      const body = line.replace(/^#\s*/, "");
+      const d = body.charCodeAt(0);
+      if (d >= 48 && d <= 57 && COMMENTED_ROW.test(body)) return this.row(body);
       return this.comment(line);
     }
     const c = line.charCodeAt(0);
@@ -164,8 +184,10 @@ export class PerfTextParser {
 
   /** Collectives a line of text names in words (not a row, not a `#` line of the output), kept on the run. */
   private noteNamedCollectives(line: string): void {
-    for (const name of collectivesNamedIn(line))
+    for (const name of collectivesNamedIn(line)) {
       if (!this.run.namedInText.includes(name)) this.run.namedInText = [...this.run.namedInText, name].sort();
+      if (!this.namedSinceOutput.includes(name)) this.namedSinceOutput.push(name);
+    }
   }
 
   /** The one-line JSON report some builds print in place of the table: its rows join the current run. */
@@ -200,6 +222,7 @@ export class PerfTextParser {
   private newRun(): void {
     this.flush();
     this.run = emptyRun();
+    this.run.namedInText = [...this.namedSinceOutput].sort();
     this.takeTold(this.run);
     this.avgs = [];
     this.lastHeader = new Map();

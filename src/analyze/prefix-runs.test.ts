@@ -1,0 +1,83 @@
+/**
+ * A wrapper proven on a run of lines, not on the whole text: a job runner's per-line prefix on the capture it streamed
+ * amid its own status lines, and a capture kept in a C block comment amid code. Shapes seen in files committed to
+ * public repositories (a SkyPilot job's log in a docs page, index-file 2430513460; show_gids and `nvidia-smi topo -m`
+ * in C sources' comments, index-file 41729657341 and 31024165255). Own hosts, GIDs and numbers.
+ */
+import { describe, expect, test } from "vitest";
+import { analyzeTranscript } from "./index.js";
+import { PREFIX_RUN, prefixRunsOff } from "./prefix-runs.js";
+
+const smi = [
+  "+-----------------------------------------------------------------------------------------+",
+  "| NVIDIA-SMI 570.172.08             Driver Version: 570.172.08     CUDA Version: 12.8     |",
+  "|-----------------------------------------+------------------------+----------------------+",
+  "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+  "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+  "|                                         |                        |               MIG M. |",
+  "|=========================================+========================+======================|",
+  "|   0  NVIDIA H200                    On  |   00000000:3A:00.0 Off |                    0 |",
+  "| N/A   30C    P0             75W /  700W |       0MiB / 143771MiB |      0%      Default |",
+  "|                                         |                        |             Disabled |",
+  "+-----------------------------------------+------------------------+----------------------+",
+];
+
+describe("a job runner's `(task, pid=N) ` on the lines of the capture it streamed, its own lines around", () => {
+  const text = [
+    ".. code-block:: console",
+    "",
+    "  $ sky jobs launch -p eval job.yaml",
+    "  ✓ Job submitted, ID: 7",
+    "  └── Job started. Streaming logs...",
+    ...smi.map((l) => `  (gpu-check, pid=5521) ${l}`),
+    "  ✓ Job finished (status: SUCCEEDED).",
+  ].join("\n");
+
+  test("comes off the run, and the GPU table is read", () => {
+    const [entry] = analyzeTranscript("job.rst", text);
+    expect(entry?.kind).toBe("nvidia_smi");
+    expect(entry?.wrappers?.removed).toContain("ray_actor");
+    expect((entry!.data as { gpus: { busId: string }[] }).gpus.map((g) => g.busId)).toEqual(["00000000:3A:00.0"]);
+  });
+
+  test(`a run shorter than ${PREFIX_RUN} lines proves nothing, and a prefix any tool's line could carry is never read on runs`, () => {
+    const short = smi.slice(0, PREFIX_RUN - 1).map((l) => `(gpu-check, pid=5521) ${l}`);
+    expect(prefixRunsOff(["intro", ...short, "outro"])).toBeNull();
+    // A pdsh-like `name: ` could be a tool's own `Key: value`: not read on runs.
+    expect(prefixRunsOff(["intro", ...smi.map((l) => `gpu-7: ${l}`), "outro"])).toBeNull();
+  });
+});
+
+describe("a capture kept in a C block comment, code around it", () => {
+  const gids = [
+    "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV",
+    "---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---",
+    "mlx5_0\t1\t0\tfe80:0000:0000:0000:b8ce:f6ff:fe12:0a30\t\t\tv1\teth1",
+    "mlx5_0\t1\t1\tfe80:0000:0000:0000:b8ce:f6ff:fe12:0a30\t\t\tv2\teth1",
+    "mlx5_0\t1\t2\t0000:0000:0000:0000:0000:ffff:0a2a:0011\t10.42.0.17  \tv1\teth1",
+    "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:0a2a:0011\t10.42.0.17  \tv2\teth1",
+    "n_gids_found=4",
+  ];
+  const text = [
+    "#include <infiniband/verbs.h>",
+    "",
+    "/*",
+    " * GID index to use: output of `show_gids` on the test box:",
+    " *",
+    " * $ show_gids",
+    ...gids.map((l) => ` * ${l}`),
+    " */",
+    "#define IB_GID_INDEX 3",
+  ].join("\n");
+
+  test("the comment's gutter comes off between `/*` and `*/`, and the table is read", () => {
+    const [entry] = analyzeTranscript("rdma_common.h", text);
+    expect(entry?.kind).toBe("show_gids");
+    expect((entry!.data as { gids: unknown[] }).gids).toHaveLength(4);
+  });
+
+  test("a block whose lines do not all carry the gutter is not this shape", () => {
+    const mixed = ["/*", " * a", "not starred", " * b", " */"];
+    expect(prefixRunsOff(mixed)).toBeNull();
+  });
+});

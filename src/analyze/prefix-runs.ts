@@ -1,0 +1,98 @@
+/**
+ * A per-line wrapper proven on a run of lines, not on the whole text: a launcher's log pasted amid a page's prose or a
+ * tool's own lines (a job runner's `(task, pid=N) ` before each line of a capture it streamed, its own status lines
+ * around), and a capture pasted into a C block comment (its ` * ` gutter between `/*` and `*\/`, code around it). Only
+ * the families whose prefix no tool's own line takes are read on runs; a C comment's stars only between the comment's
+ * delimiters. Pure.
+ */
+import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
+
+/** Lines in a row (blank ones aside) that a launcher's prefix must start to be proven on them. */
+export const PREFIX_RUN = 8;
+
+/** The families shaped like no tool's own line (a bracketed tag, a pod path, an RFC 3339 time, a Ray actor). */
+const DISTINCT: ReadonlySet<WrapperName> = new Set([
+  "tag_output",
+  "kubectl_prefix",
+  "kubectl_timestamp",
+  "ray_actor",
+  "horovod_tag",
+]);
+
+export type PrefixRuns = { name: WrapperName; lines: string[]; changed: number };
+
+const family = (name: WrapperName): PrefixFamily => PREFIX_FAMILIES.find((w) => w.name === name)!;
+
+/** Where `w`'s prefix ends on `l`, after the line's indentation (a run indented in a page's code block), or -1. */
+function indentedEnd(l: string, w: PrefixFamily): number {
+  let i = 0;
+  while (l.charCodeAt(i) === 32 || l.charCodeAt(i) === 9) i++;
+  return w.at(l, i, l.length);
+}
+
+/** The lines with the prefix off each line of every run of PREFIX_RUN lines that carry it, and how many changed. */
+function launcherRuns(lines: readonly string[], w: PrefixFamily): { lines: string[]; changed: number } {
+  const out = [...lines];
+  let changed = 0;
+  for (let i = 0; i < lines.length; ) {
+    if (indentedEnd(lines[i]!, w) < 0) {
+      i++;
+      continue;
+    }
+    const run: number[] = [];
+    let j = i;
+    for (; j < lines.length; j++) {
+      const l = lines[j]!;
+      if (l.trim() === "") continue;
+      if (indentedEnd(l, w) < 0) break;
+      run.push(j);
+    }
+    if (run.length >= PREFIX_RUN) {
+      for (const k of run) out[k] = lines[k]!.slice(indentedEnd(lines[k]!, w));
+      changed += run.length;
+    }
+    i = j;
+  }
+  return { lines: out, changed };
+}
+
+const OPENS = /\/\*(?!.*\*\/)/;
+const CLOSES = /\*\//;
+
+/** The lines with the ` * ` gutter off the lines between each C block comment's `/*` line and its `*\/` line. */
+function commentBlocks(lines: readonly string[]): { lines: string[]; changed: number } {
+  const star = family("comment_star");
+  const out = [...lines];
+  let changed = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (!OPENS.test(lines[i]!)) continue;
+    let j = i + 1;
+    while (j < lines.length && !CLOSES.test(lines[j]!)) j++;
+    if (j >= lines.length) break;
+    const inner: number[] = [];
+    for (let k = i + 1; k < j; k++) {
+      const l = lines[k]!;
+      if (l.trim() !== "" && star.at(l, 0, l.length) >= 0) inner.push(k);
+    }
+    // Every inner line carries the gutter: a block that does not is not this shape.
+    const filled = lines.slice(i + 1, j).filter((l) => l.trim() !== "").length;
+    if (inner.length >= 2 && inner.length === filled) {
+      for (const k of inner) out[k] = lines[k]!.slice(star.at(lines[k]!, 0, lines[k]!.length));
+      changed += inner.length;
+    }
+    i = j;
+  }
+  return { lines: out, changed };
+}
+
+/** The run-proven wrapper that changes the most lines, or null. */
+export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
+  let best: PrefixRuns | null = null;
+  for (const name of DISTINCT) {
+    const r = launcherRuns(lines, family(name));
+    if (r.changed > 0 && r.changed > (best?.changed ?? 0)) best = { name, ...r };
+  }
+  const c = commentBlocks(lines);
+  if (c.changed > 0 && c.changed > (best?.changed ?? 0)) best = { name: "comment_star", ...c };
+  return best;
+}
