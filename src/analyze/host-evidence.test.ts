@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { analyzeText } from "./index.js";
+import { analyzeText, analyzeTranscript } from "./index.js";
 
 /*
  * Host tools' facts with the evidence that decided each. Shapes: ibstat blocks with `Base lid`/`SM lid` before `Link
@@ -180,5 +180,38 @@ describe("ibdev2netdev, ofed_info, nvidia-smi: which line said it", () => {
       null,
       { driverVersion: "driver_version_element", cudaVersion: "cuda_version_element", gpus: null },
     ]);
+  });
+});
+
+// rdma-core libibverbs/examples/devinfo.c prints `link_layer:` right after `port_lmc:` in every port block
+// (https://github.com/linux-rdma/rdma-core); an ibv_devinfo from before libibverbs 1.1.4 printed none, when verbs knew
+// only InfiniBand. Shape seen in a 2010 users' list archive committed to a public repository (index-file 44000474651).
+describe("an ibv_devinfo that prints no link layer", () => {
+  const port = (n: number, state: string, sm: string, more: string[]) => [
+    `\t\tport:\t${n}`,
+    `\t\t\tstate:\t\t\t${state}`,
+    "\t\t\tmax_mtu:\t\t2048 (4)",
+    `\t\t\tsm_lid:\t\t\t${sm}`,
+    "\t\t\tport_lmc:\t\t0x00",
+    ...more,
+  ];
+  const head = ["hca_id:\tmlx4_0", "\ttransport:\t\t\tInfiniBand (0)", "\tphys_port_cnt:\t\t\t2"];
+
+  test("ports whose blocks go on past `port_lmc:` are InfiniBand, a down one with no LID too", () => {
+    const text = [
+      ...head,
+      ...port(1, "PORT_ACTIVE (4)", "3", ["\t\t\tmax_msg_sz:\t\t0x40000000"]),
+      ...port(2, "PORT_DOWN (1)", "0", ["\t\t\tmax_msg_sz:\t\t0x40000000"]),
+    ].join("\n");
+    const [entry] = analyzeTranscript("devinfo.txt", text);
+    const d = entry!.data as { linkLayer: string; evidence: { linkLayer: string } };
+    expect(d.linkLayer).toBe("InfiniBand");
+    expect(d.evidence.linkLayer).toBe("no_link_layer_line");
+  });
+
+  test("a block cut right after `port_lmc:` says nothing (the line may be the next one)", () => {
+    const text = [...head, ...port(1, "PORT_DOWN (1)", "0", [])].join("\n");
+    const [entry] = analyzeTranscript("devinfo.txt", text);
+    expect((entry!.data as { linkLayer: string | null }).linkLayer).toBeNull();
   });
 });

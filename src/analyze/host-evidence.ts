@@ -15,11 +15,20 @@ import type { IbDevicesReport, IbPortReport } from "../parse/ib-ports.js";
  * 4. `lids`: a non-zero `sm_lid`/`SM lid`, the LID of the port's subnet manager: only an InfiniBand subnet has one; a
  *    RoCE port reads 0 (`ibv_query_port`, https://man7.org/linux/man-pages/man3/ibv_query_port.3.html). The port's own
  *    LID is no proof: Intel's iWARP driver (irdma) reports `port_lid: 1` on Ethernet ports.
+ * 5. `no_link_layer_line`: ibv_devinfo went on past a port's `port_lmc:` with no `link_layer:` line, which every
+ *    version since libibverbs 1.1.4 prints right after it (rdma-core libibverbs/examples/devinfo.c): an ibv_devinfo
+ *    from before RoCE, when verbs knew only InfiniBand ports.
  * `evidence.linkLayer` names the weakest reading any port's link layer rests on.
  */
-export type PortLinkEvidence = "link_layer_lines" | "roce_gids" | "transport_line" | "lids";
+export type PortLinkEvidence = "link_layer_lines" | "roce_gids" | "transport_line" | "lids" | "no_link_layer_line";
 
-const ORDER: readonly PortLinkEvidence[] = ["link_layer_lines", "roce_gids", "transport_line", "lids"];
+const ORDER: readonly PortLinkEvidence[] = [
+  "link_layer_lines",
+  "roce_gids",
+  "transport_line",
+  "lids",
+  "no_link_layer_line",
+];
 
 export type HostPortsEvidence = {
   /** The lines that named the devices (`hca_id_lines`, `ca_lines`, `ibstatus_blocks`); null when none was named. */
@@ -46,6 +55,7 @@ export function portLinkLayer(
   if ((p.gids ?? []).some((g) => g.version !== null)) return { value: "Ethernet", decidedBy: "roce_gids" };
   if (transport?.toLowerCase() === "iwarp") return { value: "Ethernet", decidedBy: "transport_line" };
   if (nonZeroLid(p.smLid)) return { value: "InfiniBand", decidedBy: "lids" };
+  if (p.linkLayerUnprinted) return { value: "InfiniBand", decidedBy: "no_link_layer_line" };
   return { value: "Unknown", decidedBy: null };
 }
 

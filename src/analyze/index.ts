@@ -120,8 +120,13 @@ export function analyzeText(
     }
     return withWrappers(unknownEntry(file, analyzers), clean);
   }
-  return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, ctx)), clean);
+  // A launcher's hosts name the records that kept none of their own (`gpu-7: NCCL INFO …`, the prefix removed).
+  const read = clean.hosts && HOSTLESS_RECORD.test(clean.text) ? { ...ctx, launcherHosts: clean.hosts } : ctx;
+  return withWrappers(entryOf(file, analyzer.kind, analyzer.analyze(clean.text, read)), clean);
 }
+
+/** An NCCL record with no `host:pid:tid [dev]` before its level, at a line's start. */
+const HOSTLESS_RECORD = /^NCCL (?:INFO|WARN) /m;
 
 /**
  * The capture a text quotes inline, and its kind, or null. Only a strong reading of the quotes counts, or any among a

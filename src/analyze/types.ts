@@ -46,6 +46,8 @@ export type AnalyzeContext = {
   communicatorRan?: CommunicatorEvidence;
   /** `--line-rate Gbps`: the NICs' port rate, for perftest bandwidth runs. */
   lineRateGbps?: number;
+  /** Hosts a launcher's prefix named on the lines (pdsh's `host: `), removed before the parser read them. */
+  launcherHosts?: string[];
 };
 
 /**

@@ -17,6 +17,11 @@ export type IbPortReport = {
   smLid?: string;
   /** ibv_devinfo -v: GIDs as listed (uncompressed), with their RoCE version when printed. */
   gids?: { index: number; gid: string; version: "v1" | "v2" | null }[];
+  /**
+   * ibv_devinfo went on past `port_lmc` with no `link_layer:` line, where every version since libibverbs 1.1.4 prints
+   * one right after it: a tool that predates link layers (verbs then knew only InfiniBand).
+   */
+  linkLayerUnprinted?: true;
 };
 
 export type IbDeviceReport = {

@@ -36,7 +36,7 @@ const LIST_HEAD = /^\s*(\d+) HCAs? found:\s*$/;
 const LIST_NAME = /^\s*([A-Za-z][\w.-]*)\s*$/;
 const FAILURE = /^\s*(Failed to get IB devices list.*|ibv_devinfo: .*|\S+: command not found)\s*$/;
 
-type PortDraft = IbPortReport & { width?: number; laneGbps?: number; sawState: boolean };
+type PortDraft = IbPortReport & { width?: number; laneGbps?: number; sawState: boolean; afterLmc?: boolean };
 
 function versionOfGidType(text: string): "v1" | "v2" | null {
   const m = /v(\d)/i.exec(text);
@@ -45,7 +45,7 @@ function versionOfGidType(text: string): "v1" | "v2" | null {
 }
 
 function finishPort(p: PortDraft): IbPortReport {
-  const { width, laneGbps, sawState: _s, ...port } = p;
+  const { width, laneGbps, sawState: _s, afterLmc: _l, ...port } = p;
   if (width !== undefined && laneGbps !== undefined) port.rateGbps = Math.round(width * laneGbps * 1000) / 1000;
   return port;
 }
@@ -65,6 +65,9 @@ function applyDeviceKey(dev: IbDeviceReport, key: string, value: string): void {
 }
 
 function applyPortKey(port: PortDraft, key: string, value: string): void {
+  // rdma-core's devinfo.c prints `link_layer:` right after `port_lmc:`, in every port block, verbose or not.
+  if (port.afterLmc && key !== "link_layer" && port.linkLayer === "Unknown") port.linkLayerUnprinted = true;
+  port.afterLmc = key === "port_lmc";
   if (key === "state") {
     port.state = portStateOf(value);
     port.sawState = true;
@@ -164,6 +167,8 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     if (!kv) continue;
     const [, key, value] = kv as unknown as [string, string, string];
     if (key === "port") {
+      // The next port's block after `port_lmc:`: no link layer was printed for this one either.
+      if (port?.afterLmc && port.linkLayer === "Unknown") port.linkLayerUnprinted = true;
       closePort();
       const n = Number(value.trim());
       if (!Number.isInteger(n) || n < 1) {

@@ -21,7 +21,12 @@ export function createNcclLogStream(ctx: AnalyzeContext = {}): NcclLogStream {
   return {
     write: (chunk: string) => feeder.write(chunk),
     push: (line: string) => feeder.line(line),
-    end: (ran) => reportLog(feeder.finish(), ctx.inventory, ran ?? ctx.communicatorRan),
+    end: (ran) => {
+      const st = feeder.finish();
+      // Records that kept no host of their own under a launcher's `host: ` (removed before they were read): its hosts.
+      if (st.hosts.size === 0) for (const h of ctx.launcherHosts ?? []) st.hosts.add(h);
+      return reportLog(st, ctx.inventory, ran ?? ctx.communicatorRan);
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { analyzeText } from "../../analyze/index.js";
 import { analyzeNcclLog } from "./analyzer.js";
 import { ChunkFeeder } from "./feeder.js";
 import { LogState } from "./state.js";
@@ -119,5 +120,30 @@ describe("a record whose pid and tid were masked as one run of X", () => {
 
   it("digits with no tid are not a mask", () => {
     expect(count(["n12b0722410:22467 [6] NCCL INFO Using network IB"])).toBe(0);
+  });
+});
+
+// pdsh/clush `host: ` before records that lost their own `host:pid:tid` (shape seen in an HPC runbook committed to a
+// public repository, index-file 24293149602): the launcher's host names each record's.
+describe("records that kept no host under a launcher's `host: `", () => {
+  const lines = ["gpu-g107", "gpu-h031", "gpu-h032"].map((h) => `${h}: NCCL INFO NET/IB : Using [0]ibp97s0:1/RoCE`);
+
+  it("amid a page's prose (the prefix read line by line): one host each", () => {
+    const text = [
+      "**NCCL communication (from logs)**:",
+      "```",
+      ...lines,
+      "NCCL INFO Channel 00 : 0[0] -> 2[0] via NET/IB/0",
+      "```",
+    ];
+    expect(analyzeNcclLog(text.join("\n")).data.hosts).toBe(3);
+  });
+
+  it("on every line (removed before the log is read): the same count", () => {
+    expect((analyzeText("log.txt", lines.join("\n")).data as { hosts: number }).hosts).toBe(3);
+  });
+
+  it("a word that is no host name (`Note: NCCL INFO …`) names none", () => {
+    expect(analyzeNcclLog("Note: NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n").data.hosts).toBe(0);
   });
 });

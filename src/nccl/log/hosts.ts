@@ -142,6 +142,12 @@ export class HostTable {
 
   private lastBare = "";
 
+  /** A launcher's `host: ` (pdsh, clush) before a record that lost its own `host:pid:tid`: the record's host. */
+  launcherHost(name: string): void {
+    if (this.st.hosts.has(name) || this.st.hosts.size >= MAX_KEYS) return;
+    this.st.hosts.add(keep(name));
+  }
+
   private forkHost(s: string, p: number): string {
     const m = /^\[([\w.-]+)(?::pid=\d+\] |\]\[\d+:\d+\]\[)/.exec(s.slice(p, p + 300));
     if (!m) return "";

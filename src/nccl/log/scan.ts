@@ -1,4 +1,4 @@
-import { charIn } from "../../core/line-prefixes.js";
+import { charIn, pdshHostAt } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
 import { NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
@@ -98,6 +98,14 @@ export class LineScanner {
     const space = s.indexOf(" ", start);
     const pdsh = pdshLaxAt(s, start, end, space);
     const q = pdsh >= 0 ? pdsh : start;
+    // `gpu-7: NCCL INFO …`: the record kept no host of its own, the launcher's prefix names it (a host-shaped word; not
+    // before rank 0's banner, which NCCL prints with no host of its own).
+    if (
+      pdsh >= 0 &&
+      (s.startsWith("NCCL INFO ", q) || s.startsWith("NCCL WARN ", q)) &&
+      pdshHostAt(s, start, end) === pdsh
+    )
+      this.hosts.launcherHost(s.slice(start, pdsh - 2));
     const c0 = s.charCodeAt(q);
     let p = (c0 >= 97 && c0 <= 122) || (c0 >= 65 && c0 <= 90 && c0 !== 78) ? q : logLineStart(s, q, end);
     // Rank 0's banner with another rank's record glued to it: the banner is read, the record after it on its own.
