@@ -240,3 +240,11 @@ test("show_gids as a Markdown table: a row whose IPv4 cell is empty is read with
     "3:172.16.5.101:enp65s0f0np0",
   ]);
 });
+
+// Markdown's `\_` in a writer's prose (`NCCL all\_reduce\_perf test`, shape seen at
+// https://awstip.com/cilium-support-for-efa-drivers-in-eks-249987d043eb): the name as typed.
+test("a backslash before an underscore is Markdown's, not the text's", () => {
+  expect(webCharactersOff("an NCCL all\\_reduce\\_perf test with NCCL\\_IB\\_HCA").text).toBe(
+    "an NCCL all_reduce_perf test with NCCL_IB_HCA",
+  );
+});

@@ -59,8 +59,6 @@ export const KNOWN_MISSES = new Set<string>([
   "nccl_tests/heldout6-skypilot-gke-h200-allgather-prefixed.txt",
   // No row, and the words name two collectives (`scatter`, `reduce_scatter`) besides the `Scatter Test` the judge read.
   "nccl_tests/heldout6-nccl-1363-scatter-8gpu-no-rows.txt",
-  // A crash's backtrace with no banner or table: not recognised as nccl-tests output.
-  "nccl_tests/heldout6-nccl-291-shm-disable-segv-handler.txt",
   // Hung after its header, nothing names the collective (the judge knew it from the page).
   "nccl_tests/heldout6-tinygrad-ogkm-45-4090-roce-hang-after-header.txt",
   // Two hosts' `ibv_devinfo` each under its own `ibv_devinfo:` label: two entries, one port each, where the judge

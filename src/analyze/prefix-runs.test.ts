@@ -81,3 +81,26 @@ describe("a capture kept in a C block comment, code around it", () => {
     expect(prefixRunsOff(mixed)).toBeNull();
   });
 });
+
+// A tmux pane copied with its `│` border beside the lines of one pane, the shell's history above it (shape seen in a
+// cluster log committed to a public repository, index-file 16079408280). Own GUIDs.
+test("a text UI's pane border on a run of lines comes off, and the capture in the pane is read", () => {
+  const ibstat = [
+    "root@7ac3:/# ibstat",
+    "CA 'mlx4_0'",
+    "        CA type: MT4099",
+    "        Number of ports: 1",
+    "        Firmware version: 2.42.5000",
+    "        Port 1:",
+    "                State: Active",
+    "                Physical state: LinkUp",
+    "                Rate: 40",
+    "                Base lid: 7",
+    "                SM lid: 3",
+    "                Link layer: InfiniBand",
+  ];
+  const text = ["cd src/", "make", "history", "", ...ibstat.map((l) => `│${l.padEnd(46)}`)].join("\n");
+  const [entry] = analyzeTranscript("pane.txt", text);
+  expect(entry?.kind).toBe("ibstat");
+  expect(entry!.wrappers?.removed).toContain("pane_border");
+});

@@ -10,13 +10,17 @@ import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/li
 /** Lines in a row (blank ones aside) that a launcher's prefix must start to be proven on them. */
 export const PREFIX_RUN = 8;
 
-/** The families shaped like no tool's own line (a bracketed tag, a pod path, an RFC 3339 time, a Ray actor). */
+/**
+ * The families shaped like no tool's own line (a bracketed tag, a pod path, an RFC 3339 time, a Ray actor, a text UI's
+ * `│` pane border: tmux and k9s draw it beside the lines of one pane only).
+ */
 const DISTINCT: ReadonlySet<WrapperName> = new Set([
   "tag_output",
   "kubectl_prefix",
   "kubectl_timestamp",
   "ray_actor",
   "horovod_tag",
+  "pane_border",
 ]);
 
 export type PrefixRuns = { name: WrapperName; lines: string[]; changed: number };

@@ -2,10 +2,16 @@
  * The characters a web page or an editor puts in place of a capture's own when it is copied out: a byte-order mark,
  * zero-width spaces (break opportunities a page inserts in long words), no-break spaces for the spaces of a code
  * block (`&nbsp;`), typographic quotes for `'` and `"` (a blog's renderer "smartening" `CA 'mlx5_0'`), and HTML
- * entities left escaped (`mlx5_0 port 1 ==&gt; ib0`, `0[0] -&gt; 1[1]`). No tool this project reads prints any of
- * them, so each goes back to the character the tool printed. Pure.
+ * entities left escaped (`mlx5_0 port 1 ==&gt; ib0`, `0[0] -&gt; 1[1]`), Markdown's `\_`, and a page's own HTML
+ * markup around a capture copied from its source. No tool this project reads prints any of them, so each goes back to
+ * what the tool printed. Pure.
  */
 
+/**
+ * Markdown's backslash before an underscore (`all\_reduce\_perf`, `NCCL\_IB\_HCA`: a writer keeping a name from turning
+ * into emphasis, https://spec.commonmark.org/0.31.2/#backslash-escapes): no tool this project reads prints `\_`.
+ */
+const ESCAPED_UNDERSCORE = /\\_/g;
 /** Zero-width characters and the byte-order mark: nothing a tool printed. */
 const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 /** No-break and narrow no-break spaces, a figure space: spaces. */
@@ -48,6 +54,7 @@ function markupOff(text: string): string {
 export function webCharactersOff(text: string): { text: string; changed: boolean } {
   // The markup first: the entities it leaves are the text's own (`&lt;0&gt;` is NCCL's `<0>`).
   let out = markupOff(text)
+    .replace(ESCAPED_UNDERSCORE, "_")
     .replace(ZERO_WIDTH, "")
     .replace(ODD_SPACE, " ")
     .replace(SINGLE_QUOTES, "'")

@@ -127,3 +127,21 @@ describe("nvidia-smi (default table)", () => {
     assertParserTotal(parseNvidiaSmiTable, capture("nvidia_smi", "a100-roce-sample"));
   });
 });
+
+// A GPU whose name nvidia-smi left blank (shape seen in notes committed to a public repository, index-file 21618469006):
+// the first cell's one word is the persistence mode, not the name.
+test("a blank GPU name: the row is read, its name empty and its persistence Off", () => {
+  const text = [
+    "| NVIDIA-SMI 430.50       Driver Version: 430.50       CUDA Version: 10.1     |",
+    "|-------------------------------+----------------------+----------------------+",
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+    "|===============================+======================+======================|",
+    "|   0                      Off  | 00000000:02:00.0  On |                  N/A |",
+    "| N/A   41C    P8     3W /  N/A |    318MiB /  5934MiB |      4%      Default |",
+    "+-------------------------------+----------------------+----------------------+",
+  ].join("\n");
+  const r = parseNvidiaSmiTable(text);
+  expect(r.ok).toBe(true);
+  if (r.ok) expect(r.value.gpus.map((g) => [g.name, g.persistence, g.memoryTotalMiB])).toEqual([["", "Off", 5934]]);
+});

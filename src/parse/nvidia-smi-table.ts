@@ -51,6 +51,7 @@ const CUDA = /CUDA (?:UMD )?Version:\s*([\w.]+(?:\/[\w.]+)?)/;
 const BUS_ID = /^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*(\S+)?$/;
 /** The last word is persistence mode, or on Windows (header `Name  TCC/WDDM`) the driver model. */
 const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A|WDDM|TCC))?$/;
+const LAST_WORD = /^(?:On|Off|ERR!|N\/A|WDDM|TCC)$/;
 const HANDLE_ERROR =
   /(Unable to determine the device handle for GPU\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])?.*|GPU\s+[0-9A-Fa-f:.]+: .*fallen off the bus.*)$/i;
 const SEPARATOR = /^\s*[+|][-=+|\s]*$/;
@@ -107,6 +108,8 @@ function startGpu(cells: string[]): NvidiaSmiGpu | null {
   const first = FIRST_CELL.exec(cells[0]!);
   const bus = BUS_ID.exec(cells[1]!);
   if (!first || !bus) return null;
+  // A GPU whose name nvidia-smi printed blank (`0                      Off`): the one word is its persistence mode.
+  if (first[3] === undefined && LAST_WORD.test(first[2]!)) [first[2], first[3]] = ["", first[2]!];
   const gpu = newGpu(Number(first[1]), first[2]!.trim(), bus[1]!);
   if (first[3] === "WDDM" || first[3] === "TCC") gpu.driverModel = first[3];
   else gpu.persistence = word(first[3]);

@@ -3,7 +3,7 @@ import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
 import { NCCL_CALLER_LINE, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
-import { NCCL_ERROR_STRING } from "./record.js";
+import { NCCL_ERROR_DETAIL, NCCL_ERROR_STRING } from "./record.js";
 import { type NcclLogData, reportLog } from "./report.js";
 import { analyzeNcclLogChunks } from "./segments.js";
 import { LogState } from "./state.js";
@@ -69,7 +69,7 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
 const ERROR_REPORT_LINE = new RegExp(
-  `NCCL error(?: in: \\S+:\\d+,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}`,
+  `NCCL error(?: in: \\S+?(?::\\d+)?,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}|${NCCL_ERROR_DETAIL.source}`,
 );
 
 /** nccl-tests' failure line (`Test NCCL failure common.cu:1188 '…'`, src/common.h of https://github.com/NVIDIA/nccl-tests). */

@@ -23,3 +23,20 @@ describe("the network plugin assigned to a communicator", () => {
     expect(analyzeNcclLog(line(0, "Assigned NET plugin IB")).data.network).toBeNull();
   });
 });
+
+// aws-ofi-nccl's tuner `Tuner init: comm with %ld ranks and %ld nodes.` (src/tuner/nccl_ofi_tuner.c,
+// https://github.com/aws/aws-ofi-nccl): the communicator's size as NCCL handed it to the plugin. Shape seen in a
+// HyperPod guide committed to a public repository (index-file 66280673503). The plugin's load line
+// (`NET/Plugin: Loaded net plugin Libfabric (v10)`) names no network: the name it prints is not always the one
+// `Using network` prints (HPC-X's plugin loads as `NCCL RDMA Plugin v6` and is used as `IBext`).
+describe("a plugin NCCL loaded, no `Using network` line", () => {
+  const text = [
+    "[default0]:hp-pod-0:91:122 [0] NCCL INFO NET/Plugin: Loaded net plugin Libfabric (v10)",
+    "[default0]:hp-pod-0:91:122 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 4 nics)",
+    "[default0]:hp-pod-0:91:122 [0] NCCL INFO NET/OFI Tuner init: comm with 8 ranks and 2 nodes.",
+  ].join("\n");
+
+  test("the tuner's line states the rank count; the load line names no network", () => {
+    expect(analyzeNcclLog(text).data).toMatchObject({ ranks: 8, network: null });
+  });
+});

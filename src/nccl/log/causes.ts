@@ -319,7 +319,8 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "CUDA",
     severity: "error",
-    test: /Cuda failure|unhandled cuda error|CUDA error/i,
+    // PyTorch's `ncclUnhandledCudaError: Call to CUDA function failed.` (NCCLUtils.cpp) is NCCL's ncclUnhandledCudaError.
+    test: /Cuda failure|unhandled cuda error|CUDA error|ncclUnhandledCudaError/i,
     cause: "a CUDA call failed (out of memory, a bad device, a driver problem)",
     fix: "Read the CUDA error text; check `nvidia-smi` on the node (`kube-rdma verify`).",
   },

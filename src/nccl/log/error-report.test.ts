@@ -108,3 +108,29 @@ describe("a framework's `NCCL error: <NCCL's own error string>` with no version"
     expect(detectKind(prose, ANALYZERS).kind).toBe("unknown");
   });
 });
+
+// PyTorch's getNcclErrorDetailStr (torch/csrc/distributed/c10d/NCCLUtils.cpp, https://github.com/pytorch/pytorch): its
+// reading of the result on a line of its own, then `Last error:` and NCCL's last WARN message (ncclGetLastError). Shapes
+// seen in a README's "common issues" (index-file 24098104718) and a fix note (index-file 35588948761).
+describe("PyTorch's detail of a failed NCCL result, alone", () => {
+  test("`ncclInternalError: Internal check failed.` and the last WARN under `Last error:` → nccl_log, init failed", () => {
+    const text = [
+      "```",
+      "ncclInternalError: Internal check failed.",
+      "Last error:",
+      "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 27000",
+      "```",
+    ].join("\n");
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    const d = analyzeNcclLog(text).data;
+    expect(d.verdict).toBe("init_failed");
+    expect(d.warnings.map((w) => w.code)).toContain("NCCL_WARN_DUPLICATE_GPU");
+  });
+
+  test("`NCCL error in: <library>, …, NCCL version 2.18.3` with no line number names the version", () => {
+    const text =
+      "NCCL error in: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so, unhandled cuda error, NCCL version 2.18.3";
+    expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+    expect(analyzeNcclLog(text).data.ncclVersions).toEqual(["2.18.3"]);
+  });
+});

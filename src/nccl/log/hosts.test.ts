@@ -147,3 +147,13 @@ describe("records that kept no host under a launcher's `host: `", () => {
     expect(analyzeNcclLog("Note: NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n").data.hosts).toBe(0);
   });
 });
+
+// A record quoted in a Chinese note, glued to the sentence and set in Markdown bold (shape seen in a note committed to a
+// public repository, index-file 46823065291): the host is the ASCII name after the sentence's last character.
+it("a record glued to a sentence's CJK word and `**`: the host is the name alone", () => {
+  const text = [
+    "b7c0e1d2a3f4:3120:3120 [0] NCCL INFO Using network Socket",
+    "关键的地方在于**b7c0e1d2a3f4:3121:3190 [1] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-0 (size 9637888)**可以看到",
+  ].join("\n");
+  expect([...hostsOf(`${text}\n`)]).toEqual(["b7c0e1d2a3f4"]);
+});

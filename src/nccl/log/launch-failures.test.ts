@@ -103,3 +103,17 @@ describe("a collective mismatch between ranks", () => {
     expect([r.data.network, r.data.verdict, r.data.evidence?.communicator]).toEqual(["IB", "unknown", "runtime_lines"]);
   });
 });
+
+// src/register/register.cc `INFO(NCCL_REG, "register comm %p buffer %p size %zi", …)` (https://github.com/NVIDIA/nccl):
+// a buffer registered with a communicator the program holds. Shape seen at https://github.com/NVIDIA/nccl/issues/2303: the
+// run registered its buffers, then CUDA failed and the teardown WARNed, with no `Init COMPLETE` line kept.
+test("a buffer registered with the communicator proves it was built: CUDA failures after it are no init failure", () => {
+  const d = analyzeNcclLog(
+    [
+      "gb-t07:884215:884215 [2] NCCL INFO Using network IB",
+      "gb-t07:884215:884215 [2] NCCL INFO register comm 0x48d91a20 buffer 0xc1a0000000 size 1968048128",
+      "[2026-05-11 22:41:37] gb-t07:884214:885502 [1] misc/strongstream.cc:424 (ncclStrongStreamSynchronize) NCCL WARN Cuda failure 'unspecified launch failure'",
+    ].join("\n"),
+  ).data;
+  expect(d.verdict).not.toBe("init_failed");
+});

@@ -34,6 +34,13 @@ export class NetLines {
       this.nicSpeed(s, msg, end, host);
       return;
     }
+    // aws-ofi-nccl's tuner: `NET/OFI Tuner init: comm with %ld ranks and %ld nodes.` (src/tuner/nccl_ofi_tuner.c in
+    // https://github.com/aws/aws-ofi-nccl): the communicator's size, as NCCL handed it to the plugin.
+    if (s.startsWith("NET/OFI ", msg)) {
+      const ranks = /\bTuner init: comm with (\d+) ranks and \d+ nodes/.exec(s.slice(msg, end))?.[1];
+      if (ranks !== undefined && Number(ranks) > st.nranks) st.nranks = Number(ranks);
+      return;
+    }
     if (s.startsWith("NET/IB : No device found", msg) || s.startsWith("NET/IB: No device found", msg)) {
       st.noDeviceFound++;
       addWarning(st, s.slice(msg, end), hostOf(processKey(s, p, k)));

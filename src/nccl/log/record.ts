@@ -16,10 +16,15 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
+function isAlnum(c: number): boolean {
+  return isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
 /**
- * The start of the word that ends before `i` (not before `p`): after the last space or tab, or after a launcher's or
- * logger's closing `>`, `]`, `)` or `|` glued to it (`[1,0]<stdout>:host:…`); a closing bracket that ends the word
- * itself (a fork's `[host:pid:tid]`) is part of it.
+ * The start of the word that ends before `i` (not before `p`): after the last space or tab, after a launcher's or
+ * logger's closing `>`, `]`, `)` or `|` glued to it (`[1,0]<stdout>:host:…`), or after a character no host name holds
+ * (a sentence's glued word, Markdown's `**`); a closing bracket that ends the word itself (a fork's `[host:pid:tid]`)
+ * is part of it.
  */
 function tokenStart(s: string, p: number, i: number): number {
   let j = i;
@@ -27,6 +32,8 @@ function tokenStart(s: string, p: number, i: number): number {
   while (j > p) {
     const c = s.charCodeAt(j - 1);
     if (c === SPACE || c === 9 || c === CLOSE || c === 41 /* ) */ || c === 124 /* | */) break;
+    // A host name is ASCII (RFC 1123): a sentence's own word glued before it (`在于**host:…`, Markdown's bold) is not.
+    if (c > 127 || (c === 42 /* * */ && isAlnum(s.charCodeAt(j)))) break;
     // Open MPI's `<stdout>:` / `<stderr>:` tag ends here; a masked `<pid>` does not.
     if (c === 62 /* > */ && (s.startsWith("<stdout", j - 8) || s.startsWith("<stderr", j - 8))) break;
     j--;
@@ -229,5 +236,13 @@ export function gluedBannerEnd(s: string, p: number, end: number, hosts: Readonl
  * pynccl raised `RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'`, shape in
  * https://github.com/vllm-project/vllm/issues/4411). A sentence that names an error without NCCL's wording is not one.
  */
+/**
+ * PyTorch's reading of an NCCL result (getNcclErrorDetailStr, torch/csrc/distributed/c10d/NCCLUtils.cpp in
+ * https://github.com/pytorch/pytorch): `ncclInternalError: Internal check failed.` and the like, printed on its own
+ * line under the `NCCL error in: …` report, then `Last error:` and NCCL's last WARN message (ncclGetLastError).
+ */
+export const NCCL_ERROR_DETAIL =
+  /\bnccl(?:InternalError: Internal check failed\.|SystemError: System call \(e\.g\. socket, malloc\)|UnhandledCudaError: Call to CUDA function failed\.|InvalidArgument: Invalid value for an argument\.|InvalidUsage: This usually reflects invalid usage of NCCL library\.|RemoteError: A call failed possibly due to)/;
+
 export const NCCL_ERROR_STRING =
   /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)|\b(?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\))/;

@@ -7,7 +7,15 @@ import { HostTable } from "./hosts.js";
 import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
-import { bannerAt, gluedBannerEnd, locatedWarnIn, NCCL_ERROR_STRING, recordStart, splitPoint } from "./record.js";
+import {
+  bannerAt,
+  gluedBannerEnd,
+  locatedWarnIn,
+  NCCL_ERROR_DETAIL,
+  NCCL_ERROR_STRING,
+  recordStart,
+  splitPoint,
+} from "./record.js";
 import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
 import { addWarning, failureLine, warnRecord } from "./warnings.js";
 
@@ -24,6 +32,8 @@ const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 const FAILURE_LINE = new RegExp(
   `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
+/** PyTorch's `Last error:` alone on its line, under its report of the failed call: NCCL's last WARN follows. */
+const LAST_ERROR = /^\s*Last error:\s*$/;
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
@@ -314,14 +324,29 @@ export class LineScanner {
       st.ncclLines++;
       return;
     }
+    const quoted = this.lastErrorNext;
+    this.lastErrorNext = false;
+    // PyTorch's `ncclInternalError: Internal check failed.` starts with a word and a colon, as a pdsh host would: the
+    // whole line is read for it.
+    const detail = NCCL_ERROR_DETAIL.test(s.slice(start, end));
     if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (FAILURE_LINE.test(text)) {
-      // A framework's report of the NCCL call that failed (XLA's `NCCL operation ncclX(…) failed: `, or NCCL's own
-      // words after `NCCL error: `): a line of this NCCL log.
-      if (CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
-      failureLine(this.st, s, p, end);
-    } else if (NCCL_WATCHDOG_LINE.test(text)) st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
+    else if (detail || FAILURE_LINE.test(text)) {
+      // A framework's report of the NCCL call that failed (XLA's `NCCL operation ncclX(…) failed: `, NCCL's own words
+      // after `NCCL error: `, PyTorch's reading of the result): a line of this NCCL log.
+      if (detail || CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
+      failureLine(this.st, s, detail ? start : p, end);
+    } else if (NCCL_WATCHDOG_LINE.test(text))
+      st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
+    else if (LAST_ERROR.test(text)) this.lastErrorNext = true;
+    else if (quoted) {
+      // NCCL's last WARN message, quoted on the line under PyTorch's `Last error:` (ncclGetLastError).
+      st.ncclLines++;
+      addWarning(this.st, text.trim(), "");
+    }
   }
+
+  /** The line before was PyTorch's `Last error:` alone: this one is NCCL's last WARN message. */
+  private lastErrorNext = false;
 
   /**
    * One INFO message. Large logs reach here through the line filter (filter/line-filter.ts), which counts some lines
@@ -382,6 +407,12 @@ export class LineScanner {
     if (c === 73 /* I */ && s.startsWith("Init timings", msg)) {
       const nr = intAfter(s, " nranks ", msg, end);
       if (nr > st.nranks) st.nranks = nr;
+      return;
+    }
+    // ncclRegister's `register comm %p buffer %p size %zi` (src/register/register.cc): a buffer registered with a
+    // communicator the program holds (ncclCommRegister, or a collective's own registration): the communicator was built.
+    if (c === 114 /* r */ && s.startsWith("register comm 0x", msg)) {
+      st.commRan++;
       return;
     }
     // NCCL 2.3: `rank 0 nranks 4` once per rank.

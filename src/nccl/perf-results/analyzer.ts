@@ -298,12 +298,17 @@ export function analyzeNcclTests(
  * lines (several ranks agree) name nccl-tests, one alone does not — one beside the `*_perf` command line that ran does.
  */
 const FAILURE_VOCABULARY =
-  /^(?:\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\w./-]+\.(?:cu|h|cc):\d+ '|^(?:#\s*)?Reducing maxBytes to \d+ due to memory limitation/;
+  /^(?:\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\w./-]+\.(?:cu|h|cc):\d+ '|^(?:#\s*)?Reducing maxBytes to \d+ due to memory limitation|^(?:\[[\w.-]+:\d+\] )?\*\*\* Process received signal \*\*\*|^[a-z][a-z_]*_perf(?:_mpi)?: .*\bAssertion .* failed/;
 
 /** An nccl-tests binary as typed, behind a prompt or a launcher (`$ mpirun -np 2 ./build/all_reduce_perf -b 8 …`). */
 const PERF_COMMAND =
   /^(?:.{0,80}?[$#>]\s*)?(?:\S+=\S+\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?\s)?(?:\S*\/)?[a-z][a-z_]*_perf(?:_mpi)?(?:\s|$)/;
 
+/**
+ * nccl-tests' own failure lines, or the crash of the `*_perf` program typed above them: Open MPI's signal handler
+ * (`[host:pid] *** Process received signal ***`, opal/util/stacktrace.c in https://github.com/open-mpi/ompi) or an
+ * assertion the program died on (`all_reduce_perf: file.c:177: func: Assertion … failed.`, glibc's __assert_fail).
+ */
 function failureVocabularyScore(head: string): number {
   let n = 0;
   let command = false;

@@ -53,3 +53,23 @@ describe("a failure-only nccl-tests paste is recognised by nccl-tests' own failu
     expect(ncclTestsAnalyzer.detect(prose)).toBeLessThan(0.5);
   });
 });
+
+// Open MPI's signal handler (`[host:pid] *** Process received signal ***`, opal/util/stacktrace.c in
+// https://github.com/open-mpi/ompi) and glibc's assertion report under the `*_perf` command that crashed. Shapes seen at
+// https://github.com/NVIDIA/nccl/issues/291 and https://github.com/NVIDIA/nccl-tests/issues/295; hosts and frames ours.
+test("the crash of the *_perf program typed above it is nccl-tests output: no row, a failure, the command's collective", () => {
+  const text = [
+    "`mpirun -hostfile hosts --mca mtl ofi -x NCCL_DEBUG=INFO ./build/all_reduce_perf -b 4 -e 4 -g 1`",
+    "```",
+    "[gpu-q:4133] mtl_ofi_endpoint.h:49: *** The Open MPI OFI MTL is aborting the MPI job (via exit(3)).",
+    "all_reduce_perf: prov/util/src/util_mem_monitor.c:177: ofi_monitor_cleanup: Assertion `dlist_empty(&monitor->list)' failed.",
+    "[gpu-q:4133] *** Process received signal ***",
+    "[gpu-q:4133] Signal: Aborted (6)",
+    "[gpu-q:4133] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x42520)[0x7f3a2c41a520]",
+    "```",
+  ].join("\n");
+  const e = analyzeText("crash.md", text);
+  expect(e.kind).toBe("nccl_tests");
+  expect(e.data).toMatchObject({ collective: "all_reduce", rows: [] });
+  expect(e.findings.map((f) => f.code)).toContain("NCCL_TESTS_RUN_FAILED");
+});

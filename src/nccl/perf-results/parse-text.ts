@@ -29,7 +29,7 @@ const COMMENTED_ROW = /^\d+\s+\d+\s+\S/;
 const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE =
-  /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error/;
+  /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|\*\*\* Process received signal \*\*\*|_perf(?:_mpi)?: .*\bAssertion .* failed/;
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
@@ -176,7 +176,14 @@ export class PerfTextParser {
       }
     }
     this.noteNamedCollectives(line);
-    if ((line.includes("failure") || line.includes("MPI_ABORT") || line.includes(" error")) && FAILURE.test(line)) {
+    if (
+      (line.includes("failure") ||
+        line.includes("MPI_ABORT") ||
+        line.includes(" error") ||
+        line.includes("***") ||
+        line.includes("Assertion")) &&
+      FAILURE.test(line)
+    ) {
       if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
     }
     return false;
