@@ -83,6 +83,18 @@ export const KNOWN_MISSES = new Set<string>([
   // or alltoall to the product (nccl-tests 2.11 and 2.12 checked alltoall's in-place results too), all_gather to the
   // judge, who knew the page.
   "nccl_tests/heldout11-gke-a4-readme-allgather-jobset.txt",
+  // A 16-rank table with redop `none`, root -1 and validation off (every #wrong `N/A`), no program or command named:
+  // all_gather or alltoall to the product (the two print the same columns, count and bus factor), all_gather to the
+  // judge, who knew the page.
+  "nccl_tests/heldout13-dstack-a3mega-tcpxo-allgather-termy-stripped-hash.txt",
+  // A page that lost every line break, one output glued to the next with no space (`…ens2f0mlx5_0  1  0 fe80:…`,
+  // `ofed_info -sMLNX_OFED_LINUX-5.5-1.0.3.2:# uname`): not recognised.
+  "show_gids/heldout13-wechat-roce-debug-collapsed.txt",
+  "ofed_info/heldout13-wechat-tcpdump-collapsed.txt",
+  // A plugin's load line (`NET/Plugin: Loaded net plugin Libfabric (v10)`) and no `Using network`: network unknown, where
+  // the judge reads Libfabric. A load line's name is not always the one `Using network` prints (HPC-X's plugin loads as
+  // `NCCL RDMA Plugin v6` and is used as `IBext`), so it names no network here.
+  "nccl_log/heldout14-hyperpod-tp-inference-defaultN-prefix-ofi.txt",
   // A README's template whose figures are all masked (`XXX.XX`): every row is a row not understood, so the entry
   // carries problems and no data (no rows, no collective), where the judge counted six rows of all_gather.
   "nccl_tests/heldout11-a3mega-slurm-readme-masked-allgather.txt",

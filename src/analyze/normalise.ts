@@ -48,7 +48,9 @@ export type PageWrapperName =
   | "diff_added"
   | "inline_quotes"
   | "numbered_view"
-  | "shell_comment";
+  | "shell_comment"
+  | "line_comment"
+  | "string_literal";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;

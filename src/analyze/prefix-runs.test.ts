@@ -104,3 +104,40 @@ test("a text UI's pane border on a run of lines comes off, and the capture in th
   expect(entry?.kind).toBe("ibstat");
   expect(entry!.wrappers?.removed).toContain("pane_border");
 });
+
+// Captures kept in source code: `-q -x` output commented out with `//` in Java, an nvidia-smi table in a test's string
+// literals (shapes seen in files committed to public repositories, index-file 41943231607 and 41646569911). Own GPUs.
+describe("a capture kept in source code", () => {
+  const xml = [
+    '<?xml version="1.0" ?>',
+    "<nvidia_smi_log>",
+    "    <driver_version>440.31</driver_version>",
+    "    <cuda_version>10.2</cuda_version>",
+    "    <attached_gpus>1</attached_gpus>",
+    '    <gpu id="00000000:05:00.0">',
+    "        <product_name>Quadro P5000</product_name>",
+    "        <pci><pci_bus_id>00000000:05:00.0</pci_bus_id></pci>",
+    "        <fb_memory_usage><total>16278 MiB</total></fb_memory_usage>",
+    "    </gpu>",
+    "</nvidia_smi_log>",
+  ];
+  test("behind `//` on every line of a run, amid code: read", () => {
+    const text = ["    return info;", "}", "", ...xml.map((l) => `//    ${l}`), "}"].join("\n");
+    const [entry] = analyzeTranscript("Parser.java", text);
+    expect(entry?.kind).toBe("nvidia_smi_xml");
+    expect(entry!.wrappers?.removed).toContain("line_comment");
+    expect((entry!.data as { driverVersion: string }).driverVersion).toBe("440.31");
+  });
+  test('as string literals (`"…\\n" +`), one line each: read', () => {
+    const text = [
+      "class T {",
+      '  String s = "<?xml version=\\"1.0\\" ?>\\n" +',
+      ...xml.slice(1).map((l) => `      "${l.replace(/"/g, '\\"')}\\n" +`),
+      '      "";',
+      "}",
+    ].join("\n");
+    const [entry] = analyzeTranscript("T.java", text);
+    expect(entry?.kind).toBe("nvidia_smi_xml");
+    expect((entry!.data as { gpus: unknown[] }).gpus).toHaveLength(1);
+  });
+});

@@ -1,9 +1,9 @@
 /**
  * A per-line wrapper proven on a run of lines, not on the whole text: a launcher's log pasted amid a page's prose or a
  * tool's own lines (a job runner's `(task, pid=N) ` before each line of a capture it streamed, its own status lines
- * around), and a capture pasted into a C block comment (its ` * ` gutter between `/*` and `*\/`, code around it). Only
- * the families whose prefix no tool's own line takes are read on runs; a C comment's stars only between the comment's
- * delimiters. Pure.
+ * around), and a capture kept in source code: a C block comment (its ` * ` gutter between `/*` and `*\/`), line
+ * comments (`//` before each line), string literals (`"…\n" +`, a test's fixture). Only the families whose prefix no
+ * tool's own line takes are read on runs; a C comment's stars only between the comment's delimiters. Pure.
  */
 import { PREFIX_FAMILIES, type PrefixFamily, type WrapperName } from "../core/line-prefixes.js";
 
@@ -23,7 +23,7 @@ const DISTINCT: ReadonlySet<WrapperName> = new Set([
   "pane_border",
 ]);
 
-export type PrefixRuns = { name: WrapperName; lines: string[]; changed: number };
+export type PrefixRuns = { name: WrapperName | "line_comment" | "string_literal"; lines: string[]; changed: number };
 
 const family = (name: WrapperName): PrefixFamily => PREFIX_FAMILIES.find((w) => w.name === name)!;
 
@@ -89,6 +89,44 @@ function commentBlocks(lines: readonly string[]): { lines: string[]; changed: nu
   return { lines: out, changed };
 }
 
+/** A C++/Java/Go line comment's `//` (and one space), the line's indentation before it. */
+const LINE_COMMENT = /^[ \t]*\/\/ ?/;
+/**
+ * A source file's string literal holding one line of a capture: `"| NVIDIA-SMI 440.31 … |\n" +` (Java, C), with the
+ * quote, the `\n`, the concatenation and the escapes taken off.
+ */
+const STRING_LINE = /^[ \t]*(?:(?:[\w<>[\]]+\s+)*\w+\s*\+?=\s*)?"((?:[^"\\]|\\.)*)(?:\\n)"\s*(?:\+|,|;|\))?\s*$/;
+
+/** The lines with `shape`'s reading on each line of every run of PREFIX_RUN lines it reads. */
+function shapeRuns(lines: readonly string[], read: (l: string) => string | null): { lines: string[]; changed: number } {
+  const out = [...lines];
+  let changed = 0;
+  for (let i = 0; i < lines.length; ) {
+    let j = i;
+    const run: [number, string][] = [];
+    for (; j < lines.length; j++) {
+      const r = read(lines[j]!);
+      if (r === null) break;
+      run.push([j, r]);
+    }
+    if (run.length >= PREFIX_RUN) {
+      for (const [k, r] of run) out[k] = r;
+      changed += run.length;
+    }
+    i = j > i ? j : i + 1;
+  }
+  return { lines: out, changed };
+}
+
+const uncommented = (l: string): string | null => {
+  const m = LINE_COMMENT.exec(l);
+  return m ? l.slice(m[0].length) : null;
+};
+const unquoted = (l: string): string | null => {
+  const m = STRING_LINE.exec(l);
+  return m ? m[1]!.replace(/\\(["\\t])/g, (_, c: string) => (c === "t" ? "\t" : c)) : null;
+};
+
 /** The run-proven wrapper that changes the most lines, or null. */
 export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   let best: PrefixRuns | null = null;
@@ -98,5 +136,9 @@ export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   }
   const c = commentBlocks(lines);
   if (c.changed > 0 && c.changed > (best?.changed ?? 0)) best = { name: "comment_star", ...c };
+  const slashes = shapeRuns(lines, uncommented);
+  if (slashes.changed > (best?.changed ?? 0)) best = { name: "line_comment", ...slashes };
+  const strings = shapeRuns(lines, unquoted);
+  if (strings.changed > (best?.changed ?? 0)) best = { name: "string_literal", ...strings };
   return best;
 }

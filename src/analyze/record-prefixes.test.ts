@@ -170,3 +170,24 @@ describe("every corpus capture commented out line by line gives the facts of the
     expect(refused).toBeLessThan(cases.length / 10);
   });
 });
+
+// A script that keeps `# nvidia-smi topo -mp` and what it printed in its header comment (shape seen in a run wrapper
+// committed to a public repository, index-file 55327770291; the header's tab kept after the `#`).
+test("a capture command commented with its output, in a script's header: the comment comes off the run", () => {
+  const text = [
+    "#! /bin/bash",
+    "#",
+    "# run wrapper for the GPU partition",
+    "#",
+    "# nvidia-smi topo -mp",
+    "#\tGPU0\tGPU1\tmlx5_0\tCPU Affinity\tNUMA Affinity",
+    "# GPU0\t X \tSYS\tPIX\t24-31\t3",
+    "# GPU1\tSYS\t X \tSYS\t8-15\t1",
+    "# mlx5_0\tPIX\tSYS\t X ",
+    "#",
+    "while getopts n: argv; do :; done",
+  ].join("\n");
+  const [entry] = analyzeTranscript("run.sh", text);
+  expect(entry?.kind).toBe("nvidia_smi_topo");
+  expect((entry!.data as { devices: string[] }).devices).toEqual(["GPU0", "GPU1", "mlx5_0"]);
+});

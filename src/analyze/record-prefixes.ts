@@ -55,8 +55,8 @@ function tagOff(lines: readonly string[], filled: readonly string[]): RecordPref
   return { name: "parallel_tag", lines: lines.map((l) => l.replace(TAG, "")), hosts: distinct.sort() };
 }
 
-/** A shell comment's `# `, or a lone `#` (a blank line commented out). */
-const COMMENT = /^#(?: |$)/;
+/** A shell comment's `# `, `#` before a tab (the tab is the line's own), or a lone `#` (a blank line commented out). */
+const COMMENT = /^#(?: |(?=\t)|$)/;
 
 /** The kind whose own header lines are comments (nccl-tests' `# nThread …`, `#  Rank  0 …`, `#       size …`). */
 const COMMENTING_KIND = "nccl_tests";
@@ -66,7 +66,7 @@ const COMMENTED_RUN = 2;
 
 /**
  * A shell comment before every line (PROOF of them), or before every line of the output under a capture command typed
- * bare (`show_gids`, then its table commented out, prose around): the lines without it; else null.
+ * bare or commented with it (`show_gids`, then its table commented out, prose around): the lines without it; else null.
  */
 function commentOff(lines: readonly string[], filled: readonly string[]): RecordPrefix | null {
   if (filled.filter((l) => COMMENT.test(l)).length >= Math.ceil(filled.length * PROOF))
@@ -74,8 +74,12 @@ function commentOff(lines: readonly string[], filled: readonly string[]): Record
   const out = [...lines];
   let found = false;
   for (let i = 0; i < lines.length; i++) {
-    // The cheap test first: a commented line under this one.
-    if (!COMMENT.test(lines[i + 1] ?? "") || COMMENT.test(lines[i]!) || commandOfLine(lines[i]!) === null) continue;
+    // The cheap test first: a commented line under this one. The command typed bare, or commented with its output (a
+    // script that keeps `# nvidia-smi topo -m` and what it printed in its header).
+    if (!COMMENT.test(lines[i + 1] ?? "")) continue;
+    const typed = COMMENT.test(lines[i]!) ? lines[i]!.replace(COMMENT, "") : lines[i]!;
+    if (commandOfLine(typed) === null) continue;
+    out[i] = typed;
     let j = i + 1;
     while (j < lines.length && COMMENT.test(lines[j]!) && lines[j]!.trim() !== "#") j++;
     if (j - i - 1 < COMMENTED_RUN) continue;

@@ -63,3 +63,10 @@ describe("connection lines cut to `N[bus] -> M[bus] … via …` amid prose", ()
     ).toBe("unknown");
   });
 });
+
+// src/plugin/net.cc `Assigned NET plugin %s to comm` kept without its prefix (shape seen in annotated notes committed to
+// a public repository, index-file 65871279792): the network the communicator was given.
+test("a bare `Assigned NET plugin IB to comm` names the network", () => {
+  const d = analyzeNcclLog(["Initialized NET plugin IB", "Assigned NET plugin IB to comm"].join("\n")).data;
+  expect(d.network).toBe("IB");
+});

@@ -8,7 +8,7 @@
  * via …"`; and `"%s set by environment to %s"` (src/misc/param.cc).
  */
 export const BARE_INFO =
-  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|Bootstrap ?: Using |comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes \d+|(?:\[Rank \d+\] )?nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
+  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|Bootstrap ?: Using |comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes \d+|Assigned NET plugin \S+ to comm|(?:\[Rank \d+\] )?nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
 
 /**
  * A connection line cut down to its ranks and transport (`11[3d000] -> 4[9c000] [send] via NET/IB/0/GDRDMA`, the

@@ -149,3 +149,25 @@ describe("a bootstrap message larger than the exchange expects, in a log flatten
     expect(r.data.warnings.map((w) => w.code)).not.toContain("NCCL_WARN_BOOTSTRAP_TRUNCATED");
   });
 });
+
+// A process that died of a signal between `Init START` (src/init.cc) and any `Init COMPLETE`: shape seen in a runbook
+// committed to a public repository (index-file 61924672803), Python's faulthandler line after the last NCCL line.
+describe("the process crashed while a communicator was being built", () => {
+  const start =
+    "NCCL INFO [Rank 0] ncclCommInitRankConfig comm 0x5c1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 3d000 commId 0x9 - Init START";
+  test("a segmentation fault after Init START and before Init COMPLETE: the init failed", () => {
+    const d = analyzeNcclLog(
+      [start, "NCCL INFO Using network IB", "Fatal Python error: Segmentation fault"].join("\n"),
+    ).data;
+    expect(d.verdict).toBe("init_failed");
+  });
+  test("after Init COMPLETE it is not an init failure, and without Init START it says nothing of one", () => {
+    const complete = start.replace("Init START", "localSize 1 used 0 bytes on core 0 - Init COMPLETE");
+    expect(
+      analyzeNcclLog([start, complete, "Fatal Python error: Segmentation fault"].join("\n")).data.verdict,
+    ).not.toBe("init_failed");
+    expect(
+      analyzeNcclLog(["NCCL INFO Using network IB", "Segmentation fault (core dumped)"].join("\n")).data.verdict,
+    ).not.toBe("init_failed");
+  });
+});

@@ -124,7 +124,8 @@ function verdictOf(st: LogState, network: string | null, communicator: Communica
   // An error before any rank printed `Init COMPLETE`: the communicator was never built. Channel lines state which
   // transport NCCL meant to use, not that any byte moved over it (init.cc prints Init COMPLETE at the end of
   // ncclCommInitRank, https://github.com/NVIDIA/nccl/blob/master/src/init.cc).
-  if ((st.errorsBeforeInit > 0 || st.initChainFailed > 0) && !completed) return "init_failed";
+  // The process died of a signal between a communicator's Init START and any Init COMPLETE: its init never finished.
+  if ((st.errorsBeforeInit > 0 || st.initChainFailed > 0 || st.crashedInInit > 0) && !completed) return "init_failed";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";

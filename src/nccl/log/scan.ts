@@ -32,6 +32,12 @@ const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 const FAILURE_LINE = new RegExp(
   `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
+/**
+ * The process dying of a signal: Python's faulthandler (`Fatal Python error: Segmentation fault`), Open MPI's handler
+ * (`*** Process received signal ***`), a shell's report (`Segmentation fault (core dumped)`), UCX's (`Caught signal 11`).
+ */
+const PROCESS_CRASH =
+  /Fatal Python error: (?:Segmentation fault|Aborted|Bus error)|\*\*\* Process received signal \*\*\*|^\S*\s*Segmentation fault(?: \(core dumped\))?\s*$|Caught signal \d+ \(/;
 /** PyTorch's `Last error:` alone on its line, under its report of the failed call: NCCL's last WARN follows. */
 const LAST_ERROR = /^\s*Last error:\s*$/;
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
@@ -338,6 +344,7 @@ export class LineScanner {
     } else if (NCCL_WATCHDOG_LINE.test(text))
       st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
     else if (LAST_ERROR.test(text)) this.lastErrorNext = true;
+    else if (st.initStarted > 0 && st.initComplete === 0 && PROCESS_CRASH.test(text)) st.crashedInInit++;
     else if (quoted) {
       // NCCL's last WARN message, quoted on the line under PyTorch's `Last error:` (ncclGetLastError).
       st.ncclLines++;
@@ -399,6 +406,7 @@ export class LineScanner {
     if ((c === 110 /* n */ && s.startsWith("ncclComm", msg)) || (c === 91 /* [ */ && s.startsWith("[Rank ", msg))) {
       const nr = intAfter(s, " nranks ", msg, end);
       if (nr > st.nranks) st.nranks = nr;
+      if (s.startsWith("Init START", end - 10)) st.initStarted++;
       return;
     }
     // `Init timings: rank 5 nranks 8 total 2.46 (kernels …)` (NCCL 2.22) and `Init timings - ncclCommInitRank: rank 5

@@ -68,6 +68,10 @@ export class LogState {
   ibWarnings = 0;
   /** Return chains or WARNs from inside the socket transport (`transport/net_socket.cc:118 -> 2`). */
   socketTransport = 0;
+  /** `… - Init START` lines: a communicator's init began. */
+  initStarted = 0;
+  /** The process died of a signal after an Init START and before any Init COMPLETE. */
+  crashedInInit = 0;
   /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
   bootstrapFailed = 0;
   initComplete = 0;
@@ -166,6 +170,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.ibWarnings += b.ibWarnings;
   a.bootstrapFailed += b.bootstrapFailed;
   a.socketTransport += b.socketTransport;
+  if (a.initComplete === 0) a.crashedInInit += b.crashedInInit;
+  a.initStarted += b.initStarted;
   a.initComplete += b.initComplete;
   a.commRan += b.commRan;
   a.launchChainFailed += b.launchChainFailed;

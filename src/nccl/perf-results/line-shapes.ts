@@ -12,6 +12,8 @@ const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntas
 const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
 const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
 
+const MPI_TAG = /\[\d+,\d+\]<std(?:out|err)>:/g;
+
 /**
  * A launcher that tags each write of a rank with `[N]` tags every piece of a row nccl-tests printed in several
  * writes: `[0]      524288 … sum      -1[0]   104.45 …       0[0]   109.85 …` (shape seen at
@@ -19,6 +21,10 @@ const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
  * pieces keep a space between them. Other lines are returned as they are.
  */
 export function withoutRankTags(raw: string): string {
+  // Open MPI's `--tag-output` does the same: `[1,0]<stdout>:` before each write, so inside a row as well (shape seen in
+  // an EKS MPIJob log committed at https://github.com/KeitaW/p5-nccl-test-2024-07-19). The line's own first tag is taken
+  // off before this (the normalisation layer); the ones inside come off here.
+  if (raw.indexOf("]<std", 1) > 0) raw = raw.replace(MPI_TAG, (tag, at: number) => (at === 0 ? tag : " "));
   if (raw.charCodeAt(0) !== 91) return raw;
   const tag = /^\[\d{1,6}\]/.exec(raw);
   return tag ? raw.slice(tag[0].length).split(tag[0]).join(" ") : raw;

@@ -258,7 +258,11 @@ export class PerfTextParser {
       this.run.duplicateHeaders++;
       return false;
     }
-    if (this.run.rows.length > 0 || this.lastHeader.has(kind)) this.newRun();
+    if (this.run.rows.length > 0 || this.lastHeader.has(kind)) {
+      // Another attempt's header before this run's footer: the run did not finish.
+      this.unfinished(this.run);
+      this.newRun();
+    }
     this.lastHeader.set(kind, body);
     return true;
   }
@@ -433,6 +437,20 @@ export class PerfTextParser {
     return false;
   }
 
+  /** A run with rows and no footer is said to be unfinished (once): it crashed, hung, or the paste was cut. */
+  private unfinished(run: PerfRun): void {
+    if (run.incomplete || run.rows.length === 0 || run.avgBusBw !== null || this.legacy) return;
+    run.incomplete = true;
+    const why = run.failures[0] ? `; it printed "${run.failures[0].slice(0, 120)}"` : "";
+    this.problems.push(
+      problem(
+        "nccl_tests.incomplete",
+        `The run did not finish: it stopped after ${run.rows.length} row(s), the largest size reached ${bytesText(Math.max(...run.rows.map((r) => r.bytes)))}, without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
+        { hint: "A crash or a cut paste; the first failure line (or the NCCL WARN before it) says why." },
+      ),
+    );
+  }
+
   end(): PerfRun[] {
     this.replayRight();
     // No output followed the command told in prose: it named the run above it.
@@ -440,17 +458,7 @@ export class PerfTextParser {
     // Judged before it is handed over (a consumer may judge it at once): the last run is the current one when it
     // has anything, else the one flushed before it.
     const last = hasContent(this.run) ? this.run : this.lastFlushed;
-    if (last && last.rows.length > 0 && last.avgBusBw === null && !this.legacy) {
-      last.incomplete = true;
-      const why = last.failures[0] ? `; it printed "${last.failures[0].slice(0, 120)}"` : "";
-      this.problems.push(
-        problem(
-          "nccl_tests.incomplete",
-          `The run did not finish: it stopped after ${last.rows.length} row(s), the largest size reached ${bytesText(Math.max(...last.rows.map((r) => r.bytes)))}, without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
-          { hint: "A crash or a cut paste; the first failure line (or the NCCL WARN before it) says why." },
-        ),
-      );
-    }
+    if (last) this.unfinished(last);
     this.flush();
     if (this.badRows > 5) {
       this.problems.push(problem("nccl_tests.bad_rows", `${this.badRows} rows were not understood (first 5 listed).`));

@@ -98,3 +98,28 @@ describe("a run shown twice", () => {
     expect(d).toMatchObject({ collective: "all_gather", nranks: 8, nranksSource: "ranks" });
   });
 });
+
+// Open MPI's `--tag-output` tags every write, so a row nccl-tests printed in three writes carries the tag inside it too
+// (shape seen in an EKS MPIJob log committed at https://github.com/KeitaW/p5-nccl-test-2024-07-19).
+test("a row with `[1,0]<stdout>:` inside it, from each of its writes, is one row", () => {
+  const tag = "[1,0]<stdout>:";
+  const text = [
+    `${tag}${banner(1)}`,
+    ...HEADER.map((l) => `${tag}${l}`),
+    `${tag}     8388608       2097152     float     sum      -1${tag}    63.98  131.11  245.83      0${tag}    61.62  136.14  255.26      0`,
+    `${tag}    16777216       4194304     float     sum      -1${tag}    99.10  169.29  317.43      0${tag}    98.02  171.16  320.93      0`,
+    `${tag}# Avg bus bandwidth    : 284.86`,
+  ].join("\n");
+  const d = analyzeNcclTests(text).data!;
+  expect(d.rows).toHaveLength(2);
+  expect(d.peak?.busbw).toBe(320.93);
+});
+
+// Shape seen in a blog committed to a public repository (index-file 27534547536): a run whose rows stop, then another
+// attempt's header. The first run never printed its footer: it is said to be unfinished, even cut there.
+test("a run with rows and another attempt's header after it, no footer between: the run did not finish", () => {
+  const row =
+    "    67108864       8388608     float    none      -1    86.63  774.69  387.35      0    86.05  779.87  389.94      0";
+  const r = analyzeNcclTests([banner(1), ...HEADER, row, "", "Now between the pods:", banner(1)].join("\n"));
+  expect(r.problems.map((p) => p.code)).toContain("nccl_tests.incomplete");
+});
