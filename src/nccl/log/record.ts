@@ -7,6 +7,8 @@
  * `[host:pid:tid] [file.cc:123] NCCL …`. Every look stays within [p, k): linear in the line, no allocation.
  */
 
+import { indexInLine } from "./line.js";
+
 const SPACE = 32;
 const OPEN = 91; // [
 const CLOSE = 93; // ]
@@ -119,7 +121,7 @@ export function recordStart(s: string, p: number, k: number): number {
 
 /** A source file name's character: letters, digits, `_ . / -`. */
 function fileChar(c: number): boolean {
-  return isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 47 || c === 45;
+  return isAlnum(c) || c === 95 || c === 46 || c === 47 || c === 45;
 }
 
 /**
@@ -129,7 +131,7 @@ function fileChar(c: number): boolean {
  */
 export function locatedWarnIn(s: string, from: number, to: number): number {
   const needle = " NCCL WARN";
-  for (let at = indexIn(s, needle, from, to); at >= 0; at = indexIn(s, needle, at + 1, to)) {
+  for (let at = indexInLine(s, needle, from, to); at >= 0; at = indexInLine(s, needle, at + 1, to)) {
     let j = at;
     while (j > from && isDigit(s.charCodeAt(j - 1))) j--;
     if (j === at || s.charCodeAt(j - 1) !== COLON) continue;
@@ -138,13 +140,6 @@ export function locatedWarnIn(s: string, from: number, to: number): number {
     if (f < j - 1 && s.charCodeAt(f - 1) === SPACE && s.charCodeAt(f - 2) === CLOSE) return at;
   }
   return -1;
-}
-
-/** The first `needle` in `s[from, to)`, or -1 (a slice: the search stays within the line). */
-function indexIn(s: string, needle: string, from: number, to: number): number {
-  if (to - from < needle.length) return -1;
-  const at = s.slice(from, to).indexOf(needle);
-  return at < 0 ? -1 : from + at;
 }
 
 /**
@@ -236,13 +231,14 @@ export function gluedBannerEnd(s: string, p: number, end: number, hosts: Readonl
  * pynccl raised `RuntimeError: b'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'`, shape in
  * https://github.com/vllm-project/vllm/issues/4411). A sentence that names an error without NCCL's wording is not one.
  */
+export const NCCL_ERROR_STRING =
+  /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)|\b(?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\))/;
+
 /**
  * PyTorch's reading of an NCCL result (getNcclErrorDetailStr, torch/csrc/distributed/c10d/NCCLUtils.cpp in
  * https://github.com/pytorch/pytorch): `ncclInternalError: Internal check failed.` and the like, printed on its own
- * line under the `NCCL error in: …` report, then `Last error:` and NCCL's last WARN message (ncclGetLastError).
+ * line under the `NCCL error in: …` report, then `Last error:` and NCCL's last WARN message (ncclGetLastError). At a
+ * line's start (after a launcher's `[rank0]: `): a sentence that quotes it is not the report.
  */
 export const NCCL_ERROR_DETAIL =
-  /\bnccl(?:InternalError: Internal check failed\.|SystemError: System call \(e\.g\. socket, malloc\)|UnhandledCudaError: Call to CUDA function failed\.|InvalidArgument: Invalid value for an argument\.|InvalidUsage: This usually reflects invalid usage of NCCL library\.|RemoteError: A call failed possibly due to)/;
-
-export const NCCL_ERROR_STRING =
-  /NCCL error: (?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\)|internal error - please report this issue to the NCCL developers|remote process exited or there was a network error)|\b(?:unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO for details\)|invalid (?:argument|usage) \(run with NCCL_DEBUG=WARN for details\))/;
+  /^(?:.{0,40}?[\]:>])?\s*nccl(?:InternalError: Internal check failed\.|SystemError: System call \(e\.g\. socket, malloc\)|UnhandledCudaError: Call to CUDA function failed\.|InvalidArgument: Invalid value for an argument\.|InvalidUsage: This usually reflects invalid usage of NCCL library\.|RemoteError: A call failed possibly due to)/;
