@@ -61,6 +61,8 @@ export function webCharactersOff(text: string): { text: string; changed: boolean
     .replace(DOUBLE_QUOTES, '"');
   // A page that escaped text already escaped (`&amp;gt;`) is undone twice.
   for (let round = 0; round < 2 && ESCAPED.test(out) && !RAW_XML.test(out); round++) out = decoded(out);
+  // A page that escaped a page's HTML source (`&lt;span class="line"&gt;`): its markup shows once decoded.
+  if (out.includes("<")) out = markupOff(out);
   return { text: out, changed: out !== text };
 }
 
