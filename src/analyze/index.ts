@@ -151,7 +151,7 @@ function quotedReading(
 }
 
 /** The kind of the analyzers' records a text reads as, or null (for the prefixes only a record proves). */
-export const recognisedBy =
+const recognisedBy =
   (analyzers: readonly AnalyzerKind[]) =>
   (text: string): string | null => {
     const chosen = chooseAnalyzer(text, undefined, analyzers);

@@ -19,7 +19,7 @@ import {
   viewerCellsOff,
   viewerLineNumbersOff,
 } from "./page-wrappers.js";
-import { prefixRunsOff } from "./prefix-runs.js";
+import { prefixRunsOff, runsRead } from "./prefix-runs.js";
 import { type KindOf, recordPrefixOff } from "./record-prefixes.js";
 import { webCharactersOff } from "./web-characters.js";
 
@@ -177,24 +177,8 @@ function pageWrapperOff(lines: readonly string[], shape: RegExp): string[] | nul
   if (filled.length === 0) return null;
   if (filled.filter((l) => shape.test(l)).length >= Math.ceil(filled.length * PROOF))
     return lines.map((l) => l.replace(shape, ""));
-  const out = [...lines];
-  let found = false;
-  for (let i = 0; i < lines.length; ) {
-    if (!shape.test(lines[i]!)) {
-      i++;
-      continue;
-    }
-    let j = i;
-    const run: number[] = [];
-    for (; j < lines.length && (shape.test(lines[j]!) || lines[j]!.trim() === ""); j++)
-      if (lines[j]!.trim() !== "") run.push(j);
-    if (run.length >= LIST_RUN) {
-      found = true;
-      for (const k of run) out[k] = lines[k]!.replace(shape, "");
-    }
-    i = j;
-  }
-  return found ? out : null;
+  const runs = runsRead(lines, (l) => (shape.test(l) ? l.replace(shape, "") : null), LIST_RUN);
+  return runs.changed > 0 ? runs.lines : null;
 }
 
 /**

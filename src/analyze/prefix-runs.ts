@@ -34,25 +34,31 @@ function indentedEnd(l: string, w: PrefixFamily): number {
   return w.at(l, i, l.length);
 }
 
-/** The lines with the prefix off each line of every run of PREFIX_RUN lines that carry it, and how many changed. */
-function launcherRuns(lines: readonly string[], w: PrefixFamily): { lines: string[]; changed: number } {
+export type RunsRead = { lines: string[]; changed: number };
+
+/**
+ * Each run of `min` non-blank lines or more (blank lines between them kept as they are) that `read` reads (null: a line
+ * it does not), read; and how many lines changed. The one reader of a wrapper proven on runs of lines.
+ */
+export function runsRead(lines: readonly string[], read: (l: string) => string | null, min = PREFIX_RUN): RunsRead {
   const out = [...lines];
   let changed = 0;
   for (let i = 0; i < lines.length; ) {
-    if (indentedEnd(lines[i]!, w) < 0) {
+    if (read(lines[i]!) === null) {
       i++;
       continue;
     }
-    const run: number[] = [];
+    const run: [number, string][] = [];
     let j = i;
     for (; j < lines.length; j++) {
       const l = lines[j]!;
       if (l.trim() === "") continue;
-      if (indentedEnd(l, w) < 0) break;
-      run.push(j);
+      const r = read(l);
+      if (r === null) break;
+      run.push([j, r]);
     }
-    if (run.length >= PREFIX_RUN) {
-      for (const k of run) out[k] = lines[k]!.slice(indentedEnd(lines[k]!, w));
+    if (run.length >= min) {
+      for (const [k, r] of run) out[k] = r;
       changed += run.length;
     }
     i = j;
@@ -60,11 +66,19 @@ function launcherRuns(lines: readonly string[], w: PrefixFamily): { lines: strin
   return { lines: out, changed };
 }
 
+/** A launcher's prefix off a line (after its indentation), or null where the line does not carry it. */
+const launcherOff =
+  (w: PrefixFamily) =>
+  (l: string): string | null => {
+    const at = indentedEnd(l, w);
+    return at < 0 ? null : l.slice(at);
+  };
+
 const OPENS = /\/\*(?!.*\*\/)/;
 const CLOSES = /\*\//;
 
 /** The lines with the ` * ` gutter off the lines between each C block comment's `/*` line and its `*\/` line. */
-function commentBlocks(lines: readonly string[]): { lines: string[]; changed: number } {
+function commentBlocks(lines: readonly string[]): RunsRead {
   const star = family("comment_star");
   const out = [...lines];
   let changed = 0;
@@ -97,27 +111,6 @@ const LINE_COMMENT = /^[ \t]*\/\/ ?/;
  */
 const STRING_LINE = /^[ \t]*(?:(?:[\w<>[\]]+\s+)*\w+\s*\+?=\s*)?"((?:[^"\\]|\\.)*)(?:\\n)"\s*(?:\+|,|;|\))?\s*$/;
 
-/** The lines with `shape`'s reading on each line of every run of PREFIX_RUN lines it reads. */
-function shapeRuns(lines: readonly string[], read: (l: string) => string | null): { lines: string[]; changed: number } {
-  const out = [...lines];
-  let changed = 0;
-  for (let i = 0; i < lines.length; ) {
-    let j = i;
-    const run: [number, string][] = [];
-    for (; j < lines.length; j++) {
-      const r = read(lines[j]!);
-      if (r === null) break;
-      run.push([j, r]);
-    }
-    if (run.length >= PREFIX_RUN) {
-      for (const [k, r] of run) out[k] = r;
-      changed += run.length;
-    }
-    i = j > i ? j : i + 1;
-  }
-  return { lines: out, changed };
-}
-
 const uncommented = (l: string): string | null => {
   const m = LINE_COMMENT.exec(l);
   return m ? l.slice(m[0].length) : null;
@@ -131,14 +124,14 @@ const unquoted = (l: string): string | null => {
 export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   let best: PrefixRuns | null = null;
   for (const name of DISTINCT) {
-    const r = launcherRuns(lines, family(name));
+    const r = runsRead(lines, launcherOff(family(name)));
     if (r.changed > 0 && r.changed > (best?.changed ?? 0)) best = { name, ...r };
   }
   const c = commentBlocks(lines);
   if (c.changed > 0 && c.changed > (best?.changed ?? 0)) best = { name: "comment_star", ...c };
-  const slashes = shapeRuns(lines, uncommented);
+  const slashes = runsRead(lines, uncommented);
   if (slashes.changed > (best?.changed ?? 0)) best = { name: "line_comment", ...slashes };
-  const strings = shapeRuns(lines, unquoted);
+  const strings = runsRead(lines, unquoted);
   if (strings.changed > (best?.changed ?? 0)) best = { name: "string_literal", ...strings };
   return best;
 }

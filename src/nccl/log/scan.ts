@@ -1,3 +1,4 @@
+import { PROCESS_CRASH } from "../../core/crash-lines.js";
 import { charIn, pdshHostAt } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
@@ -32,12 +33,6 @@ const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 const FAILURE_LINE = new RegExp(
   `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
-/**
- * The process dying of a signal: Python's faulthandler (`Fatal Python error: Segmentation fault`), Open MPI's handler
- * (`*** Process received signal ***`), a shell's report (`Segmentation fault (core dumped)`), UCX's (`Caught signal 11`).
- */
-const PROCESS_CRASH =
-  /Fatal Python error: (?:Segmentation fault|Aborted|Bus error)|\*\*\* Process received signal \*\*\*|^\S*\s*Segmentation fault(?: \(core dumped\))?\s*$|Caught signal \d+ \(/;
 /** PyTorch's `Last error:` alone on its line, under its report of the failed call: NCCL's last WARN follows. */
 const LAST_ERROR = /^\s*Last error:\s*$/;
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */

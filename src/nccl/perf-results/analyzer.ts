@@ -6,7 +6,7 @@ import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
 import { keep } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
 import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
-import { withoutRankTags } from "./line-shapes.js";
+import { PROGRAM_CRASH, withoutRankTags } from "./line-shapes.js";
 import { parsePerfJson } from "./parse-json.js";
 import { PerfTextParser } from "./parse-text.js";
 import type { PerfRow, PerfRun } from "./types.js";
@@ -297,8 +297,9 @@ export function analyzeNcclTests(
  * https://github.com/NVIDIA/nccl-tests/issues/6). A run that failed before its header holds nothing else; two such
  * lines (several ranks agree) name nccl-tests, one alone does not — one beside the `*_perf` command line that ran does.
  */
-const FAILURE_VOCABULARY =
-  /^(?:\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\w./-]+\.(?:cu|h|cc):\d+ '|^(?:#\s*)?Reducing maxBytes to \d+ due to memory limitation|^(?:\[[\w.-]+:\d+\] )?\*\*\* Process received signal \*\*\*|^[a-z][a-z_]*_perf(?:_mpi)?: .*\bAssertion .* failed/;
+const FAILURE_VOCABULARY = new RegExp(
+  `^(?:\\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\\w./-]+\\.(?:cu|h|cc):\\d+ '|^(?:#\\s*)?Reducing maxBytes to \\d+ due to memory limitation|^(?:\\[[\\w.-]+:\\d+\\] )?(?:${PROGRAM_CRASH.source})`,
+);
 
 /** An nccl-tests binary as typed, behind a prompt or a launcher (`$ mpirun -np 2 ./build/all_reduce_perf -b 8 …`). */
 const PERF_COMMAND =

@@ -1,3 +1,4 @@
+import { SIGNAL_HANDLER } from "../../core/crash-lines.js";
 /**
  * What a line of nccl-tests output looks like around its table as users paste it: rank tags a launcher put on each
  * write, two outputs pasted side by side, the launcher's command line. Pure.
@@ -11,6 +12,14 @@ const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntas
 // After the program, nccl-tests' own `-t`/`--nthreads` and `-g`/`--ngpus` (its `-n` is the iteration count).
 const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
 const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
+
+/**
+ * The `*_perf` program's own death: Open MPI's signal handler, or an assertion it failed (`all_reduce_perf:
+ * file.c:177: func: Assertion … failed.`, glibc's __assert_fail).
+ */
+export const PROGRAM_CRASH = new RegExp(
+  `${SIGNAL_HANDLER.source}|[a-z][a-z_]*_perf(?:_mpi)?: .*\\bAssertion .* failed`,
+);
 
 const MPI_TAG = /\[\d+,\d+\]<std(?:out|err)>:/g;
 

@@ -6,6 +6,7 @@ import {
   collectivesNamedIn,
   commandRanks,
   NUMBERED_ITEM,
+  PROGRAM_CRASH,
   ROW_START,
   sideBySide,
   toldInProse,
@@ -28,8 +29,9 @@ const STRIPPED =
 const COMMENTED_ROW = /^\d+\s+\d+\s+\S/;
 const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
-const FAILURE =
-  /Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|\*\*\* Process received signal \*\*\*|_perf(?:_mpi)?: .*\bAssertion .* failed/;
+const FAILURE = new RegExp(
+  `Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|${PROGRAM_CRASH.source}`,
+);
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
