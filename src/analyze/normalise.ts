@@ -156,6 +156,18 @@ const ESCAPED_HASH = /^([ \t]*)\\#/;
 const FENCE = /^\s*```[\w-]*\s*$/;
 
 /**
+ * The text without its code fences: one between lines of text becomes a blank line, so that the block it set apart
+ * stays apart from the prose around it (a quote of a tool's lines is told by its block); one before the first line of
+ * text or after the last goes.
+ */
+function fencesOff(lines: readonly string[]): string[] {
+  const text = (l: string) => l.trim() !== "" && !FENCE.test(l);
+  const first = lines.findIndex(text);
+  const last = lines.findLastIndex(text);
+  return lines.flatMap((l, i) => (!FENCE.test(l) ? [l] : i > first && i < last ? [""] : []));
+}
+
+/**
  * A unified diff's added line (`+` then the line, https://www.gnu.org/software/diffutils/manual/html_node/Detailed-Unified.html):
  * not nvidia-smi's own `+-----+` or `+=====+` borders, which start with `+` too.
  */
@@ -191,12 +203,7 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
   // A page's characters first (a no-break space for each space, a smartened quote, an escaped `&gt;`): every wrapper
   // and parser after reads the characters the tool printed.
   const web = webCharactersOff(text);
-  let lines = web.text
-    .replace(ANSI, "")
-    .replace(/\r\n?/g, "\n")
-    .replace(AUTOLINK, "$1")
-    .split("\n")
-    .filter((l) => !FENCE.test(l))
+  let lines = fencesOff(web.text.replace(ANSI, "").replace(/\r\n?/g, "\n").replace(AUTOLINK, "$1").split("\n"))
     // A `#` the writer escaped so that Markdown would not read a heading (`\#  size  count …`); once more at the end,
     // for one under a wrapper.
     .map((l) => l.replace(ESCAPED_HASH, "$1#"));

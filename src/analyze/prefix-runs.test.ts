@@ -141,3 +141,49 @@ describe("a capture kept in source code", () => {
     expect((entry!.data as { gpus: unknown[] }).gpus).toHaveLength(1);
   });
 });
+
+// Slurm's `srun -l` labels every line with its task (`0: `): a run whose labels repeat is a launcher's, a numbered list
+// numbers each item once (shape seen in a Slurm job's output in a cluster's notes committed to a public repository,
+// index-file 30233997212, pasted under a job script; rows and figures here our own).
+describe("a run of `srun -l` task labels amid a job script and prose", () => {
+  const rows = [
+    "0: #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+    "0: #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+    ...[8, 16, 32, 64, 128, 256, 512].map(
+      (m) =>
+        `0: ${String(m * 1048576).padStart(12)} ${String(m * 16384).padStart(13)}     float    none      -1    ${(m * 7.9).toFixed(1)}  ${(
+          (m * 1048576) / (m * 7.9) / 1000
+        ).toFixed(
+          2,
+        )}  ${(((m * 1048576) / (m * 7.9) / 1000) * 0.9375).toFixed(2)}    N/A    ${(m * 7.9).toFixed(1)}  ${(
+          (m * 1048576) / (m * 7.9) / 1000
+        ).toFixed(2)}  ${(((m * 1048576) / (m * 7.9) / 1000) * 0.9375).toFixed(2)}    N/A`,
+    ),
+    "0: # Out of bounds values : 0 OK",
+    "0: # Avg bus bandwidth    : 124.3",
+  ];
+  const text = [
+    "srun -l --ntasks-per-node=8 \\",
+    '  sh -c "',
+    "  /opt/nccl-tests/build/all_gather_perf -b 8M -e 512M -f 2 -g 1;",
+    '  "',
+    "",
+    "Sample output:",
+    "",
+    "  ...",
+    ...rows.map((l, i) => (i === 0 ? l : ` ${l}`)),
+    " $",
+  ].join("\n");
+
+  test("the labels come off the run; the table and the program under the quoted command are read", () => {
+    const [entry] = analyzeTranscript("notes.md", text);
+    expect(entry?.kind).toBe("nccl_tests");
+    expect(entry?.wrappers?.removed).toContain("srun_label");
+    expect(entry?.data).toMatchObject({ collective: "all_gather", nranks: 16 });
+  });
+
+  test("a numbered list (each number once) is not read as labels", () => {
+    const list = Array.from({ length: 9 }, (_, i) => `${i + 1}: step ${i + 1} of the runbook`);
+    expect(prefixRunsOff(["Steps:", ...list])).toBeNull();
+  });
+});

@@ -40,7 +40,12 @@ export type RunsRead = { lines: string[]; changed: number };
  * Each run of `min` non-blank lines or more (blank lines between them kept as they are) that `read` reads (null: a line
  * it does not), read; and how many lines changed. The one reader of a wrapper proven on runs of lines.
  */
-export function runsRead(lines: readonly string[], read: (l: string) => string | null, min = PREFIX_RUN): RunsRead {
+export function runsRead(
+  lines: readonly string[],
+  read: (l: string) => string | null,
+  min = PREFIX_RUN,
+  accept: (run: readonly string[]) => boolean = () => true,
+): RunsRead {
   const out = [...lines];
   let changed = 0;
   for (let i = 0; i < lines.length; ) {
@@ -57,7 +62,7 @@ export function runsRead(lines: readonly string[], read: (l: string) => string |
       if (r === null) break;
       run.push([j, r]);
     }
-    if (run.length >= min) {
+    if (run.length >= min && accept(run.map(([k]) => lines[k]!))) {
       for (const [k, r] of run) out[k] = r;
       changed += run.length;
     }
@@ -120,6 +125,16 @@ const unquoted = (l: string): string | null => {
   return m ? m[1]!.replace(/\\(["\\t])/g, (_, c: string) => (c === "t" ? "\t" : c)) : null;
 };
 
+/**
+ * Slurm's `srun -l` task label (`0: `, ` 12: `) is shaped like a numbered list's item; a run whose labels repeat a
+ * number is a launcher's (every task writes many lines), a list numbers each item once (shape seen in a Slurm job's
+ * output pasted under `$ cat slurm-2214.out`, all of task 0's lines).
+ */
+function labelsRepeat(run: readonly string[]): boolean {
+  const labels = run.map((l) => /^\s*(\d+):/.exec(l)?.[1]);
+  return new Set(labels).size < labels.length;
+}
+
 /** The run-proven wrapper that changes the most lines, or null. */
 export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   let best: PrefixRuns | null = null;
@@ -127,6 +142,8 @@ export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
     const r = runsRead(lines, launcherOff(family(name)));
     if (r.changed > 0 && r.changed > (best?.changed ?? 0)) best = { name, ...r };
   }
+  const labels = runsRead(lines, launcherOff(family("srun_label")), PREFIX_RUN, labelsRepeat);
+  if (labels.changed > (best?.changed ?? 0)) best = { name: "srun_label", ...labels };
   const c = commentBlocks(lines);
   if (c.changed > 0 && c.changed > (best?.changed ?? 0)) best = { name: "comment_star", ...c };
   const slashes = runsRead(lines, uncommented);

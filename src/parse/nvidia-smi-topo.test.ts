@@ -38,6 +38,24 @@ describe("nvidia-smi topo -m", () => {
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.no_nic_legend"]);
   });
 
+  test("a page that elided columns (`. . .` in the header and every row) keeps each cell under its name, and says so", () => {
+    // A guide's table with some GPUs and NICs left out and single spaces between cells, shape seen in
+    // https://docs.nvidia.com/gpudirect-storage/benchmarking-guide/index.html (hosts and cells here our own).
+    const text = [
+      "dgx-a7> nvidia-smi topo -mp",
+      "GPU0 GPU1 . . . mlx5_0 mlx5_1",
+      "GPU0 X PIX . . . PXB SYS",
+      "GPU1 PIX X . . . SYS PXB",
+      "mlx5_0 PXB SYS . . . X SYS",
+      "mlx5_1 SYS PXB . . . SYS X",
+    ].join("\n");
+    const r = parseNvidiaSmiTopo(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.devices).toEqual(["GPU0", "GPU1", "mlx5_0", "mlx5_1"]);
+    expect(r.value.matrix.GPU1).toEqual({ GPU0: "PIX", GPU1: "X", mlx5_0: "SYS", mlx5_1: "PXB" });
+    expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.columns_elided"]);
+  });
+
   for (const [name, text] of Object.entries(
     captureVariants(capture("nvidia_smi_topo", "a100-roce-nic-legend"), "nvidia-smi topo -m"),
   )) {

@@ -23,6 +23,14 @@ const GLUED_CELLS = /^(?:PIX|PXB|PHB|NODE|SYS|SOC|NV\d+(?=\D|$)|X){2,}$/;
 /** Two or more GPU/NIC column names with no space between them. */
 const GLUED_NAMES = /^(?:(?:GPU|NIC)\d+){2,}$/;
 
+/**
+ * An elision a page put in place of columns and cells it left out (`GPU7 . . . mlx5_0`, `…`): the same words in the
+ * header and in every row, so dropping them keeps the cells under their names (shape seen in
+ * https://docs.nvidia.com/gpudirect-storage/benchmarking-guide/index.html, 8 of 16 GPUs shown).
+ */
+const ELISION = /^(?:\.{1,3}|…)$/;
+const notElided = (w: string): boolean => !ELISION.test(w);
+
 /** The last device name run into the first affinity column (`NIC11CPU Affinity`). */
 const GLUED_AFFINITY = /^(.*\d)(CPU)$/;
 
@@ -41,7 +49,7 @@ function headerWords(x: string): string[] {
 /** The header row: device names up to the affinity columns; a data row is refused (its cells are X/PIX/NV#…). */
 function headerDevices(t: string): string[] | null {
   const devices: string[] = [];
-  for (const w of tokens(t).flatMap(headerWords)) {
+  for (const w of tokens(t).flatMap(headerWords).filter(notElided)) {
     if (AFFINITY_WORDS.has(w)) break;
     if (!DEVICE_NAME.test(w) || CELL.test(w)) return null;
     devices.push(w);
@@ -59,6 +67,7 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
   const rows = new Map<string, string[]>();
   const affinity: NvidiaSmiTopo["affinity"] = {};
   const legend = new Map<string, string>();
+  let elided = false;
   for (const { text: t, line } of captureLines(text)) {
     const nic = LEGEND_NIC.exec(t);
     if (nic) {
@@ -67,10 +76,13 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
     }
     if (!columns) {
       columns = headerDevices(t);
+      if (columns && tokens(t).some((w) => ELISION.test(w))) elided = true;
       continue;
     }
     // Cells glued where the tab between them was lost, as the header's names are (`SYSSYS`): two cells.
-    const words = tokens(t).flatMap((w) => (GLUED_CELLS.test(w) ? (w.match(CELL_WORD) ?? [w]) : [w]));
+    const words = tokens(t)
+      .filter(notElided)
+      .flatMap((w) => (GLUED_CELLS.test(w) ? (w.match(CELL_WORD) ?? [w]) : [w]));
     const name = words[0];
     if (!name || !columns.includes(name)) continue;
     const cells = words.slice(1, 1 + columns.length);
@@ -133,6 +145,15 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
       row[devices[i]!] = (c === "SOC" ? "SYS" : c) as TopoLink;
     });
     matrix[rename(name)] = row;
+  }
+  if (elided) {
+    problems.push(
+      problem(
+        "nvidia_smi_topo.columns_elided",
+        "The header row has an elision (`...`) where columns were left out: only the devices shown were read.",
+        { hint: "Paste the whole `nvidia-smi topo -m` output to have every GPU↔NIC path checked." },
+      ),
+    );
   }
   const missing = devices.filter((d) => !matrix[d]);
   if (missing.length > 0) {

@@ -14,6 +14,12 @@ describe("ofed_info -s", () => {
     const r = parseOfedInfo("MLNX_OFED_LINUX-5.8-1.1.2.1 (OFED-5.8-1.1.2):\n\nclusterkit:\nmlnx_ofed_clusterkit-1.8\n");
     expect(r.ok && r.value).toMatchObject({ flavor: "MLNX_OFED", version: "5.8-1.1.2.1" });
   });
+  // MLNX_OFED 1.5.x numbered its release with three parts before the dash (`MLNX_OFED_LINUX-1.5.2-2.1.0 (OFED-1.5.2-…):`,
+  // shape seen at https://www.open-mpi.org/community/lists/users/2011/02/15760.php under `ofed_info | grep OFED`).
+  test("a 1.5.x release's three-part number", () => {
+    const r = parseOfedInfo("MLNX_OFED_LINUX-1.5.3-3.1.0 (OFED-1.5.3-20110224-0954):\nMLNX_OFED_LINUX-1.5.3-3.1.0\n");
+    expect(r.ok && r.value).toMatchObject({ flavor: "MLNX_OFED", version: "1.5.3-3.1.0" });
+  });
   test("a pasted capture with a prompt and indentation", () => {
     const r = parseOfedInfo("  $ ofed_info -s #roce驱动版本\n  MLNX_OFED_LINUX-5.8-1.1.2.1:\n");
     expect(r.ok && r.value).toMatchObject({ status: "present", version: "5.8-1.1.2.1" });

@@ -11,7 +11,7 @@ export type OfedVersion =
   | { status: "absent"; flavor: null; version: null; raw: string | null };
 
 // `MLNX_OFED_LINUX-5.8-1.1.2.1:`, `OFED-internal-24.01-0.3.3:`, `MLNX_OFED_LINUX-5.8-1.1.2.1 (OFED-5.8-1.1.2):`
-const OFED_LINE = /^(MLNX_OFED_LINUX|OFED-internal|OFED)-(\d+\.\d+-[\d.]*\d)(?:\s+\(.*\))?:?\s*$/;
+const OFED_LINE = /^(MLNX_OFED_LINUX|OFED-internal|OFED)-(\d+\.\d+(?:\.\d+)?-[\d.]*\d)(?:\s+\(.*\))?:?\s*$/;
 /**
  * `ofed_info -n` prints the version number alone (`5.8-1.1.2.1`; the script's usage says "-n  Show numerical version
  * number only", and a site check compares its output with `5.1-2.5.8.0`-style numbers,

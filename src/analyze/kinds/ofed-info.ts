@@ -6,7 +6,7 @@ import { headLines, outcomeOf, withEvidence } from "./outcome.js";
 // Behind a prompt (`root@n1:~# `, a bare `$ `) or a Markdown block quote's `> ` (the line quoted in prose, seen at
 // https://github.com/cisco-system-traffic-generator/trex-core/pull/1046), as the parser's prompt reader takes them off.
 const OFED_LINE =
-  /^[ \t]*(?:\S*[$#>][ \t]+)?(MLNX_OFED_LINUX|OFED-internal|OFED)-\d+\.\d+-[\d.]*\d(?:[ \t]+\(.*\))?:?[ \t]*$/;
+  /^[ \t]*(?:\S*[$#>][ \t]+)?(MLNX_OFED_LINUX|OFED-internal|OFED)-\d+\.\d+(?:\.\d+)?-[\d.]*\d(?:[ \t]+\(.*\))?:?[ \t]*$/;
 
 export const ofedInfoAnalyzer: AnalyzerKind = {
   kind: "ofed_info",

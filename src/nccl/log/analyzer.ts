@@ -24,7 +24,10 @@ export function createNcclLogStream(ctx: AnalyzeContext = {}): NcclLogStream {
     end: (ran) => {
       const st = feeder.finish();
       // Records that kept no host of their own under a launcher's `host: ` (removed before they were read): its hosts.
-      if (st.hosts.size === 0) for (const h of ctx.launcherHosts ?? []) st.hosts.add(h);
+      if (st.hosts.size === 0 && st.pidOnlyHosts.size === 0 && (ctx.launcherHosts?.length ?? 0) > 0) {
+        for (const h of ctx.launcherHosts!) st.hosts.add(h);
+        st.launcherHosts = true;
+      }
       return reportLog(st, ctx.inventory, ran ?? ctx.communicatorRan);
     },
   };
@@ -87,8 +90,10 @@ export function ncclLogLines(head: string): {
   bare: number;
   bareShare: number;
   tails: number;
+  quotedBlocks: number;
 } {
   let lines = 0;
+  const blocks = quotedMessageBlocks(head);
   let bare = 0;
   let tails = 0;
   let log = 0;
@@ -113,7 +118,42 @@ export function ncclLogLines(head: string): {
     if (ERROR_REPORT_LINE.test(line) && !NCCL_TESTS_FAILURE.test(line)) report++;
   }
   const share = lines === 0 ? 0 : (log + banner + caller) / lines;
-  return { log, banner, report, share, bare, bareShare: lines === 0 ? 0 : (log + banner + bare) / lines, tails };
+  return {
+    log,
+    banner,
+    report,
+    share,
+    bare,
+    bareShare: lines === 0 ? 0 : (log + banner + bare) / lines,
+    tails,
+    quotedBlocks: blocks,
+  };
+}
+
+const INDENTED = /^(?: {4}|\t)/;
+const messageAlone = (l: string): boolean => BARE_INFO.test(l.trimStart()) || CONNECTION_TAIL.test(l.trimStart());
+/** NCCL messages in a block of their own that no prose makes: a page's quote of what NCCL printed. */
+const QUOTED_BLOCK = 3;
+
+/**
+ * Quotes of NCCL's messages stripped of their prefix (bare-messages.ts) amid prose: a block of nothing else (blank
+ * lines, a code fence's included, set it apart), of QUOTED_BLOCK lines at least or indented as a code block (a note's
+ * `NCCL logged:` then `    NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_3'`).
+ */
+function quotedMessageBlocks(head: string): number {
+  let found = 0;
+  let block: string[] = [];
+  const close = () => {
+    const quoted = block.length >= QUOTED_BLOCK || block.every((l) => INDENTED.test(l));
+    if (block.length > 0 && quoted && block.every(messageAlone)) found++;
+    block = [];
+  };
+  for (const line of head.split("\n")) {
+    if (line.trim() === "") close();
+    else block.push(line);
+  }
+  close();
+  return found;
 }
 
 /** At least 3 log lines making at least 5% of the text (NCCL's start-up amid a job's own output), or a short text mostly of them. */
@@ -143,7 +183,9 @@ export const ncclLogAnalyzer: AnalyzerKind = {
       if (n.report > 0 || n.log > 0) return 0.55;
       // INFO messages stripped of their prefix and level (bare-messages.ts): at least 3, and most of the text; or two
       // connection lines cut to their ranks and transport (a shape no other tool prints).
-      return (n.bare >= 3 && n.bareShare >= 0.5) || n.tails >= 2 ? 0.7 : 0;
+      if ((n.bare >= 3 && n.bareShare >= 0.5) || n.tails >= 2) return 0.7;
+      // A block of such messages quoted amid prose: weaker still, any other kind's lines win.
+      return n.quotedBlocks > 0 ? 0.5 : 0;
     }
     // A run.log of nccl-tests also holds NCCL lines; the nccl-tests analyser covers both then.
     return /^\s*(?:#\s*)?nThread \d+ nGpus|Avg bus bandwidth|^\s*(?:#\s*)?size\s+count\s+type/m.test(head) ? 0.6 : 0.9;

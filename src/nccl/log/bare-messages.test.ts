@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { detectKind } from "../../analyze/detect.js";
+import { analyzeText } from "../../analyze/index.js";
 import { ANALYZERS } from "../../analyze/registry.js";
 import { analyzeNcclLog } from "./analyzer.js";
 
@@ -69,4 +70,79 @@ describe("connection lines cut to `N[bus] -> M[bus] … via …` amid prose", ()
 test("a bare `Assigned NET plugin IB to comm` names the network", () => {
   const d = analyzeNcclLog(["Initialized NET plugin IB", "Assigned NET plugin IB to comm"].join("\n")).data;
   expect(d.network).toBe("IB");
+});
+
+/**
+ * NCCL's messages quoted as a block of their own amid a page's prose (a note's code block): read as an NCCL log, the
+ * weakest reading of one (bare-messages.ts cites each message's format in NCCL's source). Shapes seen in notes
+ * committed to public repositories (index-files 56973539776 and 66180676102, and
+ * https://github.com/NumericalEarth/Breeze.jl/blob/HEAD/examples/NCCL_PERLMUTTER.md); the words around them, the
+ * hosts and the devices here are our own.
+ */
+describe("a block of NCCL's messages quoted amid prose", () => {
+  const entry = (text: string) => analyzeText("notes.md", text);
+
+  test("a fenced block: the plugin that failed, the one that took over, and its connection", () => {
+    const text = [
+      "### The plugin did not load",
+      "",
+      "**What NCCL_DEBUG=INFO showed:**",
+      "```",
+      "NET/Plugin: libnccl-net.so: /lib64/libc.so.6: version `GLIBC_2.38' not found",
+      "NET/IB : No device found.",
+      "Failed to initialize NET plugin IB",
+      "Initialized NET plugin Socket",
+      "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/Socket/0",
+      "```",
+      "",
+      "The image's glibc is older than the host's; NCCL fell back to TCP.",
+    ].join("\n");
+    const e = entry(text);
+    expect(e.kind).toBe("nccl_log");
+    expect(e.data).toMatchObject({ network: "Socket", verdict: "socket" });
+  });
+
+  test("one message indented as a code block under `NCCL logged:`", () => {
+    const text = [
+      "The allreduce ran at half the line rate. NCCL logged:",
+      "",
+      "    NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_2'",
+      "",
+      "We want to find where the refusal happens.",
+    ].join("\n");
+    const e = entry(text);
+    expect(e.kind).toBe("nccl_log");
+    expect(e.data).toMatchObject({ network: "IB", verdict: "unknown" });
+  });
+
+  test("a plugin's own lines and a connection line elided before `via`", () => {
+    const text = [
+      "vs. the good case:",
+      "```",
+      "NET/Plugin: Loaded net plugin AWS Libfabric (v6)",
+      "NET/OFI Using aws-ofi-nccl 1.9.1 ... Selected Provider is cxi",
+      "Using network AWS Libfabric",
+      "NET/AWS Libfabric : GPU Direct RDMA Enabled for HCA 'cxi0'",
+      "... via NET/AWS Libfabric/0/GDRDMA/Shared",
+      "```",
+    ].join("\n");
+    const e = entry(text);
+    expect(e.kind).toBe("nccl_log");
+    expect(e.data).toMatchObject({ network: "AWS Libfabric", verdict: "rdma_gdr" });
+  });
+
+  test("the same words leading sentences of a paragraph are not a quote", () => {
+    const text = [
+      "Notes from the March run.",
+      "",
+      "The image was the one from February.",
+      "Initialized NET plugin IB on every node, as we expected from the image.",
+      "Using network IB was printed by rank 0 only.",
+      "Connected all rings, use ring PXN 0 GDR 1 appeared twice, which we did not expect.",
+      "Nothing else changed between attempts.",
+      "The second attempt ran to completion.",
+      "Next: rerun with NCCL_DEBUG=INFO on all nodes.",
+    ].join("\n");
+    expect(entry(text).kind).toBe("unknown");
+  });
 });

@@ -1,3 +1,8 @@
+import { PROCESS_CRASH } from "../../core/crash-lines.js";
+import { NCCL_ERROR_DETAIL, NCCL_ERROR_STRING } from "./record.js";
+import type { LogState } from "./state.js";
+import { addWarning, failureLine } from "./warnings.js";
+
 /**
  * PyTorch's NCCL process group reporting on the NCCL work it runs, with no NCCL line of its own: the watchdog's
  * `[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, …) ran for 600013
@@ -24,3 +29,51 @@ export const NCCL_PG_VERSION = /\bProcessGroupNCCL\b.*?\bNCCL version: (\d+\.\d+
  */
 export const NCCL_CALLER_LINE =
   /^\s*(?:\[rank\d+\]:)?(?:\[[EWIF]\s?[\d :.-]*|[EWIF]\d{4} [\d:.]+ +\d+ )ProcessGroupNCCL\.cpp:\d+\]|^\s*\[PG ID \d+ PG GUID \S+ Rank \d+\] /;
+
+/**
+ * XLA's `file:line: NCCL operation ncclCommInitRank(…) failed: unhandled cuda error (…). Last NCCL warning(error) log
+ * entry (may be unrelated) '…'.` (ToStatus of its NCCL wrapper, https://github.com/openxla/xla/pull/7201: the call,
+ * ncclGetErrorString, then ncclGetLastError, which is NCCL's last WARN message): a line of NCCL's, relayed.
+ */
+const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
+/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's too. */
+export const FAILURE_LINE = new RegExp(
+  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
+);
+/** PyTorch's `Last error:` alone on its line, under its report of the failed call: NCCL's last WARN follows. */
+const LAST_ERROR = /^\s*Last error:\s*$/;
+
+/**
+ * A line with no NCCL record in it, read for an application's report of an NCCL failure, PyTorch's watchdog, a crash
+ * during init, or NCCL's last WARN quoted under PyTorch's `Last error:` (`quoted`: the line before was that). `text` is
+ * the line from `p`, where its prefixes end. Returns whether this line is `Last error:` alone (the next one is quoted).
+ */
+export function failureOrCallerLine(
+  st: LogState,
+  s: string,
+  start: number,
+  p: number,
+  end: number,
+  text: string,
+  quoted: boolean,
+): boolean {
+  // PyTorch's `ncclInternalError: Internal check failed.` starts with a word and a colon, as a pdsh host would: the
+  // whole line is read for it.
+  const detail = NCCL_ERROR_DETAIL.test(s.slice(start, end));
+  if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
+  else if (detail || FAILURE_LINE.test(text)) {
+    // A framework's report of the NCCL call that failed (XLA's `NCCL operation ncclX(…) failed: `, NCCL's own words
+    // after `NCCL error: `, PyTorch's reading of the result): a line of this NCCL log.
+    if (detail || CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
+    failureLine(st, s, detail ? start : p, end);
+  } else if (NCCL_WATCHDOG_LINE.test(text))
+    st.ncclLines++; // PyTorch timing out an NCCL collective
+  else if (LAST_ERROR.test(text)) return true;
+  else if (st.initStarted > 0 && st.initComplete === 0 && PROCESS_CRASH.test(text)) st.crashedInInit++;
+  else if (quoted) {
+    // NCCL's last WARN message, quoted on the line under PyTorch's `Last error:` (ncclGetLastError).
+    st.ncclLines++;
+    addWarning(st, text.trim(), "");
+  }
+  return false;
+}

@@ -118,8 +118,14 @@ const unquoted = (h: string): string => h.replace(/^[`'"*]+|[`'"*]+$/g, "");
  * paste's Markdown (a code span's backtick glued to the first line, https://github.com/NVIDIA/nccl/issues/1105), not
  * another host.
  */
+/** What named the hosts hostCountOf counts: the records' whole prefixes, `host:pid` alone, or a launcher's prefix. */
+export function hostsEvidence(st: LogState): "hosts" | "pid_only_hosts" | "launcher_hosts" {
+  if (st.launcherHosts) return "launcher_hosts";
+  return st.hosts.size > 0 ? "hosts" : "pid_only_hosts";
+}
+
 export function hostCountOf(st: LogState): number {
-  const names = new Set([...st.hosts].map(unquoted));
+  const names = new Set([...(st.hosts.size > 0 ? st.hosts : st.pidOnlyHosts)].map(unquoted));
   for (const h of cutHosts(st)) names.delete(h);
   return names.size;
 }

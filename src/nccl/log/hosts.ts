@@ -81,7 +81,10 @@ export class HostTable {
     if (!maskedProcess(s, colon, q) && (colon <= p || q === colon + 1 || s.charCodeAt(q) !== 58) /* : */) {
       // grep -H's file name before the record (`logs/rank0.log:host:pid:tid [0] …`): the record starts after it.
       const g = grepPrefixAt(s, p, lineEnd);
-      if (g <= p) return "";
+      if (g <= p) {
+        if (q > colon + 1 && s.charCodeAt(q) === 32 && s.charCodeAt(q + 1) === 91 /* [ */) this.pidOnly(s, p, colon);
+        return "";
+      }
       // Other wrappers may follow the file name (`rank0.log:[1,0]<stdout>:host:…`).
       const r = logLineStart(s, g, lineEnd);
       return this.at(s, r, lineEnd, s.indexOf(" ", r));
@@ -141,6 +144,17 @@ export class HostTable {
   }
 
   private lastBare = "";
+
+  /**
+   * `host:pid [dev] NCCL …`: a record that shows one number after its host, where NCCL prints two (a book's or a
+   * collector's trimmed prefix; or a line that lost a character, `host0722410:22467 [6]`). Weaker than a whole
+   * `host:pid:tid`: its host counts only where no record names one so (evidence.ts, hostCountOf).
+   */
+  private pidOnly(s: string, p: number, colon: number): void {
+    if (this.st.pidOnlyHosts.size >= MAX_KEYS || colon - p > 63) return;
+    const word = s.slice(p, colon);
+    if (/^[A-Za-z][A-Za-z0-9.-]*$/.test(word)) this.st.pidOnlyHosts.add(keep(word));
+  }
 
   /** A launcher's `host: ` (pdsh, clush) before a record that lost its own `host:pid:tid`: the record's host. */
   launcherHost(name: string): void {

@@ -118,3 +118,24 @@ describe("NCCL 2.28's Init START line opens with the rank", () => {
     expect(read([`NCCL INFO ${line}`, "NCCL INFO Using network IB"]).ranks).toBe(16);
   });
 });
+
+// src/init.cc `"comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d"` with the pointer elided in a
+// write-up's quote (`comm ... rank 0 nRanks 2`, shape seen in notes committed to a public repository, index-file
+// 52966034485); hosts and figures here our own.
+test("a comm line whose pointer a page elided still states the communicator's size", () => {
+  const d = read([
+    "NCCL INFO comm ... rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0",
+    "NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IBext_v8/5/GDRDMA",
+  ]);
+  expect(d).toMatchObject({ ranks: 2, nNodes: 2 });
+});
+
+// src/bootstrap.cc `WARN("Bootstrap Root : mismatch in info from procs, nranks %d vs %d, nroots %d vs %d, …", nranks,
+// info.nranks, …)`: the root's own count first (https://github.com/NVIDIA/nccl/blob/master/src/bootstrap.cc); shape
+// seen in a job's log committed to a public repository, index-file 33880404065. Hosts and figures here our own.
+test("the bootstrap root's mismatch WARN states the size of the communicator being built", () => {
+  const d = read([
+    "[2026-03-11 09:41:07] gpu-a17:18703:18716 [0] bootstrap.cc:345 NCCL WARN Bootstrap Root : mismatch in info from procs, nranks 16 vs 16, nroots 1 vs 1, iroot 0 vs 0, offset 0 vs 171293",
+  ]);
+  expect(d.ranks).toBe(16);
+});

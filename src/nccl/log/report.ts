@@ -13,6 +13,7 @@ import {
   devicesOf,
   fellBackToSocket,
   hostCountOf,
+  hostsEvidence,
   linkLayerOf,
   namedNetworks,
   networkOf,
@@ -62,9 +63,11 @@ export type NcclLogData = {
     communicator: CommunicatorEvidence | null;
     /**
      * nNodes, strongest first: `comm_lines` (NCCL's own count, `comm 0x… rank R nRanks N nNodes M …`, src/init.cc),
-     * then `hosts` (distinct hosts of the log lines: only the hosts that logged); null when neither was seen.
+     * then `hosts` (distinct hosts of the log lines: only the hosts that logged), `pid_only_hosts` (records that show
+     * `host:pid` alone, where none shows a whole `host:pid:tid`) or `launcher_hosts` (a launcher's `host: ` before
+     * records that kept no host of their own: the wrapper's fact); null when none was seen.
      */
-    nNodes?: "comm_lines" | "hosts" | null;
+    nNodes?: "comm_lines" | "hosts" | "pid_only_hosts" | "launcher_hosts" | null;
     /**
      * devices, strongest first: `using_lines` (`NET/IB : Using [0]mlx5_0:1/IB …`, the list NCCL chose,
      * src/transport/net_ib.cc), then `device_lines` (one `NET/IB: [N] mlx5_0:1/IB …` line per device), then
@@ -198,7 +201,7 @@ export function reportLog(
       ncclVersions: st.versionOf.size > 0 ? "version_lines" : null,
       ranks: ranks.decidedBy,
       communicator,
-      nNodes: st.nNodes > 0 ? "comm_lines" : hostCount > 0 ? "hosts" : null,
+      nNodes: st.nNodes > 0 ? "comm_lines" : hostCount > 0 ? hostsEvidence(st) : null,
       devices: devicesFrom,
     },
   };

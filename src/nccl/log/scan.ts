@@ -2,10 +2,11 @@ import { PROCESS_CRASH } from "../../core/crash-lines.js";
 import { charIn, pdshHostAt } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
-import { NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
+import { FAILURE_LINE, failureOrCallerLine, NCCL_PG_VERSION } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
-import { commSummary, envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
+import { envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
+import { collTrace, infoMessage } from "./info-messages.js";
 import { indexInLine, intAfter, keep, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
 import {
@@ -23,18 +24,6 @@ import { addWarning, failureLine, warnRecord } from "./warnings.js";
 export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
-/**
- * XLA's `file:line: NCCL operation ncclCommInitRank(…) failed: unhandled cuda error (…). Last NCCL warning(error) log
- * entry (may be unrelated) '…'.` (ToStatus of its NCCL wrapper, https://github.com/openxla/xla/pull/7201: the call,
- * ncclGetErrorString, then ncclGetLastError, which is NCCL's last WARN message): a line of NCCL's, relayed.
- */
-const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
-/** An application's or nccl-tests' report that an NCCL call failed (`Test NCCL failure common.cu:908 '…'`), XLA's too. */
-const FAILURE_LINE = new RegExp(
-  `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
-);
-/** PyTorch's `Last error:` alone on its line, under its report of the failed call: NCCL's last WARN follows. */
-const LAST_ERROR = /^\s*Last error:\s*$/;
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
@@ -326,25 +315,7 @@ export class LineScanner {
       return;
     }
     const quoted = this.lastErrorNext;
-    this.lastErrorNext = false;
-    // PyTorch's `ncclInternalError: Internal check failed.` starts with a word and a colon, as a pdsh host would: the
-    // whole line is read for it.
-    const detail = NCCL_ERROR_DETAIL.test(s.slice(start, end));
-    if (/[\u0000-\u0008\u000e-\u001a\ufffd]/.test(text)) st.binaryLines++;
-    else if (detail || FAILURE_LINE.test(text)) {
-      // A framework's report of the NCCL call that failed (XLA's `NCCL operation ncclX(…) failed: `, NCCL's own words
-      // after `NCCL error: `, PyTorch's reading of the result): a line of this NCCL log.
-      if (detail || CALL_REPORT.test(text) || NCCL_ERROR_STRING.test(text)) st.ncclLines++;
-      failureLine(this.st, s, detail ? start : p, end);
-    } else if (NCCL_WATCHDOG_LINE.test(text))
-      st.ncclLines++; // PyTorch timing out an NCCL collective (caller-lines.ts)
-    else if (LAST_ERROR.test(text)) this.lastErrorNext = true;
-    else if (st.initStarted > 0 && st.initComplete === 0 && PROCESS_CRASH.test(text)) st.crashedInInit++;
-    else if (quoted) {
-      // NCCL's last WARN message, quoted on the line under PyTorch's `Last error:` (ncclGetLastError).
-      st.ncclLines++;
-      addWarning(this.st, text.trim(), "");
-    }
+    this.lastErrorNext = failureOrCallerLine(st, s, start, p, end, text, quoted);
   }
 
   /** The line before was PyTorch's `Last error:` alone: this one is NCCL's last WARN message. */
@@ -356,8 +327,7 @@ export class LineScanner {
    * network`, `Assigned NET plugin` and `Init COMPLETE` lines. A rule that reads more from such a line must take it
    * out of the filter first (wasm/nccl-line-filter/filter.ts); `npx vitest run src/nccl/log/filter` fails otherwise.
    */
-  private info(s: string, p: number, k: number, msg: number, lineEnd: number): void {
-    let end = lineEnd;
+  private info(s: string, p: number, k: number, msg: number, end: number): void {
     const st = this.st;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
@@ -366,7 +336,7 @@ export class LineScanner {
       return;
     }
     // NCCL_DEBUG_SUBSYS=COLL: `AllReduce: opCount 0 sendbuff … comm 0x… [nranks=8] stream …` (src/enqueue.cc).
-    if (c !== 67 && c >= 65 && c <= 83 && this.collTrace(s, msg, end)) return;
+    if (c !== 67 && c >= 65 && c <= 83 && collTrace(st, s, msg, end)) return;
     // RCCL's banner inside its INFO record (`RCCL version : 2.22.3-HEAD:5a1b9c0`, `RCCL version 2.20.5+hip6.2 HEAD`
     // in rocm-6.2.2; src/init.cc, VERSION_STRING, in https://github.com/ROCm/rccl): the NCCL version it is built from.
     if (c === 82 /* R */ && s.startsWith("RCCL version ", msg)) {
@@ -394,128 +364,7 @@ export class LineScanner {
       else if (s.startsWith("NCCL_", msg)) envLine(this.st, s, msg, end);
       return;
     }
-    // `%s comm %p rank %d nranks %d cudaDev %d …- Init START` (src/init.cc), `%s` the API that made the communicator:
-    // `ncclCommInitRank`, `ncclCommInitRankConfig`, `ncclCommSplit` (v2.18 on: `… parent %p color %d key %d`),
-    // `ncclCommShrink`; also for a failed init.
-    // From 2.28 the line starts with the rank: `[Rank %d] %s comm %p rank %d nranks %d … - Init START` (init.cc).
-    if ((c === 110 /* n */ && s.startsWith("ncclComm", msg)) || (c === 91 /* [ */ && s.startsWith("[Rank ", msg))) {
-      const nr = intAfter(s, " nranks ", msg, end);
-      if (nr > st.nranks) st.nranks = nr;
-      if (s.startsWith("Init START", end - 10)) st.initStarted++;
-      return;
-    }
-    // `Init timings: rank 5 nranks 8 total 2.46 (kernels …)` (NCCL 2.22) and `Init timings - ncclCommInitRank: rank 5
-    // nranks 8 total …` (2.23 on), src/init.cc of v2.22.3-1 and v2.23.4-1 (https://github.com/NVIDIA/nccl): the
-    // communicator's size, when a paste kept only these lines.
-    if (c === 73 /* I */ && s.startsWith("Init timings", msg)) {
-      const nr = intAfter(s, " nranks ", msg, end);
-      if (nr > st.nranks) st.nranks = nr;
-      return;
-    }
-    // ncclRegister's `register comm %p buffer %p size %zi` (src/register/register.cc): a buffer registered with a
-    // communicator the program holds (ncclCommRegister, or a collective's own registration): the communicator was built.
-    if (c === 114 /* r */ && s.startsWith("register comm 0x", msg)) {
-      st.commRan++;
-      return;
-    }
-    // NCCL 2.3: `rank 0 nranks 4` once per rank.
-    if (c === 114 /* r */ && s.startsWith("rank ", msg)) {
-      const nr = intAfter(s, " nranks ", msg, end);
-      if (nr > st.nranks) st.nranks = nr;
-      return;
-    }
-    if (c === 99 /* c */ && s.startsWith("comm 0x", msg)) {
-      commSummary(this.st, s, msg, end);
-      return;
-    }
-    // A return chain from inside the socket transport (`transport/net_socket.cu:118 -> 2`): sockets carried the data.
-    if (c === 116 /* t */ && s.startsWith("transport/net_socket.c", msg)) {
-      if (indexInLine(s, " -> ", msg, end) > 0) st.socketTransport++;
-      return;
-    }
-    // A return chain through init.cc (`init.cc:1303 -> 2`, include/checks.h) before any Init COMPLETE: the
-    // communicator's init failed, even where no WARN was printed (or kept in the paste).
-    if (c === 105 /* i */ && s.startsWith("init.c", msg)) {
-      const arrow = indexInLine(s, " -> ", msg, end);
-      if (arrow > 0 && arrow - msg < 20 && st.initComplete === 0 && !s.startsWith("0", arrow + 4)) st.initChainFailed++;
-      return;
-    }
-    // A return chain through enqueue.cc (`enqueue.cc:2229 -> 1`): a collective's launch failed, on a communicator that
-    // init had built (src/enqueue.cc, ncclEnqueueCheck, https://github.com/NVIDIA/nccl/blob/master/src/enqueue.cc).
-    if (c === 101 /* e */ && s.startsWith("enqueue.c", msg)) {
-      const arrow = indexInLine(s, " -> ", msg, end);
-      if (arrow > 0 && arrow - msg < 22 && !s.startsWith("0", arrow + 4)) st.launchChainFailed++;
-      return;
-    }
-    // ncclCommDestroy of NCCL < 2.13 (`Destroyed comm 0x… rank 4`): the communicator had been built.
-    if (c === 68 /* D */ && s.startsWith("Destroyed comm ", msg)) {
-      st.commRan++;
-      return;
-    }
-    if (c === 85 /* U */ && (s.startsWith("Using network ", msg) || s.startsWith("Using internal Network ", msg))) {
-      const key = processKey(s, p, k);
-      // NCCL < 2.4 said `Using internal Network IB`.
-      const n = s.charCodeAt(msg + 6) === 105 /* i */ ? msg + 23 : msg + 14;
-      // A short line another rank wrote into (`Using network IBhost:12:34 [1] NCCL INFO …`): the value ends at its host.
-      const marker = indexInLine(s, "] NCCL ", n, end);
-      const glued = locatedWarnIn(s, n, marker >= 0 ? marker : end);
-      if (glued >= 0 || marker >= 0) end = splitPoint(s, msg, glued >= 0 ? glued : marker, st.hosts, s.slice(p, k));
-      const net =
-        end - n === 2 && s.startsWith("IB", n)
-          ? "IB"
-          : end - n === 6 && s.startsWith("Socket", n)
-            ? "Socket"
-            : s.slice(n, end).trim();
-      if (st.networkOf.get(key) !== net) {
-        // The record's host is already among the hosts (noteHost): the key may hold a fork's bracket or nothing.
-        setCapped(st.networkOf, keep(key), keep(net));
-      }
-      return;
-    }
-    // `Assigned NET plugin IB to comm` (src/plugin/net.cc in https://github.com/NVIDIA/nccl, recent releases): the name
-    // of the network plugin the communicator was given, `ncclNet->name`, the same name `Using network` prints.
-    if (c === 65 /* A */ && s.startsWith("Assigned NET plugin ", msg)) {
-      const n = msg + 20;
-      const to = indexInLine(s, " to comm", n, end);
-      if (to > n) {
-        const key = processKey(s, p, k);
-        const net = s.slice(n, to);
-        if (st.networkOf.get(key) !== net) setCapped(st.networkOf, keep(key), keep(net));
-      }
-      return;
-    }
-    // `bootstrapSplit: comm %p parent %p rank %d nranks %d color %d key %d prev %d next %d - DONE` (src/bootstrap.cc,
-    // each rank of a communicator made by ncclCommSplit; a TRACE of NCCL_BOOTSTRAP in today's source, seen as INFO in
-    // pasted logs): the new communicator's size.
-    if (c === 98 /* b */ && s.startsWith("bootstrapSplit:", msg)) {
-      const nr = intAfter(s, " nranks ", msg, end);
-      if (nr > st.nranks) st.nranks = nr;
-      return;
-    }
-    // `bootstrap.cc:77 -> 2`: the bootstrap (always over sockets) failed.
-    if (c === 98 /* b */ && s.startsWith("bootstrap.cc:", msg)) {
-      if (indexInLine(s, " -> ", msg, end) > 0) st.bootstrapFailed++;
-      return;
-    }
-    if (c === 66 /* B */ && s.startsWith("Bootstrap", msg)) {
-      const m = /Using (?:\[\d+\])?([^:\s]+):/.exec(s.slice(msg, end));
-      if (m) bump(st.bootstrap, m[1]!);
-      return;
-    }
-    if (c === 71 /* G */ && s.startsWith("GPU Direct RDMA Disabled", msg)) {
-      st.gdrDisabled++;
-      if (st.gdrDisabledSamples.length < MAX_SAMPLES) st.gdrDisabledSamples.push(s.slice(msg, end));
-    }
-  }
-
-  /** A collective's trace line (`Broadcast: opCount 7 … [nranks=8] …`): its communicator's rank count. */
-  private collTrace(s: string, msg: number, end: number): boolean {
-    let i = msg;
-    while (i < end && i - msg < 24 && s.charCodeAt(i) !== 58 /* : */) i++;
-    if (!s.startsWith(": opCount ", i)) return false;
-    const nr = intAfter(s, "[nranks=", i, end);
-    if (nr > this.st.nranks) this.st.nranks = nr;
-    return true;
+    infoMessage(st, s, p, k, msg, end);
   }
 
   /**

@@ -46,6 +46,10 @@ export class LogState {
   /** Distinct device lists (`mlx5_1:1,mlx5_2:1`, `socket:eth0`) → lines that printed them. */
   readonly deviceLists = new Map<string, number>();
   readonly hosts = new Set<string>();
+  /** The hosts are a launcher's (`host: ` before records that kept none of their own), added when the log ended. */
+  launcherHosts = false;
+  /** Hosts of records that showed `host:pid` alone (hosts.ts, pidOnly): counted only where `hosts` is empty. */
+  readonly pidOnlyHosts = new Set<string>();
   /** Host → the `pid:tid` of the first record that named it (a host name cut at the start of a paste is told by it). */
   readonly hostFirstProcess = new Map<string, string>();
   readonly devices = new Map<string, IndexedDevice>();
@@ -141,6 +145,7 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   for (const [k, v] of b.distanceNets) bump(a.distanceNets, k, v);
   for (const [k, v] of b.deviceLists) bump(a.deviceLists, k, v);
   unionCapped(a.hosts, b.hosts, MAX_KEYS);
+  unionCapped(a.pidOnlyHosts, b.pidOnlyHosts, MAX_KEYS);
   for (const [k, v] of b.hostFirstProcess) if (!a.hostFirstProcess.has(k)) setCapped(a.hostFirstProcess, k, v);
   for (const [k, v] of b.devices) if (!a.devices.has(k)) setCapped(a.devices, k, v);
   unionCapped(a.warnHcas, b.warnHcas, MAX_KEYS);

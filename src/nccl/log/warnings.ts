@@ -1,5 +1,5 @@
 import { causeOf } from "./causes.js";
-import { hostOf, indexInLine, processKey } from "./line.js";
+import { hostOf, indexInLine, intAfter, processKey } from "./line.js";
 import { type LogState, MAX_KEYS, MAX_SAMPLES } from "./state.js";
 
 /** `transport/net_ib.cc:95 NCCL WARN`, `misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed`, `NET/IB : Got async event`. */
@@ -29,8 +29,16 @@ export function warnRecord(st: LogState, s: string, start: number, p: number, ms
     st.commRan++;
     completionHca(st, s.slice(msg, end));
   }
+  // The bootstrap root's `mismatch in info from procs, nranks %d vs %d, …` (src/bootstrap.cc, the root's own count
+  // first): the size of the communicator being built.
+  if (s.startsWith(ROOT_MISMATCH, msg)) {
+    const nr = intAfter(s, " nranks ", msg, end);
+    if (nr > st.nranks) st.nranks = nr;
+  }
   addWarning(st, s.slice(msg, end), hostOf(key), s.slice(start, end));
 }
+
+const ROOT_MISMATCH = "Bootstrap Root : mismatch in info from procs, nranks ";
 
 /** A WARN whose message is a return chain through init.cc with a non-zero result (`init.cc:2103 -> 3`). */
 const INIT_CHAIN_WARN = /^(?:\S*\/)?init\.cc?:\d+ -> [1-9]/;

@@ -321,6 +321,10 @@ function failureVocabularyScore(head: string): number {
   return 0;
 }
 
+/** nccl-tests' programs by name (`./build/all_reduce_perf`, `all_gather_perf_mpi`). */
+const TEST_PROGRAM =
+  /\b(?:all_reduce|all_gather|alltoall|broadcast|reduce|reduce_scatter|sendrecv|scatter|gather|hypercube)_perf(?:_mpi)?\b/;
+
 export const ncclTestsAnalyzer: AnalyzerKind = {
   kind: "nccl_tests",
   detect(head: string): number {
@@ -338,7 +342,12 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
       )
     )
       score += 0.6;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) score += 0.3;
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?(?:size\s+count|bytes\s+N)\s+type/m.test(head)) {
+      score += 0.3;
+      // The column header under the command that ran one of nccl-tests' programs (src/*.cu of
+      // https://github.com/NVIDIA/nccl-tests; rccl-tests builds the same names): a run that printed no row yet.
+      if (TEST_PROGRAM.test(head)) score += 0.2;
+    }
     // MSCCL++'s test header (microsoft/mscclpp test/mscclpp-test/common.cc): no type column, its own layout; or a
     // table trimmed to `size time algbw busbw`.
     if (/^(?:.{0,40}?[:\]>])?\s*#\s*size\s+(?:count\s+)?time\s+algbw\s+busbw\b/m.test(head)) score += 0.5;

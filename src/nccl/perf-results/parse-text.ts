@@ -33,6 +33,13 @@ const FAILURE = new RegExp(
   `Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|${PROGRAM_CRASH.source}`,
 );
 
+/** A launcher named in a typed command (`mpirun`, `srun`): what runs the program on other processes. */
+const LAUNCHER_WORD = /\b(?:mpirun|mpiexec|orterun|srun)\s/;
+/** The longest command read across a quoted string's lines: a stray quote in prose joins no more than this. */
+const QUOTED_COMMAND_MAX = 2048;
+/** An odd number of unescaped double quotes: a string still open at the line's end. */
+const unclosedQuote = (s: string): boolean => ((s.match(/(?<!\\)"/g)?.length ?? 0) & 1) === 1;
+
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
@@ -142,8 +149,14 @@ export class PerfTextParser {
     if (line.charCodeAt(0) === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     // A command typed over several lines, each but the last ending in `\` (POSIX shell line continuation,
     // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01): read as one line.
+    // A launcher's command also goes on inside a double-quoted string it opened (`srun … sh -c "` then the program on
+    // the lines after it, the quote closed on a later line): read as one line, up to a few lines.
     const typed = this.continued === null ? line : `${this.continued} ${line}`;
-    this.continued = line.endsWith("\\") ? typed.slice(0, -1).trimEnd() : null;
+    this.continued = line.endsWith("\\")
+      ? typed.slice(0, -1).trimEnd()
+      : typed.length < QUOTED_COMMAND_MAX && LAUNCHER_WORD.test(typed) && unclosedQuote(typed)
+        ? typed
+        : null;
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
