@@ -245,7 +245,7 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
     return null;
   };
   const take = (name: PageWrapperName, next: readonly string[]) => {
-    lines = dedent(next.filter((l) => !FENCE.test(l)));
+    lines = dedent(fencesOff(next));
     if (!out.removed.includes(name)) out.removed.push(name);
   };
   // A wrapper may come back under another (a launcher's labels inside a collector's), or twice (a captured `srun -l`
@@ -276,7 +276,7 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
       const runs = prefixRunsOff(lines);
       if (!runs) break;
       if (!out.removed.includes(runs.name)) out.removed.push(runs.name);
-      lines = dedent(runs.lines.filter((l) => !FENCE.test(l)));
+      lines = dedent(fencesOff(runs.lines));
       continue;
     }
     const w = proven.w;
@@ -288,12 +288,12 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
     // A fence can sit inside a wrapper (a launcher that printed a Markdown block), and so can indentation: both go
     // before the next proof.
     lines = dedent(
-      lines
-        .map((l) => {
+      fencesOff(
+        lines.map((l) => {
           const at = end(l);
           return at >= 0 ? l.slice(at) : l;
-        })
-        .filter((l) => !FENCE.test(l)),
+        }),
+      ),
     );
   }
   // A prefix only a record proves (stern's pod and container, parallel's tag), judged on the text with every other

@@ -187,3 +187,36 @@ describe("a run of `srun -l` task labels amid a job script and prose", () => {
     expect(prefixRunsOff(["Steps:", ...list])).toBeNull();
   });
 });
+
+// A test's table of rows, one string per list item (`["<driver_version>…</driver_version>"],`): shape seen in a
+// monitoring plugin's Python test committed to a public repository (index-file 11006980213); values our own.
+test("a capture kept one line per list item in a script (`['…'],`) is read", () => {
+  const xml = [
+    '<?xml version="1.0" ?>',
+    "<nvidia_smi_log>",
+    "<driver_version>551.23</driver_version>",
+    "<cuda_version>12.4</cuda_version>",
+    "<attached_gpus>1</attached_gpus>",
+    '<gpu id="00000000:0B:00.0">',
+    "<product_name>NVIDIA RTX A4000</product_name>",
+    "<fb_memory_usage>",
+    "<total>16376 MiB</total>",
+    "</fb_memory_usage>",
+    "</gpu>",
+    "</nvidia_smi_log>",
+  ];
+  const text = [
+    "import pytest",
+    "",
+    "STRING_TABLE = [",
+    ...xml.map((l, i) => (i % 2 ? `    ["${l.replace(/"/g, '\\"')}"],` : `    ['${l}'],`)),
+    "]",
+    "",
+    "def test_parse():",
+    "    assert parse(STRING_TABLE)",
+  ].join("\n");
+  const [entry] = analyzeTranscript("test_nvidia_smi.py", text);
+  expect(entry?.kind).toBe("nvidia_smi_xml");
+  expect(entry?.wrappers?.removed).toContain("string_literal");
+  expect(entry?.data).toMatchObject({ driverVersion: "551.23", cudaVersion: "12.4" });
+});

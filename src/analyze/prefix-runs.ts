@@ -120,6 +120,18 @@ const uncommented = (l: string): string | null => {
   const m = LINE_COMMENT.exec(l);
   return m ? l.slice(m[0].length) : null;
 };
+/**
+ * A script's list holding one line of a capture per item: `['<driver_version>517.48</driver_version>'],` (a Python test's
+ * table of rows, each a list of one string), the trailing comma optional. A JSON array's strings (`"-b",`) are not
+ * this shape: each item is bracketed.
+ */
+const LIST_ITEM_LINE = /^[ \t]*\[(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\],?\s*$/;
+
+const listed = (l: string): string | null => {
+  const m = LIST_ITEM_LINE.exec(l);
+  return m ? (m[1] ?? m[2]!).replace(/\\(["'\\])/g, "$1") : null;
+};
+
 const unquoted = (l: string): string | null => {
   const m = STRING_LINE.exec(l);
   return m ? m[1]!.replace(/\\(["\\t])/g, (_, c: string) => (c === "t" ? "\t" : c)) : null;
@@ -150,5 +162,7 @@ export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   if (slashes.changed > (best?.changed ?? 0)) best = { name: "line_comment", ...slashes };
   const strings = runsRead(lines, unquoted);
   if (strings.changed > (best?.changed ?? 0)) best = { name: "string_literal", ...strings };
+  const items = runsRead(lines, listed);
+  if (items.changed > (best?.changed ?? 0)) best = { name: "string_literal", ...items };
   return best;
 }

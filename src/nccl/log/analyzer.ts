@@ -130,7 +130,8 @@ export function ncclLogLines(head: string): {
   };
 }
 
-const INDENTED = /^(?: {4}|\t)/;
+/** Indented as a code block: four spaces in Markdown, of which a wrapper in front may have taken one or two. */
+const INDENTED = /^(?: {2,}|\t)/;
 const messageAlone = (l: string): boolean => BARE_INFO.test(l.trimStart()) || CONNECTION_TAIL.test(l.trimStart());
 /** NCCL messages in a block of their own that no prose makes: a page's quote of what NCCL printed. */
 const QUOTED_BLOCK = 3;

@@ -75,7 +75,13 @@ function networkName(raw: string): string {
 /** Network → the processes whose `Using network` line named it. */
 export function namedNetworks(st: LogState): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const raw of st.networkOf.values()) {
+  // A record with no process of its own (no `host:pid:tid`, no launcher's tag: key "") is the weaker reading where
+  // records with one name a network: a page's quote of the line it expected (`* NCCL INFO Using network AWS
+  // Libfabric` under a log that used Socket, shape seen in a blog post committed to a public repository, index-file
+  // 24563078160), or a line a collector cut.
+  const attributed = [...st.networkOf.keys()].some((k) => k !== "");
+  for (const [key, raw] of st.networkOf) {
+    if (key === "" && attributed) continue;
     const name = networkName(raw);
     out[name] = (out[name] ?? 0) + 1;
   }

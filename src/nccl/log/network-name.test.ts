@@ -33,3 +33,21 @@ describe("the network named by `Using network …` behind a wrapper", () => {
     expect(analyzeNcclLog(text).data.networks).toEqual({ "AWS Libfabric": 1 });
   });
 });
+
+// A page that quotes the line it expected, with no host, under a log whose records name their process (a blog's
+// `* NCCL INFO Using network AWS Libfabric` bullet under a run that fell back to Socket; shape seen in a blog post
+// committed to a public repository, index-file 24563078160; hosts and pids our own): the records with a process
+// decide, the hostless line is the weaker reading. Alone, a hostless line still names the network.
+test("a hostless record's network gives way to the network records with a process name", () => {
+  const log = [
+    "trn-0:211:402 [0] NCCL INFO NET/IB : No device found.",
+    "trn-0:211:402 [0] NCCL INFO NET/Socket : Using [0]eth0:10.12.3.14<0>",
+    "trn-0:211:402 [0] NCCL INFO Using network Socket",
+    "",
+    "What a healthy run prints instead:",
+    "* NCCL INFO NET/OFI Selected Provider is efa",
+    "* NCCL INFO Using network AWS Libfabric",
+  ].join("\n");
+  expect(analyzeNcclLog(log).data.network).toBe("Socket");
+  expect(analyzeNcclLog("NCCL INFO Using network AWS Libfabric\n").data.network).toBe("AWS Libfabric");
+});

@@ -296,9 +296,11 @@ export function analyzeNcclTests(
  * printed `NCCL failure common.cu:908 'unhandled cuda error'.` without `Test ` (shape seen at
  * https://github.com/NVIDIA/nccl-tests/issues/6). A run that failed before its header holds nothing else; two such
  * lines (several ranks agree) name nccl-tests, one alone does not — one beside the `*_perf` command line that ran does.
+ * So does the line each function on the failed call's way out prints, ` .. host pid N: Test failure common.cu:937`
+ * (TESTCHECK in src/common.h).
  */
 const FAILURE_VOCABULARY = new RegExp(
-  `^(?:\\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\\w./-]+\\.(?:cu|h|cc):\\d+ '|^(?:#\\s*)?Reducing maxBytes to \\d+ due to memory limitation|^(?:\\[[\\w.-]+:\\d+\\] )?(?:${PROGRAM_CRASH.source})`,
+  `^(?:\\S+: )?(?:Test )?(?:NCCL|CUDA) failure [\\w./-]+\\.(?:cu|h|cc):\\d+ '|^\\.\\. \\S+ pid \\d+: Test failure [\\w./-]+\\.(?:cu|h|cc):\\d+|^(?:#\\s*)?Reducing maxBytes to \\d+ due to memory limitation|^(?:\\[[\\w.-]+:\\d+\\] )?(?:${PROGRAM_CRASH.source})`,
 );
 
 /** An nccl-tests binary as typed, behind a prompt or a launcher (`$ mpirun -np 2 ./build/all_reduce_perf -b 8 …`). */

@@ -73,3 +73,24 @@ test("the crash of the *_perf program typed above it is nccl-tests output: no ro
   expect(e.data).toMatchObject({ collective: "all_reduce", rows: [] });
   expect(e.findings.map((f) => f.code)).toContain("NCCL_TESTS_RUN_FAILED");
 });
+
+// One rank's `HOST: Test CUDA failure common.cu:N '…'` and the ` .. HOST pid N: Test failure common.cu:N` TESTCHECK
+// prints on the failed call's way out (src/common.h of https://github.com/NVIDIA/nccl-tests), under `# Using devices`
+// and a launcher's abort: no command line, no banner. Shape seen at https://github.com/NVIDIA/nccl-tests/issues/338;
+// host, pid and line numbers here our own.
+test("one rank's failure and its way-out line name nccl-tests with no command line", () => {
+  const e = analyzeText(
+    "issue.md",
+    [
+      "I ran the perf test between two VMs and got this error:",
+      "",
+      "# Using devices",
+      "vm-b2: Test CUDA failure common.cu:1012 'system not yet initialized'",
+      " .. vm-b2 pid 5520: Test failure common.cu:921",
+      "--------------------------------------------------------------------------",
+      "Primary job  terminated normally, but 1 process returned",
+      "a non-zero exit code. Per user-direction, the job has been aborted.",
+    ].join("\n"),
+  );
+  expect(e.kind).toBe("nccl_tests");
+});

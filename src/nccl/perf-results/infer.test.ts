@@ -111,3 +111,35 @@ describe("the rank count `#  Rank N` lines prove", () => {
     expect(rankLinesCount(emptyRun())).toBe(0);
   });
 });
+
+// reduce_scatter prints a count per rank (size = count × type size × ranks, ReduceScatterGetCollByteCount in
+// src/reduce_scatter.cu of https://github.com/NVIDIA/nccl-tests), and its busbw is algbw × (n−1)/n: a count that is the
+// whole size would be one rank, whose busbw is 0. Rows of a reducing op with no root, their figures too small for a
+// ratio, and any busbw: all_reduce (shape seen at https://github.com/NVIDIA/nccl/issues/949; figures our own).
+test("a reducing table with the whole size as its count and a busbw above 0 is all_reduce, not a one-rank reduce_scatter", () => {
+  const tiny = (bytes: number, algbw: number, busbw: number) => row(bytes, algbw, busbw);
+  expect(inferCollective(run([tiny(8, 0, 0), tiny(128, 0, 0.01), tiny(256, 0.01, 0.01)])).name).toBe("all_reduce");
+  // A count of half the size fits reduce_scatter on two ranks: nothing decides between them.
+  const half = (r: PerfRow) => ({ ...r, count: r.bytes / 8 });
+  expect(inferCollective(run([tiny(8, 0, 0), tiny(128, 0, 0.01), tiny(256, 0.01, 0.01)].map(half))).name).toBeNull();
+});
+
+// The words that introduce a run decide between the collectives its table leaves, before a list of every test after
+// it (a README's `replace scatter_perf with any of: all_gather_perf, …, gather_perf`; shape seen in a Slurm README
+// committed to a public repository, index-file 5737010963).
+test("the collective named before the table's rows, not the list after it, decides between scatter and gather", () => {
+  const r = {
+    ...run([]),
+    namedBeforeRows: ["scatter"],
+    namedInText: ["all_gather", "gather", "reduce", "scatter"],
+  };
+  const rooted = (bytes: number, busbw: number) => ({
+    ...row(bytes, busbw / 0.9375, busbw),
+    count: bytes / 64,
+    redop: "none",
+    root: 0,
+  });
+  r.rows = [rooted(1 << 20, 9.98), rooted(1 << 24, 57.29), rooted(1 << 27, 75.03)];
+  expect(inferCollective(r)).toMatchObject({ name: "scatter", source: "ratio_and_text" });
+  expect(inferCollective({ ...r, namedBeforeRows: [] }).name).toBeNull();
+});

@@ -71,6 +71,10 @@ function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
  */
 export function inferCollective(run: PerfRun): CollectiveInference {
   const fromTable = collectiveFromTable(run);
+  // The words that introduce the run (before its first row) before any after it: a page's list of the other tests
+  // after the table names them all.
+  const before = fromTable.candidates?.filter((c) => run.namedBeforeRows.includes(c)) ?? [];
+  if (before.length === 1) return { name: before[0]!, source: "ratio_and_text" };
   const named = fromTable.candidates?.filter((c) => run.namedInText.includes(c)) ?? [];
   if (named.length === 1) return { name: named[0]!, source: "ratio_and_text" };
   // No row to read and no program named: the one collective the words around the output name by a test's own name
@@ -128,7 +132,12 @@ function collectiveFromTable(run: PerfRun): CollectiveInference {
     if (rooted) return pick("reduce");
     // all_reduce's factor is ≥ 1 (exactly 1 on two ranks); reduce_scatter's is below 1.
     if (lo > 0.97) return pick("all_reduce");
-    return below1 ? pick("reduce_scatter") : { name: null, source: null };
+    if (below1) return pick("reduce_scatter");
+    // A count that is the whole size would be reduce_scatter on one rank, whose busbw is 0 (ReduceScatterGetBw's
+    // factor (n−1)/n, src/reduce_scatter.cu): a row with any busbw is all_reduce's (shape seen at
+    // https://github.com/NVIDIA/nccl/issues/949, a comment's first rows, every figure 0.00 or 0.01).
+    const moved = run.rows.some((r) => (r.outOfPlace?.busbw ?? 0) > 0 || (r.inPlace?.busbw ?? 0) > 0);
+    return perRank === 1 && moved ? pick("all_reduce") : { name: null, source: null };
   }
   if (rooted) {
     if (one) return pick("broadcast");

@@ -1,10 +1,10 @@
 import { type Problem, problem } from "../../core/result.js";
 import { bytesText } from "../../core/units.js";
 import { skipPrefixes } from "../log/scan.js";
+import { commentLine } from "./comment-lines.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
 import {
   collectivesNamedIn,
-  commandRanks,
   NUMBERED_ITEM,
   PROGRAM_CRASH,
   ROW_START,
@@ -14,10 +14,9 @@ import {
 } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
 import { DEFAULT_LAYOUT, layoutOf, type RowLayout, rowPiece, typedRow, untypedRow } from "./rows.js";
+import { programTyped, TypedCommand } from "./typed-command.js";
 import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
 
-const RANK_LINE =
-  /^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/;
 /**
  * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
  * the first letter so that the NCCL log lines of a run.log meet no regex here.
@@ -27,18 +26,10 @@ const STRIPPED =
   /^(?:nThreads?:? \d|[nr]ccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
 /** A row's size and count, then more: what no `#` line of nccl-tests starts with. */
 const COMMENTED_ROW = /^\d+\s+\d+\s+\S/;
-const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A failure the harness or launcher printed (the rows before it still count). */
 const FAILURE = new RegExp(
   `Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|${PROGRAM_CRASH.source}`,
 );
-
-/** A launcher named in a typed command (`mpirun`, `srun`): what runs the program on other processes. */
-const LAUNCHER_WORD = /\b(?:mpirun|mpiexec|orterun|srun)\s/;
-/** The longest command read across a quoted string's lines: a stray quote in prose joins no more than this. */
-const QUOTED_COMMAND_MAX = 2048;
-/** An odd number of unescaped double quotes: a string still open at the line's end. */
-const unclosedQuote = (s: string): boolean => ((s.match(/(?<!\\)"/g)?.length ?? 0) & 1) === 1;
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
@@ -55,7 +46,7 @@ export class PerfTextParser {
   /** NCCL 1.x's own tests print no footer: a run of theirs without one is whole. */
   private legacy = false;
   /** The command typed so far when the line before ended in `\` (a continuation), else null. */
-  private continued: string | null = null;
+  private readonly command = new TypedCommand();
   private lineNo = 0;
   /** A row NCCL's own lines broke into pieces (splitRowPiece): its head, and the figures read so far. */
   private split: { head: string; figures: string[] } | null = null;
@@ -147,25 +138,15 @@ export class PerfTextParser {
   private pushText(line: string): boolean {
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
     if (line.charCodeAt(0) === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
-    // A command typed over several lines, each but the last ending in `\` (POSIX shell line continuation,
-    // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01): read as one line.
-    // A launcher's command also goes on inside a double-quoted string it opened (`srun … sh -c "` then the program on
-    // the lines after it, the quote closed on a later line): read as one line, up to a few lines.
-    const typed = this.continued === null ? line : `${this.continued} ${line}`;
-    this.continued = line.endsWith("\\")
-      ? typed.slice(0, -1).trimEnd()
-      : typed.length < QUOTED_COMMAND_MAX && LAUNCHER_WORD.test(typed) && unclosedQuote(typed)
-        ? typed
-        : null;
+    const typed = this.command.next(line);
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
-      const cmd = COMMAND.exec(typed);
+      const cmd = programTyped(typed);
       // A command told in prose after a run's rows (`I launch it with `srun … all_reduce_perf -g 1``): it names the
       // run above when no output of its own follows, else the run it introduces.
       if (cmd && this.run.rows.length > 0 && this.run.program === null && toldInProse(typed)) {
-        const at = cmd.index + cmd[0].indexOf(cmd[1]!);
-        this.told = { program: cmd[1]!, ranks: commandRanks(typed, at, cmd[1]!.length) };
+        this.told = cmd;
         return false;
       }
       if (cmd) {
@@ -179,12 +160,12 @@ export class PerfTextParser {
           this.newRun();
         // The banner says what ran; a command line pasted beside it (what was asked) never overrides it.
         if (this.run.programSource !== "banner") {
-          this.run.program = cmd[1]!;
+          this.run.program = cmd.program;
           this.run.programSource = "command_line";
         }
         // Before the banner, the last command typed is the one that ran (an earlier one printed nothing); after it, a
         // command is another rank's shell trace and names nothing new.
-        const asked = commandRanks(typed, cmd.index + cmd[0].indexOf(cmd[1]!), cmd[1]!.length);
+        const asked = cmd.ranks;
         if (this.run.nThread === null) this.run.commandRanks = asked ?? this.run.commandRanks;
         else this.run.commandRanks ??= asked;
         return false;
@@ -208,6 +189,8 @@ export class PerfTextParser {
   private noteNamedCollectives(line: string): void {
     for (const name of collectivesNamedIn(line)) {
       if (!this.run.namedInText.includes(name)) this.run.namedInText = [...this.run.namedInText, name].sort();
+      if (this.run.rows.length === 0 && !this.run.namedBeforeRows.includes(name))
+        this.run.namedBeforeRows = [...this.run.namedBeforeRows, name].sort();
       if (!this.namedSinceOutput.includes(name)) this.namedSinceOutput.push(name);
     }
   }
@@ -245,6 +228,7 @@ export class PerfTextParser {
     this.flush();
     this.run = emptyRun();
     this.run.namedInText = [...this.namedSinceOutput].sort();
+    this.run.namedBeforeRows = [...this.run.namedInText];
     this.takeTold(this.run);
     this.avgs = [];
     this.lastHeader = new Map();
@@ -283,100 +267,61 @@ export class PerfTextParser {
   }
 
   private comment(line: string): boolean {
-    const body = line.replace(/^#\s*/, "");
-    // rccl-tests prints its own name (`rccl-tests version 2.18.3-HEAD:418cd5f rccl-headers=…`).
-    const version = /^[nr]ccl-tests version (\S+)/.exec(body);
-    if (version) {
-      if (this.header("version", body)) this.run.testsVersion = version[1]!;
-      return true;
+    const c = commentLine(line);
+    if (c === null) return false;
+    const run = this.run;
+    switch (c.kind) {
+      case "version":
+        if (this.header("version", c.body)) this.run.testsVersion = c.version;
+        break;
+      case "program":
+        if (this.header("program", c.body)) {
+          this.run.program = c.program;
+          this.run.programSource = "banner";
+        }
+        break;
+      case "threads":
+        if (!this.header("nThread", c.body)) break;
+        if (c.nThread !== null && c.nGpus !== null) {
+          this.run.nThread = c.nThread;
+          this.run.nGpus = c.nGpus;
+        }
+        if (c.validation !== null) this.run.validation = c.validation;
+        break;
+      case "rank":
+        if (this.seenRanks.has(c.rank.rank)) run.duplicateRanks++;
+        else {
+          this.seenRanks.add(c.rank.rank);
+          run.ranks.push(c.rank);
+        }
+        break;
+      case "columns":
+        this.columns(c.columns);
+        break;
+      case "out_of_bounds":
+        run.outOfBounds = { count: c.count, ok: c.ok };
+        break;
+      case "avg_busbw":
+        // A footer after a footer with no row between them closes the run before it (footers grepped from several
+        // logs, one run each).
+        if (run.avgBusBw !== null && run.rows.length === 0) this.newRun();
+        this.run.avgBusBw = c.value;
+        if (c.value !== null) this.avgs.push(c.value);
+        break;
+      case "error":
+        run.errors.push(c.text);
+        break;
+      case "known":
+        break;
     }
-    const starting = /^Collective test starting: (\S+)/.exec(body);
-    if (starting) {
-      if (this.header("program", body)) {
-        this.run.program = starting[1]!;
-        this.run.programSource = "banner";
-      }
-      return true;
-    }
-    // `nThread 1 nGpus 8 …`; early rccl-tests printed `nThread: 1 nGpus: 8 …`, some `nThreads: 1 nGpus: 4 nRanks: 1 …`
-    // (ROCm/rccl-tests src/common.cu).
-    if (body.startsWith("nThread ") || body.startsWith("nThread:") || body.startsWith("nThreads:")) {
-      if (this.header("nThread", body)) this.threadLine(body);
-      return true;
-    }
-    const rank = RANK_LINE.exec(line);
-    if (rank) {
-      this.rankLine(rank);
-      return true;
-    }
-    // NCCL 1.x: `#   Rank  0 uses device  0 [0x04] Tesla K80` (one process, so no host).
-    const old = /^#?\s*Rank\s+(\d+)\s+uses device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$/.exec(line);
-    if (old) {
-      this.rankLine([old[0], old[1], undefined, "", old[2], old[3], old[4]] as unknown as RegExpExecArray);
-      return true;
-    }
-    if (/^(?:size\s+count|bytes\s+N)\s+type|^size\s+(?:count\s+)?time\s+algbw\s+busbw/.test(body)) {
-      this.columns(body);
-      return true;
-    }
-    const oob = /^Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?/.exec(body);
-    if (oob) {
-      this.run.outOfBounds = { count: Number(oob[1]), ok: oob[2] !== "FAILED" && oob[1] === "0" };
-      return true;
-    }
-    const avg = /^Avg bus bandwidth\s*:\s*(\S+)/.exec(body);
-    if (avg) {
-      // A footer after a footer with no row between them closes the run before it (footers grepped from several
-      // logs, one run each).
-      if (this.run.avgBusBw !== null && this.run.rows.length === 0) this.newRun();
-      const v = Number(avg[1]);
-      this.run.avgBusBw = Number.isFinite(v) ? v : null;
-      if (Number.isFinite(v)) this.avgs.push(v);
-      return true;
-    }
-    const error = /^error: (.*)$/.exec(body);
-    if (error) {
-      this.run.errors.push(error[1]!);
-      return true;
-    }
-    return /^(Using devices|Collective test concluded|\(B\)|out-of-place|Writing JSON|Blocking|Per-Iteration|Parallel Init|GPU memory usage|$)/.test(
-      body.trim(),
-    );
+    return true;
   }
 
-  private threadLine(body: string): void {
-    const t = /nThreads?:? (\d+) nGpus:? (\d+)/.exec(body);
-    if (t) {
-      this.run.nThread = Number(t[1]);
-      this.run.nGpus = Number(t[2]);
-    }
-    const v = /validation: (\d+)/.exec(body);
-    if (v) this.run.validation = v[1] !== "0";
-  }
-
-  private rankLine(m: RegExpExecArray): void {
-    const rank = Number(m[1]);
-    if (this.seenRanks.has(rank)) {
-      this.run.duplicateRanks++;
-      return;
-    }
-    this.seenRanks.add(rank);
-    this.run.ranks.push({
-      rank,
-      pid: m[2] === undefined ? null : Number(m[2]),
-      host: m[3]!,
-      device: Number(m[4]),
-      busId: m[5]!,
-      gpu: m[6]!.trim(),
-    });
-  }
-
-  private columns(body: string): void {
+  private columns(cols: string[]): void {
     // nccl-tests prints its column header once per invocation, before every size, type and op of it: a header after
     // rows is the next invocation's table (two runs pasted under prose, each without banner or footer).
     if (this.run.rows.length > 0) this.newRun();
     this.columnsSeen = true;
-    const cols = body.split(/\s+/);
     this.layout = layoutOf(cols);
     // NCCL 1.x's own tests print no footer. nccl-tests printed this header too until 2019 (the resync with NCCL 2.4),
     // and its ` Avg bus bandwidth` footer from its first commit (src/common.cu b188a15 prints `nThread %d nGpus %d …`

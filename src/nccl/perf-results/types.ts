@@ -66,6 +66,8 @@ export type PerfRun = {
    * nodes`), sorted: evidence weaker than the table's layout, read only to choose between the collectives it leaves.
    */
   namedInText: string[];
+  /** Those of namedInText named before the run's first row (the words that introduce it), sorted. */
+  namedBeforeRows: string[];
 };
 
 export function emptyRun(): PerfRun {
@@ -89,6 +91,7 @@ export function emptyRun(): PerfRun {
     incomplete: false,
     commandRanks: null,
     namedInText: [],
+    namedBeforeRows: [],
   };
 }
 

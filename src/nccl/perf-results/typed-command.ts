@@ -1,0 +1,39 @@
+import { commandRanks } from "./line-shapes.js";
+
+/** A test program named in a typed command (`./build/all_gather_perf`, `all_reduce_perf_mpi`). */
+const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
+/** A launcher named in a typed command (`mpirun`, `srun`): what runs the program on other processes. */
+const LAUNCHER_WORD = /\b(?:mpirun|mpiexec|orterun|srun)\s/;
+/** The longest command read across a quoted string's lines: a stray quote in prose joins no more than this. */
+const QUOTED_COMMAND_MAX = 2048;
+/** An odd number of unescaped double quotes: a string still open at the line's end. */
+const unclosedQuote = (s: string): boolean => ((s.match(/(?<!\\)"/g)?.length ?? 0) & 1) === 1;
+
+/**
+ * A command typed over several lines, each but the last ending in `\` (POSIX shell line continuation,
+ * https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01), read as one line. A
+ * launcher's command also goes on inside a double-quoted string it opened (`srun … sh -c "` then the program on the
+ * lines after it, the quote closed on a later line), up to QUOTED_COMMAND_MAX characters.
+ */
+export class TypedCommand {
+  private continued: string | null = null;
+
+  /** The command typed so far with `line` as its last line (the line itself where none goes on). */
+  next(line: string): string {
+    const typed = this.continued === null ? line : `${this.continued} ${line}`;
+    this.continued = line.endsWith("\\")
+      ? typed.slice(0, -1).trimEnd()
+      : typed.length < QUOTED_COMMAND_MAX && LAUNCHER_WORD.test(typed) && unclosedQuote(typed)
+        ? typed
+        : null;
+    return typed;
+  }
+}
+
+/** The test program a typed command runs and the ranks it asks for (line-shapes.ts commandRanks), or null. */
+export function programTyped(typed: string): { program: string; ranks: number | null } | null {
+  const cmd = COMMAND.exec(typed);
+  if (!cmd) return null;
+  const program = cmd[1]!;
+  return { program, ranks: commandRanks(typed, cmd.index + cmd[0].indexOf(program), program.length) };
+}
