@@ -116,7 +116,8 @@ export function analyzeText(
     const quoted = opts.kind === undefined ? quotedReading(clean.text, analyzers) : null;
     if (quoted) {
       const spans: Normalised = { ...clean, removed: [...clean.removed, "inline_quotes"] };
-      return withWrappers(entryOf(file, quoted.analyzer.kind, quoted.analyzer.analyze(quoted.text, ctx)), spans);
+      const read = { ...ctx, inlineQuotes: true };
+      return withWrappers(entryOf(file, quoted.analyzer.kind, quoted.analyzer.analyze(quoted.text, read)), spans);
     }
     return withWrappers(unknownEntry(file, analyzers), clean);
   }

@@ -48,6 +48,11 @@ export type AnalyzeContext = {
   lineRateGbps?: number;
   /** Hosts a launcher's prefix named on the lines (pdsh's `host: `), removed before the parser read them. */
   launcherHosts?: string[];
+  /**
+   * The text is the inline quotes of a page's prose (`` `all_reduce_perf -g 1` ``), not whole lines: a command quoted so
+   * shows no launcher even where one ran it.
+   */
+  inlineQuotes?: boolean;
 };
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { capture, captureVariants } from "../../test/support/captures.js";
 import { assertParserTotal } from "../../test/support/property.js";
+import { analyzeTranscript } from "../analyze/index.js";
 import { parseNvidiaSmiTopo } from "./nvidia-smi-topo.js";
 
 const NICS = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => `mlx5_${i}`);
@@ -116,5 +117,36 @@ describe("nvidia-smi topo -m", () => {
     expect(r.value.devices).toEqual(["GPU0", "GPU1", "NIC0", "NIC1"]);
     expect(r.value.matrix.GPU1).toMatchObject({ NIC1: "PIX" });
     expect(r.value.affinity.GPU1).toMatchObject({ cpus: "32-63,160-191", numa: "1" });
+  });
+});
+
+// A report's excerpt of the GPU rows alone, no header row and no legend (shape seen in a benchmark report committed
+// to a public repository, index-file 55623350939; cells our own): each GPU row's X names its column, the cells after
+// the GPUs' are unnamed and left unread.
+describe("GPU rows with no header row", () => {
+  const rows = [
+    "GPU0\t X \tNV12\tNV12\tPXB\tSYS\t0-31\t0\t\tN/A",
+    "GPU1\tNV12\t X \tNV12\tPXB\tSYS\t0-31\t0\t\tN/A",
+    "GPU2\tNV12\tNV12\t X \tSYS\tPXB\t32-63\t1\t\tN/A",
+  ];
+  test("read by the diagonal: the GPU↔GPU cells, and a problem that says the NIC columns were not read", () => {
+    const r = parseNvidiaSmiTopo(rows.join("\n"));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value).toMatchObject({
+      devices: ["GPU0", "GPU1", "GPU2"],
+      columnsFrom: "row_diagonal",
+      unnamedColumns: 2,
+    });
+    expect(r.value.matrix.GPU2).toEqual({ GPU0: "NV12", GPU1: "NV12", GPU2: "X" });
+    expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.no_header"]);
+  });
+  test("analyze says no GPU↔NIC path was checked, and reports no `no NIC` finding", () => {
+    const [entry] = analyzeTranscript("report.md", `## Topology\n\n${rows.join("\n")}\n`);
+    expect(entry?.kind).toBe("nvidia_smi_topo");
+    expect(entry?.findings.map((f) => f.code)).not.toContain("TOPO_NO_NIC");
+    expect(entry?.summary).toMatch(/NIC columns unnamed/);
+  });
+  test("rows whose X is not on the diagonal are not read so", () => {
+    expect(parseNvidiaSmiTopo([rows[1]!, rows[0]!].join("\n")).ok).toBe(false);
   });
 });

@@ -10,6 +10,12 @@ export type NvidiaSmiTopo = {
   matrix: Record<string, Record<string, TopoLink>>;
   /** GPU rows: `CPU Affinity`, `NUMA Affinity`, `GPU NUMA ID` as printed (null when absent). */
   affinity: Record<string, { cpus: string | null; numa: string | null; gpuNumaId: string | null }>;
+  /**
+   * Where the columns' names came from: the header row, or, in a paste without it, each GPU row's own `X` (GPUn's `X`
+   * stands in column n); the columns after the GPUs' are then unnamed and not read (`unnamedColumns` of them).
+   */
+  columnsFrom?: "header" | "row_diagonal";
+  unnamedColumns?: number;
 };
 
 const CELL = /^(X|PIX|PXB|PHB|NODE|SYS|SOC|NV\d+)$/;
@@ -106,6 +112,8 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
     }
   }
   if (!columns) {
+    const headerless = diagonalReading(text);
+    if (headerless) return headerless;
     return fail(
       problem(
         "nvidia_smi_topo.unrecognised",
@@ -165,5 +173,39 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
   }
   const renamedAffinity: NvidiaSmiTopo["affinity"] = {};
   for (const [k, v] of Object.entries(affinity)) renamedAffinity[rename(k)] = v;
-  return ok({ devices, matrix, affinity: renamedAffinity }, problems);
+  return ok({ devices, matrix, affinity: renamedAffinity, columnsFrom: "header" }, problems);
+}
+
+/**
+ * GPU rows with no header row above them (a report's excerpt): GPUn's `X` stands in column n, so rows GPU0 … GPUk−1,
+ * each with its `X` at its own index, name the first k columns; the cells after them (NICs, whose names only the header
+ * and the NIC Legend give) are not read. Null unless every row read so.
+ */
+function diagonalReading(text: string): ParseResult<NvidiaSmiTopo> | null {
+  const rows: string[][] = [];
+  for (const { text: t } of captureLines(text)) {
+    const words = tokens(t).filter(notElided);
+    const at = /^GPU(\d+)$/.exec(words[0] ?? "");
+    if (at && Number(at[1]) === rows.length && words.slice(1).indexOf("X") === rows.length) rows.push(words.slice(1));
+  }
+  if (rows.length < 2) return null;
+  const gpus = rows.map((_, i) => `GPU${i}`);
+  const matrix: NvidiaSmiTopo["matrix"] = {};
+  for (const [i, cells] of rows.entries()) {
+    const row: Record<string, TopoLink> = {};
+    for (const [j, gpu] of gpus.entries()) {
+      const c = cells[j]!;
+      if (!CELL.test(c)) return null;
+      row[gpu] = (c === "SOC" ? "SYS" : c) as TopoLink;
+    }
+    matrix[gpus[i]!] = row;
+  }
+  const unnamed = rows[0]!.slice(gpus.length).filter((c) => CELL.test(c)).length;
+  return ok({ devices: gpus, matrix, affinity: {}, columnsFrom: "row_diagonal", unnamedColumns: unnamed }, [
+    problem(
+      "nvidia_smi_topo.no_header",
+      `No header row: the ${gpus.length} GPU columns were placed by each GPU row's X${unnamed > 0 ? `; the ${unnamed} columns after them are unnamed and were not read, so no GPU↔NIC path was checked` : ""}.`,
+      { hint: "Paste the whole `nvidia-smi topo -m` output, its header row and NIC Legend included." },
+    ),
+  ]);
 }

@@ -112,3 +112,25 @@ describe("show_gids rows in prose", () => {
     expect(r.ok && r.value.gids.map((g) => g.netdev)).toEqual(["eth0.100"]);
   });
 });
+
+// A page that masked the link-local GIDs' interface ids (`fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx`, shape seen in a blog
+// post committed to a public repository, index-file 56882768507; devices and addresses our own): the rows are read as
+// printed, each with a problem that says its GID was not checked.
+test("rows whose GID a page masked are read as printed, and say so", () => {
+  const text = [
+    "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+    "---     ----    -----   ---                                     ------------    ---     ---",
+    "rocep3s0f0      1       0       fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx                 v1      enp3s0f0np0",
+    "rocep3s0f0      1       1       fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx                 v2      enp3s0f0np0",
+    "rocep3s0f0      1       2       0000:0000:0000:0000:0000:ffff:0a05:0311 10.5.3.17       v1      enp3s0f0np0",
+    "n_gids_found=3",
+  ].join("\n");
+  const r = parseShowGids(text);
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  expect(r.value.gids.map((x) => [x.index, x.gid, x.ipv4])).toEqual([
+    [0, "fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx", null],
+    [1, "fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx", null],
+    [2, "0000:0000:0000:0000:0000:ffff:0a05:0311", "10.5.3.17"],
+  ]);
+  expect(r.problems.map((p) => p.code)).toEqual(["show_gids.masked_gid", "show_gids.masked_gid"]);
+});

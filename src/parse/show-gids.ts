@@ -30,6 +30,11 @@ const NUMBER = /^\d+$/;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 const VERSION = /^[vV]\d$/;
 const HEADER = /^\s*DEV\s+PORT\s+INDEX\s+GID\b/;
+/**
+ * A GID a page masked in part (`fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx`, the interface id hidden; shape seen in a blog
+ * post committed to a public repository, index-file 56882768507): eight groups, the first printed, others `xxxx`.
+ */
+const MASKED_GID = /^[0-9a-fA-F]{4}(?::(?:[0-9a-fA-F]{4}|[xX*]{4})){7}$/;
 const DASHES = /^\s*---\s+----\s+-----\s+---/;
 const FOOTER = /^\s*n_gids_found=(\d+)\s*$/;
 const ROW_START = /^\s*[A-Za-z][\w.-]*\s+\d+\s+\d+\s+[0-9a-fA-F:]/;
@@ -55,7 +60,9 @@ function parseRow(text: string, line: number): RowParse {
       error: `port ${port} / GID index ${index} is out of range (ports 1..${MAX_PORT}, GID indices 0..${MAX_GID_INDEX})`,
     };
   }
-  const gid = gidText ? expandGid(gidText) : null;
+  const expanded = gidText ? expandGid(gidText) : null;
+  const masked = expanded === null && gidText !== undefined && MASKED_GID.test(gidText);
+  const gid = expanded ?? (masked ? gidText!.toLowerCase() : null);
   if (!gid) return { error: `the GID "${gidText ?? ""}" is not 8 groups of hex digits` };
   let ipv4: string | null = null;
   let version: GidRow["version"] = null;
@@ -84,6 +91,17 @@ function parseRow(text: string, line: number): RowParse {
       }),
     );
   }
+  if (masked)
+    problems.push(
+      problem(
+        "show_gids.masked_gid",
+        `Line ${line}: the GID ${gidText} was masked in the paste; its value is not checked.`,
+        {
+          line,
+          hint: "A page hid part of the address; the row's device, index, version and netdev are read as printed.",
+        },
+      ),
+    );
   return { row: { device, port: Number(port), index: Number(index), gid, ipv4, version, netdev }, problems };
 }
 

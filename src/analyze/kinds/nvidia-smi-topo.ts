@@ -18,6 +18,9 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
   const management = managementHcaOf(ctx);
   const gpus = topo.devices.filter(isGpu);
   const nics = topo.devices.filter((d) => !isGpu(d) && d !== management);
+  // Rows with no header: their NIC columns have no names (the parser's problem says so), so nothing is judged.
+  if (topo.columnsFrom === "row_diagonal" && (topo.unnamedColumns ?? 0) > 0)
+    return { findings: [], summary: `${plural(gpus.length, "GPU")}; NIC columns unnamed (no header row), not checked` };
   if (nics.length === 0) {
     return { findings: [makeFinding(C, "TOPO_NO_NIC", "node", {})], summary: `${plural(gpus.length, "GPU")}, no NIC` };
   }
@@ -72,12 +75,14 @@ export const nvidiaSmiTopoAnalyzer: AnalyzerKind = {
     if (header && /CPU[ \t]+Affinity|NUMA[ \t]+Affinity/.test(header)) return 0.95;
     const gpu0Row = lines.some((l) => /^[ \t]*GPU0[ \t]+X[ \t]/.test(l));
     if (gpu0Row && lines.some((l) => /^[ \t]*Legend:/.test(l))) return 0.85;
-    return header && gpu0Row ? 0.7 : 0;
+    if (header && gpu0Row) return 0.7;
+    // The GPU rows alone (a report's excerpt without the header): GPU1's X second, after GPU0's first.
+    return gpu0Row && lines.some((l) => /^[ \t]*GPU1[ \t]+\S+[ \t]+X[ \t]/.test(l)) ? 0.6 : 0;
   },
   analyze(text, ctx) {
     // Devices are the matrix's columns; a NIC's RDMA name comes from the NIC Legend, else it stays `NICn`.
     const parsed = withEvidence(parseNvidiaSmiTopo(text), (v) => ({
-      devices: v.devices.length > 0 ? "column_header" : null,
+      devices: v.devices.length === 0 ? null : v.columnsFrom === "row_diagonal" ? "row_diagonal" : "column_header",
       nicNames: v.devices.some((d) => !/^(?:GPU|NIC)\d+$/.test(d))
         ? /NIC Legend/.test(text)
           ? "nic_legend"

@@ -146,3 +146,23 @@ describe("a block of NCCL's messages quoted amid prose", () => {
     expect(entry(text).kind).toBe("unknown");
   });
 });
+
+// A collector's view with every record's prefix gone, quoted as a block in a write-up (shape seen in a Kubernetes DRA
+// write-up committed to a public repository, index-file 58177385188; devices our own): `DMA-BUF is available on GPU
+// device %d` (src/init.cc) among the NET and connection lines.
+test("a quoted block with NCCL's DMA-BUF line among its messages is an NCCL log", () => {
+  const e = analyzeText(
+    "writeup.md",
+    [
+      "**Key NCCL debug output:**",
+      "```",
+      "NET/IB : Using [0]mlx5_3:1/RoCE [RO]; OOB eth0",
+      "DMA-BUF is available on GPU device 0",
+      "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IBext_v8/0/GDRDMA",
+      "Channel 01/0 : 0[0] -> 1[0] [send] via NET/IBext_v8/0/GDRDMA",
+      "```",
+    ].join("\n"),
+  );
+  expect(e.kind).toBe("nccl_log");
+  expect(e.data).toMatchObject({ verdict: "rdma_gdr", linkLayer: "RoCE" });
+});

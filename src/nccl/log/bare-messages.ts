@@ -8,11 +8,12 @@
  * via …"`; and `"%s set by environment to %s"` (src/misc/param.cc). Recent releases add src/plugin/net.cc's `"Initialized
  * NET plugin %s"` and `"Failed to initialize NET plugin %s"`, src/graph/topo.cc's `"NET/%s : GPU Direct RDMA %s for HCA
  * %d '%s'"` (the plugin's name after `NET/`; the message alone where a page cut that off) and src/transport/generic.cc's
- * `"Connected all rings, use ring PXN %d GDR %d"` (master of https://github.com/NVIDIA/nccl); aws-ofi-nccl's own
+ * `"Connected all rings, use ring PXN %d GDR %d"`, src/init.cc's `"DMA-BUF is available on GPU device %d"` (master of
+ * https://github.com/NVIDIA/nccl); aws-ofi-nccl's own
  * messages start `NET/OFI ` (https://github.com/aws/aws-ofi-nccl).
  */
 export const BARE_INFO =
-  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|NET\/OFI \S|(?:NET\/[\w -]+ : )?GPU Direct RDMA (?:Enabled|Disabled) for HCA |(?:Initialized|Failed to initialize) NET plugin \S+\s*$|Connected all rings, use ring PXN \d+ GDR \d+\s*$|Bootstrap ?: Using |comm (?:0x[0-9a-f]+|\.{3}|…) rank \d+ nRanks \d+ nNodes \d+|Assigned NET plugin \S+ to comm|(?:\[Rank \d+\] )?nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
+  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|NET\/OFI \S|(?:NET\/[\w -]+ : )?GPU Direct RDMA (?:Enabled|Disabled) for HCA |(?:Initialized|Failed to initialize) NET plugin \S+\s*$|Connected all rings, use ring PXN \d+ GDR \d+\s*$|DMA-BUF is available on GPU device \d+\s*$|Bootstrap ?: Using |comm (?:0x[0-9a-f]+|\.{3}|…) rank \d+ nRanks \d+ nNodes \d+|Assigned NET plugin \S+ to comm|(?:\[Rank \d+\] )?nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
 
 /**
  * A connection line cut down to its ranks and transport (`11[3d000] -> 4[9c000] [send] via NET/IB/0/GDRDMA`, the

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { detectKind } from "../../analyze/detect.js";
+import { analyzeText } from "../../analyze/index.js";
 import { ANALYZERS } from "../../analyze/registry.js";
 import { analyzeNcclLog } from "./analyzer.js";
 
@@ -307,4 +308,47 @@ describe("records whose device is followed by the thread's name", () => {
     const d = data(lines);
     expect([d.hosts, d.ncclVersions]).toEqual([2, ["2.28.3"]]);
   });
+});
+
+// PyTorch asked for the NCCL it loaded, its answer on the next line (`(2, 27, 5)`: torch/cuda/nccl.py's version()
+// returns a tuple); shape seen in notes committed to a public repository, index-file 53502557570. Hosts our own.
+test("the version PyTorch reports under `print(torch.cuda.nccl.version())` is the NCCL version", () => {
+  const d = analyzeNcclLog(
+    [
+      '[ops@gpu-n17 ~]$ python3 -c "import torch; print(torch.cuda.nccl.version())"',
+      "(2, 27, 5)",
+      "gpu-n17:4411:4411 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.3.0.17<0>",
+    ].join("\n"),
+  ).data;
+  expect(d.ncclVersions).toEqual(["2.27.5"]);
+  // A tuple with no such question above it is no version.
+  expect(analyzeNcclLog("(2, 27, 5)\ngpu-n17:4411:4411 [0] NCCL INFO Using network IB\n").data.ncclVersions).toEqual(
+    [],
+  );
+});
+
+// A WARN quoted inline after a Chinese sentence's full-width colon (shape seen in notes committed to a public
+// repository, index-file 37047300136): the record, and the text is an NCCL log's quote.
+test("`…报错：NCCL WARN Duplicate GPU detected …` inline in a sentence is read as the WARN", () => {
+  const text =
+    "换了小数据集后报错：NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 1000，检查后发现是配置问题。\n";
+  const e = analyzeText("notes.md", text);
+  expect(e.kind).toBe("nccl_log");
+  expect((e.data as { warnings: { code: string }[] }).warnings.map((w) => w.code)).toContain("NCCL_WARN_DUPLICATE_GPU");
+});
+
+// NCCL's banner alone amid a benchmark's own output (the one NCCL line a run without NCCL_DEBUG keeps; shape seen in
+// a benchmark's log committed to a public repository): an NCCL log with its version and nothing else decided.
+test("NCCL's banner alone amid a program's output is an NCCL log with its version", () => {
+  const e = analyzeText(
+    "bench.log",
+    [
+      "Starting Test (2 nodes, 1 task per node)",
+      "srun: job 771 has been allocated resources",
+      "NCCL version 2.24.3+cuda12.4",
+      "Rank 0: 1 MiB 12.1 GB/s",
+    ].join("\n"),
+  );
+  expect(e.kind).toBe("nccl_log");
+  expect(e.data).toMatchObject({ ncclVersions: ["2.24.3"], network: null });
 });

@@ -171,3 +171,19 @@ describe("the process crashed while a communicator was being built", () => {
     ).not.toBe("init_failed");
   });
 });
+
+// RCCL's builds print a return chain with the source's whole build path (`/data/build/hipify/src/init.cc:1448 -> 3`,
+// shape seen at https://github.com/ROCm/rccl/issues/1261; paths, hosts and lines here our own): read from its path
+// under `src/`, so a connect failure during init is an init failure even after GDRDMA connection lines.
+test("a return chain through init.cc printed with its whole build path ends init", () => {
+  const d = analyzeNcclLog(
+    [
+      "gpu-b02:1290:1291 [0] NCCL INFO comm 0x2a91c40 rank 1 nranks 2 cudaDev 0 busId 7000 commId 0x3c1e - Init START",
+      "gpu-b02:1290:1291 [0] NCCL INFO Channel 00/0 : 0[b7000] -> 1[7000] [receive] via NET/UCX/0/GDRDMA",
+      "gpu-b02:1290:1291 [0] /opt/build/rccl/hipify/src/proxy.cc:1524 NCCL WARN [Proxy Service 1] Failed to execute operation Connect from rank 1, retcode 3",
+      "gpu-b02:1290:1291 [0] NCCL INFO /opt/build/rccl/hipify/src/transport.cc:164 -> 3",
+      "gpu-b02:1290:1291 [0] NCCL INFO /opt/build/rccl/hipify/src/init.cc:1448 -> 3",
+    ].join("\n"),
+  ).data;
+  expect(d.verdict).toBe("init_failed");
+});

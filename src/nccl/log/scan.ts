@@ -25,6 +25,8 @@ export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
+const TORCH_NCCL_ASK = /\btorch\.cuda\.nccl\.version\(\)/;
+const TORCH_NCCL_ANSWER = /^\s*\((\d+), (\d+), (\d+)\)\s*$/;
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
 const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
@@ -37,6 +39,14 @@ const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\]
 
 /** A level and a NET/ message with no prefix: NCCL ≤ 2.4's record (no `NCCL` word) stripped of its host. */
 const OLD_NET_MESSAGE = /^(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?:/;
+
+/** Where the path under the last `/src/` of the word at `at` starts (`at` itself when the word has none). */
+function underSrc(s: string, at: number, end: number): number {
+  const sp = indexInLine(s, " ", at, end);
+  const word = s.slice(at, sp < 0 ? end : sp);
+  const src = word.lastIndexOf("/src/");
+  return src < 0 ? at : at + src + 5;
+}
 
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
@@ -214,6 +224,7 @@ export class LineScanner {
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
   private record(s: string, start: number, p0: number, k: number, end: number): void {
     this.st.ncclLines++;
+    this.torchAsked = false;
     // Every record names its host, whatever it says (a host may print only Trees, comm or WARN lines); a grep file
     // name before it is not part of the record.
     const p = this.noteHost(s, p0) === "" ? p0 : this.hostStart;
@@ -250,6 +261,14 @@ export class LineScanner {
       return;
     }
     const text = s.slice(p, end);
+    // A WARN quoted inline after a sentence's full-width colon (`…报错：NCCL WARN Duplicate GPU detected : …`, shape seen
+    // in notes committed to a public repository, index-file 37047300136): the record, with no host.
+    const inline = text.indexOf("：NCCL WARN ");
+    if (inline >= 0) {
+      st.ncclLines++;
+      warnRecord(this.st, s, start, p + inline + 1, p + inline + 11, end);
+      return;
+    }
     const w = text.indexOf(" NCCL WARN");
     if (w >= 0) {
       st.ncclLines++;
@@ -299,6 +318,17 @@ export class LineScanner {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
       return;
     }
+    // PyTorch asked for the NCCL it loaded (`python -c "…print(torch.cuda.nccl.version())"`), its answer on the next
+    // line: `(2, 27, 5)` (torch/cuda/nccl.py, version() returns (major, minor, patch)).
+    const asked = this.torchAsked;
+    this.torchAsked = TORCH_NCCL_ASK.test(text);
+    if (asked) {
+      const v = TORCH_NCCL_ANSWER.exec(text);
+      if (v) {
+        noteVersion(this.st, s, p, end, "", `${v[1]}.${v[2]}.${v[3]}`);
+        return;
+      }
+    }
     // An INFO message kept without its record's prefix and level (`Using network IBext_v8`): read as that record.
     if (BARE_INFO.test(text)) {
       st.ncclLines++;
@@ -318,6 +348,9 @@ export class LineScanner {
     this.lastErrorNext = failureOrCallerLine(st, s, start, p, end, text, quoted);
   }
 
+  /** The line before asked PyTorch for its NCCL's version (TORCH_NCCL_ASK). */
+  private torchAsked = false;
+
   /** The line before was PyTorch's `Last error:` alone: this one is NCCL's last WARN message. */
   private lastErrorNext = false;
 
@@ -327,8 +360,11 @@ export class LineScanner {
    * network`, `Assigned NET plugin` and `Init COMPLETE` lines. A rule that reads more from such a line must take it
    * out of the filter first (wasm/nccl-line-filter/filter.ts); `npx vitest run src/nccl/log/filter` fails otherwise.
    */
-  private info(s: string, p: number, k: number, msg: number, end: number): void {
+  private info(s: string, p: number, k: number, msg0: number, end: number): void {
     const st = this.st;
+    // A return chain printed with the source's whole build path (`/data/build/hipify/src/init.cc:1448 -> 3`, RCCL's
+    // builds; shape seen at https://github.com/ROCm/rccl/issues/1261) is read from its path under `src/`.
+    const msg = s.charCodeAt(msg0) === 47 /* / */ ? underSrc(s, msg0, end) : msg0;
     const c = s.charCodeAt(msg);
     if (c === 67 /* C */) {
       if (s.charCodeAt(msg + 1) === 104 /* h */ && charIn(s, msg + 7, end) === 32) this.channelLine(s, p, msg, end);

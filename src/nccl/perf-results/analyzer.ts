@@ -155,9 +155,14 @@ function outcome(
     }),
     ...collected.early,
   ];
-  // The run judged at the top: the most ranks, then the latest.
-  let main = judged[0]!;
-  for (const j of judged) if ((j.summary.nranks ?? 0) >= (main.summary.nranks ?? 0)) main = j;
+  // The run judged at the top: of the runs that printed rows (where any did; a footer alone is another run's average,
+  // quoted), the latest that no other is known to outnumber in ranks (a run whose count the output does not say is not
+  // one with fewer: a report's tables of several tests, the last one's count unstated).
+  const measured = judged.filter((j) => j.summary.rows.length > 0 || (j.summary.rowsOmitted ?? 0) > 0);
+  const candidates = measured.length > 0 ? measured : judged;
+  const most = Math.max(0, ...candidates.map((j) => j.summary.nranks ?? 0));
+  let main = candidates[0]!;
+  for (const j of candidates) if (j.summary.nranks === null || j.summary.nranks >= most) main = j;
   if (main.summary.rowsOmitted !== undefined && collected.earlyMain) main = collected.earlyMain;
   const findings: Finding[] = [
     ...(headerOnly ? [headerOnlyFinding(headerOnly, log)] : []),
@@ -236,7 +241,7 @@ function partialityOf(run: PerfRun, s: RunSummary): string[] {
 /** Streaming nccl-tests analyser; NCCL INFO lines in the same input feed the log analyser for the explanation. */
 export function createNcclTestsStream(ctx: NcclTestsContext = {}) {
   const collected = new RunCollector(ctx);
-  const parser = new PerfTextParser({ onRun: (run) => collected.add(run) });
+  const parser = new PerfTextParser({ onRun: (run) => collected.add(run), quoted: ctx.inlineQuotes === true });
   const log = createNcclLogStream(ctx);
   let json: string[] | null = null;
   let jsonBytes = 0;

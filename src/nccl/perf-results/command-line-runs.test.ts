@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { analyzeText } from "../../analyze/index.js";
 import { analyzeNcclTests } from "./analyzer.js";
 
 type Run = { collective: string | null; nranks: number | null; rows: unknown[] };
@@ -124,4 +125,22 @@ test("rccl-tests' banner is nccl-tests output, and a backticked command in prose
   ].join("\n");
   const data = analyzeNcclTests(text).data as Run;
   expect([data.collective, data.nranks, data.rows.length]).toEqual(["all_reduce", 2, 0]);
+});
+
+// A question that quotes the command and the failure inline (`` `all_reduce_perf … -g 1` ``), the launcher told in
+// prose (`--gpu-bind=per_task:1` under srun): the quote shows no launcher, so it asks for no rank count (shape seen at
+// https://github.com/NVIDIA/nccl-tests/issues/300; flags our own).
+test("a command quoted inline in prose names the program but no rank count", () => {
+  const e = analyzeText(
+    "issue.md",
+    [
+      "With `--gpu-bind=per_task:1` under srun it breaks again.",
+      "",
+      "The command line is still `/opt/nccl-tests/build/all_reduce_perf -b 8 -e 1G -f 2 -g 1`.",
+      "",
+      "Now I get `Test CUDA failure common.cu:1012 'invalid device ordinal'` every time.",
+    ].join("\n"),
+  );
+  expect(e.kind).toBe("nccl_tests");
+  expect(e.data).toMatchObject({ collective: "all_reduce", nranks: null });
 });

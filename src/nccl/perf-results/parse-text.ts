@@ -58,7 +58,8 @@ export class PerfTextParser {
    * With `onRun`, each complete run is handed over as soon as the next one starts (and at `end`) instead of being
    * kept in `runs`: a log of thousands of runs back to back is then never held whole.
    */
-  constructor(private readonly opts: { onRun?: (run: PerfRun) => void } = {}) {}
+  /** `quoted`: the lines are a page's inline quotes, where a command shows no launcher even where one ran it. */
+  constructor(private readonly opts: { onRun?: (run: PerfRun) => void; quoted?: boolean } = {}) {}
 
   /** Right halves of side-by-side lines with their line numbers, read as the next run once the pairs end. */
   private right: [number, string][] = [];
@@ -134,15 +135,19 @@ export class PerfTextParser {
     return this.pushText(line);
   }
 
+  /** Words of the page (no output line) since the last footer. */
+  private wordsSinceFooter = false;
+
   /** A line of the paste that is no row and no `#` line: a stripped header, a command, a failure, or prose. */
   private pushText(line: string): boolean {
     if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if (line.trim() !== "") this.wordsSinceFooter = true;
     if (line.charCodeAt(0) === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     const typed = this.command.next(line);
     if (line.includes("_perf")) {
       // The command line (`mpirun … ./build/all_gather_perf -b 8 …`): before nccl-tests 2.14 the only place that
       // names the program.
-      const cmd = programTyped(typed);
+      const cmd = programTyped(typed, this.opts.quoted);
       // A command told in prose after a run's rows (`I launch it with `srun … all_reduce_perf -g 1``): it names the
       // run above when no output of its own follows, else the run it introduces.
       if (cmd && this.run.rows.length > 0 && this.run.program === null && toldInProse(typed)) {
@@ -303,8 +308,11 @@ export class PerfTextParser {
         break;
       case "avg_busbw":
         // A footer after a footer with no row between them closes the run before it (footers grepped from several
-        // logs, one run each).
+        // logs, one run each). After a run's rows and footer and then a page's words, a footer is another run's average
+        // the page quotes (`64 nodes:` then `Avg bus bandwidth : 24.3`): not this run's, and no run of its own.
+        if (run.avgBusBw !== null && run.rows.length > 0 && this.wordsSinceFooter) break;
         if (run.avgBusBw !== null && run.rows.length === 0) this.newRun();
+        this.wordsSinceFooter = false;
         this.run.avgBusBw = c.value;
         if (c.value !== null) this.avgs.push(c.value);
         break;
@@ -319,8 +327,14 @@ export class PerfTextParser {
 
   private columns(cols: string[]): void {
     // nccl-tests prints its column header once per invocation, before every size, type and op of it: a header after
-    // rows is the next invocation's table (two runs pasted under prose, each without banner or footer).
-    if (this.run.rows.length > 0) this.newRun();
+    // rows is the next invocation's table (two runs pasted under prose, each without banner or footer). No command
+    // typed between them, the last one typed is still the launcher's: its rank count carries (its program may not: a
+    // script runs other tests under one launcher).
+    if (this.run.rows.length > 0) {
+      const asked = this.run.commandRanks;
+      this.newRun();
+      this.run.commandRanks ??= asked;
+    }
     this.columnsSeen = true;
     this.layout = layoutOf(cols);
     // NCCL 1.x's own tests print no footer. nccl-tests printed this header too until 2019 (the resync with NCCL 2.4),

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { analyzeText } from "../../analyze/index.js";
+import { analyzeNcclTests } from "./analyzer.js";
 
 // nccl-tests prints one row per size, sizes rising, for each type and op in turn (the loops around TimeTest in
 // https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu). Shape seen at https://github.com/NVIDIA/nccl/issues/306:
@@ -79,5 +80,50 @@ describe("one-size runs, each with its footer", () => {
     ];
     const e = analyzeText("configs.md", `${text.join("\n")}\n`);
     expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([1, 1]);
+  });
+});
+
+/**
+ * A report's tables of several tests, each under its own bold label, the counts stated only in the labels (shape seen
+ * in a report committed to a public repository, index-file 60744093665), and a page's list of other runs' averages
+ * after a table (an EKS README's "Other runs", index-file 3038905784). Rows and figures our own.
+ */
+describe("the run at the top of a report of several tables", () => {
+  const header = [
+    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong",
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)",
+  ];
+  const alltoall = [
+    "     1048576         65536     uint8    none      -1   132.67    7.90    7.41       0   130.41    8.04    7.54    N/A",
+    "   134217728       8388608     uint8    none      -1  3096.37   43.35   40.64       0  3168.42   42.36   39.71    N/A",
+    "# Avg bus bandwidth    : 24.0",
+  ];
+  const sendrecv = [
+    "     1048576       1048576     uint8     sum      -1   168.47    6.22    6.22       0   169.00    6.20    6.20    N/A",
+    "   134217728     134217728     uint8     sum      -1  6720.03   19.97   19.97       0  6665.53   20.14   20.14    N/A",
+    "# Avg bus bandwidth    : 13.1",
+  ];
+
+  test("is the last one when its rank count is unstated: a count nobody states is not a smaller one", () => {
+    const text = ["**alltoall**", ...header, ...alltoall, "", "**sendrecv**", ...header, ...sendrecv].join("\n");
+    const d = analyzeNcclTests(text).data!;
+    expect(d.runs).toHaveLength(2);
+    expect(d).toMatchObject({ collective: "sendrecv", avgBusBw: 13.1 });
+  });
+
+  test("other runs' averages quoted after the table are neither its average nor runs of their own", () => {
+    const text = [
+      ...header,
+      ...alltoall,
+      "",
+      "Other runs:",
+      "16 nodes:",
+      "Avg bus bandwidth    : 20.8",
+      "64 nodes:",
+      "Avg bus bandwidth    : 24.3",
+    ].join("\n");
+    const d = analyzeNcclTests(text).data!;
+    expect(d.runs).toHaveLength(1);
+    expect(d.avgBusBw).toBe(24.0);
   });
 });

@@ -30,10 +30,17 @@ export class TypedCommand {
   }
 }
 
-/** The test program a typed command runs and the ranks it asks for (line-shapes.ts commandRanks), or null. */
-export function programTyped(typed: string): { program: string; ranks: number | null } | null {
+/**
+ * The test program a typed command runs and the ranks it asks for (line-shapes.ts commandRanks), or null. A command
+ * quoted inline in prose (`quoted`) with no launcher in the quote asks for no count: the launcher may be outside it.
+ */
+export function programTyped(typed: string, quoted = false): { program: string; ranks: number | null } | null {
   const cmd = COMMAND.exec(typed);
   if (!cmd) return null;
   const program = cmd[1]!;
-  return { program, ranks: commandRanks(typed, cmd.index + cmd[0].indexOf(program), program.length) };
+  const ranks =
+    quoted && !LAUNCHER_WORD.test(typed)
+      ? null
+      : commandRanks(typed, cmd.index + cmd[0].indexOf(program), program.length);
+  return { program, ranks };
 }
