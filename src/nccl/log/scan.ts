@@ -1,33 +1,21 @@
-import { PROCESS_CRASH } from "../../core/crash-lines.js";
 import { charIn, pdshHostAt } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
-import { FAILURE_LINE, failureOrCallerLine, NCCL_PG_VERSION } from "./caller-lines.js";
+import { failureOrCallerLine } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { collTrace, infoMessage } from "./info-messages.js";
-import { indexInLine, intAfter, keep, processKey } from "./line.js";
+import { indexInLine, processKey } from "./line.js";
 import { NetLines } from "./net-lines.js";
-import {
-  bannerAt,
-  gluedBannerEnd,
-  locatedWarnIn,
-  NCCL_ERROR_DETAIL,
-  NCCL_ERROR_STRING,
-  recordStart,
-  splitPoint,
-} from "./record.js";
-import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
+import { gluedBannerEnd, locatedWarnIn, recordStart, splitPoint } from "./record.js";
+import type { LogState } from "./state.js";
+import { VersionLines } from "./version-lines.js";
 import { addWarning, failureLine, warnRecord } from "./warnings.js";
 
 export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
-/** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
-const TORCH_NCCL_ASK = /\btorch\.cuda\.nccl\.version\(\)/;
-const TORCH_NCCL_ANSWER = /^\s*\((\d+), (\d+), (\d+)\)\s*$/;
-const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
 /** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
 const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
 /**
@@ -62,6 +50,7 @@ export class LineScanner {
     this.hosts = new HostTable(st);
     this.net = new NetLines(st);
     this.channels = new ChannelLines(st);
+    this.versions = new VersionLines(st);
   }
 
   /** Scans every complete line of `s`; returns the index after the last newline (the rest is a partial line). */
@@ -224,7 +213,7 @@ export class LineScanner {
   /** One `host:pid:tid [dev] NCCL LEVEL …` record: `p` is where its host starts, `k` the space before `NCCL`. */
   private record(s: string, start: number, p0: number, k: number, end: number): void {
     this.st.ncclLines++;
-    this.torchAsked = false;
+    this.versions.recordSeen();
     // Every record names its host, whatever it says (a host may print only Trees, comm or WARN lines); a grep file
     // name before it is not part of the record.
     const p = this.noteHost(s, p0) === "" ? p0 : this.hostStart;
@@ -295,40 +284,7 @@ export class LineScanner {
       else warnRecord(this.st, s, start, p, lvl + 5, end);
       return;
     }
-    // The banner behind a logger's own prefix (`2025-06-11 09:12:05,302 - trainer - INFO - NCCL version …`), or the
-    // version an application's NCCL error quotes (`…unhandled system error …, NCCL version 2.14.3`).
-    const v = bannerAt(text);
-    if (v >= 0) {
-      st.ncclLines++;
-      noteVersion(this.st, s, p + v, end, s.slice(start, p + v));
-      if (FAILURE_LINE.test(text)) failureLine(this.st, s, p, end);
-      return;
-    }
-    // PyTorch's NCCL process group naming the NCCL it loaded (caller-lines.ts): a line of the NCCL log.
-    const pg = NCCL_PG_VERSION.exec(text);
-    if (pg) {
-      st.ncclLines++;
-      noteVersion(this.st, s, p + pg.index, end, s.slice(start, p + pg.index), pg[1]);
-      return;
-    }
-    // The version in words other than NCCL's banner: RCCL's own banner (`RCCL version : 2.21.5-HEAD:…`, NCCL's version
-    // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
-    const other = OTHER_VERSION.exec(text);
-    if (other) {
-      noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
-      return;
-    }
-    // PyTorch asked for the NCCL it loaded (`python -c "…print(torch.cuda.nccl.version())"`), its answer on the next
-    // line: `(2, 27, 5)` (torch/cuda/nccl.py, version() returns (major, minor, patch)).
-    const asked = this.torchAsked;
-    this.torchAsked = TORCH_NCCL_ASK.test(text);
-    if (asked) {
-      const v = TORCH_NCCL_ANSWER.exec(text);
-      if (v) {
-        noteVersion(this.st, s, p, end, "", `${v[1]}.${v[2]}.${v[3]}`);
-        return;
-      }
-    }
+    if (this.versions.read(s, start, p, end, text)) return;
     // An INFO message kept without its record's prefix and level (`Using network IBext_v8`): read as that record.
     if (BARE_INFO.test(text)) {
       st.ncclLines++;
@@ -347,9 +303,6 @@ export class LineScanner {
     const quoted = this.lastErrorNext;
     this.lastErrorNext = failureOrCallerLine(st, s, start, p, end, text, quoted);
   }
-
-  /** The line before asked PyTorch for its NCCL's version (TORCH_NCCL_ASK). */
-  private torchAsked = false;
 
   /** The line before was PyTorch's `Last error:` alone: this one is NCCL's last WARN message. */
   private lastErrorNext = false;
@@ -421,6 +374,7 @@ export class LineScanner {
   private readonly hosts: HostTable;
   private readonly net: NetLines;
   private readonly channels: ChannelLines;
+  private readonly versions: VersionLines;
 
   private channelLine(s: string, p: number, msg: number, end: number): void {
     this.noteHost(s, p);
