@@ -117,19 +117,21 @@ export function linkLayerOf(st: LogState): Decided<string | null> {
   return roceGid ? { value: "RoCE", decidedBy: "gid_in_warnings" } : { value: null, decidedBy: null };
 }
 
-const unquoted = (h: string): string => h.replace(/^[`'"*]+|[`'"*]+$/g, "");
-
-/**
- * Hosts counted by name (a host name cut at the start of a paste is not one, see cutHosts): a character no host name holds (RFC 1123: letters, digits, `-`, `.`) at either end is the
- * paste's Markdown (a code span's backtick glued to the first line, https://github.com/NVIDIA/nccl/issues/1105), not
- * another host.
- */
 /** What named the hosts hostCountOf counts: the records' whole prefixes, `host:pid` alone, or a launcher's prefix. */
 export function hostsEvidence(st: LogState): "hosts" | "pid_only_hosts" | "launcher_hosts" {
   if (st.launcherHosts) return "launcher_hosts";
   return st.hosts.size > 0 ? "hosts" : "pid_only_hosts";
 }
 
+const unquoted = (h: string): string => h.replace(/^[`'"*]+|[`'"*]+$/g, "");
+
+/**
+ * Hosts counted by name (those of whole `host:pid:tid` prefixes, or where no record shows one, those of `host:pid`
+ * alone; a host name cut at the start of a paste is not one, see cutHosts): a character no host name holds (RFC 1123:
+ * letters, digits, `-`, `.`) at either end is the
+ * paste's Markdown (a code span's backtick glued to the first line, https://github.com/NVIDIA/nccl/issues/1105), not
+ * another host.
+ */
 export function hostCountOf(st: LogState): number {
   const names = new Set([...(st.hosts.size > 0 ? st.hosts : st.pidOnlyHosts)].map(unquoted));
   for (const h of cutHosts(st)) names.delete(h);
