@@ -24,6 +24,13 @@ export const ANALYZE_CATALOGUE = defineCatalogue({
       `${e.flag} was not checked: it judges ${e.wants}, and none of the inputs is one (${e.found.join(", ")}).`,
     fix: (e) => `Pass ${e.wants} as well, or leave out ${e.flag.split(" ")[0]}.`,
   } satisfies Spec<{ flag: string; wants: string; found: string[] }>,
+  TOPO_NICS_UNCHECKED: {
+    severity: "warning",
+    title: "GPU↔NIC paths not checked",
+    message: (e) =>
+      `The GPU↔NIC paths were not checked: the paste has no header row, so the ${e.columns} column(s) after the GPUs' have no names.`,
+    fix: () => "Paste the whole `nvidia-smi topo -m` output, its header row and NIC Legend included.",
+  } satisfies Spec<{ columns: number }>,
   TOPO_NO_NIC: {
     severity: "info",
     title: "No NIC in the topology",

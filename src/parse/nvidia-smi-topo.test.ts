@@ -140,10 +140,10 @@ describe("GPU rows with no header row", () => {
     expect(r.value.matrix.GPU2).toEqual({ GPU0: "NV12", GPU1: "NV12", GPU2: "X" });
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.no_header"]);
   });
-  test("analyze says no GPU↔NIC path was checked, and reports no `no NIC` finding", () => {
+  test("analyze warns that no GPU↔NIC path was checked (not a PASS), and reports no `no NIC` finding", () => {
     const [entry] = analyzeTranscript("report.md", `## Topology\n\n${rows.join("\n")}\n`);
     expect(entry?.kind).toBe("nvidia_smi_topo");
-    expect(entry?.findings.map((f) => f.code)).not.toContain("TOPO_NO_NIC");
+    expect(entry?.findings.map((f) => [f.code, f.severity])).toEqual([["TOPO_NICS_UNCHECKED", "warning"]]);
     expect(entry?.summary).toMatch(/NIC columns unnamed/);
   });
   test("rows whose X is not on the diagonal are not read so", () => {

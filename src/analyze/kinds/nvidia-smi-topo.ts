@@ -18,9 +18,12 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
   const management = managementHcaOf(ctx);
   const gpus = topo.devices.filter(isGpu);
   const nics = topo.devices.filter((d) => !isGpu(d) && d !== management);
-  // Rows with no header: their NIC columns have no names (the parser's problem says so), so nothing is judged.
+  // Rows with no header: their NIC columns have no names, so no GPU↔NIC path is judged, and that is said.
   if (topo.columnsFrom === "row_diagonal" && (topo.unnamedColumns ?? 0) > 0)
-    return { findings: [], summary: `${plural(gpus.length, "GPU")}; NIC columns unnamed (no header row), not checked` };
+    return {
+      findings: [makeFinding(C, "TOPO_NICS_UNCHECKED", "node", { columns: topo.unnamedColumns ?? 0 })],
+      summary: `${plural(gpus.length, "GPU")}; NIC columns unnamed (no header row), not checked`,
+    };
   if (nics.length === 0) {
     return { findings: [makeFinding(C, "TOPO_NO_NIC", "node", {})], summary: `${plural(gpus.length, "GPU")}, no NIC` };
   }
