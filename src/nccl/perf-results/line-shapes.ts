@@ -8,7 +8,9 @@ export const ROW_START = /^\d+(?:\s+\d|$)/;
 
 // The launcher's process count, before the program: Open MPI/MPICH `-n N`, `-np N`, `--np N`, `-c N`; Slurm `-n N`,
 // `--ntasks=N` (https://www.open-mpi.org/doc/current/man1/mpirun.1.php, https://slurm.schedmd.com/srun.html).
-const LAUNCHER = /\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np?|--np|-c|--ntasks(?:=|\s+))\s*(\d+)(?=\s)/;
+/** The launchers that run a test program on other processes, by name. */
+export const LAUNCHER_NAMES = "mpirun|mpiexec|orterun|srun";
+const LAUNCHER = new RegExp(`\\b(?:${LAUNCHER_NAMES})\\b.*?\\s(?:-np?|--np|-c|--ntasks(?:=|\\s+))\\s*(\\d+)(?=\\s)`);
 // After the program, nccl-tests' own `-t`/`--nthreads` and `-g`/`--ngpus` (its `-n` is the iteration count).
 const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
 const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;

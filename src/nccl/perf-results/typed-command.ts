@@ -1,9 +1,9 @@
-import { commandRanks } from "./line-shapes.js";
+import { commandRanks, LAUNCHER_NAMES } from "./line-shapes.js";
 
 /** A test program named in a typed command (`./build/all_gather_perf`, `all_reduce_perf_mpi`). */
 const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A launcher named in a typed command (`mpirun`, `srun`): what runs the program on other processes. */
-const LAUNCHER_WORD = /\b(?:mpirun|mpiexec|orterun|srun)\s/;
+const LAUNCHER_WORD = new RegExp(`\\b(?:${LAUNCHER_NAMES})\\s`);
 /** The longest command read across a quoted string's lines: a stray quote in prose joins no more than this. */
 const QUOTED_COMMAND_MAX = 2048;
 /** An odd number of unescaped double quotes: a string still open at the line's end. */
