@@ -41,6 +41,9 @@ export function runCommand(
       resolve({ command, ...o, durationMs: Math.round(performance.now() - started) });
     };
     // execFile cannot start a process group (it does not pass `detached` on), hence spawn and our own capture.
+    // The stop signals are ours before the child exists: a loaded machine can run the child (and a signal can come)
+    // before spawn returns, and a signal with no handler yet would end this process with the child's group alive.
+    listen();
     const child = spawn(file, [...args], { windowsHide: true, env, detached: true });
     track(child);
     const out = capture(child.stdout);
@@ -144,18 +147,23 @@ function onStopSignal(signal: NodeJS.Signals): void {
   }
 }
 
+let listening = false;
+
 function listen(): void {
+  if (listening) return;
+  listening = true;
   process.on("exit", endAll);
   for (const s of STOP_SIGNALS) process.on(s, onStopSignal);
 }
 
 function unlisten(): void {
+  if (!listening) return;
+  listening = false;
   process.off("exit", endAll);
   for (const s of STOP_SIGNALS) process.off(s, onStopSignal);
 }
 
 function track(child: ChildProcess): void {
-  if (running.size === 0) listen();
   running.add(child);
   child.once("close", () => {
     running.delete(child);
