@@ -79,3 +79,24 @@ export function commentLine(line: string): CommentLine | null {
   if (error) return { kind: "error", text: error[1]! };
   return KNOWN.test(body.trim()) ? { kind: "known" } : null;
 }
+
+/**
+ * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
+ * the first letter so that the NCCL log lines of a run.log meet no regex here.
+ */
+const STRIPPED_FIRST = new Set([..."nrCURsOAo("]);
+const STRIPPED =
+  /^(?:nThreads?:? \d|[nr]ccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
+
+/** A line of nccl-tests' own whose `#` was lost (read as `# line`). */
+export function strippedHeader(line: string): boolean {
+  return STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line);
+}
+
+/** A row's size and count, then more: what no `#` line of nccl-tests starts with (src/common.cu). */
+const COMMENTED_ROW = /^\d+\s+\d+\s+\S/;
+
+/** A `#` line's body (`#` cut) that is a row commented out with the rest of the output. */
+export function commentedRow(body: string): boolean {
+  return COMMENTED_ROW.test(body);
+}

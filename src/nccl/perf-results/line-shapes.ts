@@ -132,3 +132,19 @@ export const NUMBERED_ITEM = /^\d{1,3}[.)]\s+(?=\S)/;
 
 /** A row whose out-of-place figures were left blank (a wide gap after the redop and root): in-place figures only. */
 export const BLANK_SIDE = /\S\s{20,}\S/;
+
+/** A failure the harness or launcher printed (the rows before it still count). */
+const FAILURE = new RegExp(
+  `Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|${PROGRAM_CRASH.source}`,
+);
+
+export function failureLine(line: string): boolean {
+  return (
+    (line.includes("failure") ||
+      line.includes("MPI_ABORT") ||
+      line.includes(" error") ||
+      line.includes("***") ||
+      line.includes("Assertion")) &&
+    FAILURE.test(line)
+  );
+}

@@ -1,35 +1,21 @@
-import { type Problem, problem } from "../../core/result.js";
-import { bytesText } from "../../core/units.js";
+import type { Problem } from "../../core/result.js";
 import { skipPrefixes } from "../log/scan.js";
-import { commentLine } from "./comment-lines.js";
+import { commentedRow, commentLine, strippedHeader } from "./comment-lines.js";
 import { lanesOf, splitInterleaved } from "./interleaved.js";
 import {
   collectivesNamedIn,
+  failureLine,
   NUMBERED_ITEM,
-  PROGRAM_CRASH,
   ROW_START,
   sideBySide,
   toldInProse,
   withoutRankTags,
 } from "./line-shapes.js";
 import { structuredRows } from "./parse-json.js";
-import { DEFAULT_LAYOUT, layoutOf, type RowLayout, rowPiece, typedRow, untypedRow } from "./rows.js";
+import { badRowProblem, badRowsProblem, unfinishedProblem } from "./parse-problems.js";
+import { DEFAULT_LAYOUT, layoutOf, type RowLayout, RowPieces, typedRow, untypedRow } from "./rows.js";
 import { programTyped, TypedCommand } from "./typed-command.js";
 import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
-
-/**
- * Header and footer lines whose leading `#` Markdown ate (a pasted `# nThread …` renders as a heading). Gated by
- * the first letter so that the NCCL log lines of a run.log meet no regex here.
- */
-const STRIPPED_FIRST = new Set([..."nrCURsOAo("]);
-const STRIPPED =
-  /^(?:nThreads?:? \d|[nr]ccl-tests version |Collective test starting:|Using devices|Rank\s+\d+\s.*\s(?:on\s+\S+\s+device|uses device)\s|size\s+count\s+type|bytes\s+N\s+type|Out of bounds values|Avg bus bandwidth|\(B\)|out-of-place)/;
-/** A row's size and count, then more: what no `#` line of nccl-tests starts with. */
-const COMMENTED_ROW = /^\d+\s+\d+\s+\S/;
-/** A failure the harness or launcher printed (the rows before it still count). */
-const FAILURE = new RegExp(
-  `Test (?:NCCL|CUDA) failure|Test failure |MPI_ABORT was invoked|invalid usage|unhandled (?:cuda|system) error|${PROGRAM_CRASH.source}`,
-);
 
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
@@ -48,8 +34,8 @@ export class PerfTextParser {
   /** The command typed so far when the line before ended in `\` (a continuation), else null. */
   private readonly command = new TypedCommand();
   private lineNo = 0;
-  /** A row NCCL's own lines broke into pieces (splitRowPiece): its head, and the figures read so far. */
-  private split: { head: string; figures: string[] } | null = null;
+  /** A row NCCL's own lines broke into pieces (splitRowPiece). */
+  private readonly pieces = new RowPieces();
   private seenRanks = new Set<number>();
   private badRows = 0;
   tableLines = 0;
@@ -111,12 +97,12 @@ export class PerfTextParser {
     const line = raw.slice(p, end).trim();
     if (line === "") return false;
     if (line.startsWith("#")) {
-      this.split = null;
+      this.pieces.reset();
       // A row commented out with the rest of the output (a Makefile or script that keeps a run under `#`): nccl-tests
       // prints no `#` line that starts with two whole numbers (src/common.cu), so such a line is a row.
       const body = line.replace(/^#\s*/, "");
       const d = body.charCodeAt(0);
-      if (d >= 48 && d <= 57 && COMMENTED_ROW.test(body)) return this.row(body);
+      if (d >= 48 && d <= 57 && commentedRow(body)) return this.row(body);
       return this.comment(line);
     }
     const c = line.charCodeAt(0);
@@ -125,7 +111,7 @@ export class PerfTextParser {
     if (c >= 48 && c <= 57) {
       const piece = this.layout.untyped ? null : this.splitRowPiece(line);
       if (piece !== null) return piece;
-      this.split = null;
+      this.pieces.reset();
       if (ROW_START.test(line)) return this.row(line);
       // A numbered list's item (`1. mpirun -np 16 ./all_reduce_perf …`, attempts told one by one) is its text.
       const item = NUMBERED_ITEM.exec(line);
@@ -140,7 +126,7 @@ export class PerfTextParser {
 
   /** A line of the paste that is no row and no `#` line: a stripped header, a command, a failure, or prose. */
   private pushText(line: string): boolean {
-    if (STRIPPED_FIRST.has(line[0]!) && STRIPPED.test(line)) return this.comment(`# ${line}`);
+    if (strippedHeader(line)) return this.comment(`# ${line}`);
     if (line.trim() !== "") this.wordsSinceFooter = true;
     if (line.charCodeAt(0) === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     const typed = this.command.next(line);
@@ -177,16 +163,8 @@ export class PerfTextParser {
       }
     }
     this.noteNamedCollectives(line);
-    if (
-      (line.includes("failure") ||
-        line.includes("MPI_ABORT") ||
-        line.includes(" error") ||
-        line.includes("***") ||
-        line.includes("Assertion")) &&
-      FAILURE.test(line)
-    ) {
-      if (this.run.failures.length < 5) this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
-    }
+    if (failureLine(line) && this.run.failures.length < 5)
+      this.run.failures.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
     return false;
   }
 
@@ -374,40 +352,16 @@ export class PerfTextParser {
     return true;
   }
 
-  /**
-   * A piece of a row NCCL's own lines broke apart (rows.ts rowPiece): a head starts the row, figures continue
-   * it, and it is read once both sides are in. True or false as the line was taken; null: no piece.
-   */
+  /** A piece of a row NCCL's own lines broke apart (rows.ts RowPieces): true or false as taken, null: no piece. */
   private splitRowPiece(line: string): boolean | null {
-    const piece = rowPiece(line);
-    if (piece === null) return null;
-    if ("head" in piece) {
-      // A head with nothing glued after it and no root ending it is a row cut short, read as such.
-      if (!piece.glued && this.split === null && !/\s-?\d+$/.test(piece.head)) return null;
-      this.split = { head: piece.head, figures: [] };
-      return true;
-    }
-    const split = this.split;
-    if (split === null) return null;
-    split.figures.push(...piece.figures);
-    if (split.figures.length < this.layout.metricCols) return true;
-    this.split = null;
-    return this.row(`${split.head} ${split.figures.join(" ")}`);
+    const piece = this.pieces.push(line, this.layout.metricCols);
+    if (piece === null || typeof piece === "boolean") return piece;
+    return this.row(piece.row);
   }
 
   private badRow(line: string): boolean {
     this.badRows++;
-    if (this.badRows <= 5) {
-      this.problems.push(
-        problem(
-          "nccl_tests.bad_row",
-          `Row not understood: expected "size count type [redop root] time algbw busbw #wrong …", found "${line.slice(0, 120)}".`,
-          {
-            line: this.lineNo,
-          },
-        ),
-      );
-    }
+    if (this.badRows <= 5) this.problems.push(badRowProblem(line, this.lineNo));
     return false;
   }
 
@@ -415,14 +369,7 @@ export class PerfTextParser {
   private unfinished(run: PerfRun): void {
     if (run.incomplete || run.rows.length === 0 || run.avgBusBw !== null || this.legacy) return;
     run.incomplete = true;
-    const why = run.failures[0] ? `; it printed "${run.failures[0].slice(0, 120)}"` : "";
-    this.problems.push(
-      problem(
-        "nccl_tests.incomplete",
-        `The run did not finish: it stopped after ${run.rows.length} row(s), the largest size reached ${bytesText(Math.max(...run.rows.map((r) => r.bytes)))}, without its "# Avg bus bandwidth" footer${why}: the figures cover the rows printed.`,
-        { hint: "A crash or a cut paste; the first failure line (or the NCCL WARN before it) says why." },
-      ),
-    );
+    this.problems.push(unfinishedProblem(run));
   }
 
   end(): PerfRun[] {
@@ -434,9 +381,7 @@ export class PerfTextParser {
     const last = hasContent(this.run) ? this.run : this.lastFlushed;
     if (last) this.unfinished(last);
     this.flush();
-    if (this.badRows > 5) {
-      this.problems.push(problem("nccl_tests.bad_rows", `${this.badRows} rows were not understood (first 5 listed).`));
-    }
+    if (this.badRows > 5) this.problems.push(badRowsProblem(this.badRows));
     return this.runs;
   }
 }

@@ -215,3 +215,33 @@ export function rowPiece(line: string): { head: string; glued: boolean } | { fig
   if (ROW_HEAD.test(own)) return { head: own, glued: glued !== null };
   return FIGURES.test(own) ? { figures: own.split(/\s+/) } : null;
 }
+
+/**
+ * Assembles a row NCCL's own lines broke apart: a head starts the row, figures continue it, and the row is whole once
+ * it has the layout's figures. `push` says whether a line was taken (true/false), gives the row once whole, or null
+ * where the line is no piece.
+ */
+export class RowPieces {
+  private split: { head: string; figures: string[] } | null = null;
+
+  reset(): void {
+    this.split = null;
+  }
+
+  push(line: string, metricCols: number): boolean | { row: string } | null {
+    const piece = rowPiece(line);
+    if (piece === null) return null;
+    if ("head" in piece) {
+      // A head with nothing glued after it and no root ending it is a row cut short, read as such.
+      if (!piece.glued && this.split === null && !/\s-?\d+$/.test(piece.head)) return null;
+      this.split = { head: piece.head, figures: [] };
+      return true;
+    }
+    const split = this.split;
+    if (split === null) return null;
+    split.figures.push(...piece.figures);
+    if (split.figures.length < metricCols) return true;
+    this.split = null;
+    return { row: `${split.head} ${split.figures.join(" ")}` };
+  }
+}
