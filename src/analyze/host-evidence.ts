@@ -51,7 +51,8 @@ export function portLinkLayer(
   p: IbPortReport,
   transport?: string,
 ): { value: LinkLayer; decidedBy: PortLinkEvidence | null } {
-  if (p.linkLayer !== "Unknown") return { value: p.linkLayer, decidedBy: "link_layer_lines" };
+  // A line that named another link layer (`SCIF`) decided it: Unknown to every reading here, and no LID says otherwise.
+  if (p.linkLayer !== "Unknown" || p.linkLayerPrinted) return { value: p.linkLayer, decidedBy: "link_layer_lines" };
   if ((p.gids ?? []).some((g) => g.version !== null)) return { value: "Ethernet", decidedBy: "roce_gids" };
   if (transport?.toLowerCase() === "iwarp") return { value: "Ethernet", decidedBy: "transport_line" };
   if (nonZeroLid(p.smLid)) return { value: "InfiniBand", decidedBy: "lids" };
@@ -75,7 +76,7 @@ export function decidePorts<T extends IbDevicesReport>(
       const decided = portLinkLayer(p, d.transport);
       if (decided.decidedBy) {
         used.add(decided.decidedBy);
-        layers.add(decided.value);
+        if (decided.value !== "Unknown") layers.add(decided.value);
       }
       return decided.value === p.linkLayer ? p : { ...p, linkLayer: decided.value };
     }),

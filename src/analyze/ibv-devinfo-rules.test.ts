@@ -51,3 +51,48 @@ describe("ibv_devinfo: transport and absolute RoCE MTU", () => {
     expect(found).not.toContain("ROCE_MTU_LOW");
   });
 });
+
+/**
+ * A port whose `link_layer:` names neither InfiniBand nor Ethernet: Intel's Xeon Phi verbs printed `SCIF` for its scif0
+ * device (shape seen in a mailing list's HTML archive, index-file 43748768116; rdma-core's own devinfo.c prints only
+ * InfiniBand, Ethernet or Unknown, `link_layer_str`). Own GUIDs and LIDs.
+ */
+describe("ibv_devinfo: a link layer that is neither InfiniBand nor Ethernet", () => {
+  const port = (state: string, layer: string, smLid: number) =>
+    [
+      "\t\tport:\t1",
+      `\t\t\tstate:\t\t\t${state}`,
+      "\t\t\tmax_mtu:\t\t4096 (5)",
+      "\t\t\tactive_mtu:\t\t4096 (5)",
+      `\t\t\tsm_lid:\t\t\t${smLid}`,
+      "\t\t\tport_lid:\t\t7",
+      "\t\t\tport_lmc:\t\t0x00",
+      `\t\t\tlink_layer:\t\t${layer}`,
+    ].join("\n");
+  const text = [
+    "hca_id:\tmlx4_0",
+    "\ttransport:\t\t\tInfiniBand (0)",
+    "\tfw_ver:\t\t\t\t2.42.5000",
+    "\tphys_port_cnt:\t\t\t1",
+    port("PORT_ACTIVE (4)", "InfiniBand", 3),
+    "",
+    "hca_id:\tscif0",
+    "\ttransport:\t\t\tSCIF (2)",
+    "\tfw_ver:\t\t\t\t0.0.1",
+    "\tphys_port_cnt:\t\t\t1",
+    port("PORT_ACTIVE (4)", "SCIF", 1),
+  ].join("\n");
+
+  test("is kept as printed, Unknown to the rules; its subnet manager's LID does not make it InfiniBand", () => {
+    const d = analyzeText("devinfo.txt", text).data as {
+      linkLayer: string;
+      devices: { name: string; ports: { linkLayer: string; linkLayerPrinted?: string }[] }[];
+    };
+    expect(d.devices.map((x) => [x.name, x.ports[0]?.linkLayer, x.ports[0]?.linkLayerPrinted])).toEqual([
+      ["mlx4_0", "InfiniBand", undefined],
+      ["scif0", "Unknown", "SCIF"],
+    ]);
+    // The host's link layer is what the ports that name one say.
+    expect(d.linkLayer).toBe("InfiniBand");
+  });
+});

@@ -21,6 +21,7 @@ import {
 } from "./page-wrappers.js";
 import { prefixRunsOff, runsRead } from "./prefix-runs.js";
 import { type KindOf, recordPrefixOff } from "./record-prefixes.js";
+import { rstRolesOff } from "./rst-roles.js";
 import { webCharactersOff } from "./web-characters.js";
 
 export type { WrapperName };
@@ -50,7 +51,8 @@ export type PageWrapperName =
   | "numbered_view"
   | "shell_comment"
   | "line_comment"
-  | "string_literal";
+  | "string_literal"
+  | "rst_roles";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -215,6 +217,8 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
   // there), but a launcher can relay a paste too: each pass removes the first proven wrapper of either sort; the
   // outermost launcher's facts are kept.
   const page: [PageWrapperName, (l: readonly string[]) => string[] | null][] = [
+    // Before double spacing: a role's paragraph ends at its blank line.
+    ["rst_roles", rstRolesOff],
     ["double_spacing", doubleSpacingOff],
     ["viewer_gutter_lines", gutterLinesOff],
     ["numbered_view", numberedViewOff],

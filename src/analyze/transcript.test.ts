@@ -126,6 +126,16 @@ describe("labels that cut a session", () => {
     expect(analyzeTranscript("s.txt", text).map((e) => e.kind)).toEqual(["show_gids", "nccl_log"]);
   });
 
+  // A mail archive's `ibv_devinfo:` over the prompt that ran it (shape seen in a mailing list's HTML archive,
+  // index-file 44268455129): the label announces the command, it did not print nothing.
+  test("a label naming the command typed right under it is one capture, not an empty one", () => {
+    const text = ["ibv_devinfo:", "", "admin@frontend:~$ ibv_devinfo", "hca_id: mthca0", "\tfw_ver:\t\t\t\t3.5.0"];
+    expect(splitTranscript(text.join("\n"))).toBeNull();
+    // A command that printed nothing before another command is still its own entry.
+    const two = ["$ ofed_info -s", "", "$ ibv_devinfo", "hca_id: mthca0"].join("\n");
+    expect(splitTranscript(two)?.map((s) => s.command)).toEqual(["ofed_info -s", "ibv_devinfo"]);
+  });
+
   test("a file label with no capture command beside it cuts nothing", () => {
     expect(splitTranscript("all_reduce_perf -b 8\nout.log:\n# nThread 1 nGpus 1\n")).toBeNull();
   });

@@ -69,9 +69,15 @@ export function splitTranscript(text: string): TranscriptSegment[] | null {
     if (perf && last && PERF_LINE.test(last.command)) return;
     starts.push({ index, command });
   });
+  // A label that names the command typed right after it (`ibv_devinfo:` over `$ ibv_devinfo`, nothing between) announces
+  // that command: one capture, not a command that printed nothing.
+  const announced = starts.filter((s, k) => {
+    const next = starts[k + 1];
+    return !(next && next.command === s.command && lines.slice(s.index + 1, next.index).every((l) => l.trim() === ""));
+  });
   // nccl-tests runs alone are one capture: a session needs another capture command too.
-  if (starts.length < 2 || starts.every((s) => PERF_LINE.test(s.command))) return null;
-  return starts.map((s, k) => {
+  if (announced.length < 2 || announced.every((s) => PERF_LINE.test(s.command))) return null;
+  return announced.map((s, k, starts) => {
     const end = starts[k + 1]?.index ?? lines.length;
     return {
       command: s.command,

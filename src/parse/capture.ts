@@ -15,14 +15,15 @@ const ANSI_STYLE = /\u001b\[[0-9;]*m/g;
 /**
  * The non-blank lines of a capture, CR/LF normalised and trailing whitespace removed; the leading indentation is
  * kept (some formats nest by indentation). Parsers ignore lines they do not recognise, so a shell prompt line
- * (`root@node:~# show_gids`) before the output is harmless.
+ * (`root@node:~# show_gids`) before the output is harmless. `maxLength`: a reader that cuts long lines itself (a table
+ * collapsed onto one line) may take them.
  */
-export function captureLines(text: string): CaptureLine[] {
+export function captureLines(text: string, maxLength = MAX_LINE_LENGTH): CaptureLine[] {
   const out: CaptureLine[] = [];
   const lines = splitLines(text);
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
-    if (raw.length > MAX_LINE_LENGTH) continue;
+    if (raw.length > maxLength) continue;
     // Terminal styling (nvidia-smi topo underlines its header on a TTY) is not part of the text.
     const t = (raw.includes("\u001b[") ? raw.replace(ANSI_STYLE, "") : raw).trimEnd();
     if (t.trim() !== "") out.push({ text: t, line: i + 1 });

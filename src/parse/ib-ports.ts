@@ -22,6 +22,12 @@ export type IbPortReport = {
    * one right after it: a tool that predates link layers (verbs then knew only InfiniBand).
    */
   linkLayerUnprinted?: true;
+  /**
+   * The link layer line's word where it names neither InfiniBand nor Ethernet (`SCIF`, Intel's Xeon Phi verbs): as
+   * printed, with `linkLayer` Unknown; no other reading (LIDs) overrides what the line said. Not `Unknown` or
+   * `Unspecified` (rdma-core's words for no link layer: EFA).
+   */
+  linkLayerPrinted?: string;
 };
 
 export type IbDeviceReport = {
@@ -136,4 +142,12 @@ export function linkLayerOf(text: string): LinkLayer {
   if (t === "ethernet") return "Ethernet";
   if (t === "infiniband" || t === "ib") return "InfiniBand";
   return "Unknown";
+}
+
+/** Sets a port's link layer from its line's word, keeping a word that names neither (IbPortReport.linkLayerPrinted). */
+export function setLinkLayer(port: { linkLayer: LinkLayer; linkLayerPrinted?: string }, value: string): void {
+  port.linkLayer = linkLayerOf(value);
+  const word = value.trim();
+  if (port.linkLayer === "Unknown" && /^[A-Za-z][\w-]{0,31}$/.test(word) && !/^(?:unknown|unspecified)$/i.test(word))
+    port.linkLayerPrinted = word;
 }

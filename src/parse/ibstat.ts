@@ -6,12 +6,12 @@ import {
   type IbDeviceReport,
   type IbDevicesReport,
   type IbPortReport,
-  linkLayerOf,
   missingPortProblems,
   noPortReadProblem,
   oneWord,
   physStateOf,
   portStateOf,
+  setLinkLayer,
 } from "./ib-ports.js";
 
 export type Ibstat = IbDevicesReport & {
@@ -48,7 +48,7 @@ function applyPortKey(port: PortDraft, key: string, value: string): void {
     port.state = portStateOf(value);
     port.sawState = true;
   } else if (key === "physical state" || key === "phys state") port.physState = physStateOf(value);
-  else if (key === "link layer" || key === "link_layer") port.linkLayer = linkLayerOf(value);
+  else if (key === "link layer" || key === "link_layer") setLinkLayer(port, value);
   else if (key === "base lid") port.lid = value;
   else if (key === "sm lid") port.smLid = value;
   else if (key === "rate") {

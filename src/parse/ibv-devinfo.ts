@@ -7,12 +7,12 @@ import {
   type IbDeviceReport,
   type IbDevicesReport,
   type IbPortReport,
-  linkLayerOf,
   missingPortProblems,
   noPortReadProblem,
   oneWord,
   physStateOf,
   portStateOf,
+  setLinkLayer,
 } from "./ib-ports.js";
 
 export type IbvDevinfo = IbDevicesReport & {
@@ -72,7 +72,7 @@ function applyPortKey(port: PortDraft, key: string, value: string): void {
     port.state = portStateOf(value);
     port.sawState = true;
   } else if (key === "phys_state") port.physState = physStateOf(value);
-  else if (key === "link_layer") port.linkLayer = linkLayerOf(value);
+  else if (key === "link_layer") setLinkLayer(port, value);
   else if (key === "active_width") {
     const w = /^\s*(\d+)X/i.exec(value);
     if (w) port.width = Number(w[1]);

@@ -1,5 +1,6 @@
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
-import { captureLines, excerpt } from "./capture.js";
+import { boxTableLines } from "./box-table.js";
+import { excerpt } from "./capture.js";
 
 /** One GPU of the default `nvidia-smi` table. Null where the cell is `N/A`, `ERR!` or absent. */
 export type NvidiaSmiGpu = {
@@ -172,7 +173,7 @@ export function parseNvidiaSmiTable(text: string): ParseResult<NvidiaSmiTable> {
   let current: NvidiaSmiGpu | null = null;
   let extraLines = 0;
   let inProcesses = false;
-  for (const { text: t, line } of captureLines(text)) {
+  for (const { text: t, line } of boxTableLines(text)) {
     if (/^\s*No devices were found\s*$/.test(t)) {
       out.noDevices = true;
       continue;

@@ -35,6 +35,22 @@ describe("a paste of PyTorch's NCCL watchdog only", () => {
     expect(kindAndData(text).kind).toBe("nccl_log");
   });
 
+  // PyTorch numbers a process group's collectives (WorkNCCL's `SeqNum`, seqCollective_ in ProcessGroupNCCL.cpp): an async
+  // error on the 2,871,104th says the communicator ran collectives before it, so the failure is no init's. Shape seen in
+  // a training log's tail committed to a public repository (index-file 58179996700); ranks and numbers ours.
+  test("an async NCCL error on a collective numbered past 1 is a failure after init, not an init failure", () => {
+    const asyncError = (seq: number) =>
+      `[rank3]:[E902 23:41:46.517302118 ProcessGroupNCCL.cpp:542] [Rank 3] Collective WorkNCCL(SeqNum=${seq}, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=600000) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5`;
+    const text = (seq: number) =>
+      [
+        asyncError(seq),
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.",
+      ].join("\n");
+    expect(kindAndData(text(1834211))).toEqual({ kind: "nccl_log", network: null, verdict: "unknown" });
+    // The first collective of the group may be the one whose communicator failed to come up: nothing ran before it.
+    expect(kindAndData(text(1)).verdict).toBe("init_failed");
+  });
+
   test("a training log that never names the watchdog is not read as an NCCL log", () => {
     const text = ["training ...", "iteration 10 | loss 2.31", "iteration 20 | loss 2.12"].join("\n");
     expect(kindAndData(text).kind).not.toBe("nccl_log");

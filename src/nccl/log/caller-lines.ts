@@ -15,6 +15,21 @@ export const NCCL_WATCHDOG_LINE =
   /Watchdog caught collective operation timeout: WorkNCCL\(|ProcessGroupNCCL's watchdog got stuck for \d+ seconds/;
 
 /**
+ * The work PyTorch's NCCL process group reports on (a watchdog's timeout, an async exception the watchdog raised:
+ * `Collective WorkNCCL(SeqNum=2871104, OpType=ALLREDUCE, …) raised the following async exception: …`), numbered by the
+ * process group's collectives in order (`seqCollective_`, WorkNCCL's `operator<<`, ProcessGroupNCCL.cpp). A number
+ * above 1 says collectives were launched before it, so the communicator was built: a failure it reports is no init's.
+ */
+const WORK_SEQ = /\bWorkNCCL\(SeqNum=(\d+), OpType=/;
+
+/** Counts the collectives a line of PyTorch's says ran before the work it reports (WORK_SEQ). */
+export function workLaunchedAfterOthers(st: LogState, text: string): void {
+  if (!text.includes("WorkNCCL(")) return;
+  const seq = WORK_SEQ.exec(text);
+  if (seq && Number(seq[1]) > 1) st.commRan++;
+}
+
+/**
  * PyTorch's NCCL process group naming the NCCL it loaded: glog's `I0820 14:27:21.482718 4030958
  * ProcessGroupNCCL.cpp:980] [PG ID 1 PG GUID 1 Rank 1] ProcessGroupNCCL environments: NCCL version: 2.25.1, …` (and its
  * `ProcessGroupNCCL initialization options: …, NCCL version: 2.20.5, …` before; torch/csrc/distributed/c10d/

@@ -60,6 +60,27 @@ describe("the version from RCCL's banner or a framework's line when NCCL's banne
     ).toEqual(["2.19.3"]);
   });
 
+  // A harness that logs the library it dlopen'ed (`loaded_library=<NCCL_ROOT>/lib/libnccl.so.2.21.5`, shape seen in a
+  // reproduction harness's rank logs committed to a public repository: Mycroft-NCCL-reproduction, results/samples/…/rank0.log)
+  // and ldd's mapping of the soname to its file: the file's name carries the version (NCCL's makefiles link
+  // libnccl.so.MAJOR.MINOR.PATCH, https://github.com/NVIDIA/nccl/blob/master/src/Makefile).
+  test("the library file a process loaded: a harness's `loaded_library=` and ldd's `=>`", () => {
+    const record = "<HOST>:<PID>:<TID> [0] NCCL INFO comm <PTR_0> rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0";
+    expect(
+      data([
+        "requested_library=/opt/nccl/lib/libnccl.so.2.23.4",
+        "loaded_library=/opt/nccl/lib/libnccl.so.2.23.4",
+        record,
+      ]).ncclVersions,
+    ).toEqual(["2.23.4"]);
+    expect(
+      data(["\tlibnccl.so.2 => /usr/lib/x86_64-linux-gnu/libnccl.so.2.19.3 (0x00007f2a1c000000)", record]).ncclVersions,
+    ).toEqual(["2.19.3"]);
+    // A library only asked for, or a file named in words, is not the one loaded.
+    expect(data(["requested_library=/opt/nccl/lib/libnccl.so.2.23.4", record]).ncclVersions).toEqual([]);
+    expect(data(["I copied libnccl.so.2.23.4 into the image", record]).ncclVersions).toEqual([]);
+  });
+
   test("a pip listing of another package names no NCCL version", () => {
     expect(data(["nvidia-nccl-cu12==2.19.3", "box2:77:77 [1] NCCL INFO cudaDriverVersion 12040"]).ncclVersions).toEqual(
       [],

@@ -1,7 +1,7 @@
 import { charIn, pdshHostAt } from "../../core/line-prefixes.js";
 import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
-import { failureOrCallerLine } from "./caller-lines.js";
+import { failureOrCallerLine, workLaunchedAfterOthers } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
 import { HostTable } from "./hosts.js";
 import { envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
@@ -284,6 +284,7 @@ export class LineScanner {
       else warnRecord(this.st, s, start, p, lvl + 5, end);
       return;
     }
+    workLaunchedAfterOthers(st, text);
     if (this.versions.read(s, start, p, end, text)) return;
     // An INFO message kept without its record's prefix and level (`Using network IBext_v8`): read as that record.
     if (BARE_INFO.test(text)) {

@@ -6,6 +6,12 @@ import { failureLine } from "./warnings.js";
 
 /** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
 const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
+/**
+ * The NCCL library file a process says it loaded: a report's `loaded_library=/opt/nccl/lib/libnccl.so.2.21.5` (a
+ * harness that logs what it dlopen'ed), or ldd's `libnccl.so.2 => /usr/lib/…/libnccl.so.2.21.5 (0x…)` (the file the
+ * loader resolves). The file's name carries the version (NCCL's Makefile links libnccl.so.MAJOR.MINOR.PATCH).
+ */
+const LOADED_LIBRARY = /(?:\bloaded\w*\s*[=:]\s*|\blibnccl\.so\.\d+\s*=>\s*)\S*?\blibnccl\.so\.(\d+\.\d+\.\d+)\b/i;
 const TORCH_NCCL_ASK = /\btorch\.cuda\.nccl\.version\(\)/;
 const TORCH_NCCL_ANSWER = /^\s*\((\d+), (\d+), (\d+)\)\s*$/;
 
@@ -48,6 +54,11 @@ export class VersionLines {
     const other = OTHER_VERSION.exec(text);
     if (other) {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
+      return true;
+    }
+    const loaded = LOADED_LIBRARY.exec(text);
+    if (loaded) {
+      noteVersion(this.st, s, p + loaded.index, end, s.slice(start, p + loaded.index), loaded[1]);
       return true;
     }
     // PyTorch asked for the NCCL it loaded (`python -c "…print(torch.cuda.nccl.version())"`), its answer on the next

@@ -17,8 +17,11 @@ const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
 export type RowLayout = {
   /** Figures of both sides (8: `time algbw busbw #wrong` twice). */
   metricCols: number;
-  /** The header names one side's figures only, `time algbw busbw` (a page trimmed the table to fit). */
-  oneSide: boolean;
+  /**
+   * The header names one side's figures only (a page trimmed the table to fit): 3 for `time algbw busbw`, 4 with its
+   * `#wrong` (or old `error`) column after them; 0: both sides.
+   */
+  oneSide: 0 | 3 | 4;
   hasTimestamp: boolean;
   /** Before nccl-tests 2.13 the 4th column was `error` (max deviation), not `#wrong`. */
   errorColumn: boolean;
@@ -45,7 +48,7 @@ export type RowLayout = {
 /** Rows read with no header above them: nccl-tests' own layout since 2.13. */
 export const DEFAULT_LAYOUT: Readonly<RowLayout> = {
   metricCols: 8,
-  oneSide: false,
+  oneSide: 0,
   hasTimestamp: false,
   errorColumn: false,
   trailing: 0,
@@ -71,8 +74,10 @@ export function layoutOf(cols: readonly string[]): RowLayout {
   // NCCL 1.x tests: `bytes N type op time algbw busbw res`, `res` being the same deviation as `error`.
   const errorColumn = (cols.includes("error") || cols.includes("res")) && !cols.includes("#wrong");
   let metricCols = cols.length - after - (hasTimestamp ? 1 : 0) - trailing;
-  const oneSide = metricCols === 3 && cols.slice(after, after + 3).join(" ") === "time algbw busbw";
-  if (metricCols < 2 || metricCols % 2 !== 0) metricCols = 8;
+  const named = cols.slice(after, after + metricCols).join(" ");
+  // One side's figures, with or without its check column (`time algbw busbw #wrong`, a page's trimmed table).
+  const oneSide = named === "time algbw busbw" ? 3 : /^time algbw busbw (?:#wrong|error|res)$/.test(named) ? 4 : 0;
+  if (oneSide === 4 || metricCols < 2 || metricCols % 2 !== 0) metricCols = 8;
   return { metricCols, oneSide, hasTimestamp, errorColumn, trailing, untyped, untypedCount, untypedGroup };
 }
 
@@ -103,10 +108,11 @@ export function typedRow(
   // (algbw = size / time). A row cut at its end (a line wrapped or truncated by a terminal, a page, a logger) keeps
   // its whole out-of-place side; its in-place side, cut, says nothing rather than something else.
   const start = BLANK_SIDE.test(line) ? null : figuresStart(bytes, rest, group);
-  if (layout.oneSide && rest.length >= 3 && rest.length - 3 <= 2) {
-    // One side's three figures, no #wrong: out-of-place (nccl-tests prints it first), checked or not unknown.
-    mid = rest.length - 3;
-    groups = [[...rest.slice(mid), "N/A"], []];
+  const side = layout.oneSide;
+  if (side > 0 && rest.length >= side && rest.length - side <= 2) {
+    // One side's figures: out-of-place (nccl-tests prints it first); without a #wrong column, checked or not unknown.
+    mid = rest.length - side;
+    groups = [side === 3 ? [...rest.slice(mid), "N/A"] : rest.slice(mid), []];
   } else if (start !== null && rest.length - start < layout.metricCols && rest.length - start >= group) {
     mid = start;
     groups = [rest.slice(start, start + group), []];

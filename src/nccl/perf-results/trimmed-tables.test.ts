@@ -42,3 +42,27 @@ describe("a table trimmed to one side's figures", () => {
     expect(other.collective).toBeNull();
   });
 });
+
+/**
+ * The same trim keeping the check column: `time algbw busbw #wrong` once, a single size's row under it (shape seen in a
+ * Kubernetes MPIJob recipe's expected results committed to a public repository, index-file 56767258008). Own numbers.
+ */
+describe("a table trimmed to one side's figures and its #wrong", () => {
+  const table = [
+    "# nccl-tests version 2.17.6 nccl-headers=22703 nccl-library=22703",
+    "# Collective test starting: all_reduce_perf",
+    "# nThread 1 nGpus 4 minBytes 17179869184 maxBytes 17179869184 step: 2(factor)",
+    "#",
+    "#       size    count   type  redop  root   time   algbw   busbw  #wrong",
+    "#        (B)  (elements)                    (us)  (GB/s)  (GB/s)",
+    "  17179869184 4294967296  float   sum    -1  100234  171.40  257.10       0",
+    "# Avg bus bandwidth    : 257.1",
+  ].join("\n");
+
+  test("its row is the out-of-place side, checked", () => {
+    const d = analyzeText("recipe.md", table).data as Data;
+    expect(d.rows.map((r) => r.outOfPlace)).toEqual([
+      { timeUs: 100234, algbw: 171.4, busbw: 257.1, wrong: 0, maxError: null },
+    ]);
+  });
+});
