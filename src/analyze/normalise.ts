@@ -52,7 +52,8 @@ export type PageWrapperName =
   | "shell_comment"
   | "line_comment"
   | "string_literal"
-  | "rst_roles";
+  | "rst_roles"
+  | "line_block";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;

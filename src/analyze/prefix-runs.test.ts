@@ -220,3 +220,37 @@ test("a capture kept one line per list item in a script (`['…'],`) is read", (
   expect(entry?.wrappers?.removed).toContain("string_literal");
   expect(entry?.data).toMatchObject({ driverVersion: "551.23", cudaVersion: "12.4" });
 });
+
+// A comment quoting what was typed and printed on each host behind a second gutter, `| ` (shape seen in C sources
+// committed to a public repository, index-file 30551364698 and 30980662150): three lines or more a run, none a table's.
+describe("a quote bar `| ` before each line of a short run, inside a C comment", () => {
+  const source = [
+    "/* Set-up:",
+    " * Server:",
+    " * | $ show_gids | grep mlx5_3 | grep v2",
+    " * | DEV  PORT INDEX GID                                  IPv4       VER DEV",
+    " * | --   ---  ----  ---                                ---------    --- ---",
+    " * | mlx5_3  1 3 0000:0000:0000:0000:0000:ffff:0a0b:1e15 10.11.30.21 v2 ens2f1np1",
+    " *",
+    " * Client:",
+    " * | $ show_gids | grep mlx5_5 | grep v2",
+    " * | DEV  PORT INDEX GID                                  IPv4       VER DEV",
+    " * | --   ---  ----  ---                                ---------    --- ---",
+    " * | mlx5_5  1 3 0000:0000:0000:0000:0000:ffff:0a0b:1e16 10.11.30.22 v2 ens2f1np1",
+    " */",
+  ].join("\n");
+
+  test("comes off, and both hosts' rows are read", () => {
+    const [e] = analyzeTranscript("udp_raw.c", source);
+    expect(e?.kind).toBe("show_gids");
+    expect(e?.wrappers?.removed).toContain("line_block");
+    const gids = (e?.data as { gids: { device: string; ipv4: string }[] } | undefined)?.gids ?? [];
+    expect(gids.map((g) => `${g.device} ${g.ipv4}`)).toEqual(["mlx5_3 10.11.30.21", "mlx5_5 10.11.30.22"]);
+  });
+
+  test("a Markdown table (its delimiter row) or rows that end with a bar are no quote bar", () => {
+    const table = ["| GPU | NIC", "| --- | ---", "| 0 | mlx5_0", "| 1 | mlx5_1"];
+    expect(prefixRunsOff(table)).toBeNull();
+    expect(prefixRunsOff(["| a b |", "| c d |", "| e f |"])).toBeNull();
+  });
+});

@@ -23,7 +23,11 @@ const DISTINCT: ReadonlySet<WrapperName> = new Set([
   "pane_border",
 ]);
 
-export type PrefixRuns = { name: WrapperName | "line_comment" | "string_literal"; lines: string[]; changed: number };
+export type PrefixRuns = {
+  name: WrapperName | "line_comment" | "string_literal" | "line_block";
+  lines: string[];
+  changed: number;
+};
 
 const family = (name: WrapperName): PrefixFamily => PREFIX_FAMILIES.find((w) => w.name === name)!;
 
@@ -147,6 +151,22 @@ function labelsRepeat(run: readonly string[]): boolean {
   return new Set(labels).size < labels.length;
 }
 
+/**
+ * A bar before each line of a quoted capture (`| $ show_gids | grep mlx5_2`, `| DEV  PORT INDEX GID …`: a comment's
+ * quote gutter, reStructuredText's line block, https://docutils.sourceforge.io/docs/ref/rst/restructuredtext.html#line-blocks),
+ * on a run of three lines or more. No table's row: none of the run's lines ends with a bar (nvidia-smi's box rows and
+ * Markdown's do), and none is a Markdown table's delimiter row (`| --- | --- |`). Shape seen in C comments committed to
+ * a public repository (index-file 30551364698, 30980662150), show_gids lines from two hosts.
+ */
+const LINE_BLOCK = /^[ \t]*\| ?/;
+const DELIMITER_ROW = /^[ \t]*\|?\s*:?-+:?\s*\|\s*:?-+/;
+const LINE_BLOCK_RUN = 3;
+
+const barred = (l: string): string | null => {
+  const m = LINE_BLOCK.exec(l);
+  return m && !/[|+]\s*$/.test(l) ? l.slice(m[0].length) : null;
+};
+
 /** The run-proven wrapper that changes the most lines, or null. */
 export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   let best: PrefixRuns | null = null;
@@ -164,5 +184,7 @@ export function prefixRunsOff(lines: readonly string[]): PrefixRuns | null {
   if (strings.changed > (best?.changed ?? 0)) best = { name: "string_literal", ...strings };
   const items = runsRead(lines, listed);
   if (items.changed > (best?.changed ?? 0)) best = { name: "string_literal", ...items };
+  const bars = runsRead(lines, barred, LINE_BLOCK_RUN, (run) => !run.some((l) => DELIMITER_ROW.test(l)));
+  if (bars.changed > (best?.changed ?? 0)) best = { name: "line_block", ...bars };
   return best;
 }

@@ -56,6 +56,15 @@ describe("a capture kept as reStructuredText roles, one paragraph per line", () 
     expect([d.nranks, d.rows.length, d.avgBusBw]).toEqual([8, 3, 226.7]);
   });
 
+  test("double-spaced (a blank line inside a wrapped role too), it reads the same", () => {
+    const spaced = doc
+      .split("\n")
+      .map((l) => `${l}\n`)
+      .join("\n");
+    const d = analyzeText("guide.rst", spaced).data as { nranks: number; rows: unknown[]; avgBusBw: number };
+    expect([d.nranks, d.rows.length, d.avgBusBw]).toEqual([8, 3, 226.7]);
+  });
+
   test("a few roles in prose are no capture", () => {
     const prose = ["Use :code:`ofed_info -s` first.", "", "Then :code:`ibstat`.", "", "Then :code:`show_gids`."];
     expect(rstRolesOff(prose)).toBeNull();

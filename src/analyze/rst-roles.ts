@@ -15,46 +15,53 @@ const ROLE = /:[\w.+-]+:`([^`]*)`/g;
 /** Role paragraphs in a row (blank lines between them) that prove the shape. */
 const ROLE_RUN = 4;
 
-type Paragraph = { from: number; to: number; text: string | null };
+/** Lines (blank ones aside) a role's text may wrap over before it closes. */
+const MAX_PIECES = 4;
 
-/** The paragraphs (runs of non-blank lines) with the one line they read as when made only of roles, else null. */
-function paragraphs(lines: readonly string[]): Paragraph[] {
-  const out: Paragraph[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.trim() === "") continue;
-    let j = i;
-    while (j + 1 < lines.length && lines[j + 1]!.trim() !== "") j++;
-    const joined = lines
-      .slice(i, j + 1)
-      .map((l) => l.trim())
-      .join(" ");
-    const roles = ROLE_OPENS.test(lines[i]!) && ROLES_ONLY.test(joined);
-    out.push({ from: i, to: j, text: roles ? [...joined.matchAll(ROLE)].map((m) => m[1]!.trim()).join(" ") : null });
-    i = j;
+type Group = { from: number; to: number; text: string };
+
+/**
+ * The role paragraph that starts at line `i`: its lines until every role it opens is closed (a wrap may leave a blank
+ * line inside it, as a double-spaced copy does), read as one line; null when the line opens no role or what follows
+ * is not roles alone.
+ */
+function roleGroup(lines: readonly string[], i: number): Group | null {
+  if (!ROLE_OPENS.test(lines[i]!)) return null;
+  let joined = lines[i]!.trim();
+  let to = i;
+  for (let pieces = 1; (joined.split("`").length - 1) % 2 === 1 && pieces < MAX_PIECES; pieces++) {
+    let next = to + 1;
+    while (next < lines.length && next <= to + 2 && lines[next]!.trim() === "") next++;
+    if (next >= lines.length || lines[next]!.trim() === "") return null;
+    joined = `${joined} ${lines[next]!.trim()}`;
+    to = next;
   }
-  return out;
+  if (!ROLES_ONLY.test(joined)) return null;
+  return { from: i, to, text: [...joined.matchAll(ROLE)].map((m) => m[1]!.trim()).join(" ") };
 }
 
 /** The lines with each run of role paragraphs read as one line per paragraph, else null (no run proves it). */
 export function rstRolesOff(lines: readonly string[]): string[] | null {
-  const paras = paragraphs(lines);
-  const keep = new Set<number>();
-  for (let i = 0; i < paras.length; ) {
-    if (paras[i]!.text === null) {
-      i++;
+  const runs: Group[][] = [];
+  let run: Group[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() === "") continue;
+    const g = roleGroup(lines, i);
+    if (g === null) {
+      if (run.length > 0) runs.push(run);
+      run = [];
       continue;
     }
-    let j = i;
-    while (j < paras.length && paras[j]!.text !== null) j++;
-    if (j - i >= ROLE_RUN) for (let k = i; k < j; k++) keep.add(k);
-    i = j;
+    run.push(g);
+    i = g.to;
   }
-  if (keep.size === 0) return null;
+  if (run.length > 0) runs.push(run);
+  const kept = runs.filter((r) => r.length >= ROLE_RUN).flat();
+  if (kept.length === 0) return null;
   const out = [...lines];
-  for (const k of keep) {
-    const p = paras[k]!;
-    out[p.from] = p.text!;
-    for (let n = p.from + 1; n <= p.to; n++) out[n] = "\u0000";
+  for (const g of kept) {
+    out[g.from] = g.text;
+    for (let n = g.from + 1; n <= g.to; n++) out[n] = "\u0000";
   }
   return out.filter((l) => l !== "\u0000");
 }

@@ -47,8 +47,14 @@ function markupOff(text: string): string {
     if (HTML_TAG.test(line) && ++marked >= MARKED_LINES) break;
   }
   HTML_TAG.lastIndex = 0;
-  return marked >= MARKED_LINES ? text.replace(HTML_COMMENT, "").replace(HTML_TAG, "") : text;
+  if (marked >= MARKED_LINES) return text.replace(HTML_COMMENT, "").replace(HTML_TAG, "");
+  // Fewer lines marked: an element opened and closed on one line is a page's all the same (a rendered note that set
+  // a capture's lines in red, `<font color="red">0000:3b:00.1 mlx5_2 … ==> ib2 (Down)</font>`).
+  return text.includes("</") ? text.replace(ENCLOSED, "$2") : text;
 }
+
+/** An inline HTML element opened and closed within one line, its text kept. */
+const ENCLOSED = /<(span|font|b|strong|em|i|tt|code|a|mark|u|s)\b[^<>\n]*>([^<\n]*)<\/\1>/gi;
 
 /** The text with a page's characters put back as the tool printed them, and whether anything changed. */
 export function webCharactersOff(text: string): { text: string; changed: boolean } {

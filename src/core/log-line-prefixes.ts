@@ -145,8 +145,23 @@ function numberPrefixEnd(s: string, i: number, end: number): number {
   if (known < 0 && !dated) known = catNumberAt(s, i, end);
   if (known >= 0) return known;
   const indent = indentAt(s, i, end);
-  if (indent >= 0 || s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) return indent;
+  if (indent >= 0) return indent;
+  if (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) return indentBeforeRecordAt(s, i, end);
   return bareDatetimeAt(s, i, end);
+}
+
+/**
+ * Indentation before a record whose host starts with a digit (`  104-171-203-18:xxx [0] NCCL INFO …`, hosts named by
+ * their address): the first word holds a colon and a space then `[` follows it. Else -1 (a label or a line number).
+ */
+function indentBeforeRecordAt(s: string, i: number, end: number): number {
+  let j = i;
+  while (j < end && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j++;
+  const space = indexIn(s, " ", j, Math.min(end, j + 128));
+  if (space < 0 || indexIn(s, ":", j, space) < 0) return -1;
+  let k = space;
+  while (k < end && s.charCodeAt(k) === 32 && k - space < 4) k++;
+  return s.charCodeAt(k) === 91 /* [ */ ? j : -1;
 }
 
 /**

@@ -10,8 +10,14 @@ export type OfedVersion =
   /** No `ofed_info` at all: inbox rdma-core (or empty output). */
   | { status: "absent"; flavor: null; version: null; raw: string | null };
 
-// `MLNX_OFED_LINUX-5.8-1.1.2.1:`, `OFED-internal-24.01-0.3.3:`, `MLNX_OFED_LINUX-5.8-1.1.2.1 (OFED-5.8-1.1.2):`
-const OFED_LINE = /^(MLNX_OFED_LINUX|OFED-internal|OFED)-(\d+\.\d+(?:\.\d+)?-[\d.]*\d)(?:\s+\(.*\))?:?\s*$/;
+/**
+ * The version line's distribution and number: `MLNX_OFED_LINUX-5.8-1.1.2.1:`, `OFED-internal-24.01-0.3.3:`,
+ * `MLNX_OFED_LINUX-5.8-1.1.2.1 (OFED-5.8-1.1.2):`, and the OpenFabrics Alliance's own OFED, whose 1.x releases have no
+ * dash in their number (`OFED-1.2.5.5`, `OFED-1.5.4.1`; later `OFED-3.18-2`). The analyser's detector reads the same.
+ */
+export const OFED_VERSION_SOURCE =
+  "(MLNX_OFED_LINUX|OFED-internal|OFED)-(\\d+\\.\\d+(?:\\.\\d+)?-[\\d.]*\\d|(?<=OFED-)\\d+(?:\\.\\d+){2,3})(?:\\s+\\(.*\\))?:?\\s*$";
+const OFED_LINE = new RegExp(`^${OFED_VERSION_SOURCE}`);
 /**
  * `ofed_info -n` prints the version number alone (`5.8-1.1.2.1`; the script's usage says "-n  Show numerical version
  * number only", and a site check compares its output with `5.1-2.5.8.0`-style numbers,

@@ -1,6 +1,6 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
-import { NCCL_CALLER_LINE, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
+import { NCCL_CALLER_LINE, NCCL_INIT_FRAME, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { NCCL_ERROR_DETAIL, NCCL_ERROR_STRING } from "./record.js";
@@ -116,6 +116,8 @@ export function ncclLogLines(head: string): {
     // Not `else`: the watchdog's `[E ProcessGroupNCCL.cpp:460] … what(): NCCL error: …` is both. nccl-tests' own
     // `Test NCCL failure common.cu:N '<NCCL's error string> / '` belongs to nccl-tests' output, not to an NCCL log.
     if (ERROR_REPORT_LINE.test(line) && !NCCL_TESTS_FAILURE.test(line)) report++;
+    // A backtrace's frame inside NCCL's init: a report of NCCL's failure too.
+    else if (NCCL_INIT_FRAME.test(line)) report++;
   }
   const share = lines === 0 ? 0 : (log + banner + caller) / lines;
   return {

@@ -13,7 +13,7 @@
  * messages start `NET/OFI ` (https://github.com/aws/aws-ofi-nccl).
  */
 export const BARE_INFO =
-  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|NET\/OFI \S|(?:NET\/[\w -]+ : )?GPU Direct RDMA (?:Enabled|Disabled) for HCA |(?:Initialized|Failed to initialize) NET plugin \S+\s*$|Connected all rings, use ring PXN \d+ GDR \d+\s*$|DMA-BUF is available on GPU device \d+\s*$|Bootstrap ?: Using |comm (?:0x[0-9a-f]+|\.{3}|…) rank \d+ nRanks \d+ nNodes \d+|Assigned NET plugin \S+ to comm|(?:\[Rank \d+\] )?nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] )?via |NCCL_[A-Z0-9_]+ set by environment to )/;
+  /^(?:Using network [A-Za-z]|NET\/(?:IB|Socket|Plugin) ?: ?\S|NET\/OFI \S|(?:NET\/[\w -]+ : )?GPU Direct RDMA (?:Enabled|Disabled) for HCA |(?:Initialized|Failed to initialize) NET plugin \S+\s*$|Connected all rings, use ring PXN \d+ GDR \d+\s*$|DMA-BUF is available on GPU device \d+\s*$|Bootstrap ?: Using |comm (?:0x[0-9a-f]+|\.{3}|…) rank \d+ nRanks \d+ nNodes \d+|Assigned NET plugin \S+ to comm|(?:\[Rank \d+\] )?nccl\w*Comm(?:Init|Split|Shrink)\w* comm 0x[0-9a-f]+ rank \d+ nranks \d+ |Channel \d\d(?:\/\d+)? : \d+\[[0-9a-f]+\] -> \d+\[[0-9a-f]+\] (?:\[(?:send|receive)\] +)?via |NCCL_[A-Z0-9_]+ set by environment to )/;
 
 /**
  * A connection line cut down to its ranks and transport (`11[3d000] -> 4[9c000] [send] via NET/IB/0/GDRDMA`, the

@@ -30,6 +30,16 @@ export function workLaunchedAfterOthers(st: LogState, text: string): void {
 }
 
 /**
+ * A stack frame inside NCCL's communicator init, as a crash's backtrace prints it: Abseil's `PC: @ 0x7f3c… (unknown)
+ * bootstrapRoot()`, gdb's `#4 0x… in ncclCommInitRank () from …/libnccl.so.2`, glibc's `libnccl.so.2(initTransportsRank
+ * +0x9c1)[0x7f…]` — an address and one of the functions ncclCommInitRank runs through (src/init.cc, src/bootstrap.cc,
+ * src/graph/topo.cc in https://github.com/NVIDIA/nccl; an API function also as its `pnccl` name). With a crash's signal line in the same text, the process died in
+ * NCCL's init.
+ */
+export const NCCL_INIT_FRAME =
+  /^(?=.*\b0x[0-9a-fA-F]{4,}).*\b(?:bootstrapRoot|bootstrapInit|bootstrapCreateRoot|bootstrapAllGather|p?ncclCommInitRank\w*|p?ncclCommInitAll|initTransportsRank|ncclTransportP2pSetup|ncclTopoGetSystem|ncclTopoCompute|ncclProxyCreate)\b/;
+
+/**
  * PyTorch's NCCL process group naming the NCCL it loaded: glog's `I0820 14:27:21.482718 4030958
  * ProcessGroupNCCL.cpp:980] [PG ID 1 PG GUID 1 Rank 1] ProcessGroupNCCL environments: NCCL version: 2.25.1, …` (and its
  * `ProcessGroupNCCL initialization options: …, NCCL version: 2.20.5, …` before; torch/csrc/distributed/c10d/
@@ -84,8 +94,14 @@ export function failureOrCallerLine(
   } else if (NCCL_WATCHDOG_LINE.test(text))
     st.ncclLines++; // PyTorch timing out an NCCL collective
   else if (LAST_ERROR.test(text)) return true;
-  else if (st.initStarted > 0 && st.initComplete === 0 && PROCESS_CRASH.test(text)) st.crashedInInit++;
-  else if (quoted) {
+  else if (PROCESS_CRASH.test(text)) {
+    st.crashLines++;
+    if (st.initStarted > 0 && st.initComplete === 0) st.crashedInInit++;
+  } else if (NCCL_INIT_FRAME.test(text)) {
+    // A backtrace's frame inside NCCL's init: a line of this NCCL failure.
+    st.ncclLines++;
+    st.initFrames++;
+  } else if (quoted) {
     // NCCL's last WARN message, quoted on the line under PyTorch's `Last error:` (ncclGetLastError).
     st.ncclLines++;
     addWarning(st, text.trim(), "");

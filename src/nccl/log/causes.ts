@@ -230,7 +230,8 @@ export const LOG_CAUSES: readonly LogCause[] = [
   {
     id: "NET_PLUGIN",
     severity: "error",
-    test: /Failed to initialize any NET plugin|Error: network \S* ?not found/,
+    // A network name may hold spaces (`network AWS Libfabric not found.`).
+    test: /Failed to initialize any NET plugin|Error: network [^.]{0,40}?not found/,
     cause: "NCCL_NET forced a network module that failed to load",
     fix: "Unset NCCL_NET, or install the plugin library it names (libnccl-net-<name>.so).",
   },

@@ -34,6 +34,20 @@ describe("hosts are counted from every NCCL record, whatever it says", () => {
       ]).hosts,
     ).toBe(2);
   });
+
+  // A lab notebook's quote of two nodes' lines, indented under its prose, pids masked as `xxx` and the second host's
+  // records aligned by an extra space; hosts named by their address (shape seen in a lab notebook committed to a
+  // public repository, index-file 53351888797).
+  test("hosts named by an address, indented, their pids masked and their devices aligned, count", () => {
+    expect(
+      data([
+        "With NCCL_DEBUG=INFO the log shows:",
+        "  10-42-7-18:xxx [0] NCCL INFO Using network Socket",
+        "  10-42-7-18:xxx [0] NCCL INFO ncclCommInitRankConfig comm 0x... rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 commId 0x1 - Init START",
+        "  10-42-9-77:xxx  [0] NCCL INFO ncclCommInitRankConfig comm 0x... rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 commId 0x1 - Init COMPLETE",
+      ]).hosts,
+    ).toBe(2);
+  });
 });
 
 // RCCL prints its banner without a host (`RCCL version : 2.21.5-HEAD:…`, seen in https://github.com/ROCm/rccl-tests/issues/163);

@@ -7,6 +7,10 @@ import { addWarning } from "./warnings.js";
  * link layers, each NIC's speed, the out-of-band interface, no device found, GPUDirect RDMA turned off for an HCA.
  * Every rank prints the same device list: each distinct list is parsed once.
  */
+/** A device list's items: `[2]mlx5_ib2:1/IB/SHARP`, `[0]={[0] mlx5_0:1/IB`. */
+const LIST_START = /^\[\d+\]/;
+const LIST_ITEM = /\[\d+\](?:=\{\[\d+\])?\s?[A-Za-z0-9_.-]+:\d+(?::\d*)*\/(?:IB|RoCE)(?:\/[A-Za-z]+)*/g;
+
 export class NetLines {
   constructor(private readonly st: LogState) {}
 
@@ -22,12 +26,14 @@ export class NetLines {
       const last = this.lastList;
       if (last !== null && semi - msg === last.length && s.startsWith(last, msg)) {
         bump(st.deviceLists, this.lastListNames);
-        return;
+      } else {
+        const list = keep(s.slice(msg, semi));
+        this.lastList = list;
+        this.lastListNames = keep(this.devicesOf(list, socket));
+        bump(st.deviceLists, this.lastListNames);
       }
-      const list = keep(s.slice(msg, semi));
-      this.lastList = list;
-      this.lastListNames = keep(this.devicesOf(list, socket));
-      bump(st.deviceLists, this.lastListNames);
+      // No `; OOB` at its end: the list may go on, on the lines after it (a page wrapped it).
+      this.open = !socket && semi === end ? this.lastListNames : null;
       return;
     }
     if (s.startsWith("NET/IB: [", msg) || s.startsWith("NET/IB : [", msg)) {
@@ -80,6 +86,39 @@ export class NetLines {
 
   private lastList: string | null = null;
   private lastListNames = "";
+
+  /** The device list of the last `NET/IB : Using` line when it ended with no `; OOB`, else null. */
+  open: string | null = null;
+
+  /**
+   * A line that goes on with the device list of the `NET/IB : Using` line before it, which a page or a logger wrapped
+   * (`                        [2]mlx5_ib2:1/IB/SHARP [3]mlx5_ib3:1/IB/SHARP`, the list's own `[n]dev:port/LL` items,
+   * then maybe `[RO]; OOB …`): its devices join the list. Whether the line was taken; any other line ends the list.
+   */
+  continued(s: string, start: number, end: number): boolean {
+    const open = this.open;
+    if (open === null) return false;
+    const text = s.slice(start, end).trim();
+    const semi = text.indexOf("; OOB ");
+    const list = semi < 0 ? text : text.slice(0, semi);
+    if (!LIST_START.test(list) || list.replace(LIST_ITEM, "").replace(/[\s,={}\\]|\[RO\]/g, "") !== "") {
+      this.open = null;
+      return false;
+    }
+    const st = this.st;
+    const names = this.devicesOf(list, false);
+    const key = keep(`${open},${names}`);
+    // The list counted as printed so far is this longer one.
+    const n = st.deviceLists.get(open) ?? 0;
+    if (n <= 1) st.deviceLists.delete(open);
+    else st.deviceLists.set(open, n - 1);
+    bump(st.deviceLists, key);
+    // The next rank's first line is parsed again: its list goes on the same way.
+    this.lastList = null;
+    this.open = semi < 0 ? key : null;
+    if (semi >= 0) this.oob(text, semi + 6, text.length);
+    return true;
+  }
 
   private devicesOf(list: string, socket: boolean): string {
     const st = this.st;

@@ -110,8 +110,11 @@ export function recordStart(s: string, p: number, k: number): number {
   const named = s.charCodeAt(open - 1) === CLOSE ? deviceBefore(s, p, open - 1) : -1;
   if (named >= 0) open = named;
   if (open - 2 < p || s.charCodeAt(open - 1) !== SPACE) return open;
-  const ts = tokenStart(s, p, open - 1);
-  if (!hostToken(s, ts, open - 1)) {
+  // A page may align the devices after the prefixes (`host-b:xxx  [0]`): the prefix ends at the first of the spaces.
+  let gap = open - 1;
+  while (gap - 1 > p && s.charCodeAt(gap - 1) === SPACE && open - gap < 4) gap--;
+  const ts = tokenStart(s, p, gap);
+  if (!hostToken(s, ts, gap)) {
     // A fork's `[host:pid:tid] [file.cc:123] NCCL …`: the bracket just read was the source location.
     return hostToken(s, open + 1, i) ? p : open;
   }

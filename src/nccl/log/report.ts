@@ -128,7 +128,9 @@ function verdictOf(st: LogState, network: string | null, communicator: Communica
   // transport NCCL meant to use, not that any byte moved over it (init.cc prints Init COMPLETE at the end of
   // ncclCommInitRank, https://github.com/NVIDIA/nccl/blob/master/src/init.cc).
   // The process died of a signal between a communicator's Init START and any Init COMPLETE: its init never finished.
-  if ((st.errorsBeforeInit > 0 || st.initChainFailed > 0 || st.crashedInInit > 0) && !completed) return "init_failed";
+  // So did one whose backtrace shows it dying inside NCCL's init (a frame of ncclCommInitRank's path and a signal line).
+  const diedInInit = st.crashedInInit > 0 || (st.initFrames > 0 && st.crashLines > 0);
+  if ((st.errorsBeforeInit > 0 || st.initChainFailed > 0 || diedInInit) && !completed) return "init_failed";
   if (st.conn.net > 0) {
     if (st.conn.netGdr === st.conn.net) return "rdma_gdr";
     return st.conn.netGdr > 0 ? "rdma_partial_gdr" : "rdma_no_gdr";

@@ -41,6 +41,17 @@ function underSrc(s: string, at: number, end: number): number {
  * string is made unless the line carries information (versions, devices, WARNs). Bulk lines (channel connections)
  * are classified with startsWith/charCodeAt only. Tech-spec §4 is the grammar.
  */
+/** An elision before a return chain's kept step: `... -> `, `… -> `. */
+const ELIDED_CHAIN_HEAD = /^(?:\.{3}|…)\s*->\s*/;
+/** A return chain's step as include/checks.h prints it: `enqueue.cc:3053 -> 2`, `transport/net_ib.cc:1021 -> 2`. */
+const RETURN_STEP = /^[\w/.-]+\.cc?u?:\d+ -> \d+/;
+
+/** Whether `s[from, to)` is all spaces. */
+function allSpaces(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) !== 32) return false;
+  return true;
+}
+
 export class LineScanner {
   /** Cached next occurrences of markers (searches never rescan: linear in the chunk whatever the content). */
   private nextNccl = -1;
@@ -91,6 +102,11 @@ export class LineScanner {
     if (end === start) return;
     st.lines++;
     this.lineEnd = endRaw;
+    // A device list wrapped onto the lines after its `NET/IB : Using` line.
+    if (this.net.open !== null && this.net.continued(s, start, end)) {
+      st.ncclLines++;
+      return;
+    }
     // pdsh/clush `host: ` first; then hostnames start with a letter: only other lines carry a launcher or time prefix.
     // The line's first space (one native search) serves both the pdsh check and, on the usual line, where its
     // `host:pid:tid` ends (startOf).
@@ -145,7 +161,10 @@ export class LineScanner {
   private startOf(s: string, p: number, k: number): number {
     const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
     if (open <= p || s.charCodeAt(p) === 91) return recordStart(s, p, k);
-    return this.spaceFrom(s, p) === open - 1 ? p : recordStart(s, p, k);
+    const space = this.spaceFrom(s, p);
+    if (space === open - 1) return p;
+    // A page that aligned the devices after the prefixes (`host-b:xxx  [0]`): only spaces between them.
+    return space > p && open - space <= 4 && allSpaces(s, space, open) ? p : recordStart(s, p, k);
   }
 
   /** The first space in `s` at or after `p` (-1: none), kept for the last `p` asked (startOf and noteHost both ask). */
@@ -290,6 +309,13 @@ export class LineScanner {
     if (BARE_INFO.test(text)) {
       st.ncclLines++;
       this.info(s, p, p, p, end);
+      return;
+    }
+    // A return chain whose head a page elided (`... -> enqueue.cc:3053 -> 2`): read from the step it kept.
+    const elided = ELIDED_CHAIN_HEAD.exec(text);
+    if (elided && RETURN_STEP.test(text.slice(elided[0].length))) {
+      st.ncclLines++;
+      this.info(s, p, p, p + elided[0].length, end);
       return;
     }
     if (CONNECTION_TAIL.test(text)) {

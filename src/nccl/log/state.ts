@@ -76,6 +76,10 @@ export class LogState {
   initStarted = 0;
   /** The process died of a signal after an Init START and before any Init COMPLETE. */
   crashedInInit = 0;
+  /** Lines of a process dying of a signal (core/crash-lines.ts), wherever they come. */
+  crashLines = 0;
+  /** Backtrace frames inside NCCL's communicator init (caller-lines.ts NCCL_INIT_FRAME). */
+  initFrames = 0;
   /** Bootstrap failure traces (`bootstrap.cc:77 -> 2`). */
   bootstrapFailed = 0;
   initComplete = 0;
@@ -176,6 +180,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.bootstrapFailed += b.bootstrapFailed;
   a.socketTransport += b.socketTransport;
   if (a.initComplete === 0) a.crashedInInit += b.crashedInInit;
+  a.crashLines += b.crashLines;
+  a.initFrames += b.initFrames;
   a.initStarted += b.initStarted;
   a.initComplete += b.initComplete;
   a.commRan += b.commRan;
