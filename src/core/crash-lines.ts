@@ -14,3 +14,9 @@ const ABSL_SIGNAL = /\*\*\* SIG[A-Z]+ received at time=\d+/;
 export const PROCESS_CRASH = new RegExp(
   `Fatal Python error: (?:Segmentation fault|Aborted|Bus error)|${SIGNAL_HANDLER.source}|^\\S*\\s*Segmentation fault(?: \\(core dumped\\))?\\s*$|Caught signal \\d+ \\(|${ABSL_SIGNAL.source}`,
 );
+
+/** PROCESS_CRASH, after a cheap test of what every one of its lines holds (a log's every line may be asked). */
+export function isCrashLine(text: string): boolean {
+  const may = text.includes("***") || text.includes("ault") || text.includes("Fatal") || text.includes("Caught signal");
+  return may && PROCESS_CRASH.test(text);
+}

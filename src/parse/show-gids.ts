@@ -38,6 +38,12 @@ const MASKED_GID = /^[0-9a-fA-F]{4}(?::(?:[0-9a-fA-F]{4}|[xX*]{4})){7}$/;
 const DASHES = /^\s*---\s+----\s+-----\s+---/;
 const FOOTER = /^\s*n_gids_found=(\d+)\s*$/;
 const ROW_START = /^\s*[A-Za-z][\w.-]*\s+\d+\s+\d+\s+[0-9a-fA-F:]/;
+/**
+ * The rest of a row that a mail client or a narrow window wrapped onto the next line: its IPv4 (or not), its version,
+ * maybe its netdev (`10.20.43.17     v1    rdma_p0.43`, `v2    rdma_p0`; shape seen in a mailing list's archive,
+ * index-file 7540869538).
+ */
+const ROW_TAIL = /^\s*(?:\d{1,3}(?:\.\d{1,3}){3}\s+)?[vV]\d(?:\s+[A-Za-z][\w.@-]*)?\s*$/;
 /** Shaped like a row (a name, two numbers, a GID) whatever the name holds: a name we cannot read is a problem. */
 const ROW_LIKE = /^\s*\S+\s+\d+\s+\d+\s+[0-9a-fA-F]{1,4}:[0-9a-fA-F:]/;
 /**
@@ -122,7 +128,10 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
   let nGidsFound: number | null = null;
   let rowLines = 0;
   let lastDevice: string | null = null;
-  for (const { text: t, line } of captureLines(text)) {
+  const lines = captureLines(text);
+  for (let i = 0; i < lines.length; i++) {
+    const { line } = lines[i]!;
+    let t = lines[i]!.text;
     if (HEADER.test(t) || DASHES.test(t)) {
       sawHeader = true;
       continue;
@@ -149,6 +158,12 @@ export function parseShowGids(text: string): ParseResult<ShowGids> {
       continue;
     }
     lastDevice = tokens(t)[0] ?? lastDevice;
+    // A row a mail client wrapped: its IPv4 and version (and netdev) on the next line.
+    const next = lines[i + 1]?.text;
+    if (next !== undefined && ROW_TAIL.test(next) && !tokens(t).some((x) => VERSION.test(x))) {
+      t = `${t} ${next.trim()}`;
+      i++;
+    }
     const parsed = parseRow(t, line);
     if ("error" in parsed) {
       problems.push(

@@ -42,7 +42,8 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
 
 /**
  * `host:pid:tid [cudaDev] NCCL INFO …`, or `host:pid:tid [cudaDev] file.cc:123 NCCL WARN …` (WARN lines name where
- * NCCL raised them), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
+ * NCCL raised them; recent releases the function too, `misc/ibvwrap.cc:380 (wrap_ibv_modify_qp) NCCL WARN …`,
+ * src/debug.cc's `"[%d] %s:%d (%s) NCCL WARN %s"`), after any launcher prefix; a pasted log often has the pid and tid masked (`XXXXXX`, `<pid>`) or
  * the host stripped (`[0] NCCL INFO …`, `[1] misc/shmutils.cc:103 NCCL WARN …`). NCCL 2.0–2.2 printed no `NCCL` before the level (`host:pid:tid [0] INFO …`);
  * a fork brackets the process and names the source (`[host:pid:tid] [init.cc:1720] NCCL INFO …`, or glued as
  * `[host][pid:tid][dev][init.cc:1815] NCCL WARN …`, shape seen at https://github.com/OpenRLHF/OpenRLHF/issues/795; or names
@@ -53,10 +54,10 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
  */
 const LOG_LINE =
-  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|：NCCL WARN \S|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b|(?:^|[\s*>])[\w.-]{1,255}:\d+:\d+ NCCL (?:INFO|WARN) \S/;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* (?:\(\w+\) )?)?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:\(\w+\) )?(?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|：NCCL WARN \S|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b|(?:^|[\s*>])[\w.-]{1,255}:\d+:\d+ NCCL (?:INFO|WARN) \S/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
 const RECORDS =
-  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* )?NCCL (?:INFO|WARN|TRACE)\b/g;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* (?:\(\w+\) )?)?NCCL (?:INFO|WARN|TRACE)\b/g;
 // PyTorch's own NCCL layer (NCCL_CALLER_LINE, caller-lines.ts): no NCCL line by itself, but beside NCCL's banner (or
 // the process group's own naming of the NCCL version, NCCL_PG_VERSION) it is the rest of that NCCL log.
 /** The banner rank 0 prints: `NCCL version 2.18.3+cuda12.2`, ending its line. */

@@ -1,4 +1,4 @@
-import { PROCESS_CRASH } from "../../core/crash-lines.js";
+import { isCrashLine } from "../../core/crash-lines.js";
 import { NCCL_ERROR_DETAIL, NCCL_ERROR_STRING } from "./record.js";
 import type { LogState } from "./state.js";
 import { addWarning, failureLine } from "./warnings.js";
@@ -33,9 +33,11 @@ export function workLaunchedAfterOthers(st: LogState, text: string): void {
  * A stack frame inside NCCL's communicator init, as a crash's backtrace prints it: Abseil's `PC: @ 0x7f3c… (unknown)
  * bootstrapRoot()`, gdb's `#4 0x… in ncclCommInitRank () from …/libnccl.so.2`, glibc's `libnccl.so.2(initTransportsRank
  * +0x9c1)[0x7f…]` — an address and one of the functions ncclCommInitRank runs through (src/init.cc, src/bootstrap.cc,
- * src/graph/topo.cc in https://github.com/NVIDIA/nccl; an API function also as its `pnccl` name). With a crash's signal line in the same text, the process died in
- * NCCL's init.
+ * src/graph/topo.cc in https://github.com/NVIDIA/nccl; an API function also as its `pnccl` name). With a crash's signal
+ * line in the same text, the process died in NCCL's init.
  */
+/** Words one of NCCL_INIT_FRAME's functions holds: a cheap test before the whole pattern, on every line of a log. */
+const INIT_FRAME_WORD = /bootstrap|ncclComm|initTransports|ncclT|ncclProxy/;
 export const NCCL_INIT_FRAME =
   /^(?=.*\b0x[0-9a-fA-F]{4,}).*\b(?:bootstrapRoot|bootstrapInit|bootstrapCreateRoot|bootstrapAllGather|p?ncclCommInitRank\w*|p?ncclCommInitAll|initTransportsRank|ncclTransportP2pSetup|ncclTopoGetSystem|ncclTopoCompute|ncclProxyCreate)\b/;
 
@@ -94,10 +96,10 @@ export function failureOrCallerLine(
   } else if (NCCL_WATCHDOG_LINE.test(text))
     st.ncclLines++; // PyTorch timing out an NCCL collective
   else if (LAST_ERROR.test(text)) return true;
-  else if (PROCESS_CRASH.test(text)) {
+  else if (isCrashLine(text)) {
     st.crashLines++;
     if (st.initStarted > 0 && st.initComplete === 0) st.crashedInInit++;
-  } else if (NCCL_INIT_FRAME.test(text)) {
+  } else if (text.includes("0x") && INIT_FRAME_WORD.test(text) && NCCL_INIT_FRAME.test(text)) {
     // A backtrace's frame inside NCCL's init: a line of this NCCL failure.
     st.ncclLines++;
     st.initFrames++;

@@ -68,6 +68,13 @@ export function infoMessage(st: LogState, s: string, p: number, k: number, msg: 
     if (arrow > 0 && arrow - msg < 22 && !s.startsWith("0", arrow + 4)) st.launchChainFailed++;
     return;
   }
+  // A return chain out of the proxy's progress thread (`proxy.cc:874 -> 6 [Progress Thread]`: ncclProxyProgress prints
+  // it as it stops, src/proxy.cc in https://github.com/NVIDIA/nccl): the thread that moves a built communicator's
+  // network operations (connections are set up by the proxy's service thread), so the communicator ran.
+  if (c === 112 /* p */ && s.startsWith("proxy.c", msg) && s.endsWith("[Progress Thread]", end)) {
+    if (indexInLine(s, " -> ", msg, end) > 0) st.commRan++;
+    return;
+  }
   // ncclCommDestroy of NCCL < 2.13 (`Destroyed comm 0x… rank 4`): the communicator had been built.
   if (c === 68 /* D */ && s.startsWith("Destroyed comm ", msg)) {
     st.commRan++;

@@ -1,3 +1,4 @@
+import { logLineStart } from "../../core/log-line-prefixes.js";
 import { hostOf, indexInLine, keep, processKey } from "./line.js";
 import { bump, type LogState, setCapped } from "./state.js";
 import { addWarning } from "./warnings.js";
@@ -98,7 +99,14 @@ export class NetLines {
   continued(s: string, start: number, end: number): boolean {
     const open = this.open;
     if (open === null) return false;
-    const text = s.slice(start, end).trim();
+    // Behind the launcher's or collector's prefix the record's line had too (`[1] `, `pod/x/y `).
+    // A rank's or device's `[4] ` tag stays before it (a list's own items have no space after their index).
+    const text = s
+      .slice(logLineStart(s, start, end), end)
+      .trim()
+      .replace(/^\[\d+\](?:\s+|$)/, "");
+    // A line left blank behind its prefix (a double-spaced copy) neither goes on with the list nor ends it.
+    if (text === "") return true;
     const semi = text.indexOf("; OOB ");
     const list = semi < 0 ? text : text.slice(0, semi);
     if (!LIST_START.test(list) || list.replace(LIST_ITEM, "").replace(/[\s,={}\\]|\[RO\]/g, "") !== "") {

@@ -7,6 +7,15 @@ import { HostTable } from "./hosts.js";
 import { envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { collTrace, infoMessage } from "./info-messages.js";
 import { indexInLine, processKey } from "./line.js";
+import {
+  allSpaces,
+  ELIDED_CHAIN_HEAD,
+  OLD_LINE,
+  OLD_NET_MESSAGE,
+  RETURN_STEP,
+  SOURCE_WARN,
+  underSrc,
+} from "./line-shapes.js";
 import { NetLines } from "./net-lines.js";
 import { gluedBannerEnd, locatedWarnIn, recordStart, splitPoint } from "./record.js";
 import type { LogState } from "./state.js";
@@ -16,42 +25,11 @@ import { addWarning, failureLine, warnRecord } from "./warnings.js";
 export { logLineStart as skipPrefixes } from "../../core/log-line-prefixes.js";
 export { indexInLine, keep } from "./line.js";
 
-/** `include/socket.h:344 WARN `: an NCCL source file and line, then the level (no host, no `NCCL`). */
-const SOURCE_WARN = /^[\w./-]+\.(?:h|cc|cu):\d+ WARN /;
-/**
- * NCCL 2.0–2.2: `host:pid:tid [0] INFO ` or `host:pid:tid [0] include/socket.h:185 WARN `; a WARN also with the host
- * alone (`host [0] misc/ibvwrap.cu:269 WARN `, NCCL 2.1 in https://github.com/horovod/horovod/issues/98): its source
- * file names it NCCL's.
- */
-const OLD_LINE = /^\S+(?::\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?(INFO|WARN)| \[\d+\] [\w./-]+\.(?:h|cc|cu|c):\d+ (WARN)) /;
-
-/** A level and a NET/ message with no prefix: NCCL ≤ 2.4's record (no `NCCL` word) stripped of its host. */
-const OLD_NET_MESSAGE = /^(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?:/;
-
-/** Where the path under the last `/src/` of the word at `at` starts (`at` itself when the word has none). */
-function underSrc(s: string, at: number, end: number): number {
-  const sp = indexInLine(s, " ", at, end);
-  const word = s.slice(at, sp < 0 ? end : sp);
-  const src = word.lastIndexOf("/src/");
-  return src < 0 ? at : at + src + 5;
-}
-
 /**
  * The hot path: one NCCL log line at a time, addressed as `s[start, end)` inside a large chunk so that no per-line
  * string is made unless the line carries information (versions, devices, WARNs). Bulk lines (channel connections)
  * are classified with startsWith/charCodeAt only. Tech-spec §4 is the grammar.
  */
-/** An elision before a return chain's kept step: `... -> `, `… -> `. */
-const ELIDED_CHAIN_HEAD = /^(?:\.{3}|…)\s*->\s*/;
-/** A return chain's step as include/checks.h prints it: `enqueue.cc:3053 -> 2`, `transport/net_ib.cc:1021 -> 2`. */
-const RETURN_STEP = /^[\w/.-]+\.cc?u?:\d+ -> \d+/;
-
-/** Whether `s[from, to)` is all spaces. */
-function allSpaces(s: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (s.charCodeAt(i) !== 32) return false;
-  return true;
-}
-
 export class LineScanner {
   /** Cached next occurrences of markers (searches never rescan: linear in the chunk whatever the content). */
   private nextNccl = -1;

@@ -56,7 +56,7 @@ export class VersionLines {
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
       return true;
     }
-    const loaded = LOADED_LIBRARY.exec(text);
+    const loaded = text.includes("libnccl.so.") ? LOADED_LIBRARY.exec(text) : null;
     if (loaded) {
       noteVersion(this.st, s, p + loaded.index, end, s.slice(start, p + loaded.index), loaded[1]);
       return true;

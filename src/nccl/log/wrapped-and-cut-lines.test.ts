@@ -114,3 +114,28 @@ describe("a crash whose backtrace stops inside NCCL's init", () => {
     expect(d.verdict).not.toBe("init_failed");
   });
 });
+
+// Recent NCCL names the function after the source of a WARN: src/debug.cc prints `"[%d] %s:%d (%s) NCCL WARN %s"`
+// (https://github.com/NVIDIA/nccl). Quoted alone in an incident note (shape seen in a note committed to a public
+// repository, index-file 66686345032), the line is still NCCL's failure, and its verbs call names the IB transport.
+test("a WARN with the function NCCL names after its source, quoted alone under prose", () => {
+  const r = analyzeText(
+    "incident.md",
+    [
+      "NCCL on every rank then failed with",
+      "",
+      "```",
+      "misc/ibvwrap.cc:380 (wrap_ibv_modify_qp) NCCL WARN Call to ibv_modify_qp failed with 61",
+      "No data available, on dev roceP3p1s0f1:1, curr state INIT, next state RTR, local GID index 3",
+      "```",
+    ].join("\n"),
+  );
+  expect(r.kind).toBe("nccl_log");
+  expect([(r.data as LogData).verdict, (r.data as LogData).network]).toEqual(["init_failed", "IB"]);
+  // With its record's prefix, the host counts as on every record.
+  const hosted = data([
+    "gpu-a:41:52 [0] misc/ibvwrap.cc:380 (wrap_ibv_modify_qp) NCCL WARN Call to ibv_modify_qp failed with 61",
+    "gpu-b:43:55 [1] misc/ibvwrap.cc:380 (wrap_ibv_modify_qp) NCCL WARN Call to ibv_modify_qp failed with 61",
+  ]) as LogData & { nNodes: number };
+  expect(hosted.nNodes).toBe(2);
+});

@@ -364,8 +364,14 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if ((head.match(/^(?:.{0,60}?[:\]>])?\s*(?:#\s*)?Avg bus bandwidth\s*:\s*\d/gm)?.length ?? 0) >= 2) score += 0.4;
     // The one-line JSON report a JSON-output build prints in place of its table names itself.
     if (/^\{"identifier":\s*"nccl-tests structured output"/m.test(head)) score += 0.6;
-    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head))
+    if (/^(?:.{0,40}?[:\]>])?\s*(?:#\s*)?Rank\s+\d+\s.*\b(?:on\s+\S+\s+device|uses device)\s+\d+/m.test(head)) {
       score += 0.2;
+      // `#  Rank  0 Group  0 Pid  71 on gpu-a device  0 [0000:1b:00] …`, nccl-tests' own rank line (src/common.cu),
+      // under the command that ran one of its programs: a run that hung after its banner (shape seen at
+      // https://github.com/NVIDIA/nccl/issues/2385, the rank lines quoted with NCCL's lines of the hang beside them).
+      if (/^\s*(?:#\s*)?Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s/m.test(head) && TEST_PROGRAM.test(head))
+        score += 0.4;
+    }
     if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
     // Rows with no header at all (a paste of the table's body): three rows in nccl-tests' own layout say it.
     if (tableRows(head) >= 3) score += 0.4;

@@ -52,6 +52,8 @@ export type RunSummary = {
 
 const GiB = 2 ** 30;
 const bestBus = (r: PerfRow): number => Math.max(r.outOfPlace?.busbw ?? 0, r.inPlace?.busbw ?? 0);
+/** A row with a busbw on either side: a row whose figures a page masked (`XXX.XX`) measured nothing to judge. */
+const measured = (r: PerfRow): boolean => (r.outOfPlace?.busbw ?? null) !== null || (r.inPlace?.busbw ?? null) !== null;
 
 /** Peak over sizes ≥ 1 GiB, or over the three largest sizes when the run stopped below 1 GiB. */
 export function largeMessageBusBw(rows: readonly PerfRow[]): { bytes: number; busbw: number; basis: string } | null {
@@ -142,7 +144,11 @@ export function rankLinesCount(run: PerfRun): number {
 export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary; findings: Finding[] } {
   const findings: Finding[] = [];
   const coll = inferCollective(run);
-  const ranksListed = rankLinesCount(run);
+  // Fewer rank lines than one process's own ranks (nThread × nGpus): a page elided the rest (`#  Rank  1 …` then
+  // `...`); the lines are no count then, and the banner and the launcher say it.
+  const perProcess = run.nThread && run.nGpus ? run.nThread * run.nGpus : null;
+  const elided = perProcess !== null && rankLinesCount(run) < perProcess && run.duplicateRanks === 0;
+  const ranksListed = elided ? 0 : rankLinesCount(run);
   // No rank line: the pasted command line (what was asked: `mpirun -n 256 … -g 1`, the processes × -t × -g) before
   // the banner's nThread × nGpus, which counts one process's ranks. An MPI build prints its banner once for all its
   // processes; a build without MPI run by `mpirun -np 16` is 16 tests of one rank each, and each prints its own banner
@@ -159,20 +165,13 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     !separateTests && threads !== null && fromTable !== null && fromTable > threads && fromTable % threads === 0;
   const listed = ranksListed || (processes ? null : threads);
   const nranks = listed ?? asked ?? fromTable;
-  const nranksSource = run.ranks.length
-    ? "ranks"
-    : listed
-      ? "threads"
-      : asked
-        ? "command_line"
-        : fromTable
-          ? "table"
-          : null;
+  const nranksSource = ranksListed ? "ranks" : listed ? "threads" : asked ? "command_line" : fromTable ? "table" : null;
   const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
-  const large = largeMessageBusBw(run.rows);
+  const judged = run.rows.filter(measured);
+  const large = largeMessageBusBw(judged);
   let peak: RunSummary["peak"] = null;
-  for (const r of run.rows) if (!peak || bestBus(r) > peak.busbw) peak = { bytes: r.bytes, busbw: bestBus(r) };
+  for (const r of judged) if (!peak || bestBus(r) > peak.busbw) peak = { bytes: r.bytes, busbw: bestBus(r) };
   const log =
     ctx.logVerdict && ctx.logVerdict !== "unknown" ? `${ctx.logVerdict} (${VERDICT_TEXT[ctx.logVerdict]})` : null;
 
@@ -230,7 +229,7 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
     baseline,
     logVerdict: ctx.logVerdict,
     log,
-    stillRising: stillRisingBelow1GiB(run.rows),
+    stillRising: stillRisingBelow1GiB(judged),
   };
   const tables = tablesOf(run.rows);
   if (large && !run.duplicateHeaders && !run.duplicateRanks) {

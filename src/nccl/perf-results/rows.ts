@@ -12,6 +12,12 @@ const OLD_ERROR = /^\d[eE][-+]\d\d\*?$/;
 /** Header columns after the figures that name a row's tuning, not a figure (see RowLayout.trailing). */
 const TRAILING_COLUMNS = new Set(["algo", "proto", "nchannels"]);
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
+/**
+ * A figure a page masked (`XXXXX`, `XXX.XX`: a README's template of the output, the numbers left out): read as no
+ * value, like `N/A` (shape seen at
+ * https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/HEAD/examples/machine-learning/a3-megagpu-8g/nccl-tests/README.md).
+ */
+export const MASKED_FIGURE = /^X+(?:\.X+)?$/i;
 
 /** What a column header says of the rows under it. */
 export type RowLayout = {
@@ -176,7 +182,7 @@ export function untypedRow(line: string, layout: Readonly<RowLayout>): RowFields
 
 function num(t: string | undefined): number | null | undefined {
   if (t === undefined) return undefined;
-  if (t === "N/A") return null;
+  if (t === "N/A" || MASKED_FIGURE.test(t)) return null;
   if (!NUMBER.test(t)) return undefined;
   return Number(t);
 }

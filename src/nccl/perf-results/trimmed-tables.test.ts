@@ -66,3 +66,34 @@ describe("a table trimmed to one side's figures and its #wrong", () => {
     ]);
   });
 });
+
+/**
+ * A README's template of the output, every figure masked (`XXXXX`, `XXX.XX`: shape seen at
+ * https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/HEAD/examples/machine-learning/a3-megagpu-8g/nccl-tests/README.md
+ * and in two more READMEs of the same toolkit): the rows' sizes, counts and types are read,
+ * their figures are no values, like `N/A`, and nothing is judged of a bandwidth nobody printed. Own sizes.
+ */
+describe("a template whose figures a page masked", () => {
+  const template = [
+    "The job writes the output of the `all_gather_perf` benchmark:",
+    "",
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+    "   134217728       2097152     float    none      -1    XXXXX  XXX.XX  XXX.XX    N/A   XXXXXX  XXX.XX  XXX.XX      0",
+    "   268435456       4194304     float    none      -1    XXXXX  XXX.XX  XXX.XX    N/A   XXXXXX  XXX.XX  XXX.XX      0",
+    "   536870912       8388608     float    none      -1    XXXXX  XXX.XX  XXX.XX    N/A   XXXXXX  XXX.XX  XXX.XX      0",
+    "# Out of bounds values : 0 OK",
+    "# Avg bus bandwidth    : XXX.XX",
+  ].join("\n");
+
+  test("its rows are read without figures, and no bandwidth is judged", () => {
+    const r = analyzeText("README.md", template);
+    const d = r.data as Data & { peak: unknown; avgBusBw: unknown };
+    expect(d.rows).toHaveLength(3);
+    expect(d.rows[0]!.outOfPlace).toMatchObject({ timeUs: null, algbw: null, busbw: null });
+    expect([d.collective, d.peak, d.avgBusBw]).toEqual(["all_gather", null, null]);
+    const codes = r.findings.map((f) => f.code);
+    for (const c of ["NCCL_TESTS_BANDWIDTH_LOW", "NCCL_TESTS_BANDWIDTH_OK", "NCCL_TESTS_NOT_AT_PLATEAU"])
+      expect(codes).not.toContain(c);
+  });
+});
