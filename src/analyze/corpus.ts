@@ -131,6 +131,9 @@ export const KNOWN_MISSES = new Set<string>([
   // the table: the words name two programs and the masked figures no ratio, so no collective; the judge read the
   // nearer one.
   "nccl_tests/heldout21-tab-indented-masked-template-tcpxo.txt",
+  // An nvidia-smi table quoted with its file's line numbers right-aligned in a gutter (`      42 +----…`, the first
+  // `0041`), amid the page's prose: the gutter is not proven on so short a run, and the rows are not read.
+  "nvidia_smi/heldout22-v100-slurm-out-line-numbered.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

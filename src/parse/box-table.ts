@@ -88,7 +88,8 @@ function wrappedRowsJoined(lines: readonly CaptureLine[], w: { window: number; t
   for (let i = 0; i < lines.length; i++) {
     const first = lines[i]!;
     const trimmed = first.text.trim();
-    if (!ROW_EDGE.test(trimmed[0] ?? "")) {
+    // A row starts with its bar or corner; the header's line may have lost its bar to a page (`NVIDIA-SMI 545.23.06 …`).
+    if (!ROW_EDGE.test(trimmed[0] ?? "") && !trimmed.startsWith("NVIDIA-SMI ")) {
       out.push(first);
       continue;
     }

@@ -62,6 +62,25 @@ describe("ibdev2netdev", () => {
     ]);
   });
 
+  // A guide's sample with an arrow pointing at the port in use (shape seen in a guide committed to a public repository,
+  // index-file 54497888902). Own names.
+  test("an arrow and a note after the state are not part of the mapping", () => {
+    const r = parseIbdev2netdev(
+      [
+        "rocep1s0f0   port 1 ==> enp1s0f0np0   (Down)",
+        "rocep1s0f1   port 1 ==> enp1s0f1np1   (Up)    ← the port in use",
+        "roceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Up)    <-- its twin",
+      ].join("\n"),
+    );
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.problems).toEqual([]);
+    expect(r.value.mappings.map((m) => `${m.device}=${m.netdev}:${m.up}`).sort()).toEqual([
+      "roceP2p1s0f1=enP2p1s0f1np1:true",
+      "rocep1s0f0=enp1s0f0np0:false",
+      "rocep1s0f1=enp1s0f1np1:true",
+    ]);
+  });
+
   // A setup guide's check, `rdma link show` then `ibdev2netdev`, pasted as one block (shape seen at
   // https://github.com/DaoCloud/DaoCloud-docs, its OFED driver page; this test's own NICs).
   test("`rdma link` and `ibdev2netdev` of the same ports in one paste: one mapping a port, the netdev's own state", () => {

@@ -20,9 +20,11 @@ export type NetdevMapping = {
 export type Ibdev2netdev = { mappings: NetdevMapping[]; verbose: boolean };
 
 // The port state may be padded inside its parentheses (`(DOWN  )`, as `ibdev2netdev -v` prints it for SR-IOV VFs).
-// A shell comment a user wrote after the state (`(Down)    # CX-7 1/8 IB`, seen in `ibdev2netdev | column -t` pastes)
-// is not part of the mapping.
-const TAIL = /\bport\s+(\d+)(?:\s+\(\s*([A-Za-z_]+)\s*\))?\s*==>\s*(\S+)\s+\(\s*([^)]*?)\s*\)\s*(?:#.*)?$/;
+// A note a user wrote after the state is not part of the mapping: a shell comment (`(Down)    # CX-7 1/8 IB`, seen in
+// `ibdev2netdev | column -t` pastes) or an arrow pointing at the line (`(Up)    ← the port in use`, seen in a
+// guide committed to a public repository, index-file 54497888902).
+const TAIL =
+  /\bport\s+(\d+)(?:\s+\(\s*([A-Za-z_]+)\s*\))?\s*==>\s*(\S+)\s+\(\s*([^)]*?)\s*\)\s*(?:(?:#|←|<-+|\/\/).*)?$/;
 const PCI = /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
 const DEVICE = /^[A-Za-z][\w.-]*$/;
 /**

@@ -24,6 +24,19 @@ describe("ofed_info -s", () => {
     const r = parseOfedInfo("  $ ofed_info -s #roce驱动版本\n  MLNX_OFED_LINUX-5.8-1.1.2.1:\n");
     expect(r.ok && r.value).toMatchObject({ status: "present", version: "5.8-1.1.2.1" });
   });
+  // A runbook's comment under the command (`# Output: MLNX_OFED_LINUX-23.10-5.1.4.0`, shape seen in a runbook committed
+  // to a public repository, index-file 47572989122), pdsh's `host: ` prefix, and the OpenFabrics Alliance's own OFED,
+  // whose 1.x numbers have no dash (`OFED-1.2.5.5`, seen in Open MPI's mailing list archive under `ofed_info | head -1`).
+  test("a label before the line, and community OFED's dash-less number", () => {
+    const r = parseOfedInfo("ofed_info -s\n# Output: MLNX_OFED_LINUX-23.10-5.1.4.0\n");
+    expect(r.ok && r.value).toMatchObject({ flavor: "MLNX_OFED", version: "23.10-5.1.4.0" });
+    const p = parseOfedInfo("gpu-node-7: OFED-internal-24.10-1.1.4:\n");
+    expect(p.ok && p.value).toMatchObject({ flavor: "DOCA-OFED", version: "24.10-1.1.4" });
+    const c = parseOfedInfo("login2% /usr/local/ofed/bin/ofed_info | head -1\nOFED-1.2.5.5\n");
+    expect(c.ok && c.value).toMatchObject({ flavor: "OFED", version: "1.2.5.5" });
+    // A name of MLNX_OFED's own is never dash-less.
+    expect(parseOfedInfo("MLNX_OFED_LINUX-1.2.5.5\n").ok).toBe(false);
+  });
   test("an inbox rdma-core host: command not found or no output means absent", () => {
     const r = parseOfedInfo("bash: ofed_info: command not found\n");
     expect(r.ok && r.value.status).toBe("absent");

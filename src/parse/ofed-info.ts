@@ -17,7 +17,12 @@ export type OfedVersion =
  */
 export const OFED_VERSION_SOURCE =
   "(MLNX_OFED_LINUX|OFED-internal|OFED)-(\\d+\\.\\d+(?:\\.\\d+)?-[\\d.]*\\d|(?<=OFED-)\\d+(?:\\.\\d+){2,3})(?:\\s+\\(.*\\))?:?\\s*$";
-const OFED_LINE = new RegExp(`^${OFED_VERSION_SOURCE}`);
+/**
+ * A label a page or a launcher put before the version line: `# Output: MLNX_OFED_LINUX-23.10-5.1.4.0` (a runbook's
+ * comment, shape seen in a runbook committed to a public repository, index-file 47572989122), pdsh's `node-3: `.
+ */
+export const OFED_LABEL_SOURCE = "(?:[^\\s:]{1,24}:[ \\t]+)?";
+const OFED_LINE = new RegExp(`^${OFED_LABEL_SOURCE}${OFED_VERSION_SOURCE}`);
 /**
  * `ofed_info -n` prints the version number alone (`5.8-1.1.2.1`; the script's usage says "-n  Show numerical version
  * number only", and a site check compares its output with `5.1-2.5.8.0`-style numbers,

@@ -1,11 +1,11 @@
 import { finding } from "../../checks/catalogue.js";
-import { OFED_VERSION_SOURCE, parseOfedInfo } from "../../parse/ofed-info.js";
+import { OFED_LABEL_SOURCE, OFED_VERSION_SOURCE, parseOfedInfo } from "../../parse/ofed-info.js";
 import type { AnalyzerKind } from "../types.js";
 import { headLines, outcomeOf, withEvidence } from "./outcome.js";
 
 // Behind a prompt (`root@n1:~# `, a bare `$ `) or a Markdown block quote's `> ` (the line quoted in prose, seen at
 // https://github.com/cisco-system-traffic-generator/trex-core/pull/1046), as the parser's prompt reader takes them off.
-const OFED_LINE = new RegExp(`^[ \\t]*(?:\\S*[$#>][ \\t]+)?${OFED_VERSION_SOURCE}`);
+const OFED_LINE = new RegExp(`^[ \\t]*(?:\\S*[$#>][ \\t]+)?${OFED_LABEL_SOURCE}${OFED_VERSION_SOURCE}`);
 
 export const ofedInfoAnalyzer: AnalyzerKind = {
   kind: "ofed_info",

@@ -144,3 +144,23 @@ test("a command quoted inline in prose names the program but no rank count", () 
   expect(e.kind).toBe("nccl_tests");
   expect(e.data).toMatchObject({ collective: "all_reduce", nranks: null });
 });
+
+// libfabric's debug output registers a provider named `ofi_hook_perf` (`registering provider: ofi_hook_perf (115.20)`,
+// shape seen in a Slurm job's output at https://github.com/sparticlesteve/podman-nccl-testing): no test program, so
+// no run of its own and no collective named `ofi_hook`.
+test("a word that only ends in `_perf` is no test program", () => {
+  const text = [
+    "+ srun --mpi=pmi2 shifter /opt/nccl-tests/build/all_reduce_perf -b 8 -e 4G -f 2",
+    "# nThread 1 nGpus 1 minBytes 8 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+    "#",
+    "# Using devices",
+    "#  Rank  0 Group  0 Pid  40211 on  nid001122 device  0 [0x03] NVIDIA A100-SXM4-40GB",
+    "libfabric:40211:1731402211::core:core:ofi_register_provider():468<info> registering provider: ofi_hook_perf (115.20)",
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+    "     1048576        262144     float     sum      -1    10.52   99.68    0.00      0     0.31  3382.1    0.00      0",
+    "# Avg bus bandwidth    : 0",
+  ].join("\n");
+  const d = analyzeText("job.out", text).data as { collective: string | null; nranks: number | null };
+  expect([d.collective, d.nranks]).toEqual(["all_reduce", 1]);
+});

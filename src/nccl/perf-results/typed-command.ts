@@ -1,7 +1,13 @@
 import { commandRanks, LAUNCHER_NAMES } from "./line-shapes.js";
 
-/** A test program named in a typed command (`./build/all_gather_perf`, `all_reduce_perf_mpi`). */
-const COMMAND = /(?:^|[\s/=`])([a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
+/**
+ * A test program named in a typed command (`./build/all_gather_perf`, `all_reduce_perf_mpi`): one of nccl-tests' and
+ * rccl-tests' programs by name (src/*.cu), or any `*_perf` binary typed as a path (a fork's own). Not any word that
+ * ends in `_perf`: libfabric registers a provider named `ofi_hook_perf` (shape seen in a Slurm job's output committed to
+ * a public repository, https://github.com/sparticlesteve/podman-nccl-testing).
+ */
+const COMMAND =
+  /(?:^|[\s/=`])((?:all_reduce|all_gather|alltoallv?|broadcast|reduce|reduce_scatter|sendrecv|scatter|gather|hypercube)_perf(?:_mpi)?|(?<=\/)[a-z][a-z_]*_perf(?:_mpi)?)(?:\s|$)/;
 /** A launcher named in a typed command (`mpirun`, `srun`): what runs the program on other processes. */
 const LAUNCHER_WORD = new RegExp(`\\b(?:${LAUNCHER_NAMES})\\s`);
 /** The longest command read across a quoted string's lines: a stray quote in prose joins no more than this. */
