@@ -38,6 +38,23 @@ describe("a page's characters go back to the tool's", () => {
   });
 });
 
+// A rendered note that set some lines of an `ibdev2netdev -v` in red (`<font color="red">…</font>`, fewer lines than a
+// page's whole markup; shape seen in Chinese notes committed to a public repository, index-file 3793101177). Own names.
+test("an HTML element opened and closed on one line comes off, its text kept", () => {
+  const text = [
+    "> 0000:3b:00.0 mlx5_0 (MT4119 - MCX555A-ECAT) CX555A - ConnectX-5 QSFP28 fw 16.28.2006 port 1 (ACTIVE) ==> ib0 (Up)",
+    ">",
+    '> <font color="red">0000:3b:00.1 mlx5_2 (MT4120 - NA) fw 16.28.2006 port 1 (DOWN ) ==> ib2 (Down)</font>',
+    ">",
+    '> <font color="red">0000:3b:00.2 mlx5_3 (MT4120 - NA) fw 16.28.2006 port 1 (DOWN ) ==> ib3 (Down)</font>',
+  ].join("\n");
+  const [e] = analyzeTranscript("notes.md", text);
+  const mappings = (e?.data as { mappings: { device: string; up: boolean }[] } | undefined)?.mappings ?? [];
+  expect(mappings.map((m) => `${m.device}:${m.up}`)).toEqual(["mlx5_0:true", "mlx5_2:false", "mlx5_3:false"]);
+  // A tool's own angle brackets are no element (NCCL's `<0>`, a show_gids netdev).
+  expect(webCharactersOff("eth0:10.1.2.3<0>").text).toBe("eth0:10.1.2.3<0>");
+});
+
 describe("a page's layout comes off", () => {
   // Each line its own paragraph: a blank line after every line.
   test("a double-spaced ibstat keeps its own blank line between devices", () => {

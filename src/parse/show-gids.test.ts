@@ -56,6 +56,29 @@ describe("show_gids", () => {
     });
   }
 
+  // A mail client that wrapped each long row before its IPv4 or version (shape seen in a mailing list's archive,
+  // index-file 7540869538). Own devices and addresses.
+  test("rows a mail client wrapped onto the next line are joined again", () => {
+    const text = [
+      "DEV    PORT    INDEX    GID                    IPv4         VER DEV",
+      "---    ----    -----    ---                    ------------ ---    ---",
+      "bnxt_re0    1    0    fe80:0000:0000:0000:b226:28ff:fe11:2230         ",
+      "v1    rdma_p0",
+      "bnxt_re0    1    3    0000:0000:0000:0000:0000:ffff:0a14:2b11 ",
+      "10.20.43.17     v2    rdma_p0",
+      "cxgb4_0    1    0    0007:4d2e:a1c0:0000:0000:0000:0000:0000         v1",
+      "n_gids_found=3",
+    ].join("\n");
+    const r = parseShowGids(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.problems).toEqual([]);
+    expect(r.value.gids.map((g) => `${g.device}/${g.index}:${g.ipv4}:${g.version}:${g.netdev}`)).toEqual([
+      "bnxt_re0/0:null:v1:rdma_p0",
+      "bnxt_re0/3:10.20.43.17:v2:rdma_p0",
+      "cxgb4_0/0:null:v1:null",
+    ]);
+  });
+
   test("a footer that disagrees with the rows read says the capture is incomplete", () => {
     const text = capture("show_gids", "a100-roce-tabs").replace("n_gids_found=36", "n_gids_found=40");
     const r = parseShowGids(text);

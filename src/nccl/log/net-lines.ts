@@ -3,15 +3,15 @@ import { hostOf, indexInLine, keep, processKey } from "./line.js";
 import { bump, type LogState, setCapped } from "./state.js";
 import { addWarning } from "./warnings.js";
 
+/** A device list's items: `[2]mlx5_ib2:1/IB/SHARP`, `[0]={[0] mlx5_0:1/IB`. */
+const LIST_START = /^\[\d+\]/;
+const LIST_ITEM = /\[\d+\](?:=\{\[\d+\])?\s?[A-Za-z0-9_.-]+:\d+(?::\d*)*\/(?:IB|RoCE)(?:\/[A-Za-z]+)*/g;
+
 /**
  * The `NET/…` INFO messages of an NCCL log (src/transport/net_ib.cc, net_socket.cc): the devices NCCL chose and their
  * link layers, each NIC's speed, the out-of-band interface, no device found, GPUDirect RDMA turned off for an HCA.
  * Every rank prints the same device list: each distinct list is parsed once.
  */
-/** A device list's items: `[2]mlx5_ib2:1/IB/SHARP`, `[0]={[0] mlx5_0:1/IB`. */
-const LIST_START = /^\[\d+\]/;
-const LIST_ITEM = /\[\d+\](?:=\{\[\d+\])?\s?[A-Za-z0-9_.-]+:\d+(?::\d*)*\/(?:IB|RoCE)(?:\/[A-Za-z]+)*/g;
-
 export class NetLines {
   constructor(private readonly st: LogState) {}
 

@@ -139,3 +139,25 @@ test("a WARN with the function NCCL names after its source, quoted alone under p
   ]) as LogData & { nNodes: number };
   expect(hosted.nNodes).toBe(2);
 });
+
+// ncclProxyProgress prints `proxy.cc:N -> code [Progress Thread]` as its thread stops (src/proxy.cc,
+// https://github.com/NVIDIA/nccl): that thread moves a built communicator's network operations, so a socket transport
+// failing there failed a run, not its init (shape seen in a Slurm job's `.out` committed to a public repository,
+// index-file 14056908231). Own hosts.
+test("a socket failure out of the proxy's progress thread is a failed run on sockets, not a failed init", () => {
+  const d = data([
+    "cn-08:4110:4133 [0] misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote peer cn-07<38211>",
+    "cn-08:4110:4133 [0] NCCL INFO misc/socket.cc:752 -> 6",
+    "cn-08:4110:4133 [0] NCCL INFO transport/net_socket.cc:474 -> 6",
+    "cn-08:4110:4133 [0] NCCL INFO transport/net.cc:1298 -> 6",
+    "cn-08:4110:4133 [0] NCCL INFO proxy.cc:874 -> 6 [Progress Thread]",
+  ]);
+  expect([d.verdict, d.evidence.communicator]).toEqual(["socket", "runtime_lines"]);
+  // The same chain from another thread says nothing of a built communicator.
+  const other = data([
+    "cn-08:4110:4133 [0] misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote peer cn-07<38211>",
+    "cn-08:4110:4133 [0] NCCL INFO transport/net_socket.cc:474 -> 6",
+    "cn-08:4110:4133 [0] NCCL INFO proxy.cc:874 -> 6",
+  ]);
+  expect(other.evidence.communicator).toBeNull();
+});

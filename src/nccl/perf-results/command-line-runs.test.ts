@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { analyzeText } from "../../analyze/index.js";
+import { analyzeText, analyzeTranscript } from "../../analyze/index.js";
 import { analyzeNcclTests } from "./analyzer.js";
 
 type Run = { collective: string | null; nranks: number | null; rows: unknown[] };
@@ -163,4 +163,40 @@ test("a word that only ends in `_perf` is no test program", () => {
   ].join("\n");
   const d = analyzeText("job.out", text).data as { collective: string | null; nranks: number | null };
   expect([d.collective, d.nranks]).toEqual(["all_reduce", 1]);
+});
+
+// A document's example whose rank lines it elided after two (`#  Rank  1 …` then `...`), under `-g 8` on one process
+// (shape seen in a GPU vendor's acceptance guide committed to a public repository): the banner's nThread × nGpus counts
+// the ranks, not the two lines shown.
+test("rank lines fewer than one process's GPUs were elided: the banner counts the ranks", () => {
+  const text = [
+    "./all_reduce_perf -b 8 -e 8G -f 2 -g 8",
+    "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+    "#  Rank  0 Group  0 Pid 51020 on gpu-n031 device  0 [0000:75:00] AMD Instinct MI355X",
+    "#  Rank  1 Group  0 Pid 51020 on gpu-n031 device  1 [0000:05:00] AMD Instinct MI355X",
+    "...",
+    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong",
+    "  8589934592    2147483648     float     sum      -1   38127  225.30  394.27       0   37911  226.58  396.52       0",
+    "# Avg bus bandwidth    : 121.6",
+  ].join("\n");
+  const d = analyzeText("guide.md", text).data as { nranks: number | null; evidence: { nranks: string | null } };
+  expect([d.nranks, d.evidence.nranks]).toEqual([8, "thread_line"]);
+});
+
+// nccl-tests' own rank lines (`#  Rank  0 Group  0 Pid  71 on gpu-a device  0 …`) under the typed command, a run that
+// hung after its banner, with two of NCCL's lines of the hang quoted below (shape seen at
+// https://github.com/NVIDIA/nccl/issues/2385): the paste is nccl-tests output first.
+test("a test's command and its own rank lines, then NCCL's lines of a hang: nccl-tests output", () => {
+  const text = [
+    "mpirun -np 15 --hostfile /tmp/hosts /opt/nccl_tests/build/alltoall_perf -b 1K -e 1G -f 2 -g 1",
+    "#  Rank  0 Group  0 Pid     71 on gpu-a device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+    "...",
+    "#  Rank 14 Group  0 Pid     71 on gpu-b device  7 [0001:4e:00] NVIDIA H100 80GB HBM3",
+    "Stalled ranks' last line:",
+    "NCCL INFO bootstrap.cc:1016 (unexpectedEnqueue) Host Calloc Size 112 pointer 0x1",
+    "NCCL INFO symmetricSupport 0, cuMemEnable 0",
+  ].join("\n");
+  const entries = analyzeTranscript("issue.md", text);
+  expect(entries[0]?.kind).toBe("nccl_tests");
+  expect((entries[0]?.data as { collective: string | null } | undefined)?.collective).toBe("alltoall");
 });
