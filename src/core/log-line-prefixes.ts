@@ -159,9 +159,20 @@ function indentBeforeRecordAt(s: string, i: number, end: number): number {
   while (j < end && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j++;
   const space = indexIn(s, " ", j, Math.min(end, j + 128));
   if (space < 0 || indexIn(s, ":", j, space) < 0) return -1;
+  return deviceAfterSpaces(s, space) >= 0 ? j : -1;
+}
+
+/** Most spaces between a record's `host:pid:tid` and its `[dev]`: NCCL prints one, a page may align with more. */
+const ALIGNING_SPACES = 4;
+
+/**
+ * Where the `[` of a record's `[dev]` stands after the spaces that start at `space` (one, or a few a page set to align
+ * the devices: `host-b:xxx  [0]`), else -1. The one reader of that gap for every place a record's prefix ends.
+ */
+export function deviceAfterSpaces(s: string, space: number): number {
   let k = space;
-  while (k < end && s.charCodeAt(k) === 32 && k - space < 4) k++;
-  return s.charCodeAt(k) === 91 /* [ */ ? j : -1;
+  while (s.charCodeAt(k) === 32 && k - space < ALIGNING_SPACES) k++;
+  return k > space && s.charCodeAt(k) === 91 /* [ */ ? k : -1;
 }
 
 /**

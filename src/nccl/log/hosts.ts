@@ -1,4 +1,4 @@
-import { logLineStart } from "../../core/log-line-prefixes.js";
+import { deviceAfterSpaces, logLineStart } from "../../core/log-line-prefixes.js";
 import { grepPrefixAt } from "../../core/service-prefixes.js";
 import { isDigit, keep } from "./line.js";
 import { type LogState, MAX_KEYS, setCapped } from "./state.js";
@@ -22,11 +22,7 @@ function sameAt(s: string, at: number, text: string): boolean {
  * are not a mask: `host0722410:22467 [6]` lost a character and names no host.
  */
 function maskedProcess(s: string, colon: number, q: number): boolean {
-  if (q - colon < 4 || s.charCodeAt(q) !== 32 /* space */) return false;
-  // A page may align the records after a masked process (`host-b:xxx  [0]`): spaces, then the device.
-  let d = q + 1;
-  while (s.charCodeAt(d) === 32 && d - q < 4) d++;
-  if (s.charCodeAt(d) !== 91 /* [ */) return false;
+  if (q - colon < 4 || deviceAfterSpaces(s, q) < 0) return false;
   for (let i = colon + 1; i < q; i++) if ((s.charCodeAt(i) | 32) !== 120 /* x */) return false;
   return true;
 }

@@ -1,6 +1,6 @@
 /**
  * Shapes of the lines the scanner (scan.ts) reads besides NCCL's usual records: old NCCL's records, a WARN cut to its
- * source, a return chain with its head elided, a record whose device a page aligned. Pure.
+ * source, a return chain with its head elided. Pure.
  */
 import { indexInLine } from "./line.js";
 
@@ -29,9 +29,3 @@ export function underSrc(s: string, at: number, end: number): number {
 export const ELIDED_CHAIN_HEAD = /^(?:\.{3}|…)\s*->\s*/;
 /** A return chain's step as include/checks.h prints it: `enqueue.cc:3053 -> 2`, `transport/net_ib.cc:1021 -> 2`. */
 export const RETURN_STEP = /^[\w/.-]+\.cc?u?:\d+ -> \d+/;
-
-/** Whether `s[from, to)` is all spaces. */
-export function allSpaces(s: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (s.charCodeAt(i) !== 32) return false;
-  return true;
-}

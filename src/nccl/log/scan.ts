@@ -1,5 +1,5 @@
 import { charIn, pdshHostAt } from "../../core/line-prefixes.js";
-import { colourResetStart, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
+import { colourResetStart, deviceAfterSpaces, logLineStart, pdshLaxAt } from "../../core/log-line-prefixes.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
 import { failureOrCallerLine, workLaunchedAfterOthers } from "./caller-lines.js";
 import { ChannelLines } from "./channel-lines.js";
@@ -7,15 +7,7 @@ import { HostTable } from "./hosts.js";
 import { envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js";
 import { collTrace, infoMessage } from "./info-messages.js";
 import { indexInLine, processKey } from "./line.js";
-import {
-  allSpaces,
-  ELIDED_CHAIN_HEAD,
-  OLD_LINE,
-  OLD_NET_MESSAGE,
-  RETURN_STEP,
-  SOURCE_WARN,
-  underSrc,
-} from "./line-shapes.js";
+import { ELIDED_CHAIN_HEAD, OLD_LINE, OLD_NET_MESSAGE, RETURN_STEP, SOURCE_WARN, underSrc } from "./line-shapes.js";
 import { NetLines } from "./net-lines.js";
 import { gluedBannerEnd, locatedWarnIn, recordStart, splitPoint } from "./record.js";
 import type { LogState } from "./state.js";
@@ -139,10 +131,9 @@ export class LineScanner {
   private startOf(s: string, p: number, k: number): number {
     const open = s.charCodeAt(k - 3) === 91 ? k - 3 : s.charCodeAt(k - 4) === 91 ? k - 4 : -1;
     if (open <= p || s.charCodeAt(p) === 91) return recordStart(s, p, k);
+    // The first space right before `[dev]`, or a few a page set to align the devices (`host-b:xxx  [0]`).
     const space = this.spaceFrom(s, p);
-    if (space === open - 1) return p;
-    // A page that aligned the devices after the prefixes (`host-b:xxx  [0]`): only spaces between them.
-    return space > p && open - space <= 4 && allSpaces(s, space, open) ? p : recordStart(s, p, k);
+    return space > p && deviceAfterSpaces(s, space) === open ? p : recordStart(s, p, k);
   }
 
   /** The first space in `s` at or after `p` (-1: none), kept for the last `p` asked (startOf and noteHost both ask). */

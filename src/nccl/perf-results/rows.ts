@@ -17,7 +17,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{2}:\d{2}:\d{2}$/;
  * value, like `N/A` (shape seen at
  * https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/HEAD/examples/machine-learning/a3-megagpu-8g/nccl-tests/README.md).
  */
-export const MASKED_FIGURE = /^X+(?:\.X+)?$/i;
+const MASKED_FIGURE = /^X+(?:\.X+)?$/i;
 
 /** What a column header says of the rows under it. */
 export type RowLayout = {
