@@ -136,6 +136,17 @@ function decidedValue(d: Obj, fact: string): unknown {
 const WRAPPER_EVIDENCE = new Set(["launcher_hosts"]);
 
 /**
+ * A node count decided by the hosts that logged (no `comm … nNodes M` line in the text) is a count of hosts, a
+ * different reading from a communicator's own nNodes: a vLLM job whose pipeline stages are one 8-GPU communicator per
+ * node logs two hosts and `nNodes 1`. Such a count is judged against the whole capture's host count.
+ */
+const HOST_COUNT_EVIDENCE = new Set(["hosts", "pid_only_hosts"]);
+
+/** What the whole capture says of the reading that decided a cut's fact. */
+const wholeReading = (fact: string, by: unknown, whole: Record<string, unknown>, clean: AnalyzedInput): unknown =>
+  fact === "nNodes" && HOST_COUNT_EVIDENCE.has(String(by)) ? (obj(clean.data).hosts ?? null) : (whole[fact] ?? null);
+
+/**
  * The evidence-decided facts of a cut, wrapped capture that disagree with the whole clean one's: each must be the
  * same or fewer (agrees). A capture of several nccl-tests runs cut early rightly states an earlier run's facts.
  */
@@ -149,8 +160,8 @@ export function evidenceDisagreements(clean: AnalyzedInput, cut: AnalyzedInput):
   for (const [fact, got] of Object.entries(decidedFacts(cut))) {
     // A fact a wrapper stated (a launcher's hosts) is the wrapped text's, which the clean capture cannot hold.
     if (WRAPPER_EVIDENCE.has(String(by[fact]))) continue;
-    const want = whole[fact];
-    if (!agrees(got, want ?? null)) out.push(`${fact}: whole ${JSON.stringify(want)}, cut ${JSON.stringify(got)}`);
+    const want = wholeReading(fact, by[fact], whole, clean);
+    if (!agrees(got, want)) out.push(`${fact}: whole ${JSON.stringify(want)}, cut ${JSON.stringify(got)}`);
   }
   return out;
 }

@@ -27,34 +27,34 @@ const entryOf = (file: string, text: string): AnalyzedInput | undefined => {
 const CLEAN = CASES.map((c, i) => entryOf(c.file, TEXTS[i]!));
 
 /**
- * Pastes holding several attempts of one test, each typed at a prompt: the paste's facts are those of its last
- * attempt, so a cut that ends before the last attempt began states an earlier attempt's facts (its rank count, say),
- * which is right for that text and not the whole paste's. For these, cuts start at the last attempt's command line.
+ * An nccl-tests paste's facts are those of its last run (the corpus's rule, as a reader takes them): a paste holding
+ * several attempts — a failed `alltoall_perf` then a `sendrecv_perf` that ran, `-g 8` on a two-GPU host then `-g 2`,
+ * or a build without MPI whose processes each print a banner — cut before its last banner states an earlier attempt's
+ * facts (its collective, its rank count, the launcher's count), right for that text and not the whole paste's. Cuts of
+ * such a paste start at its last banner (`# nThread …`); the pastes below mark their last attempt otherwise.
  */
+const LAST_BANNER = /#\s*nThread \d/;
 const LAST_ATTEMPT = new Map<string, RegExp>([
   // https://github.com/NVIDIA/nccl-tests/issues/289: `-g 8` on a two-GPU host fails, then `-g 2`.
   ["nccl_tests/hypercube-two-attempts-cuda-failures.txt", /[#$] .*_perf /],
   // https://github.com/NVIDIA/nccl-tests/issues/280: `-g 4` fails on a three-GPU host, then `with -g 3 it runs:` (no
   // command line; its facts start at its rank lines).
   ["nccl_tests/failure-first-then-three-gpu-left-aligned-rows.txt", /^#\s+Rank\s+0 /],
-  // https://github.com/NVIDIA/nccl-tests/issues/109: a build without MPI launched by `mpirun -np 2 … -g 6`, each
-  // process printing its own banner. Cut before the second banner, the text is an MPI run of 12 ranks as far as it
-  // shows (the launcher's count), right for that text; the banner repeating is what makes it two tests of 6.
-  ["nccl_tests/heldout5-two-hosts-standalone-6gpu-socket-info.txt", /^# nThread /],
-  // The same, builds without MPI whose processes each print a banner: cut before the last banner, the launcher's count
-  // is what the text shows.
-  ["nccl_tests/non-mpi-four-rank0-busbw-zero.txt", /^# nThread /],
-  ["nccl_tests/two-unlinked-single-rank-runs-interleaved.txt", /^# nThread /],
-  ["nccl_tests/each-node-own-8-rank-run-mpi-mismatch.txt", /^# nThread /],
 ]);
 
-/** The first line a cut may end on: the last attempt's command line for LAST_ATTEMPT pastes, else the first line. */
+/** The first line a cut may end on: the start of an nccl-tests paste's last attempt, else the first line. */
 const firstCutLine = (file: string, lines: readonly string[]): number => {
   const marker = LAST_ATTEMPT.get(file);
-  if (!marker) return 0;
-  const at = lines.findLastIndex((l) => marker.test(l));
-  if (at < 0) throw new Error(`${file}: no attempt's command line matches ${marker}`);
-  return at;
+  if (marker) {
+    const at = lines.findLastIndex((l) => marker.test(l));
+    if (at < 0) throw new Error(`${file}: no attempt's command line matches ${marker}`);
+    return at;
+  }
+  if (!file.startsWith("nccl_tests/")) return 0;
+  return Math.max(
+    0,
+    lines.findLastIndex((l) => LAST_BANNER.test(l)),
+  );
 };
 
 /** A cut of the capture's first `n` lines under a wrapper stack. */
@@ -77,6 +77,24 @@ describe("a cut, wrapped capture states the clean capture's facts or fewer, neve
     expect(agrees(["mlx5_0/1:UNKNOWN:Unknown"], ["mlx5_0/1:ACTIVE:InfiniBand", "mlx5_1/1:DOWN:InfiniBand"])).toBe(true);
     expect(agrees(["mlx5_0/1:DOWN:InfiniBand"], ["mlx5_0/1:ACTIVE:InfiniBand"])).toBe(false);
     expect(agrees({ perNode: 1, gbps: 400 }, { perNode: 2, gbps: 400 })).toBe(true);
+  });
+
+  test("a node count read from the hosts that logged is judged as a host count, not as a communicator's nNodes", () => {
+    // vLLM with pipeline parallelism over Ray: each node's 8 GPUs form one communicator (`nNodes 1`), and two hosts
+    // log. Cut before the `comm … nNodes 1` line, the text shows only its two hosts (index-file:17822999525).
+    const file = "nccl_log/heldout13-vllm-lws-ray-leader-ib-init-partial.txt";
+    const ci = CASES.findIndex((c) => c.file === file);
+    const lines = TEXTS[ci]!.split("\n");
+    const before = lines.findIndex((l) => / nNodes \d/.test(l));
+    const cut = entryOf(file, lines.slice(0, before).join("\n"))!;
+    const whole = CLEAN[ci]!;
+    const of = (e: AnalyzedInput) => e.data as { nNodes: number; hosts: number; evidence: { nNodes: string } };
+    expect([of(whole).nNodes, of(whole).hosts, of(whole).evidence.nNodes]).toEqual([1, 2, "comm_lines"]);
+    expect([of(cut).nNodes, of(cut).evidence.nNodes]).toEqual([2, "hosts"]);
+    expect(evidenceDisagreements(whole, cut)).toEqual([]);
+    // The same count from a communicator's own line would be a different nNodes, and wrong.
+    const claimed = { ...cut, data: { ...of(cut), evidence: { ...of(cut).evidence, nNodes: "comm_lines" } } };
+    expect(evidenceDisagreements(whole, claimed)).toEqual(["nNodes: whole 1, cut 2"]);
   });
 
   test(`${CASES.length} captures × ${WRAP_STACKS.length} wrapper stacks × a cut at any line`, () => {
