@@ -22,6 +22,7 @@ import {
 import { prefixRunsOff, runsRead } from "./prefix-runs.js";
 import { type KindOf, recordPrefixOff } from "./record-prefixes.js";
 import { rstRolesOff } from "./rst-roles.js";
+import { terminalWrapOff } from "./terminal-wrap.js";
 import { webCharactersOff } from "./web-characters.js";
 
 export type { WrapperName };
@@ -53,7 +54,8 @@ export type PageWrapperName =
   | "line_comment"
   | "string_literal"
   | "rst_roles"
-  | "line_block";
+  | "line_block"
+  | "terminal_wrap";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;
@@ -300,6 +302,13 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
         }),
       ),
     );
+  }
+  // Lines a window cut at one width (terminal-wrap.ts), once every other wrapper is off: a viewer's numbers or a
+  // double spacing would make lines of their own look like the rest of a cut line.
+  const joined = terminalWrapOff(lines);
+  if (joined) {
+    lines = joined;
+    out.removed.push("terminal_wrap");
   }
   // A prefix only a record proves (stern's pod and container, parallel's tag), judged on the text with every other
   // wrapper under it removed too; those under it come off after it.

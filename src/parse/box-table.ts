@@ -112,13 +112,21 @@ function wrappedRowsJoined(lines: readonly CaptureLine[], w: { window: number; t
 }
 
 /**
- * The capture's lines (captureLines) with box-table rows one per line again (collapsed or wrapped), else as they were;
- * lines still longer than MAX_LINE_LENGTH after it are left out, as captureLines leaves them.
+ * A shell or script comment's `#` before a line of the box (`# +------…+`, `# |   0  NVIDIA A100-SXM...  Off  | …`): a
+ * guide that shows the output as comments under the command (`# Output:`; shape seen in a GPU guide committed to a
+ * public repository, index-file 6331658148). No line of nvidia-smi's own starts with `#`.
+ */
+const COMMENTED_BOX_LINE = /^\s*#+ ?(?=[+|])/;
+
+/**
+ * The capture's lines (captureLines) with box-table rows one per line again (collapsed or wrapped, a comment's `#`
+ * off), else as they were; lines still longer than MAX_LINE_LENGTH after it are left out, as captureLines leaves them.
  */
 export function boxTableLines(text: string): CaptureLine[] {
-  const expanded = captureLines(text, MAX_COLLAPSED).flatMap(
-    (l) => collapsedRows(l.text)?.map((row) => ({ text: row, line: l.line })) ?? [l],
-  );
+  const expanded = captureLines(text, MAX_COLLAPSED).flatMap((l) => {
+    const line = COMMENTED_BOX_LINE.test(l.text) ? { text: l.text.replace(COMMENTED_BOX_LINE, ""), line: l.line } : l;
+    return collapsedRows(line.text)?.map((row) => ({ text: row, line: l.line })) ?? [line];
+  });
   const widths = wrappedWidths(expanded);
   const rows = widths === null ? expanded : wrappedRowsJoined(expanded, widths);
   return rows.filter((l) => l.text.length <= MAX_LINE_LENGTH);

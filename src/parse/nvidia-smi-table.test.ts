@@ -145,3 +145,29 @@ test("a blank GPU name: the row is read, its name empty and its persistence Off"
   expect(r.ok).toBe(true);
   if (r.ok) expect(r.value.gpus.map((g) => [g.name, g.persistence, g.memoryTotalMiB])).toEqual([["", "Off", 5934]]);
 });
+
+// Shape seen in a GPU guide committed to a public repository (index-file 6331658148): the output shown as shell
+// comments under the command, `# ` before every line of the box. The host's numbers here are our own.
+test("a table shown as comments under its command (`# | …`): every GPU is read", () => {
+  const commented = [
+    "# Check GPU information",
+    "nvidia-smi",
+    "",
+    "# Output:",
+    "# +-----------------------------------------------------------------------------+",
+    "# | NVIDIA-SMI 525.60.13    Driver Version: 525.60.13    CUDA Version: 12.0     |",
+    "# |-------------------------------+----------------------+----------------------+",
+    "# | GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "# | Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+    "# |===============================+======================+======================|",
+    "# |   0  NVIDIA A100-SXM...  Off  | 00000000:00:07.0 Off |                    0 |",
+    "# | N/A   31C    P0    55W / 400W |      0MiB / 40960MiB |      0%      Default |",
+    "# +-------------------------------+----------------------+----------------------+",
+  ].join("\n");
+  const r = parseNvidiaSmiTable(commented);
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  expect(r.value.gpus.map((g) => [g.index, g.name, g.busId, g.memoryTotalMiB])).toEqual([
+    [0, "NVIDIA A100-SXM...", "00000000:00:07.0", 40960],
+  ]);
+  expect([r.value.driverVersion, r.value.cudaVersion]).toEqual(["525.60.13", "12.0"]);
+});

@@ -1,6 +1,12 @@
 import type { AnalyzeContext, AnalyzeOutcome, AnalyzerKind, CommunicatorEvidence } from "../../analyze/types.js";
 import { BARE_INFO, CONNECTION_TAIL } from "./bare-messages.js";
-import { NCCL_CALLER_LINE, NCCL_INIT_FRAME, NCCL_PG_VERSION, NCCL_WATCHDOG_LINE } from "./caller-lines.js";
+import {
+  NCCL_CALLER_LINE,
+  NCCL_INIT_FRAME,
+  NCCL_PG_VERSION,
+  NCCL_SOCKET_WARN,
+  NCCL_WATCHDOG_LINE,
+} from "./caller-lines.js";
 import { ChunkFeeder } from "./feeder.js";
 import { analyzeNcclLogFile } from "./file.js";
 import { NCCL_ERROR_DETAIL, NCCL_ERROR_STRING } from "./record.js";
@@ -69,11 +75,12 @@ const BANNER_LINE = /(?:^|[\s:\]>])NCCL version \d+\.\d+\.\d+\+cuda[\d.]+\s*$/;
  * `NCCL error: remote process exited or there was a network error, NCCL version 2.14.3`, and XLA's
  * `NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: …` (https://github.com/openxla/xla/pull/7201),
  * and vLLM's pynccl `NCCL error: <ncclGetErrorString(result)>` with no version (NCCL_ERROR_STRING, record.ts), and
- * PyTorch's watchdog timing out an NCCL collective (NCCL_WATCHDOG_LINE, caller-lines.ts).
+ * PyTorch's watchdog timing out an NCCL collective (NCCL_WATCHDOG_LINE, caller-lines.ts), and NCCL's last WARN relayed
+ * by a framework's logger (NCCL_SOCKET_WARN, caller-lines.ts).
  * It names the failed call and the error NCCL returned, so the text is an NCCL failure even with no NCCL line.
  */
 const ERROR_REPORT_LINE = new RegExp(
-  `NCCL error(?: in: \\S+?(?::\\d+)?,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}|${NCCL_ERROR_DETAIL.source}`,
+  `NCCL error(?: in: \\S+?(?::\\d+)?,|:) .*\\bNCCL version \\d+\\.\\d+\\.\\d+|NCCL operation nccl\\w+\\(.*\\) failed: |${NCCL_ERROR_STRING.source}|${NCCL_WATCHDOG_LINE.source}|${NCCL_ERROR_DETAIL.source}|${NCCL_SOCKET_WARN.source}`,
 );
 
 /** nccl-tests' failure line (`Test NCCL failure common.cu:1188 '…'`, src/common.h of https://github.com/NVIDIA/nccl-tests). */
@@ -136,12 +143,17 @@ export function ncclLogLines(head: string): {
 /** Indented as a code block: four spaces in Markdown, of which a wrapper in front may have taken one or two. */
 const INDENTED = /^(?: {2,}|\t)/;
 const messageAlone = (l: string): boolean => BARE_INFO.test(l.trimStart()) || CONNECTION_TAIL.test(l.trimStart());
-/** NCCL messages in a block of their own that no prose makes: a page's quote of what NCCL printed. */
-const QUOTED_BLOCK = 3;
+/**
+ * NCCL messages in a block of their own that no prose makes: a page's quote of what NCCL printed. Two are enough: a
+ * note's `NCCL should log:` then a fenced `NET/OFI Selected Provider is cxi (found 2 nics)` and `Using network AWS
+ * Libfabric` (shape seen in a cluster's notes committed to a public repository, index-file 58506228257); one alone
+ * may be a sentence's.
+ */
+const QUOTED_BLOCK = 2;
 
 /**
  * Quotes of NCCL's messages stripped of their prefix (bare-messages.ts) amid prose: a block of nothing else (blank
- * lines, a code fence's included, set it apart), of QUOTED_BLOCK lines at least or indented as a code block (a note's
+ * lines, a code fence's included, set it apart), of QUOTED_BLOCK lines at least, or indented as a code block (a note's
  * `NCCL logged:` then `    NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_3'`).
  */
 function quotedMessageBlocks(head: string): number {

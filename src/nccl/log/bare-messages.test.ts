@@ -131,6 +131,28 @@ describe("a block of NCCL's messages quoted amid prose", () => {
     expect(e.data).toMatchObject({ network: "AWS Libfabric", verdict: "rdma_gdr" });
   });
 
+  // Shape seen in a cluster's notes committed to a public repository (index-file 58506228257): two lines a fence sets
+  // apart, the provider aws-ofi-nccl chose and the network NCCL took.
+  test("two messages in a block of their own: the provider and the network", () => {
+    const text = [
+      "Check that it took. NCCL should log:",
+      "",
+      "```",
+      "NET/OFI Selected Provider is cxi (found 4 nics)",
+      "Using network AWS Libfabric",
+      "```",
+      "",
+      "`found 4 nics` is what a four-NIC node reports.",
+    ].join("\n");
+    const e = entry(text);
+    expect(e.kind).toBe("nccl_log");
+    expect(e.data).toMatchObject({ network: "AWS Libfabric", verdict: "unknown", ncclVersions: [] });
+    // One such line in a sentence's place is not a quote of a log.
+    expect(
+      entry(["We expected it to say:", "", "Using network AWS Libfabric", "", "It did not."].join("\n")).kind,
+    ).toBe("unknown");
+  });
+
   test("the same words leading sentences of a paragraph are not a quote", () => {
     const text = [
       "Notes from the March run.",

@@ -67,6 +67,15 @@ const CALL_REPORT = /NCCL operation nccl\w+\(.*\) failed: /;
 export const FAILURE_LINE = new RegExp(
   `unhandled system error|NCCL error|ncclSystemError|ncclInternalError|Test NCCL failure|${CALL_REPORT.source}|${NCCL_ERROR_STRING.source}`,
 );
+/**
+ * NCCL's WARN from its socket layer relayed by a framework's logger with no NCCL record around it:
+ * `socketStartConnect: Connect to 172.19.0.3<51207> failed : Software caused connection abort` (src/misc/socket.cc's
+ * `"socketStartConnect: Connect to %s failed : %s"`, the address as ncclSocketToString prints it, `<port>` after it;
+ * shape seen behind a Ray actor's and vLLM's prefix in a blog post committed to a public repository, index-file
+ * 25768005234): a line of NCCL's, relayed.
+ */
+export const NCCL_SOCKET_WARN = /\bsocketStartConnect: Connect to \S+<\d+> failed : \S/;
+
 /** PyTorch's `Last error:` alone on its line, under its report of the failed call: NCCL's last WARN follows. */
 const LAST_ERROR = /^\s*Last error:\s*$/;
 
@@ -103,6 +112,9 @@ export function failureOrCallerLine(
     // A backtrace's frame inside NCCL's init: a line of this NCCL failure.
     st.ncclLines++;
     st.initFrames++;
+  } else if (NCCL_SOCKET_WARN.test(text)) {
+    st.ncclLines++;
+    addWarning(st, text.slice(NCCL_SOCKET_WARN.exec(text)!.index).trim(), "");
   } else if (quoted) {
     // NCCL's last WARN message, quoted on the line under PyTorch's `Last error:` (ncclGetLastError).
     st.ncclLines++;

@@ -134,3 +134,35 @@ describe("PyTorch's detail of a failed NCCL result, alone", () => {
     expect(analyzeNcclLog(text).data.ncclVersions).toEqual(["2.18.3"]);
   });
 });
+
+// NCCL's WARN from its socket layer relayed by a framework's logger, all a post quoted of a failed run (shape seen
+// behind a Ray actor's and vLLM's prefix in a blog post committed to a public repository, index-file 25768005234):
+// src/misc/socket.cc's `"socketStartConnect: Connect to %s failed : %s"`, the address as ncclSocketToString prints it.
+describe("NCCL's socket WARN relayed by a framework's logger, alone", () => {
+  const line =
+    "(LLMRayActor pid=7731, ip=10.40.2.8) ERROR 05-14 09:27:33 worker_base.py:581] socketStartConnect: Connect to 172.20.0.9<40113> failed : Software caused connection abort";
+
+  test("is an NCCL log whose one fact is the failed connection; a socket failure alone names no network", () => {
+    expect(detectKind(line, ANALYZERS).kind).toBe("nccl_log");
+    const d = analyzeNcclLog(line).data;
+    expect(d).toMatchObject({ network: null, ncclVersions: [] });
+    expect(d.warnings.map((w) => w.code)).toEqual(["NCCL_WARN_SOCKET_CONNECT"]);
+  });
+
+  test("the same words in a sentence, without NCCL's address shape, are not", () => {
+    expect(detectKind("socketStartConnect: Connect to the head node failed : we do not know why", ANALYZERS).kind).toBe(
+      "unknown",
+    );
+  });
+});
+
+// DeepEP's answer from ncclGetVersion under EP_BUFFER_DEBUG: `printf("DeepEP initialized with NCCL version: %d.%d.%d
+// (loaded library)\n", …)` (a copy of DeepEP's source committed to a public repository, index-file 55747338065).
+test("a library's report of the NCCL it loaded (`… NCCL version: 2.31.2 (loaded library)`) is the version", () => {
+  const text = [
+    "NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 8 nics)",
+    "NCCL INFO Using network Libfabric",
+    "DeepEP initialized with NCCL version: 2.31.2 (loaded library)",
+  ].join("\n");
+  expect(analyzeNcclLog(text).data.ncclVersions).toEqual(["2.31.2"]);
+});

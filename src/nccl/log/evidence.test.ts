@@ -50,6 +50,43 @@ describe("the network from every piece of evidence, strongest first", () => {
     ).toEqual({ network: "Socket", by: "socket_fallback", linkLayer: null });
   });
 
+  // ncclNetInit tries the networks in order (external plugins, then IB, then Socket) and stops at the first one
+  // enabled and assigned to the communicator (src/net.cc before 2.23, src/plugin/net.cc after, in
+  // https://github.com/NVIDIA/nccl): the socket network's init, which prints `NET/Socket : Using …`, runs only when none
+  // before it was. Before 2.7 the bootstrap printed its own interfaces as `NET/Socket : Using` too, before the network's
+  // set-up (`NET/Plugin …`); from 2.7 it prints `Bootstrap : Using`. Shape seen in notes on an RCCL network plugin
+  // committed to a public repository (index-file 61457301045): the plugin refused, then the socket network's list.
+  test("a socket list the network's set-up printed is the socket network, chosen because nothing before it was", () => {
+    expect(
+      facts([
+        "NCCL INFO NCCL_NET_PLUGIN set by environment to TB5",
+        "NCCL INFO External network plugin /opt/plugins/librccl-net-TB5.so is unsupported",
+        "NCCL INFO NET/Socket : Using [0]bond0:10.8.0.2<0>",
+      ]),
+    ).toEqual({ network: "Socket", by: "socket_fallback", linkLayer: null });
+    expect(
+      facts([
+        "b:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.1.0.5<0>",
+        "b:7:7 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
+        "b:7:7 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.0.5<0>",
+      ]),
+    ).toEqual({ network: "Socket", by: "socket_fallback", linkLayer: null });
+    // NCCL 2.4: the bootstrap's list comes first; the network's set-up after it says nothing yet.
+    expect(
+      facts([
+        "c:3:3 [0] NCCL INFO NET/Socket : Using [0]ib0:192.168.9.1<0>",
+        "c:3:3 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).",
+      ]),
+    ).toEqual({ network: null, by: null, linkLayer: null });
+    // Another process's set-up does not make this process's bootstrap list the network's.
+    expect(
+      facts([
+        "d:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).",
+        "d:2:2 [1] NCCL INFO NET/Socket : Using [0]ib0:192.168.9.2<0>",
+      ]),
+    ).toEqual({ network: null, by: null, linkLayer: null });
+  });
+
   test("IB transport WARNs alone say IB", () => {
     expect(
       facts(["a:1:1 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed with error No such device"]),

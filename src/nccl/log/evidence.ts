@@ -16,7 +16,9 @@ import type { LogDevice, LogState } from "./state.js";
  * 4. `rdma_device_list`: an RDMA device list, `NET/IB : Using [0]mlx5_0:1/IB`, or one device per line
  *    (`NET/IB: [0] mlx5_1:1/IB`, `NET/IB: [3] mlx5_4:uverbs4:1/RoCE … speed=`).
  * 5. `socket_fallback`: a `NET/Socket : Using …` list after no usable RDMA device (`NET/IB : No device found`, no
- *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`).
+ *    libibverbs) or with IB turned off (`NCCL_IB_DISABLE set by environment to 1`), or printed in a process's network
+ *    set-up (after its `NET/Plugin`, `Bootstrap : Using` or plugin lines: the socket network's own init, which NCCL
+ *    runs only when no network before it was assigned; LogState.socketNetLists).
  * 6. `ib_warnings`: WARNs of the IB transport or the verbs wrapper (`transport/net_ib.cc:…`, `Call to ibv_* failed`,
  *    `NET/IB : Got async event`, `NET/IB : Got completion … status=12`), or its own note that it opened an HCA
  *    without GPUDirect (`NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`), unless the log says RDMA is
@@ -54,7 +56,7 @@ const noRdma = (st: LogState) => [...st.warnings.keys()].some(fallsBack);
 
 /** NCCL found no usable RDMA device (no device, no libibverbs, or IB turned off) and listed sockets instead. */
 export function fellBackToSocket(st: LogState): boolean {
-  return noRdma(st) && !rdmaList(st) && socketList(st);
+  return (noRdma(st) || st.socketNetLists > 0) && !rdmaList(st) && socketList(st);
 }
 
 function fromConnections(st: LogState): string | null {

@@ -1,5 +1,6 @@
 import { commSummary } from "./info-facts.js";
 import { indexInLine, intAfter, keep, processKey } from "./line.js";
+import { enterNetPhase } from "./net-lines.js";
 import { locatedWarnIn, splitPoint } from "./record.js";
 import { bump, type LogState, MAX_SAMPLES, setCapped } from "./state.js";
 
@@ -128,6 +129,12 @@ export function infoMessage(st: LogState, s: string, p: number, k: number, msg: 
   if (c === 66 /* B */ && s.startsWith("Bootstrap", msg)) {
     const m = /Using (?:\[\d+\])?([^:\s]+):/.exec(s.slice(msg, end));
     if (m) bump(st.bootstrap, m[1]!);
+    enterNetPhase(st, processKey(s, p, k));
+    return;
+  }
+  // RCCL's `External network plugin /path/librccl-net-X.so is unsupported` (its plugin loader): the network's set-up.
+  if (c === 69 /* E */ && s.startsWith("External network plugin ", msg)) {
+    enterNetPhase(st, processKey(s, p, k));
     return;
   }
   if (c === 71 /* G */ && s.startsWith("GPU Direct RDMA Disabled", msg)) {

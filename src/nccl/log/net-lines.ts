@@ -3,6 +3,11 @@ import { hostOf, indexInLine, keep, processKey } from "./line.js";
 import { bump, type LogState, setCapped } from "./state.js";
 import { addWarning } from "./warnings.js";
 
+/** The process keyed `key` has begun setting up its network (LogState.netPhase). */
+export function enterNetPhase(st: LogState, key: string): void {
+  if (!st.netPhase.has(key)) setCapped(st.netPhase, keep(key), 1);
+}
+
 /** A device list's items: `[2]mlx5_ib2:1/IB/SHARP`, `[0]={[0] mlx5_0:1/IB`. */
 const LIST_START = /^\[\d+\]/;
 const LIST_ITEM = /\[\d+\](?:=\{\[\d+\])?\s?[A-Za-z0-9_.-]+:\d+(?::\d*)*\/(?:IB|RoCE)(?:\/[A-Za-z]+)*/g;
@@ -19,6 +24,11 @@ export class NetLines {
   read(s: string, p: number, k: number, msg: number, end: number, host: string): void {
     const st = this.st;
     const socket = s.startsWith("NET/Socket", msg);
+    if (s.startsWith("NET/Plugin", msg)) {
+      enterNetPhase(st, processKey(s, p, k));
+      return;
+    }
+    if (socket && st.netPhase.has(processKey(s, p, k))) st.socketNetLists++;
     if (socket || s.startsWith("NET/IB : Using ", msg) || s.startsWith("NET/IB: Using ", msg)) {
       let semi = indexInLine(s, "; OOB ", msg, end);
       if (semi < 0) semi = end;

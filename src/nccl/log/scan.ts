@@ -8,7 +8,7 @@ import { envLine, initComplete, nicDistance, noteVersion } from "./info-facts.js
 import { collTrace, infoMessage } from "./info-messages.js";
 import { indexInLine, processKey } from "./line.js";
 import { ELIDED_CHAIN_HEAD, OLD_LINE, OLD_NET_MESSAGE, RETURN_STEP, SOURCE_WARN, underSrc } from "./line-shapes.js";
-import { NetLines } from "./net-lines.js";
+import { enterNetPhase, NetLines } from "./net-lines.js";
 import { gluedBannerEnd, locatedWarnIn, recordStart, splitPoint } from "./record.js";
 import type { LogState } from "./state.js";
 import { VersionLines } from "./version-lines.js";
@@ -346,7 +346,11 @@ export class LineScanner {
     if (c === 78 /* N */) {
       if (s.startsWith("NET/", msg)) this.net.read(s, p, k, msg, end, this.noteHost(s, p));
       else if (s.startsWith("NCCL version ", msg)) noteVersion(this.st, s, msg, end, processKey(s, p, k));
-      else if (s.startsWith("NCCL_", msg)) envLine(this.st, s, msg, end);
+      else if (s.startsWith("NCCL_", msg)) {
+        envLine(this.st, s, msg, end);
+        // The network plugin's own setting, read when the network is set up.
+        if (s.startsWith("NCCL_NET_PLUGIN ", msg)) enterNetPhase(st, processKey(s, p, k));
+      }
       return;
     }
     infoMessage(st, s, p, k, msg, end);

@@ -72,6 +72,18 @@ export class LogState {
   ibWarnings = 0;
   /** Return chains or WARNs from inside the socket transport (`transport/net_socket.cc:118 -> 2`). */
   socketTransport = 0;
+  /**
+   * Processes (process key → 1) past the bootstrap's set-up, in the network's: a `NET/Plugin` line, NCCL ≥ 2.7's
+   * `Bootstrap : Using` (the bootstrap's own line), `NCCL_NET_PLUGIN set by environment`, RCCL's `External network
+   * plugin … is unsupported`. Before 2.7 the bootstrap listed its interfaces as `NET/Socket : Using` first.
+   */
+  readonly netPhase = new Map<string, number>();
+  /**
+   * `NET/Socket : Using …` lists printed in a process's network set-up (netPhase): the socket network's own init,
+   * which NCCL runs only when no network before it (an external plugin, IB) was enabled and assigned
+   * (ncclNetInit's loop over the plugins in order, breaking at the first assigned: src/net.cc, src/plugin/net.cc).
+   */
+  socketNetLists = 0;
   /** `… - Init START` lines: a communicator's init began. */
   initStarted = 0;
   /** The process died of a signal after an Init START and before any Init COMPLETE. */
@@ -179,6 +191,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.ibWarnings += b.ibWarnings;
   a.bootstrapFailed += b.bootstrapFailed;
   a.socketTransport += b.socketTransport;
+  for (const [k, v] of b.netPhase) if (!a.netPhase.has(k)) setCapped(a.netPhase, k, v);
+  a.socketNetLists += b.socketNetLists;
   if (a.initComplete === 0) a.crashedInInit += b.crashedInInit;
   a.crashLines += b.crashLines;
   a.initFrames += b.initFrames;

@@ -4,8 +4,14 @@ import { bannerAt } from "./record.js";
 import type { LogState } from "./state.js";
 import { failureLine } from "./warnings.js";
 
-/** `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using nccl==2.20.5` (vLLM, SGLang). */
-const OTHER_VERSION = /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b/i;
+/**
+ * `RCCL version : 2.21.5-HEAD:5c1e0b2` (RCCL's banner; `RCCL version 2.20.5+hip6.2 HEAD` before), `… is using
+ * nccl==2.20.5` (vLLM, SGLang), and DeepEP's answer from ncclGetVersion: `DeepEP initialized with NCCL version: 2.31.2
+ * (loaded library)` (its `printf("DeepEP initialized with NCCL version: %d.%d.%d (loaded library)\n", …)` under
+ * EP_BUFFER_DEBUG, in a copy of DeepEP's source committed to a public repository, index-file 55747338065).
+ */
+const OTHER_VERSION =
+  /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b|\bNCCL version: (\d+\.\d+\.\d+) \(loaded library\)/i;
 /**
  * The NCCL library file a process says it loaded: a report's `loaded_library=/opt/nccl/lib/libnccl.so.2.21.5` (a
  * harness that logs what it dlopen'ed), or ldd's `libnccl.so.2 => /usr/lib/…/libnccl.so.2.21.5 (0x…)` (the file the
@@ -53,7 +59,7 @@ export class VersionLines {
     // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
     const other = OTHER_VERSION.exec(text);
     if (other) {
-      noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2]);
+      noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2] ?? other[3]);
       return true;
     }
     const loaded = text.includes("libnccl.so.") ? LOADED_LIBRARY.exec(text) : null;
