@@ -55,6 +55,26 @@ test("an HTML element opened and closed on one line comes off, its text kept", (
   expect(webCharactersOff("eth0:10.1.2.3<0>").text).toBe("eth0:10.1.2.3<0>");
 });
 
+// A system-info doc's HTML table of commands, one of its cells the output of `ofed_info -s` (shape seen in a
+// repository's docs, index-file 9344345572). Own version and layout.
+test("a table cell opened and closed on one line holding a tool's output: the output is read", () => {
+  const text = [
+    "<table>",
+    "  <tbody>",
+    "    <tr>",
+    "      <td>ofed_version</td>",
+    "      <td>ofed_info -s</td>",
+    "      <td>the version of the installed OFED</td>",
+    "      <td>MLNX_OFED_LINUX-5.8-3.0.7.0:</td>",
+    "    </tr>",
+    "  </tbody>",
+    "</table>",
+  ].join("\n");
+  const e = only(text);
+  expect(e.kind).toBe("ofed_info");
+  expect(e.data).toMatchObject({ version: "5.8-3.0.7.0", flavor: "MLNX_OFED" });
+});
+
 describe("a page's layout comes off", () => {
   // Each line its own paragraph: a blank line after every line.
   test("a double-spaced ibstat keeps its own blank line between devices", () => {

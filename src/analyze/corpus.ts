@@ -134,6 +134,10 @@ export const KNOWN_MISSES = new Set<string>([
   // An nvidia-smi table quoted with its file's line numbers right-aligned in a gutter (`      42 +----…`, the first
   // `0041`), amid the page's prose: the gutter is not proven on so short a run, and the rows are not read.
   "nvidia_smi/heldout22-v100-slurm-out-line-numbered.txt",
+  // A page that collapsed an issue's log into one paragraph: a CUDA assertion, then the TCPX plugin's own logger
+  // (`tcpxResult_t tcpxInit(…):379 NET/GPUDirectTCPX : GPUDirectTCPX enable: 1`) glued to other text, and no record of
+  // NCCL's own: not recognised as an NCCL log. The judge read the plugin's init line as the network.
+  "nccl_log/heldout25-vllm-wiki-collapsed-tcpx-init-flashinfer-assert.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };

@@ -53,8 +53,12 @@ function markupOff(text: string): string {
   return text.includes("</") ? text.replace(ENCLOSED, "$2") : text;
 }
 
-/** An inline HTML element opened and closed within one line, its text kept. */
-const ENCLOSED = /<(span|font|b|strong|em|i|tt|code|a|mark|u|s)\b[^<>\n]*>([^<\n]*)<\/\1>/gi;
+/**
+ * An inline HTML element opened and closed within one line, its text kept; a table's cell too (a system-info doc's
+ * table of commands, `<td>MLNX_OFED_LINUX-5.3-1.0.5.0:</td>` beside `<td>ofed_info  -s</td>`, shape seen in a
+ * repository's docs, index-file 9344345572).
+ */
+const ENCLOSED = /<(span|font|b|strong|em|i|tt|code|a|mark|u|s|td|th)\b[^<>\n]*>([^<\n]*)<\/\1>/gi;
 
 /** The text with a page's characters put back as the tool printed them, and whether anything changed. */
 export function webCharactersOff(text: string): { text: string; changed: boolean } {

@@ -20,6 +20,11 @@ const MAX_COLLAPSED = 256 * 1024;
  * have set spaces around an inner `+`: `|===== + =====|`).
  */
 const BORDER_ROW = /[+|](?: ?[-=]+ ?[+|])+/y;
+/**
+ * An elision a page put between two rows (`...` where GPUs 2 to 6 were left out; shape seen in a Chinese blog's table
+ * committed to a public repository, index-file 10232534572), with the spaces after it, followed by a row's edge.
+ */
+const ELISION = /(?:\.{3}|…)\s+(?=[+|])/y;
 /** What a line break and a line's padding left between two rows. */
 const GAP = /\s*/y;
 
@@ -36,7 +41,12 @@ export function collapsedRows(text: string): string[] | null {
   const rows: string[] = [];
   let bars = 0;
   let at = first.index;
-  while (at < text.length && ROW_EDGE.test(text[at]!)) {
+  while (at < text.length) {
+    // A page's elision between rows (`...`, GPUs left out of the middle of the table) is passed over.
+    ELISION.lastIndex = at;
+    const elided = ELISION.exec(text);
+    if (elided && rows.length > 0) at += elided[0].length;
+    if (!ROW_EDGE.test(text[at] ?? "")) break;
     BORDER_ROW.lastIndex = at;
     const border = BORDER_ROW.exec(text);
     let end: number;

@@ -48,3 +48,13 @@ export function leadingNumber(text: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)/.exec(text);
   return m ? Number(m[1]) : null;
 }
+
+/**
+ * A field's value without the note a writer put after it on the same line: a shell comment (`Active   # 反之为 Down`,
+ * shape seen in Chinese RDMA notes committed to a public repository, index-file 49019899460) or an arrow
+ * (`ACTIVE  <-- this one`, `← the port in use`), each after white space. The fields ibstat and ibv_devinfo print
+ * (a state, a rate, a GUID, a LID) hold none of these.
+ */
+export function withoutNote(value: string): string {
+  return value.replace(/\s+(?:#|←|<-+)(?:\s.*)?$/, "").trim();
+}

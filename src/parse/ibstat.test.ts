@@ -131,3 +131,24 @@ describe("ibstat / ibstatus", () => {
     assertParserTotal(parseIbstat, capture("ibstat", "a100-roce-ibstatus"));
   });
 });
+
+// Notes that explain each value with a shell comment after it (`State: Active   # 反之为 Down`, "else Down"; shape
+// seen in Chinese RDMA notes committed to a public repository, index-file 49019899460). Own GUIDs and numbers.
+test("a note after a value (`# …`, `<-- …`) is the writer's, not ibstat's: the value is read without it", () => {
+  const text = [
+    "CA 'mlx4_0'",
+    "\tCA type: MT26428",
+    "\tNumber of ports: 1",
+    "\tPort 1:",
+    "\t\tState: Active          # 反之为 Down",
+    "\t\tPhysical state: LinkUp # 反之为 Polling",
+    "\t\tRate: 40               <-- QDR",
+    "\t\tBase lid: 12",
+    "\t\tLink layer: InfiniBand",
+  ].join("\n");
+  const r = parseIbstat(text);
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  expect(r.value.devices[0]?.ports).toEqual([
+    { port: 1, state: "ACTIVE", physState: "LinkUp", linkLayer: "InfiniBand", rateGbps: 40, lid: "12" },
+  ]);
+});

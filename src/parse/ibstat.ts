@@ -1,6 +1,6 @@
 import { naturalCompare } from "../core/natural.js";
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
-import { captureLines, excerpt, leadingNumber } from "./capture.js";
+import { captureLines, excerpt, leadingNumber, withoutNote } from "./capture.js";
 import {
   emptyDevice,
   type IbDeviceReport,
@@ -128,7 +128,7 @@ export function parseIbstat(text: string): ParseResult<Ibstat> {
     const kv = KEY_VALUE.exec(t);
     if (!kv) continue;
     const key = kv[1]!.trim().toLowerCase();
-    const value = kv[2]!.trim();
+    const value = withoutNote(kv[2]!);
     if (port) applyPortKey(port, key, value);
     else applyDeviceKey(dev, key, value);
   }

@@ -1,6 +1,6 @@
 import { naturalCompare } from "../core/natural.js";
 import { fail, ok, type ParseResult, type Problem, problem } from "../core/result.js";
-import { captureLines, excerpt, leadingNumber } from "./capture.js";
+import { captureLines, excerpt, leadingNumber, withoutNote } from "./capture.js";
 import { expandGid } from "./gid-text.js";
 import {
   emptyDevice,
@@ -165,7 +165,8 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfo> {
     }
     const kv = KEY_VALUE.exec(t);
     if (!kv) continue;
-    const [, key, value] = kv as unknown as [string, string, string];
+    const [, key, noted] = kv as unknown as [string, string, string];
+    const value = withoutNote(noted);
     if (key === "port") {
       // The next port's block after `port_lmc:`: no link layer was printed for this one either.
       if (port?.afterLmc && port.linkLayer === "Unknown") port.linkLayerUnprinted = true;

@@ -13,6 +13,7 @@ import { NCCL_ERROR_DETAIL, NCCL_ERROR_STRING } from "./record.js";
 import { type NcclLogData, reportLog } from "./report.js";
 import { analyzeNcclLogChunks } from "./segments.js";
 import { LogState } from "./state.js";
+import { LOADED_NCCL_LINE } from "./version-lines.js";
 
 /** A streaming NCCL log analyser: `write` takes raw chunks (lines split here), `push` takes one line. */
 export type NcclLogStream = {
@@ -117,7 +118,7 @@ export function ncclLogLines(head: string): {
       const records = line.match(RECORDS)?.length ?? 1;
       log += Math.max(1, records);
       lines += Math.max(1, records) - 1;
-    } else if (BANNER_LINE.test(line) || NCCL_PG_VERSION.test(line)) banner++;
+    } else if (BANNER_LINE.test(line) || NCCL_PG_VERSION.test(line) || LOADED_NCCL_LINE.test(line)) banner++;
     else if (NCCL_CALLER_LINE.test(line)) caller++;
     else if (BARE_INFO.test(line.trimStart())) bare++;
     else if (CONNECTION_TAIL.test(line.trimStart())) tails++;
@@ -153,7 +154,8 @@ const QUOTED_BLOCK = 2;
 
 /**
  * Quotes of NCCL's messages stripped of their prefix (bare-messages.ts) amid prose: a block of nothing else (blank
- * lines, a code fence's included, set it apart), of QUOTED_BLOCK lines at least, or indented as a code block (a note's
+ * lines, a code fence's included, set it apart; a blank line between two of its messages does not end it, as a page
+ * that double-spaced its lines leaves them), of QUOTED_BLOCK lines at least, or indented as a code block (a note's
  * `NCCL logged:` then `    NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_3'`).
  */
 function quotedMessageBlocks(head: string): number {
@@ -164,9 +166,16 @@ function quotedMessageBlocks(head: string): number {
     if (block.length > 0 && quoted && block.every(messageAlone)) found++;
     block = [];
   };
+  let blank = false;
   for (const line of head.split("\n")) {
-    if (line.trim() === "") close();
-    else block.push(line);
+    if (line.trim() === "") {
+      blank = true;
+      continue;
+    }
+    // A blank line between two messages of a block of messages goes on with it (a page that double-spaced its lines).
+    if (blank && !(block.every(messageAlone) && messageAlone(line))) close();
+    blank = false;
+    block.push(line);
   }
   close();
   return found;

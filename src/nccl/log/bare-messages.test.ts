@@ -153,6 +153,33 @@ describe("a block of NCCL's messages quoted amid prose", () => {
     ).toBe("unknown");
   });
 
+  // Shape seen in Chinese notes committed to a public repository (index-file 70849613260): a runbook's list of the
+  // lines that prove IB, each cut to what matters — the device list, `Init COMPLETE` lines cut to their ranks, and
+  // the connections cut to their transport.
+  test("a runbook's lines cut to what matters: devices, ranks, connections with GPUDirect", () => {
+    const text = [
+      "### The network NCCL chose",
+      "```text",
+      "NCCL INFO NET/IB : Using [0]mlx5_ib0:1/IB ... [3]mlx5_ib3:1/IB",
+      "NCCL INFO Using network IB",
+      "```",
+      "### Every rank initialised",
+      "```text",
+      "rank 0 nranks 8 ... Init COMPLETE",
+      "...",
+      "rank 7 nranks 8 ... Init COMPLETE",
+      "```",
+      "### Connections across nodes",
+      "```text",
+      "via NET/IB/0/GDRDMA",
+      "via NET/IB/1/GDRDMA",
+      "```",
+    ].join("\n");
+    const e = entry(text);
+    expect(e.kind).toBe("nccl_log");
+    expect(e.data).toMatchObject({ network: "IB", verdict: "rdma_gdr", ranks: 8, linkLayer: "IB" });
+  });
+
   test("the same words leading sentences of a paragraph are not a quote", () => {
     const text = [
       "Notes from the March run.",

@@ -166,3 +166,17 @@ test("a library's report of the NCCL it loaded (`… NCCL version: 2.31.2 (loade
   ].join("\n");
   expect(analyzeNcclLog(text).data.ncclVersions).toEqual(["2.31.2"]);
 });
+
+// vLLM's pynccl line (`logger.info("vLLM is using nccl==%s", …)`, vllm/distributed/device_communicators/pynccl.py in
+// https://github.com/vllm-project/vllm) amid a worker's start-up, its colour codes' escape lost (shape seen in Chinese
+// notes committed to a public repository, index-file 12053131581): like NCCL's banner, all such a run says of NCCL.
+test("a vLLM start-up whose one NCCL line is `vLLM is using nccl==2.21.5`: an NCCL log of that version", () => {
+  const text = [
+    "INFO 03-14 09:41:06 [config.py:1519] Defaulting to use mp for distributed inference",
+    "[1;36m(VllmWorkerProcess pid=4410)[0;0m INFO 03-14 09:41:11 [multiproc_worker_utils.py:225] Worker ready; awaiting tasks",
+    "[1;36m(VllmWorkerProcess pid=4410)[0;0m INFO 03-14 09:41:13 [pynccl.py:69] vLLM is using nccl==2.21.5",
+    "INFO 03-14 09:41:13 [custom_all_reduce_utils.py:244] reading GPU P2P access cache from /root/.cache/vllm/p2p.json",
+  ].join("\n");
+  expect(detectKind(text, ANALYZERS).kind).toBe("nccl_log");
+  expect(analyzeNcclLog(text).data).toMatchObject({ ncclVersions: ["2.21.5"], network: null, verdict: "unknown" });
+});

@@ -60,7 +60,8 @@ export function commSummary(st: LogState, s: string, msg: number, end: number): 
 /** `… rank 3 nranks 16 … - Init COMPLETE`: a rank whose communicator was built. */
 export function initComplete(st: LogState, s: string, msg: number, end: number): void {
   st.initComplete++;
-  const rank = intAfter(s, " rank ", msg - 1, end);
+  // A line cut to its ranks starts with `rank` (bare-messages.ts).
+  const rank = s.startsWith("rank ", msg) ? intAfter(s, "rank ", msg, end) : intAfter(s, " rank ", msg - 1, end);
   const nranks = intAfter(s, " nranks ", msg, end);
   if (rank < 0 || nranks < 0) return;
   if (nranks > st.nranks) st.nranks = nranks;

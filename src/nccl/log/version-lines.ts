@@ -13,6 +13,11 @@ import { failureLine } from "./warnings.js";
 const OTHER_VERSION =
   /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b|\bNCCL version: (\d+\.\d+\.\d+) \(loaded library\)/i;
 /**
+ * A library's own line naming the NCCL it loaded (vLLM's pynccl `logger.info("vLLM is using nccl==%s", …)`, DeepEP's
+ * `(loaded library)`): like NCCL's banner, the one NCCL line such a run prints without NCCL_DEBUG.
+ */
+export const LOADED_NCCL_LINE = /\bis using nccl==\d+\.\d+\.\d+\b|\bNCCL version: \d+\.\d+\.\d+ \(loaded library\)/;
+/**
  * The NCCL library file a process says it loaded: a report's `loaded_library=/opt/nccl/lib/libnccl.so.2.21.5` (a
  * harness that logs what it dlopen'ed), or ldd's `libnccl.so.2 => /usr/lib/…/libnccl.so.2.21.5 (0x…)` (the file the
  * loader resolves). The file's name carries the version (NCCL's Makefile links libnccl.so.MAJOR.MINOR.PATCH).
@@ -59,6 +64,8 @@ export class VersionLines {
     // it is built from) or a framework naming the library it loaded (`vLLM is using nccl==2.20.5`).
     const other = OTHER_VERSION.exec(text);
     if (other) {
+      // A line of this NCCL log, as NCCL's own banner is: all such a run prints of NCCL without NCCL_DEBUG.
+      st.ncclLines++;
       noteVersion(this.st, s, p + other.index, end, s.slice(start, p + other.index), other[1] ?? other[2] ?? other[3]);
       return true;
     }

@@ -200,3 +200,45 @@ test("a test's command and its own rank lines, then NCCL's lines of a hang: nccl
   expect(entries[0]?.kind).toBe("nccl_tests");
   expect((entries[0]?.data as { collective: string | null } | undefined)?.collective).toBe("alltoall");
 });
+
+// Slurm's `-c` is each task's CPUs, Open MPI's is the process count (https://slurm.schedmd.com/srun.html,
+// https://www.open-mpi.org/doc/current/man1/mpirun.1.php). Shape seen in a Cray cluster's README committed to a public
+// repository (index-file 24167259383): `srun … -c 64 … -n 8 … singularity run … ./build/all_reduce_perf`, then a
+// banner whose `# Using devices` lists no rank. Own paths and figures.
+test("each launcher's own words give the process count: `srun -c 64 … -n 8` is 8, `mpirun -c 8` is 8", () => {
+  const table = [
+    "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 5 iters: 100 agg iters: 1 validation: 1 graph: 0",
+    "#",
+    "# Using devices",
+    "#",
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+    "     1048576        262144     float     sum      -1    110.2    9.52   16.65      0    109.9    9.54   16.70      0",
+    "     2097152        524288     float     sum      -1    151.3   13.86   24.26      0    150.8   13.91   24.34      0",
+  ];
+  const srun =
+    "$> srun --exclusive -c 64 --mpi=pmi2 -n 8 --ntasks-per-node=4 singularity run --nv /lus/sif/ngc.sif ./build/all_reduce_perf -b 1M -e 4M -f 2";
+  expect((analyzeNcclTests([srun, ...table].join("\n")).data as Run).nranks).toBe(8);
+  const mpirun = "$ mpirun -c 8 --hostfile hosts ./build/all_reduce_perf -b 1M -e 4M -f 2";
+  expect((analyzeNcclTests([mpirun, ...table].join("\n")).data as Run).nranks).toBe(8);
+});
+
+// A post that kept only the footer of its run, under the command (shape seen in a blog draft committed to a public
+// repository, index-file 49242434181): nccl-tests' own `# Avg bus bandwidth    : %g` line (src/common.cu).
+test("the footer alone under the command that ran the test is that test's output", () => {
+  const text = [
+    "```bash",
+    "mpirun -np 4 all_reduce_perf -b 512M -e 8G -f 2 -g 1",
+    "```",
+    "",
+    "```bash",
+    "",
+    "# Avg bus bandwidth    : 412.906 ",
+    "```",
+  ].join("\n");
+  const e = analyzeText("post.md", text);
+  expect(e.kind).toBe("nccl_tests");
+  expect(e.data).toMatchObject({ collective: "all_reduce", nranks: 4, avgBusBw: 412.906 });
+  // The footer's words in prose, with no program named, are not.
+  expect(analyzeText("post.md", "We saw an Avg bus bandwidth: 412 GB/s on the second day.\n").kind).toBe("unknown");
+});

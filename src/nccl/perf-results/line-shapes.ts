@@ -6,11 +6,13 @@ import { SIGNAL_HANDLER } from "../../core/crash-lines.js";
 /** A table row begins with two whole numbers (a row cut after its first number is still a row, reported as cut). */
 export const ROW_START = /^\d+(?:\s+\d|$)/;
 
-// The launcher's process count, before the program: Open MPI/MPICH `-n N`, `-np N`, `--np N`, `-c N`; Slurm `-n N`,
-// `--ntasks=N` (https://www.open-mpi.org/doc/current/man1/mpirun.1.php, https://slurm.schedmd.com/srun.html).
+// The launcher's process count, before the program, in each launcher's own words: Open MPI/MPICH `-n N`, `-np N`,
+// `--np N`, `-c N` (https://www.open-mpi.org/doc/current/man1/mpirun.1.php); Slurm `-n N`, `--ntasks=N`, where `-c` is
+// the CPUs of each task (`srun -c 64 … -n 8`: 8 processes; https://slurm.schedmd.com/srun.html).
 /** The launchers that run a test program on other processes, by name. */
 export const LAUNCHER_NAMES = "mpirun|mpiexec|orterun|srun";
-const LAUNCHER = new RegExp(`\\b(?:${LAUNCHER_NAMES})\\b.*?\\s(?:-np?|--np|-c|--ntasks(?:=|\\s+))\\s*(\\d+)(?=\\s)`);
+const MPI_LAUNCHER = /\b(?:mpirun|mpiexec|orterun)\b.*?\s(?:-np?|--np|-c)\s*(\d+)(?=\s)/;
+const SRUN = /\bsrun\b.*?\s(?:-n|--ntasks(?:=|\s+))\s*(\d+)(?=\s)/;
 // After the program, nccl-tests' own `-t`/`--nthreads` and `-g`/`--ngpus` (its `-n` is the iteration count).
 const THREADS = /\s(?:-t|--nthreads)(?:\s+|=)(\d+)\b/;
 const GPUS = /\s(?:-g|--ngpus)(?:\s+|=)(\d+)\b/;
@@ -51,7 +53,7 @@ const DIRECT = /^(?:\S+=\S+\s+)*(?:\S*\/)?$/;
  */
 export function commandRanks(line: string, programAt: number, programLength: number): number | null {
   const before = line.slice(0, programAt);
-  const launcher = LAUNCHER.exec(before);
+  const launcher = MPI_LAUNCHER.exec(before) ?? SRUN.exec(before);
   const processes = launcher ? Number(launcher[1]) : DIRECT.test(before) ? 1 : null;
   if (processes === null) return null;
   const args = ` ${line.slice(programAt + programLength)}`;
