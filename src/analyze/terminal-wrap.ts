@@ -48,9 +48,10 @@ export function terminalWrapOff(lines: readonly string[]): string[] | null {
   for (const i of cuts) after.set(firstWord(lines[i + 1]!), (after.get(firstWord(lines[i + 1]!)) ?? 0) + 1);
   if ([...after].some(([w, n]) => starts.get(w) !== n)) return null;
   if (!cuts.some((i) => /[A-Za-z0-9]$/.test(lines[i]!) && /^[A-Za-z0-9]/.test(lines[i + 1]!))) return null;
+  const cut = new Set(cuts);
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (cuts.includes(i)) {
+    if (cut.has(i)) {
       out.push(lines[i]! + lines[i + 1]!);
       i++;
     } else out.push(lines[i]!);

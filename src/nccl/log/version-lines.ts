@@ -10,13 +10,16 @@ import { failureLine } from "./warnings.js";
  * (loaded library)` (its `printf("DeepEP initialized with NCCL version: %d.%d.%d (loaded library)\n", …)` under
  * EP_BUFFER_DEBUG, in a copy of DeepEP's source committed to a public repository, index-file 55747338065).
  */
-const OTHER_VERSION =
-  /^\s*RCCL version\s*(?::\s*)?(\d+\.\d+\.\d+)|\bnccl==(\d+\.\d+\.\d+)\b|\bNCCL version: (\d+\.\d+\.\d+) \(loaded library\)/i;
+const LIBRARY_VERSION = /\bNCCL version: (\d+\.\d+\.\d+) \(loaded library\)/;
+const OTHER_VERSION = new RegExp(
+  `^\\s*RCCL version\\s*(?::\\s*)?(\\d+\\.\\d+\\.\\d+)|\\bnccl==(\\d+\\.\\d+\\.\\d+)\\b|${LIBRARY_VERSION.source}`,
+  "i",
+);
 /**
  * A library's own line naming the NCCL it loaded (vLLM's pynccl `logger.info("vLLM is using nccl==%s", …)`, DeepEP's
  * `(loaded library)`): like NCCL's banner, the one NCCL line such a run prints without NCCL_DEBUG.
  */
-export const LOADED_NCCL_LINE = /\bis using nccl==\d+\.\d+\.\d+\b|\bNCCL version: \d+\.\d+\.\d+ \(loaded library\)/;
+export const LOADED_NCCL_LINE = new RegExp(`\\bis using nccl==\\d+\\.\\d+\\.\\d+\\b|${LIBRARY_VERSION.source}`);
 /**
  * The NCCL library file a process says it loaded: a report's `loaded_library=/opt/nccl/lib/libnccl.so.2.21.5` (a
  * harness that logs what it dlopen'ed), or ldd's `libnccl.so.2 => /usr/lib/…/libnccl.so.2.21.5 (0x…)` (the file the
