@@ -85,10 +85,6 @@ export const KNOWN_MISSES = new Set<string>([
   // `ofed_info -sMLNX_OFED_LINUX-5.5-1.0.3.2:# uname`): not recognised.
   "show_gids/heldout13-wechat-roce-debug-collapsed.txt",
   "ofed_info/heldout13-wechat-tcpdump-collapsed.txt",
-  // A plugin's load line (`NET/Plugin: Loaded net plugin Libfabric (v10)`) and no `Using network`: network unknown, where
-  // the judge reads Libfabric. A load line's name is not always the one `Using network` prints (HPC-X's plugin loads as
-  // `NCCL RDMA Plugin v6` and is used as `IBext`), so it names no network here.
-  "nccl_log/heldout14-hyperpod-tp-inference-defaultN-prefix-ofi.txt",
   // Two tables' rows, no header, each in a Python `get_bws(data='''…''')` call (alltoall, then sendrecv whose in-place
   // busbw is out of all bounds): read as one alltoall run.
   "nccl_tests/heldout15-python-get-bws-rows-only-sendrecv-inplace-bogus.txt",
@@ -118,9 +114,6 @@ export const KNOWN_MISSES = new Set<string>([
   // An nccl-tests build patched to print `run(), common.cu:1175, ` before each of its lines: the rows are read, the
   // `# Avg bus bandwidth` footer behind that prefix is not.
   "nccl_tests/heldout20-instrumented-nccltests-mpi-two-runs-roce.txt",
-  // A plugin's load line (`NET/Plugin: Loaded net plugin Libfabric (v11)`) and no `Using network`: no network, as for
-  // batch 14's capture above; the judge read Libfabric.
-  "nccl_log/heldout21-gin-efa-ofi-plugin-socket-h-return-chain.txt",
   // A shell script's comment quoting `NCCL WARN Call to ibv_modify_qp failed …` behind `#   `, under its own prose:
   // not recognised as an NCCL log.
   "nccl_log/heldout21-gid-index-script-comment-modify-qp-22.txt",

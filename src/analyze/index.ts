@@ -1,9 +1,10 @@
 import { type Problem, problem } from "../core/result.js";
+import { splitLines } from "../core/text.js";
 import { DETECT_HEAD_BYTES, DETECT_THRESHOLD, detectKind, unknownKindMessage } from "./detect.js";
 import { inlineQuotesOf } from "./inline-quotes.js";
 import { type Normalised, normaliseCapture } from "./normalise.js";
 import { ANALYZERS } from "./registry.js";
-import { soleCommandKind, splitTranscript } from "./transcript.js";
+import { soleCommand, soleCommandKind, splitTranscript } from "./transcript.js";
 import type { AnalyzeContext, AnalyzeEntry, AnalyzeKindName, AnalyzerKind, AnalyzeStream } from "./types.js";
 
 export { ANALYZERS } from "./registry.js";
@@ -226,6 +227,8 @@ export function analyzeTranscript(
   const clean = opts.kind === undefined ? normaliseCapture(text, { recognised: recognisedBy(analyzers) }).text : null;
   const segments = clean === null ? null : splitTranscript(clean);
   if (segments === null) {
+    const split = clean === null ? null : aboveAndBelow(file, clean, ctx, analyzers);
+    if (split) return split;
     const kinds = clean === null ? [] : mixedKinds(clean, analyzers);
     const beside = clean !== null && kinds.length < 2 ? besideEachOther(clean, analyzers) : [];
     if (beside.length === 2) return beside.map((kind) => analyzeText(file, text, ctx, { analyzers, kind }));
@@ -249,4 +252,28 @@ export function analyzeTranscript(
     const kind = detected?.kind ?? (findAnalyzer(s.kind, analyzers) ? s.kind : undefined);
     return analyzeText(name, s.text, ctx, { analyzers, ...(kind ? { kind } : {}) });
   });
+}
+
+/**
+ * A capture pasted above the one command typed in a text, and that command's output below it (a page quotes NCCL's
+ * `NET/IB : Using …` line, then shows `$ ibstat | grep mlx5` and its lines): two captures, each read on its own, when
+ * the text above reads as a kind of its own and the command prints another. Null otherwise.
+ */
+function aboveAndBelow(
+  file: string,
+  clean: string,
+  ctx: AnalyzeContext,
+  analyzers: readonly AnalyzerKind[],
+): AnalyzedInput[] | null {
+  const sole = soleCommand(clean, true);
+  if (sole === null || sole.index === 0) return null;
+  const lines = splitLines(clean);
+  const above = chooseAnalyzer(lines.slice(0, sole.index).join("\n"), undefined, analyzers);
+  if (above === null || above.kind === sole.kind || !findAnalyzer(sole.kind, analyzers)) return null;
+  const below = lines.slice(sole.index + 1).join("\n");
+  if ((chooseAnalyzer(below, undefined, analyzers)?.kind ?? sole.kind) !== sole.kind) return null;
+  return [
+    analyzeText(file, lines.slice(0, sole.index).join("\n"), ctx, { analyzers, kind: above.kind }),
+    analyzeText(`${file}:${sole.index + 1} (${sole.command})`, below, ctx, { analyzers, kind: sole.kind }),
+  ];
 }

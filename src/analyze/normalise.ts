@@ -55,7 +55,8 @@ export type PageWrapperName =
   | "string_literal"
   | "rst_roles"
   | "line_block"
-  | "terminal_wrap";
+  | "terminal_wrap"
+  | "annotation_arrow";
 
 /** Share of non-blank lines a prefix must start for the layer to call it a wrapper. */
 const PROOF = 0.8;

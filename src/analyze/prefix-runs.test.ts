@@ -221,6 +221,46 @@ test("a capture kept one line per list item in a script (`['…'],`) is read", (
   expect(entry?.data).toMatchObject({ driverVersion: "551.23", cudaVersion: "12.4" });
 });
 
+// A notebook saved with its outputs keeps each printed line as one JSON string ending `\r\n` in the cell's `"text"`
+// array (shape seen at https://github.com/ULHPC/tutorials/blob/96ee741453f703a0abadcc954bcf2dfb454f629a/containers/singularity/scripts/HPC%20school%202021.ipynb,
+// `!nvidia-smi` run in a cell). Host values ours.
+test("a notebook's saved output, one JSON string per printed line, reads as the tool's output", () => {
+  const table = [
+    "Mon Mar  8 09:12:44 2021       ",
+    "+-----------------------------------------------------------------------------+",
+    "| NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |",
+    "|-------------------------------+----------------------+----------------------+",
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+    "|===============================+======================+======================|",
+    "|   0  Tesla V100-PCIE...  On   | 00000000:AF:00.0 Off |                    0 |",
+    "| N/A   36C    P0    38W / 250W |      4MiB / 32510MiB |      0%      Default |",
+    "+-------------------------------+----------------------+----------------------+",
+  ];
+  const cell = [
+    "  {",
+    '   "cell_type": "code",',
+    '   "outputs": [',
+    "    {",
+    '     "name": "stdout",',
+    '     "output_type": "stream",',
+    '     "text": [',
+    ...table.map((l) => `      "${l}\\r\\n",`),
+    "     ]",
+    "    }",
+    "   ],",
+    '   "source": [',
+    '    "!nvidia-smi"',
+    "   ]",
+    "  }",
+  ].join("\n");
+  const entry = analyzeTranscript("tutorial.ipynb", cell)[0]!;
+  expect(entry.kind).toBe("nvidia_smi");
+  expect(entry.wrappers?.removed).toContain("string_literal");
+  expect(entry.data).toMatchObject({ driverVersion: "450.80.02", cudaVersion: "11.0" });
+  expect((entry.data as { gpus: { busId: string }[] }).gpus.map((g) => g.busId)).toEqual(["00000000:AF:00.0"]);
+});
+
 // A comment quoting what was typed and printed on each host behind a second gutter, `| ` (shape seen in C sources
 // committed to a public repository, index-file 30551364698 and 30980662150): three lines or more a run, none a table's.
 describe("a quote bar `| ` before each line of a short run, inside a C comment", () => {

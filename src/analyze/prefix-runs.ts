@@ -115,10 +115,12 @@ function commentBlocks(lines: readonly string[]): RunsRead {
 /** A C++/Java/Go line comment's `//` (and one space), the line's indentation before it. */
 const LINE_COMMENT = /^[ \t]*\/\/ ?/;
 /**
- * A source file's string literal holding one line of a capture: `"| NVIDIA-SMI 440.31 … |\n" +` (Java, C), with the
- * quote, the `\n`, the concatenation and the escapes taken off.
+ * A source file's string literal holding one line of a capture: `"| NVIDIA-SMI 440.31 … |\n" +` (Java, C), or a
+ * notebook's saved output, one JSON string per line ending `\r\n` where the kernel ran a command (`"| N/A 33C … |\r\n",`,
+ * shape seen at https://github.com/ULHPC/tutorials, an .ipynb's `"text"` array), with the quote, the line end, the
+ * concatenation and the escapes taken off.
  */
-const STRING_LINE = /^[ \t]*(?:(?:[\w<>[\]]+\s+)*\w+\s*\+?=\s*)?"((?:[^"\\]|\\.)*)(?:\\n)"\s*(?:\+|,|;|\))?\s*$/;
+const STRING_LINE = /^[ \t]*(?:(?:[\w<>[\]]+\s+)*\w+\s*\+?=\s*)?"((?:[^"\\]|\\.)*?)(?:\\r)?\\n"\s*(?:\+|,|;|\))?\s*$/;
 
 const uncommented = (l: string): string | null => {
   const m = LINE_COMMENT.exec(l);

@@ -138,6 +138,36 @@ describe("a shell comment before a capture's lines comes off when the rest reads
   });
 });
 
+// A page of notes marks the NCCL records among a tuning tool's own lines with an arrow (shape seen at
+// https://github.com/eunomia-bpf/nccl-eBPF/blob/HEAD/docs/tmp/policy-effectiveness-research.md; numbers ours).
+describe("an arrow a writer put before the records comes off when the rest reads as a record", () => {
+  const notes = [
+    "call=3  bytes=4096  action=...  channels=2",
+    "→ NCCL INFO AllReduce: 4096 Bytes -> Algo TREE proto SIMPLE channel{Lo..Hi}={0..0}",
+    "",
+    "call=7  bytes=16384  action=...  channels=4",
+    "→ NCCL INFO AllReduce: 16384 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..1}",
+    "",
+    "call=11  bytes=131072  action=...  channels=4",
+    "→ NCCL INFO AllReduce: 131072 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..3}",
+  ].join("\n");
+
+  test("NCCL's records marked with arrows read as an NCCL log that names no network", () => {
+    const e = only("notes.md", notes);
+    expect(e.kind).toBe("nccl_log");
+    expect(e.wrappers?.removed).toContain("annotation_arrow");
+    expect((e.data as { network: string | null }).network).toBeNull();
+  });
+
+  test("an arrow on one line proves nothing, and arrows over no record are left alone", () => {
+    expect(only("one.md", notes.split("\n").slice(0, 3).join("\n")).wrappers?.removed ?? []).not.toContain(
+      "annotation_arrow",
+    );
+    const plan = "→ first drain the node\n→ then reboot it\n→ then uncordon it";
+    expect([only("plan.md", plan).kind, only("plan.md", plan).wrappers]).toEqual(["unknown", undefined]);
+  });
+});
+
 const readFromQuotes = (file: string, text: string) =>
   /`|\*\*/.test(text) && analyzeTranscript(file, text).some((e) => e.wrappers?.removed.includes("inline_quotes"));
 

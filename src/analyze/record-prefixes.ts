@@ -10,6 +10,10 @@
  * - A shell comment's `# ` before every line (a README that shows a command's output commented out under the command,
  *   shape seen at https://github.com/ProjectMitosisOS/mitosis-core/blob/main/README.md): nccl-tests prints its own header as
  *   `#` lines (src/common.cu), so the comment is never read on a text that reads as nccl-tests, with it or without.
+ * - An arrow a writer put before the lines that matter (`→ NCCL INFO AllReduce: … -> Algo TREE proto LL`, the
+ *   records among a tool's own lines in a page of notes; shape seen at
+ *   https://github.com/eunomia-bpf/nccl-eBPF/blob/HEAD/docs/tmp/policy-effectiveness-research.md): on two lines or
+ *   more, and only where the text reads as nothing with them and as a record without them.
  */
 
 import { commandOfLine } from "./transcript.js";
@@ -31,7 +35,11 @@ function sternPair(l: string): string | null {
 /** A `--tag` argument: no blank in it, then a tab. */
 const TAG = /^([^\s]{1,80})\t/;
 
-export type RecordPrefix = { name: "stern" | "parallel_tag" | "shell_comment"; lines: string[]; hosts?: string[] };
+export type RecordPrefix = {
+  name: "stern" | "parallel_tag" | "shell_comment" | "annotation_arrow";
+  lines: string[];
+  hosts?: string[];
+};
 
 /** The kind a text reads as, or null (what normalisation may ask of the analyzers). */
 export type KindOf = (text: string) => string | null;
@@ -90,6 +98,15 @@ function commentOff(lines: readonly string[], filled: readonly string[]): Record
   return found ? { name: "shell_comment", lines: out } : null;
 }
 
+/** An arrow a writer marks a line with, and the space after it. */
+const ARROW = /^[ \t]{0,4}(?:[→⟶➜➔➡]\uFE0F?|👉|=>|->) /;
+
+/** The lines without the arrows that mark two of them or more; else null. */
+function arrowOff(lines: readonly string[], filled: readonly string[]): RecordPrefix | null {
+  if (filled.filter((l) => ARROW.test(l)).length < 2) return null;
+  return { name: "annotation_arrow", lines: lines.map((l) => l.replace(ARROW, "")) };
+}
+
 /**
  * The record prefix the lines carry, when the text without it is recognised; else null. A tag (any word before a tab)
  * is shaped like a tab-separated tool's first column, so it comes off only when the text with it is not recognised;
@@ -114,5 +131,8 @@ export function recordPrefixOff(
     const kind = recognised.without(comment.lines.join("\n"));
     if (kind !== null && kind !== COMMENTING_KIND) return comment;
   }
+  const arrow = arrowOff(lines, filled);
+  if (arrow && recognised.with(lines.join("\n")) === null && recognised.without(arrow.lines.join("\n")) !== null)
+    return arrow;
   return null;
 }

@@ -183,3 +183,51 @@ describe("`rdma link show` is a capture command of its own", () => {
     expect(commandOfLine("rdma resource show")).toBeNull();
   });
 });
+
+// A page quotes NCCL's device line, then shows the host tool it corresponds to piped through grep (shape seen in a
+// Chinese translation of a network-debugging guide committed to a public repository, BBuf/how-to-optim-algorithm-in-
+// cuda, ml-engineering/…AI系统中的网络 debug.md). Hosts and addresses ours.
+describe("a capture quoted above the one command typed, and that command's output", () => {
+  const page = [
+    "如果集群走的是IB，日志里应该出现`NET/IB`：",
+    "```",
+    "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB [RO]; OOB eno1:10.40.2.7<0>",
+    "```",
+    "对应的 `ibstat` 输出大概是这样：",
+    "```",
+    "$ ibstat | grep mlx5",
+    "CA 'mlx5_0'",
+    "CA 'mlx5_1'",
+    "CA 'mlx5_2'",
+    "CA 'mlx5_3'",
+    "```",
+  ].join("\n");
+
+  test("a command piped through a filter is still the command", () => {
+    expect(commandOfLine("$ ibstat | grep mlx5", true)).toBe("ibstat");
+    expect(commandOfLine("ibv_devinfo | grep -e hca_id -e state", true)).toBe("ibv_devinfo");
+    // Cutting a session into one capture per command stays with unfiltered commands.
+    expect(commandOfLine("$ ibstat | grep mlx5")).toBeNull();
+  });
+
+  test("each is read on its own: the NCCL line above, the tool's lines below", () => {
+    const entries = analyzeTranscript("page.md", page);
+    expect(entries.map((e) => [e.file, e.kind])).toEqual([
+      ["page.md", "nccl_log"],
+      ["page.md:7 (ibstat)", "ibstat"],
+    ]);
+    const log = entries[0]!.data as { network: string; nics: { device: string }[] };
+    expect(log.network).toBe("IB");
+    expect((entries[1]!.data as { devices: { name: string }[] }).devices.map((d) => d.name)).toEqual([
+      "mlx5_0",
+      "mlx5_1",
+      "mlx5_2",
+      "mlx5_3",
+    ]);
+  });
+
+  test("prose alone above the command is no capture: one entry, as before", () => {
+    const entries = analyzeTranscript("page.md", page.split("\n").slice(4).join("\n"));
+    expect(entries.map((e) => e.kind)).toEqual(["ibstat"]);
+  });
+});

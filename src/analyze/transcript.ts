@@ -7,9 +7,17 @@ import { splitLines, stripPrompt } from "../core/text.js";
 
 /** Commands whose output `analyze` knows, as typed at a prompt. */
 const CAPTURE_COMMANDS = ["ofed_info", "nvidia-smi", "show_gids", "ibv_devinfo", "ibstat", "ibstatus", "ibdev2netdev"];
-const COMMAND_LINE = new RegExp(
-  `^(?:sudo\\s+)?(?:\\S*/)?(${CAPTURE_COMMANDS.join("|").replace(/-/g, "\\-")})((?:\\s+-{1,2}[\\w=.-]+|\\s+[a-z][\\w-]*_\\w+|\\s+\\d{1,2}|\\s+topo|\\s+-q)*)\\s*:?\\s*(?:#.*)?$`,
-);
+/**
+ * A filter the output was piped through (`ibstat | grep mlx5`, `ibv_devinfo | grep -e hca_id -e state`, `| head -20`):
+ * what follows is the tool's own output, fewer lines of it.
+ */
+const OUTPUT_FILTER = String.raw`(?:\s*\|\s*(?:e?grep|head|tail|sort|uniq|less|more|cat)\b[^|#]*)*`;
+const commandLine = (filter: string) =>
+  new RegExp(
+    `^(?:sudo\\s+)?(?:\\S*/)?(${CAPTURE_COMMANDS.join("|").replace(/-/g, "\\-")})((?:\\s+-{1,2}[\\w=.-]+|\\s+[a-z][\\w-]*_\\w+|\\s+\\d{1,2}|\\s+topo|\\s+-q)*)${filter}\\s*:?\\s*(?:#.*)?$`,
+  );
+const COMMAND_LINE = commandLine("");
+const FILTERED_COMMAND_LINE = commandLine(OUTPUT_FILTER);
 
 export type TranscriptSegment = {
   /** The command as typed (`ofed_info -s`, `nvidia-smi topo -m`). */
@@ -43,11 +51,12 @@ const FILE_LABEL = /^[\w.-]+\.(?:txt|log|out|err)\s*:\s*$/;
  * The command a line runs, when the line is a capture command (with or without a prompt, or labelled in prose as
  * `nvidia-smi:`), else null.
  */
-export function commandOfLine(line: string): string | null {
+export function commandOfLine(line: string, filtered = false): string | null {
   // A command quoted as inline code on its own line (`` `mpirun -np 4 ./all_reduce_perf -g 1` ``) is the command.
   const typed = stripPrompt(line.trim().replace(/^`([^`]+)`$/, "$1")).trim();
   // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.
-  const m = COMMAND_LINE.exec(typed) ?? COMMAND_LINE.exec(typed.replace(/^[#$](?=[a-z])/, ""));
+  const shape = filtered ? FILTERED_COMMAND_LINE : COMMAND_LINE;
+  const m = shape.exec(typed) ?? shape.exec(typed.replace(/^[#$](?=[a-z])/, ""));
   if (m) return `${m[1]}${(m[2] ?? "").replace(/\s+/g, " ")}`;
   if (RDMA_LINK_LINE.test(typed)) return typed.replace(/^(?:sudo\s+)?(?:\S*\/)?/, "").replace(/\s+/g, " ");
   return PERF_LINE.test(typed) ? typed.replace(/\s+/g, " ") : null;
@@ -96,14 +105,23 @@ export function splitTranscript(text: string): TranscriptSegment[] | null {
  * (`Failed to run topology matrix`): the command still says which tool failed.
  */
 export function soleCommandKind(text: string): string | null {
-  let found: string | null = null;
-  for (const l of splitLines(text)) {
-    const command = commandOfLine(l);
+  const sole = soleCommand(text);
+  return sole === null ? null : sole.kind;
+}
+
+/**
+ * The one capture command typed in a text (no nccl-tests binary), with its 0-based line and kind; else null.
+ * `filtered`: a command piped through a filter counts too (`ibstat | grep mlx5`).
+ */
+export function soleCommand(text: string, filtered = false): { index: number; command: string; kind: string } | null {
+  let found: { index: number; command: string; kind: string } | null = null;
+  for (const [index, l] of splitLines(text).entries()) {
+    const command = commandOfLine(l, filtered);
     if (command === null) continue;
     if (PERF_LINE.test(command) || found !== null) return null;
-    found = command;
+    found = { index, command, kind: kindOfCommand(command) };
   }
-  return found === null ? null : kindOfCommand(found);
+  return found;
 }
 
 /** The analyze kind a capture command prints. */

@@ -74,6 +74,23 @@ describe("nvidia-smi topo -m", () => {
     expect(r.problems.map((p) => p.code)).toEqual(["nvidia_smi_topo.bad_row", "nvidia_smi_topo.missing_rows"]);
   });
 
+  // A bug report's environment dump that stops inside the first row, in the middle of a cell (`… SYS SY`; shape seen
+  // at https://github.com/vllm-project/vllm/issues/33447): the whole cells before the cut are read.
+  test("a paste cut inside the first row's last cell keeps that row's whole cells", () => {
+    const text = capture("nvidia_smi_topo", "a100-roce-470");
+    const gpu0 = text.split("\n").find((l) => l.startsWith("GPU0"))!;
+    const cut = `${text.slice(0, text.indexOf(gpu0))}${gpu0.slice(0, gpu0.indexOf("SYS") + 2)}`;
+    expect(cut.endsWith("SY")).toBe(true);
+    const r = parseNvidiaSmiTopo(cut);
+    expect(r.ok).toBe(true);
+    const whole = parseNvidiaSmiTopo(text);
+    const row = r.ok && whole.ok ? r.value.matrix.GPU0! : {};
+    // Every cell read is the whole capture's cell, and the one cut in two is not read.
+    for (const [dev, link] of Object.entries(row)) expect(whole.ok && whole.value.matrix.GPU0![dev]).toBe(link);
+    expect(Object.values(row).filter((c) => c === "SYS")).toHaveLength(0);
+    expect(r.ok && r.value.devices).toEqual(whole.ok && whole.value.devices);
+  });
+
   test("a paste cut after the header row → not read (no_rows): no GPU↔NIC path was checked", () => {
     const header = capture("nvidia_smi_topo", "a100-roce-470").split("\n")[0]!;
     const r = parseNvidiaSmiTopo(`${header}\n`);

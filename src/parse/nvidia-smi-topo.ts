@@ -19,6 +19,8 @@ export type NvidiaSmiTopo = {
 };
 
 const CELL = /^(X|PIX|PXB|PHB|NODE|SYS|SOC|NV\d+)$/;
+/** The start of a cell a cut left (`SY`, `NOD`, `PH`, `NV`): a proper prefix of a cell's word. */
+const CUT_CELL = /^(?:P|PI|PX|PH|N|NO|NOD|S|SY|SO|NV)$/;
 const LEGEND_NIC = /^\s*(NIC\d+)\s*:\s*(\S+)\s*$/;
 const AFFINITY_WORDS = new Set(["CPU", "NUMA", "GPU", "Affinity", "ID"]);
 
@@ -91,7 +93,9 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
       .flatMap((w) => (GLUED_CELLS.test(w) ? (w.match(CELL_WORD) ?? [w]) : [w]));
     const name = words[0];
     if (!name || !columns.includes(name)) continue;
-    const cells = words.slice(1, 1 + columns.length);
+    // A row the paste cut inside its last cell (`… SYS SY`): the cells before the cut are whole.
+    const cut = words.length <= columns.length && CUT_CELL.test(words.at(-1)!) && !CELL.test(words.at(-1)!);
+    const cells = words.slice(1, cut ? -1 : 1 + columns.length);
     const bad = cells.find((c) => !CELL.test(c));
     if (cells.length < columns.length || bad !== undefined) {
       problems.push(

@@ -62,7 +62,7 @@ function judgeTopo(topo: NvidiaSmiTopo, ctx: AnalyzeContext): { findings: Findin
   const unread = gpus.filter((g) => !whole(g));
   const verdict =
     unread.length > 0
-      ? `${near} of the ${rows} GPU rows read have a NIC at PIX/PXB; ${unread.join(", ")} not checked (no row)`
+      ? `${near} of the ${rows} GPU rows read have a NIC at PIX/PXB; ${unread.join(", ")} not checked (row missing or cut)`
       : near === rows
         ? "every GPU has a NIC at PIX/PXB"
         : `${near} of ${rows} GPUs have a NIC at PIX/PXB`;

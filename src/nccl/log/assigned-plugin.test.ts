@@ -26,9 +26,14 @@ describe("the network plugin assigned to a communicator", () => {
 
 // aws-ofi-nccl's tuner `Tuner init: comm with %ld ranks and %ld nodes.` (src/tuner/nccl_ofi_tuner.c,
 // https://github.com/aws/aws-ofi-nccl): the communicator's size as NCCL handed it to the plugin. Shape seen in a
-// HyperPod guide committed to a public repository (index-file 66280673503). The plugin's load line
-// (`NET/Plugin: Loaded net plugin Libfabric (v10)`) names no network: the name it prints is not always the one
-// `Using network` prints (HPC-X's plugin loads as `NCCL RDMA Plugin v6` and is used as `IBext`).
+// HyperPod guide committed to a public repository (index-file 66280673503).
+//
+// The plugin's load line prints `ncclNet->name` (`INFO(NCCL_INIT | NCCL_NET, "NET/Plugin: Loaded net plugin %s (v12)",
+// ncclNet_v12->name)`, src/plugin/net/net_v12.cc in https://github.com/NVIDIA/nccl), the same field `Using network %s`
+// prints (src/init.cc), so with no stronger line it names the network; unless the plugin's init failed (`Failed to
+// initialize NET plugin %s`, src/plugin/net.cc), or the name is a loader's: nccl-rdma-sharp-plugins exports
+// `"NCCL RDMA Plugin v8"` and replaces its table at init with IBext's or UCX's (src/p2p_plugin.c in
+// https://github.com/Mellanox/nccl-rdma-sharp-plugins).
 describe("a plugin NCCL loaded, no `Using network` line", () => {
   const text = [
     "[default0]:hp-pod-0:91:122 [0] NCCL INFO NET/Plugin: Loaded net plugin Libfabric (v10)",
@@ -36,7 +41,26 @@ describe("a plugin NCCL loaded, no `Using network` line", () => {
     "[default0]:hp-pod-0:91:122 [0] NCCL INFO NET/OFI Tuner init: comm with 8 ranks and 2 nodes.",
   ].join("\n");
 
-  test("the tuner's line states the rank count; the load line names no network", () => {
-    expect(analyzeNcclLog(text).data).toMatchObject({ ranks: 8, network: null });
+  test("the tuner's line states the rank count; the load line names the network, and says it decided", () => {
+    const d = analyzeNcclLog(text).data;
+    expect(d).toMatchObject({ ranks: 8, network: "Libfabric" });
+    expect(d.evidence.network).toBe("loaded_plugin");
+  });
+
+  test("a plugin whose init failed names nothing; a stronger line decides over the load line", () => {
+    const failed = `${text}\nhp-pod-0:91:122 [0] NCCL INFO Failed to initialize NET plugin Libfabric`;
+    expect(analyzeNcclLog(failed).data.network).toBeNull();
+    // The plugin's own WARN of its failed init, then NCCL's `Failed to initialize any NET plugin` (src/plugin/net.cc).
+    const own = `${text}\nhp-pod-0:91:122 [0] nccl_net_ofi_init:79 NCCL WARN NET/OFI aws-ofi-nccl initialization failed`;
+    expect(analyzeNcclLog(own).data.network).toBeNull();
+    const none = `${text}\nhp-pod-0:91:122 [0] plugin/net.cc:306 NCCL WARN Failed to initialize any NET plugin`;
+    expect(analyzeNcclLog(none).data.network).toBeNull();
+    const used = `${text}\nhp-pod-0:91:122 [0] NCCL INFO Using network Socket`;
+    expect(analyzeNcclLog(used).data.network).toBe("Socket");
+  });
+
+  test("a loader that names itself a plugin names no network (it is used under another name)", () => {
+    const hpcx = "gpu-b07:4410:4410 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)";
+    expect(analyzeNcclLog(hpcx).data.network).toBeNull();
   });
 });

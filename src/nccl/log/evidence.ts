@@ -27,6 +27,11 @@ import type { LogDevice, LogState } from "./state.js";
  *    with no RDMA device listed: sockets carried the connections.
  * 8. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
  *    before any IB line: the run never got past sockets.
+ * 9. `loaded_plugin`: the one network plugin NCCL loaded (`NET/Plugin: Loaded net plugin Libfabric (v12)`,
+ *    src/plugin/net/net_vN.cc), whose init no line says failed (`Failed to initialize NET plugin …`, src/plugin/net.cc):
+ *    the load line prints `ncclNet->name`, the name `Using network` prints (src/init.cc). Not a name that calls itself
+ *    a plugin (`NCCL RDMA Plugin v8`): such a loader replaces its own table at init and is used under another name
+ *    (`IBext_v8` or UCX: src/p2p_plugin.c in https://github.com/Mellanox/nccl-rdma-sharp-plugins).
  *
  * Link layer, strongest first:
  * 1. `device_suffix`: the RDMA devices NCCL listed (`/IB` or `/RoCE` after each device); `mixed` when they differ.
@@ -42,7 +47,8 @@ export type NetworkEvidence =
   | "socket_fallback"
   | "ib_warnings"
   | "socket_transport"
-  | "bootstrap_failure";
+  | "bootstrap_failure"
+  | "loaded_plugin";
 
 export type Decided<T> = { value: T; decidedBy: NetworkEvidence | "device_suffix" | "gid_in_warnings" | null };
 
@@ -105,7 +111,27 @@ export function networkOf(st: LogState, counts: Record<string, number>): Decided
   if (st.socketTransport > 0) return { value: "Socket", decidedBy: "socket_transport" };
   if (st.bootstrapFailed > 0 && st.warnings.has("SOCKET_CONNECT"))
     return { value: "Socket", decidedBy: "bootstrap_failure" };
+  const plugin = loadedPlugin(st);
+  if (plugin !== null) return { value: plugin, decidedBy: "loaded_plugin" };
   return { value: null, decidedBy: null };
+}
+
+/** A plugin's name that calls itself a plugin, with a version (`NCCL RDMA Plugin v8`): a loader, not a network. */
+const LOADER_NAME = /\bplugin v?\d+$/i;
+
+/** A plugin's own WARN that its init failed (`NET/OFI aws-ofi-nccl initialization failed`). */
+const PLUGIN_INIT_FAILED = /initiali[sz](?:e|ing|ation)\b.{0,40}\bfail|\bfail\w*\s+initiali[sz]/i;
+
+/**
+ * The one network plugin loaded and not failed, when it names a network (item 9 above); else null. No plugin names
+ * the network once NCCL said none initialised (`Failed to initialize any NET plugin`, the NET_PLUGIN cause) or the
+ * plugin said its own init failed.
+ */
+function loadedPlugin(st: LogState): string | null {
+  if (st.warnings.has("NET_PLUGIN")) return null;
+  if (st.warnings.get("NET_PLUGIN_ERROR")?.samples.some((s) => PLUGIN_INIT_FAILED.test(s))) return null;
+  const live = [...st.loadedPlugins.keys()].filter((n) => !st.failedPlugins.has(n));
+  return live.length === 1 && !LOADER_NAME.test(live[0]!) ? live[0]! : null;
 }
 
 /** An IPv4-mapped GID (`::ffff:10.20.3.7`, or uncompressed `…:ffff:0a14:0307`) after a GID label in a WARN. */

@@ -101,6 +101,12 @@ export function infoMessage(st: LogState, s: string, p: number, k: number, msg: 
     }
     return;
   }
+  // `Failed to initialize NET plugin Libfabric` (src/plugin/net.cc): the plugin NCCL loaded is not the network.
+  if (c === 70 /* F */ && s.startsWith("Failed to initialize NET plugin ", msg)) {
+    const name = s.slice(msg + 32, end).trim();
+    if (name !== "") bump(st.failedPlugins, keep(name));
+    return;
+  }
   // `Assigned NET plugin IB to comm` (src/plugin/net.cc in https://github.com/NVIDIA/nccl, recent releases): the name
   // of the network plugin the communicator was given, `ncclNet->name`, the same name `Using network` prints.
   if (c === 65 /* A */ && s.startsWith("Assigned NET plugin ", msg)) {

@@ -8,6 +8,9 @@ export function enterNetPhase(st: LogState, key: string): void {
   if (!st.netPhase.has(key)) setCapped(st.netPhase, keep(key), 1);
 }
 
+/** NCCL's line for a network plugin it loaded: `NET/Plugin: Loaded net plugin Libfabric (v12)`, the name before `(v`. */
+const LOADED_PLUGIN = /^NET\/Plugin ?: Loaded net plugin (\S(?:.*\S)?) \(v\d+\)/;
+
 /** A device list's items: `[2]mlx5_ib2:1/IB/SHARP`, `[0]={[0] mlx5_0:1/IB`. */
 const LIST_START = /^\[\d+\]/;
 const LIST_ITEM = /\[\d+\](?:=\{\[\d+\])?\s?[A-Za-z0-9_.-]+:\d+(?::\d*)*\/(?:IB|RoCE)(?:\/[A-Za-z]+)*/g;
@@ -26,6 +29,9 @@ export class NetLines {
     const socket = s.startsWith("NET/Socket", msg);
     if (s.startsWith("NET/Plugin", msg)) {
       enterNetPhase(st, processKey(s, p, k));
+      // `NET/Plugin: Loaded net plugin %s (v%d)` (src/plugin/net/net_vN.cc): the plugin's ncclNet->name.
+      const loaded = LOADED_PLUGIN.exec(s.slice(msg, end))?.[1];
+      if (loaded !== undefined) bump(st.loadedPlugins, keep(loaded));
       return;
     }
     if (socket && st.netPhase.has(processKey(s, p, k))) st.socketNetLists++;

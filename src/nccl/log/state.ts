@@ -84,6 +84,12 @@ export class LogState {
    * (ncclNetInit's loop over the plugins in order, breaking at the first assigned: src/net.cc, src/plugin/net.cc).
    */
   socketNetLists = 0;
+  /**
+   * Network plugins NCCL loaded (`NET/Plugin: Loaded net plugin Libfabric (v12)`, name → lines) and those whose init
+   * failed after (`Failed to initialize NET plugin Libfabric`): src/plugin/net/net_vN.cc and src/plugin/net.cc.
+   */
+  readonly loadedPlugins = new Map<string, number>();
+  readonly failedPlugins = new Map<string, number>();
   /** `… - Init START` lines: a communicator's init began. */
   initStarted = 0;
   /** The process died of a signal after an Init START and before any Init COMPLETE. */
@@ -193,6 +199,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.socketTransport += b.socketTransport;
   for (const [k, v] of b.netPhase) if (!a.netPhase.has(k)) setCapped(a.netPhase, k, v);
   a.socketNetLists += b.socketNetLists;
+  for (const [k, v] of b.loadedPlugins) bump(a.loadedPlugins, k, v);
+  for (const [k, v] of b.failedPlugins) bump(a.failedPlugins, k, v);
   if (a.initComplete === 0) a.crashedInInit += b.crashedInInit;
   a.crashLines += b.crashLines;
   a.initFrames += b.initFrames;

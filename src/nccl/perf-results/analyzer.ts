@@ -3,8 +3,9 @@ import { type Finding, makeFinding, withConfidence } from "../../core/finding.js
 import { type Problem, problem } from "../../core/result.js";
 import { createNcclLogStream } from "../log/analyzer.js";
 import type { NcclLogData, NcclLogVerdict } from "../log/report.js";
-import { keep } from "../log/scan.js";
+import { keep, skipPrefixes } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
+import { TYPE_BYTES } from "./infer.js";
 import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
 import { PROGRAM_CRASH, withoutRankTags } from "./line-shapes.js";
 import { parsePerfJson } from "./parse-json.js";
@@ -42,6 +43,38 @@ function tableRows(head: string): number {
   let n = 0;
   for (const line of head.split("\n"))
     if (TABLE_ROW.test(withoutRankTags(line).replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
+  return n;
+}
+
+/** A row's type word between its count and its figures, anywhere in a text. */
+const ROW_TYPE =
+  /\d\s+(?:u?int(?:8|32|64)|half|float(?:16|32|64)?|bfloat16|double|char|int|f8e[45]m[23])\s+(?:[a-z]+\s+)?-?\d/;
+
+/** The numbers of a row: size, count, type, redop and root when present, then out-of-place time (µs), algbw, busbw. */
+const ROW_NUMBERS =
+  /^\s*(\d+)\s+(\d+)\s+([a-z][a-z0-9]*)\s+(?:[a-z]+\s+)?(?:-?\d+\s+)?(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+\d+(?:\.\d+)?(?:\s|$)/;
+
+/**
+ * Rows (a launcher's tag or indentation before them allowed) whose own numbers obey nccl-tests' arithmetic
+ * (src/common.cu): the size is a whole multiple of count × the type's size (1, or the rank count for the gathering
+ * collectives), and algbw is the size over the time — bytes / µs / 1e3 in GB/s, to the printed rounding. Only a row
+ * with a measurable algbw (≥ 0.1 GB/s) counts: zeros agree with anything. No other tool's line holds numbers that
+ * agree this way by chance.
+ */
+export function arithmeticRows(head: string): number {
+  // Most texts hold no row at all: one search for a row's type between numbers spares the line-by-line reading.
+  if (!ROW_TYPE.test(head)) return 0;
+  let n = 0;
+  for (const raw of head.split("\n")) {
+    const tagged = withoutRankTags(raw.slice(skipPrefixes(raw, 0, raw.length)));
+    const line = tagged.replace(/^\[\d+,\d+\]<std(?:out|err)>:/, "");
+    const m = TABLE_ROW.test(line) ? ROW_NUMBERS.exec(line) : null;
+    if (m === null) continue;
+    const [bytes, count, typeSize, time, algbw] = [+m[1]!, +m[2]!, TYPE_BYTES[m[3]!], +m[4]!, +m[5]!];
+    if (typeSize === undefined || count === 0 || time === 0 || algbw < 0.1) continue;
+    if (bytes % (count * typeSize) !== 0) continue;
+    if (Math.abs(bytes / time / 1e3 - algbw) <= 0.01 + 0.01 * algbw) n++;
+  }
   return n;
 }
 
@@ -378,6 +411,9 @@ export const ncclTestsAnalyzer: AnalyzerKind = {
     if (/^\s*\d+\s+\d+\s+[a-z][a-z0-9]*\s+(?:\S+\s+){4,}\S+\s*$/m.test(head)) score += 0.2;
     // Rows with no header at all (a paste of the table's body): three rows in nccl-tests' own layout say it.
     if (tableRows(head) >= 3) score += 0.4;
+    // Two rows whose numbers obey the table's own arithmetic say it too, behind any prefix (two tail rows kept from
+    // a launcher-tagged log, shape seen at https://github.com/skypilot-org/skypilot/pull/8019).
+    else if (arithmeticRows(head) >= 2) score += 0.5;
     score += failureVocabularyScore(head);
     return Math.min(score, 0.95);
   },

@@ -15,7 +15,7 @@ export type CollectiveInference = {
 };
 
 const REDUCING = /^(sum|prod|max|min|avg|premulsum|mulsum)$/i;
-const TYPE_BYTES: Record<string, number> = {
+export const TYPE_BYTES: Record<string, number> = {
   int8: 1,
   uint8: 1,
   char: 1,

@@ -340,9 +340,13 @@ export class PerfTextParser {
     // root smaller than the one before is the next invocation's sweep (tables pasted one after another, headers cut).
     // After the run's own `# Avg bus bandwidth` footer a sweep is over: a row of the same size starts the next one
     // (one-size runs pasted one after another, each with its footer).
+    // A row whose count still rises is the same sweep whatever its size cell says: the count falls with the size at
+    // a new sweep (both come from the same loop in src/common.cu), so a smaller size under a larger count is a cell
+    // the paste mangled, not a restart.
     const prev = this.run.rows.at(-1);
     const over = this.run.avgBusBw !== null;
-    const again = prev !== undefined && (bytes < prev.bytes || (over && bytes === prev.bytes));
+    const countRises = prev !== undefined && row.count > prev.count;
+    const again = prev !== undefined && !countRises && (bytes < prev.bytes || (over && bytes === prev.bytes));
     if (prev && again && prev.type === type && prev.redop === redop && prev.root === root) {
       // Unless processes that each ran the test alone (their rank lines repeat) share the stream: their rows
       // interleave, and a smaller size continues another process's sweep.

@@ -25,6 +25,16 @@ describe("header-less tables one after another", () => {
     expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([6]);
   });
 
+  // The size cell and the count come from one loop (size = count × type size, src/common.cu): a row whose count
+  // keeps rising continues the sweep even where its size cell reads smaller (a mistyped or mangled cell; shape seen
+  // at https://github.com/thomaslie210/NCCL_Test_Results, a 1 KiB-step alltoall of 1,024 rows; numbers ours).
+  test("a smaller size under a still-rising count is a mangled cell of the same sweep", () => {
+    const rows = sweep(4.1);
+    const mangled = rows[1]!.replace(/^\s*\d+/, (m) => "415600".padStart(m.length));
+    const e = analyzeText("mangled.txt", `${[rows[0]!, mangled, rows[2]!].join("\n")}\n`);
+    expect((e.data as Runs).runs.map((r) => r.rows.length)).toEqual([3]);
+  });
+
   test("repeated zero-size rows at the start are one sweep", () => {
     const zero =
       "           0             0     float     sum      -1     5.70    0.00    0.00      0     5.54    0.00    0.00      0";
