@@ -54,7 +54,7 @@ describe("a capture cut before anything checkable is never a PASS", () => {
     const code = await main(["analyze", cutCapture("nvidia_smi_topo", "a100-roce-470", 5)], io);
     expect(code).toBe(0);
     expect(io.out).toContain(
-      "4 of the 4 GPU rows read have a NIC at PIX/PXB; GPU4, GPU5, GPU6, GPU7 not checked (no row)",
+      "4 of the 4 GPU rows read have a NIC at PIX/PXB; GPU4, GPU5, GPU6, GPU7 not checked (row missing or cut)",
     );
     expect(io.out).not.toContain("every GPU has a NIC");
     expect(io.out).toMatch(/problem nvidia_smi_topo\.missing_rows/);
