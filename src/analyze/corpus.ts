@@ -111,9 +111,10 @@ export const KNOWN_MISSES = new Set<string>([
   // Two lines a runbook quotes, `Using network IBext_v8` and `NCCL WARN Call to ibv_reg_mr_iova2 failed`, and no init
   // line: init_failed (an error WARN and nothing that shows a communicator built), where the judge read nothing decided.
   "nccl_log/heldout20-zh-runbook-ib-disable-ignored-ibext-reg-mr.txt",
-  // An nccl-tests build patched to print `run(), common.cu:1175, ` before each of its lines: the rows are read, the
-  // `# Avg bus bandwidth` footer behind that prefix is not.
-  "nccl_tests/heldout20-instrumented-nccltests-mpi-two-runs-roce.txt",
+  // A plugin's load line (`NET/Plugin: Loaded net plugin Libfabric (v11)`) and its provider named without the devices
+  // it found (`NET/OFI Selected Provider is efa`), no `Using network`: no network, since nothing shows the plugin's
+  // init done (NCCL tries the next network when it fails); the judge read Libfabric.
+  "nccl_log/heldout21-gin-efa-ofi-plugin-socket-h-return-chain.txt",
   // A shell script's comment quoting `NCCL WARN Call to ibv_modify_qp failed …` behind `#   `, under its own prose:
   // not recognised as an NCCL log.
   "nccl_log/heldout21-gid-index-script-comment-modify-qp-22.txt",

@@ -294,3 +294,42 @@ describe("a quote bar `| ` before each line of a short run, inside a C comment",
     expect(prefixRunsOff(["| a b |", "| c d |", "| e f |"])).toBeNull();
   });
 });
+
+// A list reply quotes the sender's `ibstat` behind `> ` amid the reply's own unquoted lines (shape seen in a linux-rdma
+// mailing-list reply, index-file 26729088200): the quote is not on most of the text's lines, but on a run of them.
+describe("a mail's quote on a run of lines amid the reply's own", () => {
+  const quoted = [
+    "CA 'mlx5_0'",
+    "\tCA type: MT4123",
+    "\tNumber of ports: 1",
+    "\tFirmware version: 20.35.2000",
+    "\tHardware version: 0",
+    "\tNode GUID: 0x0c42a10300c7d150",
+    "\tSystem image GUID: 0x0c42a10300c7d150",
+    "\tPort 1:",
+    "\t\tState: Active",
+    "\t\tPhysical state: LinkUp",
+    "\t\tRate: 200",
+    "\t\tLink layer: InfiniBand",
+  ];
+  const reply = [
+    "> Any idea why the link trains at 200 only?",
+    "",
+    "Which firmware? Please send ibstat from both ends.",
+    "",
+    ...quoted.map((l) => `> ${l}`),
+    "",
+    "Thanks",
+  ].join("\n");
+
+  test("the quoted ibstat is read", () => {
+    const [e] = analyzeTranscript("reply.txt", reply);
+    expect(e?.kind).toBe("ibstat");
+    expect(e?.wrappers?.removed).toContain("markdown_quote");
+  });
+
+  test(`a quote on fewer than ${PREFIX_RUN} lines proves nothing on a run`, () => {
+    const short = ["Reply:", ...quoted.slice(0, PREFIX_RUN - 1).map((l) => `> ${l}`), "Thanks"];
+    expect(prefixRunsOff(short)?.name).not.toBe("markdown_quote");
+  });
+});

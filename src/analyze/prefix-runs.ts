@@ -21,6 +21,9 @@ const DISTINCT: ReadonlySet<WrapperName> = new Set([
   "ray_actor",
   "horovod_tag",
   "pane_border",
+  // A mail's or forum's quote (`> ` before each line of a reply's quoted part, shape seen in a linux-rdma list reply
+  // quoting `ibstat`, index-file 26729088200): the quoted run amid the reply's own lines.
+  "markdown_quote",
 ]);
 
 export type PrefixRuns = {

@@ -231,3 +231,35 @@ describe("a capture quoted above the one command typed, and that command's outpu
     expect(entries.map((e) => e.kind)).toEqual(["ibstat"]);
   });
 });
+
+// A job script keeps what a node printed in its header comment: the command as typed at a csh prompt, run through the
+// batch launcher (`user@login04% srun -N1 -n1 nvidia-smi topo -mp`), then the matrix (shape seen in a script committed
+// to a public repository, index-file 3162292623). Hosts ours.
+describe("a capture command typed at a csh prompt, behind a launcher", () => {
+  test("the prompt and the launcher's options come off: the command is the tool's", () => {
+    expect(commandOfLine("ops@login04% srun -N1 -n1 nvidia-smi topo -mp")).toBe("nvidia-smi topo -mp");
+    expect(commandOfLine("$ srun -N 1 -n 1 ibstat")).toBe("ibstat");
+    expect(commandOfLine("mpirun --np 2 ibv_devinfo -v")).toBe("ibv_devinfo -v");
+    // A launcher running anything else is no capture command.
+    expect(commandOfLine("$ srun -N1 -n1 hostname")).toBeNull();
+  });
+
+  test("the commented matrix under it reads as nvidia-smi topo -m", () => {
+    const script = [
+      "#! /bin/bash",
+      "#",
+      "# ops@login04% srun -N1 -n1 nvidia-smi topo -mp",
+      "# \t GPU0\tGPU1\tmlx5_0\tmlx5_1\tCPU Affinity\tNUMA Affinity",
+      "# GPU0\t X \tSYS\tPIX\tSYS\t0-11\t0",
+      "# GPU1\t SYS\t X \tSYS\tPIX\t12-23\t1",
+      "# mlx5_0 PIX\tSYS\t X \tSYS\t\t",
+      "# mlx5_1 SYS\tPIX\tSYS\t X \t\t",
+      "#",
+      "while getopts n: argv; do",
+      '    case "$argv" in n) tasks=$OPTARG;; esac',
+      "done",
+    ].join("\n");
+    const topo = analyzeTranscript("job.sh", script).find((e) => e.kind === "nvidia_smi_topo");
+    expect(topo?.data).toMatchObject({ devices: ["GPU0", "GPU1", "mlx5_0", "mlx5_1"] });
+  });
+});

@@ -5,6 +5,12 @@
  */
 import { splitLines, stripPrompt } from "../core/text.js";
 
+/**
+ * A launcher that runs the command on a node (`srun -N1 -n1 nvidia-smi topo -m`, `mpirun -np 1 …`): its options
+ * (`-N1`, `--nodes=1`, `-n 1`) before the command it runs. What follows is that command's output.
+ */
+const LAUNCHED = /^(?:srun|mpirun|mpiexec)\s+(?:-{1,2}[\w-]+(?:=\S+|\s+\d+(?=\s))?\s+)*(?=[a-z])/;
+
 /** Commands whose output `analyze` knows, as typed at a prompt. */
 const CAPTURE_COMMANDS = ["ofed_info", "nvidia-smi", "show_gids", "ibv_devinfo", "ibstat", "ibstatus", "ibdev2netdev"];
 /**
@@ -56,7 +62,8 @@ export function commandOfLine(line: string, filtered = false): string | null {
   const typed = stripPrompt(line.trim().replace(/^`([^`]+)`$/, "$1")).trim();
   // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.
   const shape = filtered ? FILTERED_COMMAND_LINE : COMMAND_LINE;
-  const m = shape.exec(typed) ?? shape.exec(typed.replace(/^[#$](?=[a-z])/, ""));
+  const run = typed.replace(LAUNCHED, "");
+  const m = shape.exec(run) ?? shape.exec(run.replace(/^[#$](?=[a-z])/, ""));
   if (m) return `${m[1]}${(m[2] ?? "").replace(/\s+/g, " ")}`;
   if (RDMA_LINK_LINE.test(typed)) return typed.replace(/^(?:sudo\s+)?(?:\S*\/)?/, "").replace(/\s+/g, " ");
   return PERF_LINE.test(typed) ? typed.replace(/\s+/g, " ") : null;

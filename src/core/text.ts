@@ -4,9 +4,12 @@ export function splitLines(text: string): string[] {
   return text.replace(/\r\n?/g, "\n").split("\n");
 }
 
-const PROMPT = /^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+(?::[^\s$#]*)?\s*)?[$#>]\s+/;
+const PROMPT = /^\s*(?:\[[^\]]*\]\s*)?(?:(?:[\w.@-]+(?::[^\s$#]*)?\s*)?[$#>]|[\w.-]+@[\w.-]+(?::\S*)?%)\s+/;
 
-/** Strips a shell prompt (`$ `, `root@host:~# `, `[root@h ~]# `) from the start of a line. */
+/**
+ * Strips a shell prompt (`$ `, `root@host:~# `, `[root@h ~]# `, csh's and zsh's `user@host% `) from the start of a
+ * line.
+ */
 export function stripPrompt(line: string): string {
   return line.replace(PROMPT, "");
 }

@@ -60,7 +60,19 @@ describe("a plugin NCCL loaded, no `Using network` line", () => {
   });
 
   test("a loader that names itself a plugin names no network (it is used under another name)", () => {
-    const hpcx = "gpu-b07:4410:4410 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)";
+    const hpcx = [
+      "gpu-b07:4410:4410 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)",
+      "gpu-b07:4410:4410 [0] NCCL INFO Initialized NET plugin NCCL RDMA Plugin v8",
+    ].join("\n");
     expect(analyzeNcclLog(hpcx).data.network).toBeNull();
+  });
+
+  // NCCL tries the next network when a plugin's init fails (src/plugin/net.cc), so the load line alone names nothing:
+  // a paste cut after it would name a plugin the run never used (shape seen in a course's notes committed to a public
+  // repository: `Loaded net plugin SPCX (v12)`, `Failed to initialize NET plugin SPCX`, then Socket).
+  test("the load line alone names nothing; NCCL's `Initialized NET plugin` line completes it", () => {
+    const load = "lab-3:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin SPCX (v12)";
+    expect(analyzeNcclLog(load).data.network).toBeNull();
+    expect(analyzeNcclLog(`${load}\nlab-3:1:1 [0] NCCL INFO Initialized NET plugin SPCX`).data.network).toBe("SPCX");
   });
 });

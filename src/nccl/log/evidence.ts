@@ -28,8 +28,10 @@ import type { LogDevice, LogState } from "./state.js";
  * 8. `bootstrap_failure`: the bootstrap's socket connection failed (`Connect to … failed`, `bootstrap.cc:… -> 2`)
  *    before any IB line: the run never got past sockets.
  * 9. `loaded_plugin`: the one network plugin NCCL loaded (`NET/Plugin: Loaded net plugin Libfabric (v12)`,
- *    src/plugin/net/net_vN.cc), whose init no line says failed (`Failed to initialize NET plugin …`, src/plugin/net.cc):
- *    the load line prints `ncclNet->name`, the name `Using network` prints (src/init.cc). Not a name that calls itself
+ *    src/plugin/net/net_vN.cc) and whose init is shown done (`Initialized NET plugin Libfabric`, src/plugin/net.cc, or
+ *    the plugin's own report of the devices it found), none saying it failed (`Failed to initialize NET plugin …`):
+ *    the load line prints `ncclNet->name`, the name `Using network` prints (src/init.cc). A load line alone says
+ *    nothing: NCCL tries the next network when a plugin's init fails, and a paste cut there would name the wrong one. Not a name that calls itself
  *    a plugin (`NCCL RDMA Plugin v8`): such a loader replaces its own table at init and is used under another name
  *    (`IBext_v8` or UCX: src/p2p_plugin.c in https://github.com/Mellanox/nccl-rdma-sharp-plugins).
  *
@@ -131,7 +133,8 @@ function loadedPlugin(st: LogState): string | null {
   if (st.warnings.has("NET_PLUGIN")) return null;
   if (st.warnings.get("NET_PLUGIN_ERROR")?.samples.some((s) => PLUGIN_INIT_FAILED.test(s))) return null;
   const live = [...st.loadedPlugins.keys()].filter((n) => !st.failedPlugins.has(n));
-  return live.length === 1 && !LOADER_NAME.test(live[0]!) ? live[0]! : null;
+  if (live.length !== 1 || LOADER_NAME.test(live[0]!)) return null;
+  return st.initializedPlugins.has(live[0]!) || st.pluginFoundDevices > 0 ? live[0]! : null;
 }
 
 /** An IPv4-mapped GID (`::ffff:10.20.3.7`, or uncompressed `…:ffff:0a14:0307`) after a GID label in a WARN. */

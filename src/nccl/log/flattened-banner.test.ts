@@ -25,3 +25,20 @@ describe("the banner between two glued records", () => {
     expect(d.ncclVersions).toEqual([]);
   });
 });
+
+// The line opens with a WARN that names its source (`[0] misc/cudawrap.cc:179 NCCL WARN …`, src/debug.cc), then the
+// banner, then records with `] NCCL ` markers (shape seen at https://github.com/vllm-project/vllm/issues/3710, a WSL
+// log flattened into a comment). Hosts and numbers ours.
+describe("a located WARN opening a flattened line", () => {
+  const text =
+    "ws-7:4410:4410 [0] misc/cudawrap.cc:179 NCCL WARN Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory NCCL version 2.18.1+cuda12.1 ws-7:4410:5120 [0] NCCL INFO Failed to open libibverbs.so[.1] ws-7:4410:5120 [0] NCCL INFO NET/Socket : Using [0]eth0:172.20.3.7<0> ws-7:4410:5120 [0] NCCL INFO Using network Socket";
+
+  test("is read on its own, and the banner glued after its message is read", () => {
+    const d = read(text);
+    expect(d.ncclVersions).toEqual(["2.18.1"]);
+    expect(d.network).toBe("Socket");
+    expect(d.warnings.map((w) => w.text)).toContainEqual(
+      expect.stringMatching(/^ws-7:4410:4410 \[0\] misc\/cudawrap\.cc:179 NCCL WARN Failed to find CUDA library/),
+    );
+  });
+});

@@ -107,6 +107,12 @@ export function infoMessage(st: LogState, s: string, p: number, k: number, msg: 
     if (name !== "") bump(st.failedPlugins, keep(name));
     return;
   }
+  // `Initialized NET plugin Libfabric` (src/plugin/net.cc): its init found devices; NCCL assigns the first such.
+  if (c === 73 /* I */ && s.startsWith("Initialized NET plugin ", msg)) {
+    const name = s.slice(msg + 23, end).trim();
+    if (name !== "") bump(st.initializedPlugins, keep(name));
+    return;
+  }
   // `Assigned NET plugin IB to comm` (src/plugin/net.cc in https://github.com/NVIDIA/nccl, recent releases): the name
   // of the network plugin the communicator was given, `ncclNet->name`, the same name `Using network` prints.
   if (c === 65 /* A */ && s.startsWith("Assigned NET plugin ", msg)) {

@@ -11,6 +11,9 @@ export function enterNetPhase(st: LogState, key: string): void {
 /** NCCL's line for a network plugin it loaded: `NET/Plugin: Loaded net plugin Libfabric (v12)`, the name before `(v`. */
 const LOADED_PLUGIN = /^NET\/Plugin ?: Loaded net plugin (\S(?:.*\S)?) \(v\d+\)/;
 
+/** aws-ofi-nccl's report of the provider its init chose and the devices found (`… (found 16 nics)`). */
+const FOUND_DEVICES = /\bSelected provider is .*\(found [1-9]\d* nics?\)/i;
+
 /** A device list's items: `[2]mlx5_ib2:1/IB/SHARP`, `[0]={[0] mlx5_0:1/IB`. */
 const LIST_START = /^\[\d+\]/;
 const LIST_ITEM = /\[\d+\](?:=\{\[\d+\])?\s?[A-Za-z0-9_.-]+:\d+(?::\d*)*\/(?:IB|RoCE)(?:\/[A-Za-z]+)*/g;
@@ -60,6 +63,7 @@ export class NetLines {
     // aws-ofi-nccl's tuner: `NET/OFI Tuner init: comm with %ld ranks and %ld nodes.` (src/tuner/nccl_ofi_tuner.c in
     // https://github.com/aws/aws-ofi-nccl): the communicator's size, as NCCL handed it to the plugin.
     if (s.startsWith("NET/OFI ", msg)) {
+      if (FOUND_DEVICES.test(s.slice(msg, end))) st.pluginFoundDevices++;
       const ranks = /\bTuner init: comm with (\d+) ranks and \d+ nodes/.exec(s.slice(msg, end))?.[1];
       if (ranks !== undefined && Number(ranks) > st.nranks) st.nranks = Number(ranks);
       return;

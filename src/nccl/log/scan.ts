@@ -157,6 +157,16 @@ export class LineScanner {
     let from = start;
     let p = p0;
     let k = k0;
+    // A WARN located by its source opens the line, before the first `] NCCL ` marker (`host:1:1 [0] misc/cudawrap.cc:179
+    // NCCL WARN … host:1:2 [0] NCCL INFO …`, a log flattened to one paragraph): read first, on its own.
+    const lead = locatedWarnIn(s, p0, this.startOf(s, p0, k0));
+    if (lead >= 0) {
+      const split = splitPoint(s, lead, k0, this.st.hosts, s.slice(recordStart(s, p0, lead), lead));
+      this.record(s, from, recordStart(s, p0, lead), lead, split);
+      this.bannerInside(s, lead, split);
+      from = split;
+      p = split;
+    }
     for (;;) {
       const r = this.startOf(s, p, k);
       const marker = this.nextNccl - 1;

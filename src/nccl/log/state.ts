@@ -90,6 +90,13 @@ export class LogState {
    */
   readonly loadedPlugins = new Map<string, number>();
   readonly failedPlugins = new Map<string, number>();
+  /**
+   * Plugins whose init NCCL reported done (`Initialized NET plugin Libfabric`, src/plugin/net.cc), and lines where a
+   * plugin reported the devices its init found (aws-ofi-nccl's `NET/OFI Selected provider is efa, fabric is
+   * efa-direct (found 16 nics)`, src/nccl_ofi_net.cpp in https://github.com/aws/aws-ofi-nccl).
+   */
+  readonly initializedPlugins = new Map<string, number>();
+  pluginFoundDevices = 0;
   /** `… - Init START` lines: a communicator's init began. */
   initStarted = 0;
   /** The process died of a signal after an Init START and before any Init COMPLETE. */
@@ -201,6 +208,8 @@ export function mergeInto(a: LogState, b: LogState): LogState {
   a.socketNetLists += b.socketNetLists;
   for (const [k, v] of b.loadedPlugins) bump(a.loadedPlugins, k, v);
   for (const [k, v] of b.failedPlugins) bump(a.failedPlugins, k, v);
+  for (const [k, v] of b.initializedPlugins) bump(a.initializedPlugins, k, v);
+  a.pluginFoundDevices += b.pluginFoundDevices;
   if (a.initComplete === 0) a.crashedInInit += b.crashedInInit;
   a.crashLines += b.crashLines;
   a.initFrames += b.initFrames;

@@ -7,7 +7,7 @@ import { keep, skipPrefixes } from "../log/scan.js";
 import { NCCL_TESTS_FINDINGS as F } from "./catalogue.js";
 import { TYPE_BYTES } from "./infer.js";
 import { judgeRun, type RunSummary, rankLinesCount } from "./judge.js";
-import { PROGRAM_CRASH, withoutRankTags } from "./line-shapes.js";
+import { PROGRAM_CRASH, withoutRankTags, withoutSourceLocations } from "./line-shapes.js";
 import { parsePerfJson } from "./parse-json.js";
 import { PerfTextParser } from "./parse-text.js";
 import type { PerfRow, PerfRun } from "./types.js";
@@ -367,7 +367,9 @@ const TEST_PROGRAM =
 
 export const ncclTestsAnalyzer: AnalyzerKind = {
   kind: "nccl_tests",
-  detect(head: string): number {
+  detect(raw: string): number {
+    // An instrumented build's `function(), file.cu:123, ` marks (line-shapes.ts) come off every line first.
+    const head = raw.includes("(), ") ? raw.split("\n").map(withoutSourceLocations).join("\n") : raw;
     if (/^\s*\{/.test(head))
       return /"results"\s*:|"nccl_version"\s*:|"alg_bw"|"nccl-tests structured output"/.test(head) ? 0.95 : 0;
     // Line-anchored and `#`-optional: Markdown eats the leading `#` of pasted headers.

@@ -242,3 +242,34 @@ test("the footer alone under the command that ran the test is that test's output
   // The footer's words in prose, with no program named, are not.
   expect(analyzeText("post.md", "We saw an Avg bus bandwidth: 412 GB/s on the second day.\n").kind).toBe("unknown");
 });
+
+// Slurm's `--cpu-bind=verbose` prints one line per task it starts, `cpu-bind=MASK - <host>, task <global> <local>
+// [<pid>]: mask 0x… set` (slurm_chkaffinity, src/plugins/task/affinity/ in https://github.com/SchedMD/slurm). A job
+// whose `srun` names no task count (the batch script's allocation gives it) and which died before its rank lines
+// still shows how many processes ran: shape seen in a benchmark's job output committed to a public repository
+// (https://github.com/boeschf/nccl-benchmark-on-alps-2025, results/…/job-n-00512-N-0128-152395.out). Ours: 8 tasks.
+describe("the tasks a launcher reported starting", () => {
+  const binding = (task: number) =>
+    `${String(task - (task % 4)).padStart(3)}: cpu-bind=MASK - gpu-${10 + Math.floor(task / 4)}, task ${String(task).padStart(3)} ${task % 4} [${5100 + task}]: mask 0xff${"0".repeat(task % 4)} set`;
+  const job = (tasks: number[]) =>
+    [
+      "+ srun -l --cpu-bind=verbose ./all_reduce_perf -b 8 -e 1G -f 2",
+      ...tasks.map(binding),
+      "  0: # nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+      "  0: #",
+      "  0: # Using devices",
+      "  5: gpu-11: Test CUDA failure common.cu:986 'no CUDA-capable device is detected'",
+      "  5:  .. gpu-11 pid 5105: Test failure common.cu:893",
+      "srun: error: gpu-11: task 5: Exited with exit code 2",
+    ].join("\n");
+
+  test("every task 0…n−1 listed: n processes of nThread × nGpus ranks, and the evidence says so", () => {
+    const d = analyzeText("job.out", job([0, 1, 2, 3, 4, 5, 6, 7])).data as Run & { evidence: { nranks: string } };
+    expect([d.collective, d.nranks, d.evidence.nranks]).toEqual(["all_reduce", 8, "launcher_tasks"]);
+  });
+
+  test("a list with a task missing (a cut paste) counts nothing: the banner's one process speaks", () => {
+    const d = analyzeText("job.out", job([0, 1, 2, 3, 5, 6, 7])).data as Run & { evidence: { nranks: string } };
+    expect([d.nranks, d.evidence.nranks]).toEqual([1, "thread_line"]);
+  });
+});

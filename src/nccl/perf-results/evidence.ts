@@ -24,7 +24,7 @@ import type { PerfRun } from "./types.js";
  */
 export type NcclTestsEvidence = {
   collective: "banner" | "json" | "command_line" | "column_layout" | "column_layout_and_words" | "words" | null;
-  nranks: "rank_lines" | "thread_line" | "command_line" | "column_layout" | null;
+  nranks: "rank_lines" | "thread_line" | "command_line" | "launcher_tasks" | "column_layout" | null;
   rows: "result_rows" | "json" | null;
   peak: "result_rows" | "json" | null;
   avgBusBw: "footer" | "json" | null;
@@ -61,7 +61,7 @@ export function wrongResultsOf(run: PerfRun, errorBeyondTolerance: boolean | nul
 export function runEvidence(
   run: PerfRun,
   coll: CollectiveInference,
-  nranksSource: "ranks" | "threads" | "command_line" | "table" | null,
+  nranksSource: "ranks" | "threads" | "command_line" | "launcher_tasks" | "table" | null,
   wrong: WrongResults,
 ): NcclTestsEvidence {
   const json = run.format === "json";
@@ -80,8 +80,8 @@ export function runEvidence(
       ? "rank_lines"
       : nranksSource === "threads"
         ? "thread_line"
-        : nranksSource === "command_line"
-          ? "command_line"
+        : nranksSource === "command_line" || nranksSource === "launcher_tasks"
+          ? nranksSource
           : nranksSource === "table"
             ? "column_layout"
             : null;

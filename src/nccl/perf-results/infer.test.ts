@@ -143,3 +143,42 @@ test("the collective named before the table's rows, not the list after it, decid
   expect(inferCollective(r)).toMatchObject({ name: "scatter", source: "ratio_and_text" });
   expect(inferCollective({ ...r, namedBeforeRows: [] }).name).toBeNull();
 });
+
+// nccl-tests prints the mean of every measurement's busbw with six significant digits (`# Avg bus bandwidth`,
+// BenchTime's `bw[0] += busBw; bw_count[0]++` in https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu),
+// and each measurement's time to a hundredth of a microsecond: where tiny sizes print algbw and busbw as 0.00–0.05,
+// the footer over the mean of size ÷ time still gives the bus factor. Shape seen in one-size runs of a 32-rank
+// multi-threaded test committed to a public repository (https://github.com/Panlichen/nccl-tests, nccl_all_reduce0.txt).
+describe("the bus factor from a run's footer where its rows are too rounded", () => {
+  // 32 ranks: all_reduce's factor 2 × 31 / 32 = 1.9375; reduce_scatter's 31 / 32 = 0.96875.
+  // reduce_scatter prints the count per rank (size = count × 4 × 32).
+  const tiny = (factor: number, timeUs: number, count = 512): PerfRun => {
+    const algbw = 2048 / timeUs / 1e3;
+    const perf = { timeUs, algbw: 0.03, busbw: Math.round(algbw * factor * 100) / 100, wrong: null, maxError: null };
+    const r: PerfRow = {
+      bytes: 2048,
+      count,
+      type: "float",
+      redop: "sum",
+      root: null,
+      outOfPlace: perf,
+      inPlace: null,
+      line: 0,
+    };
+    return { ...emptyRun(), rows: [r], avgBusBw: Number((algbw * factor).toPrecision(6)) };
+  };
+
+  test("the footer's six digits tell all_reduce from reduce_scatter on one tiny row", () => {
+    expect(inferCollective(tiny(1.9375, 76.78)).name).toBe("all_reduce");
+    expect(inferCollective(tiny(0.96875, 76.78, 16)).name).toBe("reduce_scatter");
+  });
+
+  test("a run cut before its footer, or a measurement without its time, gives no factor from it", () => {
+    const cut = { ...tiny(1.9375, 76.78), avgBusBw: null };
+    cut.rows[0]!.outOfPlace!.busbw = 0;
+    expect(inferCollective(cut).name).toBeNull();
+    const untimed = tiny(1.9375, 76.78);
+    untimed.rows[0]!.outOfPlace = { ...untimed.rows[0]!.outOfPlace!, timeUs: null, busbw: 0 };
+    expect(inferCollective(untimed).name).toBeNull();
+  });
+});

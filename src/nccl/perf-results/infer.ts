@@ -65,6 +65,41 @@ function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
 }
 
 /**
+ * busbw ÷ algbw from the run's footer where the rows' figures are too rounded to give it (tiny sizes print `0.00` or
+ * `0.01`): nccl-tests adds each measurement's busbw and prints the mean with six significant digits (`# Avg bus
+ * bandwidth : 0.0516788`, `bw[0] += busBw; bw_count[0]++` in BenchTime, src/common.cu), and each measurement's algbw
+ * is its size over its time, which the row prints to a hundredth of a microsecond. So the factor is the footer's mean
+ * over the mean of size ÷ time, to within the times' rounding. Only for a whole run (its footer printed) whose every
+ * measurement shows its time. Null otherwise.
+ */
+/** The rows' interval where it is narrow (they decide), else the footer's where there is one, else the rows'. */
+function closestBounds(rows: [number, number] | null, footer: [number, number] | null): [number, number] | null {
+  if (rows !== null && rows[1] - rows[0] < 0.1) return rows;
+  return footer ?? rows;
+}
+
+function footerBounds(run: PerfRun): [number, number] | null {
+  if (run.avgBusBw === null || run.avgBusBw <= 0 || run.incomplete || run.rows.length === 0) return null;
+  let sum = 0;
+  let n = 0;
+  let shortest = Number.POSITIVE_INFINITY;
+  for (const r of run.rows) {
+    for (const side of [r.outOfPlace, r.inPlace]) {
+      if (side === null) continue;
+      if (side.timeUs === null || side.timeUs <= 0 || r.bytes <= 0) return null;
+      sum += r.bytes / side.timeUs / 1e3;
+      n++;
+      shortest = Math.min(shortest, side.timeUs);
+    }
+  }
+  if (n === 0) return null;
+  const ratio = run.avgBusBw / (sum / n);
+  // Each time is ± 0.005 µs; the footer's six digits add 1e-5 of their own.
+  const e = 0.005 / shortest + 1e-5;
+  return [ratio * (1 - e), ratio * (1 + e)];
+}
+
+/**
  * The table's reading, and where it leaves several collectives (gather or scatter, all_gather or alltoall), the one of
  * them that the text around the output names and no other: `I ran scatter on one node` above a table that fits
  * gather and scatter alike. Words never override what the table decides.
@@ -107,7 +142,7 @@ const TEST_NAMES = new Set(["all_reduce", "all_gather", "reduce_scatter", "allto
 function collectiveFromTable(run: PerfRun): CollectiveInference {
   const named = collectiveOf(run.program);
   if (named) return { name: named, source: "program" };
-  const bounds = ratioBounds(run.rows);
+  const bounds = closestBounds(ratioBounds(run.rows), footerBounds(run));
   if (!bounds) return { name: null, source: null };
   const [lo, hi] = bounds;
   const below1 = hi < 1;

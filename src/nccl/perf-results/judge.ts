@@ -27,7 +27,7 @@ export type RunSummary = {
    * Where nranks came from: the `# Rank` lines, nThread × nGpus, the pasted launcher command line, or the table
    * (size ÷ count, busbw ÷ algbw).
    */
-  nranksSource: "ranks" | "threads" | "command_line" | "table" | null;
+  nranksSource: "ranks" | "threads" | "command_line" | "launcher_tasks" | "table" | null;
   hosts: string[];
   gpus: string[];
   rows: PerfRow[];
@@ -157,15 +157,28 @@ export function judgeRun(run: PerfRun, ctx: JudgeContext): { summary: RunSummary
   const separateTests = run.duplicateHeaders > 0 || run.duplicateRanks > 0;
   const launched = run.commandRanks !== null && run.commandRanks !== oneProcess ? run.commandRanks : null;
   const asked = ranksListed || (oneProcess && separateTests) ? null : launched;
-  const threads = ranksListed || asked ? null : oneProcess;
+  // The processes the launcher reported starting (each runs nThread × nGpus ranks), where no command line says it.
+  const started =
+    ranksListed || asked || separateTests || run.launcherTasks === null ? null : run.launcherTasks * (oneProcess ?? 1);
+  const threads = ranksListed || asked || started ? null : oneProcess;
   // Then the table's own arithmetic. It also says the run's count where the banner's is one process's of several (an
   // MPI build's banner with its rank lines cut): rows that need a multiple of nThread × nGpus ranks.
-  const fromTable = ranksListed || asked ? null : ranksFromTable(run, coll.name, coll.candidates);
+  const fromTable = ranksListed || asked || started ? null : ranksFromTable(run, coll.name, coll.candidates);
   const processes =
     !separateTests && threads !== null && fromTable !== null && fromTable > threads && fromTable % threads === 0;
   const listed = ranksListed || (processes ? null : threads);
-  const nranks = listed ?? asked ?? fromTable;
-  const nranksSource = ranksListed ? "ranks" : listed ? "threads" : asked ? "command_line" : fromTable ? "table" : null;
+  const nranks = listed ?? asked ?? started ?? fromTable;
+  const nranksSource = ranksListed
+    ? "ranks"
+    : listed
+      ? "threads"
+      : asked
+        ? "command_line"
+        : started
+          ? "launcher_tasks"
+          : fromTable
+            ? "table"
+            : null;
   const hosts = [...new Set(run.ranks.map((r) => r.host).filter((h) => h !== ""))];
   const gpus = [...new Set(run.ranks.map((r) => r.gpu))];
   const judged = run.rows.filter(measured);

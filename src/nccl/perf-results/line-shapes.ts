@@ -34,6 +34,7 @@ const MPI_TAG = /\[\d+,\d+\]<std(?:out|err)>:/g;
  * pieces keep a space between them. Other lines are returned as they are.
  */
 export function withoutRankTags(raw: string): string {
+  if (raw.includes("(), ")) raw = withoutSourceLocations(raw);
   // Open MPI's `--tag-output` does the same: `[1,0]<stdout>:` before each write, so inside a row as well (shape seen in
   // an EKS MPIJob log committed at https://github.com/KeitaW/p5-nccl-test-2024-07-19). The line's own first tag is taken
   // off before this (the normalisation layer); the ones inside come off here.
@@ -41,6 +42,19 @@ export function withoutRankTags(raw: string): string {
   if (raw.charCodeAt(0) !== 91) return raw;
   const tag = /^\[\d{1,6}\]/.exec(raw);
   return tag ? raw.slice(tag[0].length).split(tag[0]).join(" ") : raw;
+}
+
+/**
+ * A build that prints where each write came from, `function(), file.cu:123, ` before it (a test harness instrumented
+ * for debugging: `run(), common.cu:1175, # Avg bus bandwidth …`, and a row written in three writes,
+ * `TimeTest(), common.cu:610,  1024  256  float  sum  -1BenchTime(), common.cu:561,  45.2 …`; shape seen in logs
+ * committed to https://github.com/ssbandjl/nccl-tests, log/). Each mark comes off: at the line's start with nothing
+ * left, inside it with a space between the pieces.
+ */
+const SOURCE_LOCATION = /[A-Za-z_]\w*\(\), [\w./-]+\.(?:cu|cc|cpp|c|h|hpp):\d+, ?/g;
+
+export function withoutSourceLocations(line: string): string {
+  return line.replace(SOURCE_LOCATION, (_, at: number) => (at === 0 ? "" : " "));
 }
 
 /** What runs a test binary directly: environment assignments and the binary's path (`NCCL_ALGO=RING ./build/`). */

@@ -17,6 +17,16 @@ import { DEFAULT_LAYOUT, layoutOf, type RowLayout, RowPieces, typedRow, untypedR
 import { programTyped, TypedCommand } from "./typed-command.js";
 import { emptyRun, type PerfRow, type PerfRun } from "./types.js";
 
+/** Slurm's `--cpu-bind=verbose` line for one task: its global task number (types.ts PerfRun.launcherTasks). */
+const SLURM_TASK_BINDING = /^cpu[-_]bind(?:_\w+)?=\S+ - \S+, task +(\d+) +\d+ \[\d+\]: mask /;
+
+/** The task count when the numbers run 0…n−1 with none missing, else null. */
+function wholeTaskList(tasks: ReadonlySet<number>): number | null {
+  let top = -1;
+  for (const t of tasks) if (t > top) top = t;
+  return top + 1 === tasks.size ? tasks.size : null;
+}
+
 /** Line-at-a-time parser of `*_perf` stdout; several runs, duplicated headers and launcher prefixes allowed. */
 export class PerfTextParser {
   readonly runs: PerfRun[] = [];
@@ -38,6 +48,8 @@ export class PerfTextParser {
   private readonly pieces = new RowPieces();
   private seenRanks = new Set<number>();
   private badRows = 0;
+  /** Task numbers the launcher's binding lines named since the last run began (SLURM_TASK_BINDING). */
+  private tasks = new Set<number>();
   tableLines = 0;
 
   /**
@@ -127,6 +139,12 @@ export class PerfTextParser {
   /** A line of the paste that is no row and no `#` line: a stripped header, a command, a failure, or prose. */
   private pushText(line: string): boolean {
     if (strippedHeader(line)) return this.comment(`# ${line}`);
+    const task = SLURM_TASK_BINDING.exec(line);
+    if (task) {
+      this.tasks.add(Number(task[1]));
+      this.run.launcherTasks = wholeTaskList(this.tasks);
+      return false;
+    }
     if (line.trim() !== "") this.wordsSinceFooter = true;
     if (line.charCodeAt(0) === 123 && line.includes('"nccl-tests structured output"')) return this.structured(line);
     const typed = this.command.next(line);
@@ -210,6 +228,7 @@ export class PerfTextParser {
   private newRun(): void {
     this.flush();
     this.run = emptyRun();
+    this.tasks = new Set();
     this.run.namedInText = [...this.namedSinceOutput].sort();
     this.run.namedBeforeRows = [...this.run.namedInText];
     this.takeTold(this.run);

@@ -62,6 +62,13 @@ export type PerfRun = {
    */
   commandRanks: number | null;
   /**
+   * Processes the launcher reported starting, where it lists each: Slurm's `--cpu-bind=verbose` prints one
+   * `cpu-bind=MASK - <host>, task <global> <local> [<pid>]: mask 0x… set` line per task (slurm_chkaffinity, in
+   * src/plugins/task/affinity/ of https://github.com/SchedMD/slurm). Counted only when the task numbers run 0…n−1
+   * with none missing (a cut list says nothing). Null without such lines.
+   */
+  launcherTasks: number | null;
+  /**
    * Collectives the text around the output names in words (`I ran scatter on one node`, a title `all_gather on 2
    * nodes`), sorted: evidence weaker than the table's layout, read only to choose between the collectives it leaves.
    */
@@ -90,6 +97,7 @@ export function emptyRun(): PerfRun {
     failures: [],
     incomplete: false,
     commandRanks: null,
+    launcherTasks: null,
     namedInText: [],
     namedBeforeRows: [],
   };
