@@ -132,6 +132,10 @@ export const KNOWN_MISSES = new Set<string>([
   // (`tcpxResult_t tcpxInit(…):379 NET/GPUDirectTCPX : GPUDirectTCPX enable: 1`) glued to other text, and no record of
   // NCCL's own: not recognised as an NCCL log. The judge read the plugin's init line as the network.
   "nccl_log/heldout25-vllm-wiki-collapsed-tcpx-init-flashinfer-assert.txt",
+  // RCCL's `alloc.h:317 NCCL WARN Cuda failure 'out of memory'` on several ranks, grepped into one paragraph, and no other
+  // NCCL line: init_failed (an error and nothing that shows a communicator built, as the corpus's other lone OOM WARNs
+  // read), where the judge read the failure's phase as undecided.
+  "nccl_log/heldout27-vllm-rocm-rccl-oom-collapsed-grep.txt",
 ]);
 
 export type CorpusCase = { file: string; seen: string; facts: Record<string, unknown> };
