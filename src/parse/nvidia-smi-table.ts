@@ -45,10 +45,14 @@ export type NvidiaSmiTable = {
 };
 
 const HEADER = /NVIDIA-SMI\s+(\S+)/;
-/** Drivers from R610 print `KMD Version:` and `CUDA UMD Version:` where older ones print `Driver` and `CUDA Version:`. */
-const DRIVER = /(?:Driver|KMD) Version:\s*(\S+)/;
+/**
+ * Drivers from R610 print `KMD Version:` and `CUDA UMD Version:` where older ones print `Driver` and `CUDA Version:`.
+ * The words may stand apart by any whitespace: a window that wrapped the header at a word boundary, where the join
+ * cannot tell a wrap from a terminal's cut, leaves two spaces there (`CUDA  Version:`).
+ */
+const DRIVER = /(?:Driver|KMD)\s+Version:\s*(\S+)/;
 /** The CUDA version, or `N/A` where no CUDA driver library is loaded (read as null). */
-const CUDA = /CUDA (?:UMD )?Version:\s*([\w.]+(?:\/[\w.]+)?)/;
+const CUDA = /CUDA\s+(?:UMD\s+)?Version:\s*([\w.]+(?:\/[\w.]+)?)/;
 const BUS_ID = /^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*(\S+)?$/;
 /** The last word is persistence mode, or on Windows (header `Name  TCC/WDDM`) the driver model. */
 const FIRST_CELL = /^(\d+)\s+(.*?)(?:\s+(On|Off|ERR!|N\/A|WDDM|TCC))?$/;
