@@ -5,7 +5,7 @@
 
 import { LOG_CAUSES } from "../nccl/log/causes.js";
 import { type CorpusCase, scoreCase } from "./corpus.js";
-import type { AnalyzedInput } from "./index.js";
+import { type AnalyzedInput, analyzeTranscript } from "./index.js";
 
 /** Facts a cut may change by losing lines after it, not by reading differently. */
 /** The warning codes of NCCL log causes that only follow another (src/nccl/log/causes.ts). */
@@ -67,6 +67,9 @@ export function disagreements(c: CorpusCase, text: string): string[] {
     // A kind change: the cut left too little to recognise (an unknown or another kind states no fact of this one).
     if (name === "kind" || JUDGEMENTS.has(name!)) continue;
     if (PER_RUN.has(name!) && Number(c.facts.runs ?? 1) > 1) continue;
+    // A host count a wrapper stated (a launcher's hosts naming hostless records) is the wrapped text's, not the
+    // capture's: the test's wrapper put it there.
+    if (name === "hosts" && hostsFromWrapper(c, text)) continue;
     let actual = JSON.parse(got!);
     // A follow-on WARN (a proxy or return-chain echo) drops out of a log's warnings when the whole log names its cause;
     // a cut before the cause's line rightly shows the follow-on alone.
@@ -130,6 +133,17 @@ function decidedValue(d: Obj, fact: string): unknown {
     default:
       return d[fact] ?? null;
   }
+}
+
+/**
+ * Whether the text's hosts are the ones a launcher's prefixes named (records that kept no host of their own, named by
+ * the `host: ` before them: index.ts launcherHosts): the count is then the wrapper's.
+ */
+function hostsFromWrapper(c: CorpusCase, text: string): boolean {
+  const kind = c.file.split("/")[0];
+  const entry = analyzeTranscript(c.file, text).find((e) => e.kind === kind);
+  const named = entry?.wrappers?.hosts;
+  return named !== undefined && obj(entry?.data).hosts === named.length;
 }
 
 /** Evidence that is a wrapper's, not the capture's: a launcher's `host: ` naming hostless records. */

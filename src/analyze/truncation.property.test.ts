@@ -38,8 +38,11 @@ describe("a cut nccl-tests output is stated as partial, never a PASS", () => {
       for (const n of cutLines(footer)) {
         const entry = analyzeText(c.file, lines.slice(0, n).join("\n"));
         cuts++;
-        // Not analysed, a problem (cut rows), or the hang finding (a header and no row): never a finished run.
-        const hang = entry.findings.some((f) => f.code === "NCCL_TESTS_NO_RESULTS");
+        // Not analysed, a problem (cut rows), the hang finding (a header and no row) or the failure it printed before
+        // any header: never a finished run.
+        const hang = entry.findings.some(
+          (f) => f.code === "NCCL_TESTS_NO_RESULTS" || f.code === "NCCL_TESTS_RUN_FAILED",
+        );
         const said = entry.data === null || entry.kind !== "nccl_tests" || (entry.problems?.length ?? 0) > 0 || hang;
         expect(said, `${c.file} cut after line ${n} reads as a finished run`).toBe(true);
         const incomplete = entry.problems?.find((p) => p.code === "nccl_tests.incomplete");

@@ -12,6 +12,13 @@ const perLine = (text: string, f: (line: string, i: number) => string) =>
     .map((l, i) => f(l, i))
     .join("\n");
 
+/**
+ * Per line as a web page shows them: a lone carriage return (a progress bar's redraw kept in a log) breaks the line
+ * there too (HTML normalises CR to a line feed, https://html.spec.whatwg.org/multipage/parsing.html#preprocessing-the-input-stream),
+ * so a page's viewer numbers each piece.
+ */
+const perShownLine = (text: string, f: (line: string, i: number) => string) => perLine(text.replace(/\r\n?/g, "\n"), f);
+
 // Shapes: Open MPI --tag-output https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html ; srun --label
 // https://slurm.schedmd.com/srun.html#OPT_label ; kubectl logs --prefix/--timestamps
 // https://kubernetes.io/docs/reference/kubectl/generated/kubectl_logs/
@@ -80,7 +87,7 @@ export const PAGE_WRAPS: readonly Wrap[] = [
   // `|` after every line (https://code.badstorm.xyz/AI/rocm-systems/src/commit/130ee246e21d3f73c977eda496ac9c90c3aa520b/src/all_gather.cu);
   // a rendered list's bullet (https://excel.kuizhiqing.cn/nccl/nccl.html); stern's pod and container
   // (https://github.com/felipecrs/stern).
-  { name: "viewer line numbers (glued)", apply: (t) => perLine(t, (l, i) => `${i + 1}${l}`) },
+  { name: "viewer line numbers (glued)", apply: (t) => perShownLine(t, (l, i) => `${i + 1}${l}`) },
   {
     name: "source view gutter",
     apply: (t) =>

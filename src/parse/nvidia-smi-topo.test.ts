@@ -91,6 +91,15 @@ describe("nvidia-smi topo -m", () => {
     expect(r.ok && r.value.devices).toEqual(whole.ok && whole.value.devices);
   });
 
+  // A matrix kept in a source file's template literal: the literal opens on the header's line (`"10.40.2.17":
+  // \`        GPU0 …`; shape seen in a TypeScript sample committed to a public repository, index-file 54754140895).
+  test("a header after what opened its block on the same line starts at its GPU0", () => {
+    const text = capture("nvidia_smi_topo", "a100-roce-470");
+    const opened = `    "10.40.2.17": \`${text}`;
+    const [a, b] = [parseNvidiaSmiTopo(opened), parseNvidiaSmiTopo(text)];
+    expect(a.ok && a.value.devices).toEqual(b.ok && b.value.devices);
+  });
+
   test("a paste cut after the header row → not read (no_rows): no GPU↔NIC path was checked", () => {
     const header = capture("nvidia_smi_topo", "a100-roce-470").split("\n")[0]!;
     const r = parseNvidiaSmiTopo(`${header}\n`);

@@ -83,7 +83,10 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopo> {
       continue;
     }
     if (!columns) {
-      columns = headerDevices(t);
+      // The header may follow what opened the block it sits in on the same line (a source file's string literal,
+      // `"10.40.2.17": \`        GPU0    GPU1 …`): it starts at its GPU0.
+      const gpu0 = t.search(/(?:^|[\s`'"])GPU0\s/);
+      columns = headerDevices(gpu0 > 0 ? t.slice(gpu0 + 1) : t);
       if (columns && tokens(t).some((w) => ELISION.test(w))) elided = true;
       continue;
     }

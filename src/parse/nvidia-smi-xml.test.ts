@@ -181,3 +181,31 @@ describe("fabric and clock event reasons", () => {
     expect(none.ok && none.value.gpus[0]).toMatchObject({ fabric: null, clockEvents: null });
   });
 });
+
+// A monitor's sample kept in a C# verbatim string, `@"<?xml version=""1.0"" ?>…"`: every quote doubled (shape seen in a
+// C# source committed to a public repository, index-file 36072052080). Values ours.
+describe("a document whose every quote a source string doubled", () => {
+  const doc = [
+    '    private const string sample = @"<?xml version=""1.0"" ?>',
+    '<!DOCTYPE nvidia_smi_log SYSTEM ""nvsmi_device_v11.dtd"">',
+    "<nvidia_smi_log>",
+    "  <driver_version>515.65.01</driver_version>",
+    "  <cuda_version>11.7</cuda_version>",
+    "  <attached_gpus>1</attached_gpus>",
+    '  <gpu id=""00000000:01:00.0"">',
+    "    <product_name>Quadro P620</product_name>",
+    "    <pci><pci_bus_id>00000000:01:00.0</pci_bus_id></pci>",
+    "    <fb_memory_usage><total>2048 MiB</total></fb_memory_usage>",
+    "  </gpu>",
+    '</nvidia_smi_log>";',
+  ].join("\n");
+
+  test("reads as the document it holds", () => {
+    const r = parseNvidiaSmiXml(doc);
+    expect(r.ok && [r.value.driverVersion, r.value.cudaVersion, r.value.gpus.length]).toEqual(["515.65.01", "11.7", 1]);
+  });
+
+  test("a document with one quote not doubled is read as written (and refused when it is malformed)", () => {
+    expect(parseNvidiaSmiXml(doc.replace('id=""00000000:01:00.0""', 'id="00000000:01:00.0""')).ok).toBe(false);
+  });
+});

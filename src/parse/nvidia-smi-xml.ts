@@ -70,6 +70,17 @@ function documentStart(text: string): number {
  * Reads driver and CUDA versions and, per GPU, the facts checks need. Missing elements become null; malformed XML
  * (a truncated capture, an error message instead of XML) is a problem, never a throw.
  */
+/**
+ * A document kept in a source file's verbatim string doubles each quote (C#'s `@"…"`, Visual Basic's `"…"`: `<gpu
+ * id=""00000000:01:00.0"">`; shape seen in a C# monitor's sample committed to a public repository, index-file
+ * 36072052080). Where every quote of the document is doubled, each pair is one quote again.
+ */
+function undoubledQuotes(doc: string): string {
+  if (!doc.includes('""')) return doc;
+  const quotes = doc.match(/"+/g) ?? [];
+  return quotes.every((q) => q.length % 2 === 0) ? doc.replace(/""/g, '"') : doc;
+}
+
 export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
   const start = documentStart(text);
   if (start < 0 || !text.includes("nvidia_smi_log")) {
@@ -78,7 +89,7 @@ export function parseNvidiaSmiXml(text: string): ParseResult<NvidiaSmiXml> {
   // The document ends at its root's end tag: what a page put after it (a closing backtick, `</details>`) is not XML.
   const close = text.indexOf("</nvidia_smi_log>", start);
   const end = close < 0 ? text.length : close + "</nvidia_smi_log>".length;
-  const doc = readXml(text.slice(start, end), { keepAtDepth: { depth: 2, names: GPU_SECTIONS_READ } });
+  const doc = readXml(undoubledQuotes(text.slice(start, end)), { keepAtDepth: { depth: 2, names: GPU_SECTIONS_READ } });
   if (!doc.ok) {
     const line = text.slice(0, start).split("\n").length - 1 + doc.line;
     return fail(notXml(`the XML is malformed at line ${line}: ${doc.message}`, line));

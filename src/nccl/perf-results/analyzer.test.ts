@@ -285,3 +285,26 @@ describe("a run that died before its end is never judged a pass", () => {
     expect(codes(r.findings)).not.toContain("NCCL_TESTS_RUN_FAILED");
   });
 });
+
+// Before 2.13 the old `error` column printed a value for an in-place buffer that alltoall and sendrecv do not check
+// (`reportErrors = in_place ? 0 : 1`, src/alltoall.cu in https://github.com/NVIDIA/nccl-tests): `1e+00` on every row
+// beside an out-of-place `0e+00`, and the run's own `Out of bounds values : 0 OK` (shape seen in a table committed to
+// https://github.com/microsoft/msccl-leaderboard). Rows ours.
+describe("an in-place error column no check reads", () => {
+  const row = (size: number, t: number) => {
+    const alg = (size / t / 1e3).toFixed(2);
+    return `${String(size).padStart(12)}  ${String(size / 2048).padStart(12)}     float           ${t.toFixed(1).padStart(8)}  ${alg.padStart(6)}  ${alg.padStart(6)}  0e+00  ${t.toFixed(1).padStart(8)}  ${alg.padStart(6)}  ${alg.padStart(6)}  1e+00`;
+  };
+  const rows = [row(2 ** 30, 64306.2), row(2 ** 31, 139982.4), row(2 ** 32, 272858.1)];
+
+  test("cut before the run's own verdict: no wrong result is claimed from it", () => {
+    const r = analyzeNcclTests(rows.join("\n"));
+    expect(r.findings.map((f) => f.code)).not.toContain("NCCL_TESTS_ERROR_DELTA");
+    expect(r.data?.wrongResults ?? null).toBeNull();
+  });
+
+  test("an out-of-place error off by a whole unit is still a wrong result", () => {
+    const bad = rows.map((l, i) => (i === 1 ? l.replace("0e+00", "1e+00") : l));
+    expect(analyzeNcclTests(bad.join("\n")).findings.map((f) => f.code)).toContain("NCCL_TESTS_ERROR_DELTA");
+  });
+});

@@ -243,7 +243,10 @@ export class PerfTextParser {
 
   private flush(): void {
     const r = this.run;
-    if (!hasContent(r)) return;
+    // Failure lines alone are a run only where nothing else in the paste is one (the harness's lone failure line,
+    // quoted: what failed is the finding); after another run they are that paste's noise.
+    const failedAlone = r.failures.length > 0 && this.runs.length === 0 && this.lastFlushed === null;
+    if (!hasContent(r) && !failedAlone) return;
     this.lastFlushed = r;
     if (r === this.handedOver || this.runs.includes(r)) return;
     this.handedOver = r;
