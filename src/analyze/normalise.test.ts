@@ -159,3 +159,26 @@ describe("grep's file name, with or without its line numbers", () => {
     expect(n.text.split("\n")).toEqual(lines);
   });
 });
+
+// nvidia-smi underlines its header on a terminal; a copy that dropped each ESC keeps `[4m` and `[0m` glued to the text
+// (shape seen at https://github.com/sgl-project/sglang/issues/26039, an environment dump). Devices ours.
+describe("colour codes whose ESC a copy dropped", () => {
+  const header = "\t[4mGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID[0m";
+  const rows = [
+    "GPU0\t X \tNV18\tPXB\t0-47\t0\t\tN/A",
+    "GPU1\tNV18\t X \tSYS\t48-95\t1\t\tN/A",
+    "",
+    "NIC Legend:",
+    "",
+    "  NIC0: mlx5_4",
+  ];
+
+  test("come off where a reset and another code are glued to the text", () => {
+    const text = normaliseCapture([header, ...rows].join("\n")).text;
+    expect(text.split("\n")[0]).toBe("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID");
+  });
+
+  test("a bracketed word alone, with no reset beside it, is the text's own", () => {
+    expect(normaliseCapture("see note [1m] below\nok").text).toBe("see note [1m] below\nok");
+  });
+});

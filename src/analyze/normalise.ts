@@ -76,6 +76,20 @@ export type Normalised = {
 // ANSI colour and cursor sequences (ECMA-48 CSI).
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
+/**
+ * SGR colour codes whose ESC a copy dropped (`[4mGPU0 … GPU NUMA ID[0m`, nvidia-smi's underlined header pasted from a
+ * terminal; shape seen at https://github.com/sgl-project/sglang/issues/26039): taken off only where the text holds a
+ * reset (`[0m`) and another code, glued to the text around them, as colour left them.
+ */
+const BARE_SGR = /\[(?:\d{1,3}(?:;\d{1,3})*)?m(?=\S|$)/gm;
+const BARE_RESET = /\S\[0?m(?:\s|$)/m;
+
+function bareSgrOff(text: string): string {
+  if (!BARE_RESET.test(text)) return text;
+  const codes = text.match(BARE_SGR) ?? [];
+  return codes.length >= 2 ? text.replace(BARE_SGR, "") : text;
+}
+
 /** Where the family's prefix ends on `l`, or -1. */
 const prefixEnd = (l: string, w: PrefixFamily): number => w.at(l, 0, l.length);
 
@@ -209,7 +223,9 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
   // A page's characters first (a no-break space for each space, a smartened quote, an escaped `&gt;`): every wrapper
   // and parser after reads the characters the tool printed.
   const web = webCharactersOff(text);
-  let lines = fencesOff(web.text.replace(ANSI, "").replace(/\r\n?/g, "\n").replace(AUTOLINK, "$1").split("\n"))
+  let lines = fencesOff(
+    bareSgrOff(web.text.replace(ANSI, "")).replace(/\r\n?/g, "\n").replace(AUTOLINK, "$1").split("\n"),
+  )
     // A `#` the writer escaped so that Markdown would not read a heading (`\#  size  count …`); once more at the end,
     // for one under a wrapper.
     .map((l) => l.replace(ESCAPED_HASH, "$1#"));

@@ -58,10 +58,13 @@ export function analyzeNcclLog(text: string, ctx: AnalyzeContext = {}): AnalyzeO
  * a record whose `[dev]` a page dropped (`**host:pid:tid NCCL INFO Call to connect returned …**`, seen at
  * https://github.com/horovod/horovod/issues/1408);
  * a rendered paste
- * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`).
+ * may have turned the source into a Markdown link (`transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN …`);
+ * a record with its time (NCCL_DEBUG_TIMESTAMP_FORMAT's `[%F %T] `, src/debug.cc) and the host a page cut away
+ * (`[2026-02-09 11:42:17] NCCL INFO Channel 02/0 : …`, shape seen in a guide committed to a public repository,
+ * index-file 44542130751).
  */
 const LOG_LINE =
-  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* (?:\(\w+\) )?)?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:\(\w+\) )?(?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|：NCCL WARN \S|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b|(?:^|[\s*>])[\w.-]{1,255}:\d+:\d+ NCCL (?:INFO|WARN) \S/;
+  /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>)\]? \[[\w./-]+(?::\d+)?\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* (?:\(\w+\) )?)?(?:NCCL (?:INFO|WARN|TRACE)|INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] (?:[\w./-]+\.(?:cc|cu|c|h):\d+ )?NCCL (?:INFO|WARN)\b|(?:^|[\s>)|*:])\[\d+\] [\w./-]+\.(?:cc|cu|c|h):\d+ WARN \S|^\s*(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] ?)?NCCL (?:INFO|WARN) \S|^\s*(?:INFO|WARN) NET\/(?:IB|Socket|Plugin) ?: ?\S|^\s*[\w./-]+\.(?:h|cc|cu):\d+ (?:\(\w+\) )?(?:NCCL )?WARN \S|\[[\w.-]+:pid=\d+\] NCCL (?:INFO|WARN)\b|：NCCL WARN \S|\[[\w.-]{1,255}\]\[\d+:\d+\]\[\d+\]\[[\w./-]+:\d+\] NCCL (?:INFO|WARN)\b|(?:^|[\s*>])[\w.-]{1,255}:\d+:\d+ NCCL (?:INFO|WARN) \S/;
 /** NCCL's own record `host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL`, each one where a line holds several. */
 const RECORDS =
   /[^\s:]{1,255}:(?:\d+|[Xx*]+|<\w+>):(?:\d+|[Xx*]+|<\w+>) \[\d+\](?:\[[\w.-]{1,64}\])? (?:\S+:\d+\S* (?:\(\w+\) )?)?NCCL (?:INFO|WARN|TRACE)\b/g;

@@ -81,3 +81,23 @@ describe("NCCL 2.1's WARN with a host and no pid:tid", () => {
     expect(part?.kind).not.toBe("nccl_log");
   });
 });
+
+// NCCL_DEBUG_TIMESTAMP_FORMAT puts `[%F %T] ` before each record (src/debug.cc); a guide's expected output kept the time
+// and cut the host (shape seen in a guide committed to a public repository, index-file 44542130751). Ranks ours.
+describe("records with their time and no host, quoted in a guide", () => {
+  const page = [
+    "Look for the channel lines:",
+    "```",
+    "[2026-03-02 08:14:51] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+    "[2026-03-02 08:14:51] NCCL INFO Channel 02/0 : 8[0] -> 0[0] [receive] via NET/Libfabric/0/GDRDMA",
+    "[2026-03-02 08:14:51] NCCL INFO Channel 03/0 : 0[0] -> 8[0] [send] via NET/Libfabric/0/GDRDMA",
+    "```",
+    "A `via NET/Socket` line means the fabric is not in use.",
+  ].join("\n");
+
+  test("read as an NCCL log: the plugin's connections, all with GPUDirect", () => {
+    const [e] = analyzeTranscript("guide.md", page);
+    expect(e?.kind).toBe("nccl_log");
+    expect(e?.data).toMatchObject({ network: "Libfabric", verdict: "rdma_gdr" });
+  });
+});

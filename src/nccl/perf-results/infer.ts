@@ -152,6 +152,9 @@ function collectiveFromTable(run: PerfRun): CollectiveInference {
   const inPlaceUnchecked =
     run.rows.length > 0 &&
     run.rows.every((r) => typeof r.outOfPlace?.wrong === "number" && r.inPlace !== null && r.inPlace.wrong === null);
+  const inPlaceCounted =
+    run.rows.length > 0 &&
+    run.rows.every((r) => typeof r.inPlace?.wrong === "number" && typeof r.outOfPlace?.wrong === "number");
   // Printed count per rank: size ÷ (count × type size) is the rank count for alltoall and all_gather (count is per
   // rank) and 1 for sendrecv. At many ranks their factor (n−1)/n prints as 1, so the count tells them apart.
   const perRank = countDivisor(run.rows);
@@ -187,6 +190,11 @@ function collectiveFromTable(run: PerfRun): CollectiveInference {
     // every row an old alltoall.
     if (run.redopColumn === false) return pick("all_gather");
     if (run.redopColumn === true && run.rows.every((r) => r.redop === null && r.root === null)) return pick("alltoall");
+    // An in-place `#wrong` counted on every row: all_gather checks its in-place result, alltoall does not (its
+    // in-place #wrong reads N/A, inPlaceUnchecked above). The one release that printed alltoall's in-place count,
+    // nccl-tests 2.13.0 (the `#wrong` column came in 51af557, its N/A for alltoall three weeks later in a0a1491,
+    // v2.13.1: https://github.com/NVIDIA/nccl-tests/commit/a0a1491), leaves both when the output names it.
+    if (inPlaceCounted && run.testsVersion !== "2.13.0") return pick("all_gather");
     return { name: null, source: null, candidates: ["all_gather", "alltoall"] };
   }
   return { name: null, source: null };
