@@ -268,12 +268,13 @@ function aboveAndBelow(
   const sole = soleCommand(clean, true);
   if (sole === null || sole.index === 0) return null;
   const lines = splitLines(clean);
-  const above = chooseAnalyzer(lines.slice(0, sole.index).join("\n"), undefined, analyzers);
+  const aboveText = lines.slice(0, sole.index).join("\n");
+  const above = chooseAnalyzer(aboveText, undefined, analyzers);
   if (above === null || above.kind === sole.kind || !findAnalyzer(sole.kind, analyzers)) return null;
   const below = lines.slice(sole.index + 1).join("\n");
   if ((chooseAnalyzer(below, undefined, analyzers)?.kind ?? sole.kind) !== sole.kind) return null;
   return [
-    analyzeText(file, lines.slice(0, sole.index).join("\n"), ctx, { analyzers, kind: above.kind }),
+    analyzeText(file, aboveText, ctx, { analyzers, kind: above.kind }),
     analyzeText(`${file}:${sole.index + 1} (${sole.command})`, below, ctx, { analyzers, kind: sole.kind }),
   ];
 }

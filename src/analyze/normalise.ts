@@ -174,6 +174,8 @@ const ESCAPED_HASH = /^([ \t]*)\\#/;
 
 // Markdown code fences around a pasted capture (```text … ```).
 const FENCE = /^\s*```[\w-]*\s*$/;
+/** A line that holds only a bar: a source view's gutter (page-wrappers.ts). */
+const LONE_BAR = /^[ \t]*\|[ \t]*$/;
 
 /**
  * The text without its code fences: one between lines of text becomes a blank line, so that the block it set apart
@@ -181,7 +183,9 @@ const FENCE = /^\s*```[\w-]*\s*$/;
  * text or after the last goes.
  */
 function fencesOff(lines: readonly string[]): string[] {
-  const text = (l: string) => l.trim() !== "" && !FENCE.test(l);
+  // A source view's lone `|` gutter lines (page-wrappers.ts) are no text of the capture: a fence after its last line
+  // closes it, however many bars follow.
+  const text = (l: string) => l.trim() !== "" && !FENCE.test(l) && !LONE_BAR.test(l);
   const first = lines.findIndex(text);
   const last = lines.findLastIndex(text);
   return lines.flatMap((l, i) => (!FENCE.test(l) ? [l] : i > first && i < last ? [""] : []));
@@ -224,7 +228,7 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
   // and parser after reads the characters the tool printed.
   const web = webCharactersOff(text);
   let lines = fencesOff(
-    bareSgrOff(web.text.replace(ANSI, "")).replace(/\r\n?/g, "\n").replace(AUTOLINK, "$1").split("\n"),
+    bareSgrOff(web.text.replace(ANSI, "")).replace(/\r\n/g, "\n").replace(AUTOLINK, "$1").split("\n"),
   )
     // A `#` the writer escaped so that Markdown would not read a heading (`\#  size  count …`); once more at the end,
     // for one under a wrapper.
@@ -322,6 +326,9 @@ export function normaliseCapture(text: string, opts: { recognised?: KindOf } = {
   }
   // Lines a window cut at one width (terminal-wrap.ts), once every other wrapper is off: a viewer's numbers or a
   // double spacing would make lines of their own look like the rest of a cut line.
+  // A lone carriage return (a progress bar's redraw) breaks a line too, but only once the wrappers are off: a launcher
+  // or logger prefixed the whole line it was handed, redraws and all.
+  if (lines.some((l) => l.includes("\r"))) lines = lines.flatMap((l) => l.split("\r"));
   const joined = terminalWrapOff(lines);
   if (joined) {
     lines = joined;

@@ -57,7 +57,12 @@ const FILE_LABEL = /^[\w.-]+\.(?:txt|log|out|err)\s*:\s*$/;
  * The command a line runs, when the line is a capture command (with or without a prompt, or labelled in prose as
  * `nvidia-smi:`), else null.
  */
+/** A word every command commandOfLine knows holds: a capture tool's name, `rdma` or an nccl-tests `_perf` binary. */
+const COMMAND_WORD = /ofed_info|nvidia-smi|show_gids|ibv_devinfo|ibstat|ibdev2netdev|rdma|_perf/;
+
 export function commandOfLine(line: string, filtered = false): string | null {
+  // Most lines name no command: one search spares the prompt and command patterns.
+  if (!COMMAND_WORD.test(line)) return null;
   // A command quoted as inline code on its own line (`` `mpirun -np 4 ./all_reduce_perf -g 1` ``) is the command.
   const typed = stripPrompt(line.trim().replace(/^`([^`]+)`$/, "$1")).trim();
   // A root prompt glued to the command (`#nvidia-smi topo -m`) when the rest is exactly a capture command.

@@ -161,8 +161,9 @@ export class LineScanner {
     // NCCL WARN … host:1:2 [0] NCCL INFO …`, a log flattened to one paragraph): read first, on its own.
     const lead = locatedWarnIn(s, p0, this.startOf(s, p0, k0));
     if (lead >= 0) {
-      const split = splitPoint(s, lead, k0, this.st.hosts, s.slice(recordStart(s, p0, lead), lead));
-      this.record(s, from, recordStart(s, p0, lead), lead, split);
+      const head = recordStart(s, p0, lead);
+      const split = splitPoint(s, lead, k0, this.st.hosts, s.slice(head, lead));
+      this.record(s, from, head, lead, split);
       this.bannerInside(s, lead, split);
       from = split;
       p = split;
