@@ -38,11 +38,13 @@ type Judged = ReturnType<typeof judgeRun>;
 const TABLE_ROW =
   /^\s*\d+\s+\d+\s+(?:u?int(?:8|32|64)|half|float(?:16|32|64)?|bfloat16|double|char|int|f8e[45]m[23])\s+(?:(?:sum|prod|max|min|avg|premulsum|mulsum|none|all)\s+)?(?:-?\d+\s+)?(?:[\d.e+-]+|N\/A)(?:\s+(?:[\d.e+-]+|N\/A)){3,}\s*$/;
 
+/** A line without the launcher's rank tags before and inside it (Open MPI's `[1,0]<stdout>:`, `[0]`). */
+const untagged = (line: string): string => withoutRankTags(line).replace(/^\[\d+,\d+\]<std(?:out|err)>:/, "");
+
 /** How many lines of `head` are nccl-tests result rows (a launcher's tag or indentation before them allowed). */
 function tableRows(head: string): number {
   let n = 0;
-  for (const line of head.split("\n"))
-    if (TABLE_ROW.test(withoutRankTags(line).replace(/^\[\d+,\d+\]<std(?:out|err)>:/, ""))) n++;
+  for (const line of head.split("\n")) if (TABLE_ROW.test(untagged(line))) n++;
   return n;
 }
 
@@ -66,8 +68,7 @@ export function arithmeticRows(head: string): number {
   if (!ROW_TYPE.test(head)) return 0;
   let n = 0;
   for (const raw of head.split("\n")) {
-    const tagged = withoutRankTags(raw.slice(skipPrefixes(raw, 0, raw.length)));
-    const line = tagged.replace(/^\[\d+,\d+\]<std(?:out|err)>:/, "");
+    const line = untagged(raw.slice(skipPrefixes(raw, 0, raw.length)));
     const m = TABLE_ROW.test(line) ? ROW_NUMBERS.exec(line) : null;
     if (m === null) continue;
     const [bytes, count, typeSize, time, algbw] = [+m[1]!, +m[2]!, TYPE_BYTES[m[3]!], +m[4]!, +m[5]!];

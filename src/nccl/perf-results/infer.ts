@@ -64,6 +64,12 @@ function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
   return r ? boundsOf(r) : null;
 }
 
+/** The rows' interval where it is narrow (they decide), else the footer's where there is one, else the rows'. */
+function closestBounds(rows: [number, number] | null, footer: [number, number] | null): [number, number] | null {
+  if (rows !== null && rows[1] - rows[0] < 0.1) return rows;
+  return footer ?? rows;
+}
+
 /**
  * busbw ÷ algbw from the run's footer where the rows' figures are too rounded to give it (tiny sizes print `0.00` or
  * `0.01`): nccl-tests adds each measurement's busbw and prints the mean with six significant digits (`# Avg bus
@@ -72,12 +78,6 @@ function ratioBounds(rows: readonly PerfRow[]): [number, number] | null {
  * over the mean of size ÷ time, to within the times' rounding. Only for a whole run (its footer printed) whose every
  * measurement shows its time. Null otherwise.
  */
-/** The rows' interval where it is narrow (they decide), else the footer's where there is one, else the rows'. */
-function closestBounds(rows: [number, number] | null, footer: [number, number] | null): [number, number] | null {
-  if (rows !== null && rows[1] - rows[0] < 0.1) return rows;
-  return footer ?? rows;
-}
-
 function footerBounds(run: PerfRun): [number, number] | null {
   if (run.avgBusBw === null || run.avgBusBw <= 0 || run.incomplete || run.rows.length === 0) return null;
   let sum = 0;
